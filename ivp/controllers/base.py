@@ -1,0 +1,37 @@
+"""Spec 6.4 and 1.5: the controller interface and the simulation event."""
+
+from __future__ import annotations
+
+
+class SimEvent:
+    """Spec 1.5 (IVP_Event_Sim): what a controller is called with each PSI."""
+
+    __slots__ = ("delta_time", "i_delta_time", "environment", "sim_unit")
+
+    def __init__(self, delta_time: float, i_delta_time: float, environment, sim_unit=None):
+        self.delta_time = delta_time
+        self.i_delta_time = i_delta_time
+        self.environment = environment
+        self.sim_unit = sim_unit
+
+
+class Controller:
+    """A controller of a sim unit (vtable: core deleted, priority, simulate).
+
+    ``links_cores`` is True for controllers that join several cores into one
+    sim unit (springs, constraints, contacts; spec 10.0): a unit whose structure
+    changed splits along them.
+    """
+
+    priority = 0
+    links_cores = False
+
+    def do_simulation_controller(self, ev: SimEvent, cores: list) -> None:
+        raise NotImplementedError
+
+    def get_controlled_cores(self) -> list:
+        raise NotImplementedError
+
+    def core_is_going_to_be_deleted_event(self, core) -> None:
+        """Slot 0: a controlled core is being deleted; the controller removes itself."""
+        core.environment.controller_manager.remove_controller(self)

@@ -1,0 +1,39 @@
+"""Spec 1.7 and 7.1: the gravity controller (priority 1000), one per environment."""
+
+from __future__ import annotations
+
+from ..fp import f32v
+from .base import Controller
+
+
+class GravityController(Controller):
+    """Damps, commits the async pushes, then adds g.dt, for every core it is given."""
+
+    priority = 1000
+
+    def __init__(self, gravity=(0.0, -9.81, 0.0)):
+        self.gravity = f32v(*gravity)
+
+    def set_gravity(self, g) -> None:
+        """0x10011fe0: stored as f32."""
+        self.gravity = f32v(*g)
+
+    def get_controlled_cores(self) -> list:
+        return []
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        """Spec 7.1 (0x10012010): damp (7.3), commit (5), speed += g.dt (stored f32)."""
+        dt = ev.delta_time
+        gx, gy, gz = self.gravity
+        gx *= dt
+        gy *= dt
+        gz *= dt
+        for i in range(len(cores) - 1, -1, -1):
+            c = cores[i]
+            c.damp_object(dt)
+            c.commit_all_async_pushs()
+            s = c.speed
+            c.speed = f32v(s[0] + gx, s[1] + gy, s[2] + gz)
+
+    def core_is_going_to_be_deleted_event(self, core) -> None:
+        """The environment-wide gravity controller outlives every core."""

@@ -1,0 +1,273 @@
+"""IVP_Environment: objects, the PSI, listeners and globals (spec 1.6, 6.1, 10.1, 10.5, 11).
+
+The public API a glue layer drives::
+
+    env = Environment(gravity=(0, -20, 0))
+    ball = env.create_ball(BallTemplate(name="ball", mass=1.9, radius=2), position=(0, 5, 0))
+    ball.wake()
+    env.simulate(1 / 60)                 # every PSI with T_k < target (spec 11)
+    R, vv = ball.get_m_world_f_object_AT(env.current_time)
+
+A collision system plugs in through ``env.collision`` (an object with the hooks
+``object_created``, ``object_deleted``, ``object_frozen``, ``object_revived``,
+``revive_partners``, ``begin_psi``, ``update_after_controllers`` and
+``after_integration``); without one, bodies pass through each other.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+from . import rng
+from .anomaly import AnomalyLimits, AnomalyManager
+from .controllers.gravity import GravityController
+from .core import Core
+from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, inv_dt, is_finite_vec
+from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
+from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
+from .surface import BALL_SURFACE
+from .time_manager import TimeManager
+
+# env.state values (1.6)
+STATE_PSI_START = 0
+STATE_HULLS = 2
+STATE_BETWEEN_PSIS = 5
+
+
+class ObjectListener:
+    """Spec 10.5: receives {env, obj} when an object is revived, frozen or deleted."""
+
+    def event_object_revived(self, obj) -> None:
+        pass
+
+    def event_object_frozen(self, obj) -> None:
+        pass
+
+    def event_object_deleted(self, obj) -> None:
+        pass
+
+
+class Environment:
+    """Spec 1.6: the world, its clock and its managers."""
+
+    def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME):
+        if not is_finite_vec(gravity):
+            raise ValueError(f"environment: gravity {tuple(gravity)} is NaN or infinite")
+        if not (math.isfinite(delta_psi_time) and delta_psi_time > 0.0):
+            raise ValueError(f"environment: the PSI length {delta_psi_time!r} must be a positive number")
+        self.gravity_controller = GravityController(gravity)
+        self.sim_unit_manager = SimUnitManager(self)
+        self.anomaly_limits = AnomalyLimits()
+        self.anomaly_manager = AnomalyManager()
+        self.freeze_check_time = FREEZE_CHECK_TIME_F
+        self.delta_PSI_time = float(delta_psi_time)
+        self.inv_delta_PSI_time = 1.0 / self.delta_PSI_time
+        self.psi_listeners = []
+        self.core_revive_list = []
+        self.current_time = 0.0
+        self.time_of_next_psi = self.delta_PSI_time
+        self.time_of_last_psi = 0.0
+        self.time_change_counter = 1
+        self.sleep_countdown_value = 10
+        self.state = STATE_BETWEEN_PSIS
+        self.object_listeners = []
+        self.objects = []
+        self.collision = None
+        self.psi_count = 0
+        self.time_manager = TimeManager()
+
+    @property
+    def controller_manager(self) -> SimUnitManager:
+        """The controller manager is the sim-unit manager (env +0x08)."""
+        return self.sim_unit_manager
+
+    # --- globals ------------------------------------------------------------------
+
+    def set_gravity(self, g) -> None:
+        if not is_finite_vec(g):
+            raise ValueError(f"environment: gravity {tuple(g)} is NaN or infinite")
+        self.gravity_controller.set_gravity(g)
+
+    @property
+    def gravity(self):
+        return self.gravity_controller.gravity
+
+    # --- objects (2.1, 2.2) ---------------------------------------------------------
+
+    def create_ball(self, tmpl: BallTemplate, position, quaternion=None) -> RealObject:
+        """A ball (spec 2.1, 0x10030010): extra_radius = template extra + radius."""
+        r = float(tmpl.radius)
+        if not (math.isfinite(r) and r > 0.0):
+            raise ValueError(f"ball {tmpl.name!r}: radius {tmpl.radius!r} must be a positive number")
+        return self._create(OBJECT_BALL, tmpl, BALL_SURFACE, position, quaternion)
+
+    def create_polygon(self, surface, tmpl: ObjectTemplate, position, quaternion=None) -> RealObject:
+        """A polygon object on a compact surface (spec 2.1, 0x1002fd00)."""
+        if surface is None:
+            raise ValueError(f"polygon {tmpl.name!r}: no surface")
+        return self._create(OBJECT_POLYGON, tmpl, surface, position, quaternion)
+
+    def _create(self, kind, tmpl, surface, position, quaternion) -> RealObject:
+        _validate_template(tmpl, position, quaternion)
+        q = (0.0, 0.0, 0.0, 1.0) if quaternion is None else tuple(float(x) for x in quaternion)
+        pos = tuple(float(x) for x in position)
+        obj = RealObject(self, kind, tmpl, surface, q, pos)
+        if kind == OBJECT_BALL:
+            obj.ball_radius = float(tmpl.radius)
+            obj.extra_radius = float(tmpl.extra_radius) + obj.ball_radius
+        core = Core(self, q, pos, tmpl.physical_unmoveable, tmpl.enable_piling_optimization)
+        self._init_core_unit(core, obj)
+        obj.core = core
+        obj.init_object_core(tmpl)
+        self.objects.append(obj)
+        if self.collision is not None:
+            self.collision.object_created(obj)
+        return obj
+
+    def _init_core_unit(self, core: Core, obj: RealObject) -> None:
+        """0x1000d2f0: the core's own frozen sim unit, with gravity attached."""
+        core.objects.append(obj)
+        su = SimUnit()
+        su.cores.append(core)
+        core.sim_unit_of_core = su
+        self.sim_unit_manager.add_controller_to_core(self.gravity_controller, core)
+        core.controllers_of_core = []           # the ctor clears the core's list (2.2)
+        self.sim_unit_manager.add_sim_unit(su)
+
+    def delete_object(self, obj: RealObject) -> None:
+        """Destroy an object: deleted listeners, its controllers, its core."""
+        if obj.deleted:
+            return
+        self.fire_object_deleted(obj)
+        if self.collision is not None:
+            self.collision.object_deleted(obj)
+        core = obj.core
+        for ctrl in list(core.controllers_of_core):
+            ctrl.core_is_going_to_be_deleted_event(core)
+        if core.is_in_wakeup_vec:
+            self.core_revive_list.remove(core)
+            core.is_in_wakeup_vec = False
+        self.sim_unit_manager.remove_core(core)
+        self.objects.remove(obj)
+        obj.deleted = True
+
+    # --- listeners (10.5) -----------------------------------------------------------
+
+    def add_listener_object(self, listener: ObjectListener, obj: RealObject | None = None) -> None:
+        """A global object listener, or one for a single object."""
+        (self.object_listeners if obj is None else obj.listeners).append(listener)
+
+    def remove_listener_object(self, listener: ObjectListener, obj: RealObject | None = None) -> None:
+        (self.object_listeners if obj is None else obj.listeners).remove(listener)
+
+    def add_listener_psi(self, listener) -> None:
+        """A callable fired with the environment at the start of every PSI (6.1)."""
+        self.psi_listeners.append(listener)
+
+    def remove_listener_psi(self, listener) -> None:
+        self.psi_listeners.remove(listener)
+
+    def _fire(self, obj, method: str) -> None:
+        for lst in (obj.listeners, self.object_listeners):
+            for i in range(len(lst) - 1, -1, -1):
+                getattr(lst[i], method)(obj)
+
+    def fire_object_revived(self, obj) -> None:
+        self._fire(obj, "event_object_revived")
+
+    def fire_object_frozen(self, obj) -> None:
+        self._fire(obj, "event_object_frozen")
+
+    def fire_object_deleted(self, obj) -> None:
+        self._fire(obj, "event_object_deleted")
+
+    # --- time (10.1, 11) -----------------------------------------------------------
+
+    def set_current_time(self, t: float) -> None:
+        """0x100138f0."""
+        self.time_change_counter += 1
+        self.current_time = t
+
+    def sleep_countdown(self) -> bool:
+        """Spec 10.1 (0x10013610): True for the unit that must be sleep-tested."""
+        self.sleep_countdown_value = (self.sleep_countdown_value - 1) & 0xFFFF
+        if self.sleep_countdown_value != 0:
+            return False
+        r = rng.rng()
+        self.sleep_countdown_value = 15 - int(r * MINUS_FIVE_F)
+        return True
+
+    def simulate(self, dt: float) -> None:
+        """Spec 11.2 (0x100138c0): run to current_time + dt."""
+        if not (math.isfinite(dt) and dt >= 0.0):
+            raise ValueError(f"environment: simulate({dt!r}) needs a finite time step >= 0")
+        self.simulate_until(self.current_time + dt)
+
+    def simulate_until(self, target: float) -> None:
+        """Every PSI with T_k < target (strict), then current_time = target."""
+        if not math.isfinite(target):
+            raise ValueError(f"environment: target time {target!r} is not finite")
+        self.time_manager.simulate_until(self, target)
+
+    def simulate_psi(self) -> None:
+        """Spec 6.1 (0x10013cb0): revive, PSI listeners, controllers, integration."""
+        self.state = STATE_PSI_START
+        if self.core_revive_list:
+            revive_cores_psi(self)
+        col = self.collision
+        if col is not None:
+            col.begin_psi()
+        lst = self.psi_listeners
+        for i in range(len(lst) - 1, -1, -1):
+            lst[i](self)
+        cores = []
+        self.sim_unit_manager.simulate_sim_units(self, cores)
+        delta = self.delta_PSI_time
+        i_dt = inv_dt(delta)
+        for i in range(len(cores) - 1, -1, -1):
+            cores[i].calc_next_psi_matrix(delta, i_dt)
+        self.state = STATE_HULLS
+        if col is not None:
+            col.after_integration(cores)
+        self.state = STATE_BETWEEN_PSIS
+        self.psi_count += 1
+
+    # --- snapshots ----------------------------------------------------------------
+
+    def snapshot(self) -> "Snapshot":
+        """An exact copy of the world and the process-global RNG seed."""
+        return Snapshot(copy.deepcopy(self), rng.get_seed())
+
+
+class Snapshot:
+    """A saved world: ``restore()`` returns a fresh copy and resets the RNG seed."""
+
+    def __init__(self, env: Environment, seed: int):
+        self._env = env
+        self.seed = seed
+
+    def restore(self) -> Environment:
+        rng.set_seed(self.seed)
+        return copy.deepcopy(self._env)
+
+
+def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
+    name = tmpl.name
+    if len(tuple(position)) != 3 or not is_finite_vec(position):
+        raise ValueError(f"object {name!r}: position {tuple(position)} must be 3 finite numbers")
+    if quaternion is not None:
+        q = tuple(quaternion)
+        if len(q) != 4 or not is_finite_vec(q) or sum(x * x for x in q) <= 1e-19:
+            raise ValueError(f"object {name!r}: rotation {q} must be a finite, non-zero quaternion")
+    m = tmpl.mass
+    if not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0.0:
+        raise ValueError(f"object {name!r}: mass {m!r} must be a positive number")
+    for what, v in (("speed damping", (tmpl.speed_damp_factor,)),
+                    ("rotation damping", tmpl.rot_speed_damp_factor),
+                    ("rotation inertia", tmpl.rot_inertia),
+                    ("extra radius", (tmpl.extra_radius,))):
+        if not is_finite_vec(v):
+            raise ValueError(f"object {name!r}: {what} {tuple(v)} is NaN or infinite")
+    if tmpl.mass_center_override is not None and not is_finite_vec(tmpl.mass_center_override):
+        raise ValueError(f"object {name!r}: mass centre {tuple(tmpl.mass_center_override)} is NaN or infinite")

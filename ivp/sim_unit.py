@@ -1,0 +1,380 @@
+"""Simulation units, controller entries, freeze and revive (spec 1.4, 6.2-6.4, 10).
+
+A sim unit is a set of cores that are simulated, frozen and woken together
+(bodies joined by springs, constraints or resting contacts). The manager keeps
+an active and a frozen list, each with the newest unit first (10.0).
+"""
+
+from __future__ import annotations
+
+from .core import MT_MOVING, MT_NOT_SIM
+from .fp import inv_dt
+from .controllers.base import SimEvent
+from .umath import quat_to_matrix
+
+SU_ACTIVE = 1
+SU_FROZEN = 8
+
+
+class ControllerEntry:
+    """Spec 1.4: a controller and the cores of this unit it acts on."""
+
+    __slots__ = ("controller", "cores")
+
+    def __init__(self, controller):
+        self.controller = controller
+        self.cores = []
+
+
+class SimUnit:
+    """Spec 1.4 (IVP_Sim_Unit)."""
+
+    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive")
+
+    def __init__(self):
+        self.state = SU_FROZEN
+        self.changed = False        # flags 0x300
+        self.fast = False           # flags bits 10-11
+        self.fast_prev = False      # flags bits 12-13
+        self.cores = []
+        self.entries = []           # ascending priority
+        self.alive = True
+
+    def find_entry(self, controller):
+        """0x10011370."""
+        for e in self.entries:
+            if e.controller is controller:
+                return e
+        return None
+
+    def add_controller_core(self, controller, core) -> None:
+        """0x10011cc0: find or append the entry, add the core, re-sort (6.4)."""
+        e = self.find_entry(controller)
+        if e is None:
+            e = ControllerEntry(controller)
+            self.entries.append(e)
+        e.cores.append(core)
+        self.sort_entries()
+
+    def remove_controller_core(self, controller, core) -> None:
+        """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
+        e = self.find_entry(controller)
+        if e is None:
+            return
+        if core in e.cores:
+            e.cores.remove(core)
+        if not e.cores:
+            self.entries.remove(e)
+
+    def sort_entries(self) -> None:
+        """0x10011db0: insertion sort to ascending priority, swapping only when
+        strictly greater, so equal priorities keep their insertion order."""
+        a = self.entries
+        for i in range(1, len(a)):
+            j = i
+            while j > 0 and a[j - 1].controller.priority > a[j].controller.priority:
+                a[j - 1], a[j] = a[j], a[j - 1]
+                j -= 1
+
+    def do_sim_unit_psi(self, env, ev: SimEvent, cores_out: list) -> None:
+        """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test."""
+        ev.sim_unit = self
+        t = env.current_time
+        fast = False
+        cores = self.cores
+        for i in range(len(cores) - 1, -1, -1):
+            c = cores[i]
+            dt = t - c.time_of_last_psi
+            p = c.pos_world_f_core_last_psi
+            d = c.delta_world_f_core_psis
+            c.m_world_f_core_last_psi = (quat_to_matrix(c.q_world_f_core_next_psi),
+                                         (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt))
+            c.commit_all_async_pushs()
+            if c.is_fast():
+                fast = True
+        if fast:
+            self.fast = True
+            test_sleep = False
+        else:
+            self.fast_prev = self.fast
+            if self.fast_prev:
+                for i in range(len(cores) - 1, -1, -1):
+                    cores[i].reset_freeze_check_values()
+            self.fast = False
+            test_sleep = env.sleep_countdown()
+        entries = self.entries[:]
+        for i in range(len(entries) - 1, -1, -1):
+            e = entries[i]
+            e.controller.do_simulation_controller(ev, e.cores)
+        cores = self.cores
+        for i in range(len(cores) - 1, -1, -1):
+            cores_out.append(cores[i])
+        if test_sleep:
+            try_to_freeze(env, self)
+        if env.collision is not None:
+            env.collision.update_after_controllers(self)
+        if self.changed and self.alive:
+            env.sim_unit_manager.split(self)
+
+
+class SimUnitManager:
+    """Spec 10.0: the active and frozen lists (newest first), merge and split."""
+
+    def __init__(self, env):
+        self.environment = env
+        self.active = []
+        self.frozen = []
+
+    def add_sim_unit(self, su: SimUnit) -> None:
+        """0x10011ef0: push at the head of the list chosen by the state byte."""
+        (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
+
+    def remove_sim_unit(self, su: SimUnit) -> None:
+        """0x10011f50."""
+        lst = self.active if su.state < SU_FROZEN else self.frozen
+        lst.remove(su)
+
+    def set_state(self, su: SimUnit, state: int) -> None:
+        """remove, set the state byte, add: moves the unit between the lists."""
+        self.remove_sim_unit(su)
+        su.state = state
+        self.add_sim_unit(su)
+
+    def simulate_sim_units(self, env, cores_out: list) -> None:
+        """Spec 6.2 (0x100124c0), with the 3-deep look-ahead order quirk:
+        list order except the last three, which run in reverse."""
+        units = self.active
+        n = len(units)
+        if n >= 3:
+            order = units[:n - 3] + units[n - 3:][::-1]
+        else:
+            order = units[::-1]
+        ev = SimEvent(env.delta_PSI_time, env.inv_delta_PSI_time, env)
+        for su in order:
+            if su.alive and su.state < SU_FROZEN:
+                su.do_sim_unit_psi(env, ev, cores_out)
+
+    # --- controllers (6.4, 10.0) ------------------------------------------------
+
+    def add_controller_to_core(self, ctrl, core) -> None:
+        """0x10011b10 / 0x10011c70: attach a one-core controller (no merge, no wake)."""
+        core.controllers_of_core.append(ctrl)
+        core.sim_unit_of_core.add_controller_core(ctrl, core)
+
+    def add_controller(self, ctrl) -> None:
+        """0x10011b30: merge the units of the controller's movable cores, attach it
+        to each, and revive the unit if any of its cores is simulated."""
+        cores = [c for c in ctrl.get_controlled_cores() if not c.physical_unmoveable]
+        if not cores:
+            return
+        su = self.merge([c.sim_unit_of_core for c in cores])
+        state = 8
+        for c in cores:
+            c.controllers_of_core.append(ctrl)
+            su.add_controller_core(ctrl, c)
+        for c in su.cores:
+            state &= c.movement_state
+        if state < SU_FROZEN:
+            revive_sim_unit(self.environment, su)
+
+    def remove_controller(self, ctrl) -> None:
+        """0x10011a60 / 0x10011c00: detach from every core; the unit is marked changed."""
+        for c in list(ctrl.get_controlled_cores()):
+            if ctrl in c.controllers_of_core:
+                c.controllers_of_core.remove(ctrl)
+                su = c.sim_unit_of_core
+                su.remove_controller_core(ctrl, c)
+                su.changed = True
+
+    def merge(self, units) -> SimUnit:
+        """0x10011720: join units into the first; the others are removed."""
+        first = units[0]
+        for su in units[1:]:
+            if su is first or not su.alive:
+                continue
+            self.remove_sim_unit(su)
+            su.alive = False
+            for c in su.cores:
+                c.sim_unit_of_core = first
+                first.cores.append(c)
+            for e in su.entries:
+                mine = first.find_entry(e.controller)
+                if mine is None:
+                    first.entries.append(e)
+                else:
+                    mine.cores.extend(e.cores)
+            su.cores = []
+            su.entries = []
+        first.sort_entries()
+        return first
+
+    def split(self, su: SimUnit) -> None:
+        """0x100120d0: a unit whose structure changed splits into its connected parts.
+
+        Cores are connected through controllers that link cores (springs,
+        constraints, contacts); the environment's gravity controller does not.
+        """
+        su.changed = False
+        parts = _connected_parts(su)
+        if len(parts) < 2:
+            return
+        keep = parts[0]
+        for part in parts[1:]:
+            new = SimUnit()
+            new.state = su.state
+            members = set(map(id, part))
+            new.cores = [c for c in su.cores if id(c) in members]
+            for e in su.entries:
+                mine = [c for c in e.cores if id(c) in members]
+                if mine:
+                    ne = ControllerEntry(e.controller)
+                    ne.cores = mine
+                    new.entries.append(ne)
+            for c in new.cores:
+                c.sim_unit_of_core = new
+            self.add_sim_unit(new)
+        kept = set(map(id, keep))
+        su.cores = [c for c in su.cores if id(c) in kept]
+        for e in su.entries:
+            e.cores = [c for c in e.cores if id(c) in kept]
+        su.entries = [e for e in su.entries if e.cores]
+
+    def remove_core(self, core) -> None:
+        """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
+        su = core.sim_unit_of_core
+        if core in su.cores:
+            su.cores.remove(core)
+        for e in su.entries:
+            if core in e.cores:
+                e.cores.remove(core)
+        su.entries = [e for e in su.entries if e.cores]
+        if not su.cores:
+            self.remove_sim_unit(su)
+            su.alive = False
+        else:
+            su.changed = True
+
+
+def _connected_parts(su: SimUnit) -> list:
+    parent = {id(c): id(c) for c in su.cores}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for e in su.entries:
+        if e.controller.links_cores:
+            linked = [id(c) for c in e.controller.get_controlled_cores() if id(c) in parent]
+            for other in linked[1:]:
+                parent[find(other)] = find(linked[0])
+    groups = {}
+    for c in su.cores:
+        groups.setdefault(find(id(c)), []).append(c)
+    return list(groups.values())
+
+
+# --- freeze (10.2, 10.3) -------------------------------------------------------
+
+def try_to_freeze(env, su: SimUnit) -> bool:
+    """Spec 10.2 (0x100120f0): freeze the unit when every core is calm (state 3)."""
+    t = env.current_time
+    fct = env.freeze_check_time
+    acc = 3
+    cores = su.cores
+    for i in range(len(cores) - 1, -1, -1):
+        c = cores[i]
+        s = c.calc_movement_state(t, fct)
+        c.movement_state = s
+        acc &= s
+    if acc != 3:
+        return False
+    for i in range(len(cores) - 1, -1, -1):
+        freeze_core(env, cores[i])
+    env.sim_unit_manager.set_state(su, SU_FROZEN)
+    return True
+
+
+def freeze_core(env, c) -> None:
+    """Spec 10.3 (0x1000afe0): stop the core, objects to state 8, frozen listeners."""
+    c.stop_physical_movement()
+    objs = c.objects
+    for i in range(len(objs) - 1, -1, -1):
+        o = objs[i]
+        o.object_state = MT_NOT_SIM
+        if env.collision is not None:
+            env.collision.object_frozen(o)
+    for i in range(len(objs) - 1, -1, -1):
+        env.fire_object_frozen(objs[i])
+
+
+# --- wake and revive (10.4) ------------------------------------------------------
+
+def enqueue_revive(env, c) -> None:
+    """0x1000b540: queue the core for revive at the next PSI (once)."""
+    if not c.is_in_wakeup_vec:
+        env.core_revive_list.append(c)
+        c.is_in_wakeup_vec = True
+
+
+def revive_cores_psi(env) -> None:
+    """0x1000b590: revive every queued core (from the end), then clear the list."""
+    lst = env.core_revive_list
+    for i in range(len(lst) - 1, -1, -1):
+        c = lst[i]
+        ensure_in_simulation(env, c)
+        c.is_in_wakeup_vec = False
+    lst.clear()
+
+
+def ensure_in_simulation(env, c) -> None:
+    """0x1000dab0."""
+    if c.physical_unmoveable:
+        return
+    if c.movement_state != MT_NOT_SIM:
+        for k in c.sim_unit_of_core.cores:
+            k.reset_freeze_check_values()
+    else:
+        revive_sim_unit(env, c.sim_unit_of_core)
+
+
+def revive_sim_unit(env, su: SimUnit) -> None:
+    """0x10011f80: revive every frozen core (restart when the unit changed), then
+    move the unit to the active list."""
+    while True:
+        restarted = False
+        for i in range(len(su.cores) - 1, -1, -1):
+            c = su.cores[i]
+            if c.movement_state < MT_NOT_SIM:
+                continue
+            if revive_core(env, c):
+                restarted = True
+                break
+        if not restarted:
+            break
+        su = c.sim_unit_of_core
+    if su.state == SU_FROZEN:
+        env.sim_unit_manager.set_state(su, SU_ACTIVE)
+
+
+def revive_core(env, c) -> bool:
+    """0x1000aea0: objects to state 1, timers restarted, velocities cleared,
+    resting partners pulled in (collision), revived listeners.
+
+    Returns True when the unit changed (merged) and the caller must restart.
+    """
+    objs = c.objects
+    c.movement_state = MT_MOVING
+    c.reset_freeze_check_values()
+    c.time_of_last_psi = env.current_time
+    for o in objs:
+        o.object_state = MT_MOVING
+        if env.collision is not None:
+            env.collision.object_revived(o)
+    dt = env.time_of_next_psi - env.current_time
+    c.init_core_for_simulation(inv_dt(dt))
+    changed = env.collision.revive_partners(c) if env.collision is not None else False
+    for o in objs:
+        env.fire_object_revived(o)
+    return changed

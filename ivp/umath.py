@@ -1,0 +1,326 @@
+"""Spec 3 (and the helpers listed at the head of 12): quaternions and matrices.
+
+Representation (plain data, so a world snapshots exactly):
+
+* vector: a tuple ``(x, y, z)`` of floats;
+* quaternion: a tuple ``(x, y, z, w)``;
+* rotation: a 9-tuple, row-major, ``R[r][c]`` at ``3*r + c``;
+* matrix (``IVP_U_Matrix``): a pair ``(R, vv)``, world = R . local + vv (0.1).
+
+Four rows of the spec's table (iterative normalize, the polynomial and sine
+rotation quaternions, f64 normalize) are cut short in the text; what follows the
+cut is reconstructed here from the rest of the spec (8.3 names the 1/sqrt
+scheme) and marked in each docstring.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .fp import (
+    ONE_SIXTH_F,
+    QUAT_NORM_EPS,
+    SLERP_LERP_LIMIT,
+    isqrt_newton,
+)
+
+IDENTITY_R = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+ZERO = (0.0, 0.0, 0.0)
+IDENTITY_Q = (0.0, 0.0, 0.0, 1.0)
+IDENTITY_M = (IDENTITY_R, ZERO)
+
+
+# --- vectors ---------------------------------------------------------------
+
+def dot(a, b) -> float:
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0])
+
+
+def sub(a, b):
+    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def add(a, b):
+    return (a[0] + b[0], a[1] + b[1], a[2] + b[2])
+
+
+def scale(a, k: float):
+    return (a[0] * k, a[1] * k, a[2] * k)
+
+
+def length(a) -> float:
+    return math.sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2])
+
+
+def normalize_f64(v):
+    """0x1000e120: v / |v| with the Newton 1/sqrt; unchanged if |v|^2 < 1e-19.
+
+    Reconstructed (the table row is cut): 13.1 gives the threshold, 8.3 the
+    bit-trick guess and five Newton steps.
+    """
+    n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+    if n < QUAT_NORM_EPS:
+        return v
+    y = isqrt_newton(n)
+    return (v[0] * y, v[1] * y, v[2] * y)
+
+
+def normalize_len(v):
+    """0x1000df30: (v / |v|, |v|) with the Newton 1/sqrt; (v, 0) if |v|^2 < 1e-19."""
+    n = v[0] * v[0] + v[1] * v[1] + v[2] * v[2]
+    if n < QUAT_NORM_EPS:
+        return v, 0.0
+    y = isqrt_newton(n)
+    return (v[0] * y, v[1] * y, v[2] * y), n * y
+
+
+# --- quaternions -----------------------------------------------------------
+
+def quat_to_matrix(q):
+    """0x100190c0: rotation matrix of q (x2 = 2x etc., as the original computes)."""
+    x, y, z, w = q
+    x2 = x + x
+    y2 = y + y
+    z2 = z + z
+    return (1.0 - (z2 * z + y2 * y), x2 * y - z2 * w, y2 * w + z2 * x,
+            z2 * w + x2 * y, 1.0 - (z2 * z + x2 * x), z2 * y - x2 * w,
+            z2 * x - y2 * w, x2 * w + z2 * y, 1.0 - (y2 * y + x2 * x))
+
+
+def quat_normalize(q):
+    """Spec 2.3 (0x100194e0): the cheap normalize, skipped when |q|^2 <= 1e-19."""
+    x, y, z, w = q
+    n2 = x * x + y * y + z * z + w * w
+    if n2 > QUAT_NORM_EPS:
+        s = 1.0 / math.sqrt(n2)
+        return (x * s, y * s, z * s, w * s)
+    return q
+
+
+def quat_normalize_iter(q):
+    """0x10019540: the iterative normalize used after q_next = q_next (x) Q (8.2).
+
+    Reconstructed (the table row is cut): 1/sqrt(|q|^2) by the bit-trick guess
+    and five Newton steps, the scheme 8.3 names for 0x1000e120.
+    """
+    x, y, z, w = q
+    n2 = x * x + y * y + z * z + w * w
+    if n2 <= QUAT_NORM_EPS:
+        return q
+    s = isqrt_newton(n2)
+    return (x * s, y * s, z * s, w * s)
+
+
+def matrix_to_quat(R):
+    """0x100191b0: quaternion of a rotation matrix, then normalize (2.3)."""
+    t = R[0] + R[4] + R[8]
+    if t > 0.0:
+        s = math.sqrt(t + 1.0)
+        w = s * 0.5
+        s = 0.5 / s
+        q = ((R[7] - R[5]) * s, (R[2] - R[6]) * s, (R[3] - R[1]) * s, w)
+    else:
+        i = 1 if R[0] < R[4] else 0
+        if R[4 * i] < R[8]:
+            i = 2
+        j = (i + 1) % 3
+        k = (j + 1) % 3
+
+        def m(r, c):
+            return R[3 * r + c]
+
+        s = math.sqrt(m(i, i) - (m(k, k) + m(j, j)) + 1.0)
+        v = [0.0, 0.0, 0.0]
+        v[i] = s * 0.5
+        w = 0.0
+        if s != 0.0:
+            s = 0.5 / s
+            w = (m(k, j) - m(j, k)) * s
+            v[j] = (m(j, i) + m(i, j)) * s
+            v[k] = (m(k, i) + m(i, k)) * s
+        q = (v[0], v[1], v[2], w)
+    return quat_normalize(q)
+
+
+def quat_mul(a, b):
+    """0x1001e7c0: Hamilton product a (x) b."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+def quat_slerp(a, b, t: float):
+    """0x10019320: slerp with the 0.999 lerp branch and two Newton steps."""
+    d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    if d <= 0.0:
+        d = -d
+        sign = -1.0
+    else:
+        sign = 1.0
+    if d < SLERP_LERP_LIMIT:
+        theta = math.acos(d)
+        k = 1.0 / math.sqrt(1.0 - d * d)
+        ca = math.sin((1.0 - t) * theta) * k
+        cb = math.sin(t * theta) * sign * k
+        return (cb * b[0] + ca * a[0], cb * b[1] + ca * a[1],
+                cb * b[2] + ca * a[2], cb * b[3] + ca * a[3])
+    r = ((sign * b[0] - a[0]) * t + a[0], (sign * b[1] - a[1]) * t + a[1],
+         (sign * b[2] - a[2]) * t + a[2], (sign * b[3] - a[3]) * t + a[3])
+    n = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]) * 0.5
+    y = 1.5 - n
+    y = (0.5 - y * y * n) + y
+    y = (0.5 - y * y * n) + y
+    return (r[0] * y, r[1] * y, r[2] * y, r[3] * y)
+
+
+def quat_from_rot_poly(w, dt: float):
+    """0x10018f80: rotation quaternion of the angular velocity w over dt, polynomial.
+
+    s_i = w_i h - (w_i h)^3 (f32)(1/6) with h = dt/2, per component (8.2 note).
+    Reconstructed past the cut: the scalar part completes the unit norm,
+    w = sqrt(1 - |s|^2) (clamped at 0).
+    """
+    h = dt * 0.5
+    sx = w[0] * h
+    sy = w[1] * h
+    sz = w[2] * h
+    sx = sx - sx * sx * sx * ONE_SIXTH_F
+    sy = sy - sy * sy * sy * ONE_SIXTH_F
+    sz = sz - sz * sz * sz * ONE_SIXTH_F
+    return _complete_unit(sx, sy, sz)
+
+
+def quat_from_rot_sin(w, dt: float):
+    """0x10019010: rotation quaternion of w over dt, s_i = sin(w_i dt/2).
+
+    Reconstructed past the cut: as quat_from_rot_poly, the scalar part
+    completes the unit norm.
+    """
+    h = dt * 0.5
+    return _complete_unit(math.sin(w[0] * h), math.sin(w[1] * h), math.sin(w[2] * h))
+
+
+def _complete_unit(sx: float, sy: float, sz: float):
+    n = sx * sx + sy * sy + sz * sz
+    if n < 1.0:
+        return (sx, sy, sz, math.sqrt(1.0 - n))
+    k = 1.0 / math.sqrt(n)
+    return (sx * k, sy * k, sz * k, 0.0)
+
+
+# --- rotations and matrices -------------------------------------------------
+
+def rot_mul_v(R, v):
+    """0x1000f6f0: R . v."""
+    x, y, z = v
+    return (R[0] * x + R[1] * y + R[2] * z,
+            R[3] * x + R[4] * y + R[5] * z,
+            R[6] * x + R[7] * y + R[8] * z)
+
+
+def rot_t_mul_v(R, v):
+    """0x1000f760: R^T . v."""
+    x, y, z = v
+    return (R[0] * x + R[3] * y + R[6] * z,
+            R[1] * x + R[4] * y + R[7] * z,
+            R[2] * x + R[5] * y + R[8] * z)
+
+
+def rot_mul(A, B):
+    """Rotation product A . B (0x1000ef10)."""
+    return (A[0] * B[0] + A[1] * B[3] + A[2] * B[6],
+            A[0] * B[1] + A[1] * B[4] + A[2] * B[7],
+            A[0] * B[2] + A[1] * B[5] + A[2] * B[8],
+            A[3] * B[0] + A[4] * B[3] + A[5] * B[6],
+            A[3] * B[1] + A[4] * B[4] + A[5] * B[7],
+            A[3] * B[2] + A[4] * B[5] + A[5] * B[8],
+            A[6] * B[0] + A[7] * B[3] + A[8] * B[6],
+            A[6] * B[1] + A[7] * B[4] + A[8] * B[7],
+            A[6] * B[2] + A[7] * B[5] + A[8] * B[8])
+
+
+def rot_transpose(R):
+    return (R[0], R[3], R[6], R[1], R[4], R[7], R[2], R[5], R[8])
+
+
+def rot_column(R, c: int):
+    return (R[c], R[3 + c], R[6 + c])
+
+
+def rot_from_columns(c0, c1, c2):
+    return (c0[0], c1[0], c2[0], c0[1], c1[1], c2[1], c0[2], c1[2], c2[2])
+
+
+def mat_mul(A, B):
+    """0x1000ec90: C = A . B; C.R = A.R B.R, C.vv = A.R B.vv + A.vv."""
+    ra, va = A
+    rb, vb = B
+    return rot_mul(ra, rb), add(rot_mul_v(ra, vb), va)
+
+
+def mat_inverse_ortho(M):
+    """0x1000f2c0: inverse of an orthonormal matrix: R^T, -R^T vv."""
+    R, vv = M
+    rt = rot_transpose(R)
+    v = rot_mul_v(rt, vv)
+    return rt, (-v[0], -v[1], -v[2])
+
+
+def mat_mul_point(M, p):
+    """0x1000f5f0 / 0x1000f4c0: R . p + vv."""
+    R, vv = M
+    x, y, z = p
+    return (R[0] * x + R[1] * y + R[2] * z + vv[0],
+            R[3] * x + R[4] * y + R[5] * z + vv[1],
+            R[6] * x + R[7] * y + R[8] * z + vv[2])
+
+
+def mat_inv_mul_point(M, p):
+    """0x1000f3e0: R^T . (p - vv)."""
+    R, vv = M
+    return rot_t_mul_v(R, (p[0] - vv[0], p[1] - vv[1], p[2] - vv[2]))
+
+
+def mat_inverse_general(M, eps: float = 1e-19):
+    """0x1000e8f0: general inverse by cofactors; None when |det| < eps."""
+    R, vv = M
+    a, b, c, d, e, f, g, h, i = R
+    c00 = e * i - f * h
+    c01 = f * g - d * i
+    c02 = d * h - e * g
+    det = a * c00 + b * c01 + c * c02
+    if abs(det) < eps:
+        return None
+    k = 1.0 / det
+    inv = (c00 * k, (c * h - b * i) * k, (b * f - c * e) * k,
+           c01 * k, (a * i - c * g) * k, (c * d - a * f) * k,
+           c02 * k, (b * g - a * h) * k, (a * e - b * d) * k)
+    t = rot_mul_v(inv, vv)
+    return inv, (-t[0], -t[1], -t[2])
+
+
+def orthonormal_basis(axis, k: int):
+    """0x1000eb60: rotation whose column k is the unit axis.
+
+    v = normalize(a.y, a.z - a.x, -a.y), or normalize(a.z, -a.z, a.y - a.x)
+    if that fails; col[(k+1)%3] = v x a, col[(k+2)%3] = v.
+    """
+    a = normalize_f64(axis)
+    v = (a[1], a[2] - a[0], -a[1])
+    if v[0] * v[0] + v[1] * v[1] + v[2] * v[2] < QUAT_NORM_EPS:
+        v = (a[2], -a[2], a[1] - a[0])
+    v = normalize_f64(v)
+    cols = [None, None, None]
+    cols[k] = a
+    cols[(k + 1) % 3] = cross(v, a)
+    cols[(k + 2) % 3] = v
+    return rot_from_columns(*cols)
