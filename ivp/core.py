@@ -314,11 +314,8 @@ class Core:
 
         Returns the PSI's rotation quaternion and the updated rot_speed.
         """
-        n = 1
-        x = (rs[0] * rs[0] + rs[1] * rs[1] + rs[2] * rs[2]) * dt * dt
-        if x > GYRO_X_LIMIT:
-            n = int(math.sqrt(x * GYRO_144)) + 1
-            dt = dt / n
+        n = gyro_sub_steps(rs, dt)
+        dt = dt / n
         Q = umath.quat_from_rot_poly(rs, dt)
         I = self.rot_inertia
         ii = self.inv_rot_inertia
@@ -411,6 +408,14 @@ class Core:
         """Spec 6.3: the sign-bit test (f32)(1 - |speed|^2) < 0, i.e. |speed| > 1 m/s."""
         s = self.speed
         return sign_bit(f32(1.0 - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2])))
+
+
+def gyro_sub_steps(rs, dt: float) -> int:
+    """Spec 8.2: n = trunc(sqrt(144 x)) + 1 when x = |w|^2 dt^2 > 1/36, else 1."""
+    x = (rs[0] * rs[0] + rs[1] * rs[1] + rs[2] * rs[2]) * dt * dt
+    if x > GYRO_X_LIMIT:
+        return int(math.sqrt(x * GYRO_144)) + 1
+    return 1
 
 
 def _clamp_max_rot_speed(rs, m):

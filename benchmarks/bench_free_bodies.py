@@ -1,0 +1,52 @@
+"""Benchmark: N free awake bodies (half balls, half boxes), gravity and damping, no contacts.
+
+Prints microseconds per awake body per PSI for N = 1, 10, 100, 1000.
+Issue 2's target: at most 40 us per awake body per PSI.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ivp import BallTemplate, Environment, ObjectTemplate, build_surface
+
+
+def make_world(n: int) -> Environment:
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    box = build_surface("box", [[(x, y, z) for x in (-2.5, 2.5) for y in (-1, 1) for z in (-0.5, 0.5)]])
+    for i in range(n):
+        pos = (float(i % 32) * 12.0, 1000.0, float(i // 32) * 12.0)
+        if i % 2:
+            obj = env.create_polygon(box, ObjectTemplate(name=f"box{i}", mass=1.0, speed_damp_factor=0.1,
+                                                         rot_speed_damp_factor=(0.1,) * 3), pos)
+            obj.async_add_rot_speed_object_cs((0.5, 2.0, 0.3))
+        else:
+            obj = env.create_ball(BallTemplate(name=f"ball{i}", mass=1.9, radius=2.0, speed_damp_factor=0.9,
+                                               rot_speed_damp_factor=(0.1,) * 3), pos)
+            obj.async_add_rot_speed_object_cs((1.0, 0.0, 0.5))
+        obj.wake()
+    return env
+
+
+def measure(n: int, psis: int = 66) -> float:
+    env = make_world(n)
+    env.simulate(0.1)                       # revive and warm up
+    start_psis = env.psi_count
+    t0 = time.perf_counter()
+    env.simulate(psis / 66.0)
+    dt = time.perf_counter() - t0
+    ran = env.psi_count - start_psis
+    awake = sum(1 for o in env.objects if o.object_state == 1)
+    assert awake == n, f"only {awake} of {n} bodies awake"
+    return dt / ran / n * 1e6
+
+
+def main() -> None:
+    print("free bodies: microseconds per awake body per PSI (target <= 40)")
+    for n in (1, 10, 100, 1000):
+        us = measure(n, 66 if n < 1000 else 33)
+        print(f"  N = {n:5d}: {us:7.2f} us/body/PSI")
+
+
+if __name__ == "__main__":
+    main()
