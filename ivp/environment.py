@@ -23,7 +23,7 @@ from . import rng
 from .anomaly import AnomalyLimits, AnomalyManager
 from .controllers.gravity import GravityController
 from .core import Core
-from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, inv_dt, is_finite_vec
+from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
 from .surface import BALL_SURFACE
@@ -115,7 +115,7 @@ class Environment:
         obj = RealObject(self, kind, tmpl, surface, q, pos)
         if kind == OBJECT_BALL:
             obj.ball_radius = float(tmpl.radius)
-            obj.extra_radius = float(tmpl.extra_radius) + obj.ball_radius
+            obj.extra_radius = f32(tmpl.extra_radius + obj.ball_radius)
         core = Core(self, q, pos, tmpl.physical_unmoveable, tmpl.enable_piling_optimization)
         self._init_core_unit(core, obj)
         obj.core = core
