@@ -1,0 +1,258 @@
+"""Drawing with OpenGL 3.3 core through pyglet: lit meshes, instanced per mesh, and lines.
+
+World matrices are uploaded in VxMatrix memory order, which OpenGL reads as the
+column-vector form of the same transform; the view matrix (camera.gl_view) holds
+the only change of handedness, so vertices, normals and the light stay in
+Virtools coordinates up to the projection. The Z flip reverses triangle winding;
+faces are not culled and the fragment shader lights the side facing the eye.
+Call `display.configure` before importing this module.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from pyglet import gl
+from pyglet.graphics.shader import Shader, ShaderProgram
+
+from . import camera
+from .drawlist import Group, MeshKeys, shade_normals
+
+SKY = (0.55, 0.70, 0.90)
+LIGHT_DIR = (0.35, 0.85, -0.40)        # towards the sun, Virtools world frame
+
+_MESH_VS = """#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec3 normal;
+layout(location = 2) in vec4 model_row0;   // a VxMatrix's rows are the columns
+layout(location = 3) in vec4 model_row1;   // of the same transform for GL
+layout(location = 4) in vec4 model_row2;
+layout(location = 5) in vec4 model_row3;
+layout(location = 6) in vec4 colour;
+uniform mat4 view_proj;
+out vec3 v_world;
+out vec3 v_normal;
+out vec4 v_colour;
+void main() {
+    mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
+    vec4 world = model * vec4(position, 1.0);
+    v_world = world.xyz;
+    v_normal = mat3(model) * normal;
+    v_colour = colour;
+    gl_Position = view_proj * world;
+}
+"""
+
+_MESH_FS = """#version 330 core
+in vec3 v_world;
+in vec3 v_normal;
+in vec4 v_colour;
+uniform vec3 eye;
+uniform vec3 light_dir;
+out vec4 frag;
+void main() {
+    vec3 n = normalize(v_normal);
+    vec3 to_eye = normalize(eye - v_world);
+    if (dot(n, to_eye) < 0.0) n = -n;
+    float diffuse = max(dot(n, light_dir), 0.0);
+    float sky_light = 0.5 + 0.5 * n.y;
+    float shine = pow(max(dot(reflect(-light_dir, n), to_eye), 0.0), 32.0);
+    vec3 c = v_colour.rgb * (0.22 + 0.18 * sky_light + 0.65 * diffuse) + 0.2 * shine;
+    frag = vec4(c, v_colour.a);
+}
+"""
+
+_LINE_VS = """#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 1) in vec4 colour;
+uniform mat4 view_proj;
+out vec4 v_colour;
+void main() {
+    v_colour = colour;
+    gl_Position = view_proj * vec4(position, 1.0);
+}
+"""
+
+_LINE_FS = """#version 330 core
+in vec4 v_colour;
+out vec4 frag;
+void main() { frag = v_colour; }
+"""
+
+_F = ctypes.sizeof(ctypes.c_float)
+
+
+def _gl_matrix(m: np.ndarray) -> tuple:
+    """A column-vector matrix as the 16 floats OpenGL reads column by column."""
+    return tuple(float(x) for x in np.asarray(m, dtype=np.float64).T.ravel())
+
+
+class _Buffer:
+    """A vertex buffer refilled whole (orphaned) when its data change."""
+
+    def __init__(self):
+        self.id = gl.GLuint()
+        gl.glGenBuffers(1, ctypes.byref(self.id))
+
+    def upload(self, data: np.ndarray, usage=gl.GL_DYNAMIC_DRAW) -> None:
+        data = np.ascontiguousarray(data, dtype=np.float32)
+        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.id)
+        gl.glBufferData(gl.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data, usage)
+
+    def delete(self) -> None:
+        gl.glDeleteBuffers(1, ctypes.byref(self.id))
+
+
+def _attribute(location: int, size: int, stride_floats: int, offset_floats: int, divisor: int = 0) -> None:
+    gl.glEnableVertexAttribArray(location)
+    gl.glVertexAttribPointer(location, size, gl.GL_FLOAT, gl.GL_FALSE,
+                             stride_floats * _F, ctypes.c_void_p(offset_floats * _F))
+    if divisor:
+        gl.glVertexAttribDivisor(location, divisor)
+
+
+class _MeshBatch:
+    """One mesh on the GPU with its instance buffer: one draw call per frame."""
+
+    def __init__(self, mesh):
+        corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
+        self.vertex_count = len(corners)
+        self.vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
+        gl.glBindVertexArray(self.vao)
+        self.vertices = _Buffer()
+        self.vertices.upload(corners, gl.GL_STATIC_DRAW)
+        _attribute(0, 3, 6, 0)
+        _attribute(1, 3, 6, 3)
+        self.instances = _Buffer()
+        self.instances.upload(np.zeros((1, 20), dtype=np.float32))
+        for column in range(4):
+            _attribute(2 + column, 4, 20, 4 * column, divisor=1)
+        _attribute(6, 4, 20, 16, divisor=1)
+        gl.glBindVertexArray(0)
+
+    def draw(self, instance_data: np.ndarray) -> None:
+        self.instances.upload(instance_data)
+        gl.glBindVertexArray(self.vao)
+        gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, self.vertex_count, len(instance_data))
+        gl.glBindVertexArray(0)
+
+
+class Renderer:
+    """Draws groups of mesh instances and coloured line segments from a camera."""
+
+    def __init__(self, sky=SKY):
+        self.sky = tuple(sky)
+        self.mesh_program = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(_MESH_FS, "fragment"))
+        self.line_program = ShaderProgram(Shader(_LINE_VS, "vertex"), Shader(_LINE_FS, "fragment"))
+        self.mesh_keys = MeshKeys()
+        self._batches: dict[str, _MeshBatch] = {}
+        self.draw_calls = 0
+        self._line_vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self._line_vao))
+        gl.glBindVertexArray(self._line_vao)
+        self._line_buffer = _Buffer()
+        self._line_buffer.upload(np.zeros((2, 7), dtype=np.float32))
+        _attribute(0, 3, 7, 0)
+        _attribute(1, 4, 7, 3)
+        gl.glBindVertexArray(0)
+
+    def batch(self, key: str, mesh) -> _MeshBatch:
+        b = self._batches.get(key)
+        if b is None:
+            b = self._batches[key] = _MeshBatch(mesh)
+        return b
+
+    def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
+             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
+        """Clear to the sky and draw the groups, then the segments ((k, 2, 3) world points)."""
+        width, height = viewport
+        gl.glViewport(0, 0, width, height)
+        gl.glClearColor(*self.sky, 1.0)
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
+        gl.glEnable(gl.GL_DEPTH_TEST)
+        gl.glDepthFunc(gl.GL_LESS)
+        gl.glDisable(gl.GL_CULL_FACE)
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        view_proj = camera.perspective(width / height) @ camera.gl_view(camera_world)
+        eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
+        p = self.mesh_program
+        p.use()
+        p["view_proj"] = _gl_matrix(view_proj)
+        p["eye"] = eye
+        p["light_dir"] = tuple(np.asarray(LIGHT_DIR) / np.linalg.norm(LIGHT_DIR))
+        self.draw_calls = 0
+        for key, group in groups.items():
+            self.batch(key, group.mesh).draw(group.instance_data())
+            self.draw_calls += 1
+        p.stop()
+        if segments is not None and len(segments):
+            self._draw_segments(view_proj, segments, segment_colours)
+        gl.glDisable(gl.GL_DEPTH_TEST)
+
+    def _draw_segments(self, view_proj, segments, colours) -> None:
+        k = len(segments)
+        data = np.empty((k, 2, 7), dtype=np.float32)
+        data[:, :, :3] = np.asarray(segments, dtype=np.float32).reshape(k, 2, 3)
+        data[:, :, 3:] = np.asarray(colours, dtype=np.float32).reshape(k, 1, 4)
+        self._line_buffer.upload(data.reshape(-1, 7))
+        p = self.line_program
+        p.use()
+        p["view_proj"] = _gl_matrix(view_proj)
+        gl.glDepthFunc(gl.GL_LEQUAL)
+        gl.glBindVertexArray(self._line_vao)
+        gl.glDrawArrays(gl.GL_LINES, 0, 2 * k)
+        gl.glBindVertexArray(0)
+        p.stop()
+        self.draw_calls += 1
+
+
+class Offscreen:
+    """A framebuffer of a given size to render into and read back (screenshots, video).
+
+    Drawing goes to a multisampled buffer that `read` resolves into a plain one.
+    """
+
+    def __init__(self, width: int, height: int, samples: int = 4):
+        if width < 1 or height < 1:
+            raise ValueError(f"render: image size must be positive, got {width}x{height}")
+        self.width, self.height = int(width), int(height)
+        self._draw = self._framebuffer(samples)
+        self._resolve = self._framebuffer(0)
+
+    def _framebuffer(self, samples: int):
+        """Colour and depth renderbuffers; 0 samples is single-sampled."""
+        fbo = gl.GLuint()
+        gl.glGenFramebuffers(1, ctypes.byref(fbo))
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, fbo)
+        for fmt, attachment in ((gl.GL_RGBA8, gl.GL_COLOR_ATTACHMENT0),
+                                (gl.GL_DEPTH_COMPONENT24, gl.GL_DEPTH_ATTACHMENT)):
+            rb = gl.GLuint()
+            gl.glGenRenderbuffers(1, ctypes.byref(rb))
+            gl.glBindRenderbuffer(gl.GL_RENDERBUFFER, rb)
+            gl.glRenderbufferStorageMultisample(gl.GL_RENDERBUFFER, samples, fmt, self.width, self.height)
+            gl.glFramebufferRenderbuffer(gl.GL_FRAMEBUFFER, attachment, gl.GL_RENDERBUFFER, rb)
+        status = gl.glCheckFramebufferStatus(gl.GL_FRAMEBUFFER)
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, 0)
+        if status != gl.GL_FRAMEBUFFER_COMPLETE:
+            raise RuntimeError(f"render: framebuffer incomplete (status 0x{status:x})")
+        return fbo
+
+    def bind(self) -> None:
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, self._draw)
+        gl.glViewport(0, 0, self.width, self.height)
+
+    def read(self) -> np.ndarray:
+        """The image as (height, width, 3) uint8, top row first; unbinds."""
+        w, h = self.width, self.height
+        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, self._draw)
+        gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, self._resolve)
+        gl.glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, gl.GL_COLOR_BUFFER_BIT, gl.GL_NEAREST)
+        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, self._resolve)
+        pixels = np.empty((h, w, 4), dtype=np.uint8)
+        gl.glPixelStorei(gl.GL_PACK_ALIGNMENT, 1)
+        gl.glReadPixels(0, 0, w, h, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, pixels.ctypes.data)
+        gl.glBindFramebuffer(gl.GL_FRAMEBUFFER, 0)
+        return np.ascontiguousarray(pixels[::-1, :, :3])
