@@ -1,0 +1,271 @@
+"""The physics manager: one IVP world per context (glue-and-content 1; ivp spec 4.3, 10.5, 11).
+
+It owns the environment (recreated on reset and by Clean Physics World), the
+registry entity -> body, the collision-surface cache, the deferred command queue
+of the building blocks, the frame step and the write-back of awake bodies.
+
+Entities are never read back after Physicalize: moving a physicalized entity by
+script is overwritten while it is awake and invisible to the physics. To
+teleport: Unphysicalize, move, Physicalize (docs/ck-api.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from dataclasses import dataclass, field
+
+import ivp
+from ivp.fp import f32v
+
+from .vxmath import VxMatrix
+
+log = logging.getLogger("bbglue.physics")
+
+DEFAULT_GRAVITY = (0.0, -9.81, 0.0)
+DEFAULT_TIME_FACTOR = 1.0
+TIME_FACTOR_SCALE = 0.001          # ms -> s (glue-and-content 1, step 2)
+
+
+@dataclass
+class PhysicsRecord:
+    """The registry entry of a physicalized entity."""
+
+    entity: object
+    body: object                            # ivp RealObject
+    friction: float
+    elasticity: float
+    material: object = None
+    continuous_contact: object = None       # a PhysicsContinuousContact listener, if any
+
+
+@dataclass
+class Command:
+    """A deferred building-block command (glue-and-content 1, "Deferred commands").
+
+    ``run()`` returns True when done, False when it must be retried next frame.
+    """
+
+    block: object
+    run: object
+    warned: set = field(default_factory=set)
+
+
+class _GlueObjectListener(ivp.ObjectListener):
+    """Spec 10.5: keeps the write-back vector of the manager."""
+
+    def __init__(self, manager: "PhysicsManager"):
+        self.manager = manager
+
+    def event_object_revived(self, obj) -> None:
+        """0x10008030: append, no duplicate check."""
+        self.manager.write_back_objects.append(obj)
+
+    def event_object_frozen(self, obj) -> None:
+        """0x10007fd0: remove the last entry that is obj; when there is none, the
+        original still removes element 0 (unreachable: only revived objects freeze)."""
+        v = self.manager.write_back_objects
+        for i in range(len(v) - 1, -1, -1):
+            if v[i] is obj:
+                del v[i]
+                return
+        if v:
+            del v[0]
+
+    def event_object_deleted(self, obj) -> None:
+        """0x10007f20: a movable body leaves the vector; its continuous-contact handler goes."""
+        m = self.manager
+        if not obj.core.physical_unmoveable:
+            m.write_back_objects[:] = [o for o in m.write_back_objects if o is not obj]
+        rec = m.record_of(obj.client_data)
+        if rec is not None and rec.body is obj and rec.continuous_contact is not None:
+            rec.continuous_contact.destroy_handler(m)
+            rec.continuous_contact = None
+
+
+class PhysicsManager:
+    """One per context (glue-and-content 1)."""
+
+    def __init__(self, context):
+        self.context = context
+        self.gravity = DEFAULT_GRAVITY
+        self.time_factor = DEFAULT_TIME_FACTOR
+        self.smoothed_ms = 0.0
+        self.sim_dt = 0.0
+        self.surfaces = {}
+        self.commands = []
+        self.timers = []              # objects with update(manager), after simulate (step 5)
+        self.handle_blocks = set()    # blocks holding an IVP handle in this world
+        self.frame_psis = 0
+        self._create_world()
+
+    # --- the world ------------------------------------------------------------
+
+    def _create_world(self) -> None:
+        self.env = ivp.Environment(gravity=self.gravity)
+        self.registry = {}
+        self.write_back_objects = []
+        self.deferred_deletes = []
+        self.simulating = False
+        self.env.add_listener_object(_GlueObjectListener(self))
+        self._install_collision()
+
+    def _install_collision(self) -> None:
+        """The collision system, when this ivp build has one (ivp/collision)."""
+        if self.env.collision is not None:
+            return
+        try:
+            from ivp.collision import CollisionSystem
+        except ImportError:
+            return
+        self.env.collision = CollisionSystem(self.env)
+
+    def clean_world(self) -> None:
+        """Set Physics Globals' Clean Physics World: destroy the world and create a
+        new one with the current globals. Blocks forget their handles; queued
+        commands stay queued; the surface cache stays."""
+        for blk in list(self.handle_blocks):
+            blk.forget_handle()
+        self.handle_blocks.clear()
+        self.timers = []
+        self._create_world()
+
+    def reset(self) -> None:
+        """Physics Reset: a clean world and an empty command queue (globals kept)."""
+        self.commands = []
+        self.clean_world()
+
+    def restart(self) -> None:
+        """A context reset: back to the state at play (globals, smoothing, cache)."""
+        self.gravity = DEFAULT_GRAVITY
+        self.time_factor = DEFAULT_TIME_FACTOR
+        self.smoothed_ms = 0.0
+        self.sim_dt = 0.0
+        self.surfaces = {}
+        self.reset()
+
+    def set_globals(self, gravity, time_factor: float) -> None:
+        """Set Physics Globals' Set Values."""
+        g = tuple(float(c) for c in gravity)
+        if len(g) != 3 or not all(math.isfinite(c) for c in g):
+            raise ValueError(f"physics globals: gravity {gravity!r} must be 3 finite numbers")
+        if not math.isfinite(time_factor):
+            raise ValueError(f"physics globals: time factor {time_factor!r} is not finite")
+        self.env.set_gravity(g)
+        self.gravity = g
+        self.time_factor = float(time_factor)
+
+    def delete_collision_surfaces(self) -> None:
+        """DeleteCollisionSurfaces: empty the surface cache."""
+        self.surfaces = {}
+
+    # --- registry -----------------------------------------------------------------
+
+    def record_of(self, entity) -> PhysicsRecord | None:
+        return self.registry.get(id(entity)) if entity is not None else None
+
+    def body_of(self, entity):
+        """The ivp RealObject of a physicalized entity, or None."""
+        rec = self.record_of(entity)
+        return rec.body if rec is not None else None
+
+    def is_physicalized(self, entity) -> bool:
+        return id(entity) in self.registry
+
+    def register(self, record: PhysicsRecord) -> None:
+        self.registry[id(record.entity)] = record
+
+    def destroy_body(self, entity) -> bool:
+        """Unphysicalize: destroy the body and forget the entity. While the world
+        simulates (a listener callback), the delete waits for step 5."""
+        rec = self.registry.get(id(entity))
+        if rec is None:
+            return False
+        if self.simulating:
+            if rec not in self.deferred_deletes:
+                self.deferred_deletes.append(rec)
+            return True
+        del self.registry[id(entity)]
+        self.env.delete_object(rec.body)
+        return True
+
+    def body_for(self, entity, command: Command):
+        """The body of an entity a command needs; warns "You must Physicalize
+        <name> !!!" once per command and entity when it has none."""
+        rec = self.record_of(entity)
+        if rec is not None:
+            return rec.body
+        if id(entity) not in command.warned:
+            command.warned.add(id(entity))
+            self.context.output_to_console(f"You must Physicalize {entity.name} !!!")
+        return None
+
+    # --- deferred commands ------------------------------------------------------------
+
+    def queue(self, command: Command) -> bool:
+        """Run a command at once; keep it queued when it cannot run yet."""
+        if self._run_command(command):
+            return True
+        self.commands.append(command)
+        return False
+
+    def cancel(self, command: Command) -> None:
+        if command in self.commands:
+            self.commands.remove(command)
+
+    def _run_command(self, command: Command) -> bool:
+        try:
+            return bool(command.run())
+        except Exception as exc:   # a bad command is reported and dropped
+            self.context.report_error(command.block.describe(), exc)
+            return True
+
+    def retry_commands(self) -> None:
+        """Step 3: retry every queued command, in queue order."""
+        pending, self.commands = self.commands, []
+        for cmd in pending:
+            if not self._run_command(cmd):
+                self.commands.append(cmd)
+
+    # --- surfaces -----------------------------------------------------------------
+
+    def surface(self, name: str, build):
+        """The cached collision surface ``name``, or ``build()`` cached under it
+        (the first scale wins; surfaces-and-contacts 1)."""
+        s = self.surfaces.get(name)
+        if s is None:
+            s = build()
+            self.surfaces[name] = s
+        return s
+
+    # --- the frame ----------------------------------------------------------------------
+
+    def step(self, frame_ms: float) -> None:
+        """Glue-and-content 1, the frame step (after the behaviours of the frame)."""
+        self.smoothed_ms = (frame_ms + 3.0 * self.smoothed_ms) / 4.0
+        dt = self.smoothed_ms * TIME_FACTOR_SCALE * self.time_factor
+        self.sim_dt = dt
+        self.retry_commands()
+        env = self.env
+        before = env.psi_count
+        self.simulating = True
+        try:
+            env.simulate(dt)
+        finally:
+            self.simulating = False
+        self.frame_psis = env.psi_count - before
+        for t in list(self.timers):
+            t.update(self)
+        while self.deferred_deletes:
+            rec = self.deferred_deletes.pop(0)
+            if self.registry.get(id(rec.entity)) is rec:
+                self.destroy_body(rec.entity)
+        self.write_back()
+
+    def write_back(self) -> None:
+        """Spec 4.3 (0x10006ec0) for every awake movable body: the pose at
+        env.current_time, transposed into the entity's world matrix (f32)."""
+        t = self.env.current_time
+        for obj in self.write_back_objects:
+            R, vv = obj.get_m_world_f_object_AT(t)
+            obj.client_data.set_world_matrix(VxMatrix.from_rotation_translation(R, f32v(*vv)))

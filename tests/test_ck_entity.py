@@ -1,0 +1,152 @@
+"""CK3dEntity, groups, attributes and the context's object lookup (glue-and-content 4)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from bbglue import CKContext, VxMatrix, meshes
+
+S2 = math.sqrt(0.5)
+
+
+@pytest.fixture
+def ctx():
+    return CKContext()
+
+
+def close(a, b, tol=1e-6):
+    return np.allclose(np.asarray(a, dtype=float), np.asarray(b, dtype=float), atol=tol)
+
+
+def test_vxmatrix_is_row_vector_with_translation_in_row_3(ctx):
+    e = ctx.create_entity("e", position=(1.0, 2.0, 3.0))
+    m = e.get_world_matrix()
+    assert isinstance(m, VxMatrix)
+    a = m.as_array()
+    assert a.dtype == np.float32 and a.shape == (4, 4)
+    assert a[3].tolist() == [1.0, 2.0, 3.0, 1.0]
+    # a local point (1, 0, 0) goes to (2, 2, 3): row vector times the matrix
+    assert close(np.array([1, 0, 0, 1]) @ a, [2, 2, 3, 1])
+
+
+def test_rotate_quarter_turn_about_y(ctx):
+    e = ctx.create_entity("e")
+    e.rotate((0, 1, 0), math.pi / 2)
+    d, up, right = e.get_orientation()
+    # right-hand rule about +Y: x -> -z, z -> +x
+    assert close(right, (0, 0, -1)) and close(d, (1, 0, 0)) and close(up, (0, 1, 0))
+    assert close(e.get_quaternion(), (0, S2, 0, S2))
+
+
+def test_quaternion_round_trip_keeps_scale_and_position(ctx):
+    e = ctx.create_entity("e", position=(4, 5, 6), scale=(2, 2, 2))
+    e.set_quaternion((0, 0, S2, S2))
+    assert close(e.get_scale(), (2, 2, 2)) and close(e.get_position(), (4, 5, 6))
+    assert close(e.get_quaternion(), (0, 0, S2, S2))
+    assert close(e.transform_vector((1, 0, 0)), (0, 2, 0))   # z quarter turn, scale 2
+
+
+def test_child_world_is_parent_world_composed_with_local(ctx):
+    p = ctx.create_entity("p", position=(10, 0, 0))
+    p.rotate((0, 1, 0), math.pi / 2)
+    c = ctx.create_entity("c", parent=p, position=(10, 0, 1))   # world position given
+    assert c.parent is p and p.children == [c]
+    assert close(c.get_position(ref=p), (-1, 0, 0))              # world +1 z is parent's -x
+    p.translate((0, 5, 0))
+    assert close(c.get_position(), (10, 5, 1))
+    expected = c.get_local_matrix().as_array().astype(float) @ p.get_world_matrix().as_array().astype(float)
+    assert close(c.get_world_matrix().as_array(), expected)
+
+
+def test_transform_and_inverse_with_a_referential(ctx):
+    a = ctx.create_entity("a", position=(1, 0, 0))
+    b = ctx.create_entity("b", position=(0, 0, 5))
+    b.rotate((0, 1, 0), math.pi)
+    assert close(a.transform((0, 1, 0)), (1, 1, 0))
+    # a's (0,1,0) is world (1,1,0); in b (turned half about y, at z 5): (-1, 1, 5)
+    assert close(a.transform((0, 1, 0), ref=b), (-1, 1, 5))
+    assert close(a.inverse_transform((-1, 1, 5), ref=b), (0, 1, 0))
+    assert close(b.transform_vector((0, 0, 1)), (0, 0, -1))
+    assert close(b.inverse_transform_vector((0, 0, -1)), (0, 0, 1))
+
+
+def test_set_position_and_translate_in_a_referential(ctx):
+    r = ctx.create_entity("r", position=(0, 10, 0))
+    r.rotate((0, 1, 0), math.pi / 2)
+    e = ctx.create_entity("e")
+    e.set_position((0, 0, 1), ref=r)                 # r's +z is world +x
+    assert close(e.get_position(), (1, 10, 0))
+    e.translate((0, 0, 2), ref=r)
+    assert close(e.get_position(), (3, 10, 0))
+
+
+def test_look_at_points_z_at_the_target(ctx):
+    e = ctx.create_entity("e", position=(0, 0, 0))
+    e.look_at((3, 0, 4))
+    d, up, right = e.get_orientation()
+    assert close(d, (0.6, 0, 0.8)) and close(up, (0, 1, 0))
+    assert close(right, np.cross(up, d))
+
+
+def test_world_bounding_box_of_a_turned_box(ctx):
+    e = ctx.create_entity("e", mesh=meshes.box(2, 2, 4), position=(0, 1, 0))
+    e.rotate((0, 1, 0), math.pi / 2)
+    lo, hi = e.get_bounding_box()
+    assert close(lo, (-2, 0, -1)) and close(hi, (2, 2, 1))
+    assert e.get_bounding_box(local=True) == ((-1, -1, -2), (1, 1, 2))
+
+
+def test_show_hide_and_colour_default(ctx):
+    e = ctx.create_entity("e")
+    assert e.visible and e.color == (0.8, 0.8, 0.8, 1.0)
+    e.hide()
+    assert not e.is_visible()
+    e.show()
+    assert e.visible
+
+
+def test_get_unknown_name_suggests_the_close_one(ctx):
+    ctx.create_entity("Ball_Wood")
+    with pytest.raises(KeyError, match="did you mean 'Ball_Wood'"):
+        ctx.get("Ball_Wod")
+
+
+def test_entities_in_creation_order_and_unique_names(ctx):
+    names = ["z", "a", "m"]
+    for n in names:
+        ctx.create_entity(n)
+    assert [e.name for e in ctx.entities] == names
+    with pytest.raises(ValueError, match="already exists"):
+        ctx.create_entity("a")
+
+
+def test_groups_and_attributes(ctx):
+    a, b = ctx.create_entity("a"), ctx.create_entity("b")
+    g = ctx.create_group("Phys_Floors")
+    g.add(a)
+    g.add(a)
+    assert ctx.get_group("Phys_Floors").entities == [a] and b not in g
+    b.set_attribute("Coll Detection ID", 3)
+    assert b.has_attribute("Coll Detection ID") and b.get_attribute("Coll Detection ID") == 3
+    assert not a.has_attribute("Coll Detection ID")
+    with pytest.raises(KeyError, match="no attribute"):
+        a.get_attribute("Coll Detection ID")
+    assert ctx.entities_with_attribute("Coll Detection ID") == [b]
+    ctx.destroy_entity(a)
+    assert a not in g and ctx.entities == [b]
+
+
+@pytest.mark.parametrize("call, exc", [
+    (lambda e: e.set_position((0, float("nan"), 0)), ValueError),
+    (lambda e: e.set_position((0, 0)), TypeError),
+    (lambda e: e.get_position(ref="world"), TypeError),
+    (lambda e: e.rotate((0, 0, 0), 1.0), ValueError),
+    (lambda e: e.set_parent(e), ValueError),
+])
+def test_bad_input_names_the_entity_and_changes_nothing(ctx, call, exc):
+    e = ctx.create_entity("victim", position=(1, 2, 3))
+    before = e.get_world_matrix()
+    with pytest.raises(exc, match="victim"):
+        call(e)
+    assert e.get_world_matrix() == before
