@@ -16,7 +16,7 @@ def clip_to_ndc(p4):
 
 def project(camera_world, point, aspect=4 / 3):
     p = np.append(np.asarray(point, float), 1.0)
-    return clip_to_ndc(camera.perspective(aspect) @ camera.gl_view(camera_world) @ p)
+    return clip_to_ndc(camera.BALLANCE_LENS.perspective(aspect) @ camera.gl_view(camera_world) @ p)
 
 
 def test_horizontal_field_of_view_is_58_degrees_at_4_3():
@@ -27,6 +27,13 @@ def test_horizontal_field_of_view_is_58_degrees_at_4_3():
     assert project(cam, (-x, 0.0, 100.0))[0] == pytest.approx(-1.0)
     # vertically the 4:3 image spans tan(29 deg) * 3/4
     assert project(cam, (0.0, x * 0.75, 100.0))[1] == pytest.approx(1.0)
+
+
+def test_a_wider_lens_widens_the_view():
+    cam = camera.look_at((0, 0, 0), (0, 0, 1))
+    p = np.array([math.tan(math.radians(45.0)) * 100.0, 0.0, 100.0, 1.0])
+    clip = camera.Lens(fov_h_deg=90.0).perspective(4 / 3) @ camera.gl_view(cam) @ p
+    assert clip[0] / clip[3] == pytest.approx(1.0)
 
 
 def test_near_and_far_planes_map_to_depth_minus_one_and_one():
@@ -58,7 +65,7 @@ def test_look_at_straight_down_still_has_a_frame():
 
 def test_pixel_ray_passes_through_the_point_it_was_cast_at():
     cam = camera.look_at((12.0, 30.0, -40.0), (0.0, 0.0, 5.0))
-    origin, d = camera.pixel_ray(cam, 4 / 3, 0.3, -0.6)
+    origin, d = camera.BALLANCE_LENS.pixel_ray(cam, 4 / 3, 0.3, -0.6)
     assert project(cam, origin + 77.0 * d)[:2] == pytest.approx((0.3, -0.6))
 
 
@@ -88,7 +95,11 @@ def test_bad_camera_input_is_a_value_error():
     with pytest.raises(ValueError, match="camera"):
         camera.look_at((1, 2, 3), (1, 2, 3))
     with pytest.raises(ValueError, match="aspect"):
-        camera.perspective(0.0)
+        camera.BALLANCE_LENS.perspective(0.0)
+    with pytest.raises(ValueError, match="lens"):
+        camera.Lens(fov_h_deg=0.0)
+    with pytest.raises(ValueError, match="lens"):
+        camera.Lens(near=5.0, far=4.0)
 
 
 def test_box_corners_keep_flat_face_normals():

@@ -13,6 +13,7 @@ This module is plain numpy so that it is testable without a display.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -62,39 +63,52 @@ def gl_view(camera_world) -> np.ndarray:
     return _FLIP_Z @ inverse.T
 
 
-def tan_half_fov(aspect: float) -> tuple[float, float]:
-    """Tangents of the half horizontal and vertical fields of view for an aspect ratio.
+@dataclass(frozen=True)
+class Lens:
+    """Field of view and clip planes; the default is Ballance's camera."""
+    fov_h_deg: float = FOV_H_DEG
+    near: float = NEAR
+    far: float = FAR
 
-    At 4:3 the horizontal field is the 58 degrees of glue-and-content 3; other
-    aspects keep that vertical extent and widen or narrow horizontally.
-    """
-    if not aspect > 0.0:
-        raise ValueError(f"camera: aspect ratio must be positive, got {aspect}")
-    tan_y = math.tan(math.radians(FOV_H_DEG) / 2.0) / REFERENCE_ASPECT
-    return tan_y * aspect, tan_y
+    def __post_init__(self):
+        if not (0.0 < self.fov_h_deg < 180.0 and 0.0 < self.near < self.far):
+            raise ValueError(f"camera: bad lens (fov {self.fov_h_deg} deg, near {self.near}, far {self.far})")
+
+    def tan_half_fov(self, aspect: float) -> tuple[float, float]:
+        """Tangents of the half horizontal and vertical fields of view for an aspect ratio.
+
+        At 4:3 the horizontal field is fov_h_deg (58 in glue-and-content 3);
+        other aspects keep that vertical extent and widen or narrow horizontally.
+        """
+        if not aspect > 0.0:
+            raise ValueError(f"camera: aspect ratio must be positive, got {aspect}")
+        tan_y = math.tan(math.radians(self.fov_h_deg) / 2.0) / REFERENCE_ASPECT
+        return tan_y * aspect, tan_y
+
+    def perspective(self, aspect: float) -> np.ndarray:
+        """OpenGL's perspective projection."""
+        tan_x, tan_y = self.tan_half_fov(aspect)
+        near, far = self.near, self.far
+        p = np.zeros((4, 4))
+        p[0, 0] = 1.0 / tan_x
+        p[1, 1] = 1.0 / tan_y
+        p[2, 2] = (far + near) / (near - far)
+        p[2, 3] = 2.0 * far * near / (near - far)
+        p[3, 2] = -1.0
+        return p
+
+    def pixel_ray(self, camera_world, aspect: float, x_ndc: float, y_ndc: float):
+        """The world ray (origin, unit direction) through a point of the image.
+
+        `x_ndc`, `y_ndc` run from -1 (left, bottom) to 1 (right, top).
+        """
+        m = np.asarray(camera_world, dtype=np.float64)
+        tan_x, tan_y = self.tan_half_fov(aspect)
+        d = x_ndc * tan_x * m[0, :3] + y_ndc * tan_y * m[1, :3] + m[2, :3]
+        return m[3, :3].copy(), _normalized(d)
 
 
-def perspective(aspect: float, near: float = NEAR, far: float = FAR) -> np.ndarray:
-    """OpenGL's perspective projection for the Ballance camera lens."""
-    tan_x, tan_y = tan_half_fov(aspect)
-    p = np.zeros((4, 4))
-    p[0, 0] = 1.0 / tan_x
-    p[1, 1] = 1.0 / tan_y
-    p[2, 2] = (far + near) / (near - far)
-    p[2, 3] = 2.0 * far * near / (near - far)
-    p[3, 2] = -1.0
-    return p
-
-
-def pixel_ray(camera_world, aspect: float, x_ndc: float, y_ndc: float):
-    """The world ray (origin, unit direction) through a point of the image.
-
-    `x_ndc`, `y_ndc` run from -1 (left, bottom) to 1 (right, top).
-    """
-    m = np.asarray(camera_world, dtype=np.float64)
-    tan_x, tan_y = tan_half_fov(aspect)
-    d = x_ndc * tan_x * m[0, :3] + y_ndc * tan_y * m[1, :3] + m[2, :3]
-    return m[3, :3].copy(), _normalized(d)
+BALLANCE_LENS = Lens()
 
 
 class OrbitCamera:
@@ -135,6 +149,6 @@ class OrbitCamera:
     def frame(self, centre, radius: float) -> None:
         """Aim at a sphere and back off until it fits the view."""
         self.target = np.asarray(centre, dtype=np.float64).copy()
-        tan_x, tan_y = tan_half_fov(REFERENCE_ASPECT)
+        tan_x, tan_y = BALLANCE_LENS.tan_half_fov(REFERENCE_ASPECT)
         half = math.atan(min(tan_x, tan_y))
         self.distance = max(float(radius) / math.sin(half), self.MIN_DISTANCE)

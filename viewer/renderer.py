@@ -142,8 +142,9 @@ class _MeshBatch:
 class Renderer:
     """Draws groups of mesh instances and coloured line segments from a camera."""
 
-    def __init__(self, sky=SKY):
+    def __init__(self, sky=SKY, lens: camera.Lens = camera.BALLANCE_LENS):
         self.sky = tuple(sky)
+        self.lens = lens
         self.mesh_program = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(_MESH_FS, "fragment"))
         self.line_program = ShaderProgram(Shader(_LINE_VS, "vertex"), Shader(_LINE_FS, "fragment"))
         self.mesh_keys = MeshKeys()
@@ -176,7 +177,7 @@ class Renderer:
         gl.glDisable(gl.GL_CULL_FACE)
         gl.glEnable(gl.GL_BLEND)
         gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
-        view_proj = camera.perspective(width / height) @ camera.gl_view(camera_world)
+        view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         p = self.mesh_program
         p.use()

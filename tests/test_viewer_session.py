@@ -1,0 +1,164 @@
+"""The viewer's frame loop and controls on a real CKContext, without a window."""
+
+import numpy as np
+import pytest
+from test_viewer_support import ball_scene
+
+from viewer import hud
+from viewer.picking import pick
+from viewer.session import STALL_MS, FrameClock, Session
+
+
+def test_a_frame_advances_the_clock_by_the_smoothed_delta():
+    # glue-and-content 1: smoothed = (20 + 3 * 0) / 4 = 5 ms, dt = 5 ms x time factor 1
+    s = Session(ball_scene)
+    s.tick(0.020)
+    assert s.env.current_time == pytest.approx(0.005)
+
+
+def test_stall_guard_discards_a_long_gap():
+    # frame 1: 16 ms -> smoothed 4; a 5 s stall counts as the previous 16 ms:
+    # smoothed (16 + 12) / 4 = 7 -> 11 ms of simulated time in all
+    s = Session(ball_scene)
+    s.tick(0.016)
+    s.tick(5.0)
+    assert s.env.current_time == pytest.approx(0.011)
+    assert s.clock.stalls == 1
+
+
+def test_frame_clock_passes_normal_frames_and_rejects_bad_ones():
+    clock = FrameClock()
+    assert clock.frame_ms(STALL_MS / 1000.0) == pytest.approx(STALL_MS)
+    with pytest.raises(ValueError, match="frame clock"):
+        clock.frame_ms(float("nan"))
+
+
+def test_pause_stops_the_simulation_clock_and_resume_restores_the_time_factor():
+    s = Session(ball_scene)
+    s.physics.time_factor = 2.0
+    for _ in range(5):
+        s.tick(1 / 60)
+    ball = s.ctx.get("ball")
+    t, psis = s.env.current_time, s.env.psi_count
+    y = ball.get_world_matrix().as_array()[3, 1]
+    s.toggle_pause()
+    for _ in range(10):
+        s.tick(1 / 60)
+    assert s.physics.time_factor == 0.0
+    assert (s.env.current_time, s.env.psi_count) == (t, psis)
+    assert ball.get_world_matrix().as_array()[3, 1] == y
+    s.toggle_pause()
+    assert s.physics.time_factor == 2.0
+    s.tick(1 / 60)
+    assert s.env.current_time > t
+
+
+def test_step_runs_exactly_one_psi_and_pauses():
+    s = Session(ball_scene)
+    for _ in range(3):
+        s.tick(1 / 60)
+    n = s.env.psi_count
+    y = s.ctx.get("ball").get_world_matrix().as_array()[3, 1]
+    s.step()
+    assert s.paused and s.env.psi_count == n + 1
+    assert s.ctx.get("ball").get_world_matrix().as_array()[3, 1] < y      # written back: it fell
+    s.step()
+    assert s.env.psi_count == n + 2
+
+
+def test_slow_motion_and_fast_forward_halve_and_double_the_time_factor():
+    s = Session(ball_scene)
+    s.change_speed(-1)
+    assert s.physics.time_factor == 0.5 and s.speed == 0.5
+    s.toggle_pause()
+    s.change_speed(+1)
+    s.change_speed(+1)
+    assert s.physics.time_factor == 0.0
+    s.toggle_pause()
+    assert s.physics.time_factor == 2.0
+    for _ in range(10):
+        s.change_speed(+1)
+    assert s.speed == 8.0 and s.physics.time_factor == 8.0
+
+
+def test_restart_loads_a_fresh_scene():
+    s = Session(ball_scene)
+    for _ in range(10):
+        s.tick(1 / 60)
+    old = s.ctx
+    assert s.restart()
+    assert s.ctx is not old and s.env.current_time == 0.0 and s.env.psi_count == 0
+
+
+def test_a_failing_reload_keeps_the_running_scene(tmp_path):
+    scene_file = tmp_path / "scene.yaml"
+    scene_file.write_text("v1")
+    broken = []
+
+    def load():
+        if broken:
+            raise ValueError("scene.yaml:3: bad mass")
+        return ball_scene()
+
+    s = Session(load, watch=[scene_file])
+    s.tick(1 / 60)
+    ctx = s.ctx
+    assert not s.reload_if_changed()
+    broken.append(True)
+    scene_file.write_text("v2 with an error")
+    assert not s.reload_if_changed()
+    assert s.ctx is ctx and "scene.yaml:3: bad mass" in s.error
+    s.tick(1 / 60)                               # still running
+    broken.clear()
+    scene_file.write_text("v3 fixed")
+    assert s.reload_if_changed()
+    assert s.ctx is not ctx and s.error is None
+
+
+def test_a_raising_behaviour_is_reported_and_the_frame_goes_on():
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: 1 / 0, name="divide")
+        return ctx
+
+    s = Session(load)
+    s.tick(1 / 60)
+    assert s.env.current_time > 0.0
+    lines = hud.status_lines(s, 60.0, 1.0)
+    assert any("divide" in line and "ZeroDivisionError" in line for line in lines)
+
+
+def test_status_lines_show_time_factor_psis_and_bodies():
+    s = Session(ball_scene)
+    s.tick(1 / 60)
+    text = "\n".join(hud.status_lines(s, 59.0, 2.0))
+    assert "time factor 1" in text and "bodies awake 1 / 1" in text and "59.0 fps" in text
+    s.toggle_pause()
+    assert "PAUSED" in "\n".join(hud.status_lines(s, 59.0, 2.0))
+
+
+def test_selection_panel_shows_the_body_state():
+    s = Session(ball_scene)
+    for _ in range(30):
+        s.tick(1 / 60)
+    ball = s.ctx.get("ball")
+    text = "\n".join(hud.selection_lines(s, ball))
+    vy = s.body_of(ball).core.speed[1]
+    assert vy < 0.0 and f"{vy:8.3f}" in text
+    assert "state    moving" in text and "sim unit active #0: 1 core(s)" in text
+    assert "friction 0.8  elasticity 0.2" in text
+    assert "not physicalized" in "\n".join(hud.selection_lines(s, s.ctx.get("floor")))
+
+
+def test_picking_finds_the_nearest_entity_along_the_ray():
+    ctx = ball_scene()
+    ball, floor = ctx.get("ball"), ctx.get("floor")
+    centre = ball.get_world_matrix().as_array()[3, :3].astype(float)
+    eye = centre + (0.0, 0.0, -30.0)
+    hit = pick(ctx.entities, eye, np.array([0.0, 0.0, 1.0]))
+    assert hit[0] is ball and np.allclose(hit[1], centre - (0.0, 0.0, 2.0), atol=0.05)
+    hit = pick(ctx.entities, (0.0, 50.0, 0.0), np.array([0.0, -1.0, 0.0]))   # straight down: ball above floor
+    assert hit[0] is ball
+    hit = pick(ctx.entities, (15.0, 50.0, 0.0), np.array([0.0, -1.0, 0.0]))
+    assert hit[0] is floor and hit[1][1] == pytest.approx(0.0)
+    assert pick(ctx.entities, (0.0, 50.0, 0.0), np.array([0.0, 1.0, 0.0])) is None

@@ -1,0 +1,84 @@
+"""The text of the heads-up display and of the selection panel (no pyglet here)."""
+
+from __future__ import annotations
+
+import math
+
+from ivp import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW
+
+STATE_NAMES = {MT_MOVING: "moving", MT_SLOW: "slow", MT_CALM: "calm", MT_NOT_SIM: "asleep"}
+
+
+def _vec(v) -> str:
+    return "(" + ", ".join(f"{x:8.3f}" for x in v) + ")"
+
+
+def status_lines(session, fps: float, draw_ms: float) -> list[str]:
+    """Simulated time, time factor, PSIs this frame, frame rate, awake / total bodies."""
+    env = session.env
+    tf = session.physics.time_factor
+    state = "PAUSED" if session.paused else f"time factor {tf:g}"
+    awake, total = session.awake_count()
+    lines = [
+        f"t {env.current_time:9.3f} s   {state}   speed x{session.speed:g}",
+        f"PSIs this frame {session.frame_psis:2d}   total {env.psi_count}",
+        f"{fps:5.1f} fps   sim {session.sim_ms:5.1f} ms   draw {draw_ms:5.1f} ms",
+        f"bodies awake {awake} / {total}",
+    ]
+    game = game_lines(session.ctx)
+    if game:
+        lines.append(game)
+    if session.error:
+        lines.append(session.error)
+    errors = session.ctx.errors
+    if errors:
+        lines.append(f"{len(errors)} behaviour error(s), last: {errors[-1]}")
+    return lines
+
+
+def game_lines(ctx) -> str:
+    """Score, lives and level of the gameplay, when the scene has one."""
+    game = getattr(ctx, "gameplay", None)
+    if game is None:
+        return ""
+    parts = [f"{name} {getattr(game, name)}" for name in ("score", "lives", "level", "state")
+             if getattr(game, name, None) is not None]
+    return "   ".join(parts)
+
+
+def unit_line(manager, unit) -> str:
+    """Which list of the sim-unit manager holds the unit, its cores and controllers."""
+    where, units = ("active", manager.active) if unit in manager.active else ("frozen", manager.frozen)
+    index = next((i for i, u in enumerate(units) if u is unit), -1)
+    controllers = ", ".join(type(e.controller).__name__ for e in unit.entries) or "none"
+    return f"sim unit {where} #{index}: {len(unit.cores)} core(s); {controllers}"
+
+
+def selection_lines(session, entity) -> list[str]:
+    """Position, velocity, angular velocity, awake or asleep, sim unit, material."""
+    lines = [entity.name]
+    body = session.body_of(entity)
+    pos = entity.get_world_matrix().as_array()[3, :3]
+    lines.append(f"position {_vec(pos)}")
+    if body is None:
+        lines.append("not physicalized")
+        return lines
+    core = body.core
+    if core.physical_unmoveable:
+        lines.append("fixed")
+    else:
+        speed = math.sqrt(sum(v * v for v in core.speed))
+        lines.append(f"velocity {_vec(core.speed)}  |v| {speed:.3f}")
+        lines.append(f"ang. vel {_vec(core.rot_speed)}")
+        lines.append(f"state    {STATE_NAMES.get(core.movement_state, core.movement_state)}")
+        lines.append(f"mass     {core.mass:g}")
+    unit = core.sim_unit_of_core
+    if unit is not None:
+        lines.append(unit_line(session.env.sim_unit_manager, unit))
+    rec = session.physics.record_of(entity)
+    if rec is not None:
+        material = f"friction {rec.friction:g}  elasticity {rec.elasticity:g}"
+        if body.nocoll_group:
+            material += f"  group {body.nocoll_group!r}"
+        lines.append(material)
+    return lines

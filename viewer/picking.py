@@ -1,0 +1,55 @@
+"""Which entity is under the mouse: a ray against the entities' triangles (no pyglet)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .drawlist import bounding_sphere
+
+
+def ray_triangles(origin, direction, corners: np.ndarray) -> float | None:
+    """Nearest positive ray parameter t at which origin + t direction meets one
+    of the triangles (corners (m, 3, 3)), or None (Moller-Trumbore, both sides)."""
+    a, b, c = corners[:, 0], corners[:, 1], corners[:, 2]
+    e1, e2 = b - a, c - a
+    p = np.cross(direction, e2)
+    det = np.einsum("ij,ij->i", e1, p)
+    ok = np.abs(det) > 1e-12
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = origin - a
+    u = np.einsum("ij,ij->i", s, p) * inv
+    q = np.cross(s, e1)
+    v = (q @ direction) * inv
+    t = np.einsum("ij,ij->i", e2, q) * inv
+    hit = ok & (u >= 0.0) & (v >= 0.0) & (u + v <= 1.0) & (t > 0.0)
+    return float(t[hit].min()) if hit.any() else None
+
+
+def pick(entities, origin, direction):
+    """(entity, world point) nearest along the ray among the visible entities
+    with a mesh, or None. Bounding spheres skip entities the ray misses."""
+    origin = np.asarray(origin, dtype=np.float64)
+    direction = np.asarray(direction, dtype=np.float64)
+    best = None
+    for e in entities:
+        mesh = e.mesh
+        if mesh is None or not e.visible or len(mesh.faces) == 0:
+            continue
+        m = np.asarray(e.get_world_matrix().as_array(), dtype=np.float64)
+        centre, radius = bounding_sphere(mesh)
+        c_world = np.append(centre, 1.0) @ m
+        scale = max(np.linalg.norm(m[:3, :3], axis=1))
+        to_c = c_world[:3] - origin
+        along = to_c @ direction
+        if np.linalg.norm(to_c - along * direction) > radius * scale:
+            continue
+        inv = np.linalg.inv(m)                          # world -> entity frame (row vectors)
+        o_local = (np.append(origin, 1.0) @ inv)[:3]
+        d_local = (np.append(direction, 0.0) @ inv)[:3]
+        v = np.asarray(mesh.vertices, dtype=np.float64)
+        t = ray_triangles(o_local, d_local, v[np.asarray(mesh.faces)])
+        if t is not None and (best is None or t < best[0]):
+            best = (t, e)
+    if best is None:
+        return None
+    return best[1], origin + best[0] * direction

@@ -1,0 +1,190 @@
+"""A scene being watched: the frame loop and the viewer's controls, with no window.
+
+The window (viewer/window.py) turns events into calls here, and the headless
+render drives the same loop with a fixed frame time, so everything the user can
+do is testable without a display.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+from ivp import MT_NOT_SIM
+
+STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
+SPEEDS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
+
+
+class FrameClock:
+    """The viewer's frame clock with its stall guard (DESIGN "One frame").
+
+    A gap longer than STALL_MS (a window drag, a breakpoint, a slow reload) is
+    discarded: the frame counts as long as the previous normal one, so the
+    simulation neither jumps nor replays the stall as a burst of PSIs.
+    """
+
+    def __init__(self, nominal_ms: float = 1000.0 / 60.0):
+        self.last_ms = nominal_ms
+        self.stalls = 0
+
+    def frame_ms(self, dt_s: float) -> float:
+        ms = dt_s * 1000.0
+        if not math.isfinite(ms) or ms < 0.0:
+            raise ValueError(f"frame clock: frame time {dt_s!r} s is not a time")
+        if ms > STALL_MS:
+            self.stalls += 1
+            return self.last_ms
+        self.last_ms = ms
+        return ms
+
+
+def step_one_psi(physics) -> None:
+    """Run the environment to just past its next PSI, then write back (the
+    single-step control): exactly one PSI, whatever the time factor."""
+    env = physics.env
+    tm = env.time_manager
+    env.simulate_until(tm.base_time + tm.min_value() + env.delta_PSI_time * 1e-3)
+    physics.write_back()
+
+
+class Session:
+    """The loaded scene, the clock, pause and speed, selection and reloads.
+
+    `load()` returns a CKContext (or an object with `.ctx`); `watch` lists the
+    files whose change on disk reloads the scene.
+    """
+
+    def __init__(self, load, watch=(), title: str = "scene"):
+        self._load = load
+        self.watch = [Path(p) for p in watch]
+        self.title = title
+        self.clock = FrameClock()
+        self.error = None             # a failed reload, shown by the HUD
+        self.keys = frozenset()
+        self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
+        self.frames = 0
+        self._start(self._load_ctx())
+
+    # --- loading --------------------------------------------------------------
+
+    def _load_ctx(self):
+        loaded = self._load()
+        return getattr(loaded, "ctx", loaded)
+
+    def _start(self, ctx) -> None:
+        self.ctx = ctx
+        self.paused = False
+        self.speed = 1.0
+        self._saved_time_factor = None
+        self.selected = None
+        self._mtimes = self._stat()
+        self._errors_seen = len(ctx.errors)
+
+    def _stat(self) -> dict:
+        return {p: p.stat().st_mtime_ns for p in self.watch if p.exists()}
+
+    def restart(self) -> bool:
+        """Load the scene afresh. On failure the running scene is kept and the
+        error is shown; returns whether the new scene runs."""
+        try:
+            ctx = self._load_ctx()
+        except Exception as exc:     # a broken scene file must not end the session
+            self.error = f"reload failed: {type(exc).__name__}: {exc}"
+            self._mtimes = self._stat()
+            return False
+        self.error = None
+        self._start(ctx)
+        return True
+
+    def reload_if_changed(self) -> bool:
+        if self._stat() != self._mtimes:
+            return self.restart()
+        return False
+
+    # --- the frame --------------------------------------------------------------
+
+    @property
+    def physics(self):
+        return self.ctx.physics
+
+    @property
+    def env(self):
+        return self.ctx.physics.env
+
+    def tick(self, dt_s: float) -> None:
+        """One frame: key state -> behaviours and blocks -> physics -> write-back."""
+        frame_ms = self.clock.frame_ms(dt_s)
+        self.ctx.input_manager.set_keys(self.keys)
+        t0 = time.perf_counter()
+        self.ctx.process_frame(frame_ms)
+        self.sim_ms = (time.perf_counter() - t0) * 1000.0
+        self.frames += 1
+
+    @property
+    def frame_psis(self) -> int:
+        return self.physics.frame_psis
+
+    def new_errors(self) -> list:
+        """Behaviour errors recorded since the last call (the frame goes on)."""
+        errs = self.ctx.errors[self._errors_seen:]
+        self._errors_seen = len(self.ctx.errors)
+        return errs
+
+    # --- time controls ------------------------------------------------------------
+
+    def toggle_pause(self) -> None:
+        """Pause = time factor 0 (as Ballance pauses); resume restores it."""
+        if self.paused:
+            self.physics.time_factor = self._saved_time_factor
+            self.paused = False
+        else:
+            self._saved_time_factor = self.physics.time_factor
+            self.physics.time_factor = 0.0
+            self.paused = True
+
+    def step(self) -> None:
+        """Pause if needed, then advance by one PSI."""
+        if not self.paused:
+            self.toggle_pause()
+        step_one_psi(self.physics)
+
+    def change_speed(self, direction: int) -> None:
+        """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""
+        i = min(max(SPEEDS.index(self.speed) + direction, 0), len(SPEEDS) - 1)
+        factor = SPEEDS[i] / self.speed
+        self.speed = SPEEDS[i]
+        if self.paused:
+            self._saved_time_factor *= factor
+        else:
+            self.physics.time_factor *= factor
+
+    # --- bodies -------------------------------------------------------------------------
+
+    def body_of(self, entity):
+        return self.physics.body_of(entity)
+
+    def is_sleeping(self, entity) -> bool:
+        body = self.body_of(entity)
+        return (body is not None and not body.core.physical_unmoveable
+                and body.core.movement_state == MT_NOT_SIM)
+
+    def bodies(self) -> list:
+        return [b for b in (self.body_of(e) for e in self.ctx.entities) if b is not None]
+
+    def awake_count(self) -> tuple[int, int]:
+        movable = [b for b in self.bodies() if not b.core.physical_unmoveable]
+        return sum(b.core.movement_state != MT_NOT_SIM for b in movable), len(movable)
+
+    def flick(self, entity, point_ws, dv_ws) -> bool:
+        """Push a body at a world point with the impulse that changes its speed by
+        about dv (mass x dv), as Physics Impulse does (ivp spec 13.1): fixed bodies
+        are skipped, the body is woken and the impulse lands at the next PSI."""
+        body = self.body_of(entity)
+        if body is None or body.core.physical_unmoveable:
+            return False
+        impulse = tuple(float(body.core.mass * c) for c in dv_ws)
+        body.wake()
+        body.async_push_object_ws(tuple(float(c) for c in point_ws), impulse)
+        return True

@@ -1,0 +1,381 @@
+"""The interactive pyglet window: frame loop, cameras, HUD, help, overlays, picking.
+
+Call `display.configure` before importing this module.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pyglet
+from pyglet.math import Mat4
+from pyglet.window import key, mouse
+
+from . import camera, hud, overlays, png
+from .drawlist import gather
+from .picking import pick
+from .renderer import Offscreen, Renderer
+
+RELOAD_CHECK_S = 0.5
+FLY_SPEED = 40.0            # world units per second for the free camera's WASD
+FLICK_GAIN = 2.0            # 1/s: a drag of d world units gives the body d * gain m/s
+
+
+@dataclass(frozen=True)
+class Control:
+    keys: tuple             # pyglet symbols; the first one free of the game is used
+    label: str
+    action: str
+
+
+# MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
+CONTROLS = (
+    Control((key.SPACE, key.P), "pause / resume (time factor 0)", "pause"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
+    Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
+    Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
+    Control((key.BACKSPACE,), "restart the scene", "restart"),
+    Control((key.F5,), "reload the scene file (also automatic on change)", "reload"),
+    Control((key.C,), "scene camera / free camera", "camera"),
+    Control((key.F,), "free camera: frame the selection or the scene", "frame"),
+    Control((key._1,), "overlay: contact points and normals", "contacts"),
+    Control((key._2,), "overlay: sleeping bodies tinted", "sleeping"),
+    Control((key._3,), "overlay: bounding spheres", "spheres"),
+    Control((key._4,), "overlay: joint anchors and axes", "joints"),
+    Control((key._5,), "overlay: force arrows", "forces"),
+    Control((key.H,), "heads-up display on / off", "hud"),
+    Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F1,), "this help", "help"),
+    Control((key.ESCAPE,), "quit", "quit"),
+)
+
+MOUSE_HELP = (
+    "left click: select a body (its state in the panel)",
+    "ctrl + left drag from a body: push it (an impulse on release)",
+    "left drag: orbit   right drag: pan   wheel: zoom (free camera)",
+    "W A S D Q E: fly the free camera",
+)
+
+# Names the behaviours read from the input manager.
+KEY_NAMES = {key.UP: "Up", key.DOWN: "Down", key.LEFT: "Left", key.RIGHT: "Right",
+             key.SPACE: "Space", key.LSHIFT: "LShift", key.RSHIFT: "RShift",
+             key.LCTRL: "LCtrl", key.RCTRL: "RCtrl", key.RETURN: "Return", key.ESCAPE: "Escape"}
+
+
+def key_name(symbol: int) -> str:
+    name = KEY_NAMES.get(symbol)
+    if name is None:
+        name = key.symbol_string(symbol).lstrip("_")
+        name = name if len(name) == 1 else name.capitalize()
+    return name
+
+
+def bindings(game_keys) -> dict[int, str]:
+    """Symbol -> viewer action, leaving the keys the scene's gameplay owns to it."""
+    out = {}
+    for c in CONTROLS:
+        for k in c.keys:
+            if key_name(k) not in game_keys:
+                out[k] = c.action
+    return out
+
+
+def help_lines(game_keys) -> list[str]:
+    lines = ["Controls (F1 closes)"]
+    for c in CONTROLS:
+        names = [key_name(k) for k in c.keys if key_name(k) not in game_keys]
+        lines.append(f"{' / '.join(names):>12}  {c.label}")
+    lines.extend(MOUSE_HELP)
+    if game_keys:
+        lines.append("the scene's gameplay owns: " + " ".join(sorted(game_keys)))
+    return lines
+
+
+def scene_bounds(ctx) -> tuple[np.ndarray, float]:
+    """A sphere around every visible entity's position (free camera framing)."""
+    pts = [e.get_world_matrix().as_array()[3, :3] for e in ctx.entities if e.visible and e.mesh is not None]
+    if not pts:
+        return np.zeros(3), 10.0
+    pts = np.asarray(pts, dtype=np.float64)
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    return (lo + hi) / 2.0, max(float(np.linalg.norm(hi - lo)) / 2.0, 10.0)
+
+
+class View:
+    """What the viewer draws: camera choice, overlays, selection, HUD; shared by
+    the window and the headless render."""
+
+    def __init__(self, session, scene_camera=None):
+        self.session = session
+        self.scene_camera = scene_camera     # ctx -> VxMatrix-like world matrix, or None
+        self.orbit = camera.OrbitCamera()
+        self.use_scene_camera = True
+        self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
+                         "joints": False, "forces": False}
+        self.frame_scene()
+
+    def frame_scene(self) -> None:
+        sel = self.session.selected
+        if sel is not None:
+            self.orbit.frame(sel.get_world_matrix().as_array()[3, :3], 8.0)
+        else:
+            self.orbit.frame(*scene_bounds(self.session.ctx))
+
+    def camera_world(self) -> np.ndarray:
+        if self.use_scene_camera and self.scene_camera is not None:
+            m = self.scene_camera(self.session.ctx)
+            if m is not None:
+                return np.asarray(m, dtype=np.float64)
+        return self.orbit.world_matrix()
+
+    def colour_of(self, entity):
+        c = entity.color
+        if entity is self.session.selected:
+            return overlays.tint(c, overlays.SELECTED_TINT, 0.5)
+        if self.overlays["sleeping"] and self.session.is_sleeping(entity):
+            return overlays.tint(c, overlays.ASLEEP_TINT)
+        return c
+
+    def lines(self):
+        s = self.session
+        lines = overlays.Lines()
+        env = s.env
+        t = env.current_time
+        on = self.overlays
+        if on["spheres"]:
+            overlays.bounding_spheres(lines, s.bodies(), t)
+        if on["joints"] or on["forces"]:
+            ctrls = overlays.controllers(env)
+            if on["joints"]:
+                overlays.joint_marks(lines, ctrls, t)
+            if on["forces"]:
+                overlays.force_arrows(lines, ctrls, t)
+        if on["contacts"] and env.collision is not None:
+            overlays.contact_marks(lines, env.collision.contacts())
+        return lines.arrays()
+
+    def draw(self, renderer: Renderer, size) -> None:
+        groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of)
+        segments, colours = self.lines()
+        renderer.draw(groups, self.camera_world(), size, segments, colours)
+
+
+class TextPanel:
+    """A block of monospaced lines at a corner of the window, on a dark backing."""
+
+    def __init__(self, anchor_x: str, anchor_y: str):
+        self.anchor_x, self.anchor_y = anchor_x, anchor_y
+        self.batch = pyglet.graphics.Batch()
+        self.label = pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=11, multiline=True,
+                                       width=900, color=(255, 255, 255, 255), batch=self.batch,
+                                       anchor_x="left", anchor_y="top")
+        self.backing = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 140), batch=self.batch)
+        self.backing.group = pyglet.graphics.Group(order=-1)
+
+    def draw(self, lines, width: int, height: int, margin: int = 8) -> None:
+        self.label.text = "\n".join(lines)
+        w = self.label.content_width
+        h = self.label.content_height
+        x = margin if self.anchor_x == "left" else (width - w - margin if self.anchor_x == "right"
+                                                     else (width - w) // 2)
+        y = height - margin if self.anchor_y == "top" else (height + h) // 2
+        self.label.x, self.label.y = x, y
+        self.backing.x, self.backing.y = x - 4, y - h - 4
+        self.backing.width, self.backing.height = w + 8, h + 8
+        self.batch.draw()
+
+
+class Overlay2D:
+    """HUD, selection panel and help, drawn over the 3D image."""
+
+    def __init__(self):
+        self.status = TextPanel("left", "top")
+        self.selection = TextPanel("right", "top")
+        self.help = TextPanel("center", "center")
+
+    def draw(self, window, view: View, size, fps: float, draw_ms: float, show_hud: bool,
+             show_help: bool, game_keys) -> None:
+        width, height = size
+        window.projection = Mat4.orthogonal_projection(0, width, 0, height, -255, 255)
+        pyglet.gl.glViewport(0, 0, width, height)
+        s = view.session
+        if show_hud:
+            self.status.draw(hud.status_lines(s, fps, draw_ms), width, height)
+            if s.selected is not None:
+                self.selection.draw(hud.selection_lines(s, s.selected), width, height)
+        if show_help:
+            self.help.draw(help_lines(game_keys), width, height)
+
+
+def render_image(window, view: View, renderer: Renderer, size, overlay: Overlay2D | None = None) -> np.ndarray:
+    """One frame into an offscreen buffer of `size`, as (h, w, 3) uint8."""
+    target = Offscreen(*size)
+    target.bind()
+    view.draw(renderer, size)
+    if overlay is not None:
+        overlay.draw(window, view, size, 0.0, 0.0, True, False, ())
+    return target.read()
+
+
+class ViewerWindow(pyglet.window.Window):
+    """The `ivp play` window."""
+
+    def __init__(self, session, scene_camera=None, game_keys=(), width: int = 1024, height: int = 768,
+                 **kwargs):
+        config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=1, samples=4,
+                                  major_version=3, minor_version=3)
+        try:
+            super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True,
+                             config=config, **kwargs)
+        except pyglet.window.NoSuchConfigException:
+            super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True, **kwargs)
+        self.session = session
+        self.scene_view = View(session, scene_camera)
+        self.game_keys = frozenset(game_keys)
+        self.bindings = bindings(self.game_keys)
+        self.renderer = Renderer()
+        self.overlay = Overlay2D()
+        self.show_hud = True
+        self.show_help = False
+        self.fps = 0.0
+        self.draw_ms = 0.0
+        self.shots = 0
+        self._held = set()
+        self._drag = None           # (entity, grab point, screen start) for a push
+        self._fly = set()
+        pyglet.clock.schedule(self.tick)
+        pyglet.clock.schedule_interval(self.check_reload, RELOAD_CHECK_S)
+
+    # --- frame loop ----------------------------------------------------------
+
+    def tick(self, dt: float) -> None:
+        self.session.keys = frozenset(key_name(k) for k in self._held)
+        self.session.tick(dt)
+        self.fly(dt)
+        if dt > 0.0:
+            self.fps = 0.9 * self.fps + 0.1 / dt if self.fps else 1.0 / dt
+
+    def check_reload(self, dt: float) -> None:
+        self.session.reload_if_changed()
+
+    def fly(self, dt: float) -> None:
+        axes = {key.D: (1, 0, 0), key.A: (-1, 0, 0), key.E: (0, 1, 0), key.Q: (0, -1, 0),
+                key.W: (0, 0, 1), key.S: (0, 0, -1)}
+        move = sum((np.array(axes[k]) for k in self._fly if k in axes), np.zeros(3))
+        if move.any():
+            self.scene_view.use_scene_camera = False
+            self.scene_view.orbit.move(*(move * FLY_SPEED * dt))
+
+    def on_resize(self, width, height):
+        """Keep pyglet's 2D projection for the HUD only; the 3D lens is the renderer's."""
+        return pyglet.event.EVENT_HANDLED
+
+    def on_draw(self):
+        size = self.get_framebuffer_size()
+        t0 = time.perf_counter()
+        self.scene_view.draw(self.renderer, size)
+        self.draw_ms = (time.perf_counter() - t0) * 1000.0
+        self.overlay.draw(self, self.scene_view, size, self.fps, self.draw_ms, self.show_hud, self.show_help,
+                          self.game_keys)
+
+    # --- keys ------------------------------------------------------------------------
+
+    def on_key_press(self, symbol, modifiers):
+        action = self.bindings.get(symbol)
+        if action is None:
+            if symbol in (key.W, key.A, key.S, key.D, key.Q, key.E) and key_name(symbol) not in self.game_keys:
+                self._fly.add(symbol)
+            self._held.add(symbol)
+            return pyglet.event.EVENT_HANDLED
+        self.do(action)
+        return pyglet.event.EVENT_HANDLED
+
+    def on_key_release(self, symbol, modifiers):
+        self._held.discard(symbol)
+        self._fly.discard(symbol)
+        return pyglet.event.EVENT_HANDLED
+
+    def do(self, action: str) -> None:
+        s, v = self.session, self.scene_view
+        if action == "pause":
+            s.toggle_pause()
+        elif action == "step":
+            s.step()
+        elif action in ("slower", "faster"):
+            s.change_speed(-1 if action == "slower" else 1)
+        elif action in ("restart", "reload"):
+            s.restart()
+        elif action == "camera":
+            v.use_scene_camera = not v.use_scene_camera
+        elif action == "frame":
+            v.use_scene_camera = False
+            v.frame_scene()
+        elif action in v.overlays:
+            v.overlays[action] = not v.overlays[action]
+        elif action == "hud":
+            self.show_hud = not self.show_hud
+        elif action == "help":
+            self.show_help = not self.show_help
+        elif action == "screenshot":
+            self.screenshot()
+        elif action == "quit":
+            self.close()
+
+    def screenshot(self) -> str:
+        img = render_image(self, self.scene_view, self.renderer, self.get_framebuffer_size(), self.overlay)
+        self.shots += 1
+        path = png.write(f"viewer-{self.shots:03d}.png", img)
+        return str(path)
+
+    # --- mouse ------------------------------------------------------------------------
+
+    def ray(self, x: float, y: float):
+        w, h = self.get_size()
+        return self.renderer.lens.pixel_ray(self.scene_view.camera_world(), w / h, 2.0 * x / w - 1.0, 2.0 * y / h - 1.0)
+
+    def on_mouse_press(self, x, y, button, modifiers):
+        if button != mouse.LEFT:
+            return
+        hit = pick(self.session.ctx.entities, *self.ray(x, y))
+        if hit is None:
+            return
+        entity, point = hit
+        if modifiers & key.MOD_CTRL and self.session.body_of(entity) is not None:
+            self._drag = (entity, point, (x, y))
+        else:
+            self.session.selected = entity if entity is not self.session.selected else None
+
+    def on_mouse_release(self, x, y, button, modifiers):
+        if self._drag is None:
+            return
+        entity, point, start = self._drag
+        self._drag = None
+        self.session.flick(entity, point, self.drag_vector(point, start, (x, y)) * FLICK_GAIN)
+
+    def drag_vector(self, point, start, end) -> np.ndarray:
+        """The mouse displacement as a world vector in the camera plane through `point`."""
+        m = self.scene_view.camera_world()
+        w, h = self.get_size()
+        depth = float((np.asarray(point) - m[3, :3]) @ m[2, :3])
+        tan_x, tan_y = self.renderer.lens.tan_half_fov(w / h)
+        dx = (end[0] - start[0]) / (w / 2.0) * tan_x * depth
+        dy = (end[1] - start[1]) / (h / 2.0) * tan_y * depth
+        return dx * m[0, :3] + dy * m[1, :3]
+
+    def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+        if self._drag is not None:
+            return
+        v = self.scene_view
+        if buttons & mouse.LEFT:
+            v.use_scene_camera = False
+            v.orbit.rotate(dx * 0.01, -dy * 0.01)
+        elif buttons & (mouse.RIGHT | mouse.MIDDLE):
+            v.use_scene_camera = False
+            k = v.orbit.distance * 0.002
+            v.orbit.move(-dx * k, -dy * k, 0.0)
+
+    def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+        self.scene_view.use_scene_camera = False
+        self.scene_view.orbit.zoom(0.9 ** scroll_y)
