@@ -269,3 +269,50 @@ class PhysicsManager:
         for obj in self.write_back_objects:
             R, vv = obj.get_m_world_f_object_AT(t)
             obj.client_data.set_world_matrix(VxMatrix.from_rotation_translation(R, f32v(*vv)))
+
+    # --- direct Python use of the blocks (scripts) --------------------------------------
+
+    def _block(self, kind: str, entity, pins: dict, input_name: str | None = None):
+        from . import blocks
+
+        blk = getattr(blocks, kind)(target=entity, context=self.context, **pins)
+        blk.trigger(input_name)
+        return blk
+
+    def physicalize(self, entity, **pins):
+        """The Physicalize block's first input; returns the body (the existing one
+        when already physicalized: its parameters are not updated)."""
+        self._block("Physicalize", entity, pins, "Physicalize")
+        return self.body_of(entity)
+
+    def unphysicalize(self, entity) -> None:
+        self._block("Physicalize", entity, {}, "Unphysicalize")
+
+    def set_force(self, entity, **pins):
+        """SetPhysicsForce's Create; returns the block (``.destroy()`` removes the force)."""
+        return self._block("SetPhysicsForce", entity, pins)
+
+    def impulse(self, entity, **pins) -> None:
+        self._block("PhysicsImpulse", entity, pins)
+
+    def spring(self, entity, **pins):
+        return self._block("SetPhysicsSpring", entity, pins)
+
+    def hinge(self, entity, **pins):
+        return self._block("SetPhysicsHinge", entity, pins)
+
+    def slider(self, entity, **pins):
+        return self._block("SetPhysicsSlider", entity, pins)
+
+    def ball_joint(self, entity, **pins):
+        return self._block("SetPhysicsBallJoint", entity, pins)
+
+    def wake_up(self, entity) -> None:
+        self._block("PhysicsWakeUp", entity, {})
+
+    def coll_detection(self, entity, **pins):
+        """PhysicsCollDetection's Create; poll ``block.take_outputs()`` and ``block.outputs``."""
+        return self._block("PhysicsCollDetection", entity, pins)
+
+    def continuous_contact(self, entity, **pins):
+        return self._block("PhysicsContinuousContact", entity, pins)

@@ -1,0 +1,15 @@
+"""The physics building blocks (glue-and-content 2) and their base classes."""
+
+from .base import ACTIVATE_NEXT_FRAME, DONE, BuildingBlock, HandleBlock, Pin, snake
+from .contacts import PhysicsCollDetection, PhysicsContinuousContact
+from .forces import PhysicsImpulse, SetPhysicsForce
+from .joints import SetPhysicsBallJoint, SetPhysicsHinge, SetPhysicsSlider, SetPhysicsSpring
+from .physicalize import Physicalize
+from .world import DeleteCollisionSurfaces, PhysicsReset, PhysicsWakeUp, SetPhysicsGlobals
+
+__all__ = [
+    "DONE", "ACTIVATE_NEXT_FRAME", "BuildingBlock", "HandleBlock", "Pin", "snake",
+    "Physicalize", "SetPhysicsForce", "PhysicsImpulse", "SetPhysicsSpring", "SetPhysicsHinge",
+    "SetPhysicsSlider", "SetPhysicsBallJoint", "PhysicsWakeUp", "SetPhysicsGlobals",
+    "PhysicsCollDetection", "PhysicsContinuousContact", "PhysicsReset", "DeleteCollisionSurfaces",
+]

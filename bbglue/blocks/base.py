@@ -1,0 +1,288 @@
+"""Building blocks: inputs, outputs, input parameters (pins), settings, locals and
+output parameters (glue-and-content 2 and 4).
+
+Pins are CK values: float and vector pins hold f32 (spec 1.3), entity pins a
+CK3dEntity or None, mesh pins a bbglue.Mesh or None. The Python keyword of a pin
+is the snake_case of its name ("Force Value" -> ``force_value``). A wrong type or
+an unknown pin is a TypeError naming the block, the pin and the target.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+
+from ivp.fp import f32, f32v
+
+from ..entity import CK3dEntity
+from ..meshes import Mesh
+from ..physics import Command
+
+DONE = "done"                                  # CKBR_OK
+ACTIVATE_NEXT_FRAME = "activate next frame"    # CKBR_ACTIVATENEXTFRAME
+
+BOOL, INT, FLOAT, VECTOR, STRING, ENTITY, MESH = "bool", "int", "float", "vector", "string", "3d entity", "mesh"
+
+
+def snake(name: str) -> str:
+    """'Force Value' -> 'force_value', 'Speed (0-1)' -> 'speed_0_1'."""
+    return re.sub(r"[^0-9a-z]+", "_", name.lower()).strip("_")
+
+
+class Pin:
+    """A named, typed parameter with its default (``py`` overrides the keyword)."""
+
+    __slots__ = ("name", "kind", "default", "py")
+
+    def __init__(self, name: str, kind: str, default=None, py: str | None = None):
+        self.name = name
+        self.kind = kind
+        self.default = default
+        self.py = py or snake(name)
+
+
+def _coerce(kind: str, value, where: str):
+    """Convert a value to the CK type of a pin (f32 for floats and vectors)."""
+    if kind == BOOL:
+        if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+            return bool(value)
+        raise TypeError(f"{where}: expected TRUE/FALSE, got {value!r}")
+    if kind == INT:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        raise TypeError(f"{where}: expected an integer, got {value!r}")
+    if kind == FLOAT:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{where}: expected a number, got {value!r}")
+        if not math.isfinite(value):
+            raise ValueError(f"{where}: {value!r} is NaN or infinite")
+        return f32(float(value))
+    if kind == VECTOR:
+        try:
+            t = tuple(value)
+        except TypeError:
+            raise TypeError(f"{where}: expected a vector of 3 numbers, got {value!r}") from None
+        if len(t) != 3 or any(isinstance(c, bool) or not isinstance(c, (int, float)) for c in t):
+            raise TypeError(f"{where}: expected a vector of 3 numbers, got {value!r}")
+        if not all(math.isfinite(c) for c in t):
+            raise ValueError(f"{where}: {t} is NaN or infinite")
+        return f32v(*(float(c) for c in t))
+    if kind == STRING:
+        if isinstance(value, str):
+            return value
+        raise TypeError(f"{where}: expected a string, got {value!r}")
+    if kind == ENTITY:
+        if value is None or isinstance(value, CK3dEntity):
+            return value
+        raise TypeError(f"{where}: expected a 3D entity or None, got {type(value).__name__} {value!r}")
+    if kind == MESH:
+        if value is None or isinstance(value, Mesh):
+            return value
+        raise TypeError(f"{where}: expected a bbglue.Mesh or None, got {type(value).__name__} {value!r}")
+    raise AssertionError(kind)
+
+
+class BuildingBlock:
+    """A building block; subclasses declare NAME, INPUTS, OUTPUTS, SETTINGS,
+    ``pins()`` (which may depend on the settings), OUT_PINS and ``execute``."""
+
+    NAME = "Building Block"
+    INPUTS = ("In",)
+    OUTPUTS = ("Out",)
+    SETTINGS: tuple = ()
+    PINS: tuple = ()
+    OUT_PINS: tuple = ()
+
+    def __init__(self, target=None, context=None, **values):
+        self.target = _coerce(ENTITY, target, f"{self.NAME}: target") if target is not None else None
+        self.context = context if context is not None else getattr(target, "context", None)
+        self.settings = {}
+        for pin in self.SETTINGS:
+            self.settings[pin.name] = _coerce(pin.kind, pin.default, self._where(pin)) \
+                if pin.default is not None else None
+        by_py = {p.py: p for p in self.SETTINGS}
+        for key in [k for k in values if k in by_py]:
+            self.set_setting(by_py[key].name, values.pop(key))
+        self.params = {}
+        self._sync_params()
+        for key, value in values.items():
+            self.set_pin(key, value)
+        self.outputs = {p.name: None for p in self.OUT_PINS}
+        self.locals = {}
+        self.handle = None
+        self.active_inputs = set()
+        self.fired_outputs = []
+
+    # --- description ------------------------------------------------------------
+
+    def describe(self) -> str:
+        tgt = f" on {self.target.name!r}" if self.target is not None else ""
+        return f"{self.NAME}{tgt}"
+
+    def _where(self, pin: Pin) -> str:
+        return f"{self.describe()}: pin {pin.name!r}"
+
+    def __repr__(self) -> str:
+        return f"<{self.describe()}>"
+
+    # --- parameters ---------------------------------------------------------------
+
+    def pins(self) -> tuple:
+        """The input parameters, given the current settings."""
+        return self.PINS
+
+    def _find(self, pins, key: str, what: str) -> Pin:
+        for p in pins:
+            if key == p.name or key == p.py:
+                return p
+        names = [p.py for p in pins]
+        close = difflib.get_close_matches(snake(key), names, n=2)
+        hint = f"; did you mean {' or '.join(close)}?" if close else ""
+        raise TypeError(f"{self.describe()}: unknown {what} {key!r} (it has {', '.join(names) or 'none'}){hint}")
+
+    def set_pin(self, key: str, value) -> None:
+        """Set an input parameter by CK name or snake_case keyword."""
+        pin = self._find(self.pins(), key, "pin")
+        self.params[pin.name] = _coerce(pin.kind, value, self._where(pin))
+
+    def pin(self, name: str):
+        return self.params[name]
+
+    def set_setting(self, key: str, value) -> None:
+        pin = self._find(self.SETTINGS, key, "setting")
+        if value is None:
+            raise TypeError(f"{self.describe()}: setting {pin.name!r} cannot be None")
+        self.settings[pin.name] = _coerce(pin.kind, value, f"{self.describe()}: setting {pin.name!r}")
+        if hasattr(self, "params"):
+            self._sync_params()
+
+    def _sync_params(self) -> None:
+        """Pins of the current settings: new ones at their default, values kept."""
+        old = self.params
+        self.params = {}
+        for pin in self.pins():
+            if pin.name in old:
+                self.params[pin.name] = old[pin.name]
+            else:
+                self.params[pin.name] = _coerce(pin.kind, pin.default, self._where(pin)) \
+                    if pin.default is not None else None
+
+    # --- inputs and outputs ---------------------------------------------------------
+
+    def activate_input(self, name: str) -> None:
+        if name not in self.INPUTS:
+            raise ValueError(f"{self.describe()}: no input {name!r} (inputs: {', '.join(self.INPUTS)})")
+        self.active_inputs.add(name)
+
+    def is_input_active(self, name: str) -> bool:
+        return name in self.active_inputs
+
+    def activate_output(self, name: str) -> None:
+        if name not in self.OUTPUTS:
+            raise ValueError(f"{self.describe()}: no output {name!r} (outputs: {', '.join(self.OUTPUTS)})")
+        self.fired_outputs.append(name)
+
+    def take_outputs(self) -> list:
+        out, self.fired_outputs = self.fired_outputs, []
+        return out
+
+    def execute(self, ctx) -> str:
+        """The behaviour function: reads the active inputs, returns DONE or
+        ACTIVATE_NEXT_FRAME."""
+        raise NotImplementedError
+
+    def trigger(self, input_name: str | None = None) -> list:
+        """Activate an input (default: the first) and execute at once, outside a
+        graph; returns the outputs fired."""
+        self.activate_input(input_name or self.INPUTS[0])
+        self.run(self.context)
+        return self.take_outputs()
+
+    def run(self, ctx) -> str:
+        """Execute with the active inputs, which are consumed."""
+        if ctx is None:
+            raise ValueError(f"{self.describe()}: no context (give a target or context=)")
+        self.context = ctx
+        try:
+            return self.execute(ctx)
+        finally:
+            self.active_inputs.clear()
+
+    # --- handles (glue-and-content 1, "Deferred commands") ----------------------------
+
+    def set_handle(self, handle) -> None:
+        self.handle = handle
+        self.context.physics.handle_blocks.add(self)
+
+    def forget_handle(self) -> None:
+        """A behaviour reset (or a new world): the handle goes, the object is not deleted."""
+        self.handle = None
+        if self.context is not None:
+            self.context.physics.handle_blocks.discard(self)
+
+    def reset(self) -> None:
+        """Behaviour reset: handle, pending command, locals and active inputs cleared."""
+        cmd = self.locals.get("command")
+        if cmd is not None and self.context is not None:
+            self.context.physics.cancel(cmd)
+        self.forget_handle()
+        self.locals.clear()
+        self.active_inputs.clear()
+
+
+class HandleBlock(BuildingBlock):
+    """A block whose first input queues a deferred command that creates an IVP
+    object (its handle) and whose second input destroys it (glue-and-content 1).
+
+    Create is a no-op while the handle is set or the command is queued; Destroy
+    cancels a queued command or deletes the handle's object.
+    """
+
+    INPUTS = ("Create", "Destroy")
+    OUTPUTS = ("Out1", "Out2")
+    CREATED = "Out1"          # the output fired by the first input (None: none)
+    DESTROYED = "Out2"
+
+    def execute(self, ctx) -> str:
+        if self.is_input_active(self.INPUTS[1]):
+            self.destroy_now(ctx)
+            if self.DESTROYED:
+                self.activate_output(self.DESTROYED)
+        if self.is_input_active(self.INPUTS[0]):
+            if self.handle is None and "command" not in self.locals:
+                self.locals["command"] = cmd = Command(self, None)
+                cmd.run = lambda: self._attempt(ctx, cmd)
+                ctx.physics.queue(cmd)
+            if self.CREATED:
+                self.activate_output(self.CREATED)
+        return DONE
+
+    def _attempt(self, ctx, cmd) -> bool:
+        done = self.create_handle(ctx.physics, cmd)
+        if done:
+            self.locals.pop("command", None)
+        return done
+
+    def destroy_now(self, ctx) -> None:
+        cmd = self.locals.pop("command", None)
+        if cmd is not None:
+            ctx.physics.cancel(cmd)
+        if self.handle is not None:
+            self.delete_handle(ctx.physics, self.handle)
+            self.forget_handle()
+
+    def create(self) -> list:
+        """Direct use: activate the first input now."""
+        return self.trigger(self.INPUTS[0])
+
+    def destroy(self) -> list:
+        """Direct use: activate the second input now."""
+        return self.trigger(self.INPUTS[1])
+
+    def create_handle(self, mgr, cmd) -> bool:
+        """Create the object and ``set_handle`` it; False to be retried next frame."""
+        raise NotImplementedError
+
+    def delete_handle(self, mgr, handle) -> None:
+        handle.delete()
