@@ -95,19 +95,14 @@ def red_mask(img) -> np.ndarray:
 
 
 def ball_scene():
-    """A CKContext with a floor (no body) and a wood ball body 10 above it, awake.
-
-    The body is made as Physicalize makes it (glue-and-content 2, 3: radius 2,
-    mass 1.9, friction 0.8, elasticity 0.2, damping 0.9 / 0.1).
-    """
-    import ivp
-    from bbglue import CKContext, PhysicsRecord, meshes
+    """A CKContext with a floor (no body) and a wood ball 10 above it,
+    physicalized by the Physicalize block (glue-and-content 3: radius 2, mass 1.9,
+    friction 0.8, elasticity 0.2, damping 0.9 / 0.1), awake."""
+    from bbglue import CKContext, meshes
+    from bbglue.blocks import Physicalize
     ctx = CKContext()
     ctx.create_entity("floor", meshes.tessellated_plane(60.0, 60.0), color=(0.5, 0.6, 0.5, 1.0))
     ball = ctx.create_entity("ball", meshes.sphere(2.0), position=(0.0, 10.0, 0.0), color=RED)
-    body = ctx.physics.env.create_ball(
-        ivp.BallTemplate(name="ball", mass=1.9, radius=2.0, speed_damp_factor=0.9,
-                         rot_speed_damp_factor=(0.1,) * 3, client_data=ball), (0.0, 10.0, 0.0))
-    ctx.physics.register(PhysicsRecord(ball, body, friction=0.8, elasticity=0.2))
-    body.wake()
+    Physicalize(ball, ball_count=1, convex_count=0, mass=1.9, friction=0.8, elasticity=0.2,
+                linear_speed_dampening=0.9, rot_speed_dampening=0.1, ball_radius_1=2.0).trigger()
     return ctx

@@ -11,6 +11,9 @@ import math
 import time
 from pathlib import Path
 
+import numpy as np
+
+from bbglue.blocks import PhysicsImpulse
 from ivp import MT_NOT_SIM
 
 STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
@@ -179,12 +182,13 @@ class Session:
 
     def flick(self, entity, point_ws, dv_ws) -> bool:
         """Push a body at a world point with the impulse that changes its speed by
-        about dv (mass x dv), as Physics Impulse does (ivp spec 13.1): fixed bodies
-        are skipped, the body is woken and the impulse lands at the next PSI."""
+        about dv (mass x |dv|), through the Physics Impulse block (ivp spec 13.1):
+        fixed bodies are skipped, the body wakes, the impulse lands at the next PSI."""
         body = self.body_of(entity)
-        if body is None or body.core.physical_unmoveable:
+        dv = np.asarray(dv_ws, dtype=np.float64)
+        size = float(np.linalg.norm(dv))
+        if body is None or body.core.physical_unmoveable or size == 0.0:
             return False
-        impulse = tuple(float(body.core.mass * c) for c in dv_ws)
-        body.wake()
-        body.async_push_object_ws(tuple(float(c) for c in point_ws), impulse)
+        PhysicsImpulse(entity, self.ctx, position=tuple(point_ws), direction=tuple(dv / size),
+                       impulse=body.core.mass * size).trigger()
         return True
