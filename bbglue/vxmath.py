@@ -105,19 +105,19 @@ class VxMatrix:
 def quat_from_vx(M: VxMatrix):
     """Spec 1.3: the rotation Physicalize passes to IVP, from an entity matrix.
 
-    The quaternion of the transposed 3 x 3 (IVP's 0x100191b0 formula), taken
-    after dividing out the uniform part of the scale (the cube root of |det|):
-    for a uniformly scaled matrix it is the exact rotation, for a non-uniform
-    scale it is close to, but not, the polar rotation ("keep: it is what the
-    game sees"). The core normalizes it again (spec 2.3).
+    IVP's quaternion formula (0x100191b0) on the transposed 3 x 3, after each
+    axis row is divided by its length. Our reading of "for uniformly scaled
+    matrices the result is the right rotation": exact for any scale along the
+    entity's own axes; a sheared matrix (a child of a rotated, non-uniformly
+    scaled parent) gives a rotation near, not equal to, the polar one. The core
+    normalizes the quaternion again (spec 2.3).
     """
-    R = M.ivp_rotation()
-    det = (R[0] * (R[4] * R[8] - R[5] * R[7]) - R[1] * (R[3] * R[8] - R[5] * R[6])
-           + R[2] * (R[3] * R[7] - R[4] * R[6]))
-    if not abs(det) > 1e-30:
+    a = M.as_array()[:3, :3].astype(np.float64)
+    n = np.linalg.norm(a, axis=1)
+    if not np.all(n > 1e-30):
         raise ValueError("entity matrix has a zero scale: no rotation can be taken from it")
-    k = 1.0 / abs(det) ** (1.0 / 3.0)
-    return umath.matrix_to_quat(tuple(r * k for r in R))
+    a = a / n[:, None]
+    return umath.matrix_to_quat(tuple(float(a[c, r]) for r in range(3) for c in range(3)))
 
 
 def rotation_matrix(axis, angle: float):
