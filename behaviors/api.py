@@ -1,0 +1,471 @@
+"""The behaviour API: Behavior, its manager, timers, delayed messages, initial conditions.
+
+A behaviour is a Python object attached to an entity (or to the scene, entity
+None). The context runs one BehaviorManager per context in its "behaviours and
+blocks" phase (after input and message delivery, before physics). Each frame the
+manager, in this order:
+
+1. advances its clock by the frame's clamped delta (``ctx.time_manager``);
+2. posts the delayed messages now due (the message manager delivers them at the
+   start of the next frame, like any message);
+3. starts the behaviours attached since the last frame (``on_start``);
+4. hands each behaviour the messages of this frame it listens to (``on_message``);
+5. runs ``on_frame(dt)`` of every behaviour, in attachment order;
+6. runs the timers and one-shot hooks, in creation order (those created during
+   this frame wait for the next);
+7. hands out the outputs that the collision-detection and continuous-contact
+   blocks of each behaviour fired during the previous frame's physics step
+   (``on_collision``, ``on_contact``).
+
+A hook that raises stops its behaviour (its timers go, the blocks it owns are
+destroyed) and is reported in ``ctx.errors`` / the console with the behaviour,
+its entity, the hook and the traceback; the frame and every other behaviour go on.
+"""
+
+from __future__ import annotations
+
+import traceback
+import weakref
+from dataclasses import dataclass, field
+
+from .params import declared_params
+
+PENDING, RUNNING, STOPPED, FAILED = "pending", "running", "stopped", "failed"
+
+
+@dataclass
+class BehaviorError:
+    """A hook that raised: which behaviour, on which entity, in which hook."""
+
+    behavior: str
+    entity: str
+    hook: str
+    frame: int
+    error: BaseException
+    traceback: str
+
+    def __str__(self) -> str:
+        return (f"behaviour {self.behavior!r} on {self.entity} raised in {self.hook} "
+                f"(frame {self.frame}): {type(self.error).__name__}: {self.error}\n{self.traceback}")
+
+
+@dataclass
+class Timer:
+    """A timer or per-frame hook owned by a behaviour (see Behavior.after/every/each_frame)."""
+
+    owner: "Behavior"
+    fn: object
+    period_ms: float | None         # None: a per-frame hook
+    next_ms: float
+    repeat: bool
+    frame_created: int
+    done: bool = False
+
+    def cancel(self) -> None:
+        self.done = True
+
+
+@dataclass
+class CollisionEvent:
+    """A PhysicsCollDetection "Collision" output: the owner's body hit ``other``."""
+
+    entity: object
+    other: object
+    speed: float                # Speed (0-1)
+    normal: tuple               # Collision Normal World
+    position: tuple             # Position World
+
+
+@dataclass
+class ContactEvent:
+    """A PhysicsContinuousContact output: contact ``on`` (or off) with group ``group``."""
+
+    entity: object
+    group: int
+    on: bool
+
+
+@dataclass(order=True)
+class _Delayed:
+    due_ms: float
+    seq: int
+    name: str = field(compare=False)
+    to: object = field(compare=False)
+    sender: object = field(compare=False)
+    data: dict = field(compare=False)
+
+
+class Behavior:
+    """Base class of every behaviour. Override the hooks you need.
+
+    Attributes: ``ctx`` (the CKContext), ``entity`` (the owner, or None for a
+    scene behaviour), ``name`` (the registered name), ``state`` (pending,
+    running, stopped, failed) and every declared Param. Class attribute
+    ``messages``: the message names ``on_message`` receives.
+    """
+
+    messages: tuple = ()
+    registered_name: str | None = None
+
+    def __init__(self, ctx, entity=None, **params):
+        self.ctx = ctx
+        self.entity = entity
+        self.name = self.registered_name or type(self).__name__
+        self.state = PENDING
+        self.manager = None
+        self._owned_blocks = []
+        decl = declared_params(type(self))
+        for k in params:
+            if k not in decl:
+                raise TypeError(f"{self.name}: unknown parameter {k!r}")
+        for k, p in decl.items():
+            explicit = k in params
+            if not explicit and p.required:
+                raise TypeError(f"{self.name}: missing required parameter {k!r}")
+            value = params[k] if explicit else p.default
+            try:
+                setattr(self, k, p.coerce(ctx, value, explicit))
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"{self.name}: parameter {k!r}: {e}") from None
+
+    def __repr__(self) -> str:
+        on = self.entity.name if self.entity is not None else "the scene"
+        return f"<{type(self).__name__} {self.name!r} on {on} ({self.state})>"
+
+    # --- hooks ---------------------------------------------------------------------
+
+    def on_start(self) -> None:
+        """The first frame after attachment (and after a reset)."""
+
+    def on_frame(self, dt: float) -> None:
+        """Every frame before physics; ``dt`` is the frame's clamped delta in seconds."""
+
+    def on_message(self, message) -> None:
+        """A message named in ``messages`` delivered to the entity (or broadcast)."""
+
+    def on_collision(self, event) -> None:
+        """A PhysicsCollDetection output of a block made with ``collision_detection``."""
+
+    def on_contact(self, event) -> None:
+        """A PhysicsContinuousContact on/off output of a block made with ``continuous_contact``."""
+
+    def on_stop(self) -> None:
+        """Detached by ``stop()`` or by the manager."""
+
+    def on_reset(self) -> None:
+        """The behaviour is reset (``BehaviorManager.reset``); on_start follows next frame."""
+
+    # --- frame state ------------------------------------------------------------
+
+    @property
+    def time(self) -> float:
+        """The behaviour clock in seconds: the sum of the clamped frame deltas."""
+        return self.manager.time_ms * 0.001
+
+    def key_down(self, key) -> bool:
+        return self.ctx.input_manager.is_key_down(key)
+
+    def key_pressed(self, key) -> bool:
+        return self.ctx.input_manager.was_key_pressed(key)
+
+    def key_released(self, key) -> bool:
+        return self.ctx.input_manager.was_key_released(key)
+
+    # --- timers --------------------------------------------------------------------
+
+    def after(self, seconds: float, fn) -> Timer:
+        """``fn()`` once, in the first frame at least ``seconds`` after now."""
+        return self.manager.add_timer(self, fn, seconds, repeat=False)
+
+    def every(self, seconds: float, fn) -> Timer:
+        """``fn()`` each time another ``seconds`` has passed (several calls in a long frame)."""
+        return self.manager.add_timer(self, fn, seconds, repeat=True)
+
+    def each_frame(self, fn) -> Timer:
+        """``fn(dt)`` every frame from the next one until it returns True."""
+        return self.manager.add_timer(self, fn, None, repeat=True)
+
+    def next_frame(self, fn) -> Timer:
+        """``fn()`` once, next frame."""
+        return self.manager.add_timer(self, lambda dt: fn() or True, None, repeat=True)
+
+    # --- messages ---------------------------------------------------------------------
+
+    def send(self, name: str, to=None, delay: float = 0.0, **data) -> None:
+        """Send (``to`` an entity or group) or broadcast (``to=None``) a message,
+        now or ``delay`` seconds from now; the sender is this behaviour's entity."""
+        self.manager.post(name, to, self.entity, data, delay)
+
+    # --- blocks and initial conditions ---------------------------------------------------
+
+    def own(self, block):
+        """Keep a building block of this behaviour: destroyed (its Destroy input)
+        when the behaviour stops, fails or is reset."""
+        self._owned_blocks.append(block)
+        return block
+
+    def collision_detection(self, entity=None, **pins):
+        """A PhysicsCollDetection on ``entity`` (default: the owner), created now;
+        its Collision outputs come to ``on_collision`` as CollisionEvents."""
+        from bbglue.blocks import PhysicsCollDetection
+        return self.manager.watch(self, PhysicsCollDetection(entity or self.entity, self.ctx, **pins))
+
+    def continuous_contact(self, entity=None, **pins):
+        """A PhysicsContinuousContact on ``entity`` (default: the owner), created
+        now; its "contact on / off N" outputs come to ``on_contact`` as ContactEvents."""
+        from bbglue.blocks import PhysicsContinuousContact
+        return self.manager.watch(self, PhysicsContinuousContact(entity or self.entity, self.ctx, **pins))
+
+    def save_ic(self, *entities) -> None:
+        """Save the initial conditions of entities (default: the owner)."""
+        for e in entities or (self.entity,):
+            self.manager.save_ic(e)
+
+    def restore_ic(self, *entities) -> None:
+        """Restore the saved initial conditions (default: the owner)."""
+        for e in entities or (self.entity,):
+            self.manager.restore_ic(e)
+
+    def stop(self) -> None:
+        """Detach this behaviour (on_stop runs)."""
+        self.manager.stop(self)
+
+
+@dataclass
+class InitialConditions:
+    """What ``save_ic`` keeps of an entity: local matrix, parent, visibility, attributes."""
+
+    local: object
+    parent: object
+    visible: bool
+    attributes: dict
+
+
+class BehaviorManager:
+    """Runs the behaviours of one context (see the module docstring for the order)."""
+
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.behaviors = []
+        self.timers = []
+        self.errors = []
+        self.time_ms = 0.0
+        self.frame = 0
+        self._delayed = []
+        self._seq = 0
+        self._watched = []
+        self._ic = {}
+
+    # --- attachment -------------------------------------------------------------------
+
+    def attach(self, behavior: Behavior) -> Behavior:
+        if not isinstance(behavior, Behavior):
+            raise TypeError(f"behaviour manager: {behavior!r} is not a Behavior")
+        if behavior.manager is not None:
+            raise ValueError(f"{behavior!r} is already attached")
+        behavior.manager = self
+        behavior.state = PENDING
+        self.behaviors.append(behavior)
+        return behavior
+
+    def stop(self, behavior: Behavior) -> None:
+        if behavior not in self.behaviors:
+            return
+        if behavior.state == RUNNING:
+            self._call(behavior, "on_stop")
+        self._detach(behavior, STOPPED)
+
+    def _detach(self, behavior: Behavior, state: str) -> None:
+        behavior.state = state
+        self._drop_timers(behavior)
+        self._destroy_blocks(behavior)
+        if behavior in self.behaviors:
+            self.behaviors.remove(behavior)
+
+    def _drop_timers(self, behavior: Behavior) -> None:
+        for t in self.timers:
+            if t.owner is behavior:
+                t.done = True
+        self.timers = [t for t in self.timers if not t.done]
+
+    def _destroy_blocks(self, behavior: Behavior) -> None:
+        blocks, behavior._owned_blocks = behavior._owned_blocks, []
+        self._watched = [(b, blk) for b, blk in self._watched if b is not behavior]
+        for blk in blocks:
+            try:
+                blk.destroy()
+            except Exception as exc:
+                self.ctx.report_error(f"{behavior!r}: destroying {blk!r}", exc)
+
+    def find(self, cls_or_name) -> list:
+        """Attached behaviours of a class or registered name."""
+        if isinstance(cls_or_name, str):
+            return [b for b in self.behaviors if b.name == cls_or_name]
+        return [b for b in self.behaviors if isinstance(b, cls_or_name)]
+
+    def reset(self) -> None:
+        """Every behaviour: timers dropped, owned blocks destroyed, ``on_reset``,
+        then ``on_start`` again next frame; delayed messages are dropped and the
+        saved initial conditions restored."""
+        self._delayed = []
+        for b in list(self.behaviors):
+            self._drop_timers(b)
+            self._destroy_blocks(b)
+            if self._call(b, "on_reset"):
+                b.state = PENDING
+        for e in list(self._ic):
+            self.restore_ic(e)
+
+    # --- hooks with isolation ------------------------------------------------------------
+
+    def _call(self, b: Behavior, hook: str, *args) -> bool:
+        try:
+            getattr(b, hook)(*args)
+            return True
+        except Exception as exc:
+            self._fail(b, hook, exc)
+            return False
+
+    def _fail(self, b: Behavior, hook: str, exc: BaseException) -> None:
+        on = repr(b.entity.name) if b.entity is not None else "the scene"
+        err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
+                            "".join(traceback.format_exception(exc)))
+        self.errors.append(err)
+        self.ctx.report_error(str(err), exc)
+        self._detach(b, FAILED)
+
+    # --- timers and messages -------------------------------------------------------------
+
+    def add_timer(self, owner: Behavior, fn, seconds, repeat: bool) -> Timer:
+        if not callable(fn):
+            raise TypeError(f"{owner!r}: a timer needs a callable, got {fn!r}")
+        period = None
+        if seconds is not None:
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds >= 0.0 \
+                    or seconds == float("inf") or (repeat and seconds == 0.0):
+                raise ValueError(f"{owner!r}: a timer needs a finite time in seconds"
+                                 f"{' > 0' if repeat else ' >= 0'}, got {seconds!r}")
+            period = float(seconds) * 1000.0
+        t = Timer(owner, fn, period, self.time_ms + (period or 0.0), repeat, self.frame)
+        self.timers.append(t)
+        return t
+
+    def post(self, name: str, to, sender, data: dict, delay: float = 0.0) -> None:
+        if isinstance(delay, bool) or not isinstance(delay, (int, float)) or not 0.0 <= delay < float("inf"):
+            raise ValueError(f"message {name!r}: the delay must be a finite number of seconds >= 0, got {delay!r}")
+        if delay == 0.0:
+            self.ctx.message_manager.send(name, to, sender, **data)
+        else:
+            self._seq += 1
+            self._delayed.append(_Delayed(self.time_ms + delay * 1000.0, self._seq, name, to, sender, data))
+            self._delayed.sort()
+
+    def watch(self, behavior: Behavior, block):
+        """Own a collision / contact block, create it, and hand its outputs to the behaviour."""
+        behavior.own(block)
+        block.create()
+        self._watched.append((behavior, block))
+        return block
+
+    def _deliver_events(self) -> None:
+        """Step 7: the outputs each watched block fired since the last frame."""
+        self._watched = [(b, blk) for b, blk in self._watched if b.state in (PENDING, RUNNING)]
+        for b, blk in self._watched:
+            for out in blk.take_outputs():
+                if b.state != RUNNING:
+                    break
+                if out == "Collision":
+                    o = blk.outputs
+                    ev = CollisionEvent(blk.target, o["Entity"], o["Speed (0-1)"], o["Collision Normal World"],
+                                        o["Position World"])
+                    self._call(b, "on_collision", ev)
+                elif out.startswith("contact "):
+                    _, state, group = out.split()
+                    self._call(b, "on_contact", ContactEvent(blk.target, int(group), state == "on"))
+
+    # --- initial conditions ----------------------------------------------------------------
+
+    def save_ic(self, entity) -> None:
+        self._ic[entity] = InitialConditions(entity.get_local_matrix(), entity.parent,
+                                             entity.is_visible(), entity.attributes)
+
+    def restore_ic(self, entity) -> None:
+        """Back to the saved state. A physicalized entity is not moved by this
+        (the physics owns its pose): teleport it with Unphysicalize / Physicalize."""
+        ic = self._ic.get(entity)
+        if ic is None:
+            raise KeyError(f"no initial conditions saved for {entity!r}")
+        if entity.parent is not ic.parent:
+            entity.set_parent(ic.parent, keep_world_pos=False)
+        entity.set_local_matrix(ic.local)
+        entity.visible = ic.visible
+        for k in entity.attributes:
+            if k not in ic.attributes:
+                entity.remove_attribute(k)
+        for k, v in ic.attributes.items():
+            entity.set_attribute(k, v)
+
+    # --- the frame ---------------------------------------------------------------------------
+
+    def process(self, ctx) -> None:
+        """One frame of behaviours (module docstring)."""
+        self.frame += 1
+        self.time_ms += float(ctx.time_manager.last_delta_ms)
+        dt = float(ctx.time_manager.last_delta_ms) * 0.001
+        while self._delayed and self._delayed[0].due_ms <= self.time_ms:
+            d = self._delayed.pop(0)
+            ctx.message_manager.send(d.name, d.to, d.sender, **d.data)
+        for b in [b for b in self.behaviors if b.state == PENDING]:
+            b.state = RUNNING
+            self._call(b, "on_start")
+        mm = ctx.message_manager
+        for b in self._running():
+            for name in b.messages:
+                for msg in mm.received(name, b.entity):
+                    if b.state == RUNNING:
+                        self._call(b, "on_message", msg)
+        for b in self._running():
+            self._call(b, "on_frame", dt)
+        self._run_timers(dt)
+        self._deliver_events()
+
+    def _running(self) -> list:
+        return [b for b in self.behaviors if b.state == RUNNING]
+
+    def _run_timers(self, dt: float) -> None:
+        for t in list(self.timers):
+            if t.done or t.frame_created == self.frame or t.owner.state != RUNNING:
+                continue
+            if t.period_ms is None:
+                try:
+                    finished = t.fn(dt)
+                except Exception as exc:
+                    self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
+                    continue
+                t.done = t.done or finished is True
+                continue
+            while not t.done and t.next_ms <= self.time_ms and t.owner.state == RUNNING:
+                t.done = not t.repeat
+                t.next_ms += t.period_ms
+                try:
+                    t.fn()
+                except Exception as exc:
+                    self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
+        self.timers = [t for t in self.timers if not t.done]
+
+
+def _fn_name(fn) -> str:
+    return getattr(fn, "__qualname__", repr(fn))
+
+
+_MANAGERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def manager_of(ctx) -> BehaviorManager:
+    """The context's BehaviorManager, created and added to its frame loop on first use."""
+    m = _MANAGERS.get(ctx)
+    if m is None:
+        m = BehaviorManager(ctx)
+        _MANAGERS[ctx] = m
+        ctx.add_behavior(m, name="behaviors")
+    return m

@@ -1,0 +1,161 @@
+"""The camera rig (glue-and-content 3, "Camera" and "Ball navigation").
+
+Three entities: the orientation frame "Cam_OrientRef" (on the ball, yaw only;
+the navigation forces take their directions from it), the look target
+"Cam_Target" and the eye "Cam_Pos". Target and eye follow discrete springs,
+each frame and per axis:
+
+    new = cur + (followed - cur - offset) * force * dt + (cur - prev) * damping
+
+with dt the frame time in seconds; the target follows the ball (offset 0), the
+eye the slot 35 up and 22 behind in the orientation frame (offset = -slot).
+Left Shift + Left / Right turn the frame by 90 degrees over 250 ms of frame
+time; holding Space raises the slot by 50.
+"""
+
+from __future__ import annotations
+
+import math
+
+from ..api import Behavior
+from ..params import Param
+from ..registry import register
+from .balls import player_of
+from .values import (EYE_DAMPING, EYE_FORCE, EYE_SLOT, RAISE_HEIGHT, RAISE_KEY, TARGET_DAMPING, TARGET_FORCE,
+                     TURN_ANGLE_DEG, TURN_MODIFIER, TURN_TIME_MS)
+
+
+def spring_step(cur, prev, followed, offset, force, damping, dt: float):
+    """One step of a camera spring, per axis (glue-and-content 3)."""
+    return tuple(cur[i] + (followed[i] - cur[i] - offset[i]) * force[i] * dt + (cur[i] - prev[i]) * damping[i]
+                 for i in range(3))
+
+
+def yaw_vector(yaw_deg: float, v):
+    """``v`` of the orientation frame in world axes: a turn of ``yaw_deg`` about Y
+    (left-handed, positive turns Z toward +X, as CK's Rotate about Y)."""
+    a = math.radians(yaw_deg)
+    c, s = math.cos(a), math.sin(a)
+    return (v[0] * c + v[2] * s, v[1], -v[0] * s + v[2] * c)
+
+
+def yaw_of(entity) -> float:
+    """The yaw (degrees) of an entity's Z axis projected on the ground."""
+    d = entity.get_orientation()[0]
+    return math.degrees(math.atan2(d[0], d[2]))
+
+
+class CameraSpring:
+    """A spring's current and previous positions."""
+
+    def __init__(self, force, damping):
+        self.force = force
+        self.damping = damping
+        self.cur = self.prev = None
+
+    def snap(self, p) -> None:
+        self.cur = self.prev = tuple(p)
+
+    def step(self, followed, offset, dt: float):
+        if self.cur is None:
+            self.snap(tuple(followed[i] - offset[i] for i in range(3)))
+        new = spring_step(self.cur, self.prev, followed, offset, self.force, self.damping, dt)
+        self.prev, self.cur = self.cur, new
+        return new
+
+
+@register("ballance.camera")
+class CameraRig(Behavior):
+    """Follows the player ball with the target and eye springs; turns and raises."""
+
+    orient_ref = Param(str, "Cam_OrientRef", "the orientation frame entity (created if absent)")
+    target = Param(str, "Cam_Target", "the look-target entity (created if absent)")
+    eye = Param(str, "Cam_Pos", "the eye (camera) entity (created if absent)")
+    yaw = Param(float, 0.0, "initial yaw in degrees (0: looking along +Z)")
+    turn_left_key = Param(str, "Left")
+    turn_right_key = Param(str, "Right")
+    modifier_key = Param(str, TURN_MODIFIER)
+    raise_key = Param(str, RAISE_KEY)
+
+    def __init__(self, ctx, entity=None, **params):
+        super().__init__(ctx, entity, **params)
+        self.frame_entity = self._entity(self.orient_ref)
+        self.target_entity = self._entity(self.target)
+        self.eye_entity = self._entity(self.eye)
+        self.target_spring = CameraSpring(TARGET_FORCE, TARGET_DAMPING)
+        self.eye_spring = CameraSpring(EYE_FORCE, EYE_DAMPING)
+        self.turn = None
+        self.initial_yaw = self.yaw
+        self._set_yaw(self.yaw)
+
+    def _entity(self, name: str):
+        return self.ctx.get(name) if name in self.ctx else self.ctx.create_entity(name, visible=False)
+
+    def _set_yaw(self, yaw_deg: float) -> None:
+        self.yaw = yaw_deg
+        self.frame_entity.set_orientation(yaw_vector(yaw_deg, (0.0, 0.0, 1.0)), (0.0, 1.0, 0.0))
+
+    def slot(self):
+        """The eye's slot relative to the ball, in world axes."""
+        up = EYE_SLOT[1] + (RAISE_HEIGHT if self.key_down(self.raise_key) else 0.0)
+        return yaw_vector(self.yaw, (EYE_SLOT[0], up, EYE_SLOT[2]))
+
+    def snap(self, yaw_deg: float | None = None) -> None:
+        """Respawn: the yaw (e.g. a reset point's) and both springs at their goals."""
+        if yaw_deg is not None:
+            self.turn = None
+            self._set_yaw(yaw_deg)
+        player = player_of(self.ctx)
+        if player is None or player.entity_in_play is None:
+            return
+        p = player.entity_in_play.get_position()
+        s = self.slot()
+        self.target_spring.snap(p)
+        self.eye_spring.snap(tuple(p[i] + s[i] for i in range(3)))
+        self._place()
+
+    def on_frame(self, dt: float) -> None:
+        self._turn(dt)
+        player = player_of(self.ctx)
+        if player is None or player.entity_in_play is None:
+            return
+        p = player.entity_in_play.get_position()
+        self.frame_entity.set_position(p)
+        s = self.slot()
+        self.target_spring.step(p, (0.0, 0.0, 0.0), dt)
+        self.eye_spring.step(p, (-s[0], -s[1], -s[2]), dt)
+        self._place()
+
+    def _turn(self, dt: float) -> None:
+        if self.turn is None and self.key_down(self.modifier_key):
+            for key, sign in ((self.turn_left_key, -1.0), (self.turn_right_key, 1.0)):
+                if self.key_pressed(key):
+                    self.turn = {"from": self.yaw, "by": sign * TURN_ANGLE_DEG, "ms": 0.0}
+                    break
+        if self.turn is not None:
+            t = self.turn
+            t["ms"] += dt * 1000.0
+            f = min(t["ms"] / TURN_TIME_MS, 1.0)
+            self._set_yaw(t["from"] + t["by"] * f)
+            if f >= 1.0:
+                self.turn = None
+
+    def _place(self) -> None:
+        self.target_entity.set_position(self.target_spring.cur)
+        self.eye_entity.set_position(self.eye_spring.cur)
+        self.eye_entity.look_at(self.target_spring.cur)
+
+    @property
+    def turning(self) -> bool:
+        return self.turn is not None
+
+    def on_reset(self) -> None:
+        self.turn = None
+        self.target_spring.cur = self.eye_spring.cur = None
+        self._set_yaw(self.initial_yaw)
+
+
+def camera_of(ctx) -> CameraRig | None:
+    from ..api import manager_of
+    found = manager_of(ctx).find(CameraRig)
+    return found[0] if found else None

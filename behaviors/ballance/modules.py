@@ -1,0 +1,199 @@
+"""Scripts of the PH modules (glue-and-content 3, "PH modules" and "Finish balloon").
+
+Forces are SetPhysicsForce blocks (an impulse per PSI, direction captured at
+creation, spec 7.2); a module body that sleeps ignores them until something
+wakes it (spec 6.3), which is what the proximity wake gates are for.
+"""
+
+from __future__ import annotations
+
+from bbglue.blocks import SetPhysicsForce
+from bbglue.blocks import SetPhysicsHinge
+
+from ..api import Behavior
+from ..params import Entity, Group, Param, Vec3
+from ..registry import register
+from .balls import horizontal_distance, player_of, wake
+from .level import inside_box
+from .values import (FAN_BOX, FAN_FORCE, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE, SWING_PHASE_MS,
+                     WAKE_GATE_RADIUS)
+
+
+def force_block(behavior: Behavior, target, direction, value: float, direction_ref=None) -> SetPhysicsForce:
+    """A SetPhysicsForce at the target's centre (Position (0,0,0) in its own frame),
+    owned by the behaviour."""
+    return behavior.own(SetPhysicsForce(target, behavior.ctx, position=(0.0, 0.0, 0.0), pos_referential=target,
+                                        direction=direction, direction_ref=direction_ref, force_value=value))
+
+
+@register("ballance.wake_gate")
+class WakeGate(Behavior):
+    """Wakes frozen module bodies once the ball comes within ``radius`` horizontal
+    units of the gate entity (about 50); armed again by "Sector Reset"."""
+
+    messages = ("Sector Reset",)
+    bodies = Param(Group, doc="the bodies to wake")
+    radius = Param(float, WAKE_GATE_RADIUS, "horizontal distance")
+
+    def on_start(self) -> None:
+        self.fired = False
+
+    def on_message(self, message) -> None:
+        self.fired = False
+
+    def on_frame(self, dt: float) -> None:
+        player = player_of(self.ctx)
+        if self.fired or player is None or player.ball is None:
+            return
+        if horizontal_distance(player.ball.get_position(), self.entity.get_position()) <= self.radius:
+            self.fired = True
+            for e in self.bodies:
+                wake(self.ctx, e)
+
+
+class CyclicForce(Behavior):
+    """A force on the owner that steps through ``PHASES`` (direction signs along
+    Z of ``direction_ref``, 0 = idle), one phase every ``PHASE_MS`` of frame time."""
+
+    PHASES: tuple = ()
+    PHASE_MS = 0.0
+    direction_ref = Param(Entity, None, "frame of the Z direction (default: world)", optional=True)
+
+    def on_start(self) -> None:
+        self.phase = -1
+        self.blocks = {s: force_block(self, self.entity, (0.0, 0.0, s), self.force, self.direction_ref)
+                       for s in set(self.PHASES) if s}
+        self._next_phase()
+        self.every(self.PHASE_MS * 0.001, self._next_phase)
+
+    @property
+    def sign(self) -> float:
+        return self.PHASES[self.phase]
+
+    def _next_phase(self) -> None:
+        if self.phase >= 0 and self.sign:
+            self.blocks[self.sign].destroy()
+        self.phase = (self.phase + 1) % len(self.PHASES)
+        if self.sign:
+            self.blocks[self.sign].create()
+
+
+@register("ballance.swing")
+class Swing(CyclicForce):
+    """Module 08: +-Z 1.1 per PSI on the deck in 500 ms push / idle / reverse / idle."""
+
+    PHASES = (1.0, 0.0, -1.0, 0.0)
+    PHASE_MS = SWING_PHASE_MS
+    force = Param(float, SWING_FORCE, "impulse per PSI")
+
+
+@register("ballance.sack")
+class Sack(CyclicForce):
+    """Module 26: +-Z 0.25 per PSI on the sack, flipping every 1.5 s."""
+
+    PHASES = (1.0, -1.0)
+    PHASE_MS = SACK_FLIP_MS
+    force = Param(float, SACK_FORCE, "impulse per PSI")
+
+
+@register("ballance.fan")
+class Fan(Behavior):
+    """Module 18: no body. While the ball is inside the 2 x 16 x 2 box standing on
+    the fan (its frame: x and z centred, y from 0 up), force (0,1,0) 0.1 per PSI
+    on the ball; created on entry, destroyed on exit, both waking the ball."""
+
+    force = Param(float, FAN_FORCE, "impulse per PSI")
+    size = Param(Vec3, FAN_BOX, "width, height, depth of the column")
+
+    def on_start(self) -> None:
+        self.ball = self.body = self.block = None
+
+    def inside(self, p) -> bool:
+        x, y, z = self.entity.inverse_transform(p)
+        sx, sy, sz = self.size
+        return abs(x) <= sx * 0.5 and 0.0 <= y <= sy and abs(z) <= sz * 0.5
+
+    def on_frame(self, dt: float) -> None:
+        player = player_of(self.ctx)
+        ball = player.ball if player is not None else None
+        body = self.ctx.physics.body_of(ball)
+        if ball is not self.ball or body is not self.body:
+            if self.block is not None:
+                self.block.destroy()
+            self.ball, self.body = ball, body
+            self.block = force_block(self, ball, (0.0, 1.0, 0.0), self.force) if ball is not None else None
+        if self.block is None:
+            return
+        want = self.inside(ball.get_position())
+        if want != (self.block.handle is not None):
+            if want:
+                self.block.create()
+            else:
+                self.block.destroy()
+            wake(self.ctx, ball)
+
+
+@register("ballance.plank_bridge")
+class PlankBridge(Behavior):
+    """Module 29: 9 planks on 10 hinges (FixCube - plank 1 - ... - plank 9 -
+    FixCube, hinge k at joint referential k). A stone player ball within
+    ``break_radius`` of the joint between planks 6 and 7 breaks that hinge."""
+
+    messages = ("Sector Reset",)
+    planks = Param(Group, doc="the 9 planks, in order")
+    joints = Param(Group, doc="the 10 hinge referentials, in order")
+    fix = Param(Entity, "FixCube", "the fixed body the end hinges anchor to")
+    breaking_joint = Param(int, 6, "index of the hinge that breaks (between planks 6 and 7)")
+    break_radius = Param(float, 4.0, "distance from that joint at which a stone ball breaks it (not in the spec)")
+
+    def on_start(self) -> None:
+        planks, joints = self.planks.entities, self.joints.entities
+        if len(joints) != len(planks) + 1:
+            raise ValueError(f"{self.name}: {len(planks)} planks need {len(planks) + 1} joints, got {len(joints)}")
+        chain = [self.fix] + planks + [self.fix]
+        self.hinges = []
+        for k, ref in enumerate(joints):
+            a, b = chain[k], chain[k + 1]
+            if a is self.fix:
+                a, b = b, a
+            self.hinges.append(self.own(SetPhysicsHinge(a, self.ctx, object2=b, joint_referential=ref)))
+        for h in self.hinges:
+            h.create()
+        self.broken = False
+
+    def on_message(self, message) -> None:
+        if self.broken:
+            self.hinges[self.breaking_joint].create()
+            self.broken = False
+
+    def on_frame(self, dt: float) -> None:
+        player = player_of(self.ctx)
+        if self.broken or player is None or player.ball is None or player.kind != "stone":
+            return
+        ref = self.joints.entities[self.breaking_joint]
+        p, q = player.ball.get_position(), ref.get_position()
+        if sum((p[i] - q[i]) ** 2 for i in range(3)) <= self.break_radius ** 2:
+            self.hinges[self.breaking_joint].destroy()
+            self.broken = True
+            for e in self.planks:
+                wake(self.ctx, e)
+
+
+@register("ballance.finish_balloon")
+class FinishBalloon(Behavior):
+    """The finish balloon: on "Level_Finish" an upward force on each balloon
+    (the value is not in the spec: a parameter) and the platform is woken."""
+
+    messages = ("Level_Finish",)
+    balloons = Param(Group, doc="the balloon bodies")
+    platform = Param(Entity, doc="the balloon platform")
+    lift = Param(float, 1.0, "upward impulse per PSI on each balloon (not in the spec)")
+
+    def on_message(self, message) -> None:
+        for b in self.balloons:
+            force_block(self, b, (0.0, 1.0, 0.0), self.lift).create()
+            wake(self.ctx, b)
+        wake(self.ctx, self.platform)
+
+
+__all__ = ["WakeGate", "Swing", "Sack", "Fan", "PlankBridge", "FinishBalloon", "inside_box"]

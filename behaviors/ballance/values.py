@@ -1,0 +1,83 @@
+"""Ballance's gameplay values (glue-and-content 3), named once for every script."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class BallKind:
+    """A player ball row of the table (glue-and-content 3, "Player balls")."""
+
+    name: str
+    friction: float
+    elasticity: float
+    mass: float
+    linear_damping: float
+    rot_damping: float
+    force: float                # SetPhysicsForce Force Value: impulse per PSI
+    sphere: bool                # paper is the convex hull of its mesh
+
+
+BALL_RADIUS = 2.0
+BALL_COLLISION_GROUP = "Ball"
+BALL_KINDS = {
+    "paper": BallKind("paper", 0.5, 0.4, 0.2, 1.5, 0.1, 0.065, sphere=False),
+    "wood": BallKind("wood", 0.8, 0.2, 1.9, 0.9, 0.1, 0.43, sphere=True),
+    "stone": BallKind("stone", 0.5, 0.1, 10.0, 0.3, 0.1, 0.92, sphere=True),
+}
+KIND_NAMES = tuple(BALL_KINDS)
+
+# Ball navigation: key -> direction in the camera's orientation frame.
+NAV_DIRECTIONS = {
+    "Up": (0.0, 0.0, 1.0),
+    "Down": (0.0, 0.0, -1.0),
+    "Right": (1.0, 0.0, 0.0),
+    "Left": (-1.0, 0.0, 0.0),
+}
+TURN_MODIFIER = "LShift"
+RAISE_KEY = "Space"
+TURN_ANGLE_DEG = 90.0
+TURN_TIME_MS = 250.0
+RAISE_HEIGHT = 50.0
+
+# Camera springs: new = cur + (followed - cur - offset) * force * dt + (cur - prev) * damping.
+TARGET_FORCE = (10.0, 10.0, 10.0)
+TARGET_DAMPING = (0.0, 0.0, 0.0)
+EYE_FORCE = (5.0, 0.8, 5.0)
+EYE_DAMPING = (0.5, 0.3, 0.5)
+EYE_SLOT = (0.0, 35.0, -22.0)       # about 35 up and 22 behind, orientation frame
+FOV_DEG = 58.0
+NEAR, FAR = 3.0, 1200.0
+
+# Triggers (no physics bodies): radii of their spheres.
+CHECKPOINT_RADIUS = 6.5
+EXTRA_LIFE_RADIUS = 4.5
+EXTRA_POINT_RADIUS = 3.0
+TRANSFORMER_RADIUS = 4.3
+FINISH_RADIUS = 1.0
+TRANSFORMER_FLOAT = 3.0              # the ball floats this far above the pad
+
+# Score.
+START_POINTS = 1000
+POINT_LOSS_PERIOD = 0.5              # s: -1 each
+EXTRA_POINT_BONUS = 100
+EXTRA_POINT_SATELLITES = 6
+SATELLITE_BONUS = 20
+SPARE_LIVES = 3
+LEVEL_BONUS = 100                    # x level number
+LIFE_BONUS = 200                     # x spare lives left
+
+# PH modules.
+WAKE_GATE_RADIUS = 50.0              # horizontal
+SWING_FORCE = 1.1
+SWING_PHASE_MS = 500.0
+SACK_FORCE = 0.25
+SACK_FLIP_MS = 1500.0
+FAN_FORCE = 0.1
+FAN_BOX = (2.0, 16.0, 2.0)
+
+
+def final_score(level: int, points: int, lives: int) -> int:
+    """Final = 100 x level + points + 200 x lives (glue-and-content 3)."""
+    return LEVEL_BONUS * level + points + LIFE_BONUS * lives
