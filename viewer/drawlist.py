@@ -59,6 +59,13 @@ def shade_normals(vertices, faces, crease_deg: float = CREASE_DEG, where: str = 
     return out
 
 
+def indexed(corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Corners sharing position and normal merged: (unique (k, 6), indices (3 m,) uint32),
+    so each vertex is transformed once however many triangles use it."""
+    unique, inverse = np.unique(corners, axis=0, return_inverse=True)
+    return unique, inverse.reshape(-1).astype(np.uint32)
+
+
 def mesh_key(mesh) -> str:
     """A key equal for meshes with the same vertices and faces."""
     h = hashlib.blake2b(digest_size=16)

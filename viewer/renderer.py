@@ -17,7 +17,7 @@ from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
-from .drawlist import Group, MeshKeys, shade_normals
+from .drawlist import Group, MeshKeys, indexed, shade_normals
 
 SKY = (0.55, 0.70, 0.90)
 LIGHT_DIR = (0.35, 0.85, -0.40)        # towards the sun, Virtools world frame
@@ -95,10 +95,11 @@ class _Buffer:
         self.id = gl.GLuint()
         gl.glGenBuffers(1, ctypes.byref(self.id))
 
-    def upload(self, data: np.ndarray, usage=gl.GL_DYNAMIC_DRAW) -> None:
-        data = np.ascontiguousarray(data, dtype=np.float32)
-        gl.glBindBuffer(gl.GL_ARRAY_BUFFER, self.id)
-        gl.glBufferData(gl.GL_ARRAY_BUFFER, data.nbytes, data.ctypes.data, usage)
+    def upload(self, data: np.ndarray, usage=gl.GL_DYNAMIC_DRAW, target=gl.GL_ARRAY_BUFFER) -> None:
+        if target == gl.GL_ARRAY_BUFFER:
+            data = np.ascontiguousarray(data, dtype=np.float32)
+        gl.glBindBuffer(target, self.id)
+        gl.glBufferData(target, data.nbytes, data.ctypes.data, usage)
 
     def delete(self) -> None:
         gl.glDeleteBuffers(1, ctypes.byref(self.id))
@@ -116,13 +117,17 @@ class _MeshBatch:
     """One mesh on the GPU with its instance buffer: one draw call per frame."""
 
     def __init__(self, mesh):
-        corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
-        self.vertex_count = len(corners)
+        vertices, indices = indexed(shade_normals(mesh.vertices, mesh.faces,
+                                                  where=f"mesh {getattr(mesh, 'name', '?')!r}"))
+        self.index_count = len(indices)
         self.vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self.vao))
         gl.glBindVertexArray(self.vao)
+        self.indices = _Buffer()
+        self.indices.upload(np.ascontiguousarray(indices, dtype=np.uint32), gl.GL_STATIC_DRAW,
+                            gl.GL_ELEMENT_ARRAY_BUFFER)
         self.vertices = _Buffer()
-        self.vertices.upload(corners, gl.GL_STATIC_DRAW)
+        self.vertices.upload(vertices, gl.GL_STATIC_DRAW)
         _attribute(0, 3, 6, 0)
         _attribute(1, 3, 6, 3)
         self.instances = _Buffer()
@@ -135,7 +140,8 @@ class _MeshBatch:
     def draw(self, instance_data: np.ndarray) -> None:
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        gl.glDrawArraysInstanced(gl.GL_TRIANGLES, 0, self.vertex_count, len(instance_data))
+        gl.glDrawElementsInstanced(gl.GL_TRIANGLES, self.index_count, gl.GL_UNSIGNED_INT, None,
+                                   len(instance_data))
         gl.glBindVertexArray(0)
 
 
