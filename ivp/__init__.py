@@ -5,6 +5,8 @@ The law is ``spec/ivp-dynamics.txt``; each function names its section.
 
 from . import rng
 from .controllers import Controller, ForceController, GravityController, SimEvent
+from .controllers import (Constraint, ConstraintTemplate, Spring, SpringTemplate, create_ball_joint,
+                          create_constraint, create_hinge, create_slider, create_spring)
 from .core import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, Core
 from .environment import Environment, ObjectListener, Snapshot
 from .real_object import Anchor, BallTemplate, ObjectTemplate, RealObject
@@ -16,4 +18,7 @@ __all__ = [
     "Environment", "ObjectListener", "Snapshot",
     "Anchor", "BallTemplate", "ObjectTemplate", "RealObject",
     "CompactSurface", "build_surface",
+    "Spring", "SpringTemplate", "create_spring",
+    "Constraint", "ConstraintTemplate", "create_constraint",
+    "create_hinge", "create_slider", "create_ball_joint",
 ]

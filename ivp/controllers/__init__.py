@@ -3,5 +3,11 @@
 from .base import Controller, SimEvent
 from .force import ForceController
 from .gravity import GravityController
+from .spring import Spring, SpringTemplate, create_spring
+from .constraint import (Constraint, ConstraintTemplate, create_ball_joint, create_constraint,
+                         create_hinge, create_slider)
 
-__all__ = ["Controller", "SimEvent", "ForceController", "GravityController"]
+__all__ = ["Controller", "SimEvent", "ForceController", "GravityController",
+           "Spring", "SpringTemplate", "create_spring",
+           "Constraint", "ConstraintTemplate", "create_constraint",
+           "create_hinge", "create_slider", "create_ball_joint"]

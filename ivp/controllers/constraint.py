@@ -1,0 +1,507 @@
+"""Spec 12.4-12.6: constraints (hinge, slider, ball joint, limits) and their solver.
+
+Usage::
+
+    tmpl = ConstraintTemplate()
+    tmpl.set_constraint_ws(env, target, anchor_ws, axis_ws, 3, 2, other)   # a hinge
+    tmpl.limit_rotation(2, -0.5, 0.5)
+    c = create_constraint(env, tmpl)
+    ...
+    c.delete()
+
+or the building blocks' shortcuts create_hinge, create_slider, create_ball_joint.
+Constraint space ("cs") is the constraint frame; its z axis (index 2) is the
+free or limited axis of hinges and sliders.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import umath
+from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
+from .joint import Joint, check_joint_objects, joint_name
+
+LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
+ROT_ERR_C3_F = hexf32("3e75c28f")              # 0.24f (12.6)
+ROT_ERR_C5_F = hexf32("3f147ae1")              # 0.58f (12.6)
+LIN_SOLVE_EPS = hexf64("3e112e0be0000000")     # (f64)1e-9f (0x10033e50)
+DEG_TO_RAD = hexf64("3f91df46a2529d39")        # pi/180, Hinge limits in the glue (12.4)
+INVERSE_EPS = 1e-19                            # 0x1000e8f0
+
+AXIS_FREE = 0
+AXIS_FIXED = 1
+AXIS_LIMITED = 2
+AXIS_ACTIVE = 1                                # bit 0 of a runtime axis type (12.5)
+OVER_MAX_MODES = {"scale": 1, "break": 2}
+UNIT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+ZERO3 = (0.0, 0.0, 0.0)
+
+
+class ConstraintTemplate:
+    """Spec 12.4 (IVP template, init 0x10012570): frames, axis types, borders.
+
+    Axis i < 3 is a translation along cs axis i, axis 3 + i a rotation about it.
+    """
+
+    def __init__(self):
+        self.obj_r = None                          # +0x004, the reference (BB target)
+        self.m_rfs_f_rcs = umath.IDENTITY_M        # +0x008
+        self.has_m_rfs_f_rcs = False               # +0x088 pointer set
+        self.obj_a = None                          # +0x0f4, Object2
+        self.m_afs_f_acs = umath.IDENTITY_M        # +0x0f8
+        self.has_m_afs_f_acs = False               # +0x178 pointer set
+        self.force_factor = 1.0                    # +0x17c
+        self.damp_factor = 1.0                     # +0x180
+        self.limit_factor = LIMIT_FACTOR_F         # +0x184
+        self.axis_type = [AXIS_FIXED] * 3 + [AXIS_FREE] * 3
+        self.borders_low = [0.0] * 6
+        self.borders_high = [0.0] * 6
+        self.max_force = [0.0] * 6                 # 0 = none (outlined in the spec)
+        self.over_max_mode = [0] * 6               # 1 scale, 2 break
+
+    def set_constraint_ws(self, env, obj_r, anchor_ws, axis_ws, n_trans: int, n_rot: int,
+                          obj_a, m_a=None) -> None:
+        """Spec 12.4 (0x10012870): anchor and axis from world space into R's
+        object space at the current time, then set_constraint_rfs."""
+        what = f"constraint {joint_name(obj_r, obj_a)}"
+        check_joint_objects(env, what, obj_r, obj_a)
+        for name, n in (("translations", n_trans), ("rotations", n_rot)):
+            if not (isinstance(n, int) and 0 <= n <= 3):
+                raise ValueError(f"{what}: the number of locked {name} {n!r} must be 0..3")
+        for name, v in (("anchor", anchor_ws), ("axis", axis_ws)):
+            if v is not None and (len(tuple(v)) != 3 or not is_finite_vec(v)):
+                raise ValueError(f"{what}: the {name} {tuple(v)} must be 3 finite numbers")
+        if (axis_ws is not None and (n_trans in (1, 2) or n_rot in (1, 2))
+                and umath.dot(axis_ws, axis_ws) < QUAT_NORM_EPS):
+            raise ValueError(f"{what}: the axis {tuple(axis_ws)} has no direction (zero length)")
+        M = umath.IDENTITY_M if obj_r is None else obj_r.get_m_world_f_object_AT(env.current_time)
+        anchor = None if anchor_ws is None else umath.mat_inv_mul_point(M, anchor_ws)
+        axis = None if axis_ws is None else umath.rot_t_mul_v(M[0], axis_ws)
+        self.set_constraint_rfs(obj_r, anchor, axis, n_trans, n_rot, obj_a, m_a)
+
+    def set_constraint_rfs(self, obj_r, anchor_rfs, axis_rfs, n_trans: int, n_rot: int,
+                           obj_a, m_a=None) -> None:
+        """Spec 12.4 (0x10012690): R's constraint frame from the anchor and the
+        axis (orthonormal basis chosen by the number of locked axes); A's frame
+        from m_a = m_Afs_f_Rfs, or derived at creation when m_a is None."""
+        if anchor_rfs is None and axis_rfs is None:
+            self.has_m_rfs_f_rcs = False
+        else:
+            self.has_m_rfs_f_rcs = True
+            if axis_rfs is None:
+                R = umath.IDENTITY_R
+            elif n_rot == 2 or n_trans == 2:
+                R = umath.orthonormal_basis(axis_rfs, 2)
+            elif n_rot == 1 or n_trans == 1:
+                R = umath.orthonormal_basis(axis_rfs, 0)
+            else:
+                R = umath.IDENTITY_R
+            self.m_rfs_f_rcs = (R, ZERO3 if anchor_rfs is None else tuple(anchor_rfs))
+        if m_a is not None:
+            self.has_m_afs_f_acs = True
+            self.m_afs_f_acs = umath.mat_mul(m_a, self.m_rfs_f_rcs)
+        else:
+            self.has_m_afs_f_acs = False
+        self.obj_r = obj_r
+        self.obj_a = obj_a
+        for i in range(3):
+            self.axis_type[i] = int(n_trans > i)
+            self.axis_type[3 + i] = int(n_rot > i)
+
+    def limit_translation(self, i: int, lo: float, hi: float) -> None:
+        """0x10012960: translation axis i limited to [lo, hi] (metres, p_A - p_R)."""
+        self._limit(i, i, lo, hi, "translation")
+
+    def limit_rotation(self, i: int, lo: float, hi: float) -> None:
+        """0x10012990: rotation axis i limited to [lo, hi] (radians)."""
+        self._limit(i, 3 + i, lo, hi, "rotation")
+
+    def _limit(self, i, k, lo, hi, what) -> None:
+        name = f"constraint {joint_name(self.obj_r, self.obj_a)}"
+        if i not in (0, 1, 2):
+            raise ValueError(f"{name}: {what} axis {i!r} must be 0, 1 or 2")
+        if not (is_finite_vec((lo, hi)) and lo <= hi):
+            raise ValueError(f"{name}: {what} limits {lo!r} > {hi!r} (lower must not exceed upper)")
+        self.axis_type[k] = AXIS_LIMITED
+        self.borders_low[k] = f32(lo)
+        self.borders_high[k] = f32(hi)
+
+    def set_max_translation_force(self, i: int, max_force: float, mode: str = "scale") -> None:
+        """Outlined in the spec (+0x1d0, +0x1e8): the largest force along
+        translation axis i; beyond it the impulses are scaled down or the
+        constraint breaks."""
+        self._max(i, i, max_force, mode)
+
+    def set_max_rotation_torque(self, i: int, max_torque: float, mode: str = "scale") -> None:
+        """As set_max_translation_force, for the torque about rotation axis i."""
+        self._max(i, 3 + i, max_torque, mode)
+
+    def _max(self, i, k, value, mode) -> None:
+        name = f"constraint {joint_name(self.obj_r, self.obj_a)}"
+        if i not in (0, 1, 2):
+            raise ValueError(f"{name}: axis {i!r} must be 0, 1 or 2")
+        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0.0):
+            raise ValueError(f"{name}: the maximum {value!r} must be a positive number")
+        if mode not in OVER_MAX_MODES:
+            raise ValueError(f"{name}: over-maximum mode {mode!r} must be 'scale' or 'break'")
+        self.max_force[k] = f32(value)
+        self.over_max_mode[k] = OVER_MAX_MODES[mode]
+
+
+class Constraint(Joint):
+    """Spec 12.5 (ctor 0x10028270, init 0x100284d0): frames in core space,
+    axis types, order bytes; the solver of 12.6 at priority 405."""
+
+    priority = 405
+
+    def __init__(self, env, tmpl: ConstraintTemplate):
+        super().__init__(env, tmpl.obj_r, tmpl.obj_a)
+        obj_r, obj_a = tmpl.obj_r, tmpl.obj_a
+        self.obj_r = obj_r
+        self.obj_a = obj_a
+        t = env.current_time
+        wl_r = umath.IDENTITY_M if obj_r is None else obj_r.get_m_world_f_object_AT(t)
+        wl_a = umath.IDENTITY_M if obj_a is None else obj_a.get_m_world_f_object_AT(t)
+        rfs_f_afs = umath.mat_mul(umath.mat_inverse_ortho(wl_r), wl_a)
+        rcore_f_rfs = umath.IDENTITY_M if obj_r is None else obj_r.get_m_core_f_object()
+        acore_f_afs = umath.IDENTITY_M if obj_a is None else obj_a.get_m_core_f_object()
+        rcore_f_acore = umath.mat_mul(umath.mat_mul(rcore_f_rfs, rfs_f_afs),
+                                      umath.mat_inverse_ortho(acore_f_afs))
+        if tmpl.has_m_rfs_f_rcs:
+            rcore_f_rcs = umath.mat_mul(rcore_f_rfs, tmpl.m_rfs_f_rcs)
+        else:
+            rcore_f_rcs = rcore_f_rfs
+        self.m_rcs_f_rcore = _inverse(rcore_f_rcs, self, "R's constraint frame")
+        if tmpl.has_m_afs_f_acs:
+            self.m_acs_f_acore = _inverse(umath.mat_mul(acore_f_afs, tmpl.m_afs_f_acs), self,
+                                          "A's constraint frame")
+        else:
+            self.m_acs_f_acore = umath.mat_mul(self.m_rcs_f_rcore, rcore_f_acore)
+        self.force_factor = f32(tmpl.force_factor)
+        self.damp_factor = f32(tmpl.damp_factor / tmpl.force_factor)
+        self.limit_factor = f32(tmpl.limit_factor)
+        self.axis_type = list(tmpl.axis_type)
+        self.borders_low = list(tmpl.borders_low)
+        self.borders_high = list(tmpl.borders_high)
+        self.max_force = list(tmpl.max_force) if any(tmpl.max_force) else None
+        self.over_max_mode = list(tmpl.over_max_mode)
+        rot = self.axis_type[3:]
+        # 0x100283f0: rotation axes fixed, then limited, then free
+        self.rot_order = tuple([i for i in range(3) if rot[i] == AXIS_FIXED]
+                               + [i for i in range(3) if rot[i] == AXIS_LIMITED]
+                               + [i for i in range(3) if rot[i] == AXIS_FREE])
+        self.n_fixed_rot = rot.count(AXIS_FIXED)
+        self.n_limited_rot = rot.count(AXIS_LIMITED)
+        # the anchors in core coordinates, (f32)(R^T (-vv)) (0x1000f370), fixed
+        # for the constraint's life
+        self.anchor_r = _frame_origin(self.m_rcs_f_rcore)
+        self.anchor_a = _frame_origin(self.m_acs_f_acore)
+
+    # --- the solver (12.6) -------------------------------------------------------
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        """Spec 12.6 (0x10028960): one exact velocity solve per PSI, applied at once."""
+        core_r = None if self.obj_r is None else self.obj_r.core
+        core_a = None if self.obj_a is None else self.obj_a.core
+        move_r = core_r is not None and not core_r.physical_unmoveable
+        move_a = core_a is not None and not core_a.physical_unmoveable
+        w_r = umath.IDENTITY_M if core_r is None else core_r.m_world_f_core_last_psi
+        w_a = umath.IDENTITY_M if core_a is None else core_a.m_world_f_core_last_psi
+        rr = self.m_rcs_f_rcore[0]
+        cs_w = umath.rot_mul(rr, umath.rot_transpose(w_r[0]))      # Rcs_f_world
+        cs_a = umath.rot_mul(cs_w, w_a[0])                          # Rcs_f_Acore
+        e_rot = self.angular_error(cs_a)
+        a_r = self.anchor_r
+        a_a = self.anchor_a
+        p_r = umath.mat_mul_point(w_r, a_r)
+        p_a = umath.mat_mul_point(w_a, a_a)
+        v_r = core_r.get_surface_speed_on_test(a_r) if move_r else ZERO3
+        v_a = core_a.get_surface_speed_on_test(a_a) if move_a else ZERO3
+        err = umath.rot_mul_v(cs_w, umath.sub(p_a, p_r))
+        relv = umath.sub(umath.rot_mul_v(cs_w, v_a), umath.rot_mul_v(cs_w, v_r))
+        w_rel_a = umath.rot_mul_v(cs_a, core_a.rot_speed) if move_a else ZERO3
+        w_rel_r = umath.rot_mul_v(rr, core_r.rot_speed) if move_r else ZERO3
+        relw = umath.sub(w_rel_a, w_rel_r)
+        rhs, active = self.desired_changes(err + e_rot, relv + relw, ev)
+        if not active:
+            return
+        M = self.response_matrix(active, core_r if move_r else None, core_a if move_a else None,
+                                 cs_w, cs_a)
+        x = lin_solve(M, rhs)
+        if x is None:
+            return                          # the failure path: nothing this PSI
+        lam = [0.0] * 6
+        for k, i in enumerate(active):
+            lam[i] = x[k]
+        if self.max_force is not None and not self.limit_to_max_force(lam, f32(ev.delta_time)):
+            return
+        lam_t = lam[:3]
+        lam_r = lam[3:]
+        if move_r:
+            imp = f32v(*umath.rot_t_mul_v(rr, lam_t))
+            core_r.push_core(a_r, imp, f32v(*umath.rot_mul_v(w_r[0], imp)))
+            core_r.rot_push_core_cs(f32v(*umath.rot_t_mul_v(rr, lam_r)))
+        if move_a:
+            imp = f32v(*umath.rot_t_mul_v(cs_a, (-lam_t[0], -lam_t[1], -lam_t[2])))
+            core_a.push_core(a_a, imp, f32v(*umath.rot_mul_v(w_a[0], imp)))
+            core_a.rot_push_core_cs(f32v(*umath.rot_t_mul_v(cs_a, (-lam_r[0], -lam_r[1], -lam_r[2]))))
+
+    def angular_error(self, cs_a):
+        """Spec 12.6: the rotation of A's constraint frame in R's, by the number
+        of locked (fixed or limited) rotation axes."""
+        n = self.n_fixed_rot + self.n_limited_rot
+        if n == 0:
+            return ZERO3
+        Q = umath.rot_mul(cs_a, umath.rot_transpose(self.m_acs_f_acore[0]))     # Rcs_f_Acs
+        if n == 3:
+            return _quat_error(umath.matrix_to_quat(Q))
+        o0, o1, o2 = self.rot_order
+        e = [0.0, 0.0, 0.0]
+        if n == 2:
+            # A's free axis in Rcs. Beyond the spec: the sign s makes the formula
+            # right for an odd axis order too (Ballance only has (0, 1, 2)).
+            b = umath.rot_column(Q, o2)
+            s = 1.0 if (o0, o1, o2) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
+            e[o0] = -s * math.atan2(b[o1], b[o2])
+            e[o1] = s * math.atan2(b[o0], b[o2])
+            return tuple(e)
+        # n == 1, beyond the spec (outlined only): the twist of A about the one
+        # locked axis, from the relative quaternion.
+        q = umath.matrix_to_quat(Q)
+        if q[3] < 0.0:
+            q = (-q[0], -q[1], -q[2], -q[3])
+        e[o0] = 2.0 * math.atan2(q[o0], q[3])
+        return tuple(e)
+
+    def desired_changes(self, err6, rel6, ev):
+        """Spec 12.6: the desired change of relative (angular) velocity on each
+        active axis, in order, with limits switched on and off by the predicted
+        error; returns (rhs, active axes)."""
+        dt = f32(ev.delta_time)
+        k = dt * self.damp_factor
+        g = -self.force_factor * f32(ev.i_delta_time)
+        lf = self.limit_factor
+        types = self.axis_type
+        rhs = []
+        active = []
+        for i in range(6):
+            b = err6[i] + k * rel6[i]
+            t = types[i]
+            if t & AXIS_LIMITED:
+                if b < self.borders_low[i]:
+                    t |= AXIS_ACTIVE
+                    b = dt * rel6[i] + (err6[i] - self.borders_low[i]) * lf
+                elif b > self.borders_high[i]:
+                    t |= AXIS_ACTIVE
+                    b = dt * rel6[i] + (err6[i] - self.borders_high[i]) * lf
+                else:
+                    t &= ~AXIS_ACTIVE
+                types[i] = t
+            if t & AXIS_ACTIVE:
+                rhs.append(f32(b) * g)
+                active.append(i)
+        return rhs, active
+
+    def response_matrix(self, active, core_r, core_a, cs_w, cs_a):
+        """Spec 12.6: M[k][a] = the change of measured axis k (relative anchor
+        velocity, then relative rotation speed, in Rcs) under a unit test
+        impulse on axis a, + on R and - on A; active axes only. None cores are
+        fixed or missing and contribute nothing."""
+        rr = self.m_rcs_f_rcore[0]
+        cols = []
+        for a in active:
+            col = [0.0] * 6
+            if core_a is not None:
+                lin, ang = _side_response(core_a, self.anchor_a, a, -1.0, cs_a, cs_w)
+                col = list(lin + ang)
+            if core_r is not None:
+                lin, ang = _side_response(core_r, self.anchor_r, a, 1.0, rr, cs_w)
+                col = [c - r for c, r in zip(col, lin + ang)]
+            cols.append([col[k] for k in active])
+        n = len(active)
+        return [[cols[c][r] for c in range(n)] for r in range(n)]
+
+    def limit_to_max_force(self, lam, dt: float) -> bool:
+        """Beyond the spec (the max-force block is outlined only): an impulse
+        above max x dt on an axis scales all impulses down (mode 1) or breaks
+        the constraint (mode 2, nothing applied). Returns False when broken."""
+        scale = 1.0
+        for i in range(6):
+            m = self.max_force[i]
+            if m <= 0.0 or abs(lam[i]) <= m * dt:
+                continue
+            if self.over_max_mode[i] == OVER_MAX_MODES["break"]:
+                self.break_joint()
+                return False
+            scale = min(scale, m * dt / abs(lam[i]))
+        for i in range(6):
+            lam[i] *= scale
+        return True
+
+
+def _side_response(core, anchor, a, sign, cs_f_core, cs_w):
+    """Spec 12.6, one body's part of a response column: the test impulse
+    sign e_a at the anchor (translation axis a < 3: 0x1000ca80 then 0x1000bf90)
+    or about it (rotation: 0x1000cb20 with k = 1, speed dw x anchor), as the
+    anchor's velocity change and the rotation-speed change in Rcs.
+    cs_f_core is +0x70 for R and CsA for A."""
+    e = UNIT[a % 3]
+    se = (sign * e[0], sign * e[1], sign * e[2])
+    d_core = f32v(*umath.rot_t_mul_v(cs_f_core, se))
+    if a < 3:
+        dv, dw = core.calc_push_core(anchor, d_core, f32v(*umath.rot_t_mul_v(cs_w, se)))
+        lin = umath.rot_mul_v(cs_w, core.get_surface_speed_on_test(anchor, dv, dw))
+    else:
+        dw = core.calc_rot_speed_change(d_core, 1.0)
+        # quirk kept: A's side is rotated by CsA, R's by +0x70
+        lin = umath.rot_mul_v(cs_f_core, umath.cross(dw, anchor))
+    return lin, umath.rot_mul_v(cs_f_core, dw)
+
+
+def _quat_error(q):
+    """Spec 12.6, three locked rotations: e_i = 2 q_i + 0.24f q_i^3 + 0.58f q_i^5
+    (e.x from (f32)q.x), negated when q.w < 0."""
+    e = []
+    for i, qi in enumerate(q[:3]):
+        if i == 0:
+            qi = f32(qi)
+        q3 = qi * qi * qi
+        e.append(2.0 * qi + ROT_ERR_C3_F * q3 + ROT_ERR_C5_F * q3 * qi * qi)
+    if q[3] < 0.0:
+        return (-e[0], -e[1], -e[2])
+    return tuple(e)
+
+
+def _frame_origin(m_cs_f_core):
+    """0x1000f370: the constraint frame's origin in core coordinates, f32."""
+    R, vv = m_cs_f_core
+    return f32v(*umath.rot_t_mul_v(R, (-vv[0], -vv[1], -vv[2])))
+
+
+def _inverse(M, joint, what: str):
+    inv = umath.mat_inverse_general(M, INVERSE_EPS)
+    if inv is None:
+        raise ValueError(f"{joint!r}: {what} is singular")
+    return inv
+
+
+def lin_solve(A, rhs):
+    """0x10033e50: Gaussian elimination with the original's pivoting and epsilons.
+
+    A (rows) and rhs are modified. Returns the solution, or None when the
+    system is singular and inconsistent (the caller then applies nothing).
+    """
+    n = len(rhs)
+    eps = LIN_SOLVE_EPS
+    for i in range(n):
+        # 0x10033f80: the pivot is the largest |A[r][i]|, r > i scanned from the
+        # bottom, that is strictly larger than the diagonal (and than any
+        # candidate found before it)
+        best = abs(A[i][i])
+        pos = -1
+        for r in range(n - 1, i, -1):
+            h = abs(A[r][i])
+            if h > best:
+                best = h
+                pos = r
+        if pos >= 0:
+            A[i], A[pos] = A[pos], A[i]
+            rhs[i], rhs[pos] = rhs[pos], rhs[i]
+        row = A[i]
+        pivot = row[i]
+        if abs(pivot) < eps:
+            continue
+        inv = -1.0 / pivot
+        for j in range(i + 1, n):
+            rj = A[j]
+            f = rj[i]
+            if abs(f) > eps:
+                f *= inv
+                for c in range(i, n):
+                    rj[c] += f * row[c]
+                rhs[j] += f * rhs[i]
+    # 0x10034030: back substitution
+    x = [0.0] * n
+    for i in range(n - 1, -1, -1):
+        row = A[i]
+        s = rhs[i]
+        for k in range(i + 1, n):
+            s -= row[k] * x[k]
+        if abs(row[i]) >= eps:
+            x[i] = s / row[i]
+        elif abs(s) < eps * 1000.0:
+            x[i] = 0.0
+        else:
+            return None
+    return x
+
+
+def _check_template(env, tmpl: ConstraintTemplate) -> None:
+    what = f"constraint {joint_name(tmpl.obj_r, tmpl.obj_a)}"
+    check_joint_objects(env, what, tmpl.obj_r, tmpl.obj_a)
+    ff = tmpl.force_factor
+    if not (isinstance(ff, (int, float)) and math.isfinite(ff) and ff > 0.0):
+        raise ValueError(f"{what}: the force factor {ff!r} must be a positive number")
+    for name, v in (("damp factor", tmpl.damp_factor), ("limit factor", tmpl.limit_factor)):
+        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+            raise ValueError(f"{what}: the {name} {v!r} must be a number >= 0")
+    for k, t in enumerate(tmpl.axis_type):
+        if t not in (AXIS_FREE, AXIS_FIXED, AXIS_LIMITED):
+            raise ValueError(f"{what}: axis {k} has the type {t!r} (0 free, 1 fixed, 2 limited)")
+        if t == AXIS_LIMITED and not tmpl.borders_low[k] <= tmpl.borders_high[k]:
+            raise ValueError(f"{what}: axis {k} limits {tmpl.borders_low[k]!r} > {tmpl.borders_high[k]!r}")
+
+
+def create_constraint(env, tmpl: ConstraintTemplate):
+    """Spec 12.4 (0x100129c0): None when both objects are None; else build the
+    constraint (12.5) and register it (units merged, revived if one body is
+    awake). Bad input raises ValueError before anything is attached."""
+    if tmpl.obj_r is None and tmpl.obj_a is None:
+        return None
+    _check_template(env, tmpl)
+    c = Constraint(env, tmpl)
+    c.register()
+    return c
+
+
+def create_hinge(env, obj_r, obj_a, anchor_ws, axis_ws=None, limits=None):
+    """Set Physics Hinge (12.4 glue, 0x100059d0): 3 translations and 2 rotations
+    locked about the axis (world (0,0,1) without one); ``limits`` = (lo, hi) in
+    radians on rotation axis 2."""
+    tmpl = ConstraintTemplate()
+    tmpl.set_constraint_ws(env, obj_r, anchor_ws, (0.0, 0.0, 1.0) if axis_ws is None else axis_ws,
+                           3, 2, obj_a)
+    if limits is not None:
+        tmpl.limit_rotation(2, limits[0], limits[1])
+    return create_constraint(env, tmpl)
+
+
+def create_slider(env, obj_r, obj_a, first_point_ws, second_point_ws, limits=None):
+    """Set Physics Slider (12.4 glue, 0x10005f10): the axis is second - first
+    (unnormalized), anchored at the first point; all rotations and the two
+    perpendicular translations locked. Like the original, set_constraint_ws
+    runs twice, (3, 2) then (2, 3): only the second counts. ``limits`` =
+    (lo, hi) in metres on translation axis 2, measured as p_A - p_R."""
+    what = f"slider {joint_name(obj_r, obj_a)}"
+    for name, p in (("first point", first_point_ws), ("second point", second_point_ws)):
+        if len(tuple(p)) != 3 or not is_finite_vec(p):
+            raise ValueError(f"{what}: the {name} {tuple(p)} must be 3 finite numbers")
+    axis = umath.sub(second_point_ws, first_point_ws)
+    if umath.dot(axis, axis) < QUAT_NORM_EPS:
+        raise ValueError(f"{what}: the axis points {tuple(first_point_ws)} and "
+                         f"{tuple(second_point_ws)} coincide (zero-length axis)")
+    tmpl = ConstraintTemplate()
+    tmpl.set_constraint_ws(env, obj_r, first_point_ws, axis, 3, 2, obj_a)
+    tmpl.set_constraint_ws(env, obj_r, first_point_ws, axis, 2, 3, obj_a)
+    if limits is not None:
+        tmpl.limit_translation(2, limits[0], limits[1])
+    return create_constraint(env, tmpl)
+
+
+def create_ball_joint(env, obj_r, obj_a, anchor_ws):
+    """Set Physics Ball Joint (12.4 glue, 0x100052f0): 3 translations locked at
+    the anchor, no axis."""
+    tmpl = ConstraintTemplate()
+    tmpl.set_constraint_ws(env, obj_r, anchor_ws, None, 3, 0, obj_a)
+    return create_constraint(env, tmpl)
