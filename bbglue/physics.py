@@ -185,8 +185,8 @@ class PhysicsManager:
             if rec not in self.deferred_deletes:
                 self.deferred_deletes.append(rec)
             return True
+        self.env.delete_object(rec.body)          # the listener still finds the record
         del self.registry[id(entity)]
-        self.env.delete_object(rec.body)
         return True
 
     def body_for(self, entity, command: Command):
