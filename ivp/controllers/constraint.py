@@ -26,7 +26,6 @@ LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
 ROT_ERR_C3_F = hexf32("3e75c28f")              # 0.24f (12.6)
 ROT_ERR_C5_F = hexf32("3f147ae1")              # 0.58f (12.6)
 LIN_SOLVE_EPS = hexf64("3e112e0be0000000")     # (f64)1e-9f (0x10033e50)
-DEG_TO_RAD = hexf64("3f91df46a2529d39")        # pi/180, Hinge limits in the glue (12.4)
 INVERSE_EPS = 1e-19                            # 0x1000e8f0
 
 AXIS_FREE = 0
