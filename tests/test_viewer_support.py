@@ -106,3 +106,19 @@ def ball_scene():
     Physicalize(ball, ball_count=1, convex_count=0, mass=1.9, friction=0.8, elasticity=0.2,
                 linear_speed_dampening=0.9, rot_speed_dampening=0.1, ball_radius_1=2.0).trigger()
     return ctx
+
+
+def ballance_scene():
+    """The three player balls, a level start 10 above the origin and Ballance's
+    player, navigation, camera rig and level behaviours (no floor body)."""
+    from bbglue import CKContext, meshes
+    from behaviors.api import manager_of
+    from behaviors.ballance import BallNavigation, CameraRig, Level, PlayerBall
+    ctx = CKContext()
+    for name in ("Ball_Paper", "Ball_Wood", "Ball_Stone"):
+        ctx.create_entity(name, meshes.sphere(2.0), color=RED)
+    ctx.create_entity("PS_Levelstart", position=(0.0, 10.0, 0.0))
+    manager = manager_of(ctx)
+    for b in (PlayerBall(ctx), BallNavigation(ctx), CameraRig(ctx), Level(ctx)):
+        manager.attach(b)
+    return ctx

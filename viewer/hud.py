@@ -6,6 +6,8 @@ import math
 
 from ivp import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW
 
+from .gameplay import game_line
+
 STATE_NAMES = {MT_MOVING: "moving", MT_SLOW: "slow", MT_CALM: "calm", MT_NOT_SIM: "asleep"}
 
 
@@ -25,7 +27,7 @@ def status_lines(session, fps: float, draw_ms: float) -> list[str]:
         f"{fps:5.1f} fps   sim {session.sim_ms:5.1f} ms   draw {draw_ms:5.1f} ms",
         f"bodies awake {awake} / {total}",
     ]
-    game = game_lines(session.ctx)
+    game = game_line(session.ctx)
     if game:
         lines.append(game)
     if session.error:
@@ -34,16 +36,6 @@ def status_lines(session, fps: float, draw_ms: float) -> list[str]:
     if errors:
         lines.append(f"{len(errors)} behaviour error(s), last: {errors[-1]}")
     return lines
-
-
-def game_lines(ctx) -> str:
-    """Score, lives and level of the gameplay, when the scene has one."""
-    game = getattr(ctx, "gameplay", None)
-    if game is None:
-        return ""
-    parts = [f"{name} {getattr(game, name)}" for name in ("score", "lives", "level", "state")
-             if getattr(game, name, None) is not None]
-    return "   ".join(parts)
 
 
 def unit_line(manager, unit) -> str:

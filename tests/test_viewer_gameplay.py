@@ -1,0 +1,70 @@
+"""The viewer and Ballance's behaviours: owned keys, the camera rig, the HUD line."""
+
+import numpy as np
+import pytest
+from test_viewer_support import ball_scene, ballance_scene, gl_window  # noqa: F401
+
+from viewer.gameplay import game_keys, game_line, rig_camera
+from viewer.session import Session
+
+
+def test_the_navigation_and_camera_keys_belong_to_the_game():
+    # glue-and-content 3: arrows push the ball, Left Shift turns, Space raises the camera
+    assert game_keys(ballance_scene()) == {"Up", "Down", "Left", "Right", "LShift", "Space"}
+    assert game_keys(ball_scene()) == frozenset()
+
+
+def test_the_rig_camera_sits_in_its_slot_and_looks_at_the_ball():
+    ctx = ballance_scene()
+    assert rig_camera(ctx) is None                  # before the first frame: no ball yet
+    ctx.process_frame(16.0)
+    m = rig_camera(ctx)
+    ball = np.asarray(ctx.get("Ball_Wood").get_position())
+    # the eye starts in its slot: 35 up and 22 behind (-Z at yaw 0) of the ball
+    assert np.allclose(m[3, :3], ball + (0.0, 35.0, -22.0), atol=0.1)
+    to_ball = (ball - m[3, :3]) / np.linalg.norm(ball - m[3, :3])
+    assert np.allclose(m[2, :3], to_ball, atol=1e-3)        # looking along its Z at the ball
+    assert rig_camera(ball_scene()) is None
+
+
+def test_hud_line_has_level_score_and_lives():
+    ctx = ballance_scene()
+    ctx.process_frame(16.0)
+    line = game_line(ctx)
+    # glue-and-content 3: the score starts at 1000 with 3 spare lives
+    assert "level 1" in line and "score 1000" in line and "lives 3" in line and "ball wood" in line
+    assert game_line(ball_scene()) == ""
+
+
+def test_a_key_press_in_the_window_rolls_the_ball(gl_window):  # noqa: F811
+    from pyglet.window import key
+
+    from viewer.window import ViewerWindow
+    w = ViewerWindow(Session(ballance_scene), scene_camera=rig_camera,
+                     game_keys=game_keys(ballance_scene()), width=320, height=240, visible=False)
+    w.tick(1 / 60)
+    body = w.session.body_of(w.session.ctx.get("Ball_Wood"))
+    assert body.core.speed[2] == 0.0
+    w.on_key_press(key.UP, 0)
+    w.on_key_press(key.SPACE, 0)               # the game's: raises the camera, does not pause
+    for _ in range(10):
+        w.tick(1 / 60)
+    assert not w.session.paused
+    assert body.core.speed[2] > 0.1            # Up pushes along the camera's +Z
+    assert np.allclose(w.scene_view.camera_world(), rig_camera(w.session.ctx))
+    w.close()
+
+
+def test_pause_key_stops_the_ballance_clock(gl_window):  # noqa: F811
+    from pyglet.window import key
+
+    from viewer.window import ViewerWindow
+    w = ViewerWindow(Session(ballance_scene), game_keys=game_keys(ballance_scene()),
+                     width=320, height=240, visible=False)
+    w.tick(1 / 60)
+    w.on_key_press(key.P, 0)
+    t = w.session.env.current_time
+    for _ in range(5):
+        w.tick(1 / 60)
+    assert w.session.env.current_time == pytest.approx(t) and w.session.physics.time_factor == 0.0
+    w.close()
