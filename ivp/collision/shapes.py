@@ -1,0 +1,277 @@
+"""Collision shapes built from a body's compact surface (surfaces-and-contacts 1, 6.3).
+
+* a ball is its centre and radius (the object's extra radius);
+* a convex piece is a closed hull: vertices, outward planes (coplanar hull
+  triangles merged), its true edges and its triangles;
+* every concave face is its own flat two-sided triangle piece;
+* a fixed body's triangles live in world space in a :class:`TriangleGrid`, a
+  uniform grid built once, so a query near a ball costs a few dictionary
+  look-ups however large the level is.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import umath
+from ..real_object import OBJECT_BALL
+
+PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
+GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
+
+
+class Piece:
+    """A convex piece in one frame (core or world coordinates).
+
+    ``planes`` are outward (nx, ny, nz, d) with n.x <= d inside; a two-sided
+    triangle has one plane (its side is chosen per pair) and ``sides``, the
+    three in-plane edge planes that bound it. For a hull ``sides`` is
+    ``planes``: a point of a face plane is on the face when it is inside all.
+    """
+
+    __slots__ = ("verts", "planes", "sides", "edges", "tris", "two_sided", "center", "radius",
+                 "vertex_ids")
+
+    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None):
+        self.verts = verts
+        self.planes = planes
+        self.sides = sides
+        self.edges = edges
+        self.tris = tris
+        self.two_sided = two_sided
+        self.vertex_ids = vertex_ids
+        n = len(verts)
+        cx = sum(v[0] for v in verts) / n
+        cy = sum(v[1] for v in verts) / n
+        cz = sum(v[2] for v in verts) / n
+        self.center = (cx, cy, cz)
+        self.radius = max(math.sqrt((v[0] - cx) ** 2 + (v[1] - cy) ** 2 + (v[2] - cz) ** 2)
+                          for v in verts)
+
+    def transformed(self, m) -> "Piece":
+        """The piece in the frame of the matrix m = (R, vv) (0.1: world = R local + vv)."""
+        R, vv = m
+        verts = [umath.mat_mul_point(m, v) for v in self.verts]
+        planes = [_transform_plane(R, vv, p) for p in self.planes]
+        sides = planes if self.sides is self.planes else [_transform_plane(R, vv, p) for p in self.sides]
+        return Piece(verts, planes, sides, self.edges, self.tris, self.two_sided, self.vertex_ids)
+
+
+def _transform_plane(R, vv, p):
+    n = umath.rot_mul_v(R, (p[0], p[1], p[2]))
+    return (n[0], n[1], n[2], p[3] + n[0] * vv[0] + n[1] * vv[1] + n[2] * vv[2])
+
+
+def hull_piece(vertices, faces) -> Piece:
+    """A closed convex hull (faces outward, counter-clockwise) as a Piece."""
+    verts = [tuple(float(x) for x in v) for v in vertices]
+    tris = [tuple(int(i) for i in f) for f in faces]
+    planes = []
+    face_plane = []
+    for a, b, c in tris:
+        n = umath.cross(umath.sub(verts[b], verts[a]), umath.sub(verts[c], verts[a]))
+        n = umath.scale(n, 1.0 / umath.length(n))
+        d = umath.dot(n, verts[a])
+        for k, p in enumerate(planes):
+            if abs(p[0] - n[0]) + abs(p[1] - n[1]) + abs(p[2] - n[2]) < PLANE_MERGE_EPS \
+                    and abs(p[3] - d) < PLANE_MERGE_EPS * (1.0 + abs(d)):
+                face_plane.append(k)
+                break
+        else:
+            face_plane.append(len(planes))
+            planes.append((n[0], n[1], n[2], d))
+    # true edges: shared by triangles of two different planes
+    owner = {}
+    for t, (a, b, c) in enumerate(tris):
+        for i, j in ((a, b), (b, c), (c, a)):
+            owner.setdefault((min(i, j), max(i, j)), []).append(face_plane[t])
+    edges = [e for e, ps in owner.items() if len(set(ps)) > 1]
+    return Piece(verts, planes, planes, edges, tris, False)
+
+
+def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
+    """A flat two-sided triangle as a Piece (every concave face, spec 1)."""
+    verts = [a, b, c]
+    n = umath.cross(umath.sub(b, a), umath.sub(c, a))
+    n = umath.scale(n, 1.0 / umath.length(n))
+    sides = []
+    for p, q in ((a, b), (b, c), (c, a)):
+        s = umath.cross(umath.sub(q, p), n)
+        s = umath.scale(s, 1.0 / umath.length(s))
+        sides.append((s[0], s[1], s[2], umath.dot(s, p)))
+    return Piece(verts, [(n[0], n[1], n[2], umath.dot(n, a))], sides,
+                 [(0, 1), (1, 2), (2, 0)], [(0, 1, 2)], True, vertex_ids)
+
+
+class TriangleGrid:
+    """World-space triangles of a fixed body in a uniform grid (built once).
+
+    Per triangle: vertices a, b, c, unit normal, bounding sphere and the
+    vertex indices (so shared vertices and edges are recognised).
+    """
+
+    def __init__(self, vertices: np.ndarray, faces: np.ndarray):
+        tri = vertices[faces]
+        n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+        n /= np.linalg.norm(n, axis=1)[:, None]
+        cen = tri.mean(axis=1)
+        rad = np.sqrt(((tri - cen[:, None, :]) ** 2).sum(axis=2)).max(axis=1)
+        lo = tri.min(axis=1)
+        hi = tri.max(axis=1)
+        self.vertices = [tuple(v) for v in vertices.tolist()]
+        self.faces = [tuple(f) for f in faces.tolist()]
+        V = self.vertices
+        self.a = [V[f[0]] for f in self.faces]
+        self.b = [V[f[1]] for f in self.faces]
+        self.c = [V[f[2]] for f in self.faces]
+        self.normal = [tuple(x) for x in n.tolist()]
+        self.sphere = [(x, y, z, r) for (x, y, z), r in zip(cen.tolist(), rad.tolist())]
+        self.lo = lo.min(axis=0)
+        self.hi = hi.max(axis=0)
+        ext = (hi - lo).max(axis=1)
+        self.cell = max(float(np.median(ext)) * 1.5, 1e-3)
+        self.cells = {}
+        self.big = []
+        self._pieces = {}
+        h = self.cell
+        ilo = np.floor(lo / h).astype(np.int64).tolist()
+        ihi = np.floor(hi / h).astype(np.int64).tolist()
+        cells = self.cells
+        for t, (l, u) in enumerate(zip(ilo, ihi)):
+            if (u[0] - l[0] + 1) * (u[1] - l[1] + 1) * (u[2] - l[2] + 1) > GRID_MAX_CELLS:
+                self.big.append(t)
+                continue
+            for i in range(l[0], u[0] + 1):
+                for j in range(l[1], u[1] + 1):
+                    for k in range(l[2], u[2] + 1):
+                        key = (i, j, k)
+                        lst = cells.get(key)
+                        if lst is None:
+                            cells[key] = [t]
+                        else:
+                            lst.append(t)
+
+    def __len__(self) -> int:
+        return len(self.faces)
+
+    def query(self, x: float, y: float, z: float, r: float) -> list:
+        """Indices of the triangles whose bounding sphere meets the sphere (x, y, z, r)."""
+        h = self.cell
+        ix0 = math.floor((x - r) / h)
+        ix1 = math.floor((x + r) / h)
+        iy0 = math.floor((y - r) / h)
+        iy1 = math.floor((y + r) / h)
+        iz0 = math.floor((z - r) / h)
+        iz1 = math.floor((z + r) / h)
+        cells = self.cells
+        found = set(self.big)
+        for i in range(ix0, ix1 + 1):
+            for j in range(iy0, iy1 + 1):
+                for k in range(iz0, iz1 + 1):
+                    lst = cells.get((i, j, k))
+                    if lst is not None:
+                        found.update(lst)
+        sph = self.sphere
+        out = []
+        for t in sorted(found):
+            sx, sy, sz, sr = sph[t]
+            rr = r + sr
+            dx = sx - x
+            dy = sy - y
+            dz = sz - z
+            if dx * dx + dy * dy + dz * dz <= rr * rr:
+                out.append(t)
+        return out
+
+    def piece(self, t: int) -> Piece:
+        """Triangle t as a two-sided world Piece (cached)."""
+        p = self._pieces.get(t)
+        if p is None:
+            p = triangle_piece(self.a[t], self.b[t], self.c[t], self.faces[t])
+            self._pieces[t] = p
+        return p
+
+
+class Shape:
+    """The collision shape of one object (spec 6.3's per-object data).
+
+    ``pieces`` are in core coordinates for movable bodies; a fixed body keeps
+    them in world coordinates (``world_pieces``) with its triangles in
+    ``grid``. ``lo``/``hi`` bound a fixed body in world space.
+    """
+
+    __slots__ = ("obj", "is_ball", "radius", "pieces", "world_pieces", "grid", "lo", "hi",
+                 "serial", "pairs", "soup_cache", "_cache_key", "_cache")
+
+    def __init__(self, obj, serial: int):
+        self.obj = obj
+        self.serial = serial
+        self.is_ball = obj.type == OBJECT_BALL
+        self.radius = float(obj.extra_radius) if self.is_ball else 0.0
+        self.pieces = []
+        self.world_pieces = None
+        self.grid = None
+        self.pairs = {}
+        self.soup_cache = {}
+        self._cache_key = None
+        self._cache = None
+        core = obj.core
+        if not self.is_ball:
+            m_core_f_object = obj.get_m_core_f_object()
+            surf = obj.surface
+            for cp in surf.convex:
+                v = [umath.mat_mul_point(m_core_f_object, tuple(p)) for p in cp.vertices.tolist()]
+                self.pieces.append(hull_piece(v, cp.faces))
+            soups = []
+            for s in surf.soups:
+                v = np.array([umath.mat_mul_point(m_core_f_object, tuple(p)) for p in s.vertices.tolist()])
+                soups.append((v, np.asarray(s.faces)))
+            m = core.m_world_f_core_last_psi
+            if core.physical_unmoveable:
+                self.world_pieces = [p.transformed(m) for p in self.pieces]
+                if soups:
+                    R, vv = m
+                    Rm = np.array(R).reshape(3, 3)
+                    allv = []
+                    allf = []
+                    base = 0
+                    for v, f in soups:
+                        allv.append(v @ Rm.T + np.array(vv))
+                        allf.append(f + base)
+                        base += len(v)
+                    self.grid = TriangleGrid(np.concatenate(allv), np.concatenate(allf))
+            else:
+                for v, f in soups:
+                    vt = [tuple(x) for x in v.tolist()]
+                    for a, b, c in f.tolist():
+                        self.pieces.append(triangle_piece(vt[a], vt[b], vt[c]))
+        if core.physical_unmoveable:
+            self._fixed_bounds()
+
+    def _fixed_bounds(self) -> None:
+        if self.is_ball:
+            c = self.obj.core.m_world_f_core_last_psi[1]
+            lo = np.array(c) - self.radius
+            hi = np.array(c) + self.radius
+        else:
+            pts = [v for p in self.world_pieces for v in p.verts]
+            los = [np.array(pts).min(axis=0)] if pts else []
+            his = [np.array(pts).max(axis=0)] if pts else []
+            if self.grid is not None:
+                los.append(self.grid.lo)
+                his.append(self.grid.hi)
+            lo = np.min(los, axis=0)
+            hi = np.max(his, axis=0)
+        self.lo = lo
+        self.hi = hi
+
+    def pieces_at(self, m) -> list:
+        """The pieces in world space for the core pose m (cached per pose object)."""
+        if self.world_pieces is not None:
+            return self.world_pieces
+        if self._cache_key is not m:
+            self._cache = [p.transformed(m) for p in self.pieces]
+            self._cache_key = m
+        return self._cache
