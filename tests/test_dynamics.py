@@ -262,7 +262,7 @@ def test_unit_order_look_ahead_quirk():
     # Spec 6.2: list order except the last three, which run in reverse.
     env = Environment(gravity=(0.0, 0.0, 0.0))
     log = []
-    balls = [ball(env, name=str(i)) for i in range(5)]
+    balls = [ball(env, name=str(i), pos=(10.0 * i, 0.0, 0.0)) for i in range(5)]
     for bb in balls:
         bb.wake()
         env.sim_unit_manager.add_controller_to_core(Recording(log, bb.name, 1500, bb.core), bb.core)
