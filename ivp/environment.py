@@ -11,7 +11,8 @@ The public API a glue layer drives::
 A collision system plugs in through ``env.collision`` (an object with the hooks
 ``object_created``, ``object_deleted``, ``object_frozen``, ``object_revived``,
 ``revive_partners``, ``begin_psi``, ``update_after_controllers`` and
-``after_integration``); without one, bodies pass through each other.
+``after_integration``). Every environment installs ``ivp.collision``'s
+system unless made with ``collision=False``; then bodies pass through each other.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import math
 
 from . import rng
 from .anomaly import AnomalyLimits, AnomalyManager
+from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
@@ -51,7 +53,8 @@ class ObjectListener:
 class Environment:
     """Spec 1.6: the world, its clock and its managers."""
 
-    def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME):
+    def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME,
+                 collision: bool = True):
         if not is_finite_vec(gravity):
             raise ValueError(f"environment: gravity {tuple(gravity)} is NaN or infinite")
         if not (math.isfinite(delta_psi_time) and delta_psi_time > 0.0):
@@ -76,6 +79,8 @@ class Environment:
         self.collision = None
         self.psi_count = 0
         self.time_manager = TimeManager()
+        if collision:
+            self.collision = CollisionSystem(self)
 
     @property
     def controller_manager(self) -> SimUnitManager:
