@@ -1,0 +1,343 @@
+"""A small schema language for the located YAML of ``scenes.source``.
+
+A schema checks a value and returns it normalized (numbers as floats, vectors
+as tuples, records as ``Checked`` dicts that keep the place of every value), or
+``BAD`` after adding a located problem to the report: "expected ..., got ...",
+and for an unknown key or choice a "did you mean".
+"""
+
+from __future__ import annotations
+
+import math
+
+from .source import Mapping, Sequence, Where, did_you_mean
+
+BAD = object()          # returned by a check that failed (the problem is in the report)
+_NUMBER = (int, float)
+
+
+def show(value) -> str:
+    """A value as a short text for messages."""
+    if isinstance(value, Mapping):
+        return "a mapping"
+    if isinstance(value, Sequence):
+        return f"a list of {len(value)}"
+    if value is None:
+        return "nothing"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+class Checked(dict):
+    """A checked mapping: the given keys only, with the place of each value."""
+
+    def __init__(self, where: Where, items=(), wheres=None):
+        super().__init__(items)
+        self.where = where
+        self.wheres = dict(wheres or {})
+
+    def at(self, key) -> Where:
+        """The place of ``key``'s value (the mapping's place when not given)."""
+        return self.wheres.get(key, self.where)
+
+
+class Items(list):
+    """A checked list with the place of each item."""
+
+    def __init__(self, where: Where, items=(), wheres=()):
+        super().__init__(items)
+        self.where = where
+        self.wheres = list(wheres)
+
+
+class Schema:
+    """Base: ``check(value, where, report)``; ``expected`` says what is accepted."""
+
+    expected = "a value"
+    kinds: tuple = (object,)        # the YAML kinds this schema takes (for Either)
+
+    def check(self, value, where: Where, rep):
+        raise NotImplementedError
+
+    def fail(self, value, where: Where, rep, expected: str | None = None):
+        rep.add(where, f"expected {expected or self.expected}, got {show(value)}")
+        return BAD
+
+
+class Number(Schema):
+    """A finite number, optionally in a range and whole."""
+
+    kinds = _NUMBER
+
+    def __init__(self, lo=None, hi=None, *, lo_open=False, integer=False, unit=""):
+        self.lo, self.hi, self.lo_open, self.integer = lo, hi, lo_open, integer
+        parts = ["a whole number" if integer else "a number"]
+        if lo is not None:
+            parts.append(f"{'>' if lo_open else '>='} {lo:g}")
+        if hi is not None:
+            parts.append(f"{'and ' if lo is not None else ''}<= {hi:g}")
+        self.expected = " ".join(parts) + (f" ({unit})" if unit else "")
+
+    def check(self, value, where, rep):
+        if isinstance(value, bool) or not isinstance(value, _NUMBER):
+            return self.fail(value, where, rep)
+        if not math.isfinite(value):
+            return self.fail(value, where, rep, self.expected + " (NaN and infinity are not allowed)")
+        if self.integer and value != int(value):
+            return self.fail(value, where, rep)
+        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
+            return self.fail(value, where, rep)
+        if self.hi is not None and value > self.hi:
+            return self.fail(value, where, rep)
+        return int(value) if self.integer else float(value)
+
+
+class Flag(Schema):
+    expected = "true or false"
+    kinds = (bool,)
+
+    def check(self, value, where, rep):
+        return value if isinstance(value, bool) else self.fail(value, where, rep)
+
+
+class Text(Schema):
+    kinds = (str,)
+
+    def __init__(self, empty: bool = False):
+        self.empty = empty
+        self.expected = "a text" if empty else "a non-empty text"
+
+    def check(self, value, where, rep):
+        if isinstance(value, str) and (value or self.empty):
+            return value
+        return self.fail(value, where, rep)
+
+
+class Exactly(Schema):
+    """One given value (a version number)."""
+
+    def __init__(self, value):
+        self.value = value
+        self.kinds = (type(value),)
+        self.expected = repr(value)
+
+    def check(self, value, where, rep):
+        if type(value) is type(self.value) and value == self.value:
+            return value
+        return self.fail(value, where, rep)
+
+
+class Choice(Schema):
+    """One of a fixed set of texts."""
+
+    kinds = (str,)
+
+    def __init__(self, *options: str):
+        self.options = options
+        self.expected = "one of " + ", ".join(options)
+
+    def check(self, value, where, rep):
+        if isinstance(value, str) and value in self.options:
+            return value
+        rep.add(where, f"expected {self.expected}, got {show(value)}{did_you_mean(value, self.options)}")
+        return BAD
+
+
+class Plain(Schema):
+    """Any YAML value, passed on as it is (behaviour parameters check themselves)."""
+
+    expected = "a value"
+
+    def check(self, value, where, rep):
+        return value
+
+
+class Scalar(Schema):
+    """A text, number or flag (attribute values)."""
+
+    expected = "a text, number or true/false"
+    kinds = (str, int, float, bool)
+
+    def check(self, value, where, rep):
+        if isinstance(value, (str, bool)) or (isinstance(value, _NUMBER) and math.isfinite(value)):
+            return value
+        return self.fail(value, where, rep)
+
+
+class Vector(Schema):
+    """A list of ``n`` items (numbers by default), returned as a tuple."""
+
+    kinds = (Sequence,)
+
+    def __init__(self, n: int, item: Schema | None = None, unit: str = ""):
+        self.n = n
+        self.item = item or Number()
+        self.expected = (f"a list of {n} numbers" if item is None else f"a list of {n}, each {self.item.expected}") \
+            + (f" ({unit})" if unit else "")
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Sequence) or len(value) != self.n:
+            return self.fail(value, where, rep)
+        out = tuple(self.item.check(v, w, rep) for v, w in zip(value, value.item_where))
+        return BAD if BAD in out else out
+
+
+class ListOf(Schema):
+    """A list whose items all follow ``item``."""
+
+    kinds = (Sequence,)
+
+    def __init__(self, item: Schema, min_len: int = 0):
+        self.item = item
+        self.min_len = min_len
+        self.expected = "a list" + (f" of at least {min_len}" if min_len else "")
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Sequence) or len(value) < self.min_len:
+            return self.fail(value, where, rep)
+        out = Items(value.where)
+        for v, w in zip(value, value.item_where):
+            c = self.item.check(v, w, rep)
+            if c is not BAD:
+                out.append(c)
+                out.wheres.append(w)
+        return out if len(out) == len(value) else BAD
+
+
+class MapOf(Schema):
+    """A mapping from free names to values that follow ``value``."""
+
+    kinds = (Mapping,)
+
+    def __init__(self, value: Schema, what: str = "entries"):
+        self.value = value
+        self.expected = f"a mapping of names to {what}"
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Mapping):
+            return self.fail(value, where, rep)
+        out = Checked(value.where)
+        for k, v in value.items():
+            c = self.value.check(v, value.value_where[k], rep)
+            if c is not BAD:
+                out[k] = c
+                out.wheres[k] = value.value_where[k]
+        return out if len(out) == len(value) else BAD
+
+
+class Field:
+    """A key of a record: its schema, a doc line, and its default (None: none)."""
+
+    __slots__ = ("schema", "doc", "default", "required")
+
+    def __init__(self, schema: Schema, doc: str, default=None, required: bool = False):
+        self.schema, self.doc, self.default, self.required = schema, doc, default, required
+
+
+class Record(Schema):
+    """A mapping with known keys. The result holds the given keys only (so that
+    layers of settings can be merged), unless ``fill`` adds the defaults."""
+
+    kinds = (Mapping,)
+
+    def __init__(self, what: str, fields: dict, fill: bool = False, convert=None):
+        self.what = what
+        self.fields = fields
+        self.fill = fill
+        self.convert = convert
+        self.expected = f"a mapping ({what})"
+
+    def defaults(self) -> dict:
+        return {k: f.default for k, f in self.fields.items() if f.default is not None}
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Mapping):
+            return self.fail(value, where, rep)
+        out = Checked(value.where)
+        ok = True
+        for k, v in value.items():
+            field = self.fields.get(k)
+            if field is None:
+                rep.add(value.key_where[k], f"unknown key {k!r} in {self.what}{did_you_mean(k, self.fields)}; "
+                                           f"known keys: {', '.join(self.fields)}")
+                ok = False
+                continue
+            c = field.schema.check(v, value.value_where[k], rep)
+            if c is BAD:
+                ok = False
+            else:
+                out[k] = c
+                out.wheres[k] = value.value_where[k]
+        for k, field in self.fields.items():
+            if field.required and k not in value:
+                rep.add(value.where, f"{self.what} needs the key {k!r} ({field.doc})")
+                ok = False
+        if not ok:
+            return BAD
+        if self.fill:
+            for k, d in self.defaults().items():
+                out.setdefault(k, d)
+        return self.convert(out, rep) if self.convert else out
+
+
+class _Variants(Schema):
+    """A mapping checked by one of several schemas, chosen by a key."""
+
+    kinds = (Mapping,)
+    form = ""
+
+    def __init__(self, what: str, variants: dict):
+        self.what = what
+        self.variants = variants
+        self.expected = f"a {what}: a mapping with {self.form}" + ", ".join(variants)
+
+
+class Tagged(_Variants):
+    """A mapping with exactly one key naming the variant: ``{box: [1, 2, 3]}``.
+    Returns (tag, checked value, place of the value)."""
+
+    form = "one of the keys "
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Mapping) or len(value) != 1:
+            return self.fail(value, where, rep)
+        (tag, v), = value.items()
+        schema = self.variants.get(tag)
+        if schema is None:
+            rep.add(value.key_where[tag], f"unknown {self.what} {tag!r}{did_you_mean(tag, self.variants)}; "
+                                          f"known: {', '.join(self.variants)}")
+            return BAD
+        vw = value.value_where[tag]
+        c = schema.check(v, vw, rep)
+        return BAD if c is BAD else (tag, c, vw)
+
+
+class Kinded(_Variants):
+    """A mapping whose ``type`` key names the record that checks it."""
+
+    form = "type: one of "
+
+    def check(self, value, where, rep):
+        if not isinstance(value, Mapping):
+            return self.fail(value, where, rep)
+        if "type" not in value:
+            rep.add(value.where, f"a {self.what} needs the key 'type' (one of {', '.join(self.variants)})")
+            return BAD
+        if value["type"] not in self.variants:
+            return Choice(*self.variants).check(value["type"], value.value_where["type"], rep)
+        return self.variants[value["type"]].check(value, where, rep)
+
+
+class Either(Schema):
+    """The first alternative whose kind matches the value."""
+
+    def __init__(self, *alternatives: Schema, expected: str | None = None):
+        self.alternatives = alternatives
+        self.kinds = tuple(k for a in alternatives for k in a.kinds)
+        self.expected = expected or " or ".join(a.expected for a in alternatives)
+
+    def check(self, value, where, rep):
+        for a in self.alternatives:
+            if isinstance(value, a.kinds) and not (isinstance(value, bool) and bool not in a.kinds):
+                return a.check(value, where, rep)
+        return self.fail(value, where, rep)
