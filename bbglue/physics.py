@@ -108,17 +108,6 @@ class PhysicsManager:
         self.deferred_deletes = []
         self.simulating = False
         self.env.add_listener_object(_GlueObjectListener(self))
-        self._install_collision()
-
-    def _install_collision(self) -> None:
-        """The collision system, when this ivp build has one (ivp/collision)."""
-        if self.env.collision is not None:
-            return
-        try:
-            from ivp.collision import CollisionSystem
-        except ImportError:
-            return
-        self.env.collision = CollisionSystem(self.env)
 
     def clean_world(self) -> None:
         """Set Physics Globals' Clean Physics World: destroy the world and create a

@@ -29,6 +29,31 @@ def _other(ev, body):
     return (ev.obj1, True) if ev.obj0 is body else (ev.obj0, False)
 
 
+class _ListenerBlock(HandleBlock):
+    """A block that registers a listener on its target's body with the collision
+    system (``ADD`` names the registration); Stop silences it."""
+
+    INPUTS = ("Create", "Stop")
+    CREATED = None
+    DESTROYED = None
+    ADD = ""
+
+    def create_handle(self, mgr, cmd) -> bool:
+        if self.target is None:
+            return True
+        body = mgr.body_for(self.target, cmd)
+        if body is None:
+            return False
+        col = _collision_system(mgr, self)
+        lst = self.make_listener(mgr, body)
+        getattr(col, self.ADD)(lst, body)
+        self.set_handle(lst)
+        return True
+
+    def make_listener(self, mgr, body):
+        raise NotImplementedError
+
+
 class _Listener:
     """Base of the listeners a block registers; ``active`` is cleared on Stop."""
 
@@ -80,14 +105,12 @@ class _CollisionListener(_Listener):
         blk.activate_output("Collision")
 
 
-class PhysicsCollDetection(HandleBlock):
+class PhysicsCollDetection(_ListenerBlock):
     """Fires Collision on the target's post-collision events that pass the filters."""
 
     NAME = "PhysicsCollDetection"
-    INPUTS = ("Create", "Stop")
     OUTPUTS = ("Collision",)
-    CREATED = None
-    DESTROYED = None
+    ADD = "add_listener_collision"
     SETTINGS = (Pin("Use Collision ID", BOOL, False),)
     PINS = (
         Pin("Min Speed", FLOAT, 0.3),
@@ -98,16 +121,8 @@ class PhysicsCollDetection(HandleBlock):
     OUT_PINS = (Pin("Entity", None), Pin("Speed (0-1)", None), Pin("Collision Normal World", None),
                 Pin("Position World", None))
 
-    def create_handle(self, mgr, cmd) -> bool:
-        if self.target is None:
-            return True
-        body = mgr.body_for(self.target, cmd)
-        if body is None:
-            return False
-        lst = _CollisionListener(self, body, mgr.env)
-        _collision_system(mgr, self).add_listener_collision(lst, body)
-        self.set_handle(lst)
-        return True
+    def make_listener(self, mgr, body):
+        return _CollisionListener(self, body, mgr.env)
 
     def delete_handle(self, mgr, handle) -> None:
         handle.stop("remove_listener_collision")
@@ -172,13 +187,11 @@ class _ContactListener(_Listener):
             self.block.forget_handle()
 
 
-class PhysicsContinuousContact(HandleBlock):
+class PhysicsContinuousContact(_ListenerBlock):
     """Contact on / off per group of the other body's "Continuous Contact ID"."""
 
     NAME = "PhysicsContinuousContact"
-    INPUTS = ("Create", "Stop")
-    CREATED = None
-    DESTROYED = None
+    ADD = "add_listener_contact"
     SETTINGS = (Pin("Number Group Output", INT, 5),)
     PINS = (
         Pin("Time Delay Start", FLOAT, 0.1),
@@ -195,18 +208,11 @@ class PhysicsContinuousContact(HandleBlock):
             raise ValueError(f"{self.describe()}: setting {key!r} must be >= 0, got {value}")
         super().set_setting(key, value)
 
-    def create_handle(self, mgr, cmd) -> bool:
-        if self.target is None:
-            return True
-        body = mgr.body_for(self.target, cmd)
-        if body is None:
-            return False
+    def make_listener(self, mgr, body):
         lst = _ContactListener(self, body, mgr.env, self.settings["Number Group Output"])
-        _collision_system(mgr, self).add_listener_contact(lst, body)
         mgr.record_of(self.target).continuous_contact = lst
         mgr.timers.append(lst)
-        self.set_handle(lst)
-        return True
+        return lst
 
     def delete_handle(self, mgr, handle) -> None:
         handle.destroy_handler(mgr)

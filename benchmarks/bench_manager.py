@@ -1,0 +1,44 @@
+"""Speed of the physics manager's frame (glue-and-content 1): N awake balls falling
+freely at Ballance's globals, 60 frames per second. Prints microseconds per frame,
+per PSI and per write-back. Run: python benchmarks/bench_manager.py [N]"""
+
+import sys
+import time
+
+from bbglue import CKContext, meshes
+from bbglue.vxmath import VxMatrix
+
+
+def main(n: int = 50, frames: int = 120) -> None:
+    ctx = CKContext()
+    ctx.physics.set_globals((0.0, -20.0, 0.0), 2.0)
+    mesh = meshes.sphere(2.0)
+    for i in range(n):
+        e = ctx.create_entity(f"ball{i}", mesh=mesh, position=(i * 10.0, 1000.0, 0.0))
+        ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0, mass=1.9, enable_collision=False)
+    for _ in range(30):
+        ctx.process_frame(1000.0 / 60.0)
+    env = ctx.physics.env
+    p0 = env.psi_count
+    t0 = time.perf_counter()
+    for _ in range(frames):
+        ctx.process_frame(1000.0 / 60.0)
+    total = time.perf_counter() - t0
+    psis = env.psi_count - p0
+    t1 = time.perf_counter()
+    for _ in range(frames):
+        ctx.physics.write_back()
+    wb = time.perf_counter() - t1
+    objs = ctx.physics.write_back_objects
+    print(f"{n} awake balls, {frames} frames, {psis} PSIs")
+    print(f"  frame:      {total / frames * 1e6:10.1f} us")
+    print(f"  PSI:        {total / max(psis, 1) * 1e6:10.1f} us (whole frame time / PSIs)")
+    print(f"  write-back: {wb / frames / max(len(objs), 1) * 1e6:10.1f} us per body")
+    t2 = time.perf_counter()
+    for _ in range(10000):
+        VxMatrix.from_rotation_translation(*objs[0].get_m_world_f_object_AT(env.current_time))
+    print(f"  pose + VxMatrix: {(time.perf_counter() - t2) / 10000 * 1e6:6.1f} us")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 50)
