@@ -75,7 +75,7 @@ def test_screenshot_after_a_run_shows_the_fallen_ball(gl_window, tmp_path):  # n
     from viewer.capture import Capture
     from viewer.camera import look_at
     eye = np.array([0.0, 5.0, -40.0])
-    cap = Capture(Session(ball_scene), size=(320, 240), scene_camera=lambda ctx: look_at(eye, (0.0, 5.0, 0.0)))
+    cap = Capture(Session(ball_scene), size=(320, 240), scene_camera=lambda session: look_at(eye, (0.0, 5.0, 0.0)))
     image_at_0 = cap.image()
     cap.run_until(1.0)
     assert cap.frame_time == pytest.approx(1.0) and cap.session.frames == 60

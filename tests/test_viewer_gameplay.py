@@ -40,8 +40,7 @@ def test_a_key_press_in_the_window_rolls_the_ball(gl_window):  # noqa: F811
     from pyglet.window import key
 
     from viewer.window import ViewerWindow
-    w = ViewerWindow(Session(ballance_scene), scene_camera=rig_camera,
-                     game_keys=game_keys(ballance_scene()), width=320, height=240, visible=False)
+    w = ViewerWindow(Session(ballance_scene), width=320, height=240, visible=False)
     w.tick(1 / 60)
     body = w.session.body_of(w.session.ctx.get("Ball_Wood"))
     assert body.core.speed[2] == 0.0
@@ -59,8 +58,7 @@ def test_pause_key_stops_the_ballance_clock(gl_window):  # noqa: F811
     from pyglet.window import key
 
     from viewer.window import ViewerWindow
-    w = ViewerWindow(Session(ballance_scene), game_keys=game_keys(ballance_scene()),
-                     width=320, height=240, visible=False)
+    w = ViewerWindow(Session(ballance_scene), width=320, height=240, visible=False)
     w.tick(1 / 60)
     w.on_key_press(key.P, 0)
     t = w.session.env.current_time
@@ -68,3 +66,25 @@ def test_pause_key_stops_the_ballance_clock(gl_window):  # noqa: F811
         w.tick(1 / 60)
     assert w.session.env.current_time == pytest.approx(t) and w.session.physics.time_factor == 0.0
     w.close()
+
+
+class LoadedScene:
+    """What scenes.load returns, as far as the viewer reads it."""
+
+    def __init__(self, ctx, settings):
+        self.ctx, self.settings, self.name, self.files = ctx, settings, "test scene", []
+
+
+def test_the_file_camera_lens_and_background_are_used():
+    camera = {"position": (0.0, 20.0, -30.0), "target": "ball", "fov_deg": 70.0, "near": 1.0, "far": 500.0}
+    s = Session(lambda: LoadedScene(ball_scene(), {"camera": camera, "background": (0.1, 0.2, 0.3, 1.0)}))
+    from viewer.gameplay import scene_camera, scene_look
+    m = scene_camera(s)
+    assert np.allclose(m[3, :3], (0.0, 20.0, -30.0))
+    to_ball = np.array([0.0, 10.0, 0.0]) - m[3, :3]
+    assert np.allclose(m[2, :3], to_ball / np.linalg.norm(to_ball))
+    sky, lens = scene_look(s)
+    assert sky == (0.1, 0.2, 0.3) and (lens.fov_h_deg, lens.near, lens.far) == (70.0, 1.0, 500.0)
+    plain = Session(ball_scene)
+    assert scene_camera(plain) is None
+    assert scene_look(plain)[1].fov_h_deg == 58.0      # glue-and-content 3

@@ -20,13 +20,13 @@ FRAME_S = 1.0 / 60.0
 class Capture:
     """A hidden GL context, a renderer and a view of the session."""
 
-    def __init__(self, session, size=(800, 600), scene_camera=None, hud: bool = False,
-                 renderer_options=None):
+    def __init__(self, session, size=(800, 600), scene_camera=None, hud: bool = False):
+        """`scene_camera(session)` overrides the scene's camera (see View)."""
         self.session = session
         self.size = (int(size[0]), int(size[1]))
         self._context = pyglet.window.Window(16, 16, visible=False)     # holds the GL context
-        self.renderer = Renderer(**(renderer_options or {}))
-        self.view = View(session, scene_camera)
+        self.renderer = Renderer()
+        self.view = View(session) if scene_camera is None else View(session, scene_camera)
         self.overlay = Overlay2D() if hud else None
         self.frame_time = 0.0           # seconds of frame time run so far
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 CREASE_DEG = 40.0
+SKY = (0.55, 0.70, 0.90)      # the clear colour when the scene names none
 
 
 def shade_normals(vertices, faces, crease_deg: float = CREASE_DEG, where: str = "mesh") -> np.ndarray:

@@ -1,5 +1,6 @@
-"""What the viewer reads from the scene's behaviours: the keys they own, the
-Ballance camera rig's eye, the gameplay state for the HUD (no pyglet here)."""
+"""What the viewer reads from the loaded scene: the keys its behaviours own, the
+Ballance camera rig's eye or the file's camera, the sky and lens, and the
+gameplay state for the HUD (no pyglet here)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,9 @@ import numpy as np
 from behaviors.api import manager_of
 from behaviors.ballance import camera_of, gameplay_state
 from behaviors.params import declared_params
+
+from .camera import BALLANCE_LENS, Lens, look_at
+from .drawlist import SKY
 
 
 def game_keys(ctx) -> frozenset:
@@ -37,3 +41,34 @@ def game_line(ctx) -> str:
     if state is None:
         return ""
     return "   ".join(f"{k} {v}" for k, v in state.items() if v is not None)
+
+
+def _settings(session) -> dict:
+    return getattr(session.scene, "settings", None) or {}
+
+
+def file_camera(session):
+    """The scene file's camera (position, target point or entity), or None."""
+    cam = _settings(session).get("camera")
+    if not cam:
+        return None
+    target = cam["target"]
+    if isinstance(target, str):
+        target = session.ctx.get(target).get_world_matrix().as_array()[3, :3]
+    return look_at(cam["position"], target)
+
+
+def scene_camera(session):
+    """The rig's eye once it follows a ball, else the file's camera, else None
+    (the viewer then uses its free camera)."""
+    m = rig_camera(session.ctx)
+    return m if m is not None else file_camera(session)
+
+
+def scene_look(session) -> tuple[tuple, Lens]:
+    """Sky colour and lens from the scene file (Ballance's lens by default)."""
+    s = _settings(session)
+    sky = tuple(s["background"][:3]) if s.get("background") else SKY
+    cam = s.get("camera")
+    lens = Lens(cam["fov_deg"], cam["near"], cam["far"]) if cam else BALLANCE_LENS
+    return sky, lens

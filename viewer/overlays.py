@@ -135,6 +135,6 @@ def joint_marks(lines: Lines, ctrls, t: float) -> None:
 def contact_marks(lines: Lines, contacts) -> None:
     """A cross at each contact point and its normal."""
     for c in contacts:
-        p = np.asarray(c.position, dtype=np.float64)
+        p = np.asarray(c.point_ws, dtype=np.float64)
         lines.cross(p, CONTACT)
-        lines.add(p, p + NORMAL_LENGTH * np.asarray(c.normal, dtype=np.float64), CONTACT)
+        lines.add(p, p + NORMAL_LENGTH * np.asarray(c.normal_ws, dtype=np.float64), CONTACT)

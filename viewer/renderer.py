@@ -17,9 +17,8 @@ from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
-from .drawlist import Group, MeshKeys, indexed, shade_normals
+from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
 
-SKY = (0.55, 0.70, 0.90)
 LIGHT_DIR = (0.35, 0.85, -0.40)        # towards the sun, Virtools world frame
 
 _MESH_VS = """#version 330 core

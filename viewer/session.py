@@ -55,29 +55,32 @@ def step_one_psi(physics) -> None:
 class Session:
     """The loaded scene, the clock, pause and speed, selection and reloads.
 
-    `load()` returns a CKContext (or an object with `.ctx`); `watch` lists the
-    files whose change on disk reloads the scene.
+    `load()` returns a CKContext or a loaded scene (an object with `.ctx`, and
+    optionally `.files`, the files whose change on disk reloads it, and `.name`).
     """
 
     def __init__(self, load, watch=(), title: str = "scene"):
         self._load = load
-        self.watch = [Path(p) for p in watch]
+        self._watch = [Path(p) for p in watch]
         self.title = title
         self.clock = FrameClock()
         self.error = None             # a failed reload, shown by the HUD
         self.keys = frozenset()
         self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
         self.frames = 0
-        self._start(self._load_ctx())
+        self._start(self._load())
 
     # --- loading --------------------------------------------------------------
 
-    def _load_ctx(self):
-        loaded = self._load()
-        return getattr(loaded, "ctx", loaded)
+    @property
+    def watch(self) -> list:
+        files = getattr(self.scene, "files", None)
+        return self._watch if files is None else [Path(p) for p in files]
 
-    def _start(self, ctx) -> None:
-        self.ctx = ctx
+    def _start(self, loaded) -> None:
+        self.scene = loaded
+        self.title = getattr(loaded, "name", self.title)
+        self.ctx = ctx = getattr(loaded, "ctx", loaded)
         self.paused = False
         self.speed = 1.0
         self._saved_time_factor = None
@@ -92,13 +95,13 @@ class Session:
         """Load the scene afresh. On failure the running scene is kept and the
         error is shown; returns whether the new scene runs."""
         try:
-            ctx = self._load_ctx()
+            loaded = self._load()
         except Exception as exc:     # a broken scene file must not end the session
             self.error = f"reload failed: {type(exc).__name__}: {exc}"
             self._mtimes = self._stat()
             return False
         self.error = None
-        self._start(ctx)
+        self._start(loaded)
         return True
 
     def reload_if_changed(self) -> bool:

@@ -13,8 +13,9 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
-from . import camera, hud, overlays, png
+from . import camera, gameplay, hud, overlays, png
 from .drawlist import gather
+from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
 
@@ -72,24 +73,24 @@ def key_name(symbol: int) -> str:
     return name
 
 
-def bindings(game_keys) -> dict[int, str]:
+def bindings(owned) -> dict[int, str]:
     """Symbol -> viewer action, leaving the keys the scene's gameplay owns to it."""
     out = {}
     for c in CONTROLS:
         for k in c.keys:
-            if key_name(k) not in game_keys:
+            if key_name(k) not in owned:
                 out[k] = c.action
     return out
 
 
-def help_lines(game_keys) -> list[str]:
+def help_lines(owned) -> list[str]:
     lines = ["Controls (F1 closes)"]
     for c in CONTROLS:
-        names = [key_name(k) for k in c.keys if key_name(k) not in game_keys]
+        names = [key_name(k) for k in c.keys if key_name(k) not in owned]
         lines.append(f"{' / '.join(names):>12}  {c.label}")
     lines.extend(MOUSE_HELP)
-    if game_keys:
-        lines.append("the scene's gameplay owns: " + " ".join(sorted(game_keys)))
+    if owned:
+        lines.append("the scene's gameplay owns: " + " ".join(sorted(owned)))
     return lines
 
 
@@ -107,9 +108,9 @@ class View:
     """What the viewer draws: camera choice, overlays, selection, HUD; shared by
     the window and the headless render."""
 
-    def __init__(self, session, scene_camera=None):
+    def __init__(self, session, scene_camera=scene_camera):
         self.session = session
-        self.scene_camera = scene_camera     # ctx -> VxMatrix-like world matrix, or None
+        self.scene_camera = scene_camera     # session -> camera world matrix (VxMatrix layout), or None
         self.orbit = camera.OrbitCamera()
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
@@ -124,8 +125,8 @@ class View:
             self.orbit.frame(*scene_bounds(self.session.ctx))
 
     def camera_world(self) -> np.ndarray:
-        if self.use_scene_camera and self.scene_camera is not None:
-            m = self.scene_camera(self.session.ctx)
+        if self.use_scene_camera:
+            m = self.scene_camera(self.session)
             if m is not None:
                 return np.asarray(m, dtype=np.float64)
         return self.orbit.world_matrix()
@@ -157,6 +158,7 @@ class View:
         return lines.arrays()
 
     def draw(self, renderer: Renderer, size) -> None:
+        renderer.sky, renderer.lens = scene_look(self.session)
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of)
         segments, colours = self.lines()
         renderer.draw(groups, self.camera_world(), size, segments, colours)
@@ -196,7 +198,7 @@ class Overlay2D:
         self.help = TextPanel("center", "center")
 
     def draw(self, window, view: View, size, fps: float, draw_ms: float, show_hud: bool,
-             show_help: bool, game_keys) -> None:
+             show_help: bool, owned) -> None:
         width, height = size
         window.projection = Mat4.orthogonal_projection(0, width, 0, height, -255, 255)
         pyglet.gl.glViewport(0, 0, width, height)
@@ -206,7 +208,7 @@ class Overlay2D:
             if s.selected is not None:
                 self.selection.draw(hud.selection_lines(s, s.selected), width, height)
         if show_help:
-            self.help.draw(help_lines(game_keys), width, height)
+            self.help.draw(help_lines(owned), width, height)
 
 
 def render_image(window, view: View, renderer: Renderer, size, overlay: Overlay2D | None = None) -> np.ndarray:
@@ -222,7 +224,7 @@ def render_image(window, view: View, renderer: Renderer, size, overlay: Overlay2
 class ViewerWindow(pyglet.window.Window):
     """The `ivp play` window."""
 
-    def __init__(self, session, scene_camera=None, game_keys=(), width: int = 1024, height: int = 768,
+    def __init__(self, session, width: int = 1024, height: int = 768,
                  samples: int = 4, **kwargs):
         """`samples`: multisampling (0 for none; software GL draws about 3.5x faster without)."""
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
@@ -233,9 +235,8 @@ class ViewerWindow(pyglet.window.Window):
         except pyglet.window.NoSuchConfigException:
             super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True, **kwargs)
         self.session = session
-        self.scene_view = View(session, scene_camera)
-        self.game_keys = frozenset(game_keys)
-        self.bindings = bindings(self.game_keys)
+        self.scene_view = View(session)
+        self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
@@ -279,14 +280,25 @@ class ViewerWindow(pyglet.window.Window):
         self.scene_view.draw(self.renderer, size)
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
         self.overlay.draw(self, self.scene_view, size, self.fps, self.draw_ms, self.show_hud, self.show_help,
-                          self.game_keys)
+                          self.owned_keys)
 
     # --- keys ------------------------------------------------------------------------
 
+    @property
+    def owned_keys(self) -> frozenset:
+        """The keys the scene's behaviours read (remade after a restart or reload)."""
+        ctx = self.session.ctx
+        if self._keys_of is not ctx:
+            self._keys_of = ctx
+            self._owned = gameplay.game_keys(ctx)
+            self.bindings = bindings(self._owned)
+        return self._owned
+
     def on_key_press(self, symbol, modifiers):
+        owned = self.owned_keys
         action = self.bindings.get(symbol)
         if action is None:
-            if symbol in (key.W, key.A, key.S, key.D, key.Q, key.E) and key_name(symbol) not in self.game_keys:
+            if symbol in (key.W, key.A, key.S, key.D, key.Q, key.E) and key_name(symbol) not in owned:
                 self._fly.add(symbol)
             self._held.add(symbol)
             return pyglet.event.EVENT_HANDLED
