@@ -88,10 +88,10 @@ class BehaviorGraph:
         self.frame = frame + 1
 
     def _run(self, ctx, blk: BuildingBlock, frame: int) -> list:
-        for (dst_id, pin), (src, out_pin) in self.param_links.items():
-            if dst_id == id(blk):
-                blk.params[pin] = src.outputs[out_pin]
         try:
+            for (dst_id, pin), (src, out_pin) in self.param_links.items():
+                if dst_id == id(blk):
+                    blk.set_pin(pin, src.outputs[out_pin])
             result = blk.run(ctx)
         except Exception as exc:
             blk.take_outputs()

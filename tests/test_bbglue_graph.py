@@ -136,6 +136,21 @@ def test_param_link_feeds_an_output_parameter_into_a_pin():
     assert force.params["Pos Referential"] is a
 
 
+def test_a_param_link_of_the_wrong_type_is_reported_and_the_frame_goes_on():
+    ctx = CKContext()
+    src = Probe([], "src", context=ctx)
+    src.outputs["Entity"] = "not an entity"
+    force = SetPhysicsForce(context=ctx)
+    g = BehaviorGraph("g")
+    g.link_param(src, "Entity", force, "Direction Ref")
+    g.link(src, "Out", force, "Create")
+    g.start(src)
+    ctx.add_behavior(g)
+    ctx.process_frame(FRAME_MS)
+    assert "SetPhysicsForce: pin 'Direction Ref': expected a 3D entity" in str(ctx.errors[0])
+    assert ctx.physics.env.psi_count == 1
+
+
 def test_links_to_unknown_inputs_are_errors():
     g = BehaviorGraph("g")
     with pytest.raises(ValueError, match="no input 'Go'.*Create, Destroy"):

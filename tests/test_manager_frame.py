@@ -142,6 +142,16 @@ def test_frozen_listener_removes_element_0_when_the_object_is_missing():
     assert ctx.physics.write_back_objects == []
 
 
+def test_revived_listener_appends_without_duplicate_check():
+    """Spec 10.5 (0x10008030): a second revived event appends the object again."""
+    ctx = CKContext()
+    e = ball(ctx)
+    ctx.process_frame(FRAME_MS)
+    body = ctx.physics.body_of(e)
+    ctx.physics.env.fire_object_revived(body)
+    assert ctx.physics.write_back_objects == [body, body]
+
+
 def test_write_back_replaces_the_entity_scale():
     """Spec 4.3: SetWorldMatrix with the unit IVP rotation: the scale is lost."""
     ctx = CKContext()
