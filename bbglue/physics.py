@@ -15,10 +15,9 @@ import logging
 import math
 from dataclasses import dataclass, field
 
-import ivp
-from ivp.fp import f32v
+import numpy as np
 
-from .vxmath import VxMatrix
+import ivp
 
 log = logging.getLogger("bbglue.physics")
 
@@ -257,7 +256,9 @@ class PhysicsManager:
         t = self.env.current_time
         for obj in self.write_back_objects:
             R, vv = obj.get_m_world_f_object_AT(t)
-            obj.client_data.set_world_matrix(VxMatrix.from_rotation_translation(R, f32v(*vv)))
+            obj.client_data.set_world_matrix(np.array(
+                ((R[0], R[3], R[6], 0.0), (R[1], R[4], R[7], 0.0), (R[2], R[5], R[8], 0.0),
+                 (vv[0], vv[1], vv[2], 1.0)), dtype=np.float32))
 
     # --- direct Python use of the blocks (scripts) --------------------------------------
 
