@@ -207,3 +207,27 @@ def test_continuous_contact_handler_goes_with_the_body(ctx):
     ctx.physics.unphysicalize(me)
     assert lst not in ctx.physics.timers and not lst.active and blk.handle is None
     assert ctx.physics.env.collision.contact == []
+
+
+def test_coll_detection_and_contact_on_a_real_impact():
+    """With ivp's collision system: a stone ball dropped on a fixed floor fires
+    Collision (the floor, normal from the ball toward the floor), then "contact on 0"."""
+    ctx = CKContext()
+    ctx.physics.set_globals((0.0, -20.0, 0.0), 2.0)
+    floor = ctx.create_entity("floor", mesh=meshes.tessellated_plane(40, 40, 2, 2))
+    floor.set_attribute("Continuous Contact ID", 0)
+    ctx.physics.physicalize(floor, fixed=True, convex_count=0, concave_count=1, elasticity=0.3)
+    ball = ctx.create_entity("ball", mesh=meshes.sphere(2.0), position=(0.0, 6.0, 0.0))
+    ctx.physics.physicalize(ball, ball_count=1, ball_radius_1=2.0, mass=10.0, friction=0.5, elasticity=0.1)
+    cd = ctx.physics.coll_detection(ball)
+    cc = ctx.physics.continuous_contact(ball)
+    fired = []
+    for frame in range(90):
+        ctx.process_frame(FRAME_MS)
+        fired += [(frame, o) for o in cd.take_outputs() + cc.take_outputs()]
+    assert [o for _, o in fired][:2] == ["Collision", "contact on 0"]
+    assert cd.outputs["Entity"] is floor
+    assert cd.outputs["Collision Normal World"] == pytest.approx((0.0, -1.0, 0.0))
+    # falling 4 - 0.01 units at g = 20: about 0.63 s simulated, 19 frames at time factor 2
+    assert 15 <= fired[0][0] <= 40
+    assert ctx.errors == []
