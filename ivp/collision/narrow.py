@@ -14,7 +14,8 @@ import math
 from .geometry import REGION_FACE, closest_on_triangle, segment_params
 
 MAX_PENETRATION = 0.25       # deeper vertex-in-face or edge-edge overlaps are not features
-INSIDE_TOL = 1e-5            # a projected vertex this far outside a face still counts as on it
+INSIDE_TOL = 0.01            # a projected vertex this far outside a face still counts as on it
+                             # (so equal faces stacked edge to edge keep their corner features)
 EDGE_INTERIOR = 1e-3         # edge-edge features need both closest points inside their edges
 
 

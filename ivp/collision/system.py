@@ -30,6 +30,7 @@ from .shapes import Shape
 
 MAX_IMPACT_PUSHES = 5000      # spec 5 step 8
 SOUP_QUERY_MARGIN = 0.25      # a grid query is reused while the body stays inside it
+TOUCHING_IMPACT_SPEED = 0.24  # m/s: slower new features of a touching pair need no impact
 
 
 class CollisionEvent:
@@ -453,8 +454,11 @@ class CollisionSystem:
             pair = self.pairs.get((a.serial, b.serial))
             if pair is not None and _covered(pair, cand):
                 continue
+            touching = pair is not None
             pair = self._get_pair(a, b)
             c = self._add_contact(pair, cand, m0, m1, t)
+            if touching and -_separation_speed(c.side0, c.side1, c.normal_ws) < TOUCHING_IMPACT_SPEED:
+                continue        # a new feature of a resting pair: the normal solve takes it
             speed = resolve_impact(c.side0, c.side1, c.normal_ws, c.gap, pair.mu, pair.e, dt)
             pushes += 1
             pushed = [s.core for s in (c.side0, c.side1) if s is not None]
