@@ -1,14 +1,21 @@
 """The ``ivp`` command line.
 
-``ivp demo`` runs a small headless scene with the dynamics and prints what
-happened. Later subcommands (run, check, play, render) are added by the scenes
-and viewer layers.
+    ivp demo                                   a small headless run, printed
+    ivp play [SCENE]                           the viewer window (default: the bundled level)
+    ivp render SCENE --at T -o shot.png        a frame rendered headless
+    ivp render SCENE --video out.mp4 --seconds N
+
+The scenes layer adds its own subcommands (run, check) through
+``scenes.cli.add_subcommands``.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
+
+OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
 
 def _demo(args) -> int:
@@ -37,14 +44,116 @@ def _demo(args) -> int:
     return 0
 
 
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 800x600, got {text!r}") from None
+    if w < 2 or h < 2:
+        raise argparse.ArgumentTypeError(f"the size must be at least 2x2, got {text!r}")
+    return w, h
+
+
+def _session(name: str):
+    """A session of the scene `name` (a file or a bundled name); SceneError says what is wrong."""
+    import scenes
+
+    from .session import Session
+    return Session(lambda: scenes.load(name))
+
+
+def _play(args) -> int:
+    from . import display
+    if not display.has_display():
+        print("ivp play: there is no display here (DISPLAY is not set), so no window can open.\n"
+              "Render frames headless instead:\n"
+              "  ivp render SCENE --at 2.0 -o shot.png\n"
+              "  ivp render SCENE --video run.mp4 --seconds 10", file=sys.stderr)
+        return 2
+    import scenes
+    session = _session(args.scene or scenes.DEFAULT_SCENE)
+    display.configure(headless=False)
+    import pyglet
+
+    from .window import ViewerWindow
+    width, height = args.size
+    ViewerWindow(session, width, height, samples=args.samples)
+    if args.paused:
+        session.toggle_pause()
+    pyglet.app.run()
+    return 0
+
+
+def _render(args) -> int:
+    if args.video is None and args.seconds is not None:
+        raise ValueError("render: --seconds goes with --video")
+    session = _session(args.scene)
+    from . import display
+    display.configure(headless=args.headless or None)
+    from .camera import look_at
+    from .capture import Capture
+    scene_camera = None
+    if args.eye is not None:
+        eye, target = args.eye, args.look if args.look is not None else (0.0, 0.0, 0.0)
+        scene_camera = lambda _session: look_at(eye, target)      # noqa: E731
+    cap = Capture(session, args.size, scene_camera=scene_camera, hud=args.hud)
+    for name in args.overlay:
+        cap.view.overlays[name] = True
+    if args.free_camera:
+        cap.view.use_scene_camera = False
+    try:
+        cap.run_until(args.at)
+        if args.video is not None:
+            print(cap.video(args.video, args.seconds if args.seconds is not None else session.scene.length,
+                            args.fps))
+        else:
+            print(f"frame at {args.at:g} s written to {cap.screenshot(args.output)}")
+    finally:
+        cap.close()
+    return 0
+
+
+def add_viewer_subcommands(sub) -> None:
+    p = sub.add_parser("play", help="open the viewer window on a scene")
+    p.add_argument("scene", nargs="?", help="a scene file or a bundled scene name (default: the bundled level)")
+    p.add_argument("--size", type=_size, default=(1024, 768), help="window size, WIDTHxHEIGHT")
+    p.add_argument("--samples", type=int, default=4, help="multisampling (0: none, fastest in software GL)")
+    p.add_argument("--paused", action="store_true", help="start paused")
+    p.set_defaults(func=_play)
+
+    p = sub.add_parser("render", help="render a frame (PNG) or a video of a scene, without a window")
+    p.add_argument("scene", help="a scene file or a bundled scene name")
+    p.add_argument("--at", type=float, default=0.0, help="seconds of frame time to run first (60 frames/s)")
+    p.add_argument("-o", "--output", default="shot.png", help="the PNG to write")
+    p.add_argument("--size", type=_size, default=(800, 600), help="image size, WIDTHxHEIGHT")
+    p.add_argument("--video", help="write a video of the run instead (ffmpeg, or PNGs beside it)")
+    p.add_argument("--seconds", type=float, help="video length (default: the scene's length)")
+    p.add_argument("--fps", type=float, default=30.0, help="video frames per second")
+    p.add_argument("--eye", type=float, nargs=3, metavar=("X", "Y", "Z"), help="camera position")
+    p.add_argument("--look", type=float, nargs=3, metavar=("X", "Y", "Z"), help="point the --eye looks at")
+    p.add_argument("--free-camera", action="store_true", help="frame the whole scene instead of its camera")
+    p.add_argument("--overlay", action="append", default=[], choices=OVERLAYS, help="debug overlay (repeatable)")
+    p.add_argument("--hud", action="store_true", help="draw the heads-up display")
+    p.add_argument("--headless", action="store_true", help="use EGL even when a display is set")
+    p.set_defaults(func=_render)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="ivp", description="Ballance's IVP physics in Python")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="simulate a small scene headless and print what happened")
     p.add_argument("--seconds", type=float, default=3.0)
     p.set_defaults(func=_demo)
+    add_viewer_subcommands(sub)
+    if importlib.util.find_spec("scenes.cli") is not None:
+        from scenes.cli import add_subcommands
+        add_subcommands(sub)
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except ValueError as exc:           # a bad scene file (SceneError) or argument: say what, no trace
+        print(f"ivp {args.command}: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

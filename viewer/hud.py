@@ -24,7 +24,7 @@ def status_lines(session, fps: float, draw_ms: float) -> list[str]:
     lines = [
         f"t {env.current_time:9.3f} s   {state}   speed x{session.speed:g}",
         f"PSIs this frame {session.frame_psis:2d}   total {env.psi_count}",
-        f"{fps:5.1f} fps   sim {session.sim_ms:5.1f} ms   draw {draw_ms:5.1f} ms",
+        (f"{fps:5.1f} fps   " if fps > 0.0 else "") + f"sim {session.sim_ms:5.1f} ms   draw {draw_ms:5.1f} ms",
         f"bodies awake {awake} / {total}",
     ]
     game = game_line(session.ctx)

@@ -172,7 +172,8 @@ class Renderer:
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
              segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
-        """Clear to the sky and draw the groups, then the segments ((k, 2, 3) world points)."""
+        """Clear to the sky and draw the groups, then the segments ((k, 2, 3) world
+        points) on top of them."""
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
@@ -207,7 +208,7 @@ class Renderer:
         p = self.line_program
         p.use()
         p["view_proj"] = _gl_matrix(view_proj)
-        gl.glDepthFunc(gl.GL_LEQUAL)
+        gl.glDisable(gl.GL_DEPTH_TEST)          # overlays show through the bodies
         gl.glBindVertexArray(self._line_vao)
         gl.glDrawArrays(gl.GL_LINES, 0, 2 * k)
         gl.glBindVertexArray(0)

@@ -1,0 +1,101 @@
+"""`ivp render` and `ivp play` from the command line (headless EGL in this process)."""
+
+import math
+import textwrap
+
+import numpy as np
+import pytest
+from test_viewer_capture import fake_encoder
+from test_viewer_support import gl_window, red_mask  # noqa: F401
+
+from viewer.cli import main
+
+SCENE = """\
+    version: 1
+    scene:
+      name: drop
+      camera: {position: [0, 15, -40], target: [0, 5, 0]}
+      background: [0.2, 0.3, 0.4, 1]
+    entities:
+      - name: floor
+        mesh: {plane: {size: [60, 60]}}
+        color: [0.5, 0.6, 0.5, 1]
+        physics: {fixed: true, concave: [self]}
+      - name: ball
+        mesh: {sphere: {radius: 2}}
+        position: [0, 10, 0]
+        color: [1, 0, 0, 1]
+        physics: {mass: 1.9, balls: [{radius: 2}]}
+    """
+
+
+@pytest.fixture
+def scene_file(tmp_path):
+    path = tmp_path / "drop.yaml"
+    path.write_text(textwrap.dedent(SCENE))
+    return path
+
+
+def read_png(path):
+    from pyglet.image.codecs.png import PNGImageDecoder
+    with open(path, "rb") as fh:
+        image = PNGImageDecoder().decode(str(path), fh)
+    raw = np.frombuffer(image.get_image_data().get_data("RGB", image.width * 3), np.uint8)
+    return raw.reshape(image.height, image.width, 3)[::-1]
+
+
+def test_render_writes_the_scene_seen_from_its_camera(gl_window, scene_file, tmp_path, capsys):  # noqa: F811
+    out = tmp_path / "shot.png"
+    assert main(["render", str(scene_file), "--at", "0", "-o", str(out), "--size", "400x300", "--headless"]) == 0
+    assert str(out) in capsys.readouterr().out
+    img = read_png(out)
+    assert img.shape == (300, 400, 3)
+    assert np.allclose(img[2, 2], (51, 76, 102), atol=1)          # the file's background
+    # the ball at (0, 10, 0) seen from (0, 15, -40) aimed at (0, 5, 0): straight above the
+    # image centre, by the angle between the two sight lines (pinhole, 29 deg half-width at 4:3)
+    above = math.atan(10 / 40) - math.atan(5 / 40)
+    y = 150 - math.tan(above) / (math.tan(math.radians(29)) * 0.75) * 150
+    ys, xs = np.nonzero(red_mask(img))
+    assert abs(xs.mean() + 0.5 - 200) < 1.5 and abs(ys.mean() + 0.5 - y) < 1.5
+
+
+def test_render_a_video_of_the_run(gl_window, scene_file, tmp_path, monkeypatch, capsys):  # noqa: F811
+    monkeypatch.setenv("PATH", str(tmp_path))
+    fake_encoder(tmp_path)
+    out = tmp_path / "run.mp4"
+    assert main(["render", str(scene_file), "--video", str(out), "--seconds", "0.5", "--fps", "10",
+                 "--size", "64x48", "--headless", "--overlay", "spheres", "--hud"]) == 0
+    assert "5 frames" in capsys.readouterr().out
+    assert int(out.read_text().split()[0]) == 5 * 64 * 48 * 3
+
+
+def test_a_broken_scene_file_is_reported_with_its_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("version: 1\nentities:\n  - {name: b, mesh: {box: [1, 1, 1]}, physics: {mass: 0}}\n")
+    assert main(["render", str(bad), "--headless"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ivp render: ") and f"{bad}:3:" in err and "(kg), got 0" in err
+
+
+def test_seconds_without_video_is_refused(scene_file, capsys):
+    assert main(["render", str(scene_file), "--seconds", "2"]) == 1
+    assert "--seconds goes with --video" in capsys.readouterr().err
+
+
+def test_a_bad_size_is_an_argument_error(scene_file, capsys):
+    with pytest.raises(SystemExit):
+        main(["render", str(scene_file), "--size", "big"])
+    assert "WIDTHxHEIGHT" in capsys.readouterr().err
+
+
+def test_play_without_a_display_points_to_render(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["play"]) == 2
+    err = capsys.readouterr().err
+    assert "no display" in err and "ivp render" in err
+
+
+def test_demo_still_runs(capsys):
+    assert main(["demo", "--seconds", "1"]) == 0
+    assert "PSIs in" in capsys.readouterr().out
