@@ -17,15 +17,16 @@ SCRIPT = [(16.0 + (i % 7) * 1.37 + (i % 3) * 0.001,
           for i in range(100)]
 
 
+def state(ctx):
+    """The ball's pose and velocities and the camera eye after a frame."""
+    b = ball_body(ctx)
+    return (player_of(ctx).ball.get_position(), tuple(b.core.speed), tuple(b.core.rot_speed),
+            tuple(b.core.q_world_f_core_next_psi), ctx.get("Cam_Pos").get_position())
+
+
 def trajectory(ctx, frames):
     out = []
-
-    def grab(ctx, i):
-        b = ball_body(ctx)
-        out.append((player_of(ctx).ball.get_position(), tuple(b.core.speed), tuple(b.core.rot_speed),
-                    tuple(b.core.q_world_f_core_next_psi), ctx.get("Cam_Pos").get_position()))
-
-    replay(ctx, frames, after_frame=grab)
+    replay(ctx, frames, after_frame=lambda ctx, i: out.append(state(ctx)))
     return out
 
 
@@ -38,9 +39,7 @@ def test_a_recorded_run_replayed_gives_the_same_trajectory_to_the_last_bit(tmp_p
         for ms, keys in SCRIPT:
             live.keys = set(keys)
             run_frame(ctx, live.frame(ms), rec)
-            b = ball_body(ctx)
-            first.append((player_of(ctx).ball.get_position(), tuple(b.core.speed), tuple(b.core.rot_speed),
-                          tuple(b.core.q_world_f_core_next_psi), ctx.get("Cam_Pos").get_position()))
+            first.append(state(ctx))
     rng.reset()
     loaded = Recording.load(path)
     assert loaded.meta == {"scene": "test"} and len(loaded) == len(SCRIPT)

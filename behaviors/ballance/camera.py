@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..api import Behavior
+from ..api import Behavior, manager_of
 from ..params import Param
 from ..registry import register
 from .balls import player_of
@@ -156,6 +156,6 @@ class CameraRig(Behavior):
 
 
 def camera_of(ctx) -> CameraRig | None:
-    from ..api import manager_of
+    """The context's CameraRig behaviour, if any."""
     found = manager_of(ctx).find(CameraRig)
     return found[0] if found else None
