@@ -227,21 +227,15 @@ def _apply(v, side, ix, iy, iz) -> None:
     v[5] += dw[2]
 
 
-def solve_friction(rows, dt: float) -> None:
-    """Spec 4, controller 600: limit each spring to what friction can undo in
-    one PSI (N mu inv_virtual_mass dt^2), then find the tangential impulses
-    that cancel the springs within the PSI (a = s/dt - u) through each
-    contact's symmetric 2x2 response, each capped at N mu dt (N from the last
-    PSI) and then pointing along a (kinetic friction opposes the slip). Several contacts are iterated together (Gauss-Seidel on the capped
-    impulses) so that a sliding box feels mu N in full; the impulses are then
-    pushed at once."""
-    vel = Velocities()
-    data = []
+def _friction_rows(rows, vel: Velocities, dt: float) -> list:
+    """Spec 4, controller 600, per contact: limit the spring to what friction
+    can undo in one PSI (N mu inv_virtual_mass dt^2); the row keeps the 2x2
+    tangent response K (symmetric), the target a = s/dt - u and the cap N mu dt."""
+    out = []
     for c, mu in rows:
         s0 = c.side0
         s1 = c.side1
-        sides = [s for s in (s0, s1) if s is not None]
-        K = k_matrix(sides)
+        K = k_matrix([s for s in (s0, s1) if s is not None])
         t0 = c.t0
         t1 = c.t1
         kt0 = k_apply(K, t0)
@@ -267,45 +261,111 @@ def solve_friction(rows, dt: float) -> None:
         if limit <= 0.0 or det <= 1e-30:
             continue
         parts = [(vel.of(s), s, sign) for s, sign in ((s0, 1.0), (s1, -1.0)) if s is not None]
-        data.append([c, t0, t1, sa / dt, sb / dt, k00, k01, k11, det, limit, parts, 0.0, 0.0])
-    for _ in range(PGS_MAX_ITERATIONS if len(data) > 1 else 1):
+        out.append([c, t0, t1, sa / dt, sb / dt, k00, k01, k11, det, limit, parts, 0.0, 0.0])
+    return out
+
+
+def _normal_rows(contacts, vel: Velocities) -> list:
+    """Spec 4, controller 0, per contact: the separation speed to reach,
+    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, and the normal response."""
+    out = []
+    for c in contacts:
+        nx, ny, nz = c.normal_ws
+        gap = c.gap
+        k = NORMAL_K_FAR if gap > FRICTION_DISTANCE else NORMAL_K_NEAR
+        a = 0.0
+        parts = []
+        for side, sign in ((c.side0, -1.0), (c.side1, 1.0)):
+            if side is not None:
+                dv = side.response(nx, ny, nz)
+                a += dv[0] * nx + dv[1] * ny + dv[2] * nz
+                parts.append((vel.of(side), side, sign))
+        if a > 0.0:
+            out.append([c, nx, ny, nz, (FRICTION_DISTANCE - gap) * k, a, parts, 0.0])
+    return out
+
+
+def _normal_step(row) -> float:
+    """One Gauss-Seidel step of a normal row (impulse >= 0); returns the change."""
+    _, nx, ny, nz, target, a, parts, old = row
+    w = 0.0
+    for v, side, sign in parts:
+        p = _point_velocity(v, side.r)
+        w += sign * (p[0] * nx + p[1] * ny + p[2] * nz)
+    new = max(old + (target - w) / a, 0.0)
+    d = new - old
+    if d != 0.0:
+        row[7] = new
+        for v, side, sign in parts:
+            _apply(v, side, sign * nx * d, sign * ny * d, sign * nz * d)
+    return abs(d)
+
+
+def _friction_step(row) -> float:
+    """One Gauss-Seidel step of a friction row: the 2x2 solve for a, the
+    accumulated impulse capped at N mu dt (then along a: kinetic friction
+    opposes the slip, not K's lever-arm coupling); returns the change."""
+    _, t0, t1, ta, tb, k00, k01, k11, det, limit, parts, pa, pb = row
+    ux = uy = uz = 0.0
+    for v, side, sign in parts:
+        p = _point_velocity(v, side.r)
+        ux += sign * p[0]
+        uy += sign * p[1]
+        uz += sign * p[2]
+    aa = ta - (ux * t0[0] + uy * t0[1] + uz * t0[2])
+    ab = tb - (ux * t1[0] + uy * t1[1] + uz * t1[2])
+    na = pa + (k11 * aa - k01 * ab) / det
+    nb = pb + (k00 * ab - k01 * aa) / det
+    if na * na + nb * nb > limit * limit:
+        kk = 2.0 / (k00 + k11)
+        na = pa + aa * kk
+        nb = pb + ab * kk
+        k = limit / math.sqrt(na * na + nb * nb)
+        na *= k
+        nb *= k
+    da = na - pa
+    db = nb - pb
+    if da == 0.0 and db == 0.0:
+        return 0.0
+    row[11] = na
+    row[12] = nb
+    ix = t0[0] * da + t1[0] * db
+    iy = t0[1] * da + t1[1] * db
+    iz = t0[2] * da + t1[2] * db
+    for v, side, sign in parts:
+        _apply(v, side, sign * ix, sign * iy, sign * iz)
+    return max(abs(da), abs(db))
+
+
+def _gauss_seidel(normal_rows, friction_rows) -> None:
+    """Projected Gauss-Seidel over the rows (one pass when there is one row)."""
+    n = len(normal_rows) + len(friction_rows)
+    for _ in range(PGS_MAX_ITERATIONS if n > 1 else 1):
         change = 0.0
-        for d in data:
-            _, t0, t1, ta, tb, k00, k01, k11, det, limit, parts, pa, pb = d
-            ux = uy = uz = 0.0
-            for v, side, sign in parts:
-                p = _point_velocity(v, side.r)
-                ux += sign * p[0]
-                uy += sign * p[1]
-                uz += sign * p[2]
-            aa = ta - (ux * t0[0] + uy * t0[1] + uz * t0[2])
-            ab = tb - (ux * t1[0] + uy * t1[1] + uz * t1[2])
-            na = pa + (k11 * aa - k01 * ab) / det
-            nb = pb + (k00 * ab - k01 * aa) / det
-            if na * na + nb * nb > limit * limit:
-                # sliding: the capped impulse opposes the slip (its direction
-                # from the isotropic part of K, not from K's lever-arm coupling)
-                kk = 2.0 / (k00 + k11)
-                na = pa + aa * kk
-                nb = pb + ab * kk
-                k = limit / math.sqrt(na * na + nb * nb)
-                na *= k
-                nb *= k
-            da = na - pa
-            db = nb - pb
-            if da == 0.0 and db == 0.0:
-                continue
-            d[11] = na
-            d[12] = nb
-            change = max(change, abs(da), abs(db))
-            ix = t0[0] * da + t1[0] * db
-            iy = t0[1] * da + t1[1] * db
-            iz = t0[2] * da + t1[2] * db
-            for v, side, sign in parts:
-                _apply(v, side, sign * ix, sign * iy, sign * iz)
+        for row in normal_rows:
+            change = max(change, _normal_step(row))
+        for row in friction_rows:
+            change = max(change, _friction_step(row))
         if change < PGS_TOLERANCE:
             break
-    for c, t0, t1, _, _, _, _, _, _, _, _, pa, pb in data:
+
+
+def solve_friction(rows, dt: float) -> None:
+    """Spec 4, controller 600: the tangential impulses that cancel the springs
+    within the PSI, each capped at N mu dt (N from the last PSI), pushed at once.
+
+    Several contacts are solved together with their normal rows, whose
+    impulses are then dropped (controller 0 applies the normal forces): so a
+    sliding box feels mu N in full instead of friction merely tipping it.
+    """
+    vel = Velocities()
+    friction_rows = _friction_rows(rows, vel, dt)
+    normal_rows = _normal_rows([c for c, _ in rows], vel) if len(friction_rows) > 1 else []
+    _gauss_seidel(normal_rows, friction_rows)
+    for row in friction_rows:
+        c, t0, t1 = row[0], row[1], row[2]
+        pa = row[11]
+        pb = row[12]
         ix = t0[0] * pa + t1[0] * pb
         iy = t0[1] * pa + t1[1] * pb
         iz = t0[2] * pa + t1[2] * pb
@@ -342,49 +402,19 @@ class NormalController(Controller):
 
 def solve_normal(rows, dt: float) -> None:
     """Spec 4, controller 0: impulses >= 0 that bring every contact's separation
-    speed to (0.02 - gap) k, k = 1/s, or 20/s beyond 0.02; several contacts as
-    a complementarity problem (projected Gauss-Seidel), one contact in closed
-    form. N = impulse / dt."""
-    vel = Velocities()
-    data = []
+    speed to its target; several contacts as a complementarity problem
+    (projected Gauss-Seidel), one contact in closed form. N = impulse / dt."""
+    normal_rows = _normal_rows(rows, Velocities())
+    _gauss_seidel(normal_rows, [])
     for c in rows:
-        nx, ny, nz = c.normal_ws
-        gap = c.gap
-        k = NORMAL_K_FAR if gap > FRICTION_DISTANCE else NORMAL_K_NEAR
-        a = 0.0
-        parts = []
-        for side, sign in ((c.side0, -1.0), (c.side1, 1.0)):
-            if side is not None:
-                dv = side.response(nx, ny, nz)
-                a += dv[0] * nx + dv[1] * ny + dv[2] * nz
-                parts.append((vel.of(side), side, sign))
-        data.append((nx, ny, nz, (FRICTION_DISTANCE - gap) * k, a, parts))
-    lam = [0.0] * len(rows)
-    for _ in range(PGS_MAX_ITERATIONS if len(rows) > 1 else 1):
-        change = 0.0
-        for i, (nx, ny, nz, target, a, parts) in enumerate(data):
-            if a <= 0.0:
-                continue
-            w = 0.0
-            for v, side, sign in parts:
-                p = _point_velocity(v, side.r)
-                w += sign * (p[0] * nx + p[1] * ny + p[2] * nz)
-            old = lam[i]
-            new = max(old + (target - w) / a, 0.0)
-            d = new - old
-            if d == 0.0:
-                continue
-            lam[i] = new
-            change = max(change, abs(d))
-            for v, side, sign in parts:
-                _apply(v, side, sign * nx * d, sign * ny * d, sign * nz * d)
-        if change < PGS_TOLERANCE:
-            break
-    for c, l in zip(rows, lam):
-        c.normal_force = l / dt
-        if l > 0.0:
+        c.normal_force = 0.0
+    for row in normal_rows:
+        c = row[0]
+        lam = row[7]
+        c.normal_force = lam / dt
+        if lam > 0.0:
             nx, ny, nz = c.normal_ws
             if c.side0 is not None:
-                c.side0.push(-nx * l, -ny * l, -nz * l)
+                c.side0.push(-nx * lam, -ny * lam, -nz * lam)
             if c.side1 is not None:
-                c.side1.push(nx * l, ny * l, nz * l)
+                c.side1.push(nx * lam, ny * lam, nz * lam)
