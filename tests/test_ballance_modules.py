@@ -1,6 +1,8 @@
 """Module scripts: fan, swing, sack, wake gate, plank bridge, finish balloon
 (glue-and-content 3, "PH modules"; ivp spec 6.3, 7.2)."""
 
+import math
+
 import pytest
 
 from bbglue import meshes
@@ -144,3 +146,27 @@ def test_finish_balloon_lifts_on_level_finish():
     run(ctx, 30)
     assert balloon.get_position()[1] > 100.0                   # 1.0 / 0.5 per PSI beats 20 / 66
     assert platform.get_position()[1] < 90.0                   # woken: it falls
+
+
+def test_ball_pieces_fly_outwards_and_are_collected():
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), start=(0.0, 0.0, 0.0), level=False)
+    player_of(ctx).spawn("wood", (0.0, 0.0, 0.0))
+    pieces = [ctx.create_entity(f"Piece{i}", mesh=meshes.box(0.5, 0.5, 0.5, name="piece")) for i in range(4)]
+    ctx.create_group("Pieces", pieces)
+    bp = registry.create(ctx, "ballance.ball_pieces", params={"pieces": "Pieces", "impulse": 0.5, "mass": 0.1,
+                                                              "life": 0.5})
+    run(ctx)
+    assert not any(p.is_visible() for p in pieces)
+    ctx.message_manager.send("Ball Break")
+    run(ctx, 2)
+    r0 = [math.hypot(p.get_position()[0], p.get_position()[2]) for p in pieces]
+    assert all(p.is_visible() and ctx.physics.is_physicalized(p) for p in pieces)
+    assert r0 == pytest.approx([1.0] * 4, abs=0.2)             # on a ring of radius 1 at the break
+    body = ctx.physics.body_of(pieces[0])
+    assert math.hypot(body.core.speed[0], body.core.speed[2]) == pytest.approx(0.5 / 0.1, rel=0.02)
+    run(ctx, 10)
+    r1 = [math.hypot(p.get_position()[0], p.get_position()[2]) for p in pieces]
+    assert all(b > a + 0.5 for a, b in zip(r0, r1))
+    run(ctx, 30)
+    assert not any(p.is_visible() or ctx.physics.is_physicalized(p) for p in pieces)
+    assert bp.state == "running" and manager_of(ctx).errors == []

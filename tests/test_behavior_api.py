@@ -272,3 +272,38 @@ def test_entry_point_behaviours_load_by_name(monkeypatch):
     d = ctx.get("Cube").get_orientation()[0]
     assert s.registered_name == "thirdparty.spinner"
     assert d == pytest.approx((1.0, 0.0, 0.0), abs=1e-5)
+
+
+def test_collision_and_contact_blocks_feed_the_hooks():
+    """A ball dropped 3.5 onto a floor hits at about sqrt(2 g h) = 11.8 > Max Speed
+    10, so Speed (0-1) is 1; then it rests in contact with group 0."""
+    from bbglue import meshes
+    from bbglue.blocks import SetPhysicsGlobals
+
+    ctx = CKContext()
+    SetPhysicsGlobals(None, ctx, gravity=(0.0, -20.0, 0.0), physic_time_factor=2.0).trigger()
+    floor = ctx.create_entity("Floor", mesh=meshes.box(40.0, 1.0, 40.0, name="floor"))
+    floor.set_attribute("Continuous Contact ID", 0)
+    Physicalize(floor, ctx, fixed=True, convex_count=0, concave_count=1).trigger()
+    ball = ctx.create_entity("Ball", position=(0.0, 5.0, 0.0))
+    Physicalize(ball, ctx, collision_surface="ball", ball_count=1, convex_count=0).trigger()
+
+    class Listener(Behavior):
+        def on_start(self):
+            self.events = []
+            self.collision_detection()
+            self.continuous_contact()
+
+        def on_collision(self, ev):
+            self.events.append(("collision", ev.entity, ev.other, ev.speed))
+
+        def on_contact(self, ev):
+            self.events.append(("contact", ev.entity, ev.group, ev.on))
+
+    b = manager_of(ctx).attach(Listener(ctx, ball))
+    frames(ctx, 60, ms=1000.0 / 60.0)
+    assert b.events[0] == ("collision", ball, floor, 1.0)
+    assert ("contact", ball, 0, True) in b.events
+    assert manager_of(ctx).errors == []
+    b.stop()                                                   # its blocks are destroyed
+    assert all(blk.handle is None for blk in b._owned_blocks) and b._owned_blocks == []
