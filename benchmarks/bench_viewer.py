@@ -1,7 +1,10 @@
 """Viewer speed: frames per second drawing only (physics paused), and the frame
 time split between physics and drawing with the physics running.
 
-    python benchmarks/bench_viewer.py [--frames N] [--size 1024x768] [--balls 1000]
+    python benchmarks/bench_viewer.py [--frames N] [--size 1024x768] [--balls 1000 | --scene NAME]
+
+--scene measures a scene file or bundled scene (e.g. the default level) instead
+of the ball grid.
 
 Draws offscreen under headless EGL. Mesa's llvmpipe (here) renders in
 software: the numbers are CPU-bound and 4x multisampling costs about 3.5x; a
@@ -66,6 +69,7 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--size", default="1024x768")
     ap.add_argument("--balls", type=int, default=1000)
+    ap.add_argument("--scene", help="a scene file or bundled name instead of the ball grid")
     args = ap.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
 
@@ -80,17 +84,21 @@ def main() -> None:
     _context = pyglet.window.Window(16, 16, visible=False)
     print(f"OpenGL {gl.gl_info.get_version_string()} on {gl.gl_info.get_renderer()}, {size[0]}x{size[1]}")
 
-    session = Session(lambda: ball_grid(args.balls), title=f"{args.balls} balls")
+    if args.scene:
+        import scenes
+        session = Session(lambda: scenes.load(args.scene))
+    else:
+        session = Session(lambda: ball_grid(args.balls), title=f"{args.balls} balls")
     view = View(session)
     renderer = Renderer()
     plain, msaa = Offscreen(*size, samples=0), Offscreen(*size, samples=4)
     measure(session, view, renderer, plain, size, 2, gl)             # warm-up: buffers, shaders
     session.toggle_pause()
     for target, name in ((plain, "no MSAA"), (msaa, "4x MSAA")):
-        report(f"{args.balls} balls, physics paused, {name}",
+        report(f"{session.title}, physics paused, {name}",
                measure(session, view, renderer, target, size, args.frames, gl))
     session.toggle_pause()
-    report(f"{args.balls} balls, physics running, no MSAA",
+    report(f"{session.title}, physics running, no MSAA",
            measure(session, view, renderer, plain, size, args.frames, gl))
 
 
