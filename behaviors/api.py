@@ -461,10 +461,11 @@ def _fn_name(fn) -> str:
 _MANAGERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
-def manager_of(ctx) -> BehaviorManager:
-    """The context's BehaviorManager, created and added to its frame loop on first use."""
+def manager_of(ctx, create: bool = True) -> BehaviorManager | None:
+    """The context's BehaviorManager, created and added to its frame loop on first
+    use (with ``create=False``: None when the context has none)."""
     m = _MANAGERS.get(ctx)
-    if m is None:
+    if m is None and create:
         m = BehaviorManager(ctx)
         _MANAGERS[ctx] = m
         ctx.add_behavior(m, name="behaviors")

@@ -307,3 +307,14 @@ def test_collision_and_contact_blocks_feed_the_hooks():
     assert manager_of(ctx).errors == []
     b.stop()                                                   # its blocks are destroyed
     assert all(blk.handle is None for blk in b._owned_blocks) and b._owned_blocks == []
+
+
+def test_lookups_do_not_add_a_manager_to_a_bare_context():
+    ctx = make_ctx()
+    assert behaviors.gameplay_state(ctx) is None and manager_of(ctx, create=False) is None
+
+
+def test_describe_lists_parameters_with_defaults():
+    lines = registry.describe("test.recorder")
+    assert lines == ["label: a string (default 'r')", "period: a number (default 0.5)",
+                     "offset: three numbers (default (0.0, 0.0, 0.0))"]

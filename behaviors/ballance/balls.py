@@ -111,7 +111,8 @@ class PlayerBall(Behavior):
 
 def player_of(ctx) -> PlayerBall | None:
     """The context's running PlayerBall behaviour, if any."""
-    found = manager_of(ctx).find(PlayerBall)
+    m = manager_of(ctx, create=False)
+    found = m.find(PlayerBall) if m is not None else []
     return found[0] if found else None
 
 

@@ -157,5 +157,6 @@ class CameraRig(Behavior):
 
 def camera_of(ctx) -> CameraRig | None:
     """The context's CameraRig behaviour, if any."""
-    found = manager_of(ctx).find(CameraRig)
+    m = manager_of(ctx, create=False)
+    found = m.find(CameraRig) if m is not None else []
     return found[0] if found else None

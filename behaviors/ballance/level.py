@@ -184,5 +184,6 @@ class Level(Behavior):
 def gameplay_state(ctx) -> dict | None:
     """For the HUD: level number, state, score, spare lives, sector, ball kind and
     the final score once finished; None when the context has no level."""
-    found = manager_of(ctx).find(Level)
+    m = manager_of(ctx, create=False)
+    found = m.find(Level) if m is not None else []
     return found[0].gameplay() if found else None
