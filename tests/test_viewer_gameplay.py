@@ -11,7 +11,10 @@ from viewer.session import Session
 def test_the_navigation_and_camera_keys_belong_to_the_game():
     # glue-and-content 3: arrows push the ball, Left Shift turns, Space raises the camera
     assert game_keys(ballance_scene()) == {"Up", "Down", "Left", "Right", "LShift", "Space"}
-    assert game_keys(ball_scene()) == frozenset()
+    plain = ball_scene()
+    assert game_keys(plain) == frozenset()
+    from behaviors.api import manager_of
+    assert manager_of(plain, create=False) is None             # looking added no behaviour manager
 
 
 def test_the_rig_camera_sits_in_its_slot_and_looks_at_the_ball():

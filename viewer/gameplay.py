@@ -18,7 +18,8 @@ def game_keys(ctx) -> frozenset:
     """Every key named by a behaviour's ``*_key`` parameter (navigation, camera
     turn and raise): the viewer leaves these keys to the game."""
     keys = set()
-    for b in manager_of(ctx).behaviors:
+    manager = manager_of(ctx, create=False)
+    for b in (manager.behaviors if manager is not None else ()):
         for name in declared_params(type(b)):
             value = getattr(b, name, None)
             if name.endswith("_key") and isinstance(value, str):
