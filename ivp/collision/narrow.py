@@ -207,12 +207,12 @@ def _edge_edge(A, B, akey, bkey, rng, out):
             nz *= k
             pa = (p1[0] + d1[0] * s, p1[1] + d1[1] * s, p1[2] + d1[2] * s)
             pb = (p2[0] + d2[0] * t, p2[1] + d2[1] * t, p2[2] + d2[2] * t)
+            ac = A.center
+            if nx * (bcx - ac[0]) + ny * (bcy - ac[1]) + nz * (bcz - ac[2]) < 0.0:
+                nx, ny, nz = -nx, -ny, -nz          # from A towards B
             ha = nx * pa[0] + ny * pa[1] + nz * pa[2]
             if max(nx * v[0] + ny * v[1] + nz * v[2] for v in VA) > ha + INSIDE_TOL:
-                nx, ny, nz = -nx, -ny, -nz
-                ha = -ha
-                if max(nx * v[0] + ny * v[1] + nz * v[2] for v in VA) > ha + INSIDE_TOL:
-                    continue
+                continue
             hb = nx * pb[0] + ny * pb[1] + nz * pb[2]
             if min(nx * v[0] + ny * v[1] + nz * v[2] for v in VB) < hb - INSIDE_TOL:
                 continue

@@ -157,7 +157,8 @@ class TriangleGrid:
         return len(self.faces)
 
     def query(self, x: float, y: float, z: float, r: float) -> list:
-        """Indices of the triangles whose bounding sphere meets the sphere (x, y, z, r)."""
+        """Indices (ascending) of the triangles whose box and bounding sphere both
+        meet the sphere (x, y, z, r): every triangle within r of the point, and few others."""
         h = self.cell
         ix0 = math.floor((x - r) / h)
         ix1 = math.floor((x + r) / h)

@@ -434,7 +434,11 @@ class CollisionSystem:
                 if vn < 0.0:
                     ts = dt - (COLLISION_DISTANCE - cand.gap) / -vn
                     ts = min(max(ts, 0.0), dt)
-                    cand.gap -= vn * (dt - ts)          # the gap at the time of impact
+                    back = -vn * (dt - ts)              # the gap at the time of impact
+                    cand.gap += back
+                    n = cand.normal
+                    p = cand.point
+                    cand.point = (p[0] - n[0] * back * 0.5, p[1] - n[1] * back * 0.5, p[2] - n[2] * back * 0.5)
                 else:
                     ts = 0.0
                 impacts.append((ts, a.serial, b.serial, len(impacts), a, b, cand, m0, m1))
