@@ -70,16 +70,6 @@ class Side:
         m = self.inv_mass
         return (dx * m + ay * rz - az * ry, dy * m + az * rx - ax * rz, dz * m + ax * ry - ay * rx)
 
-    def angular_response(self, dx, dy, dz):
-        """World angular velocity change per unit impulse along d."""
-        rx, ry, rz = self.r
-        cx = ry * dz - rz * dy
-        cy = rz * dx - rx * dz
-        cz = rx * dy - ry * dx
-        I = self.iw
-        return (I[0] * cx + I[1] * cy + I[2] * cz, I[3] * cx + I[4] * cy + I[5] * cz,
-                I[6] * cx + I[7] * cy + I[8] * cz)
-
     def push(self, ix, iy, iz) -> None:
         """Spec 5 push_core (immediate) of the world impulse at the contact point."""
         R = self.R

@@ -210,21 +210,37 @@ class Velocities:
         return v
 
 
-def _point_velocity(v, r):
-    rx, ry, rz = r
-    return (v[0] + v[4] * rz - v[5] * ry, v[1] + v[5] * rx - v[3] * rz, v[2] + v[3] * ry - v[4] * rx)
+def _jacobian(vel: Velocities, side, sign: float, dx: float, dy: float, dz: float):
+    """One side of a row along the world direction d: the side's velocity list,
+    J = sign (d, r x d) and the velocity change per unit row impulse, M^-1 J."""
+    rx, ry, rz = side.r
+    ax = sign * (ry * dz - rz * dy)
+    ay = sign * (rz * dx - rx * dz)
+    az = sign * (rx * dy - ry * dx)
+    I = side.iw
+    m = side.inv_mass * sign
+    return (vel.of(side), sign * dx, sign * dy, sign * dz, ax, ay, az, m * dx, m * dy, m * dz,
+            I[0] * ax + I[1] * ay + I[2] * az, I[3] * ax + I[4] * ay + I[5] * az,
+            I[6] * ax + I[7] * ay + I[8] * az)
 
 
-def _apply(v, side, ix, iy, iz) -> None:
-    """Velocity change of one side for the world impulse (ix, iy, iz) at its point."""
-    m = side.inv_mass
-    v[0] += ix * m
-    v[1] += iy * m
-    v[2] += iz * m
-    dw = side.angular_response(ix, iy, iz)
-    v[3] += dw[0]
-    v[4] += dw[1]
-    v[5] += dw[2]
+def _row_speed(parts) -> float:
+    """J . (v, w) summed over the row's sides."""
+    w = 0.0
+    for v, lx, ly, lz, ax, ay, az, _, _, _, _, _, _ in parts:
+        w += lx * v[0] + ly * v[1] + lz * v[2] + ax * v[3] + ay * v[4] + az * v[5]
+    return w
+
+
+def _row_apply(parts, d: float) -> None:
+    """(v, w) += M^-1 J d for the row's sides."""
+    for v, _, _, _, _, _, _, mx, my, mz, wx, wy, wz in parts:
+        v[0] += mx * d
+        v[1] += my * d
+        v[2] += mz * d
+        v[3] += wx * d
+        v[4] += wy * d
+        v[5] += wz * d
 
 
 def _friction_rows(rows, vel: Velocities, dt: float) -> list:
@@ -260,44 +276,49 @@ def _friction_rows(rows, vel: Velocities, dt: float) -> list:
         det = k00 * k11 - k01 * k01
         if limit <= 0.0 or det <= 1e-30:
             continue
-        parts = [(vel.of(s), s, sign) for s, sign in ((s0, 1.0), (s1, -1.0)) if s is not None]
-        out.append([c, t0, t1, sa / dt, sb / dt, k00, k01, k11, det, limit, parts, 0.0, 0.0])
+        sides = [(s, sign) for s, sign in ((s0, 1.0), (s1, -1.0)) if s is not None]
+        parts0 = [_jacobian(vel, s, sign, *t0) for s, sign in sides]
+        parts1 = [_jacobian(vel, s, sign, *t1) for s, sign in sides]
+        out.append([c, parts0, parts1, sa / dt, sb / dt, k00, k01, k11, det, limit, 0.0, 0.0])
     return out
 
 
-def _normal_rows(contacts, vel: Velocities) -> list:
+def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
     """Spec 4, controller 0, per contact: the separation speed to reach,
-    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, and the normal response."""
+    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, and the normal response.
+
+    With ``warm`` the iteration starts from last PSI's impulse N dt, which
+    changes where Gauss-Seidel starts, not the solution: a tall stack then
+    converges over the PSIs instead of sagging (controller 0 only: started
+    warm, the friction pass's helper rows let a stack of ten rock)."""
     out = []
     for c in contacts:
         nx, ny, nz = c.normal_ws
         gap = c.gap
         k = NORMAL_K_FAR if gap > FRICTION_DISTANCE else NORMAL_K_NEAR
-        a = 0.0
-        parts = []
-        for side, sign in ((c.side0, -1.0), (c.side1, 1.0)):
-            if side is not None:
-                dv = side.response(nx, ny, nz)
-                a += dv[0] * nx + dv[1] * ny + dv[2] * nz
-                parts.append((vel.of(side), side, sign))
+        parts = [_jacobian(vel, side, sign, nx, ny, nz)
+                 for side, sign in ((c.side0, -1.0), (c.side1, 1.0)) if side is not None]
+        a = sum(p[1] * p[7] + p[2] * p[8] + p[3] * p[9] + p[4] * p[10] + p[5] * p[11] + p[6] * p[12]
+                for p in parts)
         if a > 0.0:
-            out.append([c, nx, ny, nz, (FRICTION_DISTANCE - gap) * k, a, parts, 0.0])
+            row = [c, parts, (FRICTION_DISTANCE - gap) * k, a, 0.0]
+            if warm and c.normal_force > 0.0:
+                row[4] = c.normal_force * dt
+                _row_apply(parts, row[4])
+            out.append(row)
     return out
 
 
 def _normal_step(row) -> float:
     """One Gauss-Seidel step of a normal row (impulse >= 0); returns the change."""
-    _, nx, ny, nz, target, a, parts, old = row
-    w = 0.0
-    for v, side, sign in parts:
-        p = _point_velocity(v, side.r)
-        w += sign * (p[0] * nx + p[1] * ny + p[2] * nz)
-    new = max(old + (target - w) / a, 0.0)
+    _, parts, target, a, old = row
+    new = old + (target - _row_speed(parts)) / a
+    if new < 0.0:
+        new = 0.0
     d = new - old
     if d != 0.0:
-        row[7] = new
-        for v, side, sign in parts:
-            _apply(v, side, sign * nx * d, sign * ny * d, sign * nz * d)
+        row[4] = new
+        _row_apply(parts, d)
     return abs(d)
 
 
@@ -305,15 +326,9 @@ def _friction_step(row) -> float:
     """One Gauss-Seidel step of a friction row: the 2x2 solve for a, the
     accumulated impulse capped at N mu dt (then along a: kinetic friction
     opposes the slip, not K's lever-arm coupling); returns the change."""
-    _, t0, t1, ta, tb, k00, k01, k11, det, limit, parts, pa, pb = row
-    ux = uy = uz = 0.0
-    for v, side, sign in parts:
-        p = _point_velocity(v, side.r)
-        ux += sign * p[0]
-        uy += sign * p[1]
-        uz += sign * p[2]
-    aa = ta - (ux * t0[0] + uy * t0[1] + uz * t0[2])
-    ab = tb - (ux * t1[0] + uy * t1[1] + uz * t1[2])
+    _, parts0, parts1, ta, tb, k00, k01, k11, det, limit, pa, pb = row
+    aa = ta - _row_speed(parts0)
+    ab = tb - _row_speed(parts1)
     na = pa + (k11 * aa - k01 * ab) / det
     nb = pb + (k00 * ab - k01 * aa) / det
     if na * na + nb * nb > limit * limit:
@@ -327,13 +342,10 @@ def _friction_step(row) -> float:
     db = nb - pb
     if da == 0.0 and db == 0.0:
         return 0.0
-    row[11] = na
-    row[12] = nb
-    ix = t0[0] * da + t1[0] * db
-    iy = t0[1] * da + t1[1] * db
-    iz = t0[2] * da + t1[2] * db
-    for v, side, sign in parts:
-        _apply(v, side, sign * ix, sign * iy, sign * iz)
+    row[10] = na
+    row[11] = nb
+    _row_apply(parts0, da)
+    _row_apply(parts1, db)
     return max(abs(da), abs(db))
 
 
@@ -343,9 +355,13 @@ def _gauss_seidel(normal_rows, friction_rows) -> None:
     for _ in range(PGS_MAX_ITERATIONS if n > 1 else 1):
         change = 0.0
         for row in normal_rows:
-            change = max(change, _normal_step(row))
+            d = _normal_step(row)
+            if d > change:
+                change = d
         for row in friction_rows:
-            change = max(change, _friction_step(row))
+            d = _friction_step(row)
+            if d > change:
+                change = d
         if change < PGS_TOLERANCE:
             break
 
@@ -360,12 +376,14 @@ def solve_friction(rows, dt: float) -> None:
     """
     vel = Velocities()
     friction_rows = _friction_rows(rows, vel, dt)
-    normal_rows = _normal_rows([c for c, _ in rows], vel) if len(friction_rows) > 1 else []
+    normal_rows = _normal_rows([c for c, _ in rows], vel, dt, False) if len(friction_rows) > 1 else []
     _gauss_seidel(normal_rows, friction_rows)
     for row in friction_rows:
-        c, t0, t1 = row[0], row[1], row[2]
-        pa = row[11]
-        pb = row[12]
+        c = row[0]
+        pa = row[10]
+        pb = row[11]
+        t0 = c.t0
+        t1 = c.t1
         ix = t0[0] * pa + t1[0] * pb
         iy = t0[1] * pa + t1[1] * pb
         iz = t0[2] * pa + t1[2] * pb
@@ -404,13 +422,13 @@ def solve_normal(rows, dt: float) -> None:
     """Spec 4, controller 0: impulses >= 0 that bring every contact's separation
     speed to its target; several contacts as a complementarity problem
     (projected Gauss-Seidel), one contact in closed form. N = impulse / dt."""
-    normal_rows = _normal_rows(rows, Velocities())
+    normal_rows = _normal_rows(rows, Velocities(), dt, len(rows) > 1)
     _gauss_seidel(normal_rows, [])
     for c in rows:
         c.normal_force = 0.0
     for row in normal_rows:
         c = row[0]
-        lam = row[7]
+        lam = row[4]
         c.normal_force = lam / dt
         if lam > 0.0:
             nx, ny, nz = c.normal_ws

@@ -392,31 +392,7 @@ class CollisionSystem:
             for i, j in zip(*np.nonzero(hit)):
                 cand_pairs.append((awake[i], self.fixed[j]))
         if len(self.movable) > 1:
-            awake_ids = {s.serial: k for k, s in enumerate(awake)}
-            M = []
-            MR = []
-            for s in self.movable:
-                k = awake_ids.get(s.serial)
-                if k is None:
-                    core = s.obj.core
-                    M.append(core.m_world_f_core_last_psi[1])
-                    MR.append(core.upper_limit_radius)
-                else:
-                    M.append(centers[k])
-                    MR.append(radii[k])
-            M = np.array(M)
-            MR = np.array(MR)
-            d2 = ((C[:, None, :] - M[None]) ** 2).sum(axis=2)
-            hit = d2 <= (Rr[:, None] + MR[None]) ** 2
-            for i, j in zip(*np.nonzero(hit)):
-                other = self.movable[j]
-                s = awake[i]
-                if other is s:
-                    continue
-                k = awake_ids.get(other.serial)
-                if k is not None and k < i:
-                    continue            # an awake-awake pair is seen from its first member
-                cand_pairs.append((s, other))
+            cand_pairs.extend(_movable_pairs(self.movable, awake, centers, radii))
         impacts = []
         for s, other in cand_pairs:
             a, b = _pair_order(s, other)
@@ -504,6 +480,51 @@ class CollisionSystem:
 
 def _sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+def _movable_pairs(movable, awake, centers, radii) -> list:
+    """Broad phase among movable bodies (spec 6.3): a uniform hash of bounding
+    spheres (awake ones swept over the PSI) with cells twice the largest
+    radius, so each awake body looks into its 27 neighbour cells only."""
+    index = {s.serial: k for k, s in enumerate(awake)}
+    spheres = []
+    for s in movable:
+        k = index.get(s.serial)
+        if k is None:
+            core = s.obj.core
+            spheres.append((s, core.m_world_f_core_last_psi[1], core.upper_limit_radius, -1))
+        else:
+            spheres.append((s, centers[k], radii[k], k))
+    cell = 2.0 * max(sp[2] for sp in spheres)
+    grid = {}
+    for sp in spheres:
+        c = sp[1]
+        key = (math.floor(c[0] / cell), math.floor(c[1] / cell), math.floor(c[2] / cell))
+        lst = grid.get(key)
+        if lst is None:
+            grid[key] = [sp]
+        else:
+            lst.append(sp)
+    out = []
+    for i, s in enumerate(awake):
+        c = centers[i]
+        r = radii[i]
+        kx = math.floor(c[0] / cell)
+        ky = math.floor(c[1] / cell)
+        kz = math.floor(c[2] / cell)
+        for dx in (-1, 0, 1):
+            for dy in (-1, 0, 1):
+                for dz in (-1, 0, 1):
+                    lst = grid.get((kx + dx, ky + dy, kz + dz))
+                    if lst is None:
+                        continue
+                    for other, oc, orad, k in lst:
+                        if other is s or 0 <= k < i:
+                            continue        # an awake pair is found from its first member
+                        rr = r + orad
+                        if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
+                            out.append((s, other))
+    return out
 
 
 def _separation_speed(s0, s1, n) -> float:
