@@ -1,0 +1,94 @@
+"""``ivp run`` and ``ivp check``: the scenes layer's subcommands of the ``ivp``
+command line (viewer/cli.py owns the command and calls ``add_subcommands``).
+
+    ivp run [SCENE] [--seconds N] [--frame-ms MS] [--time-factor F] [--no-smoothing]
+            [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
+            [--summary FILE.json] [--quiet]
+    ivp check SCENE...
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from . import DEFAULT_SCENE, bundled_names, load
+from .headless import DEFAULT_FRAME_MS, run, write_summary
+
+
+def add_subcommands(sub) -> None:
+    p = sub.add_parser("run", help="run a scene headless (no window) and print a summary")
+    p.add_argument("scene", nargs="?", default=DEFAULT_SCENE,
+                   help=f"a scene file or a bundled scene name (default: {DEFAULT_SCENE})")
+    p.add_argument("--seconds", type=float, help="seconds of frame time (default: the scene's length)")
+    p.add_argument("--frame-ms", type=float, default=DEFAULT_FRAME_MS, help="frame time in ms (default 1000/60)")
+    p.add_argument("--time-factor", type=float, help="the physics time factor (default: the scene's)")
+    p.add_argument("--no-smoothing", action="store_true",
+                   help="feed each frame's time straight to simulate (default: the manager's smoothing)")
+    p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
+                                                         "times and keys); its frames set the frame times")
+    p.add_argument("--trajectory", metavar="FILE", help="write time, entity, position, quaternion, awake "
+                                                        "per frame (CSV, or JSON lines for .jsonl)")
+    p.add_argument("--trace", metavar="FILE", help="write a JSON-lines trace, one record per frame")
+    p.add_argument("--per-psi", action="store_true", help="with --trace: one record per PSI, at its start")
+    p.add_argument("--summary", metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=_run)
+
+    p = sub.add_parser("check", help="validate scene files and list what they contain")
+    p.add_argument("scenes", nargs="*", help="scene files or bundled names (default: every bundled scene)")
+    p.set_defaults(func=_check)
+
+
+def _run(args) -> int:
+    if args.per_psi and not args.trace:
+        raise ValueError("--per-psi goes with --trace")
+    recording = None
+    if args.input:
+        from behaviors.recording import Recording
+        recording = Recording.load(args.input)
+    scene = load(args.scene)
+    summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
+                  args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+    print(summary.text())
+    for e in scene.ctx.errors[:10]:
+        print(f"error: {e}", file=sys.stderr)
+    if args.summary:
+        write_summary(summary, args.summary)
+    return 0 if summary.finite else 1
+
+
+def describe(name: str) -> str:
+    """What a scene file holds, after checking it and building it."""
+    scene = load(name)
+    p = scene.plan
+    s = p.settings
+    bodies = [e for e in p.entities if e.physics is not None]
+    kinds = Counter("fixed" if e.physics["fixed"] else "movable" for e in bodies)
+    groups = Counter(g for e in p.entities for g in e.groups)
+    lines = [f"{scene.path}: OK, scene {scene.name!r}, length {s['length']:g} s",
+             f"  files: {', '.join(p.files)}",
+             f"  gravity {tuple(s['gravity'])}, time factor {s['time_factor']:g}, PSI {s['psi_length']:.9g} s",
+             f"  entities {len(p.entities)}: bodies {len(bodies)} ({kinds['movable']} movable, "
+             f"{kinds['fixed']} fixed)",
+             f"  groups: {', '.join(f'{g} ({n})' for g, n in sorted(groups.items())) or 'none'}",
+             f"  joints: {_counted(j.type for j in p.joints)}",
+             f"  forces: {_counted(f.type for f in p.forces)}",
+             f"  behaviours: {_counted(b.type for b in p.behaviours)}"]
+    return "\n".join(lines)
+
+
+def _counted(items) -> str:
+    c = Counter(items)
+    return ", ".join(f"{k} x{n}" for k, n in sorted(c.items())) or "none"
+
+
+def _check(args) -> int:
+    failed = 0
+    for name in args.scenes or bundled_names():
+        try:
+            print(describe(name))
+        except ValueError as exc:
+            failed += 1
+            print(f"{name}: FAILED\n{exc}", file=sys.stderr)
+    return 1 if failed else 0

@@ -1,0 +1,292 @@
+"""Headless runs: the frame loop without a window, with a trajectory, a trace and
+a summary.
+
+Each frame is ``ctx.process_frame(frame_ms)``: input, behaviours, then the
+physics manager's step (glue-and-content 1): smoothed_ms = (frame + 3 *
+smoothed) / 4 from 0, dt = smoothed * 0.001 * time factor, env.simulate(dt),
+write-back. Without smoothing each frame's clamped time goes to simulate as it
+is. Scripted input comes from a recording (behaviors.recording: per-frame keys
+and frame times).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import time
+from dataclasses import asdict, dataclass
+
+from ivp import MT_MOVING, ObjectListener, rng, umath
+
+DEFAULT_FRAME_MS = 1000.0 / 60.0
+
+
+# --- measures ------------------------------------------------------------------------
+
+def movable_bodies(ctx):
+    """(entity, body) of every physicalized entity that is not fixed, in registry order."""
+    return [(r.entity, r.body) for r in ctx.physics.registry.values() if not r.body.core.physical_unmoveable]
+
+
+def energy(env) -> float:
+    """Kinetic (linear and rotational, core axes) plus gravitational energy of the
+    movable bodies, the potential measured from the origin: E = sum(m v^2 / 2 +
+    I w^2 / 2 - m g . p)."""
+    g = env.gravity
+    total = 0.0
+    for obj in env.objects:
+        c = obj.core
+        if c.physical_unmoveable:
+            continue
+        v, w, inertia, p = c.speed, c.rot_speed, c.rot_inertia, c.pos_world_f_core_last_psi
+        total += 0.5 * c.mass * umath.dot(v, v) + 0.5 * sum(inertia[i] * w[i] * w[i] for i in range(3))
+        total -= c.mass * umath.dot(g, p)
+    return total
+
+
+def body_pose(body, t: float):
+    """The object's position and quaternion (x, y, z, w) at time t (its entity's frame)."""
+    R, vv = body.get_m_world_f_object_AT(t)
+    return tuple(vv), umath.matrix_to_quat(R)
+
+
+def awake_count(env) -> int:
+    return sum(1 for o in env.objects if o.object_state == MT_MOVING)
+
+
+@dataclass
+class Summary:
+    scene: str
+    frames: int
+    frame_seconds: float          # the sum of the frame times given to the context
+    simulated_seconds: float      # env.current_time
+    psis: int
+    bodies: int
+    awake: int
+    energy_start: float
+    energy_end: float
+    energy_max: float
+    finite: bool                  # no NaN or infinity in any body state
+    errors: int                   # behaviour and block errors reported by the context
+    wall_seconds: float
+
+    def text(self) -> str:
+        rate = self.psis / self.wall_seconds if self.wall_seconds > 0 else float("inf")
+        return (f"{self.scene}: {self.frames} frames, {self.frame_seconds:.3f} s of frame time, "
+                f"{self.simulated_seconds:.3f} s simulated, {self.psis} PSIs\n"
+                f"bodies {self.bodies} (awake at the end {self.awake}), energy {self.energy_start:.6g} -> "
+                f"{self.energy_end:.6g} (max {self.energy_max:.6g}), "
+                f"{'finite' if self.finite else 'NaN or infinity!'}, {self.errors} errors\n"
+                f"wall time {self.wall_seconds:.2f} s ({rate:.0f} PSIs/s)")
+
+
+def finite_state(env) -> bool:
+    for o in env.objects:
+        c = o.core
+        for vec in (c.speed, c.rot_speed, c.pos_world_f_core_last_psi, c.q_world_f_core_last_psi):
+            if not all(math.isfinite(x) for x in vec):
+                return False
+    return True
+
+
+# --- outputs -------------------------------------------------------------------------
+
+class Trajectory:
+    """CSV (by default) or JSON lines (.jsonl / .ndjson): one row per frame and
+    movable body: frame, time, entity, position, quaternion (x, y, z, w), awake."""
+
+    FIELDS = ("frame", "time", "entity", "x", "y", "z", "qx", "qy", "qz", "qw", "awake")
+
+    def __init__(self, path: str):
+        self.fh = open(path, "w", encoding="utf-8", newline="")
+        self.jsonl = path.endswith((".jsonl", ".ndjson"))
+        if not self.jsonl:
+            self.csv = csv.writer(self.fh)
+            self.csv.writerow(self.FIELDS)
+
+    def frame(self, n: int, ctx) -> None:
+        env = ctx.physics.env
+        for ent, body in movable_bodies(ctx):
+            p, q = body_pose(body, env.current_time)
+            row = (n, env.current_time, ent.name, *p, *q, int(body.object_state == MT_MOVING))
+            if self.jsonl:
+                self.fh.write(json.dumps(dict(zip(self.FIELDS, row))) + "\n")
+            else:
+                self.csv.writerow(row)
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class Trace(ObjectListener):
+    """JSON lines for debugging and comparing engines: one record per frame (or,
+    per PSI, one at each PSI's start) with the time, the PSI count, the RNG seed,
+    the sleep countdown, every movable body (position, quaternion x y z w,
+    linear speed, rot_speed in core axes, movement state, awake) and the events
+    since the last record (revived, frozen, impact, contact created / deleted)."""
+
+    def __init__(self, path: str, per_psi: bool):
+        self.fh = open(path, "w", encoding="utf-8")
+        self.per_psi = per_psi
+        self.events = []
+        self.env = None
+        self.frame_no = 0
+
+    def attach(self, env) -> None:
+        """Listen to the world (again after Clean Physics World made a new one)."""
+        if env is self.env:
+            return
+        self.env = env
+        env.add_listener_object(self)
+        if env.collision is not None:
+            env.collision.add_listener_collision(self)
+            env.collision.add_listener_contact(self)
+        if self.per_psi:
+            env.add_listener_psi(self.record)
+
+    def _event(self, kind: str, *objs, **extra) -> None:
+        self.events.append({"event": kind, "time": self.env.current_time,
+                            "bodies": [o.name for o in objs], **extra})
+
+    def event_object_revived(self, obj) -> None:
+        self._event("revived", obj)
+
+    def event_object_frozen(self, obj) -> None:
+        self._event("frozen", obj)
+
+    def event_post_collision(self, ev) -> None:
+        self._event("impact", ev.obj0, ev.obj1, speed=ev.speed, point=list(ev.point_ws),
+                    normal=list(ev.normal_ws))
+
+    def event_friction_created(self, ev) -> None:
+        self._event("contact created", ev.obj0, ev.obj1, point=list(ev.point_ws))
+
+    def event_friction_deleted(self, ev) -> None:
+        self._event("contact deleted", ev.obj0, ev.obj1)
+
+    def record(self, env) -> None:
+        t = env.current_time
+        bodies = []
+        for obj in env.objects:
+            c = obj.core
+            if c.physical_unmoveable:
+                continue
+            p, q = body_pose(obj, t)
+            bodies.append({"name": obj.name, "position": list(p), "quaternion": list(q),
+                           "speed": list(c.speed), "rot_speed": list(c.rot_speed),
+                           "movement_state": c.movement_state, "awake": obj.object_state == MT_MOVING})
+        self.fh.write(json.dumps({"frame": self.frame_no, "time": t, "psi": env.psi_count, "seed": rng.get_seed(),
+                                  "sleep_countdown": env.sleep_countdown_value, "bodies": bodies,
+                                  "events": self.events}) + "\n")
+        self.events = []
+
+    def close(self) -> None:
+        self.fh.close()
+
+
+class Progress:
+    """A one-line progress bar on a terminal (nothing when not a terminal)."""
+
+    def __init__(self, total: int, stream):
+        self.total = max(total, 1)
+        self.stream = stream if stream is not None and stream.isatty() else None
+        self.last = 0.0
+
+    def update(self, n: int, ctx, force: bool = False) -> None:
+        now = time.perf_counter()
+        if self.stream is None or (now - self.last < 0.1 and not force):
+            return
+        self.last = now
+        env = ctx.physics.env
+        k = int(30 * n / self.total)
+        self.stream.write(f"\r[{'#' * k}{'-' * (30 - k)}] {100 * n // self.total:3d}%  frame {n}/{self.total}  "
+                          f"t={env.current_time:7.3f} s  PSIs {env.psi_count}  awake {awake_count(env)} ")
+        self.stream.flush()
+
+    def done(self) -> None:
+        if self.stream is not None:
+            self.stream.write("\n")
+
+
+# --- the run -------------------------------------------------------------------------
+
+def frame_times(seconds: float, frame_ms: float, recording=None):
+    """(ms, keys or None) per frame: the recording's, or seconds / frame_ms frames.
+    With both, the recording stops after ``seconds`` of frame time."""
+    if recording is not None:
+        out, total = [], 0.0
+        for f in recording:
+            if seconds is not None and total >= seconds * 1000.0 - 1e-9:
+                break
+            out.append((f.ms, f.keys))
+            total += f.ms
+        return out
+    if not (math.isfinite(frame_ms) and frame_ms > 0):
+        raise ValueError(f"run: the frame time must be a positive number of ms, got {frame_ms!r}")
+    if not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"run: the length must be a number of seconds >= 0, got {seconds!r}")
+    return [(frame_ms, None)] * int(math.ceil(seconds * 1000.0 / frame_ms - 1e-9))
+
+
+def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS, time_factor: float | None = None,
+        smoothing: bool = True, recording=None, trajectory: str | None = None, trace: str | None = None,
+        per_psi: bool = False, progress=None, on_frame=None) -> Summary:
+    """Run a loaded scene headless (``seconds`` default: the scene's length);
+    ``on_frame(n, ctx)`` is called after every frame."""
+    ctx = scene.ctx
+    frames = frame_times(scene.length if seconds is None and recording is None else seconds, frame_ms, recording)
+    if time_factor is not None:
+        ctx.physics.set_globals(ctx.physics.gravity, time_factor)
+    if not smoothing:
+        ctx.add_behavior(_unsmoothed, "headless: frame time straight to simulate")
+    outputs = [o for o in (Trajectory(trajectory) if trajectory else None,
+                           Trace(trace, per_psi) if trace else None) if o is not None]
+    bar = Progress(len(frames), progress)
+    start = time.perf_counter()
+    e0 = e_max = energy(ctx.physics.env)
+    psis = 0
+    try:
+        for n, (ms, keys) in enumerate(frames):
+            env = ctx.physics.env
+            for o in outputs:
+                if isinstance(o, Trace):
+                    o.frame_no = n
+                    o.attach(env)
+            if keys is not None:
+                ctx.input_manager.set_keys(keys)
+            before = env.psi_count
+            ctx.process_frame(ms)
+            new_world = ctx.physics.env is not env          # Clean Physics World ran
+            env = ctx.physics.env
+            psis += env.psi_count if new_world else env.psi_count - before
+            e_max = max(e_max, energy(env))
+            for o in outputs:
+                if isinstance(o, Trace):
+                    if not per_psi:
+                        o.record(env)
+                else:
+                    o.frame(n, ctx)
+            if on_frame is not None:
+                on_frame(n, ctx)
+            bar.update(n + 1, ctx)
+    finally:
+        for o in outputs:
+            o.close()
+        bar.done()
+    env = ctx.physics.env
+    return Summary(scene.name, len(frames), sum(ms for ms, _ in frames) / 1000.0, env.current_time, psis,
+                   len(movable_bodies(ctx)), awake_count(env), e0, energy(env), e_max, finite_state(env),
+                   len(ctx.errors), time.perf_counter() - start)
+
+
+def _unsmoothed(ctx) -> None:
+    """Runs before the physics step: smoothed_ms = the frame's clamped delta, so
+    (delta + 3 * smoothed) / 4 is the delta itself (exact: deltas are f32)."""
+    ctx.physics.smoothed_ms = ctx.time_manager.last_delta_ms
+
+
+def write_summary(summary: Summary, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(asdict(summary), fh, indent=1)
+
