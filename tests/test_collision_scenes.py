@@ -48,6 +48,17 @@ def floor(env, n=4, size=40.0, material=FLOOR_MAT, name="floor", group="", tilt=
                                                    nocoll_group=group), position)
 
 
+def slope(env, deg: float, material):
+    """A floor tilted by ``deg`` about x: (the tilt, its unit normal, the downhill direction)."""
+    a = math.radians(deg)
+    floor(env, tilt=a, material=material)
+    return a, (0.0, math.cos(a), math.sin(a)), (0.0, -math.sin(a), math.cos(a))
+
+
+def along(v, d) -> float:
+    return v[0] * d[0] + v[1] * d[1] + v[2] * d[2]
+
+
 def box_points(sx, sy, sz):
     return [(x, y, z) for x in (-sx / 2, sx / 2) for y in (-sy / 2, sy / 2) for z in (-sz / 2, sz / 2)]
 

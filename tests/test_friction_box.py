@@ -7,7 +7,7 @@ import pytest
 
 from ivp import MT_NOT_SIM, Environment
 from ivp.collision import Material
-from test_collision_scenes import box, floor, rotation_x, run
+from test_collision_scenes import along, box, floor, rotation_x, run, slope
 
 
 def test_box_given_speed_stops_after_v2_over_2_mu_g():
@@ -27,25 +27,20 @@ def test_box_given_speed_stops_after_v2_over_2_mu_g():
 
 
 def _box_on_slope(deg):
-    g = 9.81
-    a = math.radians(deg)
-    env = Environment(gravity=(0.0, -g, 0.0))
-    floor(env, tilt=a, material=Material(0.7, 0.0))
-    n = (0.0, math.cos(a), math.sin(a))
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    a, n, down = slope(env, deg, Material(0.7, 0.0))
     b = box(env, tuple(x * 0.52 for x in n), material=Material(0.5, 0.0), quaternion=rotation_x(a))
     b.wake()
-    return env, b, (0.0, -math.sin(a), math.cos(a))
+    return env, b, down
 
 
 def test_box_on_a_slope_steeper_than_atan_mu_slides():
     deg = 30.0          # atan(0.35) = 19.3 degrees
     env, b, down = _box_on_slope(deg)
     run(env, 0.3)
-    s = b.core.speed
-    v0 = sum(s[i] * down[i] for i in range(3))
+    v0 = along(b.core.speed, down)
     run(env, 0.5)
-    s = b.core.speed
-    acc = (sum(s[i] * down[i] for i in range(3)) - v0) / 0.5
+    acc = (along(b.core.speed, down) - v0) / 0.5
     a = math.radians(deg)
     assert acc == pytest.approx(9.81 * (math.sin(a) - 0.35 * math.cos(a)), rel=0.05)
 
@@ -55,6 +50,6 @@ def test_box_on_a_slope_shallower_than_atan_mu_stays_and_sleeps():
     p0 = b.core.pos_world_f_core_last_psi
     run(env, 2.5)
     p1 = b.core.pos_world_f_core_last_psi
-    moved = sum((p1[i] - p0[i]) * down[i] for i in range(3))
+    moved = along([p1[i] - p0[i] for i in range(3)], down)
     assert abs(moved) < 0.02
     assert b.core.movement_state == MT_NOT_SIM

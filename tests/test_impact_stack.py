@@ -10,16 +10,18 @@ from test_collision_scenes import ball, box, floor, height, run
 BOX_MAT = Material(0.7, 0.3)          # P_Box (glue-and-content 3)
 
 
-def stack(env, n=3):
-    return [box(env, (0.0, 0.52 + 1.02 * i, 0.0), name=f"box{i}", material=BOX_MAT) for i in range(n)]
+def stack(n=3):
+    """n unit boxes stacked 2 cm apart on a floor, woken; gravity -20."""
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    boxes = [box(env, (0.0, 0.52 + 1.02 * i, 0.0), name=f"box{i}", material=BOX_MAT) for i in range(n)]
+    for b in boxes:
+        b.wake()
+    return env, boxes
 
 
 def test_three_stacked_boxes_settle_and_freeze_within_3_s():
-    env = Environment(gravity=(0.0, -20.0, 0.0))
-    floor(env)
-    boxes = stack(env)
-    for b in boxes:
-        b.wake()
+    env, boxes = stack()
     frozen_at = None
     for k in range(3 * 66):
         run(env, env.delta_PSI_time)
@@ -33,11 +35,7 @@ def test_three_stacked_boxes_settle_and_freeze_within_3_s():
 
 
 def test_a_ball_hitting_the_frozen_stack_wakes_all_three():
-    env = Environment(gravity=(0.0, -20.0, 0.0))
-    floor(env)
-    boxes = stack(env)
-    for b in boxes:
-        b.wake()
+    env, boxes = stack()
     run(env, 3.0)
     assert all(b.core.movement_state == MT_NOT_SIM for b in boxes)
     hits = []

@@ -26,7 +26,7 @@ from .geometry import (
 NORMAL_K_NEAR = 1.0          # 1/s, gap <= 0.02 (spec 4, controller 0)
 NORMAL_K_FAR = 20.0          # 1/s, gap > 0.02
 PGS_MAX_ITERATIONS = 30
-PGS_TOLERANCE = 1e-7         # N s; stop when no impulse changes more
+PGS_TOLERANCE = 1e-6         # N s; stop when no impulse changes more
 GEOMETRY_MARGIN = 0.01       # features a little beyond the drop distance are still seen
 
 
@@ -166,10 +166,9 @@ def match_contacts(contacts, cands) -> None:
             c.set_geometry(cands[best])
 
 
-class FrictionController(Controller):
-    """Priority 600: tangential friction of the contacts of a unit (spec 4)."""
-
-    priority = 600
+class UnitContactController(Controller):
+    """One instance per collision system, attached to every core with contacts;
+    a call handles the contacts of the unit's cores. Links no cores itself."""
 
     def __init__(self, system):
         self.system = system
@@ -179,6 +178,12 @@ class FrictionController(Controller):
 
     def core_is_going_to_be_deleted_event(self, core) -> None:
         self.system.detach_core(core)
+
+
+class FrictionController(UnitContactController):
+    """Priority 600: tangential friction of the contacts of a unit (spec 4)."""
+
+    priority = 600
 
     def do_simulation_controller(self, ev, cores) -> None:
         rows = [(c, p.mu) for p in self.system.pairs_of_cores(cores) for c in p.contacts if not c.broken]
@@ -316,10 +321,11 @@ def _normal_step(row) -> float:
     if new < 0.0:
         new = 0.0
     d = new - old
-    if d != 0.0:
-        row[4] = new
-        _row_apply(parts, d)
-    return abs(d)
+    if d == 0.0:
+        return 0.0
+    row[4] = new
+    _row_apply(parts, d)
+    return d if d > 0.0 else -d
 
 
 def _friction_step(row) -> float:
@@ -393,19 +399,10 @@ def solve_friction(rows, dt: float) -> None:
             c.side1.push(-ix, -iy, -iz)
 
 
-class NormalController(Controller):
+class NormalController(UnitContactController):
     """Priority 0: the normal forces of a unit's contacts, solved together (spec 4)."""
 
     priority = 0
-
-    def __init__(self, system):
-        self.system = system
-
-    def get_controlled_cores(self) -> list:
-        return []
-
-    def core_is_going_to_be_deleted_event(self, core) -> None:
-        self.system.detach_core(core)
 
     def do_simulation_controller(self, ev, cores) -> None:
         pairs = self.system.pairs_of_cores(cores)
