@@ -71,3 +71,25 @@ def test_ball_pushing_a_box(ball_mass, ball_mat, box_mass, lo, hi):
         assert moved > lo
     if hi is not None:
         assert abs(moved) < hi
+
+
+def test_units_split_again_when_the_contact_ends():
+    env, (low, top) = stack(2)
+    run(env, 0.5)
+    assert low.core.sim_unit_of_core is top.core.sim_unit_of_core
+    top.async_add_speed_object_ws((0.0, 8.0, 0.0))         # thrown up: the contact drops beyond 0.045
+    run(env, 0.3)
+    assert not [c for c in env.collision.contacts() if top in (c.obj0, c.obj1)]
+    assert low.core.sim_unit_of_core is not top.core.sim_unit_of_core
+
+
+def test_reviving_a_body_pulls_in_its_resting_movable_partner():
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    low = box(env, (0.0, 0.52, 0.0), name="low", material=BOX_MAT)
+    top = box(env, (0.0, 1.54, 0.0), name="top", material=BOX_MAT)      # 0.02 above low: both frozen
+    low.wake()
+    run(env, 2 * env.delta_PSI_time)
+    assert top.core.movement_state != MT_NOT_SIM
+    assert low.core.sim_unit_of_core is top.core.sim_unit_of_core
+    assert any({c.obj0, c.obj1} == {low, top} for c in env.collision.contacts())
