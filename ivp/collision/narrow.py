@@ -142,6 +142,18 @@ def _planes_facing(piece, point):
     return [(-p[0], -p[1], -p[2], -p[3])]
 
 
+def _separated(verts, planes, rng) -> bool:
+    """A face plane with every vertex of the other piece beyond rng: no feature is near."""
+    for p in planes:
+        nx, ny, nz, d = p
+        for v in verts:
+            if nx * v[0] + ny * v[1] + nz * v[2] - d < rng:
+                break
+        else:
+            return True
+    return False
+
+
 def _vertices_on_faces(verts, vkeys, planes, sides, rng, flip, out, support_key):
     """Vertex-face features: each vertex against the nearest plane of the other
     piece, kept when its projection lies on that face."""
@@ -171,6 +183,14 @@ def _vertices_on_faces(verts, vkeys, planes, sides, rng, flip, out, support_key)
             out.append(Cand(vk, support_key(best_j), point, normal, best_h))
 
 
+def _edge_ball(V, e):
+    """Midpoint and half length of edge e: a sphere holding it."""
+    p = V[e[0]]
+    q = V[e[1]]
+    return ((p[0] + q[0]) * 0.5, (p[1] + q[1]) * 0.5, (p[2] + q[2]) * 0.5,
+            0.5 * math.sqrt((q[0] - p[0]) ** 2 + (q[1] - p[1]) ** 2 + (q[2] - p[2]) ** 2))
+
+
 def _edge_edge(A, B, akey, bkey, rng, out):
     """Edge-edge features: interior closest points, the edges' common normal
     separating the two pieces (valid closest features of convex pieces)."""
@@ -178,16 +198,16 @@ def _edge_edge(A, B, akey, bkey, rng, out):
     VB = B.verts
     bcx, bcy, bcz = B.center
     reach = B.radius + rng
+    eb_balls = [_edge_ball(VB, eb) for eb in B.edges]
     for ea in A.edges:
         p1 = VA[ea[0]]
         q1 = VA[ea[1]]
-        mx = (p1[0] + q1[0]) * 0.5 - bcx
-        my = (p1[1] + q1[1]) * 0.5 - bcy
-        mz = (p1[2] + q1[2]) * 0.5 - bcz
-        half = 0.5 * math.sqrt((q1[0] - p1[0]) ** 2 + (q1[1] - p1[1]) ** 2 + (q1[2] - p1[2]) ** 2)
-        if mx * mx + my * my + mz * mz > (reach + half) ** 2:
+        ax, ay, az, half = _edge_ball(VA, ea)
+        if (ax - bcx) ** 2 + (ay - bcy) ** 2 + (az - bcz) ** 2 > (reach + half) ** 2:
             continue
-        for eb in B.edges:
+        for eb, (bx, by, bz, bhalf) in zip(B.edges, eb_balls):
+            if (ax - bx) ** 2 + (ay - by) ** 2 + (az - bz) ** 2 > (half + bhalf + rng) ** 2:
+                continue
             p2 = VB[eb[0]]
             q2 = VB[eb[1]]
             st = segment_params(p1, q1, p2, q2)
@@ -234,6 +254,8 @@ def piece_piece(A, B, akey, bkey, rng):
     out = []
     pb = _planes_facing(B, A.center)
     pa = _planes_facing(A, B.center)
+    if _separated(A.verts, pb, rng) or _separated(B.verts, pa, rng):
+        return out
     _vertices_on_faces(A.verts, [("v", akey(i)) for i in range(len(A.verts))], pb,
                        B.sides if B.two_sided else pb, rng, False, out,
                        lambda j: ("f", bkey(None), j))
