@@ -25,7 +25,8 @@ from .geometry import (
 
 NORMAL_K_NEAR = 1.0          # 1/s, gap <= 0.02 (spec 4, controller 0)
 NORMAL_K_FAR = 20.0          # 1/s, gap > 0.02
-PGS_MAX_ITERATIONS = 30
+NORMAL_ITERATIONS = 30       # Gauss-Seidel sweeps of controller 0
+FRICTION_ITERATIONS = 10     # and of controller 600 (its normal rows only shape the friction)
 PGS_TOLERANCE = 1e-6         # N s; stop when no impulse changes more
 GEOMETRY_MARGIN = 0.01       # features a little beyond the drop distance are still seen
 
@@ -355,10 +356,10 @@ def _friction_step(row) -> float:
     return max(abs(da), abs(db))
 
 
-def _gauss_seidel(normal_rows, friction_rows) -> None:
+def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
     """Projected Gauss-Seidel over the rows (one pass when there is one row)."""
     n = len(normal_rows) + len(friction_rows)
-    for _ in range(PGS_MAX_ITERATIONS if n > 1 else 1):
+    for _ in range(iterations if n > 1 else 1):
         change = 0.0
         for row in normal_rows:
             d = _normal_step(row)
@@ -383,7 +384,7 @@ def solve_friction(rows, dt: float) -> None:
     vel = Velocities()
     friction_rows = _friction_rows(rows, vel, dt)
     normal_rows = _normal_rows([c for c, _ in rows], vel, dt, False) if len(friction_rows) > 1 else []
-    _gauss_seidel(normal_rows, friction_rows)
+    _gauss_seidel(normal_rows, friction_rows, FRICTION_ITERATIONS)
     for row in friction_rows:
         c = row[0]
         pa = row[10]
@@ -420,7 +421,7 @@ def solve_normal(rows, dt: float) -> None:
     speed to its target; several contacts as a complementarity problem
     (projected Gauss-Seidel), one contact in closed form. N = impulse / dt."""
     normal_rows = _normal_rows(rows, Velocities(), dt, len(rows) > 1)
-    _gauss_seidel(normal_rows, [])
+    _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
     for c in rows:
         c.normal_force = 0.0
     for row in normal_rows:
