@@ -192,8 +192,8 @@ def _physicalize(ctx, e, cache: dict) -> None:
 
 _BLOCKS = {"hinge": "hinge", "slider": "slider", "ball_joint": "ball_joint", "spring": "spring",
            "force": "set_force", "impulse": "impulse"}
-_ENTITY_PINS = ("object2", "joint_referential", "axis_first_point", "axis_second_point", "referential1",
-                "referential2", "pos_referential", "direction_ref", "referential")
+_ENTITY_PINS = ("object2", "joint_referential", "axis_first_point", "axis_second_point", "referential_1",
+                "referential_2", "pos_referential", "direction_ref", "referential")
 
 
 def _block(ctx, item):

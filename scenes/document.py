@@ -454,7 +454,7 @@ class _Resolver:
     def _joint(self, inst: _Instance, c: Checked, off) -> ItemPlan:
         place = _offset(inst.placement, off)
         values = {k: v for k, v in c.items() if k not in ("type", "name")}
-        for k in ("object", "object2", "referential1", "referential2"):
+        for k in ("object", "object2", "referential_1", "referential_2"):
             if k in c:
                 values[k] = self._name(inst, c, k)
         name = inst.prefix + c["name"] if "name" in c else None
@@ -471,8 +471,8 @@ class _Resolver:
             elif k in c:
                 values[k] = self._name(inst, c, k)
         for i in ("1", "2"):
-            if "position" + i in c and c.get("referential" + i) is None:
-                values["position" + i] = pose.apply(place, c["position" + i])
+            if "position_" + i in c and c.get("referential_" + i) is None:
+                values["position_" + i] = pose.apply(place, c["position_" + i])
         return ItemPlan("joint", c["type"], name, values, c.where)
 
     def _force(self, inst: _Instance, c: Checked, off) -> ItemPlan:
