@@ -1,8 +1,9 @@
 """Bounces and rest (surfaces-and-contacts 2, 3, 5): apex ratio e = e0 e1, rest gap 0.02, sleep."""
 
+import numpy as np
 import pytest
 
-from ivp import MT_NOT_SIM, Environment
+from ivp import MT_NOT_SIM, Environment, ObjectTemplate, build_surface
 from ivp.collision import Material
 from test_collision_scenes import WOOD, ball, floor, height, run
 
@@ -42,3 +43,18 @@ def test_wood_ball_comes_to_rest_0_02_above_the_floor_and_freezes():
     assert c.gap == pytest.approx(0.02, abs=0.003)
     # at rest the normal force carries the weight: N = m g
     assert c.normal_force == pytest.approx(1.9 * 20.0, rel=0.02)
+
+
+def test_small_fast_ball_does_not_tunnel_through_a_thin_two_sided_wall():
+    # 40 m/s is 0.6 m per PSI, six times the ball's radius: the end pose is
+    # past the wall, the start pose decides the side (e = 1: it comes back).
+    env = Environment(gravity=(0.0, 0.0, 0.0))
+    V = np.array([(0.0, -5.0, -5.0), (0.0, 5.0, -5.0), (0.0, 0.0, 5.0)])
+    wall = build_surface("wall", concave_meshes=[(V, np.array([(0, 1, 2)]))])
+    env.create_polygon(wall, ObjectTemplate(name="wall", physical_unmoveable=True, material=Material(0.0, 1.0)),
+                       (0.0, 0.0, 0.0))
+    b = ball(env, (-1.0, 0.0, 0.0), radius=0.1, material=Material(0.0, 1.0))
+    b.async_add_speed_object_ws((40.0, 0.0, 0.0))
+    run(env, 0.1)
+    assert b.core.pos_world_f_core_last_psi[0] < -0.1
+    assert b.core.speed[0] == pytest.approx(-40.0, rel=0.01)

@@ -50,19 +50,27 @@ def ball_ball(c0, r0, c1, r1, rng):
     return Cand("ball", "ball", (c0[0] + nx * k, c0[1] + ny * k, c0[2] + nz * k), (nx, ny, nz), gap)
 
 
-def ball_triangle(c, r, a, b, cc, n, rng, support):
+def ball_triangle(c, r, a, b, cc, n, rng, support, side_ref=None):
     """Ball-triangle (spec 4): the face normal while the centre projects inside
     the triangle, the direction from the edge or vertex otherwise.
 
-    ``n`` is the triangle's unit normal; the face is two-sided.
+    ``n`` is the triangle's unit normal; the face is two-sided, the side the
+    centre is on, or the side ``side_ref`` (the centre at the PSI start) is
+    on, so a small fast ball that crossed the plane within the PSI is caught.
     """
     px, py, pz = c
     s = n[0] * (px - a[0]) + n[1] * (py - a[1]) + n[2] * (pz - a[2])
-    if s - r >= rng or -s - r >= rng:
-        return None
+    if side_ref is not None:
+        above = n[0] * (side_ref[0] - a[0]) + n[1] * (side_ref[1] - a[1]) + n[2] * (side_ref[2] - a[2]) >= 0.0
+        if (s if above else -s) - r >= rng:
+            return None
+    else:
+        above = s >= 0.0
+        if s - r >= rng or -s - r >= rng:
+            return None
     q, region = closest_on_triangle(px, py, pz, a, b, cc)
     if region == REGION_FACE:
-        if s >= 0.0:
+        if above:
             ox, oy, oz = n
             gap = s - r
         else:
@@ -124,11 +132,11 @@ def ball_hull(c, r, piece, rng, support):
     return Cand("ball", support, (q[0] + ox * h, q[1] + oy * h, q[2] + oz * h), (-ox, -oy, -oz), gap)
 
 
-def ball_piece(c, r, piece, rng, support):
+def ball_piece(c, r, piece, rng, support, side_ref=None):
     if piece.two_sided:
         a, b, cc = piece.verts
         p = piece.planes[0]
-        return ball_triangle(c, r, a, b, cc, (p[0], p[1], p[2]), rng, support)
+        return ball_triangle(c, r, a, b, cc, (p[0], p[1], p[2]), rng, support, side_ref)
     return ball_hull(c, r, piece, rng, support)
 
 

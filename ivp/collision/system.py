@@ -289,8 +289,9 @@ class CollisionSystem:
     def pair_candidates(self, pair, m0, m1, rng) -> list:
         return self._candidates(pair.obj0.collision_data, pair.obj1.collision_data, m0, m1, rng)
 
-    def _candidates(self, a: Shape, b: Shape, m0, m1, rng) -> list:
-        """Every feature pair of a and b closer than rng at the poses m0, m1."""
+    def _candidates(self, a: Shape, b: Shape, m0, m1, rng, side_ref=None) -> list:
+        """Every feature pair of a and b closer than rng at the poses m0, m1
+        (``side_ref``: where ball a's centre was at the PSI, for two-sided faces)."""
         out = []
         c0 = m0[1]
         if a.is_ball:
@@ -302,7 +303,7 @@ class CollisionSystem:
                 pc = piece.center
                 reach = piece.radius + r + rng
                 if (pc[0] - c0[0]) ** 2 + (pc[1] - c0[1]) ** 2 + (pc[2] - c0[2]) ** 2 <= reach * reach:
-                    cand = ball_piece(c0, r, piece, rng, ("p", k))
+                    cand = ball_piece(c0, r, piece, rng, ("p", k), side_ref)
                     if cand is not None:
                         out.append(cand)
             grid = b.grid
@@ -312,7 +313,7 @@ class CollisionSystem:
                 C = grid.c
                 N = grid.normal
                 for t in self._soup_ids(a, b, c0, r + rng):
-                    cand = ball_triangle(c0, r, A[t], B[t], C[t], N[t], rng, ("t", t))
+                    cand = ball_triangle(c0, r, A[t], B[t], C[t], N[t], rng, ("t", t), side_ref)
                     if cand is not None:
                         out.append(cand)
             return out
@@ -401,7 +402,8 @@ class CollisionSystem:
             m0 = poses.get(a.serial) or a.obj.core.m_world_f_core_last_psi
             m1 = poses.get(b.serial) or b.obj.core.m_world_f_core_last_psi
             pair = self.pairs.get((a.serial, b.serial))
-            for cand in self._candidates(a, b, m0, m1, COLLISION_DISTANCE):
+            side_ref = a.obj.core.pos_world_f_core_last_psi if a.is_ball else None
+            for cand in self._candidates(a, b, m0, m1, COLLISION_DISTANCE, side_ref):
                 if pair is not None and _covered(pair, cand):
                     continue
                 s0 = None if a.obj.core.physical_unmoveable else Side(a.obj.core, m0[0], _sub(cand.point, m0[1]))
