@@ -19,7 +19,7 @@ from ivp import BallTemplate, Environment, ForceController, ObjectTemplate, buil
 from ivp.collision import Material
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_collision_scenes import WOOD, box, floor, grid_mesh  # noqa: E402
+from test_collision_scenes import WOOD, box, floor  # noqa: E402
 
 
 def timed(env, psis: int) -> float:

@@ -1,7 +1,5 @@
 """Bad input at the collision side: degenerate meshes, NaN geometry, bad materials."""
 
-import warnings
-
 import numpy as np
 import pytest
 
