@@ -6,7 +6,9 @@ of the building blocks, the frame step and the write-back of awake bodies.
 
 Entities are never read back after Physicalize: moving a physicalized entity by
 script is overwritten while it is awake and invisible to the physics. To
-teleport: Unphysicalize, move, Physicalize (docs/ck-api.md).
+teleport: Unphysicalize, move, Physicalize (docs/ck-api.md). To put bodies back
+to an initial state with their joints and springs (Ballance's sector reset):
+``reset_bodies``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,9 @@ TIME_FACTOR_SCALE = 0.001          # ms -> s (glue-and-content 1, step 2)
 
 @dataclass
 class PhysicsRecord:
-    """The registry entry of a physicalized entity."""
+    """The registry entry of a physicalized entity: its body, the Physicalize
+    settings and pins it was made with, and the handle blocks that created an
+    object on it (creation order), which ``reset_bodies`` uses."""
 
     entity: object
     body: object                            # ivp RealObject
@@ -36,6 +40,9 @@ class PhysicsRecord:
     elasticity: float
     material: object = None
     continuous_contact: object = None       # a PhysicsContinuousContact listener, if any
+    settings: dict = field(default_factory=dict)    # Physicalize settings, by CK name
+    pins: dict = field(default_factory=dict)        # Physicalize input pins, by CK name
+    blocks: list = field(default_factory=list)      # HandleBlocks that made an object on the body
 
 
 @dataclass
@@ -177,6 +184,20 @@ class PhysicsManager:
         del self.registry[id(entity)]
         return True
 
+    def keep_block(self, block) -> None:
+        """A handle block created its object: the records of its bodies list it."""
+        for e in block.handle_entities():
+            rec = self.record_of(e)
+            if rec is not None and block not in rec.blocks:
+                rec.blocks.append(block)
+
+    def drop_block(self, block) -> None:
+        """The block leaves the records of its bodies (HandleBlock.dispose)."""
+        for e in block.handle_entities():
+            rec = self.record_of(e)
+            if rec is not None and block in rec.blocks:
+                rec.blocks.remove(block)
+
     def body_for(self, entity, command: Command):
         """The body of an entity a command needs; warns "You must Physicalize
         <name> !!!" once per command and entity when it has none."""
@@ -214,6 +235,67 @@ class PhysicsManager:
         for cmd in pending:
             if not self._run_command(cmd):
                 self.commands.append(cmd)
+
+    # --- putting bodies back -------------------------------------------------------
+
+    def reset_bodies(self, initial) -> list:
+        """Put physicalized entities back to an initial state (Ballance's sector
+        reset); ``initial`` maps each entity to its initial world matrix.
+
+        For the entities that have a body, in the mapping's order: the objects
+        of the handle blocks on them are deleted (forces, joints, springs,
+        listeners) and their bodies destroyed; each entity gets its matrix and
+        is physicalized again with the settings and pins of its record (Start
+        Frozen honoured); then the Create command of every joint and spring
+        block that was made on them (also one destroyed since) and of every
+        listener that was live is queued again, so a joint whose other body is
+        not back yet is made when it is. Forces are not made again. Entities
+        without a body are left as they are. Returns the entities reset.
+        """
+        from .blocks.base import ALWAYS, IF_LIVE
+        from .blocks.physicalize import Physicalize
+
+        poses = self._initial_poses(initial)
+        records = [self.record_of(e) for e, _ in poses]
+        blocks = list(dict.fromkeys(b for rec in records for b in rec.blocks))
+        live = {b for b in blocks if b.handle is not None}
+        for b in blocks:
+            if b.handle is not None:
+                b.destroy_now(self.context)
+        for entity, M in poses:
+            self.destroy_body(entity)
+            entity.set_world_matrix(M)
+        for rec in records:
+            Physicalize.of_record(rec, self.context).physicalize(self)
+            self.record_of(rec.entity).blocks = rec.blocks
+        for b in blocks:
+            if b.REMADE_BY_RESET == ALWAYS or (b.REMADE_BY_RESET == IF_LIVE and b in live):
+                b.queue_create(self.context)
+        return [e for e, _ in poses]
+
+    def _initial_poses(self, initial) -> list:
+        """[(entity, VxMatrix)] of the physicalized entities of ``initial``, every
+        entry checked before anything changes."""
+        from .entity import CK3dEntity
+        from .vxmath import VxMatrix, quat_from_vx
+
+        if self.simulating:
+            raise ValueError("reset_bodies: called during the physics step (a listener); "
+                             "call it from a behaviour")
+        if not hasattr(initial, "items"):
+            raise TypeError(f"reset_bodies: expected a mapping entity -> world matrix, got {initial!r}")
+        poses = []
+        for entity, m in initial.items():
+            if not isinstance(entity, CK3dEntity) or entity.context is not self.context:
+                raise TypeError(f"reset_bodies: {entity!r} is not a 3D entity of this context")
+            try:
+                M = VxMatrix(m)
+                quat_from_vx(M)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"reset_bodies: the matrix of {entity.name!r}: {exc}") from None
+            if self.is_physicalized(entity):
+                poses.append((entity, M))
+        return poses
 
     # --- surfaces -----------------------------------------------------------------
 

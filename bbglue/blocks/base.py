@@ -23,6 +23,7 @@ DONE = "done"                                  # CKBR_OK
 ACTIVATE_NEXT_FRAME = "activate next frame"    # CKBR_ACTIVATENEXTFRAME
 
 BOOL, INT, FLOAT, VECTOR, STRING, ENTITY, MESH = "bool", "int", "float", "vector", "string", "3d entity", "mesh"
+NEVER, IF_LIVE, ALWAYS = "never", "if live", "always"     # HandleBlock.REMADE_BY_RESET
 
 
 def snake(name: str) -> str:
@@ -212,8 +213,15 @@ class BuildingBlock:
     # --- handles (glue-and-content 1, "Deferred commands") ----------------------------
 
     def set_handle(self, handle) -> None:
+        """Keep the created object; the records of its bodies list the block
+        (PhysicsManager.reset_bodies)."""
         self.handle = handle
         self.context.physics.handle_blocks.add(self)
+        self.context.physics.keep_block(self)
+
+    def handle_entities(self) -> tuple:
+        """The entities whose bodies the block's object acts on."""
+        return (self.target,)
 
     def forget_handle(self) -> None:
         """A behaviour reset (or a new world): the handle goes, the object is not deleted."""
@@ -243,6 +251,11 @@ class HandleBlock(BuildingBlock):
     OUTPUTS = ("Out1", "Out2")
     CREATED = "Out1"          # the output fired by the first input (None: none)
     DESTROYED = "Out2"
+    # What PhysicsManager.reset_bodies does with the block when it resets one of
+    # its bodies: NEVER drops the handle (a force: its script creates it again),
+    # IF_LIVE queues Create again when the object existed (a listener), ALWAYS
+    # also after Destroy (joints and springs: a broken hinge comes back).
+    REMADE_BY_RESET = NEVER
 
     def execute(self, ctx) -> str:
         if self.is_input_active(self.INPUTS[1]):
@@ -250,13 +263,18 @@ class HandleBlock(BuildingBlock):
             if self.DESTROYED:
                 self.activate_output(self.DESTROYED)
         if self.is_input_active(self.INPUTS[0]):
-            if self.handle is None and "command" not in self.locals:
-                self.locals["command"] = cmd = Command(self, None)
-                cmd.run = lambda: self._attempt(ctx, cmd)
-                ctx.physics.queue(cmd)
+            self.queue_create(ctx)
             if self.CREATED:
                 self.activate_output(self.CREATED)
         return DONE
+
+    def queue_create(self, ctx) -> None:
+        """The first input's command, queued (glue-and-content 1, "Deferred
+        commands"); a no-op while the handle is set or the command is queued."""
+        if self.handle is None and "command" not in self.locals:
+            self.locals["command"] = cmd = Command(self, None)
+            cmd.run = lambda: self._attempt(ctx, cmd)
+            ctx.physics.queue(cmd)
 
     def _attempt(self, ctx, cmd) -> bool:
         done = self.create_handle(ctx.physics, cmd)
@@ -279,6 +297,14 @@ class HandleBlock(BuildingBlock):
     def destroy(self) -> list:
         """Direct use: activate the second input now."""
         return self.trigger(self.INPUTS[1])
+
+    def dispose(self) -> list:
+        """Destroy, and leave the records of its bodies: a later reset of them
+        does not create the object again (for a block its owner is done with:
+        a behaviour that stops or is reset)."""
+        out = self.destroy()
+        self.context.physics.drop_block(self)
+        return out
 
     def create_handle(self, mgr, cmd) -> bool:
         """Create the object and ``set_handle`` it; False to be retried next frame."""

@@ -5,10 +5,20 @@ from __future__ import annotations
 
 from ivp.fp import f32v, hexf64
 
-from .base import BOOL, ENTITY, FLOAT, VECTOR, HandleBlock, Pin
+from .base import ALWAYS, BOOL, ENTITY, FLOAT, VECTOR, HandleBlock, Pin
 from .forces import _world_point
 
 DEG_TO_RAD = hexf64("3f91df46a2529d39")     # pi / 180 (12.4, hinge limits)
+
+
+class _JointBlock(HandleBlock):
+    """A joint or spring between the target and Object2: part of both bodies'
+    initial state, made again when either is reset (PhysicsManager.reset_bodies)."""
+
+    REMADE_BY_RESET = ALWAYS
+
+    def handle_entities(self) -> tuple:
+        return (self.target, self.params["Object2"])
 
 
 def _bodies(block, mgr, cmd):
@@ -19,7 +29,7 @@ def _bodies(block, mgr, cmd):
     return None if b0 is None or b1 is None else (b0, b1)
 
 
-class SetPhysicsSpring(HandleBlock):
+class SetPhysicsSpring(_JointBlock):
     """A spring between the target and Object2 (spec 12.2, 12.3)."""
 
     NAME = "Set Physics Spring"
@@ -54,7 +64,7 @@ class SetPhysicsSpring(HandleBlock):
         return True
 
 
-class _ConstraintBlock(HandleBlock):
+class _ConstraintBlock(_JointBlock):
     """Hinge, slider and ball joint: a NULL target or Object2 creates nothing."""
 
     def create_handle(self, mgr, cmd) -> bool:

@@ -70,6 +70,15 @@ class Physicalize(BuildingBlock):
         out += [Pin(f"concave {i}", MESH, None) for i in range(1, s["Concave Count"] + 1)]
         return tuple(out)
 
+    @classmethod
+    def of_record(cls, record, context) -> "Physicalize":
+        """A block with the settings and pins a registry record kept, for the
+        same entity (PhysicsManager.reset_bodies)."""
+        blk = cls(record.entity, context)
+        blk.settings = dict(record.settings)
+        blk.params = dict(record.pins)
+        return blk
+
     def execute(self, ctx) -> str:
         mgr = ctx.physics
         tgt = self.target
@@ -113,7 +122,8 @@ class Physicalize(BuildingBlock):
         else:
             surface = mgr.surface(surface_name, lambda: self._build_surface(surface_name))
             body = env.create_polygon(surface, ivp.ObjectTemplate(**fields), pos, q)
-        mgr.register(PhysicsRecord(tgt, body, p["Friction"], p["Elasticity"], material))
+        mgr.register(PhysicsRecord(tgt, body, p["Friction"], p["Elasticity"], material,
+                                   settings=dict(self.settings), pins=dict(p)))
         if not p["Start Frozen"]:
             body.wake()
         return body
