@@ -199,7 +199,8 @@ class Behavior:
     # --- blocks and initial conditions ---------------------------------------------------
 
     def own(self, block):
-        """Keep a building block of this behaviour: destroyed (its Destroy input)
+        """Keep a building block of this behaviour: disposed of (its Destroy
+        input, and a reset of its bodies no longer makes its object again)
         when the behaviour stops, fails or is reset."""
         self._owned_blocks.append(block)
         return block
@@ -225,6 +226,12 @@ class Behavior:
         """Restore the saved initial conditions (default: the owner)."""
         for e in entities or (self.entity,):
             self.manager.restore_ic(e)
+
+    def reset_bodies(self, *entities) -> list:
+        """Restore the saved initial conditions of entities (default: the owner)
+        and put their bodies back there, with their joints and springs
+        (``ctx.physics.reset_bodies``); returns the entities that had a body."""
+        return self.manager.reset_bodies(entities or (self.entity,))
 
     def stop(self) -> None:
         """Detach this behaviour (on_stop runs)."""
@@ -293,7 +300,7 @@ class BehaviorManager:
         self._watched = [(b, blk) for b, blk in self._watched if b is not behavior]
         for blk in blocks:
             try:
-                blk.destroy()
+                blk.dispose()
             except Exception as exc:
                 self.ctx.report_error(f"{behavior!r}: destroying {blk!r}", exc)
 
@@ -391,10 +398,8 @@ class BehaviorManager:
 
     def restore_ic(self, entity) -> None:
         """Back to the saved state. A physicalized entity is not moved by this
-        (the physics owns its pose): teleport it with Unphysicalize / Physicalize."""
-        ic = self._ic.get(entity)
-        if ic is None:
-            raise KeyError(f"no initial conditions saved for {entity!r}")
+        (the physics owns its pose): ``reset_bodies`` puts its body back too."""
+        ic = self._ic_of(entity)
         if entity.parent is not ic.parent:
             entity.set_parent(ic.parent, keep_world_pos=False)
         entity.set_local_matrix(ic.local)
@@ -404,6 +409,22 @@ class BehaviorManager:
                 entity.remove_attribute(k)
         for k, v in ic.attributes.items():
             entity.set_attribute(k, v)
+
+    def _ic_of(self, entity) -> InitialConditions:
+        ic = self._ic.get(entity)
+        if ic is None:
+            raise KeyError(f"no initial conditions saved for {entity!r}")
+        return ic
+
+    def reset_bodies(self, entities) -> list:
+        """``restore_ic`` of each entity, then the glue's reset_bodies with the
+        restored world matrices (entities without a body keep the rest of
+        their initial conditions restored). Every entity must have saved ones."""
+        for e in entities:
+            self._ic_of(e)
+        for e in entities:
+            self.restore_ic(e)
+        return self.ctx.physics.reset_bodies({e: e.get_world_matrix() for e in entities})
 
     # --- the frame ---------------------------------------------------------------------------
 

@@ -7,12 +7,18 @@ point 3, finish 1) and against the oriented death boxes.
 
 Sectors: checkpoint k (in group order) ends sector k and starts sector k + 1,
 whose reset point is entry k + 1 of the reset-point group (sector 1 starts at
-the level start). The level broadcasts "Sector Activate" (data: sector) when a
-sector starts, "Sector Reset" when the ball respawns in it, "Level_Finish" at
-the finish and "Game Over" when no spare life is left.
+the level start). The module bodies of a sector are the members of its group
+("Sector_01", "Sector_02", ...: the ``sector_groups`` format) that are
+physicalized when the level starts; their initial conditions are saved then.
+When the ball respawns in a sector they are put back there with their joints
+and springs (``reset_bodies``). The level broadcasts "Sector Activate" (data:
+sector) when a sector starts, "Sector Reset" when the ball respawns in it,
+"Level_Finish" at the finish and "Game Over" when no spare life is left.
 """
 
 from __future__ import annotations
+
+from bbglue import CKGroup
 
 from ..api import Behavior, manager_of
 from ..params import Entity, Group, Param
@@ -51,6 +57,8 @@ class Level(Behavior):
     extra_lives = Param(Group, "P_Extra_Life", "extra lives (+1 life)", optional=True)
     extra_points = Param(Group, "P_Extra_Point", "extra points (+100, then six +20)", optional=True)
     finish = Param(Entity, "PE_Levelende", "the finish trigger (1 around the balloon platform)", optional=True)
+    sector_groups = Param(str, "Sector_{:02d}", "name of sector k's group, a format of k; its bodies "
+                          "are put back when the ball respawns in the sector")
     respawn_delay = Param(float, 1.0, "seconds between a death and the respawn (not in the spec)")
     satellite_interval = Param(float, 0.1, "seconds between the +20 satellites (not in the spec)")
 
@@ -58,6 +66,11 @@ class Level(Behavior):
         super().__init__(ctx, entity, **params)
         if self.start is None and not (self.reset_points and len(self.reset_points)):
             raise ValueError(f"{self.name}: no start: neither a start entity nor a reset point")
+        try:
+            self.sector_groups.format(1)
+        except (IndexError, KeyError, ValueError) as exc:
+            raise ValueError(f"{self.name}: parameter 'sector_groups': {self.sector_groups!r} is not a "
+                             f"format of the sector number ({exc})") from None
         self._init_state()
 
     def _init_state(self) -> None:
@@ -70,6 +83,19 @@ class Level(Behavior):
         self.collected = set()
 
     # --- start and respawn -----------------------------------------------------------
+
+    def on_start(self) -> None:
+        """Save the initial conditions of each sector's module bodies."""
+        cps = self.checkpoints.entities if self.checkpoints is not None else []
+        self.sector_bodies = {}
+        for k in range(1, len(cps) + 2):
+            name = self.sector_groups.format(k)
+            group = self.ctx.get(name) if name in self.ctx else None
+            members = group.entities if isinstance(group, CKGroup) else []
+            bodies = [e for e in members if self.ctx.physics.is_physicalized(e)]
+            if bodies:
+                self.save_ic(*bodies)
+                self.sector_bodies[k] = bodies
 
     def reset_point(self, sector: int):
         """The reset point of a sector (sector 1: the level start)."""
@@ -126,8 +152,17 @@ class Level(Behavior):
         self.after(self.respawn_delay, self._after_death)
 
     def _after_death(self) -> None:
-        self.send("Sector Reset", sector=self.sector)
+        self.reset_sector()
         self._respawn()
+
+    def reset_sector(self) -> None:
+        """The current sector's module bodies back to their initial conditions
+        (joints and springs made again, Start Frozen ones frozen), then "Sector
+        Reset" (the wake gates arm again)."""
+        bodies = self.sector_bodies.get(self.sector)
+        if bodies:
+            self.reset_bodies(*bodies)
+        self.send("Sector Reset", sector=self.sector)
 
     # --- triggers --------------------------------------------------------------------------
 

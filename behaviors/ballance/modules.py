@@ -53,8 +53,11 @@ class WakeGate(Behavior):
 
 class CyclicForce(Behavior):
     """A force on the owner that steps through ``PHASES`` (direction signs along
-    Z of ``direction_ref``, 0 = idle), one phase every ``PHASE_MS`` of frame time."""
+    Z of ``direction_ref``, 0 = idle), one phase every ``PHASE_MS`` of frame time.
+    A sector reset of the owner drops the force: "Sector Reset" creates the
+    current phase's again (a no-op when it still exists)."""
 
+    messages = ("Sector Reset",)
     PHASES: tuple = ()
     PHASE_MS = 0.0
     direction_ref = Param(Entity, None, "frame of the Z direction (default: world)", optional=True)
@@ -69,6 +72,10 @@ class CyclicForce(Behavior):
     @property
     def sign(self) -> float:
         return self.PHASES[self.phase]
+
+    def on_message(self, message) -> None:
+        if self.sign:
+            self.blocks[self.sign].create()
 
     def _next_phase(self) -> None:
         if self.phase >= 0 and self.sign:
@@ -137,7 +144,8 @@ class Fan(Behavior):
 class PlankBridge(Behavior):
     """Module 29: 9 planks on 10 hinges (FixCube - plank 1 - ... - plank 9 -
     FixCube, hinge k at joint referential k). A stone player ball within
-    ``break_radius`` of the joint between planks 6 and 7 breaks that hinge."""
+    ``break_radius`` of the joint between planks 6 and 7 breaks that hinge; a
+    sector reset of the planks makes it again."""
 
     messages = ("Sector Reset",)
     planks = Param(Group, doc="the 9 planks, in order")
@@ -162,9 +170,9 @@ class PlankBridge(Behavior):
         self.broken = False
 
     def on_message(self, message) -> None:
-        if self.broken:
-            self.hinges[self.breaking_joint].create()
-            self.broken = False
+        """The level's sector reset made the planks' hinges again (the planks are
+        in the sector's group); the bridge can break again."""
+        self.broken = False
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
