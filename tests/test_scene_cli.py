@@ -132,3 +132,18 @@ def test_run_with_a_recording_feeds_keys_and_frame_times(tmp_path):
 def test_run_a_missing_scene_says_so(capsys):
     assert main(["run", "no_such_scene", "--quiet"]) == 1
     assert "no scene file" in capsys.readouterr().err
+
+
+def test_run_needs_no_display_and_no_pyglet():
+    """README's first command on a machine without a display: `ivp run` runs
+    headless and never imports pyglet."""
+    import os
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    code = ("import sys; from viewer.cli import main; "
+            "rc = main(['run', 'ball_wood', '--quiet', '--seconds', '0.1']); "
+            "assert 'pyglet' not in sys.modules, 'pyglet imported'; sys.exit(rc)")
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "6 frames" in done.stdout
