@@ -66,12 +66,12 @@ class CompactSurface:
         return np.concatenate(parts) if parts else np.zeros((0, 3))
 
     def oriented_triangles(self) -> np.ndarray:
-        """(k, 3, 3) every face of every piece; flat triangles appear on both sides."""
+        """(k, 3, 3) every face of every piece; a flat triangle is a two-sided piece
+        whose front and back faces follow each other, as in a ledge."""
         tris = [p.vertices[p.faces] for p in self.convex]
         for s in self.soups:
             t = s.vertices[s.faces]
-            tris.append(t)
-            tris.append(t[:, [0, 2, 1]])
+            tris.append(np.stack((t, t[:, [0, 2, 1]]), axis=1).reshape(-1, 3, 3))
         return np.concatenate(tris) if tris else np.zeros((0, 3, 3))
 
 
@@ -174,7 +174,12 @@ def _compute_mass_properties(surf: CompactSurface) -> None:
         sy = f32(sy + my)
         sz = f32(sz + mz)
     verts = surf.all_vertices()
-    if sum_det <= math.sqrt(qsum) ** 3 * 1e-9:
+    closed = sum_det > math.sqrt(qsum) ** 3 * 1e-9
+    if closed:
+        c = np.array([sx / sum_det, sy / sum_det, sz / sum_det])
+        moments = _central_second_moments(tris, c)
+        closed = moments is not None
+    if not closed:
         lo = verts.min(axis=0)
         hi = verts.max(axis=0)
         c = (lo + hi) * 0.5
@@ -183,9 +188,8 @@ def _compute_mass_properties(surf: CompactSurface) -> None:
         surf.mass_center = (float(c[0]), float(c[1]), float(c[2]))
         surf.unit_rot_inertia = (r * r / 2.0,) * 3
     else:
-        c = np.array([sx / sum_det, sy / sum_det, sz / sum_det])
         surf.mass_center = (float(c[0]), float(c[1]), float(c[2]))
-        a, b, cc = _central_second_moments(tris, c)
+        a, b, cc = moments
         surf.unit_rot_inertia = (math.sqrt(b * b + cc * cc), math.sqrt(a * a + cc * cc),
                                  math.sqrt(a * a + b * b))
     surf.radius = float(np.sqrt(((verts - c) ** 2).sum(axis=1)).max())
@@ -203,12 +207,15 @@ def _compute_mass_properties(surf: CompactSurface) -> None:
 
 
 def _central_second_moments(tris: np.ndarray, c: np.ndarray):
-    """<x^2>, <y^2>, <z^2> of the enclosed volume about c, by tetrahedra from c."""
+    """<x^2>, <y^2>, <z^2> of the enclosed volume about c, by tetrahedra from c;
+    None when the pieces enclose no volume (f32 noise made the sum look closed)."""
     a = tris[:, 0] - c
     b = tris[:, 1] - c
     d = tris[:, 2] - c
     det = np.einsum("ij,ij->i", a, np.cross(b, d))
     vol = det.sum() / 6.0
+    if not vol > 1e-9 * np.abs(det).sum() / 6.0:
+        return None
     s = a + b + d
     integ = (det[:, None] * (a * a + b * b + d * d + s * s)).sum(axis=0) / 120.0
     m = integ / vol

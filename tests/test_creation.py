@@ -51,6 +51,33 @@ def test_flat_surface_falls_back_to_the_bounding_box():
     assert tri.is_flat and not tri.convex and len(tri.soups) == 1
 
 
+def test_concave_bowl_is_flat_without_warnings():
+    # Every face is a two-sided piece whose front and back follow each other,
+    # so the signed volume cancels face by face and an open bowl takes the
+    # bounding-box fallback instead of an f32-noise "volume".
+    import warnings
+
+    r, rings, sectors = 30.0, 12, 32
+    verts = [(0.0, -r, 0.0)]
+    for i in range(1, rings + 1):
+        phi = math.pi / 2 * i / rings
+        for k in range(sectors):
+            a = 2 * math.pi * k / sectors
+            verts.append((r * math.sin(phi) * math.cos(a), -r * math.cos(phi), r * math.sin(phi) * math.sin(a)))
+    faces = [(0, 1 + (k + 1) % sectors, 1 + k) for k in range(sectors)]
+    for i in range(rings - 1):
+        for k in range(sectors):
+            a, b = 1 + i * sectors + k, 1 + i * sectors + (k + 1) % sectors
+            faces += [(a, b, b + sectors), (a, b + sectors, a + sectors)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bowl = build_surface("bowl", [], [(verts, faces)])
+    assert bowl.is_flat
+    assert bowl.mass_center == pytest.approx((0.0, -15.0, 0.0), abs=1e-5)
+    half_diag = math.sqrt(60.0 ** 2 + 30.0 ** 2 + 60.0 ** 2) / 2
+    assert bowl.unit_rot_inertia == pytest.approx((half_diag ** 2 / 2,) * 3, rel=1e-6)
+
+
 def test_ball_inertia_is_0_4_m_r2_and_rot_inertias_equal():
     env = Environment()
     b = env.create_ball(BallTemplate(name="wood", mass=1.9, radius=2.0), (0, 0, 0))
