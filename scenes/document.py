@@ -11,6 +11,7 @@ checks every reference. All problems are collected and raised together as a
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 from dataclasses import dataclass, field
@@ -201,6 +202,7 @@ class _Resolver:
         self.tables = {k: {} for k in ("materials", "meshes", "defaults", "group_presets")}
         self.table_where = {}
         self.items = {"entities": [], "joints": [], "forces": [], "behaviours": []}
+        self.memberships = []       # (group, name pattern with the file's prefix, place)
         self.settings = None
 
     def run(self, path: str) -> Plan:
@@ -254,6 +256,8 @@ class _Resolver:
                 else:
                     inst.names.add(c["name"])
                     self.items["entities"].append((inst, c, off))
+        for group, patterns in doc.get("groups", {}).items():
+            self.memberships += [(group, prefix + pat, w) for pat, w in zip(patterns, patterns.wheres)]
         for key in ("joints", "forces", "behaviours"):
             for item, _ in _with_wheres(doc.get(key)):
                 for c, off in _copies(item, self.rep):
@@ -278,6 +282,7 @@ class _Resolver:
     # --- pass 2: names, classes, presets, references --------------------------------
 
     def _resolve(self, path: str) -> Plan:
+        self.extra_groups = self._memberships()
         entities = [self._entity(inst, c, off) for inst, c, off in self.items["entities"]]
         self.names = {}
         for e in entities:
@@ -305,6 +310,20 @@ class _Resolver:
                 entities.append(e)
         ordered = _parents_first(entities)
         return Plan(path, self.settings, ordered, joints, forces, behaviours, list(self.files))
+
+    def _memberships(self) -> dict:
+        """Entity name -> the groups the groups: sections add it to (in order)."""
+        names = [inst.prefix + c["name"] for inst, c, _ in self.items["entities"]]
+        out = {}
+        for group, pattern, where in self.memberships:
+            found = fnmatch.filter(names, pattern)
+            if not found:
+                self.rep.add(where, f"group {group!r}: no entity matches {pattern!r}{did_you_mean(pattern, names)}")
+            for n in found:
+                out.setdefault(n, [])
+                if group not in out[n]:
+                    out[n].append(group)
+        return out
 
     def _known(self, name: str, where: Where, what: str) -> bool:
         if name in self.names or any(e.name == name for e in self.extra):
@@ -362,7 +381,8 @@ class _Resolver:
 
     def _entity(self, inst: _Instance, c: Checked, off) -> EntityPlan:
         layers = (self._class_layers(c["class"], c.at("class")) if "class" in c else []) + [c]
-        groups = _merged(layers, "groups") or []
+        groups = list(_merged(layers, "groups") or [])
+        groups += [g for g in self.extra_groups.get(inst.prefix + c["name"], []) if g not in groups]
         presets = self._presets(groups, c)
         layers = presets + layers
         name = inst.prefix + c["name"]

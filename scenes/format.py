@@ -331,5 +331,7 @@ DOCUMENT = Record("scene file", {
     "joints": Field(ListOf(JOINT), "hinges, sliders, ball joints, springs"),
     "forces": Field(ListOf(FORCE), "SetPhysicsForce and Physics Impulse entries"),
     "behaviours": Field(ListOf(BEHAVIOUR), "registered behaviours with parameters"),
+    "groups": Field(MapOf(ListOf(Text()), "lists of entity names"),
+                    "more group members: group name -> entity names or patterns (*, ?)"),
 })
 

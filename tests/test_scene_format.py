@@ -427,3 +427,33 @@ def test_bundled_library_paths(tmp_path):
     ph = p.entity("floor").physics
     assert (ph["fixed"], ph["friction"], ph["elasticity"], ph["collision_group"]) == (True, 0.7, 0.3, "Floor")
     assert ph["concave"] == [p.entity("floor").mesh] and ph["convex"] == []
+
+
+def test_groups_section_adds_members_by_name_or_pattern(tmp_path):
+    write(tmp_path, "part.yaml", "version: 1\nentities:\n  - {name: 'plank{i}', repeat: {count: 3}}\n")
+    p = plan(write(tmp_path, "s.yaml", """\
+        version: 1
+        group_presets:
+          Heavy: {physics: {mass: 9}}
+        includes: [{file: part.yaml, namespace: bridge}]
+        entities:
+          - {name: crate, mesh: {box: [1, 1, 1]}, physics: {}, groups: [Props]}
+        groups:
+          Sector_02: ["bridge/plank*", crate]
+          Heavy: [crate]
+        """))
+    assert [e.name for e in p.entities if "Sector_02" in e.groups] == [
+        "bridge/plank0", "bridge/plank1", "bridge/plank2", "crate"]
+    assert p.entity("crate").groups == ["Props", "Sector_02", "Heavy"]
+    assert p.entity("crate").physics["mass"] == 9.0          # a preset applies to added members too
+
+
+def test_groups_section_pattern_matching_nothing(tmp_path):
+    line, _, msg = one_problem(tmp_path, """\
+        version: 1
+        entities:
+          - {name: crate}
+        groups:
+          G: [crat]
+        """)
+    assert line == 5 and "no entity matches 'crat' (did you mean 'crate'?)" in msg

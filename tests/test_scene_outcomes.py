@@ -92,3 +92,20 @@ def test_sample_level_is_completed_by_a_recording(tmp_path):
     assert sorted(set(seen)) == [1, 2, 3]                   # both checkpoints passed
     assert state["lives"] == 4                              # 3 spare + the extra life, none lost
     assert state["final"] == 100 * 1 + state["score"] + 200 * state["lives"]
+
+
+def test_sample_level_death_box_respawns_with_a_life_fewer():
+    """Rolling off the side of the course falls into the death box: a spare life
+    is lost and the ball comes back at the start."""
+    scene = scenes.load(scenes.DEFAULT_SCENE)
+    ctx = scene.ctx
+    states, respawned_at = [], None
+    for _ in range(300):
+        frames(ctx, 1, [] if "dead" in states else ["Left"])       # Left until the first death
+        states.append(gameplay_state(ctx)["state"])
+        if states[-2:] == ["dead", "playing"]:
+            respawned_at = player_of(ctx).ball.get_position()
+    assert "dead" in states and states[-1] == "playing"
+    assert gameplay_state(ctx)["lives"] == 2
+    start = ctx.get("PS_Levelstart").get_position()
+    assert respawned_at == pytest.approx(start, abs=0.1)
