@@ -272,7 +272,7 @@ def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS,
                     o.frame(n, ctx)
             if on_frame is not None:
                 on_frame(n, ctx)
-            bar.update(n + 1, ctx)
+            bar.update(n + 1, ctx, force=n + 1 == len(frames))
     finally:
         for o in outputs:
             o.close()
