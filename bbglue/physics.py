@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import ivp
+from ivp.fp import DELTA_PSI_TIME
 
 log = logging.getLogger("bbglue.physics")
 
@@ -97,6 +98,8 @@ class PhysicsManager:
         self.gravity = DEFAULT_GRAVITY
         self.time_factor = DEFAULT_TIME_FACTOR
         self.smoothed_ms = 0.0
+        self.smoothing = True         # False: each frame's time goes straight to simulate
+        self.psi_length = DELTA_PSI_TIME
         self.sim_dt = 0.0
         self.surfaces = {}
         self.commands = []
@@ -108,7 +111,7 @@ class PhysicsManager:
     # --- the world ------------------------------------------------------------
 
     def _create_world(self) -> None:
-        self.env = ivp.Environment(gravity=self.gravity)
+        self.env = ivp.Environment(gravity=self.gravity, delta_psi_time=self.psi_length)
         self.registry = {}
         self.write_back_objects = []
         self.deferred_deletes = []
@@ -138,6 +141,14 @@ class PhysicsManager:
         self.sim_dt = 0.0
         self.surfaces = {}
         self.reset()
+
+    def set_psi_length(self, seconds: float) -> None:
+        """The PSI length of this world and every world created after it (a new
+        world, as IVP fixes delta_PSI_time at creation; spec 1.6)."""
+        if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0.0):
+            raise ValueError(f"physics manager: the PSI length {seconds!r} must be a positive number")
+        self.psi_length = float(seconds)
+        self.clean_world()
 
     def set_globals(self, gravity, time_factor: float) -> None:
         """Set Physics Globals' Set Values."""
@@ -312,7 +323,10 @@ class PhysicsManager:
 
     def step(self, frame_ms: float) -> None:
         """Glue-and-content 1, the frame step (after the behaviours of the frame)."""
-        self.smoothed_ms = (frame_ms + 3.0 * self.smoothed_ms) / 4.0
+        if self.smoothing:
+            self.smoothed_ms = (frame_ms + 3.0 * self.smoothed_ms) / 4.0
+        else:
+            self.smoothed_ms = frame_ms
         dt = self.smoothed_ms * TIME_FACTOR_SCALE * self.time_factor
         self.sim_dt = dt
         self.retry_commands()

@@ -112,14 +112,11 @@ def _plain(value):
 
 
 def _globals(ctx, s) -> None:
-    """Set Physics Globals' Set Values; the PSI length of a new world."""
+    """The PSI length (a new, still empty world), then Set Physics Globals' Set Values."""
+    if s["psi_length"] != DELTA_PSI_TIME:
+        ctx.physics.set_psi_length(s["psi_length"])
     blocks.SetPhysicsGlobals(context=ctx, gravity=s["gravity"],
                              physic_time_factor=s["time_factor"]).trigger("Set Values")
-    if s["psi_length"] != DELTA_PSI_TIME:
-        env = ctx.physics.env        # no PSI has run: the same as creating it with this length
-        env.delta_PSI_time = s["psi_length"]
-        env.inv_delta_PSI_time = 1.0 / env.delta_PSI_time
-        env.time_of_next_psi = env.delta_PSI_time
 
 
 def _mesh(spec: MeshSpec | None, cache: dict):

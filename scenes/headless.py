@@ -241,8 +241,7 @@ def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS,
     frames = frame_times(scene.length if seconds is None and recording is None else seconds, frame_ms, recording)
     if time_factor is not None:
         ctx.physics.set_globals(ctx.physics.gravity, time_factor)
-    if not smoothing:
-        ctx.add_behavior(_unsmoothed, "headless: frame time straight to simulate")
+    ctx.physics.smoothing = smoothing
     outputs = [o for o in (Trajectory(trajectory) if trajectory else None,
                            Trace(trace, per_psi) if trace else None) if o is not None]
     bar = Progress(len(frames), progress)
@@ -281,12 +280,6 @@ def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS,
     return Summary(scene.name, len(frames), sum(ms for ms, _ in frames) / 1000.0, env.current_time, psis,
                    len(movable_bodies(ctx)), awake_count(env), e0, energy(env), e_max, finite_state(env),
                    len(ctx.errors), time.perf_counter() - start)
-
-
-def _unsmoothed(ctx) -> None:
-    """Runs before the physics step: smoothed_ms = the frame's clamped delta, so
-    (delta + 3 * smoothed) / 4 is the delta itself (exact: deltas are f32)."""
-    ctx.physics.smoothed_ms = ctx.time_manager.last_delta_ms
 
 
 def write_summary(summary: Summary, path: str) -> None:

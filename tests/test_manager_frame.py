@@ -61,6 +61,41 @@ def test_time_factor_2_runs_132_psis_per_second_after_smoothing_converged():
     assert abs((env.psi_count - n0) - 1320) <= 1
 
 
+def psis_before(target, period):
+    """PSIs at T_0 = 0, T_{k+1} = T_k + (f64)(f32)period, strictly before target."""
+    n, t = 0, 0.0
+    while t < target:
+        n += 1
+        t += f32(period)
+    return n
+
+
+def test_smoothing_switch_off_feeds_each_frame_straight_to_simulate():
+    ctx = CKContext()
+    ctx.physics.smoothing = False
+    ctx.process_frame(100.0)
+    assert ctx.physics.smoothed_ms == 100.0
+    assert ctx.physics.env.current_time == pytest.approx(0.1)
+    assert ctx.physics.env.psi_count == psis_before(0.1, 1.0 / 66.0)      # 7
+    on = CKContext()
+    on.process_frame(100.0)                  # smoothed from 0: 25 ms
+    assert on.physics.env.psi_count == psis_before(0.025, 1.0 / 66.0)     # 2
+
+
+def test_psi_length_applies_to_a_new_world_and_survives_clean():
+    ctx = CKContext()
+    ctx.physics.smoothing = False
+    ctx.physics.set_psi_length(0.01)
+    ctx.physics.clean_world()
+    env = ctx.physics.env
+    assert env.delta_PSI_time == 0.01 and env.inv_delta_PSI_time == 100.0
+    ctx.process_frame(100.0)
+    assert env.psi_count == psis_before(0.1, 0.01)                       # f32(0.01) < 0.01: 11
+    with pytest.raises(ValueError, match="PSI length"):
+        ctx.physics.set_psi_length(0.0)
+    assert ctx.physics.env is env
+
+
 def test_paused_time_factor_0_runs_no_psi():
     ctx = CKContext()
     ctx.physics.set_globals((0.0, -20.0, 0.0), 0.0)
