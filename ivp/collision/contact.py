@@ -29,6 +29,8 @@ NORMAL_ITERATIONS = 30       # Gauss-Seidel sweeps of controller 0
 FRICTION_ITERATIONS = 10     # and of controller 600 (its normal rows only shape the friction)
 PGS_TOLERANCE = 1e-6         # N s; stop when no impulse changes more
 GEOMETRY_MARGIN = 0.01       # features a little beyond the drop distance are still seen
+EASE_EVERY_NTH_PSI = 5       # spec 4: springs of a pair eased toward their mean every 5th PSI
+EASE_MIN_DISTANCE = 1e-3     # points closer than this define no line
 
 
 class ContactPoint:
@@ -134,9 +136,59 @@ class ContactPair(Controller):
             sx -= ux * dt
             sy -= uy * dt
             sz -= uz * dt
-            nx, ny, nz = c.normal_ws
-            d = sx * nx + sy * ny + sz * nz
-            c.spring = (sx - d * nx, sy - d * ny, sz - d * nz)
+            c.spring = _tangent(sx, sy, sz, c.normal_ws)
+        if env.psi_count % EASE_EVERY_NTH_PSI == 0:
+            ease_springs([c for c in self.contacts if not c.broken])
+
+
+def ease_springs(contacts) -> None:
+    """Spec 4: the springs of two contact points of a pair, along the line
+    joining the points, are pulled to their mean. Opposite parts along that
+    line only strain the body (equal and opposite forces on one line: no net
+    force, no torque) and would use up the friction limit; their sum stays.
+
+    Every two points whose normals agree within 30 degrees (points of one
+    face) are eased, in list order; the line is taken in the tangent plane of
+    their mean normal.
+    """
+    for i, a in enumerate(contacts):
+        na = a.normal_ws
+        pa = a.point_ws
+        for b in contacts[i + 1:]:
+            nb = b.normal_ws
+            if na[0] * nb[0] + na[1] * nb[1] + na[2] * nb[2] < HANDOVER_COS:
+                continue
+            mx = na[0] + nb[0]
+            my = na[1] + nb[1]
+            mz = na[2] + nb[2]
+            pb = b.point_ws
+            dx = pb[0] - pa[0]
+            dy = pb[1] - pa[1]
+            dz = pb[2] - pa[2]
+            k = (dx * mx + dy * my + dz * mz) / (mx * mx + my * my + mz * mz)
+            dx -= k * mx
+            dy -= k * my
+            dz -= k * mz
+            l2 = dx * dx + dy * dy + dz * dz
+            if l2 < EASE_MIN_DISTANCE * EASE_MIN_DISTANCE:
+                continue
+            k = 1.0 / math.sqrt(l2)
+            dx *= k
+            dy *= k
+            dz *= k
+            sa = a.spring
+            sb = b.spring
+            ka = sa[0] * dx + sa[1] * dy + sa[2] * dz
+            kb = sb[0] * dx + sb[1] * dy + sb[2] * dz
+            m = 0.5 * (ka + kb)
+            a.spring = _tangent(sa[0] + (m - ka) * dx, sa[1] + (m - ka) * dy, sa[2] + (m - ka) * dz, na)
+            b.spring = _tangent(sb[0] + (m - kb) * dx, sb[1] + (m - kb) * dy, sb[2] + (m - kb) * dz, nb)
+
+
+def _tangent(x, y, z, n):
+    """(x, y, z) without its part along the unit normal n."""
+    d = x * n[0] + y * n[1] + z * n[2]
+    return (x - d * n[0], y - d * n[1], z - d * n[2])
 
 
 def match_contacts(contacts, cands) -> None:
@@ -291,7 +343,8 @@ def _friction_rows(rows, vel: Velocities, dt: float) -> list:
 
 def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
     """Spec 4, controller 0, per contact: the separation speed to reach,
-    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, and the normal response.
+    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, the normal response
+    and the separation speed before any impulse.
 
     With ``warm`` the iteration starts from last PSI's impulse N dt, which
     changes where Gauss-Seidel starts, not the solution: a tall stack then
@@ -307,17 +360,19 @@ def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
         a = sum(p[1] * p[7] + p[2] * p[8] + p[3] * p[9] + p[4] * p[10] + p[5] * p[11] + p[6] * p[12]
                 for p in parts)
         if a > 0.0:
-            row = [c, parts, (FRICTION_DISTANCE - gap) * k, a, 0.0]
-            if warm and c.normal_force > 0.0:
+            out.append([c, parts, (FRICTION_DISTANCE - gap) * k, a, 0.0, _row_speed(parts)])
+    if warm:
+        for row in out:
+            c = row[0]
+            if c.normal_force > 0.0:
                 row[4] = c.normal_force * dt
-                _row_apply(parts, row[4])
-            out.append(row)
+                _row_apply(row[1], row[4])
     return out
 
 
 def _normal_step(row) -> float:
     """One Gauss-Seidel step of a normal row (impulse >= 0); returns the change."""
-    _, parts, target, a, old = row
+    _, parts, target, a, old, _ = row
     new = old + (target - _row_speed(parts)) / a
     if new < 0.0:
         new = 0.0
@@ -419,9 +474,14 @@ class NormalController(UnitContactController):
 def solve_normal(rows, dt: float) -> None:
     """Spec 4, controller 0: impulses >= 0 that bring every contact's separation
     speed to its target; several contacts as a complementarity problem
-    (projected Gauss-Seidel), one contact in closed form. N = impulse / dt."""
-    normal_rows = _normal_rows(rows, Velocities(), dt, len(rows) > 1)
+    (projected Gauss-Seidel from last PSI's impulses, with the energy-gain
+    check), one contact in closed form. N = impulse / dt."""
+    warm = len(rows) > 1
+    normal_rows = _normal_rows(rows, Velocities(), dt, warm)
     _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
+    if warm and energy_gain(normal_rows) > 0.0:
+        normal_rows = _normal_rows(rows, Velocities(), dt, False)
+        _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
     for c in rows:
         c.normal_force = 0.0
     for row in normal_rows:
@@ -434,3 +494,20 @@ def solve_normal(rows, dt: float) -> None:
                 c.side0.push(-nx * lam, -ny * lam, -nz * lam)
             if c.side1 is not None:
                 c.side1.push(nx * lam, ny * lam, nz * lam)
+
+
+def energy_gain(normal_rows) -> float:
+    """Spec 4's energy-gain check: the kinetic energy the impulses add beyond
+    the work they do at the target speeds, sum of lam (w_before + w_after) / 2
+    - lam target (impulses lam change the energy by lam (w_before + w_after) / 2).
+
+    This is the complementarity problem's objective 1/2 lam A lam + lam (w - t);
+    Gauss-Seidel from zero impulses only lowers it, so a solution that leaves
+    it above zero (a warm start that did not converge) gave energy the targets
+    never asked for and is solved again from zero.
+    """
+    gain = 0.0
+    for _, parts, target, _, lam, before in normal_rows:
+        if lam != 0.0:
+            gain += lam * (0.5 * (before + _row_speed(parts)) - target)
+    return gain
