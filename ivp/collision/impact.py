@@ -13,6 +13,20 @@ COMPRESSION_STEP = 0.1       # step 4: 10 % of the estimated normal impulse
 COMPRESSION_MAX_STEPS = 100
 
 
+def rotation_uncertainty(sides, dt: float) -> float:
+    """Spec 5 step 6, the rotation part of the rescue addon: a surface turning
+    at abs_omega moves off the straight line its contact point follows by
+    1/2 abs_omega^2 dev dt^2 within a PSI (dev = the core's
+    max_surface_deviation), a speed of 1/2 abs_omega max_surface_rot_speed dt
+    (dynamics 8.3: max_surface_rot_speed = abs_omega dev). Balls have dev 0.
+    """
+    u = 0.0
+    for s in sides:
+        c = s.core
+        u += c.abs_omega * c.max_surface_rot_speed
+    return 0.5 * u * dt
+
+
 def resolve_impact(s0, s1, n, gap: float, mu: float, e: float, dt: float) -> float:
     """Spec 5 steps 2-7 for one contact; returns the closing speed before it.
 
@@ -69,9 +83,10 @@ def resolve_impact(s0, s1, n, gap: float, mu: float, e: float, dt: float) -> flo
             py += ny * s
             pz += nz * s
             vn = target
-    # step 6: rescue speed, with the addon for a gap already below 0.01
+    # step 6: rescue speed, with the addons for a gap already below 0.01 and
+    # for the rotation
     addon = (COLLISION_DISTANCE - gap) / dt if gap < COLLISION_DISTANCE else 0.0
-    rescue = (RESCUE_SPEED + addon) * RESCUE_FACTOR
+    rescue = (RESCUE_SPEED + addon + rotation_uncertainty(sides, dt)) * RESCUE_FACTOR
     if vn < rescue:
         s = (rescue - vn) / nkn
         px += nx * s
