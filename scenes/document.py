@@ -16,6 +16,9 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from behaviors import registry
+from behaviors.params import Entity, Group, declared_params
+
 from . import format as fmt
 from . import pose
 from .schema import BAD, Checked, Items
@@ -180,18 +183,38 @@ def _fill(value, env: dict, rep: Report, where: Where):
 # --- pass 1: files ------------------------------------------------------------------
 
 class _Instance:
-    """One placement of one file: its name prefix, placement and the names it defines."""
+    """One placement of one file: its name prefix, placement, and the entity
+    (joint, force) names and group names it defines, those of the files it
+    places included (with their prefix relative to this one)."""
 
-    def __init__(self, file: str, prefix: str, placement):
+    def __init__(self, file: str, prefix: str, placement, parent: "_Instance | None" = None, rel: str = ""):
         self.file = file
         self.dir = os.path.dirname(file)
         self.prefix = prefix
         self.placement = placement
+        self.parent = parent
+        self.rel = rel              # this instance's prefix within its parent's names
         self.names = set()
+        self.groups = set()
+
+    def define(self, name: str, group: bool = False) -> None:
+        """``name`` is defined here, so also in every enclosing instance (prefixed)."""
+        inst = self
+        while inst is not None:
+            (inst.groups if group else inst.names).add(name)
+            name = inst.rel + name
+            inst = inst.parent
 
     def ref(self, name):
         """A name used in this file: its own names get the prefix, others are outer names."""
         return None if name is None else (self.prefix + name if name in self.names else name)
+
+    def group_ref(self, name: str) -> str:
+        """A group named in this file: its own groups are the instance's (prefixed)."""
+        return self.prefix + name if name in self.groups else name
+
+    def where_text(self) -> str:
+        return f" (in the instance {self.prefix!r})" if self.prefix else ""
 
 
 class _Resolver:
@@ -202,12 +225,12 @@ class _Resolver:
         self.tables = {k: {} for k in ("materials", "meshes", "defaults", "group_presets")}
         self.table_where = {}
         self.items = {"entities": [], "joints": [], "forces": [], "behaviours": []}
-        self.memberships = []       # (group, name pattern with the file's prefix, place)
+        self.memberships = []       # (group, name pattern with the file's prefix, place, instance)
         self.settings = None
 
     def run(self, path: str) -> Plan:
         path = os.path.normpath(path)
-        self._read(path, "", pose.IDENTITY, (), None)
+        self._read(path, None, "", pose.IDENTITY, (), None)
         self.rep.raise_if_any()
         result = self._resolve(path)
         self.rep.raise_if_any()
@@ -231,7 +254,9 @@ class _Resolver:
                 self.files.append(path)
         return self.docs[path]
 
-    def _read(self, path: str, prefix: str, placement, stack: tuple, where: Where | None) -> None:
+    def _read(self, path: str, parent: _Instance | None, rel: str, placement, stack: tuple,
+              where: Where | None) -> None:
+        """Pass 1 for one placement of a file: ``rel`` is its prefix within ``parent``."""
         if path in stack:
             self.rep.add(where, f"{path} includes itself (through {' -> '.join(stack)})")
             return
@@ -241,28 +266,29 @@ class _Resolver:
         if not stack:
             self.settings = doc.get("scene") or fmt.SETTINGS.check(
                 Mapping(Where(path, 1, 1)), Where(path, 1, 1), self.rep)
-        inst = _Instance(path, prefix, placement)
+        prefix = (parent.prefix if parent else "") + rel
+        inst = _Instance(path, prefix, placement, parent, rel)
         stack = stack + (path,)
         self._tables(doc, inst)
         for inc, w in _with_wheres(doc.get("includes")):
             ns = inc.get("namespace")
-            self._read(resolve_path(inc["file"], inst.dir), prefix + (ns + "/" if ns else ""),
+            self._read(resolve_path(inc["file"], inst.dir), inst, ns + "/" if ns else "",
                        pose.compose(placement, _local_pose(inc)), stack, w)
         for item, _ in _with_wheres(doc.get("entities")):
             for c, off in _copies(item, self.rep):
                 if "prefab" in c:
-                    self._read(resolve_path(c["prefab"], inst.dir), prefix + c["prefix"],
+                    self._read(resolve_path(c["prefab"], inst.dir), inst, c["prefix"],
                                pose.compose(_offset(placement, off), _local_pose(c)), stack, c.at("prefab"))
                 else:
-                    inst.names.add(c["name"])
+                    inst.define(c["name"])
                     self.items["entities"].append((inst, c, off))
         for group, patterns in doc.get("groups", {}).items():
-            self.memberships += [(group, prefix + pat, w) for pat, w in zip(patterns, patterns.wheres)]
+            self.memberships += [(group, prefix + pat, w, inst) for pat, w in zip(patterns, patterns.wheres)]
         for key in ("joints", "forces", "behaviours"):
             for item, _ in _with_wheres(doc.get(key)):
                 for c, off in _copies(item, self.rep):
                     if c.get("name"):
-                        inst.names.add(c["name"])
+                        inst.define(c["name"])
                     self.items[key].append((inst, c, off))
 
     def _tables(self, doc: Checked, inst: _Instance) -> None:
@@ -294,9 +320,8 @@ class _Resolver:
         self.extra = []
         joints = [self._joint(inst, c, off) for inst, c, off in self.items["joints"]]
         forces = [self._force(inst, c, off) for inst, c, off in self.items["forces"]]
-        behaviours = [ItemPlan("behaviour", c["type"], c.get("name"),
-                               {"entity": self._name(inst, c, "entity"), "params": dict(c["params"])}, c.where)
-                      for inst, c, _ in self.items["behaviours"]]
+        self.group_names = {g for e in entities for g in e.groups}
+        behaviours = [self._behaviour(inst, c) for inst, c, _ in self.items["behaviours"]]
         for e in entities:
             if e.parent is not None and self._known(e.parent, e.parent_where, "parent"):
                 self._no_parent_cycle(e)
@@ -312,17 +337,17 @@ class _Resolver:
         return Plan(path, self.settings, ordered, joints, forces, behaviours, list(self.files))
 
     def _memberships(self) -> dict:
-        """Entity name -> the groups the groups: sections add it to (in order)."""
+        """Entity name -> the (group, instance whose groups: section adds it) pairs, in order."""
         names = [inst.prefix + c["name"] for inst, c, _ in self.items["entities"]]
         out = {}
-        for group, pattern, where in self.memberships:
+        for group, pattern, where, inst in self.memberships:
             found = fnmatch.filter(names, pattern)
             if not found:
                 self.rep.add(where, f"group {group!r}: no entity matches {pattern!r}{did_you_mean(pattern, names)}")
             for n in found:
                 out.setdefault(n, [])
-                if group not in out[n]:
-                    out[n].append(group)
+                if (group, inst) not in out[n]:
+                    out[n].append((group, inst))
         return out
 
     def _known(self, name: str, where: Where, what: str) -> bool:
@@ -381,11 +406,10 @@ class _Resolver:
 
     def _entity(self, inst: _Instance, c: Checked, off) -> EntityPlan:
         layers = (self._class_layers(c["class"], c.at("class")) if "class" in c else []) + [c]
-        groups = list(_merged(layers, "groups") or [])
-        groups += [g for g in self.extra_groups.get(inst.prefix + c["name"], []) if g not in groups]
+        name = inst.prefix + c["name"]
+        groups, own = _groups([(g, inst) for g in _merged(layers, "groups") or []] + self.extra_groups.get(name, []))
         presets = self._presets(groups, c)
         layers = presets + layers
-        name = inst.prefix + c["name"]
         parent = inst.ref(c.get("parent"))
         local = pose.compose((off, pose.IDENTITY[1]), _local_pose(c))
         placed = local if parent is not None and c["parent"] in inst.names else pose.compose(inst.placement, local)
@@ -395,7 +419,7 @@ class _Resolver:
         e = EntityPlan(name, c.where, mesh, placed[0], placed[1],
                        (scale,) * 3 if isinstance(scale, float) else scale, parent, c.at("parent"),
                        _merged(layers, "color") or fmt.ENTITY.fields["color"].default,
-                       _merged(layers, "visible") is not False, {}, list(groups))
+                       _merged(layers, "visible") is not False, {}, groups + own)
         for layer in layers:
             e.attributes.update(layer.get("attributes", {}))
         e.physics = self._physics(layers, e, inst)
@@ -507,6 +531,53 @@ class _Resolver:
             values["direction"] = (pose.apply(place, c["direction"]) if c.get("two_pos_instead_of_dir")
                                    else pose.rotate(place[1], c["direction"]))
         return ItemPlan("force", c["type"], inst.prefix + c["name"] if "name" in c else None, values, c.where)
+
+    def _behaviour(self, inst: _Instance, c: Checked) -> ItemPlan:
+        """A behaviour entry. The parameters its class declares as Entity or
+        Group name the instance's own entities and groups when the file defines
+        them (so do their defaults), else the outer scene's; each given name is
+        checked here, with its place."""
+        params = dict(c["params"])
+        for key, p in _name_params(c["type"]).items():
+            ref = inst.ref if p.kind is Entity else inst.group_ref
+            if isinstance(params.get(key), str):
+                params[key] = ref(params[key])
+                self._param_exists(params[key], p.kind, c["params"].at(key),
+                                   f"behaviour {c['type']!r} parameter {key!r}{inst.where_text()}")
+            elif key not in params and isinstance(p.default, str) and ref(p.default) != p.default:
+                params[key] = ref(p.default)
+        return ItemPlan("behaviour", c["type"], None, {"entity": self._name(inst, c, "entity"), "params": params},
+                        c.where)
+
+    def _param_exists(self, name: str, kind, where: Where, what: str) -> None:
+        if kind is Entity:
+            self._known(name, where, what)
+        elif name not in self.group_names:
+            self.rep.add(where, f"{what}: no group {name!r}{did_you_mean(name, self.group_names)}")
+
+
+def _name_params(behaviour: str) -> dict:
+    """The Entity and Group parameters a registered behaviour declares (none for
+    an unknown name: building the scene reports it)."""
+    try:
+        cls = registry.lookup(behaviour)
+    except ValueError:
+        return {}
+    return {k: p for k, p in declared_params(cls).items() if p.kind in (Entity, Group)}
+
+
+def _groups(declared):
+    """The groups of an entity from (group, declaring instance) pairs: the
+    scene-wide groups, and the instance groups (the declaring instance's prefix
+    + group, holding only that instance's members) of prefixed instances."""
+    groups, own = [], []
+    for g, inst in declared:
+        inst.define(g, group=True)
+        if g not in groups:
+            groups.append(g)
+        if inst.prefix and inst.prefix + g not in own:
+            own.append(inst.prefix + g)
+    return groups, [g for g in own if g not in groups]
 
 
 def _local_pose(c: Checked):
