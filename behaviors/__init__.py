@@ -28,8 +28,13 @@ def gameplay_state(ctx):
 
 
 def reset(ctx) -> None:
-    """Reset the context (managers and physics) and its behaviours."""
-    ctx.reset()
+    """Back to the start of a run: the time, input and message managers as at
+    play, then the behaviours (``BehaviorManager.reset``: saved initial
+    conditions restored, their bodies put back with their joints). The physics
+    world stays: its globals, and the bodies without saved initial conditions
+    (``ctx.reset()`` would clear the world, so that no body could come back)."""
+    for m in (ctx.time_manager, ctx.input_manager, ctx.message_manager):
+        m.reset()
     manager_of(ctx).reset()
 
 

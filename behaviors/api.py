@@ -311,17 +311,18 @@ class BehaviorManager:
         return [b for b in self.behaviors if isinstance(b, cls_or_name)]
 
     def reset(self) -> None:
-        """Every behaviour: timers dropped, owned blocks destroyed, ``on_reset``,
-        then ``on_start`` again next frame; delayed messages are dropped and the
-        saved initial conditions restored."""
+        """Every behaviour: timers dropped, owned blocks disposed of, ``on_reset``,
+        then ``on_start`` again next frame; delayed messages are dropped. Every
+        entity with saved initial conditions gets them back, and the
+        physicalized ones their bodies there, with the joints and springs not
+        owned by a behaviour (``reset_bodies``)."""
         self._delayed = []
         for b in list(self.behaviors):
             self._drop_timers(b)
             self._destroy_blocks(b)
             if self._call(b, "on_reset"):
                 b.state = PENDING
-        for e in list(self._ic):
-            self.restore_ic(e)
+        self.reset_bodies(list(self._ic))
 
     # --- hooks with isolation ------------------------------------------------------------
 
