@@ -86,7 +86,7 @@ def test_the_file_camera_lens_and_background_are_used():
     assert np.allclose(m[3, :3], (0.0, 20.0, -30.0))
     to_ball = np.array([0.0, 10.0, 0.0]) - m[3, :3]
     assert np.allclose(m[2, :3], to_ball / np.linalg.norm(to_ball))
-    sky, lens = scene_look(s)
+    sky, lens, _ = scene_look(s)
     assert sky == (0.1, 0.2, 0.3) and (lens.fov_h_deg, lens.near, lens.far) == (70.0, 1.0, 500.0)
     plain = Session(ball_scene)
     assert scene_camera(plain) is None

@@ -12,6 +12,7 @@ from behaviors.params import declared_params
 
 from .camera import BALLANCE_LENS, Lens, look_at
 from .drawlist import SKY
+from .lighting import Lighting, scene_lighting
 
 
 def game_keys(ctx) -> frozenset:
@@ -66,10 +67,11 @@ def scene_camera(session):
     return m if m is not None else file_camera(session)
 
 
-def scene_look(session) -> tuple[tuple, Lens]:
-    """Sky colour and lens from the scene file (Ballance's lens by default)."""
+def scene_look(session) -> tuple[tuple, Lens, Lighting]:
+    """Sky colour, lens and lights from the scene file (by default a light blue
+    sky, Ballance's lens and the viewer's sun)."""
     s = _settings(session)
     sky = tuple(s["background"][:3]) if s.get("background") else SKY
     cam = s.get("camera")
     lens = Lens(cam["fov_deg"], cam["near"], cam["far"]) if cam else BALLANCE_LENS
-    return sky, lens
+    return sky, lens, scene_lighting(s.get("lights"))

@@ -18,8 +18,7 @@ from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
 from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
-
-LIGHT_DIR = (0.35, 0.85, -0.40)        # towards the sun, Virtools world frame
+from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 
 _MESH_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -44,23 +43,39 @@ void main() {
 """
 
 _MESH_FS = """#version 330 core
+#define MAX_LIGHTS %d
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
 uniform vec3 eye;
-uniform vec3 light_dir;
+uniform vec3 ambient;
+uniform int n_directional;
+uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
+uniform vec3 directional_colour[MAX_LIGHTS];
+uniform int n_points;
+uniform vec3 point_position[MAX_LIGHTS];
+uniform vec3 point_colour[MAX_LIGHTS];
 out vec4 frag;
-void main() {
-    vec3 n = normalize(v_normal);
-    vec3 to_eye = normalize(eye - v_world);
-    if (dot(n, to_eye) < 0.0) n = -n;
-    float diffuse = max(dot(n, light_dir), 0.0);
-    float sky_light = 0.5 + 0.5 * n.y;
-    float shine = pow(max(dot(reflect(-light_dir, n), to_eye), 0.0), 32.0);
-    vec3 c = v_colour.rgb * (0.22 + 0.18 * sky_light + 0.65 * diffuse) + 0.2 * shine;
-    frag = vec4(c, v_colour.a);
+vec3 n;
+vec3 to_eye;
+vec3 shine;
+vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
+    float facing = dot(n, l);
+    if (facing <= 0.0) return vec3(0.0);
+    shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), 32.0);
+    return colour * facing;
 }
-"""
+void main() {
+    n = normalize(v_normal);
+    to_eye = normalize(eye - v_world);
+    if (dot(n, to_eye) < 0.0) n = -n;
+    shine = vec3(0.0);
+    vec3 light = ambient;
+    for (int i = 0; i < n_directional; ++i) light += lit(to_light[i], directional_colour[i]);
+    for (int i = 0; i < n_points; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
+    frag = vec4(v_colour.rgb * light + %r * shine, v_colour.a);
+}
+""" % (MAX_LIGHTS, SPECULAR)
 
 _LINE_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -102,6 +117,15 @@ class _Buffer:
 
     def delete(self) -> None:
         gl.glDeleteBuffers(1, ctypes.byref(self.id))
+
+
+def _vec3_array(program, name: str, rows) -> None:
+    """Set a `uniform vec3 name[MAX_LIGHTS]` of the program in use (unused rows zero)."""
+    data = np.zeros((MAX_LIGHTS, 3), dtype=np.float32)
+    if len(rows):
+        data[:len(rows)] = rows
+    location = gl.glGetUniformLocation(program.id, name.encode())
+    gl.glUniform3fv(location, MAX_LIGHTS, data.ctypes.data_as(ctypes.POINTER(gl.GLfloat)))
 
 
 def _attribute(location: int, size: int, stride_floats: int, offset_floats: int, divisor: int = 0) -> None:
@@ -147,9 +171,10 @@ class _MeshBatch:
 class Renderer:
     """Draws groups of mesh instances and coloured line segments from a camera."""
 
-    def __init__(self, sky=SKY, lens: camera.Lens = camera.BALLANCE_LENS):
+    def __init__(self, sky=SKY, lens: camera.Lens = camera.BALLANCE_LENS, lighting: Lighting = SUN):
         self.sky = tuple(sky)
         self.lens = lens
+        self.lighting = lighting
         self.mesh_program = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(_MESH_FS, "fragment"))
         self.line_program = ShaderProgram(Shader(_LINE_VS, "vertex"), Shader(_LINE_FS, "fragment"))
         self.mesh_keys = MeshKeys()
@@ -189,7 +214,7 @@ class Renderer:
         p.use()
         p["view_proj"] = _gl_matrix(view_proj)
         p["eye"] = eye
-        p["light_dir"] = tuple(np.asarray(LIGHT_DIR) / np.linalg.norm(LIGHT_DIR))
+        self._set_lights(p)
         self.draw_calls = 0
         for key, group in groups.items():
             self.batch(key, group.mesh).draw(group.instance_data())
@@ -198,6 +223,17 @@ class Renderer:
         if segments is not None and len(segments):
             self._draw_segments(view_proj, segments, segment_colours)
         gl.glDisable(gl.GL_DEPTH_TEST)
+
+    def _set_lights(self, p) -> None:
+        lights = self.lighting
+        p["ambient"] = tuple(lights.ambient)
+        p["n_directional"] = len(lights.directional)
+        p["n_points"] = len(lights.points)
+        for name, rows in (("to_light", [d for d, _ in lights.directional]),
+                           ("directional_colour", [c for _, c in lights.directional]),
+                           ("point_position", [q for q, _ in lights.points]),
+                           ("point_colour", [c for _, c in lights.points])):
+            _vec3_array(p, name, rows)
 
     def _draw_segments(self, view_proj, segments, colours) -> None:
         k = len(segments)

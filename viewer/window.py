@@ -158,7 +158,7 @@ class View:
         return lines.arrays()
 
     def draw(self, renderer: Renderer, size) -> None:
-        renderer.sky, renderer.lens = scene_look(self.session)
+        renderer.sky, renderer.lens, renderer.lighting = scene_look(self.session)
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of)
         segments, colours = self.lines()
         renderer.draw(groups, self.camera_world(), size, segments, colours)
