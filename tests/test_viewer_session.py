@@ -162,3 +162,68 @@ def test_picking_finds_the_nearest_entity_along_the_ray():
     hit = pick(ctx.entities, (15.0, 50.0, 0.0), np.array([0.0, -1.0, 0.0]))
     assert hit[0] is floor and hit[1][1] == pytest.approx(0.0)
     assert pick(ctx.entities, (0.0, 50.0, 0.0), np.array([0.0, 1.0, 0.0])) is None
+
+
+def held_ball(frames: int):
+    """The ball scene's ball held at its centre by the mouse spring, its target
+    moved 5 to the right, after `frames` frames of 1/60 s."""
+    s = Session(ball_scene)
+    s.tick(1 / 60)
+    ball = s.ctx.get("ball")
+    centre = ball.get_world_matrix().as_array()[3, :3].astype(float)
+    assert s.start_drag(ball, centre)
+    s.drag.target = centre + (5.0, 0.0, 0.0)
+    for _ in range(frames):
+        s.tick(1 / 60)
+    return s, ball, centre
+
+
+def test_a_held_body_hangs_below_the_target_by_gravity_over_omega_squared():
+    # a spring of angular frequency omega holding a point mass against gravity g
+    # rests g / omega^2 below its target (g = 9.81, the context's default)
+    from viewer.session import DRAG_OMEGA
+    s, ball, start = held_ball(150)
+    x, y, _ = ball.get_world_matrix().as_array()[3, :3]
+    assert x == pytest.approx(start[0] + 5.0, abs=0.01)
+    assert y == pytest.approx(start[1] - 9.81 / DRAG_OMEGA ** 2, abs=0.005)
+    s.end_drag()
+    for _ in range(10):
+        s.tick(1 / 60)
+    assert ball.get_world_matrix().as_array()[3, 1] < y - 0.1           # let go: it falls
+
+
+def test_no_pull_while_paused():
+    s, ball, _ = held_ball(3)
+    s.toggle_pause()
+    s.tick(1 / 60)
+    s.toggle_pause()
+    body = s.body_of(ball)
+    assert body.core.speed_change == (0.0, 0.0, 0.0)         # nothing queued for the next PSI
+
+
+def test_dragging_wakes_a_frozen_body_through_the_glue_and_fixed_bodies_stay():
+    from bbglue import CKContext, meshes
+    from bbglue.blocks import Physicalize
+    from ivp import MT_NOT_SIM
+
+    def load():
+        ctx = CKContext()
+        crate = ctx.create_entity("crate", meshes.box(2.0, 2.0, 2.0), position=(0.0, 5.0, 0.0))
+        Physicalize(crate, mass=1.0, start_frozen=True).trigger()
+        wall = ctx.create_entity("wall", meshes.box(2.0, 2.0, 2.0), position=(10.0, 5.0, 0.0))
+        Physicalize(wall, fixed=True).trigger()
+        return ctx
+
+    s = Session(load)
+    s.tick(1 / 60)
+    crate = s.ctx.get("crate")
+    body = s.body_of(crate)
+    assert body.core.movement_state == MT_NOT_SIM
+    assert not s.start_drag(s.ctx.get("wall"), (10.0, 6.0, 0.0))
+    assert s.start_drag(crate, (1.0, 6.0, 0.0))              # a corner: it also turns
+    s.drag.target = np.array([1.0, 9.0, 0.0])
+    for _ in range(3):
+        s.tick(1 / 60)
+    assert body.core.movement_state != MT_NOT_SIM
+    assert crate.get_world_matrix().as_array()[3, 1] > 5.0
+    assert body.core.rot_speed != (0.0, 0.0, 0.0)

@@ -132,7 +132,7 @@ def test_drawn_frame_has_the_scene_and_the_hud(window):
     assert ((r > 2 * g) & (r > 2 * b) & (r > 30)).sum() > 50
 
 
-def test_click_selects_and_ctrl_drag_pushes_the_body(window):
+def test_click_selects_and_ctrl_drag_pulls_the_body_while_the_mouse_drags(window):
     from pyglet.window import key, mouse
     w = window()
     w.scene_view.orbit.frame((0.0, 10.0, 0.0), 15.0)
@@ -141,12 +141,24 @@ def test_click_selects_and_ctrl_drag_pushes_the_body(window):
     ball = w.session.ctx.get("ball")
     assert w.session.selected is ball
     body = w.session.body_of(ball)
-    vx = body.core.speed[0]
+    w.tick(1 / 60)
+    x0 = ball.get_world_matrix().as_array()[3, 0]
     w.on_mouse_press(160, 120, mouse.LEFT, key.MOD_CTRL)
+    w.on_mouse_drag(200, 120, 40, 0, mouse.LEFT, key.MOD_CTRL)
+    target = w.session.drag.target
+    # the target is under the mouse, at the depth of the grabbed point: 40 px right of the centre
+    cam = w.scene_view.camera_world()
+    grabbed = w.session.drag.point()
+    assert (target - cam[3, :3]) @ cam[2, :3] == pytest.approx((grabbed - cam[3, :3]) @ cam[2, :3])
+    assert (target - grabbed) @ cam[0, :3] > 1.0
+    for _ in range(5):
+        w.tick(1 / 60)
+    assert body.core.speed[0] > 1.0                       # pulled to the right (+X on screen), each frame
+    assert ball.get_world_matrix().as_array()[3, 0] > x0
+    segments, _ = w.scene_view.lines()
+    assert len(segments) == 4                            # the spring and a cross at its target
     w.on_mouse_release(200, 120, mouse.LEFT, key.MOD_CTRL)
-    w.tick(1 / 60)
-    w.tick(1 / 60)
-    assert body.core.speed[0] > vx + 1.0       # pushed to the right (+X on screen)
+    assert w.session.drag is None
 
 
 SCRIPT = textwrap.dedent("""

@@ -14,10 +14,13 @@ from pathlib import Path
 import numpy as np
 
 from bbglue.blocks import PhysicsImpulse
-from ivp import MT_NOT_SIM
+from ivp import MT_NOT_SIM, umath
 
 STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
 SPEEDS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
+DRAG_OMEGA = 8.0            # 1/s: the mouse spring's angular frequency (critically damped)
+DRAG_MAX_OMEGA_DT = 0.5     # omega x frame time at most: stable at long frames (fast forward)
+DRAG_MAX_ACCEL = 200.0      # m/s^2: the most the spring asks of the grabbed point
 
 
 class FrameClock:
@@ -85,6 +88,7 @@ class Session:
         self.speed = 1.0
         self._saved_time_factor = None
         self.selected = None
+        self.drag = None              # a Drag while the mouse pulls a body
         self._mtimes = self._stat()
         self._errors_seen = len(ctx.errors)
 
@@ -120,10 +124,12 @@ class Session:
         return self.ctx.physics.env
 
     def tick(self, dt_s: float) -> None:
-        """One frame: key state -> behaviours and blocks -> physics -> write-back."""
+        """One frame: key state, the mouse drag -> behaviours and blocks -> physics -> write-back."""
         frame_ms = self.clock.frame_ms(dt_s)
         self.ctx.input_manager.set_keys(self.keys)
         t0 = time.perf_counter()
+        if self.drag is not None:
+            self._pull()
         self.ctx.process_frame(frame_ms)
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
@@ -183,15 +189,67 @@ class Session:
         movable = [b for b in self.bodies() if not b.core.physical_unmoveable]
         return sum(b.core.movement_state != MT_NOT_SIM for b in movable), len(movable)
 
-    def flick(self, entity, point_ws, dv_ws) -> bool:
-        """Push a body at a world point with the impulse that changes its speed by
-        about dv (mass x |dv|), through the Physics Impulse block (ivp spec 13.1):
-        fixed bodies are skipped, the body wakes, the impulse lands at the next PSI."""
+    def start_drag(self, entity, point_ws) -> bool:
+        """Grab a movable body at a world point; until `end_drag` a spring pulls
+        that point towards `drag.target` every frame."""
         body = self.body_of(entity)
-        dv = np.asarray(dv_ws, dtype=np.float64)
-        size = float(np.linalg.norm(dv))
-        if body is None or body.core.physical_unmoveable or size == 0.0:
+        if body is None or body.core.physical_unmoveable:
             return False
-        PhysicsImpulse(entity, self.ctx, position=tuple(point_ws), direction=tuple(dv / size),
-                       impulse=body.core.mass * size).trigger()
+        self.drag = Drag(entity, point_ws)
         return True
+
+    def end_drag(self) -> None:
+        self.drag = None
+
+    def _pull(self) -> None:
+        """This frame's drag force, through the Physics Impulse block (ivp spec
+        13.1) with "Constant Force ?" (the block multiplies by the simulated time
+        of the frame, none while paused): the body wakes as a script's push would."""
+        body = self.body_of(self.drag.entity)
+        if body is None:                # unphysicalized or removed meanwhile
+            self.drag = None
+            return
+        dt = self.physics.sim_dt
+        if dt <= 0.0 or self.paused:
+            return
+        force, point = self.drag.force(body.core, dt)
+        size = float(np.linalg.norm(force))
+        if size > 0.0:
+            PhysicsImpulse(self.drag.entity, self.ctx, position=tuple(point), direction=tuple(force / size),
+                           impulse=size, constant_force=True).trigger()
+
+
+class Drag:
+    """A critically damped spring between a point fixed on a body and a target
+    point (the mouse): a = omega^2 (target - p) - 2 omega v_p, clamped to
+    DRAG_MAX_ACCEL, times the body's effective mass at p along a, so a grab far
+    from the mass centre is as stiff as one at it. Gravity still acts: a held
+    body hangs g / omega^2 below the target."""
+
+    def __init__(self, entity, point_ws):
+        self.entity = entity
+        m = np.asarray(entity.get_world_matrix().as_array(), dtype=np.float64)
+        self.local = np.append(np.asarray(point_ws, dtype=np.float64), 1.0) @ np.linalg.inv(m)
+        self.target = np.asarray(point_ws, dtype=np.float64).copy()
+
+    def point(self) -> np.ndarray:
+        """The grabbed point in world coordinates now."""
+        return (self.local @ np.asarray(self.entity.get_world_matrix().as_array(), dtype=np.float64))[:3]
+
+    def force(self, core, dt: float) -> tuple[np.ndarray, np.ndarray]:
+        """(world force, world point) for a frame of `dt` simulated seconds; the
+        stiffness drops at long frames so the explicit spring stays stable."""
+        omega = min(DRAG_OMEGA, DRAG_MAX_OMEGA_DT / dt)
+        p = self.point()
+        R, centre = core.m_world_f_core_last_psi
+        p_cs = umath.rot_t_mul_v(R, p - np.asarray(centre))
+        v = np.asarray(core.get_surface_speed_on_test(p_cs), dtype=np.float64)
+        a = omega * omega * (self.target - p) - 2.0 * omega * v
+        size = float(np.linalg.norm(a))
+        if size == 0.0 or not np.isfinite(size):
+            return np.zeros(3), p
+        a *= min(1.0, DRAG_MAX_ACCEL / size)
+        n_cs = umath.rot_t_mul_v(R, a / size)
+        lever = np.cross(p_cs, n_cs)
+        inv_mass = core.inv_mass + float(np.dot(np.asarray(core.inv_rot_inertia), lever * lever))
+        return a / inv_mass, p

@@ -21,7 +21,6 @@ from .renderer import Offscreen, Renderer
 
 RELOAD_CHECK_S = 0.5
 FLY_SPEED = 40.0            # world units per second for the free camera's WASD
-FLICK_GAIN = 2.0            # 1/s: a drag of d world units gives the body d * gain m/s
 
 
 @dataclass(frozen=True)
@@ -54,7 +53,7 @@ CONTROLS = (
 
 MOUSE_HELP = (
     "left click: select a body (its state in the panel)",
-    "ctrl + left drag from a body: push it (an impulse on release)",
+    "ctrl + left drag from a body: pull it with a spring (an impulse every frame)",
     "left drag: orbit   right drag: pan   wheel: zoom (free camera)",
     "W A S D Q E: fly the free camera",
 )
@@ -155,6 +154,9 @@ class View:
                 overlays.force_arrows(lines, ctrls, t)
         if on["contacts"] and env.collision is not None:
             overlays.contact_marks(lines, env.collision.contacts())
+        if s.drag is not None:
+            lines.add(s.drag.point(), s.drag.target, overlays.DRAG)
+            lines.cross(s.drag.target, overlays.DRAG)
         return lines.arrays()
 
     def draw(self, renderer: Renderer, size) -> None:
@@ -245,7 +247,7 @@ class ViewerWindow(pyglet.window.Window):
         self.draw_ms = 0.0
         self.shots = 0
         self._held = set()
-        self._drag = None           # (entity, grab point, screen start) for a push
+        self._drag_depth = 0.0      # camera depth of the point a ctrl-drag holds
         self._fly = set()
         pyglet.clock.schedule(self.tick)
         pyglet.clock.schedule_interval(self.check_reload, RELOAD_CHECK_S)
@@ -355,30 +357,27 @@ class ViewerWindow(pyglet.window.Window):
         if hit is None:
             return
         entity, point = hit
-        if modifiers & key.MOD_CTRL and self.session.body_of(entity) is not None:
-            self._drag = (entity, point, (x, y))
+        if modifiers & key.MOD_CTRL:
+            if self.session.start_drag(entity, point):
+                self._drag_depth = self.depth_of(point)
         else:
             self.session.selected = entity if entity is not self.session.selected else None
 
     def on_mouse_release(self, x, y, button, modifiers):
-        if self._drag is None:
-            return
-        entity, point, start = self._drag
-        self._drag = None
-        self.session.flick(entity, point, self.drag_vector(point, start, (x, y)) * FLICK_GAIN)
+        if button == mouse.LEFT:
+            self.session.end_drag()
 
-    def drag_vector(self, point, start, end) -> np.ndarray:
-        """The mouse displacement as a world vector in the camera plane through `point`."""
+    def depth_of(self, point) -> float:
+        """Distance of a world point in front of the camera, along its view axis."""
         m = self.scene_view.camera_world()
-        w, h = self.get_size()
-        depth = float((np.asarray(point) - m[3, :3]) @ m[2, :3])
-        tan_x, tan_y = self.renderer.lens.tan_half_fov(w / h)
-        dx = (end[0] - start[0]) / (w / 2.0) * tan_x * depth
-        dy = (end[1] - start[1]) / (h / 2.0) * tan_y * depth
-        return dx * m[0, :3] + dy * m[1, :3]
+        return float((np.asarray(point) - m[3, :3]) @ m[2, :3])
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
-        if self._drag is not None:
+        drag = self.session.drag
+        if drag is not None:        # the target: under the mouse, at the grab's depth
+            origin, direction = self.ray(x, y)
+            along = direction @ self.scene_view.camera_world()[2, :3]
+            drag.target = origin + direction * (self._drag_depth / along)
             return
         v = self.scene_view
         if buttons & mouse.LEFT:
