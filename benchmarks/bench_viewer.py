@@ -1,10 +1,11 @@
 """Viewer speed: frames per second drawing only (physics paused), and the frame
 time split between physics and drawing with the physics running.
 
-    python benchmarks/bench_viewer.py [--frames N] [--size 1024x768] [--balls 1000 | --scene NAME]
+    python benchmarks/bench_viewer.py [--frames N] [--size 1024x768] [--scene NAME ...]
 
---scene measures a scene file or bundled scene (e.g. the default level) instead
-of the ball grid.
+By default it measures the bundled default level (scenes.DEFAULT_SCENE) and the
+1000-ball stress scene (stress/floor_1000); --scene takes scene files or other
+bundled names.
 
 Draws offscreen under headless EGL. Mesa's llvmpipe (here) renders in
 software: the numbers are CPU-bound and 4x multisampling costs about 3.5x; a
@@ -14,25 +15,7 @@ GPU draws the same single instanced call far faster. Prints, asserts nothing.
 from __future__ import annotations
 
 import argparse
-import math
 import time
-
-
-def ball_grid(n: int):
-    """n wood balls (radius 2) in a cubic grid above a floor, physicalized."""
-    from bbglue import CKContext, meshes
-    from bbglue.blocks import Physicalize
-    ctx = CKContext()
-    ctx.create_entity("floor", meshes.tessellated_plane(200.0, 200.0), color=(0.5, 0.6, 0.5, 1.0))
-    side = math.ceil(n ** (1.0 / 3.0))
-    sphere = meshes.sphere(2.0)
-    for i in range(n):
-        x, y, z = i % side, i // (side * side), i // side % side
-        ball = ctx.create_entity(f"ball{i}", sphere, position=(5.0 * (x - side / 2), 5.0 + 5.0 * y,
-                                                               5.0 * (z - side / 2)),
-                                 color=(0.3 + 0.7 * x / side, 0.3 + 0.7 * y / side, 0.3 + 0.7 * z / side, 1.0))
-        Physicalize(ball, ball_count=1, convex_count=0, mass=1.9, ball_radius_1=2.0).trigger()
-    return ctx
 
 
 def measure(session, view, renderer, target, size, frames: int, gl) -> dict:
@@ -68,8 +51,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--frames", type=int, default=30)
     ap.add_argument("--size", default="1024x768")
-    ap.add_argument("--balls", type=int, default=1000)
-    ap.add_argument("--scene", help="a scene file or bundled name instead of the ball grid")
+    ap.add_argument("--scene", action="append", help="a scene file or bundled name (repeatable)")
     args = ap.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
 
@@ -78,28 +60,25 @@ def main() -> None:
     import pyglet
     from pyglet import gl
 
+    import scenes
     from viewer.renderer import Offscreen, Renderer
+    from viewer.gameplay import scene_look
     from viewer.session import Session
     from viewer.window import View
     _context = pyglet.window.Window(16, 16, visible=False)
     print(f"OpenGL {gl.gl_info.get_version_string()} on {gl.gl_info.get_renderer()}, {size[0]}x{size[1]}")
-
-    if args.scene:
-        import scenes
-        session = Session(lambda: scenes.load(args.scene))
-    else:
-        session = Session(lambda: ball_grid(args.balls), title=f"{args.balls} balls")
-    view = View(session)
-    renderer = Renderer()
     plain, msaa = Offscreen(*size, samples=0), Offscreen(*size, samples=4)
-    measure(session, view, renderer, plain, size, 2, gl)             # warm-up: buffers, shaders
-    session.toggle_pause()
-    for target, name in ((plain, "no MSAA"), (msaa, "4x MSAA")):
-        report(f"{session.title}, physics paused, {name}",
-               measure(session, view, renderer, target, size, args.frames, gl))
-    session.toggle_pause()
-    report(f"{session.title}, physics running, no MSAA",
-           measure(session, view, renderer, plain, size, args.frames, gl))
+    for name in args.scene or (scenes.DEFAULT_SCENE, "stress/floor_1000"):
+        session = Session(lambda name=name: scenes.load(name))
+        view = View(session)
+        renderer = Renderer(*scene_look(session))
+        measure(session, view, renderer, plain, size, 2, gl)             # warm-up: buffers, shaders
+        session.toggle_pause()
+        for target, samples in ((plain, "no MSAA"), (msaa, "4x MSAA")):
+            report(f"{name}, physics paused, {samples}",
+                   measure(session, view, renderer, target, size, args.frames, gl))
+        session.toggle_pause()
+        report(f"{name}, physics running, no MSAA", measure(session, view, renderer, plain, size, args.frames, gl))
 
 
 if __name__ == "__main__":
