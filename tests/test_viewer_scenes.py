@@ -209,3 +209,13 @@ def test_ivp_help_lists_every_subcommand(capsys):
 def test_ivp_check_comes_from_the_scenes_layer(capsys):
     assert main(["check", "ball_wood"]) == 0
     assert "OK, scene" in capsys.readouterr().out
+
+
+def test_a_render_at_time_0_shows_the_first_frame_with_one_player_ball(capture):
+    # before its first frame the player rig's three balls sit together at the
+    # origin; the first frame's behaviours keep the wood ball only (ball_wood.yaml)
+    cap = capture("ball_wood", size=(64, 48))
+    cap.run_until(0.0)
+    assert cap.session.frames == 1
+    shown = [e.name for e in cap.session.ctx.entities if e.name.startswith("Ball_") and e.visible]
+    assert shown == ["Ball_Wood"]

@@ -31,10 +31,12 @@ class Capture:
         self.frame_time = 0.0           # seconds of frame time run so far
 
     def run_until(self, t: float, frame_s: float = FRAME_S) -> None:
-        """Frames of `frame_s` until `t` seconds of frame time have run."""
+        """Frames of `frame_s` until `t` seconds of frame time have run, and at
+        least one: what is drawn follows a frame's behaviours and physics
+        (DESIGN "One frame"), so the scene's behaviours have set it up."""
         if not np.isfinite(t) or t < 0.0:
             raise ValueError(f"render: the time {t!r} must be a number of seconds >= 0")
-        while self.frame_time < t - 1e-9:
+        while self.frame_time < t - 1e-9 or self.session.frames == 0:
             self.session.tick(frame_s)
             self.frame_time += frame_s
 
