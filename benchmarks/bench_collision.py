@@ -3,7 +3,9 @@
 Prints microseconds per PSI for
 * one wood ball rolling on a 20,000-triangle floor (target: at most 300),
 * 100 balls dropped into a bowl,
-* a stack of 10 boxes settling (until it sleeps).
+* a stack of 10 boxes settling (until it sleeps),
+* 1000 balls dropped on a tessellated floor (the stress scene floor_1000):
+  while they settle, and once they all sleep.
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ivp import BallTemplate, Environment, ForceController, ObjectTemplate, build_surface
+from ivp import MT_NOT_SIM, BallTemplate, Environment, ForceController, ObjectTemplate, build_surface
 from ivp.collision import Material
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from test_collision_scenes import WOOD, box, floor  # noqa: E402
+from test_collision_scenes import WOOD, box, floor, grid_mesh  # noqa: E402
 
 
 def timed(env, psis: int) -> float:
@@ -110,6 +112,33 @@ def stack_of_boxes(n=10) -> tuple:
     return us, ran, top
 
 
+def balls_on_a_floor(n_x=40, n_z=25, settle_cap=800, asleep_psis=132) -> tuple:
+    """floor_1000: radius-1 balls (mass 1, 0.6 / 0.2) 3 apart, dropped 0.5 onto
+    a 140 x 100 floor of 28 x 20 cells. us/PSI until all sleep, then asleep."""
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    V, F = grid_mesh(28, 140.0, 20, 100.0)
+    env.create_polygon(build_surface("floor", concave_meshes=[(V, F)]),
+                       ObjectTemplate(name="floor", physical_unmoveable=True, material=Material(0.7, 0.3)),
+                       (0.0, 0.0, 0.0))
+    balls = []
+    for i in range(n_x):
+        for k in range(n_z):
+            b = env.create_ball(BallTemplate(name=f"b{i}_{k}", radius=1.0, mass=1.0, material=Material(0.6, 0.2)),
+                                (-58.5 + 3.0 * i, 1.5, -36.0 + 3.0 * k))
+            b.wake()
+            balls.append(b)
+    start = env.psi_count
+    t0 = time.perf_counter()
+    while env.psi_count - start < settle_cap and (env.psi_count == start or
+                                                  any(b.object_state != MT_NOT_SIM for b in balls)):
+        env.simulate(env.delta_PSI_time)
+    settled = env.psi_count - start
+    settle_us = (time.perf_counter() - t0) / settled * 1e6
+    asleep = sum(1 for b in balls if b.object_state == MT_NOT_SIM)
+    asleep_us = timed(env, asleep_psis)
+    return settle_us, settled, asleep, asleep_us
+
+
 def main() -> None:
     print("collision: microseconds per PSI")
     print(f"  one ball rolling on a 20,000-triangle floor: {ball_on_big_floor():8.1f} us/PSI (target <= 300)")
@@ -118,6 +147,10 @@ def main() -> None:
     us, ran, top = stack_of_boxes()
     print(f"  stack of 10 boxes until it sleeps:           {us:8.1f} us/PSI ({ran} PSIs; "
           f"top box at ({top[0]:.3f}, {top[1]:.3f}, {top[2]:.3f}))")
+    settle_us, settled, asleep, asleep_us = balls_on_a_floor()
+    print(f"  1000 balls on a tessellated floor, settling:  {settle_us:8.1f} us/PSI ({settled} PSIs, "
+          f"{asleep} asleep)")
+    print(f"  1000 balls on a tessellated floor, asleep:    {asleep_us:8.1f} us/PSI")
 
 
 if __name__ == "__main__":

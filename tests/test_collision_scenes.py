@@ -13,12 +13,15 @@ WOOD = dict(mass=1.9, material=Material(0.8, 0.2), speed_damp_factor=0.9,
             rot_speed_damp_factor=(0.1, 0.1, 0.1))
 
 
-def grid_mesh(n: int, size: float):
-    """A square of side ``size`` in the xz plane split into n x n quads, 2 triangles each."""
+def grid_mesh(n: int, size: float, nz: int = 0, size_z: float = 0.0):
+    """A square of side ``size`` in the xz plane split into n x n quads, 2 triangles
+    each (or a size x size_z rectangle of n x nz quads), facing up."""
+    nz = nz or n
     xs = np.linspace(-size / 2, size / 2, n + 1)
-    V = np.array([(x, 0.0, z) for z in xs for x in xs])
+    zs = np.linspace(-(size_z or size) / 2, (size_z or size) / 2, nz + 1)
+    V = np.array([(x, 0.0, z) for z in zs for x in xs])
     F = []
-    for j in range(n):
+    for j in range(nz):
         for i in range(n):
             a = j * (n + 1) + i
             b = a + 1

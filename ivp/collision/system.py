@@ -16,6 +16,7 @@ import numpy as np
 from .. import umath
 from ..fp import f32, f32v
 from .bodies import Side
+from .broadphase import MovableSpheres, PoseGrid
 from .contact import ContactPair, ContactPoint, FrictionController, NormalController
 from .geometry import (
     COLLISION_DISTANCE,
@@ -96,6 +97,8 @@ class CollisionSystem:
     def __init__(self, env):
         self.environment = env
         self.movable = []
+        self.spheres = MovableSpheres(self.movable)
+        self._pose_grid = None
         self.fixed = []
         self.pairs = {}
         self.serial = 0
@@ -149,7 +152,8 @@ class CollisionSystem:
             self.fixed.append(shape)
             self._fixed_bounds = None
         else:
-            self.movable.append(shape)
+            self.spheres.add(shape)
+            self._pose_grid = None
 
     def object_deleted(self, obj) -> None:
         shape = obj.collision_data
@@ -160,12 +164,19 @@ class CollisionSystem:
             self.remove_pair(pair)
             if not other.core.physical_unmoveable and not other.deleted:
                 other.wake()
-        (self.fixed if obj.core.physical_unmoveable else self.movable).remove(shape)
+        if obj.core.physical_unmoveable:
+            self.fixed.remove(shape)
+        else:
+            self.spheres.remove(shape)
+            self._pose_grid = None
         self._fixed_bounds = None
         obj.collision_data = None
 
     def object_frozen(self, obj) -> None:
-        """Contacts stay while a unit sleeps (they wake with it)."""
+        """Contacts stay while a unit sleeps (they wake with it); the body's
+        bounding sphere stays where it stopped."""
+        if obj.collision_data is not None:
+            self.spheres.rest(obj.collision_data)
 
     def object_revived(self, obj) -> None:
         """Nothing to do: grid queries are reused by position, not by time."""
@@ -174,7 +185,9 @@ class CollisionSystem:
         """Nothing to prepare: the contact controllers work inside the units."""
 
     def update_after_controllers(self, sim_unit) -> None:
-        """The mindist recalculation of 6.3 has no counterpart here."""
+        """A unit has run and its cores moved: the pose grid is stale (the
+        mindist recalculation of 6.3 has no other counterpart here)."""
+        self._pose_grid = None
 
     def revive_partners(self, core) -> bool:
         """Spec 4: a revived body pulls in its movable resting partners within
@@ -186,7 +199,9 @@ class CollisionSystem:
                 continue
             c = core.m_world_f_core_last_psi[1]
             reach = core.upper_limit_radius + CONTACT_DROP_DISTANCE
-            for other in list(self.movable):
+            if self._pose_grid is None:
+                self._pose_grid = PoseGrid(self.movable, CONTACT_DROP_DISTANCE)
+            for other in self._pose_grid.near(core):
                 oc = other.obj.core
                 if other is shape or oc.sim_unit_of_core is core.sim_unit_of_core:
                     continue
@@ -392,8 +407,7 @@ class CollisionSystem:
                          (C[:, None, :] - Rr[:, None, None] <= hi[None]), axis=2)
             for i, j in zip(*np.nonzero(hit)):
                 cand_pairs.append((awake[i], self.fixed[j]))
-        if len(self.movable) > 1:
-            cand_pairs.extend(_movable_pairs(self.movable, awake, centers, radii))
+        cand_pairs.extend(self.spheres.pairs(awake, centers, radii))
         impacts = []
         for s, other in cand_pairs:
             a, b = _pair_order(s, other)
@@ -482,51 +496,6 @@ class CollisionSystem:
 
 def _sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _movable_pairs(movable, awake, centers, radii) -> list:
-    """Broad phase among movable bodies (spec 6.3): a uniform hash of bounding
-    spheres (awake ones swept over the PSI) with cells twice the largest
-    radius, so each awake body looks into its 27 neighbour cells only."""
-    index = {s.serial: k for k, s in enumerate(awake)}
-    spheres = []
-    for s in movable:
-        k = index.get(s.serial)
-        if k is None:
-            core = s.obj.core
-            spheres.append((s, core.m_world_f_core_last_psi[1], core.upper_limit_radius, -1))
-        else:
-            spheres.append((s, centers[k], radii[k], k))
-    cell = 2.0 * max(sp[2] for sp in spheres)
-    grid = {}
-    for sp in spheres:
-        c = sp[1]
-        key = (math.floor(c[0] / cell), math.floor(c[1] / cell), math.floor(c[2] / cell))
-        lst = grid.get(key)
-        if lst is None:
-            grid[key] = [sp]
-        else:
-            lst.append(sp)
-    out = []
-    for i, s in enumerate(awake):
-        c = centers[i]
-        r = radii[i]
-        kx = math.floor(c[0] / cell)
-        ky = math.floor(c[1] / cell)
-        kz = math.floor(c[2] / cell)
-        for dx in (-1, 0, 1):
-            for dy in (-1, 0, 1):
-                for dz in (-1, 0, 1):
-                    lst = grid.get((kx + dx, ky + dy, kz + dz))
-                    if lst is None:
-                        continue
-                    for other, oc, orad, k in lst:
-                        if other is s or 0 <= k < i:
-                            continue        # an awake pair is found from its first member
-                        rr = r + orad
-                        if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
-                            out.append((s, other))
-    return out
 
 
 def _separation_speed(s0, s1, n) -> float:

@@ -1,0 +1,336 @@
+"""The friction (600) and normal (0) solves of a unit's contacts, in plain floats
+(surfaces-and-contacts 4).
+
+A row is a direction at a contact (the normal, or a tangent) with its
+Jacobian parts: per movable side, the side's velocity list (world v, w), J =
+sign (d, r x d) and M^-1 J, flattened into one tuple
+
+    (v0, J0[6], MJ0[6], v1, J1[6], MJ1[6])
+
+with v1 None when only one side moves. The projected Gauss-Seidel sweeps run
+over these tuples in local floats; the impulses land on the cores (push_core)
+at the end.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .bodies import k_apply, k_matrix
+from .geometry import FRICTION_DISTANCE
+
+NORMAL_K_NEAR = 1.0          # 1/s, gap <= 0.02 (spec 4, controller 0)
+NORMAL_K_FAR = 20.0          # 1/s, gap > 0.02
+NORMAL_ITERATIONS = 30       # Gauss-Seidel sweeps of controller 0
+FRICTION_ITERATIONS = 10     # and of controller 600 (its normal rows only shape the friction)
+PGS_TOLERANCE = 1e-6         # N s; stop when no impulse changes more
+
+
+class Velocities:
+    """The world velocities (v, w) of the cores a solve touches, as mutable
+    float lists, so iterations run in plain floats; pushes land at the end."""
+
+    __slots__ = ("state",)
+
+    def __init__(self):
+        self.state = {}
+
+    def of(self, side):
+        key = id(side.core)
+        v = self.state.get(key)
+        if v is None:
+            sp = side.core.speed
+            w = side.core.rot_speed
+            R = side.R
+            v = [sp[0], sp[1], sp[2],
+                 R[0] * w[0] + R[1] * w[1] + R[2] * w[2],
+                 R[3] * w[0] + R[4] * w[1] + R[5] * w[2],
+                 R[6] * w[0] + R[7] * w[1] + R[8] * w[2]]
+            self.state[key] = v
+        return v
+
+
+_NO_PART = (None, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+
+
+def _part(vel: Velocities, side, sign: float, dx: float, dy: float, dz: float) -> tuple:
+    """One side of a row along the world direction d: the side's velocity list,
+    J = sign (d, r x d) and the velocity change per unit row impulse, M^-1 J."""
+    rx, ry, rz = side.r
+    ax = sign * (ry * dz - rz * dy)
+    ay = sign * (rz * dx - rx * dz)
+    az = sign * (rx * dy - ry * dx)
+    I = side.iw
+    m = side.inv_mass * sign
+    return (vel.of(side), sign * dx, sign * dy, sign * dz, ax, ay, az, m * dx, m * dy, m * dz,
+            I[0] * ax + I[1] * ay + I[2] * az, I[3] * ax + I[4] * ay + I[5] * az,
+            I[6] * ax + I[7] * ay + I[8] * az)
+
+
+def _row(vel: Velocities, s0, sign0: float, s1, sign1: float, d) -> tuple:
+    """The row along d: the first movable side's part, then the second's (or none)."""
+    dx, dy, dz = d
+    if s0 is None:
+        return _part(vel, s1, sign1, dx, dy, dz) + _NO_PART
+    if s1 is None:
+        return _part(vel, s0, sign0, dx, dy, dz) + _NO_PART
+    return _part(vel, s0, sign0, dx, dy, dz) + _part(vel, s1, sign1, dx, dy, dz)
+
+
+def _diagonal(R) -> float:
+    """J M^-1 J^T of a row: the speed change per unit impulse."""
+    a = R[1] * R[7] + R[2] * R[8] + R[3] * R[9] + R[4] * R[10] + R[5] * R[11] + R[6] * R[12]
+    if R[13] is not None:
+        a += R[14] * R[20] + R[15] * R[21] + R[16] * R[22] + R[17] * R[23] + R[18] * R[24] + R[19] * R[25]
+    return a
+
+
+def row_speed(R) -> float:
+    """J . (v, w) summed over the row's sides."""
+    (v, l0, l1, l2, l3, l4, l5, _, _, _, _, _, _,
+     u, k0, k1, k2, k3, k4, k5, _, _, _, _, _, _) = R
+    w = l0 * v[0] + l1 * v[1] + l2 * v[2] + l3 * v[3] + l4 * v[4] + l5 * v[5]
+    if u is not None:
+        w += k0 * u[0] + k1 * u[1] + k2 * u[2] + k3 * u[3] + k4 * u[4] + k5 * u[5]
+    return w
+
+
+def row_apply(R, d: float) -> None:
+    """(v, w) += M^-1 J d for the row's sides."""
+    for base in (0, 13):
+        v = R[base]
+        if v is not None:
+            for k in range(6):
+                v[k] += R[base + 7 + k] * d
+
+
+def _friction_rows(rows, vel: Velocities, dt: float) -> list:
+    """Spec 4, controller 600, per contact: limit the spring to what friction
+    can undo in one PSI (N mu inv_virtual_mass dt^2); the row keeps the 2x2
+    tangent response K (symmetric), the target a = s/dt - u and the cap N mu dt."""
+    out = []
+    for c, mu in rows:
+        s0 = c.side0
+        s1 = c.side1
+        K = k_matrix([s for s in (s0, s1) if s is not None])
+        t0 = c.t0
+        t1 = c.t1
+        kt0 = k_apply(K, t0)
+        kt1 = k_apply(K, t1)
+        k00 = kt0[0] * t0[0] + kt0[1] * t0[1] + kt0[2] * t0[2]
+        k01 = kt1[0] * t0[0] + kt1[1] * t0[1] + kt1[2] * t0[2]
+        k11 = kt1[0] * t1[0] + kt1[1] * t1[1] + kt1[2] * t1[2]
+        limit = c.normal_force * mu * dt            # the largest impulse friction gives
+        sx, sy, sz = c.spring
+        sa = sx * t0[0] + sy * t0[1] + sz * t0[2]
+        sb = sx * t1[0] + sy * t1[1] + sz * t1[2]
+        slen = math.sqrt(sa * sa + sb * sb)
+        if slen > 0.0:
+            ea = sa / slen
+            eb = sb / slen
+            max_len = limit * (ea * ea * k00 + 2.0 * ea * eb * k01 + eb * eb * k11) * dt
+            if slen > max_len:
+                k = max_len / slen
+                sa *= k
+                sb *= k
+                c.spring = (t0[0] * sa + t1[0] * sb, t0[1] * sa + t1[1] * sb, t0[2] * sa + t1[2] * sb)
+        det = k00 * k11 - k01 * k01
+        if limit <= 0.0 or det <= 1e-30:
+            continue
+        out.append([c, _row(vel, s0, 1.0, s1, -1.0, t0), _row(vel, s0, 1.0, s1, -1.0, t1),
+                    sa / dt, sb / dt, k00, k01, k11, det, limit, 0.0, 0.0])
+    return out
+
+
+def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
+    """Spec 4, controller 0, per contact: the separation speed to reach,
+    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, the normal row and its
+    separation speed before any impulse.
+
+    With ``warm`` the iteration starts from last PSI's impulse N dt, which
+    changes where Gauss-Seidel starts, not the solution: a tall stack then
+    converges over the PSIs instead of sagging (controller 0 only: started
+    warm, the friction pass's helper rows let a stack of ten rock)."""
+    out = []
+    for c in contacts:
+        gap = c.gap
+        k = NORMAL_K_FAR if gap > FRICTION_DISTANCE else NORMAL_K_NEAR
+        R = _row(vel, c.side0, -1.0, c.side1, 1.0, c.normal_ws)
+        a = _diagonal(R)
+        if a > 0.0:
+            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R)])
+    if warm:
+        for row in out:
+            c = row[0]
+            if c.normal_force > 0.0:
+                row[4] = c.normal_force * dt
+                row_apply(row[1], row[4])
+    return out
+
+
+def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
+    """Projected Gauss-Seidel over the rows (one pass when there is one row).
+
+    A normal row's impulse stays >= 0; a friction row solves its 2x2 block
+    for the tangent targets, its accumulated impulse capped at N mu dt (then
+    along the targets: kinetic friction opposes the slip, not K's lever-arm
+    coupling). Sweeps stop when no impulse changed by PGS_TOLERANCE.
+    """
+    n = len(normal_rows) + len(friction_rows)
+    for _ in range(iterations if n > 1 else 1):
+        change = 0.0
+        for row in normal_rows:
+            (v, l0, l1, l2, l3, l4, l5, m0, m1, m2, m3, m4, m5,
+             u, k0, k1, k2, k3, k4, k5, n0, n1, n2, n3, n4, n5) = row[1]
+            v0, v1, v2, v3, v4, v5 = v
+            w = l0 * v0 + l1 * v1 + l2 * v2 + l3 * v3 + l4 * v4 + l5 * v5
+            if u is not None:
+                u0, u1, u2, u3, u4, u5 = u
+                w += k0 * u0 + k1 * u1 + k2 * u2 + k3 * u3 + k4 * u4 + k5 * u5
+            old = row[4]
+            new = old + (row[2] - w) / row[3]
+            if new < 0.0:
+                new = 0.0
+            d = new - old
+            if d == 0.0:
+                continue
+            row[4] = new
+            v[0] = v0 + m0 * d
+            v[1] = v1 + m1 * d
+            v[2] = v2 + m2 * d
+            v[3] = v3 + m3 * d
+            v[4] = v4 + m4 * d
+            v[5] = v5 + m5 * d
+            if u is not None:
+                u[0] = u0 + n0 * d
+                u[1] = u1 + n1 * d
+                u[2] = u2 + n2 * d
+                u[3] = u3 + n3 * d
+                u[4] = u4 + n4 * d
+                u[5] = u5 + n5 * d
+            if d < 0.0:
+                d = -d
+            if d > change:
+                change = d
+        for row in friction_rows:
+            _, ra, rb, ta, tb, k00, k01, k11, det, limit, pa, pb = row
+            (v, l0, l1, l2, l3, l4, l5, m0, m1, m2, m3, m4, m5,
+             u, k0, k1, k2, k3, k4, k5, n0, n1, n2, n3, n4, n5) = ra
+            (_, e0, e1, e2, e3, e4, e5, f0, f1, f2, f3, f4, f5,
+             _, g0, g1, g2, g3, g4, g5, h0, h1, h2, h3, h4, h5) = rb
+            v0, v1, v2, v3, v4, v5 = v
+            wa = l0 * v0 + l1 * v1 + l2 * v2 + l3 * v3 + l4 * v4 + l5 * v5
+            wb = e0 * v0 + e1 * v1 + e2 * v2 + e3 * v3 + e4 * v4 + e5 * v5
+            if u is not None:
+                u0, u1, u2, u3, u4, u5 = u
+                wa += k0 * u0 + k1 * u1 + k2 * u2 + k3 * u3 + k4 * u4 + k5 * u5
+                wb += g0 * u0 + g1 * u1 + g2 * u2 + g3 * u3 + g4 * u4 + g5 * u5
+            aa = ta - wa
+            ab = tb - wb
+            na = pa + (k11 * aa - k01 * ab) / det
+            nb = pb + (k00 * ab - k01 * aa) / det
+            if na * na + nb * nb > limit * limit:
+                kk = 2.0 / (k00 + k11)
+                na = pa + aa * kk
+                nb = pb + ab * kk
+                k = limit / math.sqrt(na * na + nb * nb)
+                na *= k
+                nb *= k
+            da = na - pa
+            db = nb - pb
+            if da == 0.0 and db == 0.0:
+                continue
+            row[10] = na
+            row[11] = nb
+            v[0] = v0 + m0 * da + f0 * db
+            v[1] = v1 + m1 * da + f1 * db
+            v[2] = v2 + m2 * da + f2 * db
+            v[3] = v3 + m3 * da + f3 * db
+            v[4] = v4 + m4 * da + f4 * db
+            v[5] = v5 + m5 * da + f5 * db
+            if u is not None:
+                u[0] = u0 + n0 * da + h0 * db
+                u[1] = u1 + n1 * da + h1 * db
+                u[2] = u2 + n2 * da + h2 * db
+                u[3] = u3 + n3 * da + h3 * db
+                u[4] = u4 + n4 * da + h4 * db
+                u[5] = u5 + n5 * da + h5 * db
+            if da < 0.0:
+                da = -da
+            if db < 0.0:
+                db = -db
+            if da > change:
+                change = da
+            if db > change:
+                change = db
+        if change < PGS_TOLERANCE:
+            break
+
+
+def solve_friction(rows, dt: float) -> None:
+    """Spec 4, controller 600: the tangential impulses that cancel the springs
+    within the PSI, each capped at N mu dt (N from the last PSI), pushed at once.
+
+    Several contacts are solved together with their normal rows, whose
+    impulses are then dropped (controller 0 applies the normal forces): so a
+    sliding box feels mu N in full instead of friction merely tipping it.
+    """
+    vel = Velocities()
+    friction_rows = _friction_rows(rows, vel, dt)
+    normal_rows = _normal_rows([c for c, _ in rows], vel, dt, False) if len(friction_rows) > 1 else []
+    _gauss_seidel(normal_rows, friction_rows, FRICTION_ITERATIONS)
+    for row in friction_rows:
+        c = row[0]
+        pa = row[10]
+        pb = row[11]
+        t0 = c.t0
+        t1 = c.t1
+        ix = t0[0] * pa + t1[0] * pb
+        iy = t0[1] * pa + t1[1] * pb
+        iz = t0[2] * pa + t1[2] * pb
+        if c.side0 is not None:
+            c.side0.push(ix, iy, iz)
+        if c.side1 is not None:
+            c.side1.push(-ix, -iy, -iz)
+
+
+def solve_normal(rows, dt: float) -> None:
+    """Spec 4, controller 0: impulses >= 0 that bring every contact's separation
+    speed to its target; several contacts as a complementarity problem
+    (projected Gauss-Seidel from last PSI's impulses, with the energy-gain
+    check), one contact in closed form. N = impulse / dt."""
+    warm = len(rows) > 1
+    normal_rows = _normal_rows(rows, Velocities(), dt, warm)
+    _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
+    if warm and energy_gain(normal_rows) > 0.0:
+        normal_rows = _normal_rows(rows, Velocities(), dt, False)
+        _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
+    for c in rows:
+        c.normal_force = 0.0
+    for row in normal_rows:
+        c = row[0]
+        lam = row[4]
+        c.normal_force = lam / dt
+        if lam > 0.0:
+            nx, ny, nz = c.normal_ws
+            if c.side0 is not None:
+                c.side0.push(-nx * lam, -ny * lam, -nz * lam)
+            if c.side1 is not None:
+                c.side1.push(nx * lam, ny * lam, nz * lam)
+
+
+def energy_gain(normal_rows) -> float:
+    """Spec 4's energy-gain check: the kinetic energy the impulses add beyond
+    the work they do at the target speeds, sum of lam (w_before + w_after) / 2
+    - lam target (impulses lam change the energy by lam (w_before + w_after) / 2).
+
+    This is the complementarity problem's objective 1/2 lam A lam + lam (w - t);
+    Gauss-Seidel from zero impulses only lowers it, so a solution that leaves
+    it above zero (a warm start that did not converge) gave energy the targets
+    never asked for and is solved again from zero.
+    """
+    gain = 0.0
+    for _, R, target, _, lam, before in normal_rows:
+        if lam != 0.0:
+            gain += lam * (0.5 * (before + row_speed(R)) - target)
+    return gain
