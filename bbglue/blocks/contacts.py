@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ivp.fp import f32v
 
-from .base import BOOL, DONE, FLOAT, IF_LIVE, INT, HandleBlock, Pin
+from .base import BOOL, FLOAT, IF_LIVE, INT, HandleBlock, Pin
 
 COLL_DETECTION_ID = "Coll Detection ID"
 CONTINUOUS_CONTACT_ID = "Continuous Contact ID"
