@@ -125,3 +125,23 @@ def test_first_tangent_is_the_first_edge_made_perpendicular():
     t0, t1 = tangent_from_edge((0.0, 1.0, 0.0), (2.0, 0.5, 0.0))
     assert t0 == pytest.approx((1.0, 0.0, 0.0))
     assert t1 == pytest.approx((0.0, 0.0, -1.0))            # n x t0
+
+
+def test_grid_ball_candidates_match_ball_triangle_on_every_triangle():
+    # the plane pre-tests only skip triangles ball_triangle would not return
+    V, F = grid_mesh(6, 12.0)
+    rnd = np.random.default_rng(11)
+    V = V + rnd.normal(0.0, 0.3, V.shape)
+    grid = TriangleGrid(V, F)
+    ids = list(range(len(grid)))
+    for _ in range(300):
+        c = tuple(rnd.uniform((-7.0, -2.0, -7.0), (7.0, 2.0, 7.0)).tolist())
+        ref = tuple(rnd.uniform((-7.0, -2.0, -7.0), (7.0, 2.0, 7.0)).tolist())
+        r = float(rnd.uniform(0.1, 1.5))
+        rng = float(rnd.choice([0.01, 0.055, 0.5]))
+        for side_ref in (None, ref):
+            want = [ball_triangle(c, r, grid.a[t], grid.b[t], grid.c[t], grid.normal[t], rng, ("t", t), side_ref)
+                    for t in ids]
+            want = [(w.support, w.gap, w.normal) for w in want if w is not None]
+            got = [(g.support, g.gap, g.normal) for g in grid.ball_candidates(c, r, rng, ids, side_ref)]
+            assert got == want

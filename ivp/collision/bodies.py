@@ -26,7 +26,7 @@ def inv_inertia_world(core, R):
 class Side:
     """One movable body at a contact: inverse mass, world inverse inertia, lever arm."""
 
-    __slots__ = ("core", "R", "r", "inv_mass", "iw")
+    __slots__ = ("core", "R", "r", "inv_mass", "iw", "p_cs")
 
     def __init__(self, core, R, r):
         self.core = core
@@ -34,6 +34,7 @@ class Side:
         self.r = r
         self.inv_mass = core.inv_mass
         self.iw = inv_inertia_world(core, R)
+        self.p_cs = None
 
     def velocity(self, pending: bool = False):
         """Velocity of the contact point (world); with ``pending`` the async
@@ -73,9 +74,11 @@ class Side:
     def push(self, ix, iy, iz) -> None:
         """Spec 5 push_core (immediate) of the world impulse at the contact point."""
         R = self.R
-        rx, ry, rz = self.r
-        p_cs = (R[0] * rx + R[3] * ry + R[6] * rz, R[1] * rx + R[4] * ry + R[7] * rz,
-                R[2] * rx + R[5] * ry + R[8] * rz)
+        p_cs = self.p_cs
+        if p_cs is None:
+            rx, ry, rz = self.r
+            p_cs = self.p_cs = (R[0] * rx + R[3] * ry + R[6] * rz, R[1] * rx + R[4] * ry + R[7] * rz,
+                                R[2] * rx + R[5] * ry + R[8] * rz)
         imp = f32v(ix, iy, iz)
         imp_cs = (R[0] * imp[0] + R[3] * imp[1] + R[6] * imp[2], R[1] * imp[0] + R[4] * imp[1] + R[7] * imp[2],
                   R[2] * imp[0] + R[5] * imp[1] + R[8] * imp[2])

@@ -92,6 +92,8 @@ class ContactPair(Controller):
         self.core1 = obj1.core
         self.fixed0 = obj0.core.physical_unmoveable
         self.fixed1 = obj1.core.physical_unmoveable
+        # every movable side a ball: the normal passes through the centres (solver.py)
+        self.balls = (obj0.is_ball or self.fixed0) and (obj1.is_ball or self.fixed1)
         self.mu = mu
         self.e = e
         self.contacts = []

@@ -17,9 +17,11 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
+from .narrow import ball_triangle
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
+PRETEST_MARGIN = 1e-9       # a plane pre-test only rejects what is this much beyond its reach
 
 
 class Piece:
@@ -108,8 +110,10 @@ def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
 class TriangleGrid:
     """World-space triangles of a fixed body in a uniform grid (built once).
 
-    Per triangle: vertices a, b, c, unit normal, bounding sphere and the
-    vertex indices (so shared vertices and edges are recognised).
+    Per triangle: vertices a, b, c, unit normal, bounding sphere, the
+    vertex indices (so shared vertices and edges are recognised) and its
+    planes: the face (n, n.a) and the three edges' outward in-plane planes,
+    whose distances bound the distance to the triangle from below.
     """
 
     def __init__(self, vertices: np.ndarray, faces: np.ndarray):
@@ -128,6 +132,13 @@ class TriangleGrid:
         self.c = [V[f[2]] for f in self.faces]
         self.normal = [tuple(x) for x in n.tolist()]
         self.sphere = [(x, y, z, r) for (x, y, z), r in zip(cen.tolist(), rad.tolist())]
+        planes = [n, np.einsum("ij,ij->i", n, tri[:, 0])[:, None]]
+        for i in range(3):
+            p = tri[:, i]
+            e = np.cross(tri[:, (i + 1) % 3] - p, n)
+            e /= np.linalg.norm(e, axis=1)[:, None]
+            planes += [e, np.einsum("ij,ij->i", e, p)[:, None]]
+        self.planes = [tuple(row) for row in np.hstack(planes).tolist()]
         self.lo = lo.min(axis=0)
         self.hi = hi.max(axis=0)
         ext = (hi - lo).max(axis=1)
@@ -184,6 +195,29 @@ class TriangleGrid:
             dz = sz - z
             if dx * dx + dy * dy + dz * dz <= rr * rr:
                 out.append(t)
+        return out
+
+    def ball_candidates(self, c, r: float, rng: float, ids, side_ref=None) -> list:
+        """ball_triangle against the triangles ``ids`` (narrow.py), those whose
+        face or edge planes hold the ball beyond reach skipped first: farther
+        than r + rng from the face's plane on the side it started (``side_ref``)
+        or from an edge's plane is farther from the triangle."""
+        cx, cy, cz = c
+        lim = r + rng + PRETEST_MARGIN
+        planes = self.planes
+        out = []
+        for t in ids:
+            nx, ny, nz, nd, ax, ay, az, ad, bx, by, bz, bd, ex, ey, ez, ed = planes[t]
+            s = nx * cx + ny * cy + nz * cz - nd
+            if s > lim or s < -lim:
+                if side_ref is None or (s > 0.0) == (nx * side_ref[0] + ny * side_ref[1] + nz * side_ref[2] > nd):
+                    continue
+            if ax * cx + ay * cy + az * cz - ad > lim or bx * cx + by * cy + bz * cz - bd > lim \
+                    or ex * cx + ey * cy + ez * cz - ed > lim:
+                continue
+            cand = ball_triangle(c, r, self.a[t], self.b[t], self.c[t], self.normal[t], rng, ("t", t), side_ref)
+            if cand is not None:
+                out.append(cand)
         return out
 
     def piece(self, t: int) -> Piece:

@@ -7,16 +7,17 @@ sign (d, r x d) and M^-1 J, flattened into one tuple
 
     (v0, J0[6], MJ0[6], v1, J1[6], MJ1[6])
 
-with v1 None when only one side moves. The projected Gauss-Seidel sweeps run
-over these tuples in local floats; the impulses land on the cores (push_core)
-at the end.
+with v1 None when only one side moves. A ball's contact normal runs through
+its centre (r x n = 0), so the normal row of a contact whose movable sides are
+all balls is linear: (v0, J0[3], MJ0[3], v1, J1[3], MJ1[3]). The projected
+Gauss-Seidel sweeps run over these tuples in local floats; the impulses land
+on the cores (push_core) at the end.
 """
 
 from __future__ import annotations
 
 import math
 
-from .bodies import k_apply, k_matrix
 from .geometry import FRICTION_DISTANCE
 
 NORMAL_K_NEAR = 1.0          # 1/s, gap <= 0.02 (spec 4, controller 0)
@@ -51,6 +52,7 @@ class Velocities:
 
 
 _NO_PART = (None, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+_NO_LINEAR_PART = (None, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 def _part(vel: Velocities, side, sign: float, dx: float, dy: float, dz: float) -> tuple:
@@ -67,41 +69,59 @@ def _part(vel: Velocities, side, sign: float, dx: float, dy: float, dz: float) -
             I[6] * ax + I[7] * ay + I[8] * az)
 
 
-def _row(vel: Velocities, s0, sign0: float, s1, sign1: float, d) -> tuple:
+def _linear_part(vel: Velocities, side, sign: float, dx: float, dy: float, dz: float) -> tuple:
+    """A ball's side of a normal row: J = sign d, M^-1 J = sign d / m."""
+    m = side.inv_mass * sign
+    return (vel.of(side), sign * dx, sign * dy, sign * dz, m * dx, m * dy, m * dz)
+
+
+def _row(vel: Velocities, s0, sign0: float, s1, sign1: float, d, linear: bool = False) -> tuple:
     """The row along d: the first movable side's part, then the second's (or none)."""
     dx, dy, dz = d
+    part, none = (_linear_part, _NO_LINEAR_PART) if linear else (_part, _NO_PART)
     if s0 is None:
-        return _part(vel, s1, sign1, dx, dy, dz) + _NO_PART
+        return part(vel, s1, sign1, dx, dy, dz) + none
     if s1 is None:
-        return _part(vel, s0, sign0, dx, dy, dz) + _NO_PART
-    return _part(vel, s0, sign0, dx, dy, dz) + _part(vel, s1, sign1, dx, dy, dz)
+        return part(vel, s0, sign0, dx, dy, dz) + none
+    return part(vel, s0, sign0, dx, dy, dz) + part(vel, s1, sign1, dx, dy, dz)
 
 
-def _diagonal(R) -> float:
-    """J M^-1 J^T of a row: the speed change per unit impulse."""
-    a = R[1] * R[7] + R[2] * R[8] + R[3] * R[9] + R[4] * R[10] + R[5] * R[11] + R[6] * R[12]
-    if R[13] is not None:
-        a += R[14] * R[20] + R[15] * R[21] + R[16] * R[22] + R[17] * R[23] + R[18] * R[24] + R[19] * R[25]
-    return a
+def _response(A, B) -> float:
+    """J_A M^-1 J_B^T of two rows at one contact (same sides and layout): the
+    speed change along A per unit impulse along B; _response(R, R) is R's
+    diagonal, the inverse virtual mass."""
+    if len(A) == 14:
+        d = A[1] * B[4] + A[2] * B[5] + A[3] * B[6]
+        if A[7] is not None:
+            d += A[8] * B[11] + A[9] * B[12] + A[10] * B[13]
+        return d
+    d = A[1] * B[7] + A[2] * B[8] + A[3] * B[9] + A[4] * B[10] + A[5] * B[11] + A[6] * B[12]
+    if A[13] is not None:
+        d += A[14] * B[20] + A[15] * B[21] + A[16] * B[22] + A[17] * B[23] + A[18] * B[24] + A[19] * B[25]
+    return d
 
 
 def row_speed(R) -> float:
     """J . (v, w) summed over the row's sides."""
-    (v, l0, l1, l2, l3, l4, l5, _, _, _, _, _, _,
-     u, k0, k1, k2, k3, k4, k5, _, _, _, _, _, _) = R
-    w = l0 * v[0] + l1 * v[1] + l2 * v[2] + l3 * v[3] + l4 * v[4] + l5 * v[5]
-    if u is not None:
-        w += k0 * u[0] + k1 * u[1] + k2 * u[2] + k3 * u[3] + k4 * u[4] + k5 * u[5]
+    half = len(R) // 2
+    w = 0.0
+    for b in (0, half):
+        v = R[b]
+        if v is not None:
+            for k in range(half // 2):
+                w += R[b + 1 + k] * v[k]
     return w
 
 
 def row_apply(R, d: float) -> None:
     """(v, w) += M^-1 J d for the row's sides."""
-    for base in (0, 13):
-        v = R[base]
+    half = len(R) // 2
+    n = half // 2
+    for b in (0, half):
+        v = R[b]
         if v is not None:
-            for k in range(6):
-                v[k] += R[base + 7 + k] * d
+            for k in range(n):
+                v[k] += R[b + 1 + n + k] * d
 
 
 def _friction_rows(rows, vel: Velocities, dt: float) -> list:
@@ -110,18 +130,20 @@ def _friction_rows(rows, vel: Velocities, dt: float) -> list:
     tangent response K (symmetric), the target a = s/dt - u and the cap N mu dt."""
     out = []
     for c, mu in rows:
-        s0 = c.side0
-        s1 = c.side1
-        K = k_matrix([s for s in (s0, s1) if s is not None])
         t0 = c.t0
         t1 = c.t1
-        kt0 = k_apply(K, t0)
-        kt1 = k_apply(K, t1)
-        k00 = kt0[0] * t0[0] + kt0[1] * t0[1] + kt0[2] * t0[2]
-        k01 = kt1[0] * t0[0] + kt1[1] * t0[1] + kt1[2] * t0[2]
-        k11 = kt1[0] * t1[0] + kt1[1] * t1[1] + kt1[2] * t1[2]
-        limit = c.normal_force * mu * dt            # the largest impulse friction gives
         sx, sy, sz = c.spring
+        limit = c.normal_force * mu * dt            # the largest impulse friction gives
+        if limit <= 0.0:
+            c.spring = (0.0, 0.0, 0.0)
+            continue
+        s0 = c.side0
+        s1 = c.side1
+        ra = _row(vel, s0, 1.0, s1, -1.0, t0)
+        rb = _row(vel, s0, 1.0, s1, -1.0, t1)
+        k00 = _response(ra, ra)
+        k01 = _response(ra, rb)
+        k11 = _response(rb, rb)
         sa = sx * t0[0] + sy * t0[1] + sz * t0[2]
         sb = sx * t1[0] + sy * t1[1] + sz * t1[2]
         slen = math.sqrt(sa * sa + sb * sb)
@@ -135,10 +157,8 @@ def _friction_rows(rows, vel: Velocities, dt: float) -> list:
                 sb *= k
                 c.spring = (t0[0] * sa + t1[0] * sb, t0[1] * sa + t1[1] * sb, t0[2] * sa + t1[2] * sb)
         det = k00 * k11 - k01 * k01
-        if limit <= 0.0 or det <= 1e-30:
-            continue
-        out.append([c, _row(vel, s0, 1.0, s1, -1.0, t0), _row(vel, s0, 1.0, s1, -1.0, t1),
-                    sa / dt, sb / dt, k00, k01, k11, det, limit, 0.0, 0.0])
+        if det > 1e-30:
+            out.append([c, ra, rb, sa / dt, sb / dt, k00, k01, k11, det, limit, 0.0, 0.0])
     return out
 
 
@@ -155,10 +175,11 @@ def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
     for c in contacts:
         gap = c.gap
         k = NORMAL_K_FAR if gap > FRICTION_DISTANCE else NORMAL_K_NEAR
-        R = _row(vel, c.side0, -1.0, c.side1, 1.0, c.normal_ws)
-        a = _diagonal(R)
+        linear = c.pair.balls
+        R = _row(vel, c.side0, -1.0, c.side1, 1.0, c.normal_ws, linear)
+        a = _response(R, R)
         if a > 0.0:
-            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R)])
+            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R), linear])
     if warm:
         for row in out:
             c = row[0]
@@ -180,13 +201,22 @@ def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
     for _ in range(iterations if n > 1 else 1):
         change = 0.0
         for row in normal_rows:
-            (v, l0, l1, l2, l3, l4, l5, m0, m1, m2, m3, m4, m5,
-             u, k0, k1, k2, k3, k4, k5, n0, n1, n2, n3, n4, n5) = row[1]
-            v0, v1, v2, v3, v4, v5 = v
-            w = l0 * v0 + l1 * v1 + l2 * v2 + l3 * v3 + l4 * v4 + l5 * v5
-            if u is not None:
-                u0, u1, u2, u3, u4, u5 = u
-                w += k0 * u0 + k1 * u1 + k2 * u2 + k3 * u3 + k4 * u4 + k5 * u5
+            R = row[1]
+            if row[6]:
+                v, l0, l1, l2, m0, m1, m2, u, k0, k1, k2, n0, n1, n2 = R
+                v0, v1, v2 = v[0], v[1], v[2]
+                w = l0 * v0 + l1 * v1 + l2 * v2
+                if u is not None:
+                    u0, u1, u2 = u[0], u[1], u[2]
+                    w += k0 * u0 + k1 * u1 + k2 * u2
+            else:
+                (v, l0, l1, l2, l3, l4, l5, m0, m1, m2, m3, m4, m5,
+                 u, k0, k1, k2, k3, k4, k5, n0, n1, n2, n3, n4, n5) = R
+                v0, v1, v2, v3, v4, v5 = v
+                w = l0 * v0 + l1 * v1 + l2 * v2 + l3 * v3 + l4 * v4 + l5 * v5
+                if u is not None:
+                    u0, u1, u2, u3, u4, u5 = u
+                    w += k0 * u0 + k1 * u1 + k2 * u2 + k3 * u3 + k4 * u4 + k5 * u5
             old = row[4]
             new = old + (row[2] - w) / row[3]
             if new < 0.0:
@@ -198,16 +228,18 @@ def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
             v[0] = v0 + m0 * d
             v[1] = v1 + m1 * d
             v[2] = v2 + m2 * d
-            v[3] = v3 + m3 * d
-            v[4] = v4 + m4 * d
-            v[5] = v5 + m5 * d
             if u is not None:
                 u[0] = u0 + n0 * d
                 u[1] = u1 + n1 * d
                 u[2] = u2 + n2 * d
-                u[3] = u3 + n3 * d
-                u[4] = u4 + n4 * d
-                u[5] = u5 + n5 * d
+            if not row[6]:
+                v[3] = v3 + m3 * d
+                v[4] = v4 + m4 * d
+                v[5] = v5 + m5 * d
+                if u is not None:
+                    u[3] = u3 + n3 * d
+                    u[4] = u4 + n4 * d
+                    u[5] = u5 + n5 * d
             if d < 0.0:
                 d = -d
             if d > change:
@@ -330,7 +362,7 @@ def energy_gain(normal_rows) -> float:
     never asked for and is solved again from zero.
     """
     gain = 0.0
-    for _, R, target, _, lam, before in normal_rows:
+    for _, R, target, _, lam, before, _ in normal_rows:
         if lam != 0.0:
             gain += lam * (0.5 * (before + row_speed(R)) - target)
     return gain

@@ -26,7 +26,7 @@ from .geometry import (
 )
 from .impact import resolve_impact
 from .material import material_of, may_collide, pair_friction_elasticity
-from .narrow import ball_ball, ball_piece, ball_triangle, piece_piece
+from .narrow import ball_ball, ball_piece, piece_piece
 from .shapes import Shape
 
 MAX_IMPACT_PUSHES = 5000      # spec 5 step 8
@@ -323,14 +323,7 @@ class CollisionSystem:
                         out.append(cand)
             grid = b.grid
             if grid is not None:
-                A = grid.a
-                B = grid.b
-                C = grid.c
-                N = grid.normal
-                for t in self._soup_ids(a, b, c0, r + rng):
-                    cand = ball_triangle(c0, r, A[t], B[t], C[t], N[t], rng, ("t", t), side_ref)
-                    if cand is not None:
-                        out.append(cand)
+                out += grid.ball_candidates(c0, r, rng, self._soup_ids(a, b, c0, r + rng), side_ref)
             return out
         pa = a.pieces_at(m0)
         pb = b.pieces_at(m1)
