@@ -17,13 +17,6 @@ COLL_DETECTION_ID = "Coll Detection ID"
 CONTINUOUS_CONTACT_ID = "Continuous Contact ID"
 
 
-def _collision_system(mgr, block):
-    col = mgr.env.collision
-    if col is None:
-        raise RuntimeError(f"{block.describe()}: this ivp build has no collision system (ivp.collision)")
-    return col
-
-
 def _other(ev, body):
     """(the other body of a two-body event, True when ``body`` is its obj0)."""
     return (ev.obj1, True) if ev.obj0 is body else (ev.obj0, False)
@@ -45,9 +38,8 @@ class _ListenerBlock(HandleBlock):
         body = mgr.body_for(self.target, cmd)
         if body is None:
             return False
-        col = _collision_system(mgr, self)
         lst = self.make_listener(mgr, body)
-        getattr(col, self.ADD)(lst, body)
+        getattr(mgr.env.collision, self.ADD)(lst, body)
         self.set_handle(lst)
         return True
 
@@ -66,13 +58,10 @@ class _Listener:
 
     def stop(self, remove_name: str) -> None:
         self.active = False
-        col = self.env.collision
-        remove = getattr(col, remove_name, None) if col is not None else None
-        if remove is not None:
-            try:
-                remove(self, self.body)
-            except (ValueError, KeyError):
-                pass
+        try:
+            getattr(self.env.collision, remove_name)(self, self.body)
+        except ValueError:            # already removed (a Stop, then the body's deletion)
+            pass
 
 
 class _CollisionListener(_Listener):

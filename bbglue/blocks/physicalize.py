@@ -17,15 +17,6 @@ from .base import BOOL, DONE, FLOAT, INT, MESH, STRING, VECTOR, BuildingBlock, P
 DEFAULT_BALL_RADIUS = 1.0
 
 
-def make_material(friction: float, elasticity: float):
-    """One material per body (surfaces-and-contacts 2), when ivp has materials."""
-    try:
-        from ivp.collision import Material
-    except ImportError:
-        return None
-    return Material(friction, elasticity)
-
-
 class Physicalize(BuildingBlock):
     """Creates the IVP body of its target; the second input destroys it."""
 
@@ -106,7 +97,7 @@ class Physicalize(BuildingBlock):
         if mass < MIN_MASS:
             mass = 1.0
         shift = None if p["Automatic Calculate Mass Center"] else self.settings["Shift Mass Center"]
-        material = make_material(p["Friction"], p["Elasticity"])
+        material = ivp.Material(p["Friction"], p["Elasticity"])   # one per body (surfaces-and-contacts 2)
         fields = dict(
             name=tgt.name, nocoll_group=p["Collision Group"], physical_unmoveable=p["Fixed"],
             material=material, mass=mass, speed_damp_factor=p["Linear Speed Dampening"],
