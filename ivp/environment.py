@@ -117,7 +117,7 @@ class Environment:
         _validate_template(tmpl, position, quaternion)
         q = (0.0, 0.0, 0.0, 1.0) if quaternion is None else tuple(float(x) for x in quaternion)
         pos = tuple(float(x) for x in position)
-        obj = RealObject(self, kind, tmpl, surface, q, pos)
+        obj = RealObject(self, kind, tmpl, surface)
         if kind == OBJECT_BALL:
             obj.ball_radius = float(tmpl.radius)
             obj.extra_radius = f32(tmpl.extra_radius + obj.ball_radius)

@@ -73,9 +73,10 @@ class RealObject:
         "core", "client_data", "listeners", "deleted", "collision_data",
     )
 
-    def __init__(self, env, kind: int, tmpl: ObjectTemplate, surface, q, pos):
-        """Spec 2.1 (0x10009690) with the subclass ctors; the core is created by
-        the environment (spec 2.2) and then init_object_core (2.4) runs."""
+    def __init__(self, env, kind: int, tmpl: ObjectTemplate, surface):
+        """Spec 2.1 (0x10009690) with the subclass ctors; the core, which takes
+        the ctor's quat and pos, is created by the environment (spec 2.2) and
+        then init_object_core (2.4) runs."""
         self.type = kind
         self.name = tmpl.name
         self.environment = env
