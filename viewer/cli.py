@@ -12,8 +12,9 @@ The scenes layer adds its own subcommands (run, check) through
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
+
+from scenes.cli import add_subcommands
 
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
@@ -145,9 +146,7 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=3.0)
     p.set_defaults(func=_demo)
     add_viewer_subcommands(sub)
-    if importlib.util.find_spec("scenes.cli") is not None:
-        from scenes.cli import add_subcommands
-        add_subcommands(sub)
+    add_subcommands(sub)
     args = parser.parse_args(argv)
     try:
         return args.func(args)

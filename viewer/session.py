@@ -83,14 +83,13 @@ class Session:
     def _start(self, loaded) -> None:
         self.scene = loaded
         self.title = getattr(loaded, "name", self.title)
-        self.ctx = ctx = getattr(loaded, "ctx", loaded)
+        self.ctx = getattr(loaded, "ctx", loaded)
         self.paused = False
         self.speed = 1.0
         self._saved_time_factor = None
         self.selected = None
         self.drag = None              # a Drag while the mouse pulls a body
         self._mtimes = self._stat()
-        self._errors_seen = len(ctx.errors)
 
     def _stat(self) -> dict:
         return {p: p.stat().st_mtime_ns for p in self.watch if p.exists()}
@@ -137,12 +136,6 @@ class Session:
     @property
     def frame_psis(self) -> int:
         return self.physics.frame_psis
-
-    def new_errors(self) -> list:
-        """Behaviour errors recorded since the last call (the frame goes on)."""
-        errs = self.ctx.errors[self._errors_seen:]
-        self._errors_seen = len(self.ctx.errors)
-        return errs
 
     # --- time controls ------------------------------------------------------------
 
