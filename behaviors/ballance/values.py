@@ -47,8 +47,6 @@ TARGET_DAMPING = (0.0, 0.0, 0.0)
 EYE_FORCE = (5.0, 0.8, 5.0)
 EYE_DAMPING = (0.5, 0.3, 0.5)
 EYE_SLOT = (0.0, 35.0, -22.0)       # about 35 up and 22 behind, orientation frame
-FOV_DEG = 58.0
-NEAR, FAR = 3.0, 1200.0
 
 # Triggers (no physics bodies): radii of their spheres.
 CHECKPOINT_RADIUS = 6.5
