@@ -35,14 +35,6 @@ class VxMatrix:
                 raise ValueError("VxMatrix: an entry is NaN or infinite")
             self._m = a
 
-    @classmethod
-    def from_rotation_translation(cls, R, vv, scale=(1.0, 1.0, 1.0)) -> "VxMatrix":
-        """From an IVP rotation (row-major 9-tuple, column vectors) and translation."""
-        a = np.identity(4, dtype=np.float64)
-        a[:3, :3] = np.asarray(R, dtype=np.float64).reshape(3, 3).T * np.asarray(scale, dtype=np.float64)[:, None]
-        a[3, :3] = vv
-        return cls(a)
-
     def as_array(self) -> np.ndarray:
         """The (4, 4) float32 array itself (a view: writing to it changes the matrix)."""
         return self._m
@@ -95,11 +87,6 @@ class VxMatrix:
         x, y, z = (float(c) for c in v)
         m = self._m
         return tuple(x * float(m[0, i]) + y * float(m[1, i]) + z * float(m[2, i]) for i in range(3))
-
-    def ivp_rotation(self):
-        """The 3 x 3 part transposed, as IVP's row-major 9-tuple (scale included)."""
-        m = self._m
-        return tuple(float(m[c, r]) for r in range(3) for c in range(3))
 
 
 def quat_from_vx(M: VxMatrix):

@@ -6,7 +6,6 @@ import sys
 import time
 
 from bbglue import CKContext, meshes
-from bbglue.vxmath import VxMatrix
 
 
 def main(n: int = 50, frames: int = 120) -> None:
@@ -34,10 +33,6 @@ def main(n: int = 50, frames: int = 120) -> None:
     print(f"  frame:      {total / frames * 1e6:10.1f} us")
     print(f"  PSI:        {total / max(psis, 1) * 1e6:10.1f} us (whole frame time / PSIs)")
     print(f"  write-back: {wb / frames / max(len(objs), 1) * 1e6:10.1f} us per body")
-    t2 = time.perf_counter()
-    for _ in range(10000):
-        VxMatrix.from_rotation_translation(*objs[0].get_m_world_f_object_AT(env.current_time))
-    print(f"  pose + VxMatrix: {(time.perf_counter() - t2) / 10000 * 1e6:6.1f} us")
 
 
 if __name__ == "__main__":
