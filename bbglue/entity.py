@@ -224,7 +224,8 @@ class CK3dEntity(CKObject):
 
     def get_quaternion(self, ref=None):
         """(x, y, z, w): the rotation from this entity's axes to the referential's."""
-        return quat_from_vx(VxMatrix(self._relative(ref, "get_quaternion")))
+        return quat_from_vx(VxMatrix(self._relative(ref, "get_quaternion")),
+                            f"entity {self.name!r}: get_quaternion: the matrix")
 
     def set_quaternion(self, q, ref=None) -> None:
         qq = check_vector(q, f"entity {self.name!r}: set_quaternion", 4)

@@ -89,7 +89,7 @@ class VxMatrix:
         return tuple(x * float(m[0, i]) + y * float(m[1, i]) + z * float(m[2, i]) for i in range(3))
 
 
-def quat_from_vx(M: VxMatrix):
+def quat_from_vx(M: VxMatrix, what: str = "entity matrix"):
     """Spec 1.3: the rotation Physicalize passes to IVP, from an entity matrix.
 
     IVP's quaternion formula (0x100191b0) on the transposed 3 x 3, after each
@@ -97,12 +97,13 @@ def quat_from_vx(M: VxMatrix):
     matrices the result is the right rotation": exact for any scale along the
     entity's own axes; a sheared matrix (a child of a rotated, non-uniformly
     scaled parent) gives a rotation near, not equal to, the polar one. The core
-    normalizes the quaternion again (spec 2.3).
+    normalizes the quaternion again (spec 2.3). ``what`` names the matrix in
+    the error of a zero scale.
     """
     a = M.as_array()[:3, :3].astype(np.float64)
     n = np.linalg.norm(a, axis=1)
     if not np.all(n > 1e-30):
-        raise ValueError("entity matrix has a zero scale: no rotation can be taken from it")
+        raise ValueError(f"{what} has a zero scale: no rotation can be taken from it")
     a = a / n[:, None]
     return umath.matrix_to_quat(tuple(float(a[c, r]) for r in range(3) for c in range(3)))
 

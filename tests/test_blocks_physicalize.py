@@ -157,6 +157,16 @@ def test_missing_mesh_names_block_pin_and_entity(ctx):
     assert not ctx.physics.is_physicalized(e)
 
 
+def test_a_zero_scale_entity_names_block_and_entity_and_makes_no_body(ctx):
+    e = crate(ctx)
+    m = np.identity(4)
+    m[1, 1] = 0.0
+    e.set_world_matrix(m)
+    with pytest.raises(ValueError, match="Physicalize on 'crate': the world matrix has a zero scale"):
+        Physicalize(target=e).trigger()
+    assert not ctx.physics.is_physicalized(e) and ctx.physics.env.objects == []
+
+
 @pytest.mark.parametrize("kw, exc, msg", [
     ({"frition": 0.5}, TypeError, "unknown pin 'frition'.*did you mean friction"),
     ({"friction": "high"}, TypeError, "Physicalize on 'crate': pin 'Friction': expected a number"),

@@ -150,3 +150,12 @@ def test_bad_input_names_the_entity_and_changes_nothing(ctx, call, exc):
     with pytest.raises(exc, match="victim"):
         call(e)
     assert e.get_world_matrix() == before
+
+
+def test_the_rotation_of_a_zero_scale_matrix_is_an_error_naming_the_entity(ctx):
+    e = ctx.create_entity("flat")
+    m = np.identity(4)
+    m[0, 0] = 0.0                       # set_scale refuses this; a raw matrix does not
+    e.set_world_matrix(m)
+    with pytest.raises(ValueError, match="entity 'flat': get_quaternion: the matrix has a zero scale"):
+        e.get_quaternion()

@@ -104,7 +104,7 @@ class Physicalize(BuildingBlock):
             rot_speed_damp_factor=(p["Rot Speed Dampening"],) * 3, mass_center_override=shift,
             client_data=tgt, collision_enabled=p["Enable Collision"] and surface_name != "")
         M = tgt.get_world_matrix()
-        pos, q = M.position, quat_from_vx(M)
+        pos, q = M.position, quat_from_vx(M, f"{self.describe()}: the world matrix")
         env = mgr.env
         if is_ball:
             n = self.settings["Ball Count"]
