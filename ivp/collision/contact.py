@@ -231,9 +231,9 @@ class FrictionController(UnitContactController):
     priority = 600
 
     def do_simulation_controller(self, ev, cores) -> None:
-        rows = [(c, p.mu) for p in self.system.pairs_of_cores(cores) for c in p.contacts if not c.broken]
-        if rows:
-            solve_friction(rows, ev.delta_time)
+        _, contacts = self.system.unit_contacts(ev, cores)
+        if contacts:
+            solve_friction([(c, c.pair.mu) for c in contacts], ev.delta_time)
 
 
 class NormalController(UnitContactController):
@@ -242,10 +242,9 @@ class NormalController(UnitContactController):
     priority = 0
 
     def do_simulation_controller(self, ev, cores) -> None:
-        pairs = self.system.pairs_of_cores(cores)
-        rows = [c for p in pairs for c in p.contacts if not c.broken]
-        if rows:
-            solve_normal(rows, ev.delta_time)
+        pairs, contacts = self.system.unit_contacts(ev, cores)
+        if contacts:
+            solve_normal(contacts, ev.delta_time)
         for p in pairs:
             for c in list(p.contacts):
                 if c.broken or c.gap >= CONTACT_DROP_DISTANCE:

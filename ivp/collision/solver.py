@@ -103,13 +103,17 @@ def _response(A, B) -> float:
 
 def row_speed(R) -> float:
     """J . (v, w) summed over the row's sides."""
-    half = len(R) // 2
-    w = 0.0
-    for b in (0, half):
-        v = R[b]
-        if v is not None:
-            for k in range(half // 2):
-                w += R[b + 1 + k] * v[k]
+    v = R[0]
+    if len(R) == 14:
+        w = R[1] * v[0] + R[2] * v[1] + R[3] * v[2]
+        u = R[7]
+        if u is not None:
+            w += R[8] * u[0] + R[9] * u[1] + R[10] * u[2]
+        return w
+    w = R[1] * v[0] + R[2] * v[1] + R[3] * v[2] + R[4] * v[3] + R[5] * v[4] + R[6] * v[5]
+    u = R[13]
+    if u is not None:
+        w += R[14] * u[0] + R[15] * u[1] + R[16] * u[2] + R[17] * u[3] + R[18] * u[4] + R[19] * u[5]
     return w
 
 
@@ -164,8 +168,9 @@ def _friction_rows(rows, vel: Velocities, dt: float) -> list:
 
 def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
     """Spec 4, controller 0, per contact: the separation speed to reach,
-    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, the normal row and its
-    separation speed before any impulse.
+    (0.02 - gap) k with k = 1/s, or 20/s beyond 0.02, the normal row and (for
+    the energy-gain check of a warm start) its separation speed before any
+    impulse.
 
     With ``warm`` the iteration starts from last PSI's impulse N dt, which
     changes where Gauss-Seidel starts, not the solution: a tall stack then
@@ -179,7 +184,7 @@ def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
         R = _row(vel, c.side0, -1.0, c.side1, 1.0, c.normal_ws, linear)
         a = _response(R, R)
         if a > 0.0:
-            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R), linear])
+            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R) if warm else 0.0, linear])
     if warm:
         for row in out:
             c = row[0]

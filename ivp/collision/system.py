@@ -99,6 +99,8 @@ class CollisionSystem:
         self.movable = []
         self.spheres = MovableSpheres(self.movable)
         self._pose_grid = None
+        self._unit_contacts = (None, None, None)
+        self.contacts_changed = 0
         self.fixed = []
         self.pairs = {}
         self.serial = 0
@@ -248,11 +250,13 @@ class CollisionSystem:
         c = ContactPoint(pair, cand, t)
         c.make_sides(m0, m1)
         pair.contacts.append(c)
+        self.contacts_changed += 1
         self._fire(self.listeners_contact, "event_friction_created", ContactEvent(c, t))
         return c
 
     def delete_contact(self, c: ContactPoint) -> None:
         pair = c.pair
+        self.contacts_changed += 1
         if c in pair.contacts:
             pair.contacts.remove(c)
             self._fire(self.listeners_contact, "event_friction_deleted",
@@ -266,6 +270,7 @@ class CollisionSystem:
         b = pair.obj1.collision_data
         if self.pairs.pop((a.serial, b.serial), None) is None:
             return
+        self.contacts_changed += 1
         for c in list(pair.contacts):
             pair.contacts.remove(c)
             self._fire(self.listeners_contact, "event_friction_deleted",
@@ -283,6 +288,17 @@ class CollisionSystem:
             if ctrl in core.controllers_of_core:
                 core.controllers_of_core.remove(ctrl)
                 core.sim_unit_of_core.remove_controller_core(ctrl, core)
+
+    def unit_contacts(self, ev, cores):
+        """The pairs of a unit's cores and their live contacts, gathered once per
+        unit and PSI for controllers 600 and 0 (while no contact comes or goes)."""
+        key = (ev.sim_unit, ev.environment.psi_count, self.contacts_changed)
+        cached_key, pairs, contacts = self._unit_contacts
+        if cached_key != key:
+            pairs = self.pairs_of_cores(cores)
+            contacts = [c for p in pairs for c in p.contacts if not c.broken]
+            self._unit_contacts = (key, pairs, contacts)
+        return pairs, contacts
 
     def pairs_of_cores(self, cores) -> list:
         """The pairs touching any of the cores, each once, in a stable order."""
