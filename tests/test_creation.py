@@ -6,7 +6,7 @@ import struct
 import pytest
 
 from ivp import BallTemplate, Environment, ObjectTemplate, build_surface
-from ivp.fp import f32
+from ivp.fp import CALC_CALC_EPS, f32
 
 
 def box_points(sx, sy, sz, c=(0.0, 0.0, 0.0)):
@@ -121,7 +121,9 @@ def test_calc_calc_inverse_spread_quirk():
     assert not light.core.rot_inertias_are_equal
     # I = (8.59, 33.4, 34.4): clearly unequal, yet 1/I spreads only ~0.015 < 23.7
     assert heavy.core.rot_inertias_are_equal
-    assert struct.pack(">d", 0.010000000298023226).hex() == "3f847ae151eb8520"
+    # the threshold is the spec's bit pattern (2.6), 0.010000000298023226: not (f64)0.01f
+    # as the spec's text calls it, which is 0x3f847ae140000000 (the default damping, 1.3)
+    assert struct.pack(">d", CALC_CALC_EPS).hex() == "3f847ae151eb8520"
 
 
 def test_shift_moves_the_core_and_keeps_the_object_pose():
