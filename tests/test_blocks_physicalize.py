@@ -33,7 +33,7 @@ def test_pins_and_defaults_are_the_spec_values_in_f32(ctx):
     }
     assert blk.settings == {"Convex Count": 1, "Ball Count": 0, "Concave Count": 0,
                             "Shift Mass Center": (0.0, 0.0, 0.0)}
-    assert blk.params["Friction"] == 0.699999988079071
+    assert blk.params["Friction"] == 0.699999988079071    # 0x3f333333, (f32)0.7, not 0.7
 
 
 def test_settings_make_the_numbered_pins(ctx):

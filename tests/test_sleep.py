@@ -7,6 +7,7 @@ import pytest
 from ivp import MT_MOVING, MT_NOT_SIM, BallTemplate, Environment, ObjectListener, rng
 
 F32_PSI = struct.unpack("<f", struct.pack("<f", 1.0 / 66.0))[0]
+FREEZE_CHECK_TIME = struct.unpack("<f", struct.pack("<f", 0.3))[0]   # (f32)0.3, 0x3e99999a (spec 1.6)
 
 
 def lcg_values(n):
@@ -76,7 +77,7 @@ def freeze_psi_index():
         tests.append(tests[-1] + r)
     first = tests[0]
     for k in tests[1:]:
-        if (k - first) * F32_PSI > 0.30000001192092896:
+        if (k - first) * F32_PSI > FREEZE_CHECK_TIME:
             return k
     raise AssertionError
 

@@ -24,7 +24,7 @@ class Recorder:
 
 
 def test_psi_times_accumulate_the_f32_period():
-    assert F32_PSI == 0.015151515603065491
+    assert F32_PSI == 0.015151515603065491           # the effective period spec 11.3 states
     env = Environment()
     rec = Recorder()
     env.add_listener_psi(rec)
