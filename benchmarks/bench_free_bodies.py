@@ -28,17 +28,22 @@ def make_world(n: int) -> Environment:
     return env
 
 
-def measure(n: int, psis: int = 66) -> float:
-    env = make_world(n)
-    env.simulate(0.1)                       # revive and warm up
-    start_psis = env.psi_count
+def time_psis(env: Environment, psis: int, warm_up: float) -> tuple[float, int]:
+    """Microseconds per PSI over ``psis`` PSIs after ``warm_up`` seconds (revive
+    and warm up), and the number of bodies awake at the end."""
+    env.simulate(warm_up)
+    start = env.psi_count
     t0 = time.perf_counter()
     env.simulate(psis / 66.0)
     dt = time.perf_counter() - t0
-    ran = env.psi_count - start_psis
     awake = sum(1 for o in env.objects if o.object_state == 1)
+    return dt / (env.psi_count - start) * 1e6, awake
+
+
+def measure(n: int, psis: int = 66) -> float:
+    us, awake = time_psis(make_world(n), psis, 0.1)
     assert awake == n, f"only {awake} of {n} bodies awake"
-    return dt / ran / n * 1e6
+    return us / n
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ Collision is off for every body, so only the joints and the dynamics run.
 
 from __future__ import annotations
 
-import time
+from bench_free_bodies import time_psis
 
 from ivp import BallTemplate, Environment, ObjectTemplate, build_surface, create_hinge
 
@@ -52,23 +52,12 @@ def pendulums(n: int = 100) -> Environment:
     return env
 
 
-def measure(env: Environment, psis: int) -> tuple[float, int]:
-    env.simulate(0.05)                              # revive and warm up
-    start = env.psi_count
-    t0 = time.perf_counter()
-    env.simulate(psis / 66.0)
-    dt = time.perf_counter() - t0
-    ran = env.psi_count - start
-    awake = sum(1 for o in env.objects if o.object_state == 1)
-    return dt / ran * 1e6, awake
-
-
 def main() -> None:
     print("joints: microseconds per PSI (collision off)")
-    us, awake = measure(plank_bridge(), 132)
+    us, awake = time_psis(plank_bridge(), 132, 0.05)
     assert awake == 9, f"only {awake} of 9 planks awake"
     print(f"  plank bridge, 9 planks / 10 hinges: {us:8.1f} us/PSI ({us / 10:6.1f} us per hinge)")
-    us, awake = measure(pendulums(100), 66)
+    us, awake = time_psis(pendulums(100), 66, 0.05)
     assert awake == 100, f"only {awake} of 100 pendulums awake"
     print(f"  100 pendulums:                      {us:8.1f} us/PSI ({us / 100:6.1f} us per pendulum)")
     print(f"  (PSI = {1000.0 / 66.0:.2f} ms of simulated time; real time needs < {1e6 / 132:.0f} us/PSI "
