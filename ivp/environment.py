@@ -210,7 +210,8 @@ class Environment:
         self.simulate_until(self.current_time + dt)
 
     def simulate_until(self, target: float) -> None:
-        """Every PSI with T_k < target (strict), then current_time = target."""
+        """Spec 11.2 (0x1002ef70): every PSI with T_k < target (strict), then
+        current_time = target."""
         if not math.isfinite(target):
             raise ValueError(f"environment: target time {target!r} is not finite")
         self.time_manager.simulate_until(self, target)

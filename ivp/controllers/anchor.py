@@ -24,6 +24,6 @@ def anchor_init(actuator, obj, pos_ws) -> Anchor:
 
 
 def anchor_remove(a: Anchor) -> None:
-    """Unlink the anchor from its object's list (the anchor destructor)."""
+    """Spec 12.1: unlink the anchor from its object's list (the anchor destructor)."""
     if a in a.object.anchors:
         a.object.anchors.remove(a)
