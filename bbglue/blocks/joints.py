@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ivp import SpringTemplate, create_ball_joint, create_hinge, create_slider, create_spring
 from ivp.fp import f32v, hexf64
 
 from .base import ALWAYS, BOOL, ENTITY, FLOAT, VECTOR, HandleBlock, Pin
@@ -55,8 +56,6 @@ class SetPhysicsSpring(_JointBlock):
         bodies = _bodies(self, mgr, cmd)
         if bodies is None:
             return False
-        from ivp.controllers.spring import SpringTemplate, create_spring
-
         tmpl = SpringTemplate(bodies[0], _world_point(p["Position 1"], p["Referential 1"]),
                               bodies[1], _world_point(p["Position 2"], p["Referential 2"]),
                               p["Length"], p["Constant"], p["Linear Dampening"], p["Global Dampening"])
@@ -94,8 +93,6 @@ class SetPhysicsHinge(_ConstraintBlock):
     )
 
     def create_constraint(self, env, body_r, body_a):
-        from ivp.controllers.constraint import create_hinge
-
         ref = self.params["Joint Referential"]
         anchor = f32v(*ref.get_position()) if ref is not None else None
         axis = f32v(*ref.get_orientation()[0]) if ref is not None else None
@@ -117,8 +114,6 @@ class SetPhysicsSlider(_ConstraintBlock):
     )
 
     def create_constraint(self, env, body_r, body_a):
-        from ivp.controllers.constraint import create_slider
-
         points = []
         for name in ("Axis first Point", "Axis second Point"):
             e = self.params[name]
@@ -139,7 +134,5 @@ class SetPhysicsBallJoint(_ConstraintBlock):
     )
 
     def create_constraint(self, env, body_r, body_a):
-        from ivp.controllers.constraint import create_ball_joint
-
         p = self.params
         return create_ball_joint(env, body_r, body_a, _world_point(p["Position 1"], p["Referential 1"]))
