@@ -134,6 +134,13 @@ def test_run_a_missing_scene_says_so(capsys):
     assert "no scene file" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("option", ["--input", "--trajectory", "--summary"])
+def test_a_file_that_cannot_be_opened_is_named_without_a_traceback(drop, tmp_path, option, capsys):
+    path = tmp_path / "no_such_dir" / "file"
+    assert main(["run", drop, "--quiet", option, str(path)]) == 1
+    assert capsys.readouterr().err == f"ivp run: {path}: No such file or directory\n"
+
+
 def test_run_needs_no_display_and_no_pyglet():
     """README's first command on a machine without a display: `ivp run` runs
     headless and never imports pyglet."""

@@ -153,6 +153,9 @@ def main(argv=None) -> int:
     except ValueError as exc:           # a bad scene file (SceneError) or argument: say what, no trace
         print(f"ivp {args.command}: {exc}", file=sys.stderr)
         return 1
+    except OSError as exc:              # a recording, trajectory, trace or image path that fails
+        print(f"ivp {args.command}: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":
