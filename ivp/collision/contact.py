@@ -231,9 +231,9 @@ class FrictionController(UnitContactController):
     priority = 600
 
     def do_simulation_controller(self, ev, cores) -> None:
-        _, contacts = self.system.unit_contacts(ev, cores)
-        if contacts:
-            solve_friction([(c, c.pair.mu) for c in contacts], ev.delta_time)
+        unit = self.system.unit_contacts(ev, cores)
+        if unit.contacts:
+            unit.prepared = solve_friction([(c, c.pair.mu) for c in unit.contacts], ev.delta_time)
 
 
 class NormalController(UnitContactController):
@@ -242,10 +242,10 @@ class NormalController(UnitContactController):
     priority = 0
 
     def do_simulation_controller(self, ev, cores) -> None:
-        pairs, contacts = self.system.unit_contacts(ev, cores)
-        if contacts:
-            solve_normal(contacts, ev.delta_time)
-        for p in pairs:
+        unit = self.system.unit_contacts(ev, cores)
+        if unit.contacts:
+            solve_normal(unit.contacts, ev.delta_time, unit.prepared)
+        for p in unit.pairs:
             for c in list(p.contacts):
                 if c.broken or c.gap >= CONTACT_DROP_DISTANCE:
                     self.system.delete_contact(c)

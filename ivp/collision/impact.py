@@ -50,6 +50,7 @@ def resolve_impact(s0, s1, n, gap: float, mu: float, e: float, dt: float) -> flo
         # step 4: compression along -u clamped to the cone atan(mu (1 + sqrt e))
         cone = mu * (1.0 + math.sqrt(e))
         step = COMPRESSION_STEP * (-vn / nkn)
+        K0, K1, K2, K3, K4, K5, K6, K7, K8 = K
         for _ in range(COMPRESSION_MAX_STEPS):
             dn = -(ux * nx + uy * ny + uz * nz)
             tx = -ux - dn * nx
@@ -61,17 +62,19 @@ def resolve_impact(s0, s1, n, gap: float, mu: float, e: float, dt: float) -> flo
                 dx, dy, dz = nx + tx * k, ny + ty * k, nz + tz * k
             else:
                 dx, dy, dz = nx + tx / dn, ny + ty / dn, nz + tz / dn
-            kd = k_apply(K, (dx, dy, dz))
-            rate = kd[0] * nx + kd[1] * ny + kd[2] * nz
+            kx = K0 * dx + K1 * dy + K2 * dz                 # K d
+            ky = K3 * dx + K4 * dy + K5 * dz
+            kz = K6 * dx + K7 * dy + K8 * dz
+            rate = kx * nx + ky * ny + kz * nz
             if rate <= 0.0:
                 break
             s = min(step, -vn / rate)
             px += dx * s
             py += dy * s
             pz += dz * s
-            ux += kd[0] * s
-            uy += kd[1] * s
-            uz += kd[2] * s
+            ux += kx * s
+            uy += ky * s
+            uz += kz * s
             vn = ux * nx + uy * ny + uz * nz
             if vn >= 0.0:
                 break

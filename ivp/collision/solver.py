@@ -37,18 +37,27 @@ class Velocities:
         self.state = {}
 
     def of(self, side):
-        key = id(side.core)
-        v = self.state.get(key)
-        if v is None:
-            sp = side.core.speed
-            w = side.core.rot_speed
-            R = side.R
-            v = [sp[0], sp[1], sp[2],
-                 R[0] * w[0] + R[1] * w[1] + R[2] * w[2],
-                 R[3] * w[0] + R[4] * w[1] + R[5] * w[2],
-                 R[6] * w[0] + R[7] * w[1] + R[8] * w[2]]
-            self.state[key] = v
-        return v
+        entry = self.state.get(id(side.core))
+        if entry is None:
+            entry = self.state[id(side.core)] = ([0.0] * 6, side.core, side.R)
+            _load(*entry)
+        return entry[0]
+
+    def reload(self) -> None:
+        """Every list again from its core (after the pushes of a solve landed)."""
+        for entry in self.state.values():
+            _load(*entry)
+
+
+def _load(v, core, R) -> None:
+    sp = core.speed
+    w = core.rot_speed
+    v[0] = sp[0]
+    v[1] = sp[1]
+    v[2] = sp[2]
+    v[3] = R[0] * w[0] + R[1] * w[1] + R[2] * w[2]
+    v[4] = R[3] * w[0] + R[4] * w[1] + R[5] * w[2]
+    v[5] = R[6] * w[0] + R[7] * w[1] + R[8] * w[2]
 
 
 _NO_PART = (None, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
@@ -184,14 +193,24 @@ def _normal_rows(contacts, vel: Velocities, dt: float, warm: bool) -> list:
         R = _row(vel, c.side0, -1.0, c.side1, 1.0, c.normal_ws, linear)
         a = _response(R, R)
         if a > 0.0:
-            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, row_speed(R) if warm else 0.0, linear])
+            out.append([c, R, (FRICTION_DISTANCE - gap) * k, a, 0.0, 0.0, linear])
+    _start(out, dt, warm)
+    return out
+
+
+def _start(normal_rows, dt: float, warm: bool) -> None:
+    """Impulses from zero, or (warm) from last PSI's N dt after noting each
+    row's speed before any impulse (for the energy-gain check)."""
+    for row in normal_rows:
+        row[4] = 0.0
     if warm:
-        for row in out:
+        for row in normal_rows:
+            row[5] = row_speed(row[1])
+        for row in normal_rows:
             c = row[0]
             if c.normal_force > 0.0:
                 row[4] = c.normal_force * dt
                 row_apply(row[1], row[4])
-    return out
 
 
 def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
@@ -304,13 +323,15 @@ def _gauss_seidel(normal_rows, friction_rows, iterations: int) -> None:
             break
 
 
-def solve_friction(rows, dt: float) -> None:
+def solve_friction(rows, dt: float):
     """Spec 4, controller 600: the tangential impulses that cancel the springs
     within the PSI, each capped at N mu dt (N from the last PSI), pushed at once.
 
     Several contacts are solved together with their normal rows, whose
     impulses are then dropped (controller 0 applies the normal forces): so a
     sliding box feels mu N in full instead of friction merely tipping it.
+    Returns those normal rows and their velocities, for solve_normal to
+    start from (or None).
     """
     vel = Velocities()
     friction_rows = _friction_rows(rows, vel, dt)
@@ -329,15 +350,24 @@ def solve_friction(rows, dt: float) -> None:
             c.side0.push(ix, iy, iz)
         if c.side1 is not None:
             c.side1.push(-ix, -iy, -iz)
+    return (vel, normal_rows) if normal_rows else None
 
 
-def solve_normal(rows, dt: float) -> None:
+def solve_normal(rows, dt: float, prepared=None) -> None:
     """Spec 4, controller 0: impulses >= 0 that bring every contact's separation
     speed to its target; several contacts as a complementarity problem
     (projected Gauss-Seidel from last PSI's impulses, with the energy-gain
-    check), one contact in closed form. N = impulse / dt."""
+    check), one contact in closed form. N = impulse / dt.
+
+    ``prepared``: what solve_friction returned for the same contacts in this
+    PSI (the rows' geometry is the same; their velocities are read again)."""
     warm = len(rows) > 1
-    normal_rows = _normal_rows(rows, Velocities(), dt, warm)
+    if prepared is None:
+        normal_rows = _normal_rows(rows, Velocities(), dt, warm)
+    else:
+        vel, normal_rows = prepared
+        vel.reload()
+        _start(normal_rows, dt, warm)
     _gauss_seidel(normal_rows, [], NORMAL_ITERATIONS)
     if warm and energy_gain(normal_rows) > 0.0:
         normal_rows = _normal_rows(rows, Velocities(), dt, False)

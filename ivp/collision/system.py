@@ -62,6 +62,19 @@ class ContactEvent:
         self.time = time
 
 
+class UnitContacts:
+    """A unit's pairs and live contacts in one PSI, and the normal rows the
+    friction solve prepared for the normal solve."""
+
+    __slots__ = ("key", "pairs", "contacts", "prepared")
+
+    def __init__(self, key, pairs, contacts):
+        self.key = key
+        self.pairs = pairs
+        self.contacts = contacts
+        self.prepared = None
+
+
 def _pair_order(a: Shape, b: Shape):
     """obj0 first: balls before polygons, movable before fixed, then creation order."""
     ka = (not a.is_ball, a.obj.core.physical_unmoveable, a.serial)
@@ -99,7 +112,7 @@ class CollisionSystem:
         self.movable = []
         self.spheres = MovableSpheres(self.movable)
         self._pose_grid = None
-        self._unit_contacts = (None, None, None)
+        self._unit = UnitContacts(None, [], [])
         self.contacts_changed = 0
         self.fixed = []
         self.pairs = {}
@@ -289,16 +302,14 @@ class CollisionSystem:
                 core.controllers_of_core.remove(ctrl)
                 core.sim_unit_of_core.remove_controller_core(ctrl, core)
 
-    def unit_contacts(self, ev, cores):
+    def unit_contacts(self, ev, cores) -> "UnitContacts":
         """The pairs of a unit's cores and their live contacts, gathered once per
         unit and PSI for controllers 600 and 0 (while no contact comes or goes)."""
         key = (ev.sim_unit, ev.environment.psi_count, self.contacts_changed)
-        cached_key, pairs, contacts = self._unit_contacts
-        if cached_key != key:
+        if self._unit.key != key:
             pairs = self.pairs_of_cores(cores)
-            contacts = [c for p in pairs for c in p.contacts if not c.broken]
-            self._unit_contacts = (key, pairs, contacts)
-        return pairs, contacts
+            self._unit = UnitContacts(key, pairs, [c for p in pairs for c in p.contacts if not c.broken])
+        return self._unit
 
     def pairs_of_cores(self, cores) -> list:
         """The pairs touching any of the cores, each once, in a stable order."""
