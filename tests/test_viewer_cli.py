@@ -96,6 +96,3 @@ def test_play_without_a_display_points_to_render(monkeypatch, capsys):
     assert "no display" in err and "ivp render" in err
 
 
-def test_demo_still_runs(capsys):
-    assert main(["demo", "--seconds", "1"]) == 0
-    assert "PSIs in" in capsys.readouterr().out

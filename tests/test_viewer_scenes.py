@@ -202,7 +202,7 @@ def test_ivp_help_lists_every_subcommand(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     text = capsys.readouterr().out
-    for command in ("demo", "play", "render", "run", "check"):
+    for command in ("play", "render", "run", "check"):
         assert f"    {command} " in text
 
 
