@@ -28,12 +28,12 @@ class Side:
 
     __slots__ = ("core", "R", "r", "inv_mass", "iw", "p_cs")
 
-    def __init__(self, core, R, r):
+    def __init__(self, core, R, r, iw=None):
         self.core = core
         self.R = R
         self.r = r
         self.inv_mass = core.inv_mass
-        self.iw = inv_inertia_world(core, R)
+        self.iw = inv_inertia_world(core, R) if iw is None else iw
         self.p_cs = None
 
     def velocity(self, pending: bool = False):

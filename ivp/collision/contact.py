@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from ..controllers.base import Controller
-from .bodies import Side, relative_velocity
+from .bodies import Side, inv_inertia_world, relative_velocity
 from .geometry import CONTACT_DROP_DISTANCE, HANDOVER_COS, basis_from_normal, tangent_from_edge
 from .solver import solve_friction, solve_normal
 
@@ -66,12 +66,13 @@ class ContactPoint:
         else:
             self.t0, self.t1 = tangent_from_edge(cand.normal, cand.edge)
 
-    def make_sides(self, m0, m1) -> None:
-        """The movable sides at the poses m0, m1 the geometry was taken at."""
+    def make_sides(self, m0, m1, iw0=None, iw1=None) -> None:
+        """The movable sides at the poses m0, m1 the geometry was taken at
+        (``iw0``/``iw1``: the cores' world inverse inertias there, if known)."""
         p = self.point_ws
         pair = self.pair
-        self.side0 = None if pair.fixed0 else Side(pair.core0, m0[0], _sub(p, m0[1]))
-        self.side1 = None if pair.fixed1 else Side(pair.core1, m1[0], _sub(p, m1[1]))
+        self.side0 = None if pair.fixed0 else Side(pair.core0, m0[0], _sub(p, m0[1]), iw0)
+        self.side1 = None if pair.fixed1 else Side(pair.core1, m1[0], _sub(p, m1[1]), iw1)
 
 
 def _sub(a, b):
@@ -116,10 +117,12 @@ class ContactPair(Controller):
         cands = self.system.pair_candidates(self, m0, m1, CONTACT_DROP_DISTANCE + GEOMETRY_MARGIN)
         match_contacts(self.contacts, cands)
         t = env.current_time
+        iw0 = None if self.fixed0 else inv_inertia_world(self.core0, m0[0])
+        iw1 = None if self.fixed1 else inv_inertia_world(self.core1, m1[0])
         for c in self.contacts:
             if c.broken:
                 continue
-            c.make_sides(m0, m1)
+            c.make_sides(m0, m1, iw0, iw1)
             dt = t - c.last_time
             c.last_time = t
             c.age += 1

@@ -31,12 +31,14 @@ class Piece:
     triangle has one plane (its side is chosen per pair) and ``sides``, the
     three in-plane edge planes that bound it. For a hull ``sides`` is
     ``planes``: a point of a face plane is on the face when it is inside all.
+    ``center``/``radius`` bound the vertices (``sphere`` gives them when
+    known: a moved piece keeps its radius).
     """
 
     __slots__ = ("verts", "planes", "sides", "edges", "tris", "two_sided", "center", "radius",
                  "vertex_ids")
 
-    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None):
+    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None, sphere=None):
         self.verts = verts
         self.planes = planes
         self.sides = sides
@@ -44,6 +46,9 @@ class Piece:
         self.tris = tris
         self.two_sided = two_sided
         self.vertex_ids = vertex_ids
+        if sphere is not None:
+            self.center, self.radius = sphere
+            return
         n = len(verts)
         cx = sum(v[0] for v in verts) / n
         cy = sum(v[1] for v in verts) / n
@@ -58,7 +63,8 @@ class Piece:
         verts = [umath.mat_mul_point(m, v) for v in self.verts]
         planes = [_transform_plane(R, vv, p) for p in self.planes]
         sides = planes if self.sides is self.planes else [_transform_plane(R, vv, p) for p in self.sides]
-        return Piece(verts, planes, sides, self.edges, self.tris, self.two_sided, self.vertex_ids)
+        return Piece(verts, planes, sides, self.edges, self.tris, self.two_sided, self.vertex_ids,
+                     (umath.mat_mul_point(m, self.center), self.radius))
 
 
 def _transform_plane(R, vv, p):
