@@ -26,7 +26,9 @@ def add_subcommands(sub) -> None:
     p.add_argument("--no-smoothing", action="store_true",
                    help="feed each frame's time straight to simulate (default: the manager's smoothing)")
     p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
-                                                         "times and keys); its frames set the frame times")
+                                                         "times and keys); its frames set the frame times "
+                                                         "(default: the scene's demo_input, if any)")
+    p.add_argument("--no-input", action="store_true", help="no scripted input, not even the scene's demo_input")
     p.add_argument("--trajectory", metavar="FILE", help="write time, entity, position, quaternion, awake "
                                                         "per frame (CSV, or JSON lines for .jsonl)")
     p.add_argument("--trace", metavar="FILE", help="write a JSON-lines trace, one record per frame")
@@ -43,19 +45,33 @@ def add_subcommands(sub) -> None:
 def _run(args) -> int:
     if args.per_psi and not args.trace:
         raise ValueError("--per-psi goes with --trace")
-    recording = None
-    if args.input:
-        from behaviors.recording import Recording
-        recording = Recording.load(args.input)
     scene = load(args.scene)
+    recording = None
+    source = None if args.no_input else (args.input or scene.settings.get("demo_input"))
+    if source:
+        from behaviors.recording import Recording
+        recording = Recording.load(source)
     summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
                   args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
     print(summary.text())
+    outcome = _outcome(scene.ctx)
+    if outcome:
+        print(outcome)
     for e in scene.ctx.errors[:10]:
         print(f"error: {e}", file=sys.stderr)
     if args.summary:
         write_summary(summary, args.summary)
     return 0 if summary.finite else 1
+
+
+def _outcome(ctx) -> str:
+    """The gameplay's state at the end of a run (empty when the scene has none)."""
+    from behaviors import gameplay_state
+    st = gameplay_state(ctx)
+    if not st:
+        return ""
+    final = f", final score {st['final']}" if st.get("final") is not None else ""
+    return f"level {st['level']}: {st['state']}, score {st['score']}, lives {st['lives']}{final}"
 
 
 def describe(name: str) -> str:

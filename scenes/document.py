@@ -266,6 +266,7 @@ class _Resolver:
         if not stack:
             self.settings = doc.get("scene") or fmt.SETTINGS.check(
                 Mapping(Where(path, 1, 1)), Where(path, 1, 1), self.rep)
+            self._demo_input(os.path.dirname(path))
         prefix = (parent.prefix if parent else "") + rel
         inst = _Instance(path, prefix, placement, parent, rel)
         stack = stack + (path,)
@@ -439,6 +440,15 @@ class _Resolver:
                                           f"disagree on {k!r}")
                 seen.setdefault(k, (g, v))
         return [p for _, p in chosen]
+
+    def _demo_input(self, base_dir: str) -> None:
+        """The settings' demo recording as a path; a missing file is a located error."""
+        s = self.settings
+        if s.get("demo_input"):
+            path = resolve_path(s["demo_input"], base_dir)
+            if not os.path.isfile(path):
+                self.rep.add(s.at("demo_input"), f"no recording file {path}")
+            s["demo_input"] = path
 
     def _mesh(self, ref, inst: _Instance, layers, key: str, entity_mesh: MeshSpec | None = None):
         """A mesh reference: inline, a name from meshes:, or "self" (physics lists)."""

@@ -299,6 +299,8 @@ SETTINGS = Record("scene settings", {
     "name": Field(Text(), "title", ""),
     "description": Field(Text(), "what it shows", ""),
     "length": Field(POSITIVE, "suggested run length, seconds of frame time", 5.0),
+    "demo_input": Field(Text(), "a recording (relative to this file) that `ivp run` plays "
+                                "when no --input is given", ""),
     "gravity": Field(Vector(3, unit="m/s^2"), "Set Physics Globals: Gravity", (0.0, -9.81, 0.0)),
     "time_factor": Field(NON_NEGATIVE, "Set Physics Globals: Physic Time Factor", 1.0),
     "psi_length": Field(POSITIVE, "seconds per PSI", DELTA_PSI_TIME),

@@ -154,3 +154,22 @@ def test_run_needs_no_display_and_no_pyglet():
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "6 frames" in done.stdout
+
+
+def test_run_plays_the_scenes_demo_input_and_says_how_the_level_ended(tmp_path, capsys):
+    # the sample level's demo recording holds Up for 480 frames of 1000/60 ms
+    summ = tmp_path / "s.json"
+    assert main(["run", "--quiet", "--summary", str(summ)]) == 0
+    s = json.loads(summ.read_text())
+    assert s["frames"] == 480 and s["frame_seconds"] == pytest.approx(8.0)
+    assert "level 1: finished" in capsys.readouterr().out
+    assert main(["run", "--quiet", "--no-input", "--seconds", "1"]) == 0
+    assert "level 1: playing" in capsys.readouterr().out
+
+
+def test_a_missing_demo_input_is_a_located_error(tmp_path, capsys):
+    p = tmp_path / "demo.yaml"
+    p.write_text("version: 1\nscene:\n  demo_input: nowhere.jsonl\n")
+    assert main(["check", str(p)]) == 1
+    err = capsys.readouterr().err
+    assert f"{p}:3:" in err and "nowhere.jsonl" in err
