@@ -57,12 +57,16 @@ def isqrt_newton(n: float) -> float:
     """1/sqrt(n) as 0x1000e120 computes it: a bit-trick guess, then 5 Newton steps.
 
     The spec (8.3) names the scheme; five steps converge to the f64 result.
+    Written out without a loop: it runs several times per body and PSI.
     """
-    i = 0x5FE6EB50C7B537A9 - (_Q.unpack(_D.pack(n))[0] >> 1)
-    y = _D.unpack(_Q.pack(i & 0xFFFFFFFFFFFFFFFF))[0]
+    (i,) = _Q.unpack(_D.pack(n))
+    (y,) = _D.unpack(_Q.pack((0x5FE6EB50C7B537A9 - (i >> 1)) & 0xFFFFFFFFFFFFFFFF))
     h = 0.5 * n
-    for _ in range(5):
-        y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
     return y
 
 
