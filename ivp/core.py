@@ -27,6 +27,8 @@ from .fp import (
     f32,
     f32q,
     f32v,
+    f32v2,
+    f32v6,
     isqrt_newton,
     sign_bit,
 )
@@ -59,7 +61,7 @@ class Core:
         "m_world_f_core_last_psi",
         "rotation_axis_world", "current_speed", "abs_omega",
         "max_surface_rot_speed", "controllers_of_core", "sim_unit_of_core",
-        "time_calm_ref", "q_calm_ref", "pos_calm_ref",
+        "time_calm_ref", "q_calm_ref", "pos_calm_ref", "damping_memo",
     )
 
     def __init__(self, env, q, pos, unmovable: bool, piling: bool):
@@ -103,6 +105,7 @@ class Core:
         self.time_calm_ref = [0.0, 0.0]
         self.q_calm_ref = [ZERO4, ZERO4]
         self.pos_calm_ref = [ZERO3, ZERO3]
+        self.damping_memo = None        # ((dt, calm, rf, lf), factors), see damping_of_object
 
     # --- creation (2.6-2.8) ---------------------------------------------------
 
@@ -227,45 +230,72 @@ class Core:
 
     def commit_all_async_pushs(self) -> None:
         """Spec 5 (0x1000cbd0): land the pushes made since the last commit."""
-        rc = self.rot_speed_change
-        sc = self.speed_change
-        r = self.rot_speed
-        s = self.speed
-        self.rot_speed = f32v(r[0] + rc[0], r[1] + rc[1], r[2] + rc[2])
-        self.speed = f32v(s[0] + sc[0], s[1] + sc[1], s[2] + sc[2])
+        rx, ry, rz = self.rot_speed
+        sx, sy, sz = self.speed
+        cx, cy, cz = self.rot_speed_change
+        dx, dy, dz = self.speed_change
+        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
+        self.rot_speed = (rx, ry, rz)
+        self.speed = (sx, sy, sz)
         self.rot_speed_change = ZERO3
         self.speed_change = ZERO3
 
-    # --- damping (7.3) ----------------------------------------------------------
+    # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
 
-    def damp_object(self, dt: float) -> None:
-        """Spec 7.3 (0x1000c610): +0.1 on both factors while slow or calm."""
-        if self.movement_state >= MT_SLOW:
+    def damping_of_object(self, dt: float):
+        """Spec 7.3 (0x1000c610): the factors damp_object applies, with +0.1 on
+        both damp factors while slow or calm.
+
+        They depend only on dt, the calm test and the damp factors, so the
+        last ones are kept in damping_memo with their inputs.
+        """
+        calm = self.movement_state >= MT_SLOW
+        key = (dt, calm, self.rot_speed_damp_factor, self.speed_damp_factor)
+        memo = self.damping_memo
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        if calm:
             r = self.rot_speed_damp_factor
             rf = f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F)
-            self.apply_damping(dt, rf, self.speed_damp_factor + TENTH_F)
+            k = damping_factors(dt, rf, self.speed_damp_factor + TENTH_F)
         else:
-            self.apply_damping(dt, self.rot_speed_damp_factor, self.speed_damp_factor)
+            k = damping_factors(dt, self.rot_speed_damp_factor, self.speed_damp_factor)
+        self.damping_memo = (key, k)
+        return k
+
+    def damp_object(self, dt: float) -> None:
+        """Spec 7.3 (0x1000c610): apply damping_of_object's factors."""
+        self._damp(*self.damping_of_object(dt))
 
     def apply_damping(self, dt: float, rf, lf: float) -> None:
-        """Spec 7.3 (0x1000c6a0): 1 - x below the limits, exp(-x) above.
+        """Spec 7.3 (0x1000c6a0): rot_speed[i] *= k[i], speed[i] *= kl."""
+        self._damp(*damping_factors(dt, rf, lf))
 
-        The rotational branch is chosen once from the length of a; a.y and a.z
-        are rounded to f32 on the way.
+    def _damp(self, kx: float, ky: float, kz: float, kl: float) -> None:
+        rx, ry, rz = self.rot_speed
+        sx, sy, sz = self.speed
+        rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
+        self.rot_speed = (rx, ry, rz)
+        self.speed = (sx, sy, sz)
+
+    def damp_commit_and_accelerate(self, dt: float, gx: float, gy: float, gz: float) -> None:
+        """Spec 7.1 for one core: damp_object (7.3), commit_all_async_pushs (5),
+        then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
+
+        One pass over local floats, every store rounded where the three steps
+        round it.
         """
-        ax = rf[0] * dt
-        ay = f32(rf[1] * dt)
-        az = f32(rf[2] * dt)
-        if ax * ax + ay * ay + az * az < DAMP_LINEAR_LIMIT:
-            k = f32v(1.0 - ax, 1.0 - ay, 1.0 - az)
-        else:
-            k = f32v(math.exp(-ax), math.exp(-ay), math.exp(-az))
-        b = dt * lf
-        kl = 1.0 - b if b < 0.25 else math.exp(-b)
-        r = self.rot_speed
-        s = self.speed
-        self.rot_speed = f32v(r[0] * k[0], r[1] * k[1], r[2] * k[2])
-        self.speed = f32v(s[0] * kl, s[1] * kl, s[2] * kl)
+        kx, ky, kz, kl = self.damping_of_object(dt)
+        rx, ry, rz = self.rot_speed
+        sx, sy, sz = self.speed
+        rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
+        cx, cy, cz = self.rot_speed_change
+        dx, dy, dz = self.speed_change
+        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
+        self.rot_speed = (rx, ry, rz)
+        self.speed = f32v(sx + gx, sy + gy, sz + gz)
+        self.rot_speed_change = ZERO3
+        self.speed_change = ZERO3
 
     # --- integration (8.2, 8.3) -------------------------------------------------
 
@@ -408,6 +438,24 @@ class Core:
         """Spec 6.3: the sign-bit test (f32)(1 - |speed|^2) < 0, i.e. |speed| > 1 m/s."""
         s = self.speed
         return sign_bit(f32(1.0 - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2])))
+
+
+def damping_factors(dt: float, rf, lf: float):
+    """Spec 7.3 (0x1000c6a0): the factors (k.x, k.y, k.z, kl) of apply_damping:
+    1 - x below the limits, exp(-x) above.
+
+    The rotational branch is chosen once from the length of a; a.y and a.z
+    are rounded to f32 on the way, and k is stored f32.
+    """
+    ax = rf[0] * dt
+    ay, az = f32v2(rf[1] * dt, rf[2] * dt)
+    if ax * ax + ay * ay + az * az < DAMP_LINEAR_LIMIT:
+        k = f32v(1.0 - ax, 1.0 - ay, 1.0 - az)
+    else:
+        k = f32v(math.exp(-ax), math.exp(-ay), math.exp(-az))
+    b = dt * lf
+    kl = 1.0 - b if b < 0.25 else math.exp(-b)
+    return k[0], k[1], k[2], kl
 
 
 def gyro_sub_steps(rs, dt: float) -> int:

@@ -11,8 +11,10 @@ import math
 import struct
 
 _F = struct.Struct("<f")
+_F2 = struct.Struct("<2f")
 _F3 = struct.Struct("<3f")
 _F4 = struct.Struct("<4f")
+_F6 = struct.Struct("<6f")
 _D = struct.Struct("<d")
 _Q = struct.Struct("<Q")
 
@@ -31,6 +33,23 @@ def f32v(x: float, y: float, z: float) -> tuple[float, float, float]:
         return _F3.unpack(_F3.pack(x, y, z))
     except OverflowError:
         return (f32(x), f32(y), f32(z))
+
+
+def f32v2(x: float, y: float) -> tuple[float, float]:
+    """Round two f64 values to f32 at once (two f32 stores)."""
+    try:
+        return _F2.unpack(_F2.pack(x, y))
+    except OverflowError:
+        return (f32(x), f32(y))
+
+
+def f32v6(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> tuple:
+    """Round six f64 values to f32 at once (two f32[3] stores, e.g. rot_speed
+    and speed in one pass)."""
+    try:
+        return _F6.unpack(_F6.pack(x0, y0, z0, x1, y1, z1))
+    except OverflowError:
+        return (f32(x0), f32(y0), f32(z0), f32(x1), f32(y1), f32(z1))
 
 
 def f32q(x: float, y: float, z: float, w: float) -> tuple[float, float, float, float]:

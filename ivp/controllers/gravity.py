@@ -22,18 +22,15 @@ class GravityController(Controller):
         return []
 
     def do_simulation_controller(self, ev, cores) -> None:
-        """Spec 7.1 (0x10012010): damp (7.3), commit (5), speed += g.dt (stored f32)."""
+        """Spec 7.1 (0x10012010): per core, damp (7.3), commit (5), speed += g.dt
+        (stored f32), in one pass (Core.damp_commit_and_accelerate)."""
         dt = ev.delta_time
         gx, gy, gz = self.gravity
         gx *= dt
         gy *= dt
         gz *= dt
         for i in range(len(cores) - 1, -1, -1):
-            c = cores[i]
-            c.damp_object(dt)
-            c.commit_all_async_pushs()
-            s = c.speed
-            c.speed = f32v(s[0] + gx, s[1] + gy, s[2] + gz)
+            cores[i].damp_commit_and_accelerate(dt, gx, gy, gz)
 
     def core_is_going_to_be_deleted_event(self, core) -> None:
         """The environment-wide gravity controller outlives every core."""
