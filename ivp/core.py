@@ -309,17 +309,20 @@ class Core:
             rs = _clamp_max_rot_speed(rs, m)
             self.rot_speed = rs
         else:
+            wx, wy, wz = rs
             a = env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi
-            if rs[0] * rs[0] + rs[1] * rs[1] + rs[2] * rs[2] > a * a:
+            if wx * wx + wy * wy + wz * wz > a * a:
                 env.anomaly_manager.max_angular_velocity_exceeded(lim, self)
                 rs = self.rot_speed
         s = self.speed
-        sp2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2]
+        sx, sy, sz = s
+        sp2 = sx * sx + sy * sy + sz * sz
         mv = lim.max_velocity
         if sp2 > mv * mv:
             env.anomaly_manager.max_velocity_exceeded(lim, self)
             s = self.speed
-            sp2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2]
+            sx, sy, sz = s
+            sp2 = sx * sx + sy * sy + sz * sz
         self.current_speed = f32(math.sqrt(sp2))
         dt = delta_time
         self.i_delta_time = f32(i_delta_time)
@@ -328,15 +331,16 @@ class Core:
             self.rot_speed = rs
         else:
             Q = umath.quat_from_rot_sin(rs, dt)
-        dtp = env.current_time - self.time_of_last_psi
-        self.time_of_last_psi = env.current_time
-        p = self.pos_world_f_core_last_psi
-        d = self.delta_world_f_core_psis
-        self.pos_world_f_core_last_psi = (p[0] + d[0] * dtp, p[1] + d[1] * dtp, p[2] + d[2] * dtp)
+        t = env.current_time
+        dtp = t - self.time_of_last_psi
+        self.time_of_last_psi = t
+        px, py, pz = self.pos_world_f_core_last_psi
+        dx, dy, dz = self.delta_world_f_core_psis
+        self.pos_world_f_core_last_psi = (px + dx * dtp, py + dy * dtp, pz + dz * dtp)
         self.delta_world_f_core_psis = s
-        self.q_world_f_core_last_psi = self.q_world_f_core_next_psi
-        self.q_world_f_core_next_psi = umath.quat_normalize_iter(
-            umath.quat_mul(self.q_world_f_core_next_psi, Q))
+        q = self.q_world_f_core_next_psi
+        self.q_world_f_core_last_psi = q
+        self.q_world_f_core_next_psi = umath.quat_normalize_iter(umath.quat_mul(q, Q))
         self.calc_rotation_info(Q)
 
     def _gyro_rotation(self, rs, dt: float):
@@ -365,8 +369,13 @@ class Core:
         return Q, rs
 
     def calc_rotation_info(self, Q) -> None:
-        """Spec 8.3 (0x1001e870): abs_omega, rotation axis, max_surface_rot_speed."""
-        n = Q[0] * Q[0] + Q[1] * Q[1] + Q[2] * Q[2]
+        """Spec 8.3 (0x1001e870): abs_omega, rotation axis, max_surface_rot_speed.
+
+        abs_omega and the axis (R . Q.xyz y, R = m_world_f_core_last_psi.R) are
+        rounded in one f32[4] store.
+        """
+        qx, qy, qz, _ = Q
+        n = qx * qx + qy * qy + qz * qz
         if n <= QUAT_NORM_EPS:
             self.abs_omega = 0.0
             self.rotation_axis_world = (1.0, 0.0, 0.0)
@@ -375,9 +384,16 @@ class Core:
             s = y * n
             s3 = s * s * s
             asin_s = s + s3 * ONE_SIXTH_F + s3 * s * s * ASIN_S5_F
-            self.abs_omega = f32(2.0 * asin_s * self.i_delta_time)
-            self.rotation_axis_world = f32v(*umath.rot_mul_v(
-                self.m_world_f_core_last_psi[0], (Q[0] * y, Q[1] * y, Q[2] * y)))
+            ax = qx * y
+            ay = qy * y
+            az = qz * y
+            R = self.m_world_f_core_last_psi[0]
+            w, x, y, z = f32q(2.0 * asin_s * self.i_delta_time,
+                              R[0] * ax + R[1] * ay + R[2] * az,
+                              R[3] * ax + R[4] * ay + R[5] * az,
+                              R[6] * ax + R[7] * ay + R[8] * az)
+            self.abs_omega = w
+            self.rotation_axis_world = (x, y, z)
         self.max_surface_rot_speed = f32(self.abs_omega * self.max_surface_deviation)
 
     # --- sleep (10.2, 10.3) -----------------------------------------------------

@@ -54,7 +54,10 @@ def f32v6(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> t
 
 def f32q(x: float, y: float, z: float, w: float) -> tuple[float, float, float, float]:
     """Round four f64 values to f32 (a f32[4] store, e.g. q_calm_ref)."""
-    return _F4.unpack(_F4.pack(x, y, z, w))
+    try:
+        return _F4.unpack(_F4.pack(x, y, z, w))
+    except OverflowError:
+        return (f32(x), f32(y), f32(z), f32(w))
 
 
 def hexf64(h: str) -> float:
