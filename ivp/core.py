@@ -157,6 +157,23 @@ class Core:
                     (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt))
         return self.m_world_f_core_last_psi
 
+    def begin_psi(self, t: float) -> bool:
+        """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
+        this PSI (0x10012470), the pushes made since the last commit landed
+        (5); returns the fast test, the sign bit of (f32)(1 - |speed|^2)
+        (|speed| > 1 m/s).
+
+        Rounding to f32 keeps the sign, so the sign is read from the f64 value.
+        """
+        dt = t - self.time_of_last_psi
+        px, py, pz = self.pos_world_f_core_last_psi
+        dx, dy, dz = self.delta_world_f_core_psis
+        self.m_world_f_core_last_psi = (umath.quat_to_matrix(self.q_world_f_core_next_psi),
+                                        (px + dx * dt, py + dy * dt, pz + dz * dt))
+        self.commit_all_async_pushs()
+        sx, sy, sz = self.speed
+        return sign_bit(1.0 - (sx * sx + sy * sy + sz * sz))
+
     # --- pushes (5) -------------------------------------------------------------
 
     def calc_push_core(self, p_cs, imp_cs, imp_ws):
@@ -449,11 +466,6 @@ class Core:
         self.rot_speed_change = ZERO3
         self.delta_world_f_core_psis = ZERO3
         self.init_core_for_simulation(env.inv_delta_PSI_time)
-
-    def is_fast(self) -> bool:
-        """Spec 6.3: the sign-bit test (f32)(1 - |speed|^2) < 0, i.e. |speed| > 1 m/s."""
-        s = self.speed
-        return sign_bit(f32(1.0 - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2])))
 
 
 def damping_factors(dt: float, rf, lf: float):

@@ -10,7 +10,6 @@ from __future__ import annotations
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
-from .umath import quat_to_matrix
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -79,18 +78,11 @@ class SimUnit:
     def do_sim_unit_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test."""
         ev.sim_unit = self
-        t = env.current_time
         fast = False
+        t = env.current_time
         cores = self.cores
-        for i in range(len(cores) - 1, -1, -1):
-            c = cores[i]
-            dt = t - c.time_of_last_psi
-            p = c.pos_world_f_core_last_psi
-            d = c.delta_world_f_core_psis
-            c.m_world_f_core_last_psi = (quat_to_matrix(c.q_world_f_core_next_psi),
-                                         (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt))
-            c.commit_all_async_pushs()
-            if c.is_fast():
+        for c in reversed(cores):
+            if c.begin_psi(t):
                 fast = True
         if fast:
             self.fast = True
@@ -98,17 +90,13 @@ class SimUnit:
         else:
             self.fast_prev = self.fast
             if self.fast_prev:
-                for i in range(len(cores) - 1, -1, -1):
-                    cores[i].reset_freeze_check_values()
+                for c in reversed(cores):
+                    c.reset_freeze_check_values()
             self.fast = False
             test_sleep = env.sleep_countdown()
-        entries = self.entries[:]
-        for i in range(len(entries) - 1, -1, -1):
-            e = entries[i]
+        for e in self.entries[::-1]:
             e.controller.do_simulation_controller(ev, e.cores)
-        cores = self.cores
-        for i in range(len(cores) - 1, -1, -1):
-            cores_out.append(cores[i])
+        cores_out.extend(reversed(self.cores))
         if test_sleep:
             try_to_freeze(env, self)
         if env.collision is not None:
