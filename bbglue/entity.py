@@ -354,6 +354,27 @@ class CK3dEntity(CKObject):
         return tuple(float(x) for x in pts.min(axis=0)), tuple(float(x) for x in pts.max(axis=0))
 
 
+def set_world_matrices(entities, matrices: np.ndarray) -> None:
+    """``entities[i].set_world_matrix(matrices[i])`` for all i, from one
+    (n, 4, 4) float32 array (the physics write-back, ivp spec 4.3).
+
+    An entity without a parent takes its row of the array widened to f64 as
+    its local matrix, which is what set_world_matrix stores for an f32 matrix.
+    With a NaN or infinite entry anywhere, each entity is set in turn, so the
+    first bad matrix raises set_world_matrix's error after the ones before it
+    are set.
+    """
+    if not np.isfinite(matrices).all():
+        for e, m in zip(entities, matrices):
+            e.set_world_matrix(m)
+        return
+    for e, m in zip(entities, matrices.astype(np.float64)):
+        if e._parent is None:
+            e._local = m
+        else:
+            e._set_world(m, "set_world_matrix")
+
+
 def _as_array(M, what: str) -> np.ndarray:
     if isinstance(M, VxMatrix):
         return M.as_array().astype(np.float64)

@@ -22,6 +22,8 @@ import numpy as np
 import ivp
 from ivp.fp import DELTA_PSI_TIME
 
+from .entity import set_world_matrices
+
 log = logging.getLogger("bbglue.physics")
 
 DEFAULT_GRAVITY = (0.0, -9.81, 0.0)
@@ -348,13 +350,21 @@ class PhysicsManager:
 
     def write_back(self) -> None:
         """Spec 4.3 (0x10006ec0) for every awake movable body: the pose at
-        env.current_time, transposed into the entity's world matrix (f32)."""
+        env.current_time, transposed into the entity's world matrix (f32).
+
+        The matrices of all bodies are rounded to f32 in one numpy array and
+        handed to the entities together (set_world_matrices)."""
+        objs = self.write_back_objects
+        if not objs:
+            return
         t = self.env.current_time
-        for obj in self.write_back_objects:
+        rows = []
+        for obj in objs:
             R, vv = obj.get_m_world_f_object_AT(t)
-            obj.client_data.set_world_matrix(np.array(
-                ((R[0], R[3], R[6], 0.0), (R[1], R[4], R[7], 0.0), (R[2], R[5], R[8], 0.0),
-                 (vv[0], vv[1], vv[2], 1.0)), dtype=np.float32))
+            rows.append((R[0], R[3], R[6], 0.0, R[1], R[4], R[7], 0.0, R[2], R[5], R[8], 0.0,
+                         vv[0], vv[1], vv[2], 1.0))
+        set_world_matrices([obj.client_data for obj in objs],
+                           np.array(rows, dtype=np.float32).reshape(len(rows), 4, 4))
 
     # --- direct Python use of the blocks (scripts) --------------------------------------
 
