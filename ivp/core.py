@@ -178,30 +178,34 @@ class Core:
 
     def calc_push_core(self, p_cs, imp_cs, imp_ws):
         """Spec 5 (0x1000ca80): (dv, dw) of an impulse imp at core point p, f32."""
-        c = f32v(p_cs[1] * imp_cs[2] - p_cs[2] * imp_cs[1],
-                 p_cs[2] * imp_cs[0] - p_cs[0] * imp_cs[2],
-                 p_cs[0] * imp_cs[1] - p_cs[1] * imp_cs[0])
+        wx, wy, wz, vx, vy, vz = self._push_changes(p_cs, imp_cs, imp_ws)
+        return (vx, vy, vz), (wx, wy, wz)
+
+    def _push_changes(self, p_cs, imp_cs, imp_ws):
+        """calc_push_core's dw and dv as one flat tuple (dw.x, dw.y, dw.z, dv.x, dv.y, dv.z)."""
+        px, py, pz = p_cs
+        ix, iy, iz = imp_cs
+        cx, cy, cz = f32v(py * iz - pz * iy, pz * ix - px * iz, px * iy - py * ix)
         ii = self.inv_rot_inertia
         im = self.inv_mass
-        dw = f32v(ii[0] * c[0], ii[1] * c[1], ii[2] * c[2])
-        dv = f32v(imp_ws[0] * im, imp_ws[1] * im, imp_ws[2] * im)
-        return dv, dw
+        return f32v6(ii[0] * cx, ii[1] * cy, ii[2] * cz, imp_ws[0] * im, imp_ws[1] * im, imp_ws[2] * im)
 
     def async_push_core(self, p_cs, imp_cs, imp_ws) -> None:
         """Spec 5 (0x1000c830): accumulate into the *_change fields."""
-        dv, dw = self.calc_push_core(p_cs, imp_cs, imp_ws)
+        wx, wy, wz, vx, vy, vz = self._push_changes(p_cs, imp_cs, imp_ws)
         r = self.rot_speed_change
         s = self.speed_change
-        self.rot_speed_change = f32v(r[0] + dw[0], r[1] + dw[1], r[2] + dw[2])
-        self.speed_change = f32v(s[0] + dv[0], s[1] + dv[1], s[2] + dv[2])
+        self.rot_speed_change = f32v(r[0] + wx, r[1] + wy, r[2] + wz)
+        self.speed_change = f32v(s[0] + vx, s[1] + vy, s[2] + vz)
 
     def push_core(self, p_cs, imp_cs, imp_ws) -> None:
         """Spec 5 (0x1000c8b0): immediate push (constraint solver, contacts)."""
-        dv, dw = self.calc_push_core(p_cs, imp_cs, imp_ws)
-        r = self.rot_speed
-        s = self.speed
-        self.rot_speed = f32v(r[0] + dw[0], r[1] + dw[1], r[2] + dw[2])
-        self.speed = f32v(s[0] + dv[0], s[1] + dv[1], s[2] + dv[2])
+        wx, wy, wz, vx, vy, vz = self._push_changes(p_cs, imp_cs, imp_ws)
+        rx, ry, rz = self.rot_speed
+        sx, sy, sz = self.speed
+        rx, ry, rz, sx, sy, sz = f32v6(rx + wx, ry + wy, rz + wz, sx + vx, sy + vy, sz + vz)
+        self.rot_speed = (rx, ry, rz)
+        self.speed = (sx, sy, sz)
 
     def async_push_core_ws(self, p_ws, imp_ws) -> None:
         """Spec 5 (0x1000c940): world-space async push at the PSI pose."""
