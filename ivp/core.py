@@ -344,9 +344,8 @@ class Core:
             s = self.speed
             sx, sy, sz = s
             sp2 = sx * sx + sy * sy + sz * sz
-        self.current_speed = f32(math.sqrt(sp2))
+        self.current_speed, self.i_delta_time = f32v2(math.sqrt(sp2), i_delta_time)
         dt = delta_time
-        self.i_delta_time = f32(i_delta_time)
         if not self.rot_inertias_are_equal and env.state != 5:
             Q, rs = self._gyro_rotation(rs, dt)
             self.rot_speed = rs

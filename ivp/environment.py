@@ -231,8 +231,8 @@ class Environment:
         self.sim_unit_manager.simulate_sim_units(self, cores)
         delta = self.delta_PSI_time
         i_dt = inv_dt(delta)
-        for i in range(len(cores) - 1, -1, -1):
-            cores[i].calc_next_psi_matrix(delta, i_dt)
+        for c in reversed(cores):
+            c.calc_next_psi_matrix(delta, i_dt)
         self.state = STATE_HULLS
         if col is not None:
             col.after_integration(cores)

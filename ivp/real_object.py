@@ -185,9 +185,9 @@ class RealObject:
         dt = t - core.time_of_last_psi
         q = umath.quat_slerp(core.q_world_f_core_last_psi, core.q_world_f_core_next_psi,
                              dt * core.i_delta_time)
-        p = core.pos_world_f_core_last_psi
-        d = core.delta_world_f_core_psis
-        vv = (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt)
+        px, py, pz = core.pos_world_f_core_last_psi
+        dx, dy, dz = core.delta_world_f_core_psis
+        vv = (px + dx * dt, py + dy * dt, pz + dz * dt)
         R = umath.quat_to_matrix(q)
         if not self.shift_is_zero:
             vv = umath.mat_mul_point((R, vv), self.shift_core_f_object)

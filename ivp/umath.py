@@ -160,7 +160,9 @@ def quat_mul(a, b):
 
 def quat_slerp(a, b, t: float):
     """0x10019320: slerp with the 0.999 lerp branch and two Newton steps."""
-    d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3]
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    d = ax * bx + ay * by + az * bz + aw * bw
     if d <= 0.0:
         d = -d
         sign = -1.0
@@ -171,15 +173,16 @@ def quat_slerp(a, b, t: float):
         k = 1.0 / math.sqrt(1.0 - d * d)
         ca = math.sin((1.0 - t) * theta) * k
         cb = math.sin(t * theta) * sign * k
-        return (cb * b[0] + ca * a[0], cb * b[1] + ca * a[1],
-                cb * b[2] + ca * a[2], cb * b[3] + ca * a[3])
-    r = ((sign * b[0] - a[0]) * t + a[0], (sign * b[1] - a[1]) * t + a[1],
-         (sign * b[2] - a[2]) * t + a[2], (sign * b[3] - a[3]) * t + a[3])
-    n = (r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]) * 0.5
+        return (cb * bx + ca * ax, cb * by + ca * ay, cb * bz + ca * az, cb * bw + ca * aw)
+    rx = (sign * bx - ax) * t + ax
+    ry = (sign * by - ay) * t + ay
+    rz = (sign * bz - az) * t + az
+    rw = (sign * bw - aw) * t + aw
+    n = (rx * rx + ry * ry + rz * rz + rw * rw) * 0.5
     y = 1.5 - n
     y = (0.5 - y * y * n) + y
     y = (0.5 - y * y * n) + y
-    return (r[0] * y, r[1] * y, r[2] * y, r[3] * y)
+    return (rx * y, ry * y, rz * y, rw * y)
 
 
 def quat_from_rot_poly(w, dt: float):

@@ -29,8 +29,8 @@ class GravityController(Controller):
         gx *= dt
         gy *= dt
         gz *= dt
-        for i in range(len(cores) - 1, -1, -1):
-            cores[i].damp_commit_and_accelerate(dt, gx, gy, gz)
+        for c in reversed(cores):
+            c.damp_commit_and_accelerate(dt, gx, gy, gz)
 
     def core_is_going_to_be_deleted_event(self, core) -> None:
         """The environment-wide gravity controller outlives every core."""
