@@ -304,15 +304,20 @@ class Core:
         then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
 
         One pass over local floats, every store rounded where the three steps
-        round it.
+        round it. With no push to commit the damped values, already f32, only
+        add zero (exact: f32(r + 0) = r + 0), and that store is left out.
         """
         kx, ky, kz, kl = self.damping_of_object(dt)
         rx, ry, rz = self.rot_speed
         sx, sy, sz = self.speed
         rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        cx, cy, cz = self.rot_speed_change
-        dx, dy, dz = self.speed_change
-        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
+        rc = self.rot_speed_change
+        sc = self.speed_change
+        if rc is ZERO3 and sc is ZERO3:
+            rx, ry, rz, sx, sy, sz = rx + 0.0, ry + 0.0, rz + 0.0, sx + 0.0, sy + 0.0, sz + 0.0
+        else:
+            rx, ry, rz, sx, sy, sz = f32v6(rx + rc[0], ry + rc[1], rz + rc[2],
+                                           sx + sc[0], sy + sc[1], sz + sc[2])
         self.rot_speed = (rx, ry, rz)
         self.speed = f32v(sx + gx, sy + gy, sz + gz)
         self.rot_speed_change = ZERO3
