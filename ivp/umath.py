@@ -83,14 +83,26 @@ def normalize_len(v):
 # --- quaternions -----------------------------------------------------------
 
 def quat_to_matrix(q):
-    """0x100190c0: rotation matrix of q (x2 = 2x etc., as the original computes)."""
+    """0x100190c0: rotation matrix of q (x2 = 2x etc., as the original computes).
+
+    Each of the nine products appears in two entries; it is computed once.
+    """
     x, y, z, w = q
     x2 = x + x
     y2 = y + y
     z2 = z + z
-    return (1.0 - (z2 * z + y2 * y), x2 * y - z2 * w, y2 * w + z2 * x,
-            z2 * w + x2 * y, 1.0 - (z2 * z + x2 * x), z2 * y - x2 * w,
-            z2 * x - y2 * w, x2 * w + z2 * y, 1.0 - (y2 * y + x2 * x))
+    xx = x2 * x
+    yy = y2 * y
+    zz = z2 * z
+    xy = x2 * y
+    zw = z2 * w
+    yw = y2 * w
+    zx = z2 * x
+    zy = z2 * y
+    xw = x2 * w
+    return (1.0 - (zz + yy), xy - zw, yw + zx,
+            zw + xy, 1.0 - (zz + xx), zy - xw,
+            zx - yw, xw + zy, 1.0 - (yy + xx))
 
 
 def quat_normalize(q):
