@@ -1,13 +1,15 @@
 """The exact normal solve (surfaces-and-contacts 4, controller 0: several contacts
 as a complementarity problem, impulses >= 0): lcp.solve_lcp on hand-made
-problems."""
+problems, and controller 0 on stacks."""
 
 import math
 
 import numpy as np
 import pytest
 
-from ivp.collision import lcp
+from ivp import Environment
+from ivp.collision import Material, lcp, solver
+from test_collision_scenes import box, floor, run
 
 G = 20.0
 DT = 1.0 / 66.0
@@ -104,3 +106,44 @@ def test_gives_up_when_the_solves_run_out(monkeypatch):
     q = np.array([-1.0, 2.0])
     monkeypatch.setattr(lcp, "MAX_SOLVES", 1)
     assert lcp.solve_lcp(A, q, np.array([True, True])) is None       # the first guess was wrong
+
+
+def resting_stack(n: int, seconds: float):
+    env = Environment(gravity=(0.0, -G, 0.0))
+    floor(env)
+    boxes = [box(env, (0.0, 0.52 + 1.02 * i, 0.0), name=f"box{i}", material=Material(0.7, 0.3))
+             for i in range(n)]
+    for b in boxes:
+        b.wake()
+    run(env, seconds)
+    return env, boxes
+
+
+def interface_forces(env, boxes) -> list:
+    """Per box, the sum of the normal forces N of its contacts with what is below it."""
+    below = [0.0] * len(boxes)
+    for c in env.collision.contacts():
+        below[max(boxes.index(o) for o in (c.obj0, c.obj1) if o in boxes)] += c.normal_force
+    return below
+
+
+def test_stack_of_three_is_solved_exactly_and_carries_the_weight_above_each_interface(monkeypatch):
+    # resting, each interface carries the boxes above it: N = (3 - k) m g; the
+    # targets (0.02 - gap) / s add at most 0.0016 m/s to g dt = 0.30 m/s (0.5 %)
+    solved = []
+
+    def exact(rows, solve=solver._solve_exact):
+        solved.append(solve(rows))
+        return solved[-1]
+
+    monkeypatch.setattr(solver, "_solve_exact", exact)
+    env, boxes = resting_stack(3, 1.0)
+    assert solved and all(solved)
+    assert interface_forces(env, boxes) == pytest.approx([3 * G, 2 * G, G], rel=0.01)
+
+
+def test_gauss_seidel_takes_over_when_the_exact_solve_fails(monkeypatch):
+    monkeypatch.setattr(solver, "solve_lcp", lambda A, q, free: None)
+    env, boxes = resting_stack(3, 1.0)
+    assert [b.core.pos_world_f_core_last_psi[1] for b in boxes] == pytest.approx([0.52, 1.54, 2.56], abs=0.01)
+    assert interface_forces(env, boxes) == pytest.approx([3 * G, 2 * G, G], rel=0.01)
