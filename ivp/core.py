@@ -264,7 +264,7 @@ class Core:
     # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
 
     def damping_of_object(self, dt: float):
-        """Spec 7.3 (0x1000c610): the factors damp_object applies, with +0.1 on
+        """Spec 7.3 (damp_object, 0x1000c610): the damping factors, with +0.1 on
         both damp factors while slow or calm.
 
         They depend only on dt, the calm test and the damp factors, so the
@@ -284,23 +284,9 @@ class Core:
         self.damping_memo = (key, k)
         return k
 
-    def damp_object(self, dt: float) -> None:
-        """Spec 7.3 (0x1000c610): apply damping_of_object's factors."""
-        self._damp(*self.damping_of_object(dt))
-
-    def apply_damping(self, dt: float, rf, lf: float) -> None:
-        """Spec 7.3 (0x1000c6a0): rot_speed[i] *= k[i], speed[i] *= kl."""
-        self._damp(*damping_factors(dt, rf, lf))
-
-    def _damp(self, kx: float, ky: float, kz: float, kl: float) -> None:
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
-        rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        self.rot_speed = (rx, ry, rz)
-        self.speed = (sx, sy, sz)
-
     def damp_commit_and_accelerate(self, dt: float, gx: float, gy: float, gz: float) -> None:
-        """Spec 7.1 for one core: damp_object (7.3), commit_all_async_pushs (5),
+        """Spec 7.1 for one core: damp_object (7.3, damping_of_object's factors),
+        commit_all_async_pushs (5),
         then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
 
         One pass over local floats, every store rounded where the three steps
@@ -477,8 +463,8 @@ class Core:
 
 
 def damping_factors(dt: float, rf, lf: float):
-    """Spec 7.3 (0x1000c6a0): the factors (k.x, k.y, k.z, kl) of apply_damping:
-    1 - x below the limits, exp(-x) above.
+    """Spec 7.3 (apply_damping, 0x1000c6a0): the factors (k.x, k.y, k.z, kl) that
+    rot_speed and speed are multiplied by: 1 - x below the limits, exp(-x) above.
 
     The rotational branch is chosen once from the length of a; a.y and a.z
     are rounded to f32 on the way, and k is stored f32.

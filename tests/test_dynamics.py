@@ -5,7 +5,7 @@ import math
 import pytest
 
 from ivp import BallTemplate, Controller, Environment, ForceController, ObjectTemplate, build_surface
-from ivp.core import gyro_sub_steps
+from ivp.core import damping_factors, gyro_sub_steps
 from ivp.fp import f32
 
 DT = 1.0 / 66.0
@@ -74,28 +74,20 @@ def test_async_impulse_at_world_point():
 
 
 def test_rotational_damping_branch_chosen_from_vector_length_quirk():
-    env = Environment()
-    b = ball(env)
-    c = b.core
     # a = (0.1, 0.1, 40)/66: |a|^2 = 0.367 < 0.5 -> 1 - a on every axis
-    c.rot_speed = (1.0, 1.0, 1.0)
-    c.apply_damping(DT, (f32(0.1), f32(0.1), 40.0), 0.0)
-    assert c.rot_speed[2] == f32(1.0 - f32(40.0 * DT))
+    k = damping_factors(DT, (f32(0.1), f32(0.1), 40.0), 0.0)
+    assert k[2] == f32(1.0 - f32(40.0 * DT))
     # a_z = 50/66: |a|^2 = 0.574 >= 0.5 -> exp(-a) on every axis, even the small ones
-    c.rot_speed = (1.0, 1.0, 1.0)
-    c.apply_damping(DT, (f32(0.1), f32(0.1), 50.0), 0.0)
-    assert c.rot_speed[0] == f32(math.exp(-f32(0.1) * DT))
-    assert c.rot_speed[2] == f32(math.exp(-f32(50.0 * DT)))
-    # linear: 1 - b below 0.25, exp(-b) above
-    c.speed = (1.0, 0.0, 0.0)
-    c.apply_damping(DT, (0.0, 0.0, 0.0), 10.0)
-    assert c.speed[0] == f32(1.0 - DT * 10.0)
-    c.speed = (1.0, 0.0, 0.0)
-    c.apply_damping(DT, (0.0, 0.0, 0.0), 20.0)
-    assert c.speed[0] == f32(math.exp(-DT * 20.0))
+    k = damping_factors(DT, (f32(0.1), f32(0.1), 50.0), 0.0)
+    assert k[0] == f32(math.exp(-f32(0.1) * DT))
+    assert k[2] == f32(math.exp(-f32(50.0 * DT)))
+    # linear: 1 - b below 0.25, exp(-b) above (kl is f64, rounded when speed is stored)
+    assert f32(damping_factors(DT, (0.0, 0.0, 0.0), 10.0)[3]) == f32(1.0 - DT * 10.0)
+    assert f32(damping_factors(DT, (0.0, 0.0, 0.0), 20.0)[3]) == f32(math.exp(-DT * 20.0))
 
 
 def test_calm_bodies_get_0_1_extra_damping():
+    # the gravity controller's pass (7.1) with g = 0 and nothing to commit: damping alone
     env = Environment()
     b = ball(env, lin=0.5, rot=0.2)
     c = b.core
@@ -103,7 +95,7 @@ def test_calm_bodies_get_0_1_extra_damping():
         c.movement_state = state
         c.speed = (1.0, 0.0, 0.0)
         c.rot_speed = (1.0, 0.0, 0.0)
-        c.damp_object(DT)
+        c.damp_commit_and_accelerate(DT, 0.0, 0.0, 0.0)
         tenth = f32(0.1) if extra else 0.0
         assert c.speed[0] == f32(1.0 - DT * (f32(0.5) + tenth))
         assert c.rot_speed[0] == f32(1.0 - f32(f32(0.2) + tenth) * DT)
