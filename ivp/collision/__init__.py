@@ -1,10 +1,10 @@
-"""Collision, friction and impacts (surfaces-and-contacts; dynamics 14.4)."""
+"""Collision events, impacts and the friction system (ivp-contacts)."""
 
-from .contact import ContactPair, ContactPoint, FrictionController, NormalController
+from .friction import ContactPoint, FrictionSystem
 from .material import DEFAULT_MATERIAL, Material
 from .system import CollisionEvent, CollisionSystem, ContactEvent
 
 __all__ = [
     "Material", "DEFAULT_MATERIAL", "CollisionSystem", "CollisionEvent", "ContactEvent",
-    "ContactPoint", "ContactPair", "FrictionController", "NormalController",
+    "ContactPoint", "FrictionSystem",
 ]

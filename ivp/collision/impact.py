@@ -1,102 +1,462 @@
-"""Impacts (surfaces-and-contacts 5): compression inside the friction cone,
-restitution to v_in sqrt(e), the rescue speed."""
+"""Impacts (ivp-contacts 1.4, 4): bringing cores to the time of impact, the
+single-impact solver (compression in 10 % steps inside the friction cone,
+frictionless restitution, rescue push, delaying), propagation through
+touching bodies (the impact system) and re-integration to the next PSI.
+"""
 
 from __future__ import annotations
 
 import math
 
-from .bodies import k_apply, k_matrix, relative_velocity
-from .geometry import COLLISION_DISTANCE, RESCUE_FACTOR, RESCUE_SPEED
-
-CLOSING_EPS = 1e-4           # step 3: not closing when v_rel . n > -1e-4
-COMPRESSION_STEP = 0.1       # step 4: 10 % of the estimated normal impulse
-COMPRESSION_MAX_STEPS = 100
-
-
-def rotation_uncertainty(sides, dt: float) -> float:
-    """Spec 5 step 6, the rotation part of the rescue addon: a surface turning
-    at abs_omega moves off the straight line its contact point follows by
-    1/2 abs_omega^2 dev dt^2 within a PSI (dev = the core's
-    max_surface_deviation), a speed of 1/2 abs_omega max_surface_rot_speed dt
-    (dynamics 8.3: max_surface_rot_speed = abs_omega dev). Balls have dev 0.
-    """
-    u = 0.0
-    for s in sides:
-        c = s.core
-        u += c.abs_omega * c.max_surface_rot_speed
-    return 0.5 * u * dt
+from .. import umath
+from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32, f32v
+from .constants import (
+    COLL_DETECT_MIN_INV_TIME,
+    COMPRESSION_STEP_LIMIT,
+    FIXED_VIRTUAL_MASS_FACTOR,
+    IMPACT_EPS,
+    IMPACT_STEP_FRACTION,
+    INV_HALF_CONSERVATION_STEPS,
+    MAX_DISTANCE_FOR_IMPACT_SYSTEM,
+    MAXIMUM_SYSTEM_PUSH_NUMBER,
+    MIN_COLL_DISTS,
+    MIN_VERTICAL_SPEED_AT_COLLISION,
+    MINIMUM_FRICTION_DIST,
+    ROT_MAX_UNCERTAINTY,
+    SAFETY_FACTOR_FOR_DELAY,
+    SPEED_ADDON_SYSTEM_IMPACT,
+)
 
 
-def resolve_impact(s0, s1, n, gap: float, mu: float, e: float, dt: float) -> float:
-    """Spec 5 steps 2-7 for one contact; returns the closing speed before it.
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
-    ``s0``/``s1`` are the movable sides (None for a fixed body, which is never
-    pushed); n points from body 0 to body 1. The impulse P acts on body 1,
-    -P on body 0.
-    """
-    sides = [s for s in (s0, s1) if s is not None]
-    if not sides:
-        return 0.0
-    K = k_matrix(sides)
-    nx, ny, nz = n
-    ux, uy, uz = relative_velocity(s0, s1, pending=True)
-    ux, uy, uz = -ux, -uy, -uz                           # v1 - v0
-    vn = ux * nx + uy * ny + uz * nz
-    v_in = -vn
-    kn = k_apply(K, n)
-    nkn = kn[0] * nx + kn[1] * ny + kn[2] * nz
-    px = py = pz = 0.0
-    if vn < -CLOSING_EPS:
-        # step 4: compression along -u clamped to the cone atan(mu (1 + sqrt e))
-        cone = mu * (1.0 + math.sqrt(e))
-        step = COMPRESSION_STEP * (-vn / nkn)
-        K0, K1, K2, K3, K4, K5, K6, K7, K8 = K
-        for _ in range(COMPRESSION_MAX_STEPS):
-            dn = -(ux * nx + uy * ny + uz * nz)
-            tx = -ux - dn * nx
-            ty = -uy - dn * ny
-            tz = -uz - dn * nz
-            tl = math.sqrt(tx * tx + ty * ty + tz * tz)
-            if tl > cone * dn:
-                k = cone / tl if tl > 0.0 else 0.0
-                dx, dy, dz = nx + tx * k, ny + ty * k, nz + tz * k
-            else:
-                dx, dy, dz = nx + tx / dn, ny + ty / dn, nz + tz / dn
-            kx = K0 * dx + K1 * dy + K2 * dz                 # K d
-            ky = K3 * dx + K4 * dy + K5 * dz
-            kz = K6 * dx + K7 * dy + K8 * dz
-            rate = kx * nx + ky * ny + kz * nz
-            if rate <= 0.0:
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+# --- 1.4 poses at an impact ---------------------------------------------------------------
+
+def synchronize(core, t: float) -> None:
+    """1.4 synchronize_with_rot_z: the core's pose at t becomes its
+    m_world_f_core_last_psi; for unequal inertias rot_speed becomes the PSI
+    step's average angular velocity. The old rot_speed is kept for undo."""
+    if core.impact_sync is not None or core.physical_unmoveable:
+        return
+    dt = t - core.time_of_last_psi
+    q_last = core.q_world_f_core_last_psi
+    q_next = core.q_world_f_core_next_psi
+    q_at = umath.quat_slerp(q_last, q_next, dt * core.i_delta_time)
+    p = core.pos_world_f_core_last_psi
+    d = core.delta_world_f_core_psis
+    core.m_world_f_core_last_psi = (umath.quat_to_matrix(q_at), (p[0] + d[0] * dt, p[1] + d[1] * dt,
+                                                                  p[2] + d[2] * dt))
+    core.impact_sync = (q_at, core.rot_speed)
+    if not core.rot_inertias_are_equal:
+        x, y, z, w = umath.quat_mul((-q_last[0], -q_last[1], -q_last[2], q_last[3]), q_next)
+        k = 2.0 * core.i_delta_time
+        core.rot_speed = f32v(k * math.asin(max(-1.0, min(1.0, x))), k * math.asin(max(-1.0, min(1.0, y))),
+                              k * math.asin(max(-1.0, min(1.0, z))))
+
+
+def undo_synchronize(core) -> None:
+    """4.9: a core that took part but was not pushed gets its rot_speed back."""
+    s = core.impact_sync
+    if s is not None:
+        core.rot_speed = s[1]
+        core.impact_sync = None
+
+
+def reintegrate(env, core, t: float) -> None:
+    """1.4: a pushed core moves with its new velocities from t to the next PSI
+    (calc_next_psi_matrix between PSIs: the plain sine quaternion)."""
+    s = core.impact_sync
+    core.impact_sync = None
+    core.q_world_f_core_next_psi = s[0]
+    rest = env.time_of_next_psi - t
+    state = env.state
+    env.state = 5
+    core.calc_next_psi_matrix(rest, 1.0 / rest)
+    env.state = state
+
+
+# --- 4.2-4.7 the single impact --------------------------------------------------------------
+
+class Trial:
+    """A core's trial velocities in an impact solve (pending pushes included,
+    4.2); a fixed core has none and is never pushed."""
+
+    __slots__ = ("core", "fixed", "r", "v", "w", "R", "last")
+
+    def __init__(self, core, r_cs):
+        self.core = core
+        self.fixed = core.physical_unmoveable
+        self.r = r_cs
+        self.last = None
+        if self.fixed:
+            self.v = (0.0, 0.0, 0.0)
+            self.w = (0.0, 0.0, 0.0)
+            return
+        s = core.speed
+        ds = core.speed_change
+        w = core.rot_speed
+        dw = core.rot_speed_change
+        self.v = (s[0] + ds[0], s[1] + ds[1], s[2] + ds[2])
+        self.w = (w[0] + dw[0], w[1] + dw[1], w[2] + dw[2])
+        self.R = core.m_world_f_core_last_psi[0]
+
+    def surface(self, v=None, w=None):
+        """v + R (w x r) at the lever point."""
+        if self.fixed:
+            return (0.0, 0.0, 0.0)
+        v = self.v if v is None else v
+        w = self.w if w is None else w
+        o = umath.rot_mul_v(self.R, _cross(w, self.r))
+        return (v[0] + o[0], v[1] + o[1], v[2] + o[2])
+
+    def change(self, J: float, d):
+        """(dv, dw) of the impulse J d at the lever point (4.4 push)."""
+        core = self.core
+        im = core.inv_mass
+        ii = core.inv_rot_inertia
+        t = _cross(self.r, umath.rot_t_mul_v(self.R, d))
+        return ((J * d[0] * im, J * d[1] * im, J * d[2] * im),
+                (J * ii[0] * t[0], J * ii[1] * t[1], J * ii[2] * t[2]))
+
+    def push(self, J: float, d) -> None:
+        if self.fixed:
+            return
+        dv, dw = self.change(J, d)
+        self.v = (self.v[0] + dv[0], self.v[1] + dv[1], self.v[2] + dv[2])
+        self.w = (self.w[0] + dw[0], self.w[1] + dw[1], self.w[2] + dw[2])
+        self.last = (dv, dw)
+
+    def undo(self) -> None:
+        if self.fixed or self.last is None:
+            return
+        dv, dw = self.last
+        self.v = (self.v[0] - dv[0], self.v[1] - dv[1], self.v[2] - dv[2])
+        self.w = (self.w[0] - dw[0], self.w[1] - dw[1], self.w[2] - dw[2])
+        self.last = None
+
+    def point_response(self, d) -> float:
+        """|speed change of the lever point| per unit impulse along d."""
+        dv, dw = self.change(1.0, d)
+        o = umath.rot_mul_v(self.R, _cross(dw, self.r))
+        x = (dv[0] + o[0], dv[1] + o[1], dv[2] + o[2])
+        return math.sqrt(_dot(x, x))
+
+
+def approx_cos(phi: float) -> float:
+    """4.4: 1 - phi^2/2 + phi^4/24, stored f32."""
+    p2 = phi * phi
+    return f32(1.0 - p2 * 0.5 + p2 * p2 / 24.0)
+
+
+def _normalize(v):
+    d = math.sqrt(_dot(v, v))
+    if d == 0.0:
+        return v
+    return (v[0] / d, v[1] / d, v[2] / d)
+
+
+class ImpactSolver:
+    """4.2-4.7 for one contact point: A, B in solver order, N from A to B."""
+
+    def __init__(self, cp):
+        fixed1 = cp.core1.physical_unmoveable
+        if fixed1:
+            self.A = Trial(cp.core1, None)
+            self.B = Trial(cp.core0, cp.r_cs[0])
+            n = cp.n
+            self.N = (-n[0], -n[1], -n[2])
+        else:
+            self.A = Trial(cp.core0, cp.r_cs[0])
+            self.B = Trial(cp.core1, cp.r_cs[1])
+            self.N = cp.n
+
+    def u(self):
+        """The relative velocity of B's lever point against A's."""
+        b = self.B.surface()
+        a = self.A.surface()
+        return (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+
+    def push(self, J: float, d) -> None:
+        """A += J d, B -= J d."""
+        self.A.push(J, d)
+        self.B.push(-J, d)
+
+    def undo(self) -> None:
+        self.A.undo()
+        self.B.undo()
+
+    def rescue_push(self, rescue: float, panic: bool) -> None:
+        """4.6 rescue_push(-N, panic): at least the rescue speed of separation."""
+        N = self.N
+        sep = _dot(self.u(), N)
+        if panic and sep > 0.0:
+            sep = 0.0
+        want = rescue - sep
+        if want < 0.0:
+            return
+        k = 0.0
+        for X, s in ((self.B, 1.0), (self.A, -1.0)):
+            if X.fixed:
+                continue
+            dv, dw = X.change(s, N)
+            o = umath.rot_mul_v(X.R, _cross(dw, X.r))
+            k += s * _dot((dv[0] + o[0], dv[1] + o[1], dv[2] + o[2]), N)
+        J = want / (k + 1e-15)
+        if J < 0.0:
+            return
+        self.B.push(J, N)
+        self.A.push(-J, N)
+
+    def solve(self, mu: float, e: float, addon: float, system_pushes: int):
+        """4.3-4.7; returns (u before the impact, the cores actually pushed)."""
+        A = self.A
+        B = self.B
+        N = self.N
+        u = self.u()
+        u_before = u
+        used_e = 1.0 - (1.0 - e) / (INV_HALF_CONSERVATION_STEPS * system_pushes + 1.0)
+        rescue = (MIN_VERTICAL_SPEED_AT_COLLISION + addon) * SAFETY_FACTOR_FOR_DELAY
+        minus_N = (-N[0], -N[1], -N[2])
+        if B.fixed:
+            vm_A = 1.0 / A.point_response(minus_N)
+            vm_B = FIXED_VIRTUAL_MASS_FACTOR * vm_A
+        else:
+            vm_B = 1.0 / B.point_response(N)
+            vm_A = FIXED_VIRTUAL_MASS_FACTOR * vm_B if A.fixed else 1.0 / A.point_response(minus_N)
+        un = _dot(u, N)
+        delaying = True
+        if un > -IMPACT_EPS:
+            self.rescue_push(rescue, True)
+            if system_pushes > 10:
+                delaying = False
+        else:
+            J0 = 2.0 * vm_A * vm_B / (vm_A + vm_B) * (-un)
+            step = IMPACT_STEP_FRACTION * J0
+            se = math.sqrt(used_e)
+            tan_c = mu * (1.0 + se)
+            phi = math.atan(tan_c)
+            cos_c = approx_cos(phi)
+            sin_c = cos_c * tan_c
+            vn = -un
+            give = vn * se + SPEED_ADDON_SYSTEM_IMPACT * math.sqrt(system_pushes)
+            d = _direction(u, N, cos_c, sin_c)
+            count = 0
+            while vn > 0.0 and count < COMPRESSION_STEP_LIMIT:
+                count += 1
+                self.push(step, d)
+                u = self.u()
+                vn = -_dot(u, N)
+                d = _direction(u, N, cos_c, sin_c)
+            # 4.5 restitution, frictionless
+            give += vn
+            if give > 0.0 and count != COMPRESSION_STEP_LIMIT:
+                self.push(1.0, minus_N)
+                s1 = _dot(self.u(), N)
+                ds = s1 + vn
+                J = give / ds if abs(ds) > 1e-4 else 0.0
+                self.undo()
+                self.push(J, minus_N)
+            self.rescue_push(rescue, False)
+        return u_before, self.write_back(vm_A, vm_B, rescue, delaying)
+
+    def write_back(self, vm_A: float, vm_B: float, rescue: float, delaying: bool) -> list:
+        """4.7: anomaly clipping, the delay test, the velocities to the cores."""
+        for X in (self.A, self.B):
+            if not X.fixed:
+                X.v, X.w = _clip(X.core, X.v, X.w)
+        X, Y = (self.A, self.B) if vm_A > vm_B else (self.B, self.A)
+        if delaying and not X.fixed:
+            xs = X.surface(X.core.speed, X.core.rot_speed)
+            ys = Y.surface()
+            rel = (ys[0] - xs[0], ys[1] - xs[1], ys[2] - xs[2]) if Y is self.B else \
+                (xs[0] - ys[0], xs[1] - ys[1], xs[2] - ys[2])
+            closing = -_dot(rel, self.N)
+            if closing < -rescue / SAFETY_FACTOR_FOR_DELAY:
+                _set(Y)
+                c = X.core
+                s = c.speed
+                w = c.rot_speed
+                c.speed_change = f32v(X.v[0] - s[0], X.v[1] - s[1], X.v[2] - s[2])
+                c.rot_speed_change = f32v(X.w[0] - w[0], X.w[1] - w[1], X.w[2] - w[2])
+                return [Y.core] if not Y.fixed else []
+        pushed = []
+        for T in (self.A, self.B):
+            if not T.fixed:
+                _set(T)
+                pushed.append(T.core)
+        return pushed
+
+
+def _set(T: Trial) -> None:
+    c = T.core
+    if T.fixed:
+        return
+    c.speed = f32v(*T.v)
+    c.rot_speed = f32v(*T.w)
+    c.speed_change = (0.0, 0.0, 0.0)
+    c.rot_speed_change = (0.0, 0.0, 0.0)
+
+
+def _clip(core, v, w):
+    """4.7: the anomaly limits of dynamics 9 on trial velocities."""
+    env = core.environment
+    lim = env.anomaly_limits
+    v2 = _dot(v, v)
+    if v2 > lim.max_velocity * lim.max_velocity:
+        k = lim.max_velocity * ANOMALY_V_FACTOR / math.sqrt(v2)
+        v = (v[0] * k, v[1] * k, v[2] * k)
+    wmax = env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi
+    w2 = _dot(w, w)
+    if w2 > wmax * wmax:
+        k = wmax * ANOMALY_W_FACTOR / math.sqrt(w2)
+        w = (w[0] * k, w[1] * k, w[2] * k)
+    return v, w
+
+
+def _direction(u, N, cos_c: float, sin_c: float):
+    """4.4 direction(u, N): u's direction, clipped to the friction cone around -N."""
+    d = _normalize(u)
+    c = _dot(d, N)
+    if c > 0.0:
+        return d
+    if c > -cos_c:
+        t = _normalize((d[0] - c * N[0], d[1] - c * N[1], d[2] - c * N[2]))
+        return (sin_c * t[0] - cos_c * N[0], sin_c * t[1] - cos_c * N[1], sin_c * t[2] - cos_c * N[2])
+    return d
+
+
+def rescue_addon(env, cp) -> float:
+    """4.6 get_rescue_speed_impact: catch up a gap below 1 cm within a PSI,
+    plus the worst-case surface rotation of a non-ball side in 1/200 s; doubled."""
+    idt = env.inv_delta_PSI_time
+    a = 0.0
+    if cp.gap < MIN_COLL_DISTS:
+        a = (MIN_COLL_DISTS - cp.gap) * idt
+    for i, core in cp.movable_sides():
+        side = cp.side0 if i == 0 else cp.side1
+        if side.shape.is_ball:
+            continue
+        w = core.rot_speed
+        a2 = min(_dot(w, w) / (COLL_DETECT_MIN_INV_TIME * COLL_DETECT_MIN_INV_TIME),
+                 ROT_MAX_UNCERTAINTY * ROT_MAX_UNCERTAINTY)
+        a += (1.0 - math.cos(math.sqrt(a2))) * core.upper_limit_radius * idt
+    return 2.0 * a
+
+
+def solve_single_impact(env, cp, addon: float, system_pushes: int):
+    """4.2-4.7 on the contact point's data measured at the impact time."""
+    return ImpactSolver(cp).solve(cp.real_friction_factor, cp.elasticity, addon, system_pushes)
+
+
+# --- 4.8 the impact system -------------------------------------------------------------------
+
+class ImpactSystem:
+    """4.8 IVP_Impact_System: propagation over the contact points of the
+    friction system reachable through pushed bodies (fires no events)."""
+
+    def __init__(self, env, collision, fs, t: float):
+        self.env = env
+        self.collision = collision
+        self.fs = fs
+        self.t = t
+        self.pushed = []
+        self.known = []
+        self.pairs = []
+
+    def coll_distance(self, cp) -> None:
+        """calc_coll_distance: the gap left after one PSI at the current speeds."""
+        cp.test_fresh = True
+        if cp.gap > MAX_DISTANCE_FOR_IMPACT_SYSTEM:
+            cp.reached = 1e20
+            return
+        cp.addon = rescue_addon(self.env, cp)
+        cp.reached = cp.gap - (cp.closing_speed() + 0.5 * cp.addon) * self.env.delta_PSI_time
+
+    def remeasure(self, pair) -> None:
+        """Update the pair's contact points at t; delete the broken ones."""
+        for cp in list(pair.contacts):
+            cp.update(self.t)
+            if cp.broken:
+                self.collision.delete_contact(cp)
+
+    def add_pushed(self, core, except_pair) -> None:
+        if core in self.pushed:
+            return
+        self.pushed.append(core)
+        if self.fs is None or not self.fs.has_core(core):
+            return
+        for pair in list(self.fs.pairs.values()):
+            if pair is except_pair or pair in self.pairs or core not in pair.cores:
+                continue
+            self.remeasure(pair)
+            if pair.contacts:
+                self.pairs.insert(0, pair)
+
+    def run(self, start_cp, pushed, synced) -> None:
+        self.known = list(synced)
+        start_pair = start_cp.pair
+        for core in pushed:
+            self.add_pushed(core, start_pair)
+        if start_pair is not None:
+            self.pairs.insert(0, start_pair)
+            for cp in list(start_pair.contacts):
+                if cp is not start_cp:
+                    cp.update(self.t)
+                    if cp.broken:
+                        self.collision.delete_contact(cp)
+        n = 0
+        while self.loop_once():
+            n += 1
+            if n > MAXIMUM_SYSTEM_PUSH_NUMBER:
                 break
-            s = min(step, -vn / rate)
-            px += dx * s
-            py += dy * s
-            pz += dz * s
-            ux += kx * s
-            uy += ky * s
-            uz += kz * s
-            vn = ux * nx + uy * ny + uz * nz
-            if vn >= 0.0:
-                break
-        # step 5: restitution along the normal
-        target = v_in * math.sqrt(e)
-        if vn < target:
-            s = (target - vn) / nkn
-            px += nx * s
-            py += ny * s
-            pz += nz * s
-            vn = target
-    # step 6: rescue speed, with the addons for a gap already below 0.01 and
-    # for the rotation
-    addon = (COLLISION_DISTANCE - gap) / dt if gap < COLLISION_DISTANCE else 0.0
-    rescue = (RESCUE_SPEED + addon + rotation_uncertainty(sides, dt)) * RESCUE_FACTOR
-    if vn < rescue:
-        s = (rescue - vn) / nkn
-        px += nx * s
-        py += ny * s
-        pz += nz * s
-    if s1 is not None:
-        s1.push(px, py, pz)
-    if s0 is not None:
-        s0.push(-px, -py, -pz)
-    return max(v_in, 0.0)
+        self.finish()
+
+    def loop_once(self) -> bool:
+        best = None
+        best_d = MINIMUM_FRICTION_DIST
+        for pair in self.pairs:
+            if not pair.contacts:
+                continue
+            a, b = pair.cores
+            if a.physical_unmoveable and b.physical_unmoveable:
+                continue
+            for cp in reversed(pair.contacts):
+                if not cp.alive:
+                    continue
+                if not cp.test_fresh:
+                    self.coll_distance(cp)
+                if cp.reached < best_d:
+                    best = cp
+                    best_d = cp.reached
+        if best is None:
+            return False
+        for _, core in best.movable_sides():
+            if core not in self.known:
+                self.known.append(core)
+                synchronize(core, self.t)
+        best.impacts_while_system += 1
+        _, pushed = solve_single_impact(self.env, best, best.addon, best.impacts_while_system)
+        for core in pushed:
+            if core not in self.pushed:
+                self.add_pushed(core, best.pair)
+            elif self.fs is not None and self.fs.has_core(core):
+                for cp in self.fs.core_contacts[id(core)]:
+                    cp.test_fresh = False
+        return True
+
+    def finish(self) -> None:
+        """4.9: undo the unpushed synchronisations, re-integrate the pushed
+        cores, then recompute the events of every pair of a pushed body."""
+        for core in self.known:
+            if core not in self.pushed:
+                undo_synchronize(core)
+        for core in self.pushed:
+            if core.impact_sync is not None:
+                reintegrate(self.env, core, self.t)
+        self.collision.update_events_of_cores(self.pushed)

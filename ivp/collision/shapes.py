@@ -17,11 +17,9 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
-from .narrow import ball_triangle
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
-PRETEST_MARGIN = 1e-9       # a plane pre-test only rejects what is this much beyond its reach
 
 
 class Piece:
@@ -203,29 +201,6 @@ class TriangleGrid:
                 out.append(t)
         return out
 
-    def ball_candidates(self, c, r: float, rng: float, ids, side_ref=None) -> list:
-        """ball_triangle against the triangles ``ids`` (narrow.py), those whose
-        face or edge planes hold the ball beyond reach skipped first: farther
-        than r + rng from the face's plane on the side it started (``side_ref``)
-        or from an edge's plane is farther from the triangle."""
-        cx, cy, cz = c
-        lim = r + rng + PRETEST_MARGIN
-        planes = self.planes
-        out = []
-        for t in ids:
-            nx, ny, nz, nd, ax, ay, az, ad, bx, by, bz, bd, ex, ey, ez, ed = planes[t]
-            s = nx * cx + ny * cy + nz * cz - nd
-            if s > lim or s < -lim:
-                if side_ref is None or (s > 0.0) == (nx * side_ref[0] + ny * side_ref[1] + nz * side_ref[2] > nd):
-                    continue
-            if ax * cx + ay * cy + az * cz - ad > lim or bx * cx + by * cy + bz * cz - bd > lim \
-                    or ex * cx + ey * cy + ez * cz - ed > lim:
-                continue
-            cand = ball_triangle(c, r, self.a[t], self.b[t], self.c[t], self.normal[t], rng, ("t", t), side_ref)
-            if cand is not None:
-                out.append(cand)
-        return out
-
     def piece(self, t: int) -> Piece:
         """Triangle t as a two-sided world Piece (cached)."""
         p = self._pieces.get(t)
@@ -244,7 +219,7 @@ class Shape:
     """
 
     __slots__ = ("obj", "is_ball", "radius", "pieces", "world_pieces", "grid", "lo", "hi",
-                 "serial", "pairs", "soup_cache", "_cache_key", "_cache")
+                 "serial", "mindists", "soup_cache", "_cache_key", "_cache")
 
     def __init__(self, obj, serial: int):
         self.obj = obj
@@ -254,7 +229,7 @@ class Shape:
         self.pieces = []
         self.world_pieces = None
         self.grid = None
-        self.pairs = {}
+        self.mindists = {}
         self.soup_cache = {}
         self._cache_key = None
         self._cache = None
@@ -307,6 +282,19 @@ class Shape:
             hi = np.max(his, axis=0)
         self.lo = lo
         self.hi = hi
+
+    def piece_keys(self) -> list:
+        """Keys of the convex pieces (a ball is one piece; a fixed soup's
+        triangles are reached through its grid, keyed ("t", index))."""
+        if self.is_ball:
+            return [("b", 0)]
+        return [("p", k) for k in range(len(self.pieces))]
+
+    def piece_world(self, key, m):
+        """The piece ``key`` in world space for the core pose m."""
+        if key[0] == "t":
+            return self.grid.piece(key[1])
+        return self.pieces_at(m)[key[1]]
 
     def pieces_at(self, m) -> list:
         """The pieces in world space for the core pose m (cached per pose object)."""

@@ -1,55 +1,60 @@
-"""The collision system: the environment's collision hooks (surfaces-and-contacts 6).
+"""The collision system: the environment's collision hooks (ivp-contacts 1).
 
-Per PSI (spec 6): the contact controllers run inside the sim units (2000,
-600, 0); after integration a collision pass finds, for every awake body,
-the features whose gap falls below 0.01 within the PSI, brings the pair to
-the time of impact, resolves the impact there (spec 5), creates the contact
-point and integrates the pushed cores on to the next PSI.
+Inside a PSI the friction systems run as controllers of the sim units
+(friction.py). After integration (1.2 steps 4-6) every awake body's nearby
+convex pieces get a mindist, measured at the PSI time, whose next collision
+event before the next PSI is queued in the time manager (mindist.py). An
+event that finds the gap below 1.1 cm runs the impact at its own time
+(1.3, 4: impact.py); an impact creates or reuses the feature pair's contact
+point, which joins the friction system from then on (5.2).
 """
 
 from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from .. import umath
-from ..fp import f32, f32v
-from .bodies import Side
+from ..core import MT_NOT_SIM
+from ..fp import f32
+from ..sim_unit import revive_sim_unit
 from .broadphase import MovableSpheres, PoseGrid
-from .contact import ContactPair, ContactPoint, FrictionController, NormalController
-from .geometry import (
-    COLLISION_DISTANCE,
-    CONTACT_DROP_DISTANCE,
-    HANDOVER_COS,
-    IMPACT_SYSTEM_RANGE,
-)
-from .impact import resolve_impact
+from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
+from .friction import ContactPoint, FrictionSystem
+from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
-from .narrow import ball_ball, ball_piece, piece_piece
+from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, update_events
 from .shapes import Shape
 
-MAX_IMPACT_PUSHES = 5000      # spec 5 step 8
-SOUP_QUERY_MARGIN = 0.25      # a grid query is reused while the body stays inside it
-TOUCHING_IMPACT_SPEED = 0.24  # m/s: slower new features of a touching pair need no impact
+BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
+SOUP_QUERY_MARGIN = 0.25     # a grid query is reused while the body stays inside it
 
 
 class CollisionEvent:
-    """Post-collision (spec 5 step 9): the closing speed before the impact."""
+    """4.10 IVP_Event_Collision (post collision): the contact point's sides,
+    its point and normal (side 0 -> side 1), the relative velocity of side 1's
+    surface point against side 0's before the impact, the impact time and the
+    time since the pair's previous impact."""
 
-    __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "speed", "time")
+    __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "speed", "time", "d_time_since_last_collision",
+                 "contact")
 
-    def __init__(self, obj0, obj1, point_ws, normal_ws, speed, time):
-        self.obj0 = obj0
-        self.obj1 = obj1
-        self.point_ws = point_ws
-        self.normal_ws = normal_ws
+    def __init__(self, cp, speed, time, dt_since):
+        self.contact = cp
+        self.obj0 = cp.obj0
+        self.obj1 = cp.obj1
+        self.point_ws = cp.p
+        self.normal_ws = cp.n
         self.speed = speed
         self.time = time
+        self.d_time_since_last_collision = dt_since
+
+    @property
+    def speed_abs(self) -> float:
+        s = self.speed
+        return math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
 
 
 class ContactEvent:
-    """Friction created / deleted (spec 5 step 9): a contact point's birth or death."""
+    """7.1 IVP_Event_Friction (friction created / deleted): a contact point's birth or death."""
 
     __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "contact", "time")
 
@@ -57,71 +62,40 @@ class ContactEvent:
         self.contact = contact
         self.obj0 = contact.obj0
         self.obj1 = contact.obj1
-        self.point_ws = contact.point_ws
-        self.normal_ws = contact.normal_ws
+        self.point_ws = contact.p
+        self.normal_ws = contact.n
         self.time = time
 
 
-class UnitContacts:
-    """A unit's pairs and live contacts in one PSI, and the normal rows the
-    friction solve prepared for the normal solve."""
-
-    __slots__ = ("key", "pairs", "contacts", "prepared")
-
-    def __init__(self, key, pairs, contacts):
-        self.key = key
-        self.pairs = pairs
-        self.contacts = contacts
-        self.prepared = None
+def _ordered(a: Shape, b: Shape):
+    """3.1: a ball pair puts the ball first (two balls: the later one); other
+    pairs keep creation order (the features decide the sides at each measurement)."""
+    if a.is_ball != b.is_ball:
+        return (a, b) if a.is_ball else (b, a)
+    if a.is_ball:
+        return (a, b) if a.serial > b.serial else (b, a)
+    return (a, b) if a.serial < b.serial else (b, a)
 
 
-def _pair_order(a: Shape, b: Shape):
-    """obj0 first: balls before polygons, movable before fixed, then creation order."""
-    ka = (not a.is_ball, a.obj.core.physical_unmoveable, a.serial)
-    kb = (not b.is_ball, b.obj.core.physical_unmoveable, b.serial)
-    return (a, b) if ka <= kb else (b, a)
-
-
-def end_pose(core, dt: float):
-    """The pose at the next PSI after integration (dynamics 8.2)."""
-    p = core.pos_world_f_core_last_psi
-    d = core.delta_world_f_core_psis
-    return (umath.quat_to_matrix(core.q_world_f_core_next_psi),
-            (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt))
-
-
-def reintegrate(core, ts: float, dt: float) -> None:
-    """Integrate a core pushed at ts (0 <= ts <= dt after its PSI) on to the
-    next PSI: the old motion up to ts, the new velocities after it."""
-    rem = dt - ts
-    d = core.delta_world_f_core_psis
-    s = core.speed
-    core.delta_world_f_core_psis = f32v((d[0] * ts + s[0] * rem) / dt, (d[1] * ts + s[1] * rem) / dt,
-                                        (d[2] * ts + s[2] * rem) / dt)
-    q_at = umath.quat_slerp(core.q_world_f_core_last_psi, core.q_world_f_core_next_psi, ts / dt)
-    Q = umath.quat_from_rot_sin(core.rot_speed, rem)
-    core.q_world_f_core_next_psi = umath.quat_normalize_iter(umath.quat_mul(q_at, Q))
-    core.current_speed = f32(math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2]))
+def _speed_of(core) -> float:
+    return core.current_speed + core.max_surface_rot_speed
 
 
 class CollisionSystem:
-    """``env.collision``: shapes, pairs, contacts, impacts, listeners."""
+    """``env.collision``: shapes, mindists, contact points, impacts, listeners."""
 
     def __init__(self, env):
         self.environment = env
         self.movable = []
         self.spheres = MovableSpheres(self.movable)
-        self._pose_grid = None
-        self._unit = UnitContacts(None, [], [])
-        self.contacts_changed = 0
         self.fixed = []
-        self.pairs = {}
         self.serial = 0
-        self.friction_controller = FrictionController(self)
-        self.normal_controller = NormalController(self)
+        self.systems = []
+        self.contact_points = {}         # (serial, serial) -> contact points of the object pair
         self.listeners_collision = []
         self.listeners_contact = []
-        self._fixed_bounds = None
+        self.psi_stamp = 0
+        self._pose_grid = None
 
     # --- listeners and queries -------------------------------------------------
 
@@ -140,14 +114,26 @@ class CollisionSystem:
         self.listeners_contact.remove((listener, obj))
 
     def _fire(self, listeners, method: str, ev) -> None:
-        for listener, obj in list(listeners):
-            if obj is None or obj is ev.obj0 or obj is ev.obj1:
-                getattr(listener, method)(ev)
+        """7.1: global listeners first (last registered first), then side 0's
+        object's, then side 1's."""
+        for want in (None, ev.obj0, ev.obj1):
+            for listener, obj in reversed(list(listeners)):
+                if obj is want:
+                    getattr(listener, method)(ev)
 
     def contacts(self):
         """Every current contact point."""
-        for pair in list(self.pairs.values()):
-            yield from pair.contacts
+        for fs in list(self.systems):
+            yield from fs.contacts
+
+    def mindists(self):
+        """Every mindist (each once)."""
+        seen = set()
+        for s in self.movable:
+            for md in s.mindists.values():
+                if id(md) not in seen:
+                    seen.add(id(md))
+                    yield md
 
     # --- environment hooks ---------------------------------------------------------
 
@@ -165,210 +151,209 @@ class CollisionSystem:
         obj.collision_data = shape
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
-            self._fixed_bounds = None
         else:
             self.spheres.add(shape)
             self._pose_grid = None
 
     def object_deleted(self, obj) -> None:
+        """5.9: silent deletion of the object's contact points (partners are not
+        woken); its mindists go."""
         shape = obj.collision_data
         if shape is None:
             return
-        for pair in list(shape.pairs.values()):
-            other = pair.obj1 if pair.obj0 is obj else pair.obj0
-            self.remove_pair(pair)
-            if not other.core.physical_unmoveable and not other.deleted:
-                other.wake()
+        for md in list(shape.mindists.values()):
+            self._drop_mindist(md)
+        for key in [k for k in self.contact_points if shape.serial in k]:
+            for cp in list(self.contact_points.get(key, ())):
+                self.delete_contact(cp, silent=True)
         if obj.core.physical_unmoveable:
             self.fixed.remove(shape)
         else:
             self.spheres.remove(shape)
             self._pose_grid = None
-        self._fixed_bounds = None
         obj.collision_data = None
 
+    def core_deleted(self, core) -> None:
+        """A friction system's controller learns of a deleted core: its contact
+        points go silently (object_deleted has normally done this already)."""
+        fs = core.friction_system
+        if fs is None:
+            return
+        for cp in list(fs.core_contacts.get(id(core), ())):
+            self.delete_contact(cp, silent=True)
+
     def object_frozen(self, obj) -> None:
-        """Contacts stay while a unit sleeps (they wake with it); the body's
-        bounding sphere stays where it stopped."""
-        if obj.collision_data is not None:
-            self.spheres.rest(obj.collision_data)
+        """6.2: contact points stay; mindists with fixed and frozen partners go."""
+        shape = obj.collision_data
+        if shape is None:
+            return
+        self.spheres.rest(shape)
+        for md in list(shape.mindists.values()):
+            other = md.b if md.a is shape else md.a
+            oc = other.obj.core
+            if oc.physical_unmoveable or oc.movement_state == MT_NOT_SIM:
+                self._drop_mindist(md)
 
     def object_revived(self, obj) -> None:
-        """Nothing to do: grid queries are reused by position, not by time."""
+        """Mindists are rebuilt by the next broad-phase pass (3.2)."""
 
     def begin_psi(self) -> None:
-        """Nothing to prepare: the contact controllers work inside the units."""
+        """Nothing to prepare: the friction systems work inside the units."""
 
     def update_after_controllers(self, sim_unit) -> None:
-        """A unit has run and its cores moved: the pose grid is stale (the
-        mindist recalculation of 6.3 has no other counterpart here)."""
+        """A unit has run and its cores moved: the pose grid is stale."""
         self._pose_grid = None
 
+    # --- 5.2 contact points ----------------------------------------------------------
+
+    def get_or_create_contact_point(self, md: Mindist, keep_unit, t: float):
+        """5.2: the mindist's feature pair's contact point, reused or new."""
+        s0 = md.side0
+        s1 = md.side1
+        key = tuple(sorted((s0.shape.serial, s1.shape.serial)))
+        for cp in self.contact_points.get(key, ()):
+            if (cp.side0.same_as(s0) and cp.side1.same_as(s1)) or (cp.side0.same_as(s1) and cp.side1.same_as(s0)):
+                cp.update(t)
+                return cp, False
+        mu, e = pair_friction_elasticity(s0.shape.obj, s1.shape.obj)
+        cp = ContactPoint(s0, s1, f32(mu), f32(e), t)
+        cp.update(t)
+        cp.init_virt_mass()
+        self.contact_points.setdefault(key, []).append(cp)
+        self._fire(self.listeners_contact, "event_friction_created", ContactEvent(cp, t))
+        c0, c1 = cp.core0, cp.core1
+        if c0.physical_unmoveable:
+            c0, c1 = c1, c0
+        S = c0.friction_system
+        if S is not None:
+            S2 = c1.friction_system
+            if S2 is not None and S2 is not S:
+                self._merge_systems(S, S2)
+            S.add_contact(cp)
+        elif not c1.physical_unmoveable and c1.friction_system is not None:
+            c1.friction_system.add_contact(cp)
+        else:
+            fs = FrictionSystem(self)
+            self.systems.append(fs)
+            fs.add_contact(cp)
+        if not c0.physical_unmoveable and not c1.physical_unmoveable:
+            u0 = c0.sim_unit_of_core
+            u1 = c1.sim_unit_of_core
+            if u0 is not u1:
+                units = [u1, u0] if u1 is keep_unit else [u0, u1]
+                self.environment.sim_unit_manager.merge(units)
+        return cp, True
+
+    def _merge_systems(self, S, S2) -> None:
+        """5.2: every contact point and core of S2 moves into S (pairs rebuilt)."""
+        cps = list(S2.contacts)
+        for cp in cps:
+            S2.remove_contact(cp)
+        self.systems.remove(S2)
+        for cp in reversed(cps):
+            S.add_contact(cp)
+
+    def delete_contact(self, cp: ContactPoint, silent: bool = False) -> None:
+        """5.9 delete_friction_distance."""
+        if not cp.alive:
+            return
+        cp.alive = False
+        for _, core in cp.movable_sides():
+            core.reset_freeze_check_values()
+        fs = cp.system
+        if fs is not None:
+            fs.remove_contact(cp)
+        key = tuple(sorted((cp.side0.shape.serial, cp.side1.shape.serial)))
+        lst = self.contact_points.get(key)
+        if lst is not None:
+            lst.remove(cp)
+            if not lst:
+                del self.contact_points[key]
+        if fs is not None and not fs.contacts and fs in self.systems:
+            self._dissolve(fs)
+        if not silent:
+            self._fire(self.listeners_contact, "event_friction_deleted",
+                       ContactEvent(cp, self.environment.current_time))
+
+    def _dissolve(self, fs) -> None:
+        for core in list(fs.cores):
+            fs.remove_core(core)
+        self.systems.remove(fs)
+
+    def after_static(self, fs) -> None:
+        """5.9, after the static controller: an empty system goes; one whose
+        core pairs fell apart splits."""
+        if fs not in self.systems:
+            return
+        if not fs.contacts:
+            self._dissolve(fs)
+            return
+        if not fs.union_find_necessary:
+            return
+        fs.union_find_necessary = False
+        parts = fs.components()
+        for part in parts[1:]:
+            members = set(map(id, part))
+            cps = [cp for cp in fs.contacts if id(cp.core0) in members or id(cp.core1) in members]
+            for cp in cps:
+                fs.remove_contact(cp)
+            new = FrictionSystem(self)
+            self.systems.append(new)
+            for cp in reversed(cps):
+                new.add_contact(cp)
+            for core in part:
+                core.sim_unit_of_core.changed = True
+
     def revive_partners(self, core) -> bool:
-        """Spec 4: a revived body pulls in its movable resting partners within
-        0.045 (contact points, so the units merge). True when a unit changed."""
+        """5.2 grow_friction_system: a revived core gets contact points to the
+        movable bodies within 0.045 that are in no friction system yet; True
+        when a unit changed (merged)."""
         changed = False
+        t = self.environment.current_time
         for obj in core.objects:
             shape = obj.collision_data
             if shape is None:
                 continue
-            c = core.m_world_f_core_last_psi[1]
-            reach = core.upper_limit_radius + CONTACT_DROP_DISTANCE
             if self._pose_grid is None:
-                self._pose_grid = PoseGrid(self.movable, CONTACT_DROP_DISTANCE)
+                self._pose_grid = PoseGrid(self.movable, MAX_DISTANCE_FOR_FRICTION)
             for other in self._pose_grid.near(core):
                 oc = other.obj.core
-                if other is shape or oc.sim_unit_of_core is core.sim_unit_of_core:
+                if other is shape or oc is core or oc.friction_system is not None:
                     continue
-                a, b = _pair_order(shape, other)
-                if self.pairs.get((a.serial, b.serial)) is not None or not may_collide(a.obj, b.obj):
+                if not may_collide(obj, other.obj):
                     continue
-                p = oc.m_world_f_core_last_psi[1]
-                r = reach + oc.upper_limit_radius
-                if (p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2 + (p[2] - c[2]) ** 2 > r * r:
-                    continue
-                m0 = a.obj.core.m_world_f_core_last_psi
-                m1 = b.obj.core.m_world_f_core_last_psi
-                cands = self._candidates(a, b, m0, m1, CONTACT_DROP_DISTANCE)
-                if not cands:
-                    continue
-                pair = self._get_pair(a, b)
-                t = self.environment.current_time
-                for cand in cands:
-                    self._add_contact(pair, cand, m0, m1, t)
-                changed = True
+                a, b = _ordered(shape, other)
+                for ka in a.piece_keys():
+                    for kb in b.piece_keys():
+                        md = self._mindist(a, ka, b, kb)
+                        md.recalc(t)
+                        if md.len_numerator >= MAX_DISTANCE_FOR_FRICTION:
+                            continue
+                        unit = oc.sim_unit_of_core
+                        _, new = self.get_or_create_contact_point(md, core.sim_unit_of_core, t)
+                        if new:
+                            oc.reset_freeze_check_values()
+                        if oc.sim_unit_of_core is not unit or unit is not core.sim_unit_of_core:
+                            changed = True
         return changed
 
-    # --- pairs and contacts ------------------------------------------------------------
+    # --- 3.2 mindists ----------------------------------------------------------------------
 
-    def _get_pair(self, a: Shape, b: Shape) -> ContactPair:
-        """The pair's controller, created (and its movable cores' units merged) on demand."""
-        key = (a.serial, b.serial)
-        pair = self.pairs.get(key)
-        if pair is None:
-            mu, e = pair_friction_elasticity(a.obj, b.obj)
-            pair = ContactPair(self, a.obj, b.obj, mu, e)
-            self.pairs[key] = pair
-            a.pairs[b.serial] = pair
-            b.pairs[a.serial] = pair
-            mgr = self.environment.sim_unit_manager
-            for core in pair.get_controlled_cores():
-                if self.friction_controller not in core.controllers_of_core:
-                    mgr.add_controller_to_core(self.friction_controller, core)
-                    mgr.add_controller_to_core(self.normal_controller, core)
-            mgr.add_controller(pair)
-        return pair
+    def _mindist(self, a: Shape, ka, b: Shape, kb) -> Mindist:
+        key = (a.serial, ka, b.serial, kb)
+        md = a.mindists.get(key)
+        if md is None:
+            md = Mindist(a, ka, b, kb)
+            a.mindists[key] = md
+            b.mindists[key] = md
+        return md
 
-    def _add_contact(self, pair, cand, m0, m1, t) -> ContactPoint:
-        c = ContactPoint(pair, cand, t)
-        c.make_sides(m0, m1)
-        pair.contacts.append(c)
-        self.contacts_changed += 1
-        self._fire(self.listeners_contact, "event_friction_created", ContactEvent(c, t))
-        return c
-
-    def delete_contact(self, c: ContactPoint) -> None:
-        pair = c.pair
-        self.contacts_changed += 1
-        if c in pair.contacts:
-            pair.contacts.remove(c)
-            self._fire(self.listeners_contact, "event_friction_deleted",
-                       ContactEvent(c, self.environment.current_time))
-        if not pair.contacts:
-            self.remove_pair(pair)
-
-    def remove_pair(self, pair: ContactPair) -> None:
-        """The pair's last contact is gone: detach it (its unit may split)."""
-        a = pair.obj0.collision_data
-        b = pair.obj1.collision_data
-        if self.pairs.pop((a.serial, b.serial), None) is None:
-            return
-        self.contacts_changed += 1
-        for c in list(pair.contacts):
-            pair.contacts.remove(c)
-            self._fire(self.listeners_contact, "event_friction_deleted",
-                       ContactEvent(c, self.environment.current_time))
-        a.pairs.pop(b.serial, None)
-        b.pairs.pop(a.serial, None)
-        self.environment.sim_unit_manager.remove_controller(pair)
-        for shape in (a, b):
-            if not shape.pairs:
-                self.detach_core(shape.obj.core)
-
-    def detach_core(self, core) -> None:
-        """Take the shared friction and normal controllers off a core."""
-        for ctrl in (self.friction_controller, self.normal_controller):
-            if ctrl in core.controllers_of_core:
-                core.controllers_of_core.remove(ctrl)
-                core.sim_unit_of_core.remove_controller_core(ctrl, core)
-
-    def unit_contacts(self, ev, cores) -> "UnitContacts":
-        """The pairs of a unit's cores and their live contacts, gathered once per
-        unit and PSI for controllers 600 and 0 (while no contact comes or goes)."""
-        key = (ev.sim_unit, ev.environment.psi_count, self.contacts_changed)
-        if self._unit.key != key:
-            pairs = self.pairs_of_cores(cores)
-            self._unit = UnitContacts(key, pairs, [c for p in pairs for c in p.contacts if not c.broken])
-        return self._unit
-
-    def pairs_of_cores(self, cores) -> list:
-        """The pairs touching any of the cores, each once, in a stable order."""
-        seen = set()
-        out = []
-        for core in cores:
-            for obj in core.objects:
-                shape = obj.collision_data
-                if shape is None:
-                    continue
-                for pair in shape.pairs.values():
-                    if id(pair) not in seen:
-                        seen.add(id(pair))
-                        out.append(pair)
-        return out
-
-    # --- narrow phase dispatch ------------------------------------------------------------
-
-    def pair_candidates(self, pair, m0, m1, rng) -> list:
-        return self._candidates(pair.obj0.collision_data, pair.obj1.collision_data, m0, m1, rng)
-
-    def _candidates(self, a: Shape, b: Shape, m0, m1, rng, side_ref=None) -> list:
-        """Every feature pair of a and b closer than rng at the poses m0, m1
-        (``side_ref``: where ball a's centre was at the PSI, for two-sided faces)."""
-        out = []
-        c0 = m0[1]
-        if a.is_ball:
-            r = a.radius
-            if b.is_ball:
-                cand = ball_ball(c0, r, m1[1], b.radius, rng)
-                return [cand] if cand is not None else out
-            for k, piece in enumerate(b.pieces_at(m1)):
-                pc = piece.center
-                reach = piece.radius + r + rng
-                if (pc[0] - c0[0]) ** 2 + (pc[1] - c0[1]) ** 2 + (pc[2] - c0[2]) ** 2 <= reach * reach:
-                    cand = ball_piece(c0, r, piece, rng, ("p", k), side_ref)
-                    if cand is not None:
-                        out.append(cand)
-            grid = b.grid
-            if grid is not None:
-                out += grid.ball_candidates(c0, r, rng, self._soup_ids(a, b, c0, r + rng), side_ref)
-            return out
-        pa = a.pieces_at(m0)
-        pb = b.pieces_at(m1)
-        seen = set()
-        for i, PA in enumerate(pa):
-            akey = _piece_key(i)
-            for j, PB in enumerate(pb):
-                if _spheres_apart(PA, PB, rng):
-                    continue
-                _extend_unique(out, seen, piece_piece(PA, PB, akey, _piece_key(j), rng))
-            grid = b.grid
-            if grid is not None:
-                for t in self._soup_ids(a, b, PA.center, PA.radius + rng):
-                    PB = grid.piece(t)
-                    if _spheres_apart(PA, PB, rng):
-                        continue
-                    _extend_unique(out, seen, piece_piece(PA, PB, akey, _soup_key(grid, t), rng))
-        return out
+    def _drop_mindist(self, md: Mindist) -> None:
+        md.alive = False
+        md.event = None
+        key = (md.a.serial, md.ka, md.b.serial, md.kb)
+        md.a.mindists.pop(key, None)
+        md.b.mindists.pop(key, None)
 
     def _soup_ids(self, a: Shape, b: Shape, c, r) -> list:
         """Triangles of b's grid near the sphere (c, r), from a query reused while
@@ -384,21 +369,39 @@ class CollisionSystem:
         a.soup_cache[b.serial] = (c, qr, ids)
         return ids
 
-    # --- the collision pass after integration --------------------------------------------------
+    def _piece_spheres(self, shape: Shape):
+        """(key, centre, radius) of a movable shape's pieces at its PSI pose."""
+        m = shape.obj.core.m_world_f_core_last_psi
+        if shape.is_ball:
+            return [(("b", 0), m[1], shape.radius)]
+        return [(("p", k), p.center, p.radius) for k, p in enumerate(shape.pieces_at(m))]
 
-    def _fixed_boxes(self):
-        if self._fixed_bounds is None:
-            if self.fixed:
-                self._fixed_bounds = (np.array([s.lo for s in self.fixed]), np.array([s.hi for s in self.fixed]))
-            else:
-                self._fixed_bounds = (np.zeros((0, 3)), np.zeros((0, 3)))
-        return self._fixed_bounds
+    def _fixed_pieces(self, shape: Shape, fixed: Shape, c, r):
+        """Keys of the fixed shape's pieces whose bounding spheres meet (c, r)."""
+        out = []
+        if fixed.is_ball:
+            fc = fixed.obj.core.m_world_f_core_last_psi[1]
+            rr = r + fixed.radius
+            if (fc[0] - c[0]) ** 2 + (fc[1] - c[1]) ** 2 + (fc[2] - c[2]) ** 2 <= rr * rr:
+                out.append(("b", 0))
+            return out
+        for k, p in enumerate(fixed.world_pieces):
+            rr = r + p.radius
+            pc = p.center
+            if (pc[0] - c[0]) ** 2 + (pc[1] - c[1]) ** 2 + (pc[2] - c[2]) ** 2 <= rr * rr:
+                out.append(("p", k))
+        if fixed.grid is not None:
+            out += [("t", t) for t in self._soup_ids(shape, fixed, c, r)]
+        return out
 
     def after_integration(self, cores) -> None:
-        """Spec 6.3: broad phase on swept bounding spheres, narrow phase at the
-        next PSI's poses, impacts at their time within the PSI."""
+        """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
+        that could reach coll_dist before the next PSI, none for pieces far
+        away), measured at the PSI time, their next events queued."""
         env = self.environment
         dt = env.delta_PSI_time
+        self.psi_stamp += 1
+        stamp = self.psi_stamp
         awake = []
         for core in cores:
             for obj in core.objects:
@@ -406,173 +409,96 @@ class CollisionSystem:
                     awake.append(obj.collision_data)
         if not awake:
             return
-        poses = {}
+        t = env.current_time
+        reach_of = {}
         centers = []
         radii = []
         for s in awake:
             core = s.obj.core
-            m = end_pose(core, dt)
-            poses[s.serial] = m
-            p0 = core.pos_world_f_core_last_psi
-            p1 = m[1]
-            half = 0.5 * math.sqrt((p1[0] - p0[0]) ** 2 + (p1[1] - p0[1]) ** 2 + (p1[2] - p0[2]) ** 2)
-            centers.append(((p0[0] + p1[0]) * 0.5, (p0[1] + p1[1]) * 0.5, (p0[2] + p1[2]) * 0.5))
-            radii.append(core.upper_limit_radius + half + CONTACT_DROP_DISTANCE)
-        cand_pairs = []
-        lo, hi = self._fixed_boxes()
-        C = np.array(centers)
-        Rr = np.array(radii)
-        if len(lo):
-            hit = np.all((C[:, None, :] + Rr[:, None, None] >= lo[None]) &
-                         (C[:, None, :] - Rr[:, None, None] <= hi[None]), axis=2)
-            for i, j in zip(*np.nonzero(hit)):
-                cand_pairs.append((awake[i], self.fixed[j]))
-        cand_pairs.extend(self.spheres.pairs(awake, centers, radii))
-        impacts = []
-        for s, other in cand_pairs:
-            a, b = _pair_order(s, other)
-            if not may_collide(a.obj, b.obj):
+            reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * _speed_of(core) + BROAD_MARGIN
+            reach_of[s.serial] = reach
+            centers.append(core.m_world_f_core_last_psi[1])
+            radii.append(core.upper_limit_radius + reach)
+        found = []
+        for s in awake:
+            reach = reach_of[s.serial]
+            for ks, c, r in self._piece_spheres(s):
+                for f in self.fixed:
+                    if not may_collide(s.obj, f.obj):
+                        continue
+                    for kf in self._fixed_pieces(s, f, c, r + reach):
+                        found.append((s, ks, f, kf))
+        for s, o in self.spheres.pairs(awake, centers, radii):
+            if not may_collide(s.obj, o.obj):
                 continue
-            m0 = poses.get(a.serial) or a.obj.core.m_world_f_core_last_psi
-            m1 = poses.get(b.serial) or b.obj.core.m_world_f_core_last_psi
-            pair = self.pairs.get((a.serial, b.serial))
-            side_ref = a.obj.core.pos_world_f_core_last_psi if a.is_ball else None
-            for cand in self._candidates(a, b, m0, m1, COLLISION_DISTANCE, side_ref):
-                if pair is not None and _covered(pair, cand):
-                    continue
-                s0 = None if a.obj.core.physical_unmoveable else Side(a.obj.core, m0[0], _sub(cand.point, m0[1]))
-                s1 = None if b.obj.core.physical_unmoveable else Side(b.obj.core, m1[0], _sub(cand.point, m1[1]))
-                vn = _separation_speed(s0, s1, cand.normal)
-                if vn < 0.0:
-                    ts = dt - (COLLISION_DISTANCE - cand.gap) / -vn
-                    ts = min(max(ts, 0.0), dt)
-                    back = -vn * (dt - ts)              # the gap at the time of impact
-                    cand.gap += back
-                    n = cand.normal
-                    p = cand.point
-                    cand.point = (p[0] - n[0] * back * 0.5, p[1] - n[1] * back * 0.5, p[2] - n[2] * back * 0.5)
-                else:
-                    ts = 0.0
-                impacts.append((ts, a.serial, b.serial, len(impacts), a, b, cand, m0, m1))
-        if impacts:
-            impacts.sort(key=lambda x: x[:4])
-            self._run_impacts(impacts, dt)
+            reach = reach_of[s.serial] + reach_of.get(o.serial, COLL_DIST + BROAD_MARGIN)
+            for ks, c, r in self._piece_spheres(s):
+                for ko, oc, orad in self._piece_spheres(o):
+                    rr = r + orad + reach
+                    if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
+                        found.append((s, ks, o, ko))
+        for s, ks, o, ko in found:
+            a, b = _ordered(s, o)
+            ka, kb = (ks, ko) if a is s else (ko, ks)
+            key = (a.serial, ka, b.serial, kb)
+            md = a.mindists.get(key)
+            new = md is None
+            if new:
+                md = self._mindist(a, ka, b, kb)
+            if md.seen == stamp:
+                continue
+            md.seen = stamp
+            md.recalc(t)
+            update_events(env, md, True, HINT_NOW if new else HINT_SMALL_DELAY)
+        for s in awake:
+            for md in list(s.mindists.values()):
+                if md.seen != stamp:
+                    self._drop_mindist(md)
 
-    def _run_impacts(self, impacts, dt: float) -> None:
-        """Spec 5: each impact at its time, its contact point, the post-collision
-        event, then the propagation through the pushed bodies' contacts."""
+    def update_events_of_cores(self, cores) -> None:
+        """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""
         env = self.environment
         t = env.current_time
-        pushes = 0
-        for ts, _, _, _, a, b, cand, m0, m1 in impacts:
-            if a.obj.deleted or b.obj.deleted or a.obj.collision_data is None or b.obj.collision_data is None:
-                continue
-            pair = self.pairs.get((a.serial, b.serial))
-            if pair is not None and _covered(pair, cand):
-                continue
-            touching = pair is not None
-            pair = self._get_pair(a, b)
-            c = self._add_contact(pair, cand, m0, m1, t)
-            if touching and -_separation_speed(c.side0, c.side1, c.normal_ws) < TOUCHING_IMPACT_SPEED:
-                continue        # a new feature of a resting pair: the normal solve takes it
-            speed = resolve_impact(c.side0, c.side1, c.normal_ws, c.gap, pair.mu, pair.e, dt)
-            pushes += 1
-            pushed = [s.core for s in (c.side0, c.side1) if s is not None]
-            for core in pushed:
-                reintegrate(core, ts, dt)
-            self._fire(self.listeners_collision, "event_post_collision",
-                       CollisionEvent(pair.obj0, pair.obj1, c.point_ws, c.normal_ws, speed, t + ts))
-            pushes = self._propagate(pushed, ts, dt, pushes)
-
-    def _propagate(self, pushed, ts: float, dt: float, pushes: int) -> int:
-        """Spec 5 step 8: contacts of pushed bodies within 0.22 that would close
-        below 0.01 within a PSI get an impact too (at most 5000 pushes)."""
-        queue = list(pushed)
-        while queue and pushes < MAX_IMPACT_PUSHES:
-            core = queue.pop()
+        seen = set()
+        for core in cores:
             for obj in core.objects:
                 shape = obj.collision_data
                 if shape is None:
                     continue
-                for pair in list(shape.pairs.values()):
-                    for c in pair.contacts:
-                        if c.broken or c.gap >= IMPACT_SYSTEM_RANGE or (c.side0 is None and c.side1 is None):
-                            continue
-                        vn = _separation_speed(c.side0, c.side1, c.normal_ws)
-                        if vn >= 0.0 or c.gap + vn * dt >= COLLISION_DISTANCE:
-                            continue
-                        resolve_impact(c.side0, c.side1, c.normal_ws, max(c.gap, COLLISION_DISTANCE),
-                                       pair.mu, pair.e, dt)
-                        pushes += 1
-                        for s in (c.side0, c.side1):
-                            if s is not None:
-                                reintegrate(s.core, ts, dt)
-                                if s.core is not core:
-                                    queue.append(s.core)
-                        if pushes >= MAX_IMPACT_PUSHES:
-                            return pushes
-        return pushes
+                for md in list(shape.mindists.values()):
+                    if id(md) in seen:
+                        continue
+                    seen.add(id(md))
+                    md.recalc(t)
+                    update_events(env, md, False, HINT_BIG_DELAY)
 
+    # --- 4.1 the impact ---------------------------------------------------------------------
 
-def _sub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-def _separation_speed(s0, s1, n) -> float:
-    """(v1 - v0) . n at the contact point, pending pushes included."""
-    vx = vy = vz = 0.0
-    if s1 is not None:
-        vx, vy, vz = s1.velocity(True)
-    if s0 is not None:
-        a = s0.velocity(True)
-        vx -= a[0]
-        vy -= a[1]
-        vz -= a[2]
-    return vx * n[0] + vy * n[1] + vz * n[2]
-
-
-def _covered(pair, cand) -> bool:
-    """A candidate of a feature already held by a contact point of the pair
-    (same anchor, normal within 30 degrees) needs no impact."""
-    nx, ny, nz = cand.normal
-    for c in pair.contacts:
-        if c.anchor == cand.anchor:
-            m = c.normal_ws
-            if m[0] * nx + m[1] * ny + m[2] * nz >= HANDOVER_COS:
-                return True
-    return False
-
-
-def _spheres_apart(A, B, rng) -> bool:
-    a = A.center
-    b = B.center
-    r = A.radius + B.radius + rng
-    return (a[0] - b[0]) ** 2 + (a[1] - b[1]) ** 2 + (a[2] - b[2]) ** 2 > r * r
-
-
-def _extend_unique(out, seen, cands) -> None:
-    for c in cands:
-        key = (c.anchor, c.support)
-        if key not in seen:
-            seen.add(key)
-            out.append(c)
-
-
-def _piece_key(k: int):
-    """Feature keys of piece k of a body: vertices, edges and the piece itself."""
-    return lambda x: ("p", k, x)
-
-
-def _soup_key(grid, t: int):
-    """Feature keys of grid triangle t: vertices and edges by the mesh's vertex
-    indices (shared with the neighbours), the face by the triangle."""
-    f = grid.faces[t]
-
-    def key(x):
-        if x is None:
-            return ("t", t)
-        if isinstance(x, tuple):
-            i, j = f[x[0]], f[x[1]]
-            return ("s", min(i, j), max(i, j))
-        return ("s", f[x])
-    return key
+    def do_impact(self, md: Mindist) -> None:
+        """4.1 do_impact at the event time: revive frozen sides, bring both
+        cores to t, the contact point, the impact, its propagation and the
+        post-collision event."""
+        env = self.environment
+        t = env.current_time
+        c0, c1 = md.cores
+        for core in (c0, c1):
+            if not core.physical_unmoveable and core.movement_state == MT_NOT_SIM:
+                revive_sim_unit(env, core.sim_unit_of_core)
+        if md.side0 is None or not md.alive:
+            return
+        synced = []
+        for core in (c0, c1):
+            if not core.physical_unmoveable:
+                synchronize(core, t)
+                synced.append(core)
+        keep_unit = c0.sim_unit_of_core if c1.physical_unmoveable else c1.sim_unit_of_core
+        cp, _ = self.get_or_create_contact_point(md, keep_unit, t)
+        pair = cp.pair
+        dt_since = t - pair.last_impact_time_pair
+        pair.last_impact_time_pair = t
+        addon = rescue_addon(env, cp)
+        u, pushed = solve_single_impact(env, cp, addon, 0)
+        speed = (-u[0], -u[1], -u[2]) if cp.core1.physical_unmoveable else u
+        ImpactSystem(env, self, cp.system, t).run(cp, pushed, synced)
+        self._fire(self.listeners_collision, "event_post_collision",
+                   CollisionEvent(cp, speed, t, f32(dt_since)))

@@ -1,0 +1,670 @@
+"""The friction system (ivp-contacts 5): contact points, their per-PSI update,
+the normal and tangential solves, easing, deletion and splitting.
+
+Every group of touching movable cores (with the fixed cores they touch)
+owns one :class:`FrictionSystem`; its three controllers run on every movable
+core of the group (5.4): the energy controller (2000) updates every contact
+point (5.3), the dynamic friction (600) applies tangential friction (5.6) and
+easing (5.7), the static friction (0) solves the normal forces (5.5) and
+deletes dead contact points (5.9).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..controllers.base import Controller
+from ..fp import f32, f32v
+from .constants import (
+    DESCENDING_SPEEDUP,
+    EASE_EVERY_NTH_PSI,
+    ENERGY_GAIN_ALLOWANCE,
+    FRICTION_DIST,
+    GAUSS_MATRIX_EPS,
+    INEQUALITY_EPS,
+    MAX_ADHESION_GAUSS,
+    MAX_DISTANCE_FOR_FRICTION,
+    MAX_FRICTION_MATRIX,
+    NEGATIVE_PULL_LIMIT,
+    NORMAL_SPEEDUP,
+    P_FLOAT_RES,
+)
+from .lcp import solve_lcp
+from .mindist import side_geometry
+
+
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+def _dot(a, b):
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+def _rt(R, v):
+    """R^T v (world -> core axes)."""
+    return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2], R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
+            R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
+
+
+def _r(R, v):
+    return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2], R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
+            R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
+
+
+def surface_speed(core, r_cs, speed=None, rot_speed=None):
+    """0.1: v + R (w x r) of core at the core-space point r_cs."""
+    v = core.speed if speed is None else speed
+    w = core.rot_speed if rot_speed is None else rot_speed
+    o = _r(core.m_world_f_core_last_psi[0], _cross(w, r_cs))
+    return (v[0] + o[0], v[1] + o[1], v[2] + o[2])
+
+
+def worst_case_inv_virt_mass(core, r_cs) -> float:
+    """5.3 calc_virt_mass_worst_case for one movable side: 1/m + max of the
+    lever terms over the core axes."""
+    x, y, z = r_cs
+    ix, iy, iz = core.inv_rot_inertia
+    return core.inv_mass + max((y * y + z * z) * ix, (x * x + z * z) * iy, (x * x + y * y) * iz)
+
+
+class ContactPoint:
+    """5.1 IVP_Contact_Point with its per-update data ("info")."""
+
+    __slots__ = ("side0", "side1", "obj0", "obj1", "core0", "core1", "span_s", "now_friction_pressure",
+                 "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
+                 "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
+                 "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
+                 "reached", "addon", "alive")
+
+    def __init__(self, side0, side1, mu: float, e: float, t: float):
+        self.side0 = side0
+        self.side1 = side1
+        self.obj0 = side0.shape.obj
+        self.obj1 = side1.shape.obj
+        self.core0 = self.obj0.core
+        self.core1 = self.obj1.core
+        self.span_s = (0.0, 0.0)
+        self.now_friction_pressure = 0.0
+        self.last_gap_len = FRICTION_DIST
+        self.real_friction_factor = mu
+        self.elasticity = e
+        self.inv_virt_mass_no_dir = 0.0
+        self.last_time = t
+        self.needs_recheck = True
+        self.has_negative_pull_since = 0
+        self.system = None
+        self.pair = None
+        self.impacts_while_system = 0
+        self.test_fresh = False
+        self.reached = 1e20
+        self.addon = 0.0
+        self.alive = True
+        self.broken = False
+
+    def __repr__(self) -> str:
+        return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
+                f"{self.side1.feature} gap={self.gap:.4f} N={self.now_friction_pressure:.3f}>")
+
+    @property
+    def point_ws(self):
+        return self.p
+
+    @property
+    def normal_ws(self):
+        return self.n
+
+    def movable_sides(self):
+        """(index, core) of the movable sides."""
+        out = []
+        if not self.core0.physical_unmoveable:
+            out.append((0, self.core0))
+        if not self.core1.physical_unmoveable:
+            out.append((1, self.core1))
+        return out
+
+    def update(self, now: float) -> None:
+        """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi."""
+        self.impacts_while_system = 0
+        self.test_fresh = False
+        s0 = self.side0
+        s1 = self.side1
+        if s0.shape.is_ball:
+            self.needs_recheck = True
+        m0 = self.core0.m_world_f_core_last_psi
+        m1 = self.core1.m_world_f_core_last_psi
+        g = side_geometry(s0, m0, s1, m1, self.needs_recheck)
+        self.needs_recheck = False
+        n = g.n
+        if g.gap is None:                                   # parallel edges (5.3)
+            g.gap = 0.023
+        self.broken = g.broken
+        x0 = float(self.obj0.extra_radius)
+        p = g.p
+        if x0 != 0.0:
+            p = (p[0] + n[0] * x0, p[1] + n[1] * x0, p[2] + n[2] * x0)
+        gap = g.gap - x0 - float(self.obj1.extra_radius)
+        self.gap = f32(gap if gap > 0.0 else 0.0)
+        t0 = g.t0
+        k = math.sqrt(_dot(t0, t0))
+        t0 = (t0[0] / k, t0[1] / k, t0[2] / k) if k > 0.0 else (1.0, 0.0, 0.0)
+        self.n = n
+        self.p = p
+        self.t0 = t0
+        self.t1 = _cross(n, t0)
+        inv_vm = 0.0
+        r_cs = [None, None]
+        rxn = [None, None]
+        w = [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
+        for i, core in self.movable_sides():
+            R, vv = core.m_world_f_core_last_psi
+            r = f32v(*_rt(R, (p[0] - vv[0], p[1] - vv[1], p[2] - vv[2])))
+            c = _cross(r, _rt(R, n))
+            r_cs[i] = r
+            rxn[i] = c
+            w[i] = surface_speed(core, r)
+            ii = core.inv_rot_inertia
+            inv_vm += core.inv_mass + c[0] * c[0] * ii[0] + c[1] * c[1] * ii[1] + c[2] * c[2] * ii[2]
+        self.r_cs = r_cs
+        self.rxn = rxn
+        self.inv_vm = inv_vm
+        dt = now - self.last_time
+        self.last_time = now
+        if dt != 0.0:
+            u = (w[0][0] - w[1][0], w[0][1] - w[1][1], w[0][2] - w[1][2])
+            sa, sb = self.span_s
+            self.span_s = (f32(sa - _dot(u, t0) * dt), f32(sb - _dot(u, self.t1) * dt))
+
+    def init_virt_mass(self) -> None:
+        """5.3: 1/vm of the worst case, computed once at creation."""
+        vms = [1.0 / worst_case_inv_virt_mass(c, self.r_cs[i]) for i, c in self.movable_sides()]
+        if len(vms) == 2:
+            vm = vms[0] * vms[1] / (vms[0] + vms[1])
+        else:
+            vm = vms[0]
+        self.inv_virt_mass_no_dir = f32(1.0 / vm)
+
+    def closing_speed(self) -> float:
+        """5.5: (v0 n + w0 (r x n)0) - (v1 n + w1 (r x n)1), current velocities."""
+        n = self.n
+        s = 0.0
+        for i, core in self.movable_sides():
+            v = core.speed
+            w = core.rot_speed
+            c = self.rxn[i]
+            x = v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * c[0] + w[1] * c[1] + w[2] * c[2]
+            s += x if i == 0 else -x
+        return s
+
+    def apply_impulse(self, j: float, asynchronous: bool = False) -> None:
+        """apply_impulse: side 0's core gets -j n at its lever, side 1's +j n."""
+        n = self.n
+        for i, core in self.movable_sides():
+            k = -j if i == 0 else j
+            imp = f32v(n[0] * k, n[1] * k, n[2] * k)
+            imp_cs = _rt(core.m_world_f_core_last_psi[0], imp)
+            if asynchronous:
+                core.async_push_core(self.r_cs[i], imp_cs, imp)
+            else:
+                core.push_core(self.r_cs[i], imp_cs, imp)
+
+
+def desired_separation(gap: float, closing: float) -> float:
+    """5.5 desired(g, closing) = closing + (0.02 - g) k."""
+    k = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
+    return closing + (FRICTION_DIST - gap) * k
+
+
+class CorePair:
+    """5.1 IVP_Friction_Core_Pair."""
+
+    __slots__ = ("cores", "contacts", "next_ease_nr_psi", "integrated_anti_energy", "last_impact_time_pair")
+
+    def __init__(self, c0, c1):
+        self.cores = (c0, c1)
+        self.contacts = []
+        self.next_ease_nr_psi = 1
+        self.integrated_anti_energy = 0.0
+        self.last_impact_time_pair = -1000.0
+
+
+def pair_key(c0, c1):
+    a, b = id(c0), id(c1)
+    return (a, b) if a < b else (b, a)
+
+
+class _Handle(Controller):
+    """One of a friction system's three controllers (5.4), on every movable core."""
+
+    links_cores = True
+
+    def __init__(self, system):
+        self.system = system
+
+    def get_controlled_cores(self) -> list:
+        return list(self.system.movable)
+
+    def core_is_going_to_be_deleted_event(self, core) -> None:
+        self.system.collision.core_deleted(core)
+
+
+class EnergyHandle(_Handle):
+    """Priority 2000: update every contact point (5.3), anti-energy (5.8)."""
+
+    priority = 2000
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        fs = self.system
+        now = ev.environment.current_time
+        for pair in fs.pairs.values():
+            anti = 0.0
+            for cp in pair.contacts:
+                old = cp.last_gap_len
+                cp.update(now)
+                cp.last_gap_len = cp.gap
+                anti += cp.now_friction_pressure * (old - cp.gap)
+            if anti > 0.0 and len(fs.contacts) > 1:
+                pair.integrated_anti_energy += anti
+
+
+class DynamicHandle(_Handle):
+    """Priority 600: tangential friction (5.6), easing (5.7)."""
+
+    priority = 600
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        fs = self.system
+        dt = ev.delta_time
+        if len(fs.contacts) <= 1:
+            for cp in fs.contacts:
+                lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
+                tangential_friction(cp, lam * dt * dt, dt)
+            return
+        for pair in reversed(list(fs.pairs.values())):
+            L = sum(cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
+                    for cp in pair.contacts) * dt * dt
+            for cp in reversed(pair.contacts):
+                gain = tangential_friction(cp, L, dt)
+                if gain > 0.0:
+                    pair.integrated_anti_energy += gain
+            pair.next_ease_nr_psi -= 1
+            if pair.next_ease_nr_psi <= 0:
+                pair.next_ease_nr_psi = EASE_EVERY_NTH_PSI
+                ease(pair)
+
+
+class StaticHandle(_Handle):
+    """Priority 0: the normal solve (5.5), deletion and splitting (5.9)."""
+
+    priority = 0
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        fs = self.system
+        col = fs.collision
+        dt = ev.delta_time
+        idt = 1.0 / dt
+        if len(fs.contacts) <= 1:
+            for cp in list(fs.contacts):
+                j = desired_separation(cp.gap, cp.closing_speed()) / cp.inv_vm if cp.inv_vm > 0.0 else 0.0
+                if j > 0.0:
+                    cp.now_friction_pressure = f32(j * idt)
+                    cp.apply_impulse(j)
+                else:
+                    cp.now_friction_pressure = 0.0
+                if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
+                    col.delete_contact(cp)
+        else:
+            normal_solve_multi(fs, ev.environment, dt, idt)
+        col.after_static(fs)
+
+
+def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
+    """5.6 for one contact point with spring limit L; returns the spring-energy
+    increase (multi-contact bookkeeping)."""
+    sa, sb = cp.span_s
+    s2 = sa * sa + sb * sb
+    if s2 > L * L + P_FLOAT_RES:
+        s = math.sqrt(s2)
+        k = L / s
+        sa, sb = f32(sa * k), f32(sb * k)
+        cp.span_s = (sa, sb)
+        cp.needs_recheck = True
+    mu = cp.real_friction_factor
+    N = cp.now_friction_pressure
+    cap = N * mu * dt
+    if cap < P_FLOAT_RES:
+        return 0.0
+    d = (cp.t0, cp.t1)
+    p = cp.p
+    K00 = K01 = K11 = 0.0
+    u0 = u1 = 0.0
+    gs = []
+    for i, core in cp.movable_sides():
+        R, vv = core.m_world_f_core_last_psi
+        rel = f32v(p[0] - vv[0], p[1] - vv[1], p[2] - vv[2])
+        g0 = _rt(R, _cross(rel, d[0]))
+        g1 = _rt(R, _cross(rel, d[1]))
+        ii = core.inv_rot_inertia
+        im = core.inv_mass
+        K00 += ii[0] * g0[0] * g0[0] + ii[1] * g0[1] * g0[1] + ii[2] * g0[2] * g0[2] + im
+        K01 += ii[0] * g0[0] * g1[0] + ii[1] * g0[1] * g1[1] + ii[2] * g0[2] * g1[2]
+        K11 += ii[0] * g1[0] * g1[0] + ii[1] * g1[1] * g1[1] + ii[2] * g1[2] * g1[2] + im
+        sign = 1.0 if i == 0 else -1.0
+        w = core.rot_speed
+        v = core.speed
+        u0 += sign * (_dot(w, g0) + _dot(v, d[0]))
+        u1 += sign * (_dot(w, g1) + _dot(v, d[1]))
+        gs.append((i, core, g0, g1))
+    idt = 1.0 / dt
+    a0 = sa * idt - u0
+    a1 = sb * idt - u1
+    det = K00 * K11 - K01 * K01
+    if det == 0.0:
+        return 0.0
+    x0 = (K11 * a0 - K01 * a1) / det
+    x1 = (K00 * a1 - K01 * a0) / det
+    xl = math.sqrt(x0 * x0 + x1 * x1)
+    if xl > cap:
+        k = cap / xl
+        x0 *= k
+        x1 *= k
+    t0, t1 = d
+    for i, core, g0, g1 in gs:
+        sign = 1.0 if i == 0 else -1.0
+        imp = f32v(sign * (x0 * t0[0] + x1 * t1[0]), sign * (x0 * t0[1] + x1 * t1[1]),
+                   sign * (x0 * t0[2] + x1 * t1[2]))
+        R = core.m_world_f_core_last_psi[0]
+        core.push_core(cp.r_cs[i], _rt(R, imp), imp)
+    return 0.5 * math.sqrt((x0 * x0 + x1 * x1) * dt * dt * s2)
+
+
+def ease(pair: CorePair) -> None:
+    """5.7: the spring components along the line joining two contact points
+    with parallel normals are pulled towards their mean."""
+    cps = pair.contacts
+    n = len(cps)
+    f = 1.0 / (n + 1e-10)
+    diff = [[0.0, 0.0, 0.0] for _ in cps]
+    for i in range(n - 1):
+        a = cps[i]
+        for j in range(i + 1, n):
+            b = cps[j]
+            if abs(abs(_dot(a.n, b.n)) - 1.0) >= 1e-3:
+                continue
+            sgn = 1.0 if b.core0 is a.core0 else -1.0
+            c = (b.p[0] - a.p[0], b.p[1] - a.p[1], b.p[2] - a.p[2])
+            cl = math.sqrt(_dot(c, c))
+            if cl == 0.0:
+                continue
+            c = (c[0] / cl, c[1] / cl, c[2] / cl)
+            Si = _spring_world(a)
+            Sj = _spring_world(b)
+            ka = _dot(c, Sj)
+            kb = sgn * _dot(c, Si)
+            mean = 0.5 * (ka + kb)
+            for k in range(3):
+                diff[j][k] += f * (mean - ka) * c[k]
+                diff[i][k] += f * sgn * (mean - kb) * c[k]
+    for cp, dv in zip(cps, diff):
+        sa, sb = cp.span_s
+        cp.span_s = (f32(sa + _dot(dv, cp.t0)), f32(sb + _dot(dv, cp.t1)))
+
+
+def _spring_world(cp):
+    sa, sb = cp.span_s
+    return (sa * cp.t0[0] + sb * cp.t1[0], sa * cp.t0[1] + sb * cp.t1[1], sa * cp.t0[2] + sb * cp.t1[2])
+
+
+# --- 5.5 several contacts -----------------------------------------------------------------
+
+def response_matrix(cps) -> np.ndarray:
+    """5.5: A[j, i] = the change of contact j's separation speed per unit
+    normal impulse at contact i (symmetric; A_ii = inv_vm_i)."""
+    n = len(cps)
+    A = np.zeros((n, n))
+    parts = []                      # per contact: {core id: (sign, rxn, inv I rxn, core)}
+    for cp in cps:
+        d = {}
+        for i, core in cp.movable_sides():
+            c = cp.rxn[i]
+            ii = core.inv_rot_inertia
+            d[id(core)] = (-1.0 if i == 0 else 1.0, c, (ii[0] * c[0], ii[1] * c[1], ii[2] * c[2]), core)
+        parts.append(d)
+    for i in range(n):
+        pi = parts[i]
+        ni = cps[i].n
+        for j in range(i, n):
+            pj = parts[j]
+            nj = cps[j].n
+            s = 0.0
+            for k, (si, ci, ici, core) in pi.items():
+                q = pj.get(k)
+                if q is None:
+                    continue
+                sj, cj, _, _ = q
+                s += si * sj * (_dot(ni, nj) * core.inv_mass + _dot(ici, cj))
+            A[i, j] = s
+            A[j, i] = s
+    return A
+
+
+def gauss_solve(A, b):
+    """5.5's Gauss elimination with column pivoting: a pivot below 1e-9 skips
+    its column; a zero row with |rhs| < 1e-6 gives 0, else None (failure)."""
+    n = len(b)
+    M = np.hstack([A.astype(float), b.reshape(-1, 1).astype(float)])
+    row_of_col = [-1] * n
+    r = 0
+    for c in range(n):
+        if r >= n:
+            break
+        p = r + int(np.argmax(np.abs(M[r:, c])))
+        if abs(M[p, c]) < GAUSS_MATRIX_EPS:
+            continue
+        if p != r:
+            M[[r, p]] = M[[p, r]]
+        M[r] /= M[r, c]
+        for k in range(n):
+            if k != r and M[k, c] != 0.0:
+                M[k] -= M[k, c] * M[r]
+        row_of_col[c] = r
+        r += 1
+    for k in range(r, n):
+        if abs(M[k, n]) >= 1e-6:
+            return None
+    x = np.zeros(n)
+    for c in range(n):
+        if row_of_col[c] >= 0:
+            x[c] = M[row_of_col[c], n]
+    return x
+
+
+def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
+    """5.5 do_friction_system: deletion, Gauss on the active set, else the
+    complementarity solve, async impulses, the energy check."""
+    col = fs.collision
+    fs.contacts.sort(key=lambda cp: cp.has_negative_pull_since)      # stable
+    for cp in list(fs.contacts):
+        if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
+            col.delete_contact(cp)
+    cps = list(fs.contacts)
+    if not cps:
+        return
+    if len(cps) > MAX_FRICTION_MATRIX:
+        for core in fs.movable:
+            core.fast_piling_allowed = True
+            core.speed = (0.0, 0.0, 0.0)
+            core.rot_speed = (0.0, 0.0, 0.0)
+        return
+    n = len(cps)
+    b = np.array([desired_separation(cp.gap, cp.closing_speed()) for cp in cps])
+    A = response_matrix(cps)
+    da = float(A.diagonal().max())
+    db = float(np.abs(b).max())
+    if da <= 0.0:
+        return
+    if db == 0.0:
+        db = 1.0
+    An = A / da
+    bn = b / db
+    scale = db / da
+    active = np.array([cp.has_negative_pull_since != 0 for cp in cps])
+    x = None
+    g = math.sqrt(sum(c * c for c in env.gravity))
+    if active.any():
+        xa = gauss_solve(An[np.ix_(active, active)], bn[active])
+        if xa is not None:
+            xt = np.zeros(n)
+            xt[active] = xa
+            ok = all(xt[i] * scale * cps[i].inv_vm >= MAX_ADHESION_GAUSS * g for i in np.nonzero(active)[0])
+            if ok:
+                w = An @ xt
+                ok = all(w[j] + INEQUALITY_EPS * abs(bn[j]) >= bn[j] for j in np.nonzero(~active)[0])
+            if ok:
+                x = xt
+    if x is None:
+        x = solve_lcp(An, -bn, active)
+    if x is None:
+        return
+    x = x * scale
+    movable = fs.movable
+    before = _kinetic_energy(movable)
+    for cp, xi in zip(cps, x.tolist()):
+        if xi > 0.0:
+            cp.has_negative_pull_since = -1 if cp.has_negative_pull_since >= 0 else cp.has_negative_pull_since - 1
+            cp.apply_impulse(xi, asynchronous=True)
+        elif xi == 0.0:
+            cp.has_negative_pull_since = 0
+        else:
+            cp.has_negative_pull_since += 1
+            if cp.has_negative_pull_since > NEGATIVE_PULL_LIMIT:
+                cp.has_negative_pull_since = 0
+            cp.apply_impulse(xi, asynchronous=True)
+        cp.now_friction_pressure = f32(max(xi, 0.0) * idt)
+    after = _kinetic_energy(movable)
+    if after > before + sum(c.mass for c in movable) * ENERGY_GAIN_ALLOWANCE:
+        for core in movable:
+            core.speed_change = (0.0, 0.0, 0.0)
+            core.rot_speed_change = (0.0, 0.0, 0.0)
+    else:
+        for core in movable:
+            core.commit_all_async_pushs()
+
+
+def _kinetic_energy(cores) -> float:
+    """Sum of 1/2 m v^2 + 1/2 I w^2 with the pending changes included."""
+    e = 0.0
+    for c in cores:
+        v = c.speed
+        dv = c.speed_change
+        w = c.rot_speed
+        dw = c.rot_speed_change
+        I = c.rot_inertia
+        vx, vy, vz = v[0] + dv[0], v[1] + dv[1], v[2] + dv[2]
+        wx, wy, wz = w[0] + dw[0], w[1] + dw[1], w[2] + dw[2]
+        e += 0.5 * c.mass * (vx * vx + vy * vy + vz * vz)
+        e += 0.5 * (I[0] * wx * wx + I[1] * wy * wy + I[2] * wz * wz)
+    return e
+
+
+class FrictionSystem:
+    """5.1 IVP_Friction_System: contact points (newest first), all cores and the
+    movable ones, core pairs, and the three controllers."""
+
+    def __init__(self, collision):
+        self.collision = collision
+        self.contacts = []
+        self.cores = []
+        self.movable = []
+        self.pairs = {}
+        self.core_contacts = {}          # id(core) -> its contact points in this system
+        self.union_find_necessary = False
+        self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
+
+    def has_core(self, core) -> bool:
+        return id(core) in self.core_contacts
+
+    def add_core(self, core) -> None:
+        """A core joins the system; a movable one gets the three controllers (5.2)."""
+        if id(core) in self.core_contacts:
+            return
+        self.core_contacts[id(core)] = []
+        self.cores.append(core)
+        if core.physical_unmoveable:
+            return
+        self.movable.append(core)
+        mgr = core.environment.sim_unit_manager
+        for h in self.handles:
+            mgr.add_controller_to_core(h, core)
+        core.friction_system = self
+
+    def remove_core(self, core) -> None:
+        """A core leaves the system; a movable one loses the controllers and its
+        unit is flagged for a split (5.9)."""
+        if self.core_contacts.pop(id(core), None) is None:
+            return
+        self.cores.remove(core)
+        if core.physical_unmoveable:
+            return
+        self.movable.remove(core)
+        for h in self.handles:
+            if h in core.controllers_of_core:
+                core.controllers_of_core.remove(h)
+                core.sim_unit_of_core.remove_controller_core(h, core)
+        core.sim_unit_of_core.changed = True
+        if getattr(core, "friction_system", None) is self:
+            core.friction_system = None
+
+    def add_contact(self, cp: ContactPoint) -> None:
+        """The contact point at the front of the list, in its core pair."""
+        self.add_core(cp.core0)
+        self.add_core(cp.core1)
+        cp.system = self
+        self.contacts.insert(0, cp)
+        self.core_contacts[id(cp.core0)].append(cp)
+        self.core_contacts[id(cp.core1)].append(cp)
+        key = pair_key(cp.core0, cp.core1)
+        pair = self.pairs.get(key)
+        if pair is None:
+            pair = self.pairs[key] = CorePair(cp.core0, cp.core1)
+        pair.contacts.append(cp)
+        cp.pair = pair
+
+    def remove_contact(self, cp: ContactPoint) -> None:
+        """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
+        self.contacts.remove(cp)
+        pair = cp.pair
+        pair.contacts.remove(cp)
+        if not pair.contacts:
+            del self.pairs[pair_key(*pair.cores)]
+            self.union_find_necessary = True
+        for core in (cp.core0, cp.core1):
+            lst = self.core_contacts.get(id(core))
+            if lst is None:
+                continue
+            lst.remove(cp)
+            if not lst:
+                self.remove_core(core)
+        cp.system = None
+
+    def components(self) -> list:
+        """5.9: the core pairs' connected parts, fixed cores not connecting."""
+        parent = {id(c): id(c) for c in self.movable}
+
+        def find(x):
+            while parent[x] != x:
+                parent[x] = parent[parent[x]]
+                x = parent[x]
+            return x
+
+        for pair in self.pairs.values():
+            a, b = pair.cores
+            if a.physical_unmoveable or b.physical_unmoveable:
+                continue
+            parent[find(id(a))] = find(id(b))
+        groups = {}
+        for c in self.movable:
+            groups.setdefault(find(id(c)), []).append(c)
+        return list(groups.values())

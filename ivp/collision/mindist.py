@@ -1,0 +1,303 @@
+"""Mindists: tracked pairs of nearby convex pieces, their measurement and
+their collision events (ivp-contacts 3).
+
+A mindist holds one convex piece of each of two objects (a ball is one
+piece). Measuring it (3.3) finds the sorted closest feature pair and the gap;
+after each PSI and after each impact it predicts the first time before the
+next PSI at which the gap reaches coll_dist (3.5) and queues an event for it
+in the time manager; the event re-measures the pair and, when the gap is
+below coll_dist + 0.001, runs the impact (3.6, impact.py).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .constants import (
+    COLL_DIST,
+    EVENT_RASTER,
+    EVENT_RASTER_STEPS,
+    HULL_LOOK_AHEAD_PSIS,
+    MINDIST_CHANGE_FORCE_DIST,
+    NEAR_NOW,
+    NOT_APPROACHING_EPS,
+    REAL_COLL_DIST,
+    ROOT_MAX_ITERATIONS,
+    ROOT_TOLERANCE,
+)
+from .features import (
+    KIND_RANK,
+    ball_piece_closest,
+    feature_points,
+    pair_geometry,
+    piece_piece_closest,
+)
+
+HINT_NOW = 0
+HINT_SMALL_DELAY = 1
+HINT_BIG_DELAY = 2
+
+COLL_TYPE_COLLISION = 0x00      # the low nibble of a real collision event (0.3)
+
+
+class Side:
+    """One side of a mindist or contact point: the shape, its piece key and the
+    feature (kind, index) on that piece."""
+
+    __slots__ = ("shape", "piece_key", "feature")
+
+    def __init__(self, shape, piece_key, feature):
+        self.shape = shape
+        self.piece_key = piece_key
+        self.feature = feature
+
+    def same_as(self, other) -> bool:
+        """5.2 is_same_as: same object, piece and feature (an edge in either direction)."""
+        return (self.shape is other.shape and self.piece_key == other.piece_key
+                and self.feature == other.feature)
+
+
+def core_pose(core, t: float):
+    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose)."""
+    return core.get_m_world_f_core_PSI(t)
+
+
+def world_feature(side: Side, m):
+    """The side's feature in world coordinates for its core pose m."""
+    shape = side.shape
+    if shape.is_ball:
+        return m[1]
+    return feature_points(shape.piece_world(side.piece_key, m), side.feature, None)
+
+
+def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
+    """pair_geometry of two sides at the core poses m0, m1."""
+    return pair_geometry(s0.feature[0], world_feature(s0, m0), s1.feature[0], world_feature(s1, m1), check)
+
+
+class Mindist:
+    """3.1: two pieces (``a``: shape and piece key, ``b`` likewise; a ball is
+    always ``a``), the last measurement (sorted sides, gap = len_numerator,
+    contact_plane) and the queued event."""
+
+    __slots__ = ("a", "ka", "b", "kb", "side0", "side1", "len_numerator", "geom", "sum_extra_radius",
+                 "coll_type", "event", "alive", "seen", "prev")
+
+    def __init__(self, a, ka, b, kb):
+        self.a = a
+        self.ka = ka
+        self.b = b
+        self.kb = kb
+        self.side0 = None
+        self.side1 = None
+        self.len_numerator = math.inf
+        self.geom = None
+        self.sum_extra_radius = float(a.obj.extra_radius) + float(b.obj.extra_radius)
+        self.coll_type = COLL_TYPE_COLLISION
+        self.event = None
+        self.alive = True
+        self.seen = 0
+        self.prev = None
+
+    @property
+    def cores(self):
+        return self.side0.shape.obj.core, self.side1.shape.obj.core
+
+    def recalc(self, t: float) -> None:
+        """3.3: the closest features and the gap at time t."""
+        a = self.a
+        b = self.b
+        ma = core_pose(a.obj.core, t)
+        mb = core_pose(b.obj.core, t)
+        if a.is_ball:
+            if b.is_ball:
+                s0 = Side(a, self.ka, ("B", 0))
+                s1 = Side(b, self.kb, ("B", 0))
+            else:
+                piece = b.piece_world(self.kb, mb)
+                fb = ball_piece_closest(ma[1], piece, self.prev)
+                self.prev = fb
+                s0 = Side(a, self.ka, ("B", 0))
+                s1 = Side(b, self.kb, fb)
+            m0, m1 = ma, mb
+        else:
+            pa = a.piece_world(self.ka, ma)
+            pb = b.piece_world(self.kb, mb)
+            fa, fb, _ = piece_piece_closest(pa, pb, self.prev)
+            self.prev = (fa, fb)
+            if KIND_RANK[fb[0]] < KIND_RANK[fa[0]]:
+                s0, s1, m0, m1 = Side(b, self.kb, fb), Side(a, self.ka, fa), mb, ma
+            else:
+                s0, s1, m0, m1 = Side(a, self.ka, fa), Side(b, self.kb, fb), ma, mb
+        g = side_geometry(s0, m0, s1, m1, False)
+        if g.gap is None:                       # parallel edges: 5.3's degenerate value
+            g.gap = 0.0
+        self.side0 = s0
+        self.side1 = s1
+        self.geom = g
+        self.len_numerator = g.gap - self.sum_extra_radius
+
+    # --- 3.5 events ------------------------------------------------------------------
+
+    def value(self, t: float) -> float:
+        """3.5's collision value f(t) of the current features on the poses at t:
+        the signed plane distance (xF), the line distance (xK), the point
+        distance (xP, BB) or the signed line-line distance (KK)."""
+        c0, c1 = self.cores
+        g = side_geometry(self.side0, core_pose(c0, t), self.side1, core_pose(c1, t), False)
+        if g.gap is None:
+            return self.geom.gap
+        if self.side0.feature[0] == "K" and self.side1.feature[0] == "K":
+            n = self.geom.n
+            if g.n[0] * n[0] + g.n[1] * n[1] + g.n[2] * n[2] < 0.0:
+                return -g.gap
+        return g.gap
+
+    def bounds(self):
+        """3.5: (threshold, real bound) of the value function."""
+        k0 = self.side0.feature[0]
+        k1 = self.side1.feature[0]
+        sx = self.sum_extra_radius
+        thr = COLL_DIST + sx
+        if k0 == "K" and k1 == "K":
+            return COLL_DIST, REAL_COLL_DIST
+        if k1 == "K":
+            return thr, REAL_COLL_DIST + 0.9 * sx
+        return thr, REAL_COLL_DIST + 0.5 * sx
+
+
+def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
+    """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
+    c0, c1 = md.cores
+    wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
+    md.event = None
+    dt = env.delta_PSI_time
+    if md.len_numerator > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:
+        return
+    n = md.geom.n
+    s0 = c0.speed
+    s1 = c1.speed
+    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
+    mcs = proj
+    for c in (c0, c1):
+        a = c.rotation_axis_world
+        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
+        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * c.max_surface_rot_speed
+    if mcs < NOT_APPROACHING_EPS:
+        return
+    t_now = env.current_time
+    t_max = env.time_of_next_psi
+    if md.len_numerator >= COLL_DIST + (t_max - t_now) * mcs:
+        return
+    t_ev = event_search(md, mcs, t_now, t_max)
+    if t_ev is None:
+        return
+    if t_ev - t_now < NEAR_NOW:
+        if hint == HINT_NOW:
+            t_ev = t_now
+        else:
+            m = md.len_numerator - REAL_COLL_DIST
+            if hint == HINT_BIG_DELAY:
+                t_ev = t_now + (m / wc + 1e-4 * dt if m >= 1e-12 and wc > 0.0 else 1e-3 * dt)
+            else:
+                t_ev = t_now + (0.1 * m / wc + 1e-7 * dt if m >= 1e-12 and wc > 0.0 else 1e-5 * dt)
+            if t_ev >= t_max:
+                return
+    ev = MindistEvent(md)
+    md.event = ev
+    md.coll_type = COLL_TYPE_COLLISION
+    env.time_manager.insert(ev, t_ev)
+
+
+def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
+    """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
+    the value reaches the threshold, or None."""
+    thr, real = md.bounds()
+    f = md.value
+    v_now = f(t_now)
+    if v_now > thr:
+        return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max)
+    t0 = t_now
+    v0 = v_now
+    while t0 < t_max:
+        step = max(0.0, (v0 - real) / dev)
+        if t0 + step > t_max:
+            step = t_max - t0 + 1e-8
+        n = max(1, int(step * 200.0))
+        t1 = t0 + n * EVENT_RASTER
+        v1 = f(t1)
+        if v1 > thr:
+            return None if t1 > t_max else _first_crossing(f, thr, dev, t1, v1, t_now, t_max)
+        if v1 <= v_now:
+            return t0
+        t0 = t1
+        v0 = v1
+    return None
+
+
+def _first_crossing(f, thr, dev, t0, v0, t_now, t_max):
+    """3.5: bracket the crossing on the 1/200 s raster (at most 20 steps from
+    t_now), then find the root."""
+    if v0 <= thr:
+        return t0
+    k = int(round((t0 - t_now) * 200.0))
+    while True:
+        step = (v0 - thr) / dev
+        if t0 + step > t_max:
+            return None
+        step *= 2.0
+        if t0 + step > t_max:
+            step = t_max - t0 + 1e-8
+        n = max(1, int(step * 200.0))
+        t1 = t0 + n * EVENT_RASTER
+        k += n
+        v1 = f(t1)
+        if v1 <= thr:
+            t = _root(f, thr, t0, v0, t1, v1)
+            return None if t > t_max else t
+        if k >= EVENT_RASTER_STEPS:
+            return None
+        t0 = t1
+        v0 = v1
+
+
+def _root(f, thr, t0, v0, t1, v1):
+    """3.5's secant with a safeguard towards the midpoint every 4th step."""
+    c = 0
+    while True:
+        if v1 == v0:
+            return t0
+        tt = t0 + (thr - v0) * (t1 - t0) / (v1 - v0)
+        if c % 4 == 3:
+            if c > ROOT_MAX_ITERATIONS:
+                return t0
+            tt += ((t0 - tt) + (t1 - tt)) * 0.375
+        v = f(tt)
+        if abs(v - thr) < ROOT_TOLERANCE:
+            return tt
+        if v >= thr:
+            t0, v0 = tt, v
+        else:
+            t1, v1 = tt, v
+        c += 1
+
+
+class MindistEvent:
+    """3.6 simulate_time_event: a queued mindist event (a newer one replaces it)."""
+
+    __slots__ = ("md",)
+
+    def __init__(self, md: Mindist):
+        self.md = md
+
+    def simulate_time_event(self, tm, env) -> None:
+        md = self.md
+        if md.event is not self or not md.alive:
+            return
+        md.event = None
+        t = env.current_time
+        md.recalc(t)
+        if md.len_numerator < COLL_DIST + MINDIST_CHANGE_FORCE_DIST:
+            env.collision.do_impact(md)
+        else:
+            update_events(env, md, False, HINT_BIG_DELAY)
