@@ -24,7 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+ROOT = Path(__file__).resolve().parent.parent
+# this checkout's ivp and harness, not an installed copy
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+import ivp  # noqa: E402
 import reference_traces as rt  # noqa: E402
 
 PROGRESS_AFTER = 1.0        # s of wall time before a scenario's progress is shown
@@ -41,7 +44,7 @@ def _g(x, unit="") -> str:
 
 
 def _row(label: str, cells) -> str:
-    return f"  {label:<34}" + "".join(f"{c:>14}" for c in cells)
+    return f"  {label:<42}" + "".join(f"{c:>14}" for c in cells)
 
 
 class Progress:
@@ -160,12 +163,23 @@ def main(argv=None) -> int:
             print(f"fidelity: no scenario with traces of every build in {args.traces}", file=sys.stderr)
             return 2
         builds = [args.build] if args.build else list(rt.BUILDS)
-        comparisons, out = [], []
+        print(f"port: {Path(ivp.__file__).parent}; "
+              f"traces: {args.traces}\n")
+        comparisons, out, failed = [], [], []
         for i, name in enumerate(names, 1):
             available = [b for b in rt.BUILDS if rt.trace_path(args.traces, b, name).is_file()]
             traces = rt.load_scenario(args.traces, name, sorted(set(available) | set(builds)))
             prog = Progress(f"[{i}/{len(names)}] {name}")
-            port = rt.run_port(traces[builds[0]], prog)
+            try:
+                port = rt.run_port(traces[builds[0]], prog)
+            except rt.TraceError:
+                raise
+            except Exception as exc:            # the engine under test failed: report it, go on
+                prog.done()
+                failed.append((name, f"{type(exc).__name__}: {exc}"))
+                print(f"== {name}: the port failed: {failed[-1][1]} ==\n", flush=True)
+                out.append({"scenario": name, "port_failed": failed[-1][1]})
+                continue
             seconds = prog.done()
             c = rt.compare_scenario(traces, port)
             creation = rt.creation_differences(traces[builds[0]], rt.build_scenario(traces[builds[0]]))
@@ -175,17 +189,22 @@ def main(argv=None) -> int:
     except rt.TraceError as exc:
         print(f"fidelity: {exc}", file=sys.stderr)
         return 2
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1))
     ranked = worst(comparisons, builds)
     print(f"{'scenario':<22}{'build':>6}{'max |dpos| m':>14}{'tolerance m':>13}{'ratio':>10}")
     for ratio, name, b in ranked:
         c = next(x for x in comparisons if x.scenario == name)
         print(f"{name:<22}{b:>6}{c.errors[b]['psis']['pos']:>14.3e}{c.tolerance():>13.2e}{ratio:>10.3g}")
+    for name, why in failed:
+        print(f"{name:<22}  the port failed")
+    if failed:
+        print(f"worst scenario: {failed[0][0]} (the port failed: {failed[0][1]})")
+        return 1
     ratio, name, b = ranked[0]
     c = next(x for x in comparisons if x.scenario == name)
     print(f"worst scenario: {name} (against {b}: max position error at PSI starts "
           f"{c.errors[b]['psis']['pos']:.3e} m = {ratio:.3g} x its tolerance {c.tolerance():.2e} m)")
-    if args.json:
-        args.json.write_text(json.dumps(out, indent=1))
     return 0
 
 

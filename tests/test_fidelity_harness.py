@@ -306,3 +306,20 @@ def test_the_report_prints_a_table_and_the_worst_scenario(tmp_path, capsys):
 def test_the_report_names_a_scenario_without_traces(capsys):
     assert fidelity.main(["no_such_scenario"]) == 2
     assert "no_such_scenario" in capsys.readouterr().err
+
+
+def test_the_report_goes_on_past_a_port_failure_and_names_it(capsys, monkeypatch):
+    real = rt.run_port
+
+    def failing(trace, progress=None):
+        if trace.scenario == "push_ball":
+            raise RuntimeError("a NaN entered a core")
+        return real(trace, progress)
+
+    monkeypatch.setattr(rt, "run_port", failing)
+    assert fidelity.main(["push_ball", "free_fall_wood"]) == 1
+    text = capsys.readouterr().out
+    assert "== push_ball: the port failed: RuntimeError: a NaN entered a core ==" in text
+    assert "== free_fall_wood:" in text
+    last = text.strip().splitlines()[-1]
+    assert last == "worst scenario: push_ball (the port failed: RuntimeError: a NaN entered a core)"
