@@ -67,7 +67,8 @@ def write_scene(imp: Import, yaml_path: str) -> list:
         written.append(out)
     head = f"# {imp.report.path}, imported (docs/levels.md)\n"
     with open(yaml_path, "w", encoding="utf-8") as fh:
-        fh.write(head + yaml.safe_dump(imp.document, sort_keys=False, allow_unicode=True, width=120))
+        fh.write(head + yaml.safe_dump(imp.document, sort_keys=False, allow_unicode=True, width=120,
+                                         default_flow_style=None))
     return written
 
 

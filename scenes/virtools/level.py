@@ -195,7 +195,12 @@ def decompose(matrix):
     if np.abs(axes @ axes.T - np.eye(3)).max() > ORTHO_TOLERANCE or np.linalg.det(axes) < 0:
         return None
     q = umath.matrix_to_quat(tuple(float(x) for x in axes.T.reshape(9)))   # column i = local axis i
-    return tuple(float(x) for x in matrix[9:12]), q, tuple(float(s) for s in scale)
+    return tuple(_f32(x) for x in matrix[9:12]), q, tuple(_f32(s) for s in scale)
+
+
+def _f32(x: float) -> float:
+    """The shortest decimal that is the same float32 (readable YAML, same value)."""
+    return float(str(np.float32(x)))
 
 
 def bake(vertices: np.ndarray, faces: np.ndarray, matrix):
@@ -363,7 +368,7 @@ class _Importer:
         pose = decompose(e.matrix)
         baked = pose is None
         if baked:
-            pose = (tuple(e.matrix[9:12]), umath.IDENTITY_Q, (1.0, 1.0, 1.0))
+            pose = (tuple(_f32(x) for x in e.matrix[9:12]), umath.IDENTITY_Q, (1.0, 1.0, 1.0))
             rep.skipped.append((f"the matrix of {e.label}", "not a rotation and a positive scale: baked into "
                                                           "its mesh" if mesh is not None else
                                                           "not a rotation and a positive scale: position only"))
