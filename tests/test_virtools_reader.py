@@ -8,6 +8,7 @@ import zlib
 import numpy as np
 import pytest
 
+from bbglue import meshes
 from scenes.virtools import reader as r
 from scenes.virtools import writer
 from virtools_levels import LevelBuilder, translation, two_sector_level
@@ -141,7 +142,7 @@ def test_bad_chunks_name_the_object_and_offset():
 
 def test_hostile_counts_inside_sections_are_checked_against_the_bytes_left():
     b = LevelBuilder()
-    m = b.mesh("m", __import__("bbglue").meshes.box(1, 1, 1), None)
+    m = b.mesh("m", meshes.box(1, 1, 1), None)
     obj = b.objects[m]
     chunk = bytearray(writer.chunk_of(obj))
     words = np.frombuffer(bytes(chunk[8:]), "<u4")
