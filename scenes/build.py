@@ -43,6 +43,7 @@ class Scene:
         self.joints = {}            # name -> the joint's building block (named joints only)
         self.forces = {}            # name -> the force's building block (named forces only)
         self.behaviours = []
+        self.level = None           # an imported level's report (scenes.virtools.LevelReport)
 
     def __repr__(self) -> str:
         return (f"<Scene {self.name!r}: {len(self.ctx.entities)} entities, "
@@ -57,19 +58,25 @@ class Scene:
 
 
 def load(path_or_name: str, strict: bool = False) -> Scene:
-    """A scene file, or the name of a bundled scene, checked and built."""
+    """A scene file, the name of a bundled scene, or a Virtools level file
+    (.nmo / .cmo, imported by scenes.virtools), checked and built."""
     path = path_or_name
+    from . import virtools
+    if virtools.is_virtools(path):
+        return virtools.load(path, strict)
     if not os.path.exists(path) and os.path.exists(document.bundled_path(path)):
         path = document.bundled_path(path)
     return build(document.plan(path), strict)
 
 
-def build(plan: Plan, strict: bool = False) -> Scene:
+def build(plan: Plan, strict: bool = False, meshes: dict | None = None) -> Scene:
+    """The plan as a running context. ``meshes`` gives meshes already made, by
+    their MeshSpec (an import's OBJ sidecars, which need not exist on disk)."""
     ctx = bbglue.CKContext(strict=strict)
     scene = Scene(plan, ctx)
     rep = Report()
     _globals(ctx, plan.settings)
-    mesh_cache = {}
+    mesh_cache = dict(meshes or {})
     for e in plan.entities:
         _guard(rep, e.where, _create_entity, ctx, e, mesh_cache)
     rep.raise_if_any()

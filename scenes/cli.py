@@ -5,6 +5,9 @@ command line (viewer/cli.py owns the command and calls ``add_subcommands``).
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
             [--summary FILE.json] [--quiet]
     ivp check SCENE...
+    ivp import LEVEL.NMO -o level.yaml [--game DIR]
+
+A scene may be a Virtools level file (.nmo / .cmo, docs/levels.md).
 """
 
 from __future__ import annotations
@@ -40,6 +43,21 @@ def add_subcommands(sub) -> None:
     p = sub.add_parser("check", help="validate scene files and list what they contain")
     p.add_argument("scenes", nargs="*", help="scene files or bundled names (default: every bundled scene)")
     p.set_defaults(func=_check)
+
+    p = sub.add_parser("import", help="import a Ballance level (.nmo) as a YAML scene with OBJ meshes beside it")
+    p.add_argument("level", help="a level file from your own game, e.g. '3D Entities/Level/Level_01.NMO'")
+    p.add_argument("-o", "--output", required=True, help="the YAML scene to write (meshes go to NAME.meshes/)")
+    p.add_argument("--game", help="the game folder, for Levelinit.nmo (default: found from the level's path)")
+    p.set_defaults(func=_import)
+
+
+def _import(args) -> int:
+    from . import virtools
+    imp = virtools.import_level(args.level, args.game)
+    written = virtools.write_scene(imp, args.output)
+    print(f"{args.output}: the scene, with {len(written) - 1} meshes beside it")
+    print(imp.report.text())
+    return 0
 
 
 def _run(args) -> int:
@@ -91,6 +109,8 @@ def describe(name: str) -> str:
              f"  joints: {_counted(j.type for j in p.joints)}",
              f"  forces: {_counted(f.type for f in p.forces)}",
              f"  behaviours: {_counted(b.type for b in p.behaviours)}"]
+    if scene.level is not None:
+        lines.append(scene.level.text())
     return "\n".join(lines)
 
 

@@ -108,9 +108,11 @@ def resolve_path(ref: str, base_dir: str) -> str:
     return os.path.normpath(os.path.join(base_dir, os.path.expanduser(ref)))
 
 
-def plan(path: str) -> Plan:
-    """Read, check and resolve the scene file at ``path``."""
-    return _Resolver().run(path)
+def plan(path: str, documents: dict | None = None) -> Plan:
+    """Read, check and resolve the scene file at ``path``. ``documents`` maps a
+    path to its document already parsed (located values, ``source.located``),
+    read instead of the file: an imported level is planned this way."""
+    return _Resolver(documents).run(path)
 
 
 # --- repeats ------------------------------------------------------------------------
@@ -218,7 +220,8 @@ class _Instance:
 
 
 class _Resolver:
-    def __init__(self):
+    def __init__(self, documents: dict | None = None):
+        self.given = {os.path.normpath(k): v for k, v in (documents or {}).items()}
         self.rep = Report()
         self.docs = {}
         self.files = []
@@ -238,7 +241,11 @@ class _Resolver:
 
     def _document(self, path: str, where: Where | None):
         if path not in self.docs:
-            if not os.path.isfile(path):
+            if path in self.given:
+                doc = fmt.DOCUMENT.check(self.given[path], self.given[path].where, self.rep)
+                self.docs[path] = None if doc is BAD else doc
+                self.files.append(path)
+            elif not os.path.isfile(path):
                 self.rep.add(where, f"no scene file {path}")
                 self.docs[path] = None
             else:

@@ -78,6 +78,23 @@ class Sequence(list):
         self.item_where = []
 
 
+def located(value, where: Where):
+    """Plain data (dicts, lists, scalars) as the located values ``parse_text``
+    gives, every place ``where``: for documents made by a program (an import)."""
+    if isinstance(value, dict):
+        out = Mapping(where)
+        for k, v in value.items():
+            out[k] = located(v, where)
+            out.key_where[k] = out.value_where[k] = where
+        return out
+    if isinstance(value, (list, tuple)):
+        seq = Sequence(where)
+        seq.extend(located(v, where) for v in value)
+        seq.item_where = [where] * len(seq)
+        return seq
+    return value
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader whose mappings and lists carry their marks."""
 

@@ -1,0 +1,76 @@
+"""Virtools 2.x files (.nmo / .cmo): the reader (``reader``), a writer of the
+same subset for test files (``writer``), and Ballance levels as scenes
+(``level``; docs/levels.md).
+
+    scene = scenes.load("Level_01.NMO")        # scenes.load dispatches on the suffix
+    imp = import_level("Level_01.NMO")         # the scene document, its meshes, the report
+    write_scene(imp, "level.yaml")             # the YAML scene and its OBJ sidecars
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import yaml
+
+from bbglue.meshes import Mesh
+
+from .. import document
+from ..build import Scene, build
+from ..document import MeshSpec
+from ..source import Where, located
+from .level import Import, LevelReport, import_level
+from .reader import VirtoolsError, read_file
+
+SUFFIXES = (".nmo", ".cmo")
+
+
+def is_virtools(path: str) -> bool:
+    return os.path.splitext(path)[1].lower() in SUFFIXES
+
+
+def plan_level(imp: Import, path: str) -> document.Plan:
+    """The import's document planned as if it were a scene file at ``path``."""
+    doc = located(imp.document, Where(path, 1, 1))
+    return document.plan(path, {path: doc})
+
+
+def load(path: str, strict: bool = False, game: str | None = None) -> Scene:
+    """A level file as a built scene; ``scene.level`` is the import's report."""
+    imp = import_level(path, game)
+    plan = plan_level(imp, path)
+    meshes = {MeshSpec("obj", os.path.normpath(os.path.join(os.path.dirname(plan.path), rel))):
+              Mesh(os.path.splitext(os.path.basename(rel))[0], v, f) for rel, (v, f) in imp.meshes.items()}
+    scene = build(plan, strict, meshes)
+    scene.level = imp.report
+    return scene
+
+
+def write_obj(path: str, vertices: np.ndarray, faces: np.ndarray) -> None:
+    """An OBJ file of v and f records (floats with 9 digits: float32 exactly)."""
+    lines = [f"v {x:.9g} {y:.9g} {z:.9g}" for x, y, z in vertices.tolist()]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in faces.tolist()]
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+
+
+def write_scene(imp: Import, yaml_path: str) -> list:
+    """The import as a YAML scene at ``yaml_path`` with its meshes as OBJ files
+    beside it; the paths written, the scene first."""
+    base = os.path.dirname(os.path.abspath(yaml_path))
+    written = [yaml_path]
+    for rel, (v, f) in imp.meshes.items():
+        out = os.path.join(base, rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        write_obj(out, v, f)
+        written.append(out)
+    head = f"# {imp.report.path}, imported (docs/levels.md)\n"
+    with open(yaml_path, "w", encoding="utf-8") as fh:
+        fh.write(head + yaml.safe_dump(imp.document, sort_keys=False, allow_unicode=True, width=120,
+                                         default_flow_style=None))
+    return written
+
+
+__all__ = ["Import", "LevelReport", "VirtoolsError", "import_level", "is_virtools", "load", "plan_level",
+           "read_file", "write_scene"]

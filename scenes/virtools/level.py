@@ -1,0 +1,443 @@
+"""A Ballance level file as a scene (virtools-nmo.md 5; glue-and-content 3).
+
+``import_level`` reads a level (.nmo) and returns an ``Import``: a scene
+document in the YAML format (docs/scenes.md), its meshes (OBJ sidecars, kept in
+memory), and a ``LevelReport`` of what was found and what was skipped. Group
+membership carries the semantics (5.1): the Phys_* groups get the bundled
+physics presets, the P_Box / P_Ball_* / P_Dome placeholders the prop presets,
+and the level behaviour gets the start, reset points, checkpoints (ordered by
+the number in their names, 7.5), death cubes, pickups and the finish.
+Settings that live in Levelinit.nmo (5.6) are read from the game folder when
+it is there. Axes stay Virtools' (the scene format is left-handed, Y up too).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ivp import umath
+
+from . import reader as r
+
+GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
+TIME_FACTOR = 2.0
+RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
+START_BALLS = {"Ball_Paper": "paper", "Ball_Wood": "wood", "Ball_Stone": "stone"}
+
+PHYSICS_GROUPS = ("Phys_Floors", "Phys_FloorRails", "Phys_FloorStopper")      # presets in lib/ballance
+PROP_GROUPS = ("P_Box", "P_Ball_Paper", "P_Ball_Wood", "P_Ball_Stone", "P_Dome")  # presets: mesh and physics
+TRAFO_GROUPS = ("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone")
+START, FINISH, CHECKPOINTS, RESET_POINTS = "PS_Levelstart", "PE_Levelende", "PC_Checkpoints", "PR_Resetpoints"
+DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT = "DepthTestCubes", "P_Extra_Life", "P_Extra_Point"
+FAN_MODULE = "P_Modul_18"
+# Groups of 5.1 that the project has no behaviour for (sounds, the blob shadow), kept as plain groups.
+PLAIN_GROUPS = re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+")
+SECTOR = re.compile(r"Sector_(\d+)")
+MODULE = re.compile(r"P_Modul_\d+")
+KNOWN_GROUPS = set(PHYSICS_GROUPS + PROP_GROUPS + TRAFO_GROUPS) | {START, FINISH, CHECKPOINTS, RESET_POINTS,
+                                                                   DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT}
+FINISH_HEIGHT = 2.0                 # the finish trigger: a ball's radius above the balloon placeholder
+DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
+# The player rig's names (parts/player.yaml) and the joint anchor: a level object with one is renamed.
+RESERVED = {"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube"}
+ORTHO_TOLERANCE = 1e-4
+
+
+@dataclass
+class LevelSettings:
+    """5.6: the AllLevel row of Levelinit, or the stated defaults (Level_01's row)."""
+
+    level: int = 1
+    start_ball: str = "Ball_Wood"
+    sky: str = "Sky_L"
+    light: tuple = (1.0, 1.0, 1.0, 1.0)
+    bonus: int = 100
+    music: int = 1
+    source: str = "defaults (no Levelinit.nmo)"
+
+
+@dataclass
+class LevelReport:
+    """What an import found, for ``ivp check``."""
+
+    path: str
+    settings: LevelSettings
+    objects: int = 0
+    counts: Counter = field(default_factory=Counter)             # class name -> objects
+    groups: dict = field(default_factory=dict)                   # group -> (members, triangles)
+    sectors: list = field(default_factory=list)
+    places: list = field(default_factory=list)                   # (role, name, position)
+    skipped: list = field(default_factory=list)                  # (what, reason)
+    unknown_groups: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    triangles: int = 0
+    physics_triangles: int = 0
+
+    def text(self) -> str:
+        s = self.settings
+        lines = [f"  level {s.level}: start ball {s.start_ball}, sky {s.sky}, light {_fmt(s.light)}, "
+                 f"bonus {s.bonus}, music {s.music} ({s.source})",
+                 f"  objects {self.objects}: " + ", ".join(f"{k} {n}" for k, n in sorted(self.counts.items())),
+                 f"  triangles {self.triangles}, in Phys_* groups {self.physics_triangles}",
+                 f"  sectors {len(self.sectors)}: {', '.join(self.sectors) or 'none'}"]
+        lines += [f"  group {g}: {n} members, {t} triangles" for g, (n, t) in sorted(self.groups.items())]
+        lines += [f"  {role} {name} at {_fmt(p)}" for role, name, p in self.places]
+        lines += [f"  unknown group {g}: kept as a plain group, nothing uses it" for g in self.unknown_groups]
+        lines += [f"  skipped {what}: {why}" for what, why in self.skipped]
+        lines += [f"  warning: {w}" for w in self.warnings]
+        return "\n".join(lines)
+
+
+@dataclass
+class Import:
+    """A level as a scene document (plain data in the YAML format) and its meshes:
+    sidecar path (relative to the document) -> (vertices, faces)."""
+
+    document: dict
+    meshes: dict
+    report: LevelReport
+
+
+def _fmt(v) -> str:
+    return "(" + ", ".join(f"{x:.4g}" for x in v) + ")"
+
+
+# --- files of the game folder (5.7) ---------------------------------------------------------
+
+def find_ci(base: str, *parts: str) -> str | None:
+    """The path under ``base`` whose components match ``parts`` case-insensitively."""
+    path = base
+    for part in parts:
+        try:
+            names = os.listdir(path)
+        except OSError:
+            return None
+        match = next((n for n in names if n.lower() == part.lower()), None)
+        if match is None:
+            return None
+        path = os.path.join(path, match)
+    return path
+
+
+def game_folder(level_path: str) -> str | None:
+    """<game>/3D Entities/Level/Level_NN.nmo -> <game> (5.7), else None."""
+    level_dir = os.path.dirname(os.path.abspath(level_path))
+    entities_dir = os.path.dirname(level_dir)
+    if os.path.basename(level_dir).lower() == "level" and os.path.basename(entities_dir).lower() == "3d entities":
+        return os.path.dirname(entities_dir)
+    return None
+
+
+def level_number(path: str) -> int:
+    m = re.search(r"level_?(\d+)", os.path.basename(path), re.IGNORECASE)
+    return int(m.group(1)) if m else 1
+
+
+def level_settings(level_path: str, game: str | None, encodings=r.ENCODINGS) -> LevelSettings:
+    """5.6: the AllLevel row for this level from Levelinit.nmo (by Levelfile,
+    else by row number), or the defaults with the reason."""
+    number = level_number(level_path)
+    out = LevelSettings(level=number, bonus=100 * number)
+    path = find_ci(game, "3D Entities", "Levelinit.nmo") if game else None
+    if path is None:
+        return out
+    try:
+        init = r.read_file(path, encodings)
+    except (r.VirtoolsError, OSError) as exc:
+        out.source = f"defaults: Levelinit.nmo is unreadable: {exc}"
+        return out
+    table = next((a for a in init.objects if isinstance(a, r.DataArray) and a.name == "AllLevel"), None)
+    if table is None or not table.rows:
+        out.source = f"defaults: {path} has no AllLevel table"
+        return out
+    cols = {name: i for i, (name, _) in enumerate(table.columns)}
+    base = os.path.basename(level_path).lower()
+    row = next((row for row in table.rows if "Levelfile" in cols and str(row[cols["Levelfile"]]).lower() == base),
+               table.rows[number - 1] if 0 < number <= len(table.rows) else None)
+    if row is None:
+        out.source = f"defaults: {path} has no AllLevel row for level {number}"
+        return out
+
+    def cell(name, kind, default):
+        v = row[cols[name]] if name in cols else None
+        return v if isinstance(v, kind) and not isinstance(v, bool) else default
+
+    out.start_ball = cell("StartBall", str, out.start_ball)
+    out.sky = cell("Sky", str, out.sky)
+    out.bonus = cell("LevelBonus", int, out.bonus)
+    out.music = cell("Music", int, out.music)
+    light = init.get(cell("Light", int, None), r.Parameter)
+    if light is not None and isinstance(light.value, bytes) and len(light.value) >= 16:
+        rgba = tuple(float(x) for x in np.frombuffer(light.value[:16], "<f4"))
+        if all(math.isfinite(x) for x in rgba):
+            out.light = tuple(min(max(x, 0.0), 1.0) for x in rgba)
+    out.source = path
+    return out
+
+
+# --- poses (3.3, 4) ------------------------------------------------------------------------------
+
+def decompose(matrix):
+    """A world matrix (4 rows of 3: X, Y, Z axes, position; row vectors) as
+    (position, quaternion mapping local to world, scale), or None when its axes
+    are not a rotation times a positive scale (shear, mirror, zero axis)."""
+    rows = np.array(matrix[:9], np.float64).reshape(3, 3)
+    scale = np.linalg.norm(rows, axis=1)
+    if not np.all(scale > 1e-9):
+        return None
+    axes = rows / scale[:, None]
+    if np.abs(axes @ axes.T - np.eye(3)).max() > ORTHO_TOLERANCE or np.linalg.det(axes) < 0:
+        return None
+    q = umath.matrix_to_quat(tuple(float(x) for x in axes.T.reshape(9)))   # column i = local axis i
+    return tuple(_f32(x) for x in matrix[9:12]), q, tuple(_f32(s) for s in scale)
+
+
+def _f32(x: float) -> float:
+    """The shortest decimal that is the same float32 (readable YAML, same value)."""
+    return float(str(np.float32(x)))
+
+
+def bake(vertices: np.ndarray, faces: np.ndarray, matrix):
+    """The mesh with the matrix's linear part applied (v' = v . L); faces
+    turned when L mirrors, so they keep facing out."""
+    lin = np.array(matrix[:9], np.float64).reshape(3, 3)
+    v = (vertices.astype(np.float64) @ lin).astype(np.float32)
+    return v, (faces[:, [0, 2, 1]] if np.linalg.det(lin) < 0 else faces)
+
+
+# --- the import --------------------------------------------------------------------------------------
+
+def _number(name: str) -> int:
+    """7.5: checkpoint and reset-point numbers are the last digits in the name."""
+    m = re.findall(r"\d+", name)
+    return int(m[-1]) if m else 0
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", name) or "mesh"
+
+
+class _Importer:
+    def __init__(self, nmo: r.NmoFile, settings: LevelSettings):
+        self.nmo = nmo
+        self.stem = _safe(os.path.splitext(os.path.basename(nmo.path))[0])
+        self.report = LevelReport(nmo.path, settings, objects=len(nmo.objects), warnings=list(nmo.warnings))
+        self.meshes = {}             # sidecar path -> (vertices, faces)
+        self.mesh_names = {}         # (mesh index, baked entity or None) -> name in meshes:
+        self.files = set()
+
+    def run(self) -> Import:
+        nmo, rep = self.nmo, self.report
+        rep.counts = Counter(r.CLASS_NAMES.get(o.class_id, f"class {o.class_id}") for o in nmo.objects)
+        for o in nmo.objects:
+            if isinstance(o, r.Mesh):
+                rep.triangles += len(o.faces)
+            elif o.class_id in r.ENTITY_CLASSES and o.class_id not in (r.CK_3DENTITY, r.CK_3DOBJECT):
+                rep.skipped.append((o.label, "cameras, lights, sprites and curves are not imported"))
+        self.memberships = self._memberships()
+        self.names = self._names()
+        entities, extra = [], []
+        for e in nmo.entities:
+            if e.class_id in (r.CK_3DENTITY, r.CK_3DOBJECT):
+                entities.append(self._entity(e))
+        order = {RESET_POINTS: 1, CHECKPOINTS: 2}
+        entities.sort(key=lambda item: (max((order.get(g, 0) for g in item[1]["groups"]), default=0),
+                                        _number(item[1]["name"]) if set(item[1]["groups"]) & set(order) else 0))
+        docs = [d for _, d in entities]
+        for role, group in (("start", START), ("reset point", RESET_POINTS), ("checkpoint", CHECKPOINTS),
+                            ("finish", FINISH)):
+            rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
+        behaviours = self._behaviours(docs, extra)
+        s = rep.settings
+        start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
+        doc = {
+            "version": 1,
+            "scene": {"name": os.path.basename(nmo.path), "length": RUN_LENGTH,
+                      "description": f"Imported from {nmo.path}; sky {s.sky}",
+                      "gravity": list(GRAVITY), "time_factor": TIME_FACTOR,
+                      "camera": {"position": [start[0], start[1] + 35.0, start[2] - 22.0], "target": list(start)},
+                      "lights": [{"type": "directional", "direction": [0.3, -1.0, 0.5], "color": list(s.light[:3])},
+                                 {"type": "ambient", "color": [0.35, 0.35, 0.4]}]},
+            "includes": [{"file": "bundled:parts/player"}],
+            "meshes": {name: {"obj": path} for (name, path) in sorted(set(self.mesh_names.values()))},
+            "entities": docs + extra,
+            "behaviours": behaviours,
+        }
+        return Import(doc, self.meshes, rep)
+
+    # --- groups ----------------------------------------------------------------------------------
+
+    def _memberships(self) -> dict:
+        """Entity index -> the group names it is in (sectors as Sector_NN), with
+        one Phys_* group and one prop group at most (two presets would clash)."""
+        nmo, rep = self.nmo, self.report
+        out = {}
+        sectors = set()
+        for g in nmo.groups:
+            name = g.name
+            m = SECTOR.fullmatch(name)
+            if m:
+                name = f"Sector_{int(m.group(1)):02d}"
+                sectors.add(int(m.group(1)))
+            elif not (name in KNOWN_GROUPS or MODULE.fullmatch(name) or PLAIN_GROUPS.fullmatch(name)):
+                rep.unknown_groups.append(name)
+            members = [i for i in g.members if isinstance(nmo.objects[i], r.Entity)]
+            if len(members) != len(g.members):
+                rep.skipped.append((f"{len(g.members) - len(members)} members of group {g.name!r}",
+                                    "not 3D entities"))
+            tris = 0
+            for i in members:
+                mesh = nmo.get(nmo.objects[i].mesh, r.Mesh)
+                tris += len(mesh.faces) if mesh is not None else 0
+                have = out.setdefault(i, [])
+                for kinds in (PHYSICS_GROUPS, PROP_GROUPS):
+                    if name in kinds and any(h in kinds for h in have):
+                        rep.skipped.append((f"{nmo.objects[i].label} in {name}",
+                                            f"already in {next(h for h in have if h in kinds)}"))
+                        break
+                else:
+                    if name not in have:
+                        have.append(name)
+            old = rep.groups.get(name, (0, 0))
+            rep.groups[name] = (old[0] + len(members), old[1] + tris)
+            if name in PHYSICS_GROUPS:
+                rep.physics_triangles += tris
+        n = 1
+        while n in sectors:
+            rep.sectors.append(f"Sector_{n:02d}")
+            n += 1
+        for k in sorted(sectors - set(range(1, n))):
+            rep.skipped.append((f"group Sector_{k:02d}", f"sectors stop at {n - 1}: the run from Sector_01 "
+                                                         f"has a gap (7.11)"))
+        return out
+
+    def _names(self) -> dict:
+        """Entity index -> a unique scene name: the object's, or with "#index"
+        when another entity, a group or the player rig has it."""
+        taken = set(RESERVED) | set(g for gs in self.memberships.values() for g in gs)
+        counts = Counter(e.name for e in self.nmo.entities)
+        out = {}
+        for e in self.nmo.entities:
+            name = e.name or f"object_{e.index}"
+            if counts[e.name] > 1 or name in taken:
+                name = f"{name}#{e.index}"
+                self.report.skipped.append((e.label, f"its name is taken: imported as {name!r}"))
+            out[e.index] = name
+            taken.add(name)
+        return out
+
+    # --- entities --------------------------------------------------------------------------------
+
+    def _mesh_name(self, mesh: r.Mesh, entity: r.Entity | None) -> str:
+        """The meshes: name of a level mesh (instanced, 7.7), or of its copy baked
+        with ``entity``'s matrix; its OBJ sidecar path."""
+        key = (mesh.index, None if entity is None else entity.index)
+        if key not in self.mesh_names:
+            base = _safe(f"{self.stem}_{mesh.name}" + ("" if entity is None else f"@{entity.name}"))
+            name, n = base, 1
+            while name.lower() in self.files:
+                n += 1
+                name = f"{base}_{n}"
+            self.files.add(name.lower())
+            path = f"{self.stem}.meshes/{name}.obj"
+            v, f = mesh.vertices, mesh.faces
+            if entity is not None:
+                v, f = bake(v, f, entity.matrix)
+            self.meshes[path] = (v, f)
+            self.mesh_names[key] = (name, path)
+        return self.mesh_names[key][0]
+
+    def _entity(self, e: r.Entity):
+        nmo, rep = self.nmo, self.report
+        groups = self.memberships.get(e.index, [])
+        name = self.names[e.index]
+        item = {"name": name}
+        mesh = nmo.get(e.mesh, r.Mesh)
+        if e.mesh is not None and mesh is None:
+            rep.skipped.append((f"the mesh of {e.label}", "it is not a CKMesh (7.3)"))
+        if mesh is not None and not len(mesh.faces):
+            mesh = None
+        if any(g in PROP_GROUPS for g in groups):
+            mesh = None                     # 5.2: the placeholder's mesh is an editing aid; the preset has the prop's
+        pose = decompose(e.matrix)
+        baked = pose is None
+        if baked:
+            pose = (tuple(_f32(x) for x in e.matrix[9:12]), umath.IDENTITY_Q, (1.0, 1.0, 1.0))
+            rep.skipped.append((f"the matrix of {e.label}", "not a rotation and a positive scale: baked into "
+                                                          "its mesh" if mesh is not None else
+                                                          "not a rotation and a positive scale: position only"))
+        position, q, scale = pose
+        item.update(position=list(position), rotation={"quaternion": list(q)}, scale=list(scale))
+        if mesh is not None:
+            item["mesh"] = self._mesh_name(mesh, e if baked else None)
+            item["color"] = list(self._colour(mesh))
+        elif any(g in PHYSICS_GROUPS for g in groups):
+            rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
+                                "it has no triangles: no collision"))
+            groups = [g for g in groups if g not in PHYSICS_GROUPS]
+        if e.hidden:
+            item["visible"] = False
+        if e.parent is not None:
+            item["attributes"] = {"Virtools Parent": self.names.get(e.parent, str(e.parent))}
+        item["groups"] = groups
+        return e, item
+
+    def _colour(self, mesh: r.Mesh) -> tuple:
+        """The diffuse colour of the material most faces use (3.5), or the default."""
+        if not len(mesh.face_slots):
+            return DEFAULT_COLOUR
+        slot = int(np.bincount(mesh.face_slots).argmax())
+        mat = self.nmo.get(mesh.slots[slot] if slot < len(mesh.slots) else None, r.Material)
+        return DEFAULT_COLOUR if mat is None else tuple(round(c, 4) for c in r.rgba(mat.diffuse)[:3]) + (1.0,)
+
+    # --- behaviours -------------------------------------------------------------------------------------
+
+    def _behaviours(self, docs: list, extra: list) -> list:
+        """The level flow (ballance.level), the transformers and the fans."""
+        rep = self.report
+        present = {g for d in docs for g in d["groups"]}
+        members = {g: [d for d in docs if g in d["groups"]] for g in present}
+        params = {"level": rep.settings.level,
+                  "start_kind": START_BALLS.get(rep.settings.start_ball, "wood")}
+        if rep.settings.start_ball not in START_BALLS:
+            rep.skipped.append((f"start ball {rep.settings.start_ball!r}", "not a ball kind: wood instead"))
+        resets = members.get(RESET_POINTS, [])
+        starts = resets or members.get(START, [])
+        if not starts:
+            raise r.VirtoolsError(f"{self.nmo.path}: the level has no {RESET_POINTS} and no {START} member: "
+                                  "there is nowhere to start")
+        params["start"] = starts[0]["name"]
+        for key, group in (("reset_points", RESET_POINTS), ("checkpoints", CHECKPOINTS),
+                           ("death_boxes", DEATH_CUBES), ("extra_lives", EXTRA_LIFE),
+                           ("extra_points", EXTRA_POINT)):
+            if group in present:
+                params[key] = group
+        if FINISH in present:
+            balloon = members[FINISH][0]
+            p = balloon["position"]
+            trigger = f"{FINISH}.trigger"
+            extra.append({"name": trigger, "position": [p[0], p[1] + FINISH_HEIGHT, p[2]]})
+            params["finish"] = trigger
+        out = [{"type": "ballance.level", "params": params}]
+        if present & set(TRAFO_GROUPS):
+            out.append({"type": "ballance.transformers"})
+        for d in members.get(FAN_MODULE, []):
+            out.append({"type": "ballance.fan", "entity": d["name"]})
+        for g in sorted(g for g in present if MODULE.fullmatch(g) and g != FAN_MODULE):
+            rep.skipped.append((f"{len(members[g])} {g} placeholders",
+                                "no module prefab is built yet: shown as their placeholders, without physics"))
+        return out
+
+
+def import_level(path: str, game: str | None = None, encodings=r.ENCODINGS) -> Import:
+    """The level file at ``path`` as a scene document; ``game`` is the game
+    folder (default: found from the level's place in it, 5.7)."""
+    nmo = r.read_file(path, encodings)
+    settings = level_settings(path, game if game is not None else game_folder(path), encodings)
+    return _Importer(nmo, settings).run()

@@ -1,0 +1,113 @@
+"""Test data: Ballance-like level files written with scenes.virtools.writer
+(virtools-nmo.md 6), never the game's own files.
+
+``two_sector_level`` is a course along +Z with the floor's top at y = 0:
+start at z 0, checkpoint 1 at z 30 (sector 2's reset point 3.3258 above it,
+5.2), the finish balloon at z 45, a death cube under everything, one item of
+every group kind of 5.1 beside the course.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bbglue import meshes
+from scenes.virtools import reader as r
+from scenes.virtools import writer
+
+WHITE = 0xFFFFFFFF
+
+
+def translation(x, y, z, s=(1.0, 1.0, 1.0)):
+    """A world matrix (3.3): axes scaled by s, position (x, y, z)."""
+    return (s[0], 0.0, 0.0, 0.0, s[1], 0.0, 0.0, 0.0, s[2], float(x), float(y), float(z))
+
+
+class LevelBuilder:
+    """Objects in table order; each add returns the object's table position."""
+
+    def __init__(self):
+        self.objects = []
+
+    def add(self, cls, class_id: int, name: str, **values) -> int:
+        i = len(self.objects)
+        self.objects.append(cls(i, 100 + 3 * i, class_id, name, **values))
+        return i
+
+    def texture(self, name: str, file: str) -> int:
+        return self.add(r.Texture, r.CK_TEXTURE, name, files=[file], properties=0x00030000)
+
+    def material(self, name: str, diffuse: int = WHITE, texture: int | None = None) -> int:
+        return self.add(r.Material, r.CK_MATERIAL, name, diffuse=diffuse, texture=texture, modes=0x13212224,
+                        flags=0x00080406)
+
+    def mesh(self, name: str, m: meshes.Mesh, material: int | None) -> int:
+        """A mesh from a bbglue mesh: slot 0 null and the material in slot 1 (7.8)."""
+        v = len(m.vertices)
+        uv = np.stack([m.vertices[:, 0], m.vertices[:, 2]], axis=1).astype(np.float32)
+        return self.add(r.Mesh, r.CK_MESH, name, flags=writer.MESH_FLAGS, slots=[None, material],
+                        vertices=m.vertices.copy(), normals=None, uvs=uv, faces=m.faces.copy(),
+                        face_slots=np.full(len(m.faces), 1 if material is not None else 0, np.int32)) \
+            if v else None
+
+    def entity(self, name: str, mesh: int | None, matrix, hidden: bool = False, parent: int | None = None,
+               class_id: int = r.CK_3DOBJECT) -> int:
+        return self.add(r.Entity, class_id, name, hidden=hidden, mesh=mesh, meshes=[] if mesh is None else [mesh],
+                        matrix=tuple(float(x) for x in matrix), parent=parent)
+
+    def box(self, name: str, size, position, material: int | None, hidden: bool = False, scale=(1, 1, 1)) -> int:
+        m = self.mesh(name + "_Mesh", meshes.box(*size), material)
+        return self.entity(name, m, translation(*position, s=scale), hidden)
+
+    def group(self, name: str, members) -> int:
+        return self.add(r.Group, r.CK_GROUP, name, members=list(members))
+
+    def data(self, compressed: bool = False) -> bytes:
+        return writer.write_bytes(self.objects, compressed)
+
+
+def two_sector_level() -> LevelBuilder:
+    b = LevelBuilder()
+    tex = b.texture("Floor_Top_Flat", "Floor_Top_Flat.bmp")
+    floor_mat = b.material("Floor_Top_Flat", 0xFF8C8577, tex)      # same name as its texture (1.9)
+    rail_mat = b.material("Rail", 0xFFB5B9BF)
+    stone = b.material("Stone", 0xFF808080)
+    floors = [b.box("A01_Floor_01", (12, 1, 60), (0, -0.5, 20), floor_mat)]
+    rails = [b.box("A01_Rail_01", (0.7, 0.7, 20), (-20, 0.35, 0), rail_mat)]
+    stopper = b.box("A01_Stopper", (1, 2, 5), (-30, 1, 0), rail_mat)
+    inv = b.box("A01_Floor_inv_01", (12, 1, 10), (-40, -0.5, 0), None, hidden=True)
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 20), None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    resets = [b.box("PR_Resetpoint_02", (1, 0.2, 1), (0, 3.3258, 30), stone),    # stored before _01 (7.5)
+              b.box("PR_Resetpoint_01", (1, 0.2, 1), (0, 3.65, 0), stone)]
+    checkpoint = b.box("PC_TwoFlames_01", (4, 0.2, 4), (0, 0.1, 30), stone)
+    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 45))
+    props = {k: b.box(f"{k}_01", (1, 1, 1), (20 + 10 * i, 5, 0), None)
+             for i, k in enumerate(("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper"))}
+    life = b.entity("P_Extra_Life_01", None, translation(-20, 2, 40))
+    point = b.entity("P_Extra_Point_01", None, translation(-20, 2, 50))
+    trafo = b.entity("P_Trafo_Stone_01", None, translation(-20, 0, 60))
+    fan = b.box("P_Modul_18_01", (2, 0.4, 2), (-20, 0.2, 70), None)
+    module = b.box("P_Modul_41_01", (2, 0.4, 2), (-20, 0.2, 80), None)
+    tower = b.box("A01_Tower", (2, 10, 2), (10, 5, 10), stone)                    # decoration: no group
+    b.group("Phys_Floors", floors + [inv])
+    b.group("Phys_FloorRails", rails)
+    b.group("Phys_FloorStopper", [stopper])
+    b.group("DepthTestCubes", [death])
+    b.group("PS_Levelstart", [start])
+    b.group("PR_Resetpoints", resets)
+    b.group("PC_Checkpoints", [checkpoint])
+    b.group("PE_Levelende", [finish])
+    for k, i in props.items():
+        b.group(k, [i])
+    b.group("P_Extra_Life", [life])
+    b.group("P_Extra_Point", [point])
+    b.group("P_Trafo_Stone", [trafo])
+    b.group("P_Modul_18", [fan])
+    b.group("P_Modul_41", [module])
+    b.group("Sector_01", [props["P_Box"], props["P_Ball_Wood"], life, fan])
+    b.group("Sector_2", [props["P_Ball_Stone"], props["P_Ball_Paper"], point, trafo, module])   # 7.11 spelling
+    b.group("Shadow", floors)
+    b.group("Sound_HitID_01", floors)
+    b.group("test", [tower])
+    return b
