@@ -290,8 +290,8 @@ def _prev_distance(c, piece, feat):
 
 def piece_piece_closest(A, B, prev):
     """3.3 for two convex pieces: the nearest of A's vertices against B's faces,
-    B's vertices against A's faces and interior edge-edge pairs (signed: a
-    vertex behind a face it projects on counts negative). The previous pair
+    B's vertices against A's faces and interior edge-edge pairs (a vertex
+    behind a face it projects on counts negative; edge pairs are unsigned). The previous pair
     (``prev``: (fa, fb) in A/B terms) is kept unless another is strictly better.
 
     Returns (feature of A, feature of B, distance)."""
@@ -311,10 +311,7 @@ def piece_piece_closest(A, B, prev):
             g = pair_geometry("K", (VA[ea[0]], VA[ea[1]]), "K", (VB[eb[0]], VB[eb[1]]), True)
             if g.gap is None or g.broken:
                 continue
-            gap = g.gap
-            if _dot(g.n, _sub(B.center, A.center)) < 0.0:
-                gap = -gap               # the edges have crossed
-            cands.append((gap, ("K", _edge(ea)), ("K", _edge(eb))))
+            cands.append((g.gap, ("K", _edge(ea)), ("K", _edge(eb))))
     best = None
     for cand in cands:
         if best is None or cand[0] * TIE_FACTOR + TIE_ABS < best[0] or (
@@ -322,7 +319,7 @@ def piece_piece_closest(A, B, prev):
             best = cand
     if prev is not None:
         for cand in cands:
-            if (cand[1], cand[2]) == prev and cand[0] <= best[0] * TIE_FACTOR + TIE_ABS + abs(best[0]) * 0.0:
+            if (cand[1], cand[2]) == prev and cand[0] <= best[0] * TIE_FACTOR + TIE_ABS:
                 best = cand
                 break
     return best[1], best[2], best[0]

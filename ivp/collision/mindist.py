@@ -140,27 +140,30 @@ class Mindist:
     # --- 3.5 events ------------------------------------------------------------------
 
     def value(self, t: float) -> float:
-        """3.5's collision value f(t) of the current features on the poses at t:
-        the signed plane distance (xF), the line distance (xK), the point
-        distance (xP, BB) or the signed line-line distance (KK)."""
+        """3.5's collision value f(t) on the poses at t.
+
+        With a ball: the current features' value, the signed plane distance
+        (xF), the line distance (xK) or the point distance (BP, BB). Between
+        two polygons: the closest features searched again at t, so a feature
+        change (3.5's sector events: a tipping box's next corner) is found
+        with the crossing (3.5 notes that this gives the same impacts)."""
+        a = self.a
+        if not a.is_ball:
+            b = self.b
+            pa = a.piece_world(self.ka, core_pose(a.obj.core, t))
+            pb = b.piece_world(self.kb, core_pose(b.obj.core, t))
+            return piece_piece_closest(pa, pb, None)[2] - self.sum_extra_radius + self.bounds()[0] - COLL_DIST
         c0, c1 = self.cores
         g = side_geometry(self.side0, core_pose(c0, t), self.side1, core_pose(c1, t), False)
-        if g.gap is None:
-            return self.geom.gap
-        if self.side0.feature[0] == "K" and self.side1.feature[0] == "K":
-            n = self.geom.n
-            if g.n[0] * n[0] + g.n[1] * n[1] + g.n[2] * n[2] < 0.0:
-                return -g.gap
         return g.gap
 
     def bounds(self):
         """3.5: (threshold, real bound) of the value function."""
-        k0 = self.side0.feature[0]
         k1 = self.side1.feature[0]
         sx = self.sum_extra_radius
         thr = COLL_DIST + sx
-        if k0 == "K" and k1 == "K":
-            return COLL_DIST, REAL_COLL_DIST
+        if not self.a.is_ball:
+            return thr, REAL_COLL_DIST + 0.5 * sx
         if k1 == "K":
             return thr, REAL_COLL_DIST + 0.9 * sx
         return thr, REAL_COLL_DIST + 0.5 * sx
