@@ -148,6 +148,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: every scenario of --traces)")
     ap.add_argument("--build", choices=sorted(rt.BUILDS), help="compare the port with this build only")
+    ap.add_argument("--dll-countdown", action="store_true",
+                    help="run the port with Ballance's sleep countdown (skipped for fast units) instead of "
+                         "the traces' Valve rule; freeze times then differ by whole sleep tests")
     ap.add_argument("--json", type=Path, help="also write the numbers to this file")
     ap.add_argument("--traces", type=Path, default=rt.DEFAULT_TRACES, help="directory of the traces")
     ap.add_argument("--write-trimmed", type=Path, metavar="DIR",
@@ -171,7 +174,7 @@ def main(argv=None) -> int:
             traces = rt.load_scenario(args.traces, name, sorted(set(available) | set(builds)))
             prog = Progress(f"[{i}/{len(names)}] {name}")
             try:
-                port = rt.run_port(traces[builds[0]], prog)
+                port = rt.run_port(traces[builds[0]], prog, not args.dll_countdown)
             except rt.TraceError:
                 raise
             except Exception as exc:            # the engine under test failed: report it, go on

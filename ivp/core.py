@@ -240,6 +240,13 @@ class Core:
         self.rot_speed = f32v(r[0] + f32(ii[0] * t_cs[0]), r[1] + f32(ii[1] * t_cs[1]),
                               r[2] + f32(ii[2] * t_cs[2]))
 
+    def async_rot_push_core_cs(self, t_cs) -> None:
+        """An angular impulse t_cs (core axes) into rot_speed_change, committed
+        with the other pending pushes (ivp-contacts 5.8's energy damping)."""
+        ii = self.inv_rot_inertia
+        r = self.rot_speed_change
+        self.rot_speed_change = f32v(r[0] + ii[0] * t_cs[0], r[1] + ii[1] * t_cs[1], r[2] + ii[2] * t_cs[2])
+
     def get_surface_speed_on_test(self, p_cs, speed=None, rot_speed=None):
         """Spec 5 (0x1000c810 / 0x1000bf90): speed + R (rot_speed x p_cs), world, f32.
 

@@ -54,7 +54,7 @@ class Environment:
     """Spec 1.6: the world, its clock and its managers."""
 
     def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME,
-                 collision: bool = True):
+                 collision: bool = True, valve_sleep_countdown: bool = False):
         if not is_finite_vec(gravity):
             raise ValueError(f"environment: gravity {tuple(gravity)} is NaN or infinite")
         if not (math.isfinite(delta_psi_time) and delta_psi_time > 0.0):
@@ -73,6 +73,10 @@ class Environment:
         self.time_of_last_psi = 0.0
         self.time_change_counter = 1
         self.sleep_countdown_value = 10
+        # ivp-contacts 6.1 / 8.1: Ballance's DLL skips the countdown for units
+        # with a core faster than 1 m/s (dynamics 6.3, the default); the Valve
+        # build of the reference traces counts down for every unit.
+        self.valve_sleep_countdown = bool(valve_sleep_countdown)
         self.state = STATE_BETWEEN_PSIS
         self.object_listeners = []
         self.objects = []

@@ -87,6 +87,8 @@ class SimUnit:
         if fast:
             self.fast = True
             test_sleep = False
+            if env.valve_sleep_countdown:
+                env.sleep_countdown()
         else:
             self.fast_prev = self.fast
             if self.fast_prev:

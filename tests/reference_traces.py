@@ -236,7 +236,7 @@ class Scenario:
     movable: list = field(default_factory=list)
 
 
-def build_scenario(trace: Trace) -> Scenario:
+def build_scenario(trace: Trace, valve_countdown: bool = True) -> Scenario:
     """The scenario's environment from the trace's setup alone: gravity, PSI
     length, every body as passed to the engine (shape, pose, parameters, fixed,
     start frozen, collision), then springs, force controllers and start speeds.
@@ -249,7 +249,8 @@ def build_scenario(trace: Trace) -> Scenario:
     envd = _need(setup, "environment", where, dict)
     rng.reset()
     env = Environment(gravity=_vec(envd, "gravity", f"{where}.environment"),
-                      delta_psi_time=_need(envd, "delta_PSI_time_set", f"{where}.environment", float))
+                      delta_psi_time=_need(envd, "delta_PSI_time_set", f"{where}.environment", float),
+                      valve_sleep_countdown=valve_countdown)
     sc = Scenario(env, {})
     for i, b in enumerate(_need(setup, "bodies", where, list)):
         obj = _create_body(env, b, f"{where}.bodies[{i}]")
@@ -424,11 +425,13 @@ def closing_speed(ev) -> float | None:
     return abs(sum(a * float(b) for a, b in zip(v, n)))
 
 
-def run_port(trace: Trace, progress=None) -> Run:
+def run_port(trace: Trace, progress=None, valve_countdown: bool = True) -> Run:
     """Build the scenario and run it frame by frame with simulate(frame_dt),
     recording frames, PSI starts and events. ``progress(frame, n_frames)`` is
-    called after every frame."""
-    sc = build_scenario(trace)
+    called after every frame. ``valve_countdown``: count the sleep countdown
+    down for fast units too, as the traces' Valve build does (ivp-contacts
+    8.1); False runs Ballance's DLL rule, whose freeze times differ."""
+    sc = build_scenario(trace, valve_countdown)
     envd = trace.setup["environment"]
     where = f"{trace.path}: setup.environment"
     dt = _need(envd, "frame_dt", where, float)

@@ -43,6 +43,7 @@ MAX_FRICTION_MATRIX = 150
 MAX_ADHESION_GAUSS = 0.01                    # times |gravity|
 EASE_EVERY_NTH_PSI = 5
 MAX_ENERGY_DESTROY = 0.1
+MUTUAL_FIXED_FACTOR = 10000.0               # a fixed core's 'mass' in destroy_mutual_energy (5.8)
 ENERGY_DAMP_LOG = math.log(0.9)              # integrated_energy_damp = exp(ln 0.9 dt)
 ENERGY_GAIN_ALLOWANCE = 9.81 * 0.1           # per kg of movable mass
 NEGATIVE_PULL_LIMIT = 9

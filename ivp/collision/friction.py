@@ -19,6 +19,9 @@ from ..controllers.base import Controller
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
+    ENERGY_DAMP_LOG,
+    MAX_ENERGY_DESTROY,
+    MUTUAL_FIXED_FACTOR,
     EASE_EVERY_NTH_PSI,
     ENERGY_GAIN_ALLOWANCE,
     FRICTION_DIST,
@@ -251,13 +254,15 @@ class _Handle(Controller):
 
 
 class EnergyHandle(_Handle):
-    """Priority 2000: update every contact point (5.3), anti-energy (5.8)."""
+    """Priority 2000: update every contact point (5.3); in multi-contact
+    systems the anti-energy bookkeeping and the energy damping (5.8)."""
 
     priority = 2000
 
     def do_simulation_controller(self, ev, cores) -> None:
         fs = self.system
         now = ev.environment.current_time
+        multi = len(fs.contacts) > 1
         for pair in fs.pairs.values():
             anti = 0.0
             for cp in pair.contacts:
@@ -265,8 +270,84 @@ class EnergyHandle(_Handle):
                 cp.update(now)
                 cp.last_gap_len = cp.gap
                 anti += cp.now_friction_pressure * (old - cp.gap)
-            if anti > 0.0 and len(fs.contacts) > 1:
+            if multi and anti > 0.0:
                 pair.integrated_anti_energy += anti
+        if not multi:
+            return
+        unit = ev.sim_unit
+        if unit.fast:
+            return
+        if unit.fast_prev:
+            for pair in fs.pairs.values():
+                pair.integrated_anti_energy = 0.0
+            return
+        damp = math.exp(ENERGY_DAMP_LOG * ev.delta_time)
+        for pair in fs.pairs.values():
+            pair.integrated_anti_energy *= damp
+            if pair.integrated_anti_energy >= 0.0:
+                pair.integrated_anti_energy -= destroy_mutual_energy(pair, pair.integrated_anti_energy)
+
+
+def _mutual_part(p: float, mu_x: float, mu_y: float):
+    """5.8: the energy of a relative speed p between 'masses' mu_x, mu_y (the
+    part lost if both moved at their common speed) and 1/mu_x + 1/mu_y."""
+    k = 1.0 / mu_x + 1.0 / mu_y
+    return 0.5 * p * p / k, k
+
+
+def destroy_mutual_energy(pair, wanted: float) -> float:
+    """5.8 destroy_mutual_energy: remove up to ``wanted`` (at most
+    MAX_ENERGY_DESTROY of it) of the pair's relative kinetic energy by
+    opposite pending impulses along the relative velocity and the relative
+    angular velocity; returns the energy removed."""
+    X, Y = pair.cores
+    if Y.physical_unmoveable:
+        X, Y = Y, X
+    if Y.physical_unmoveable:
+        return 0.0
+    fixed = X.physical_unmoveable
+    vx = (0.0, 0.0, 0.0) if fixed else X.speed
+    dv = (Y.speed[0] - vx[0], Y.speed[1] - vx[1], Y.speed[2] - vx[2])
+    wy = _r(Y.m_world_f_core_last_psi[0], Y.rot_speed)
+    wx = (0.0, 0.0, 0.0) if fixed else _r(X.m_world_f_core_last_psi[0], X.rot_speed)
+    dw = (wy[0] - wx[0], wy[1] - wx[1], wy[2] - wx[2])
+    parts = []
+    p = math.sqrt(_dot(dv, dv))
+    if p > 0.0:
+        u = (dv[0] / p, dv[1] / p, dv[2] / p)
+        mu_y = Y.mass
+        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else X.mass
+        parts.append(("v", u, p, mu_x, mu_y))
+    q = math.sqrt(_dot(dw, dw))
+    if q > 0.0:
+        a = (dw[0] / q, dw[1] / q, dw[2] / q)
+        mu_y = _axis_inertia(Y, a)
+        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else _axis_inertia(X, a)
+        parts.append(("w", a, q, mu_x, mu_y))
+    energies = [(_mutual_part(sp, mx, my), part) for part in parts for sp, mx, my in [part[2:]]]
+    E = sum(e for (e, _), _ in energies)
+    if E <= 0.0:
+        return 0.0
+    D = min(wanted, MAX_ENERGY_DESTROY * E)
+    frac = D / E
+    for (e_part, k), (kind, d, sp, _, _) in energies:
+        J = (sp - math.sqrt(abs(sp * sp - 2.0 * k * frac * e_part))) / k
+        for core, sign in ((Y, -1.0), (X, 1.0)):
+            if core.physical_unmoveable:
+                continue
+            imp = (d[0] * J * sign, d[1] * J * sign, d[2] * J * sign)
+            if kind == "v":
+                core.async_push_core((0.0, 0.0, 0.0), _rt(core.m_world_f_core_last_psi[0], imp), imp)
+            else:
+                core.async_rot_push_core_cs(_rt(core.m_world_f_core_last_psi[0], imp))
+    return D
+
+
+def _axis_inertia(core, a_ws) -> float:
+    """5.8's rotational 'mass' |I (.) axis| with the axis in core axes."""
+    a = _rt(core.m_world_f_core_last_psi[0], a_ws)
+    I = core.rot_inertia
+    return math.sqrt((I[0] * a[0]) ** 2 + (I[1] * a[1]) ** 2 + (I[2] * a[2]) ** 2)
 
 
 class DynamicHandle(_Handle):
