@@ -159,7 +159,7 @@ class Trace(ObjectListener):
         self._event("frozen", obj)
 
     def event_post_collision(self, ev) -> None:
-        self._event("impact", ev.obj0, ev.obj1, speed=ev.speed, point=list(ev.point_ws),
+        self._event("impact", ev.obj0, ev.obj1, speed=ev.speed_abs, velocity=list(ev.speed), point=list(ev.point_ws),
                     normal=list(ev.normal_ws))
 
     def event_friction_created(self, ev) -> None:

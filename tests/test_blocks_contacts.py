@@ -59,7 +59,7 @@ def hit(ctx, lst, me, other, speed=5.0, mine_first=True):
     if not mine_first:
         b0, b1 = b1, b0
     lst.event_post_collision(SimpleNamespace(obj0=b0, obj1=b1, point_ws=(1.0, 2.0, 3.0),
-                                             normal_ws=(0.0, 1.0, 0.0), speed=speed))
+                                             normal_ws=(0.0, 1.0, 0.0), speed=(0.0, speed, 0.0)))
 
 
 def advance(ctx, seconds):

@@ -41,12 +41,16 @@ def test_post_collision_reports_the_closing_speed_normal_point_and_objects():
     run(env, 1.0)
     ev = rec.collisions[0]
     assert {ev.obj0, ev.obj1} == {b, fl}
-    # closing speed of a 5 m fall (to the 0.01 collision gap) under g = 20
-    assert ev.speed == pytest.approx(math.sqrt(2 * 20.0 * (5.0 - 0.01)), rel=0.02)
-    # unit normal from obj0 towards obj1: from the ball down to the floor
+    # ivp-contacts 4.10: the velocity of side 1's surface against side 0's
+    # before the impact, here the closing speed of a 5 m fall (to the 0.01
+    # collision gap) under g = 20, upwards when the ball is side 0
     sign = 1.0 if ev.obj0 is b else -1.0
+    v = math.sqrt(2 * 20.0 * (5.0 - 0.01))
+    assert ev.speed == pytest.approx((0.0, sign * v, 0.0), rel=0.02, abs=1e-9)
+    # unit normal from obj0 towards obj1: from the ball down to the floor
     assert ev.normal_ws == pytest.approx((0.0, -sign, 0.0), abs=1e-9)
-    assert ev.point_ws == pytest.approx((1.0, 0.005, -1.0), abs=0.01)
+    # on the ball's surface (5.3): centre + radius n, 0.01 above the floor
+    assert ev.point_ws == pytest.approx((1.0, 0.01, -1.0), abs=1e-6)
     assert ev.time == pytest.approx(math.sqrt(2 * 4.99 / 20.0), abs=2 / 66)
 
 
@@ -80,4 +84,5 @@ def test_contacts_list_exposes_gap_and_normal_force_for_the_overlay():
     assert c.obj0 is b and c.obj1 is fl
     assert c.gap == pytest.approx(0.02, abs=0.005)
     assert c.normal_force == pytest.approx(1.0 * 20.0, rel=0.02)      # m g
-    assert c.point_ws[1] == pytest.approx(c.gap / 2, abs=1e-6)
+    # the point is on the ball's surface (ivp-contacts 5.3), the gap above the floor
+    assert c.point_ws[1] == pytest.approx(c.gap, abs=1e-6)

@@ -1,50 +1,77 @@
-"""The energy-gain check of the multi-contact normal solve (surfaces-and-contacts 4)."""
+"""The energy check of the multi-contact normal solve (ivp-contacts 5.5): the
+impulses are pending pushes, committed only if the system's kinetic energy
+(pending changes included) rises by no more than the sum over its movable
+cores of m 9.81 0.1; otherwise every pending change of its cores is dropped."""
 
+import numpy as np
 import pytest
 
 from ivp import Environment
-from ivp.collision import Material
-from ivp.collision.solver import Velocities, _normal_rows, energy_gain, row_apply
-from test_collision_scenes import ball, box, floor, run
+from ivp.collision import Material, friction
+from test_collision_scenes import box, floor, run
 
 
-def test_energy_gain_is_the_kinetic_energy_added_beyond_the_targets():
-    # a 2 kg ball on the floor (the impact at 5 mm makes the contact), then
-    # closing at 1 m/s; the contact is below the centre, so an impulse lam
-    # only changes v
-    env = Environment(gravity=(0.0, 0.0, 0.0))
-    floor(env)
-    b = ball(env, (0.0, 1.0 + 0.005, 0.0), radius=1.0, mass=2.0)
+def resting_box():
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env, material=Material(0.7, 0.3))
+    b = box(env, (3.0, 0.52, 3.0), material=Material(0.7, 0.3))
     b.wake()
+    run(env, 0.3)
+    assert len(list(env.collision.contacts())) >= 2
+    return env, b
+
+
+def after_the_normal_solve(env, b, monkeypatch):
+    """One PSI: the box's vertical speed at its start, and (vertical speed,
+    pending change) right after the static controller (before integration
+    and any impact of the PSI's interval)."""
+    v0 = []
+    v1 = []
+    env.add_listener_psi(lambda e: v0.append(b.core.speed[1]))
+    col = env.collision
+    real = col.after_static
+
+    def note(fs):
+        v1.append((b.core.speed[1], b.core.speed_change))
+        real(fs)
+
+    monkeypatch.setattr(col, "after_static", note)
     run(env, env.delta_PSI_time)
-    b.core.speed = (0.0, -1.0, 0.0)
-    (c,) = [c for c in env.collision.contacts()]
-    c.make_sides(b.core.m_world_f_core_last_psi, None)
-    c.normal_force = 0.0                          # no warm start: the row begins at lam = 0
-    (row,) = _normal_rows([c], Velocities(), env.delta_PSI_time, True)
-    gap = c.gap
-    lam = 3.0
-    row[4] = lam
-    row_apply(row[1], lam)
-    m = 2.0
-    v1 = -1.0 + lam / m
-    gained = 0.5 * m * (v1 * v1 - 1.0)
-    target = (0.02 - gap) * 1.0
-    assert energy_gain([row]) == pytest.approx(gained - lam * target, rel=1e-9)
+    return v0, v1[0]
+
+
+def test_impulses_that_would_add_more_than_the_allowance_are_dropped(monkeypatch):
+    env, b = resting_box()
+    # a solve that asks every contact for 1000 times the largest desired
+    # speed change (the solve works on A and b scaled by their largest
+    # entries): kinetic energy far above 1 kg 9.81 0.1 = 0.981 J
+    monkeypatch.setattr(friction, "gauss_solve", lambda A, b: np.full(len(b), 1e3))
+    monkeypatch.setattr(friction, "solve_lcp", lambda A, q, free: np.full(len(q), 1e3))
+    v0, v1 = after_the_normal_solve(env, b, monkeypatch)
+    # the PSI's gravity (committed at 1000) stays, the normal impulses went
+    assert v1[0] == pytest.approx(v0[0] - 20.0 / 66.0, abs=1e-3)
+    assert v1[1] == (0.0, 0.0, 0.0)
+    assert all(c.normal_force > 0.0 for c in env.collision.contacts())      # N values stay as set
+
+
+def test_the_solved_impulses_are_committed_and_hold_the_box(monkeypatch):
+    env, b = resting_box()
+    v0, v1 = after_the_normal_solve(env, b, monkeypatch)
+    assert v1[1] == (0.0, 0.0, 0.0)
+    # gravity's -0.30 m/s cancelled, the gaps lifted towards 0.02 at 1/s (5.5)
+    assert abs(v1[0] - v0[0]) < 0.02
+    assert sum(c.normal_force for c in env.collision.contacts()) == pytest.approx(20.0, rel=0.1)
 
 
 def test_a_stack_that_loses_its_support_falls_together():
     # Ten boxes resting 2 cm apart, each contact still holding last PSI's share
-    # of the weight above it, start to fall freely: nothing presses them
-    # together, so no contact may separate faster than its rest-gap target
-    # (0.02 - gap) / s. Started from those forces, Gauss-Seidel does not
-    # converge in its sweeps and would throw the stack apart; the check
-    # solves again from zero.
+    # of the weight above it, start to fall freely (the floor is gone): no
+    # contact may then separate faster than its rest-gap target (0.02 - gap) / s.
     n = 10
     env = Environment(gravity=(0.0, -20.0, 0.0))
     boxes = [box(env, (0.0, 0.52 + 1.02 * i, 0.0), name=f"box{i}", material=Material(0.7, 0.3))
              for i in range(n)]
-    boxes[0].wake()                              # pulls the resting partners in
+    boxes[0].wake()                              # pulls the resting partners in (5.2)
     run(env, env.delta_PSI_time)
     interfaces = {}
     for c in env.collision.contacts():
@@ -52,7 +79,7 @@ def test_a_stack_that_loses_its_support_falls_together():
     assert sorted(interfaces) == list(range(n - 1))
     for k, contacts in interfaces.items():
         for c in contacts:
-            c.normal_force = (n - 1 - k) * 1.0 * 20.0 / len(contacts)
+            c.now_friction_pressure = (n - 1 - k) * 1.0 * 20.0 / len(contacts)
     run(env, env.delta_PSI_time)
     target = max(0.02 - c.gap for c in env.collision.contacts())
     v = [b.core.speed[1] for b in boxes]

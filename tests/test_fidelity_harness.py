@@ -311,10 +311,10 @@ def test_the_report_names_a_scenario_without_traces(capsys):
 def test_the_report_goes_on_past_a_port_failure_and_names_it(capsys, monkeypatch):
     real = rt.run_port
 
-    def failing(trace, progress=None):
+    def failing(trace, progress=None, valve_countdown=True):
         if trace.scenario == "push_ball":
             raise RuntimeError("a NaN entered a core")
-        return real(trace, progress)
+        return real(trace, progress, valve_countdown)
 
     monkeypatch.setattr(rt, "run_port", failing)
     assert fidelity.main(["push_ball", "free_fall_wood"]) == 1

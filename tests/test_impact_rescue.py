@@ -1,6 +1,6 @@
-"""The rescue speed of an impact (surfaces-and-contacts 5 step 6): separation at
-least (0.02 + addon) * 1.2 m/s, the addon covering a gap below 0.01 and the
-rotation uncertainty."""
+"""The impact solver (ivp-contacts 4.3-4.6): the rescue speed (0.02 + addon) 1.2
+with the addon 2 ((0.01 - gap) / dt + the rotation uncertainty), the
+compression loop in 10 % steps and frictionless restitution to v sqrt(e)."""
 
 import math
 
@@ -8,63 +8,87 @@ import pytest
 
 from ivp import Environment
 from ivp.collision import Material
-from ivp.collision.bodies import Side
-from ivp.collision.impact import resolve_impact
-from test_collision_scenes import ball, box
+from ivp.collision.impact import ImpactSolver, rescue_addon
+from ivp.collision.mindist import Mindist
+from test_collision_scenes import ball, box, floor
 
-DT = 1.0 / 66.0
-DOWN = (0.0, -1.0, 0.0)
+IDT = 66.0
 
 
-def spinning(obj, omega):
-    """obj turning at omega about the vertical after one PSI of free flight
-    (the integration sets abs_omega and max_surface_rot_speed, dynamics 8.3)."""
-    env = obj.environment
+def contact_on_floor(obj, env, fl):
+    """The contact point of obj's closest feature on the floor (5.2), made at
+    the current time without an impact."""
+    col = env.collision
+    shape = obj.collision_data
+    fshape = fl.collision_data
+    t = env.current_time
+    best = None
+    for k in range(len(fshape.grid)):
+        md = Mindist(shape, shape.piece_keys()[0], fshape, ("t", k)) if shape.is_ball else \
+            Mindist(fshape, ("t", k), shape, shape.piece_keys()[0])
+        md.recalc(t)
+        if best is None or md.len_numerator < best.len_numerator:
+            best = md
+    cp, new = col.get_or_create_contact_point(best, obj.core.sim_unit_of_core, t)
+    assert new
+    return cp
+
+
+def scene(gap, maker=ball, **kw):
+    env = Environment(gravity=(0.0, 0.0, 0.0))
+    fl = floor(env, material=Material(0.5, 0.0))
+    half = kw.pop("half", 1.0)
+    obj = maker(env, (0.0, half + gap, 0.0), material=Material(1.0, 0.0), **kw)
     obj.wake()
-    obj.core.rot_speed = (0.0, omega, 0.0)
-    env.simulate(env.delta_PSI_time)
-    assert obj.core.abs_omega == pytest.approx(omega, rel=1e-3)      # 8.3: asin approximated
-    return obj.core
-
-
-def rescue_after_touch(core, gap, offset=(0.0, 0.0, 0.0)):
-    """The separation speed a resting touch (not closing) on a fixed floor below
-    leaves, the contact point below the mass centre."""
-    R, p = core.m_world_f_core_last_psi
-    side = Side(core, R, offset)
-    resolve_impact(side, None, DOWN, gap, 0.5, 0.0, DT)
-    return core.speed[1]
+    return env, fl, obj
 
 
 def test_rescue_of_a_resting_touch_is_0_024():
-    env = Environment(gravity=(0.0, 0.0, 0.0))
-    b = ball(env, (0.0, 5.0, 0.0), radius=1.0, material=Material(0.5, 0.0))
-    core = spinning(b, 20.0)                     # a ball's surface deviation is 0
-    assert rescue_after_touch(core, 0.015, (0.0, -1.0, 0.0)) == pytest.approx(0.02 * 1.2, rel=1e-6)
+    # not closing (4.3): a panic rescue push of (0.02 + 0) 1.2 m/s; a ball
+    # 1.5 cm up has no addon (gap >= 0.01, no rotation term for a ball)
+    env, fl, b = scene(0.015, radius=1.0)
+    cp = contact_on_floor(b, env, fl)
+    assert rescue_addon(env, cp) == 0.0
+    ImpactSolver(cp).solve(cp.real_friction_factor, cp.elasticity, 0.0, 0)
+    assert b.core.speed[1] == pytest.approx(0.02 * 1.2, rel=1e-6)
 
 
-def test_rescue_adds_the_gap_below_the_collision_distance():
-    env = Environment(gravity=(0.0, 0.0, 0.0))
-    b = ball(env, (0.0, 5.0, 0.0), radius=1.0, material=Material(0.5, 0.0))
-    core = spinning(b, 0.0)
-    # (0.02 + (0.01 - 0.004) / dt) * 1.2
-    assert rescue_after_touch(core, 0.004, (0.0, -1.0, 0.0)) == pytest.approx(
-        (0.02 + 0.006 * 66.0) * 1.2, rel=1e-6)
+def test_rescue_addon_catches_up_a_gap_below_1_cm_within_a_psi():
+    env, fl, b = scene(0.004, radius=1.0)
+    cp = contact_on_floor(b, env, fl)
+    addon = rescue_addon(env, cp)
+    assert addon == pytest.approx(2.0 * (0.01 - 0.004) * IDT, rel=1e-5)
+    ImpactSolver(cp).solve(cp.real_friction_factor, cp.elasticity, addon, 0)
+    assert b.core.speed[1] == pytest.approx((0.02 + addon) * 1.2, rel=1e-5)
 
 
-def test_rescue_adds_the_rotation_uncertainty_of_a_turning_box():
-    # Unit cube: R = sqrt(3)/2; its faces' vertices lie sqrt(1/2) from the
-    # normal lines through the centre, stored as int(1 + dev / (R/250)) = 205
-    # steps of R/250 (surfaces-and-contacts 1): dev = 205 R / 250.
-    # Turning at w the surface leaves its straight path by w^2 dev dt^2 / 2
-    # within the PSI: the addon is w^2 dev dt / 2.
-    env = Environment(gravity=(0.0, 0.0, 0.0))
-    b = box(env, (0.0, 5.0, 0.0))
+def test_rescue_addon_adds_the_rotation_uncertainty_of_a_turning_box():
+    # 4.6: alpha^2 = min(|w|^2 / 200^2, 0.25); (1 - cos alpha) R / dt, doubled
+    env, fl, b = scene(0.015, maker=box, half=0.5)
     w = 6.0
-    core = spinning(b, w)
-    R = math.sqrt(3.0) / 2.0
-    assert int(1 + math.sqrt(0.5) / (R / 250.0)) == 205
-    dev = 205 * R / 250.0
-    assert core.max_surface_deviation == pytest.approx(dev, rel=1e-6)
-    expected = (0.02 + 0.5 * w * w * dev * DT) * 1.2
-    assert rescue_after_touch(core, 0.015, (0.0, -0.5, 0.0)) == pytest.approx(expected, rel=1e-4)
+    b.core.rot_speed = (0.0, w, 0.0)
+    cp = contact_on_floor(b, env, fl)
+    R = b.core.upper_limit_radius
+    assert R == pytest.approx(math.sqrt(3.0) / 2.0, rel=1e-6)
+    assert rescue_addon(env, cp) == pytest.approx(2.0 * (1.0 - math.cos(w / 200.0)) * R * IDT, rel=1e-6)
+
+
+@pytest.mark.parametrize("e", [0.0, 0.06, 0.25, 1.0])
+def test_a_ball_landing_straight_separates_at_v_sqrt_e(e):
+    # 4.4: steps of 10 % of the elastic impulse 2 vm_A vm_B / (vm_A + vm_B) v
+    # with the fixed floor's vm_A = 100000 vm_B, so each removes 0.2 k v,
+    # k = 1e5 / (1e5 + 1): five steps leave v 1e-5 closing and a sixth
+    # overshoots; 4.5 then gives v sqrt(e) unless the overshoot is more
+    env, fl, b = scene(0.01, radius=1.0)
+    v = 3.0
+    b.core.speed = (0.0, -v, 0.0)
+    cp = contact_on_floor(b, env, fl)
+    cp.elasticity = e
+    u, pushed = ImpactSolver(cp).solve(cp.real_friction_factor, e, 0.0, 0)
+    assert u == pytest.approx((0.0, -v, 0.0))            # B (the ball) against A (the floor)
+    assert pushed == [b.core]
+    k = 1e5 / (1e5 + 1.0)
+    steps = 6
+    assert (steps - 1) * 0.2 * k < 1.0 <= steps * 0.2 * k
+    overshoot = steps * 0.2 * k * v - v
+    assert b.core.speed[1] == pytest.approx(max(v * math.sqrt(e), overshoot, 0.024), rel=1e-5, abs=1e-6)

@@ -9,6 +9,8 @@ graph takes them at the next frame (``take_outputs`` for direct use). Times
 
 from __future__ import annotations
 
+import math
+
 from ivp.fp import f32v
 
 from .base import BOOL, FLOAT, IF_LIVE, INT, HandleBlock, Pin
@@ -77,7 +79,9 @@ class _CollisionListener(_Listener):
             return
         if "Collision" in blk.fired_outputs:
             return
-        if abs(ev.speed) <= p["Min Speed"]:
+        v = ev.speed                      # relative velocity, ivp-contacts 4.10
+        speed = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        if speed <= p["Min Speed"]:
             return
         other, first = _other(ev, self.body)
         entity = other.client_data
@@ -88,11 +92,21 @@ class _CollisionListener(_Listener):
         n = ev.normal_ws if first else tuple(-c for c in ev.normal_ws)
         blk.outputs = {
             "Entity": entity,
-            "Speed (0-1)": min(abs(ev.speed) / p["Max Speed"], 1.0),
+            "Speed (0-1)": _speed_01(speed, p["Max Speed"]),
             "Collision Normal World": f32v(*n),
             "Position World": f32v(*ev.point_ws),
         }
         blk.activate_output("Collision")
+
+
+def _speed_01(speed: float, max_speed: float) -> float:
+    """ivp-contacts 7.2: min(|speed| / Max Speed, 1); 0.0001 below 0.0001 m/s,
+    1 when Max Speed is below 0.0001."""
+    if speed < 0.0001:
+        return 0.0001
+    if max_speed < 0.0001:
+        return 1.0
+    return min(speed / max_speed, 1.0)
 
 
 class PhysicsCollDetection(_ListenerBlock):

@@ -174,15 +174,15 @@ def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
     ek = _sub(k1, k0)
     el = _sub(l1, l0)
     cr = _cross(ek, el)
-    if _dot(cr, cr) <= LINE_PARALLEL * _dot(ek, ek) * _dot(el, el) or _dot(cr, cr) <= LINE_PARALLEL:
-        return Geometry(None, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True)
-    r = _sub(k0, l0)
     a = _dot(ek, ek)
     e = _dot(el, el)
     bb = _dot(ek, el)
+    den = a * e - bb * bb                       # |K x L|^2
+    if den <= LINE_PARALLEL * a * e or a == 0.0 or e == 0.0:
+        return Geometry(None, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True)
+    r = _sub(k0, l0)
     c = _dot(ek, r)
     f = _dot(el, r)
-    den = a * e - bb * bb
     sk = (bb * f - c * e) / den
     sl = (a * f - bb * c) / den
     pk = (k0[0] + ek[0] * sk, k0[1] + ek[1] * sk, k0[2] + ek[2] * sk)

@@ -116,6 +116,11 @@ class ContactPoint:
         return self.p
 
     @property
+    def normal_force(self) -> float:
+        """N of the last normal solve (now_friction_pressure, 5.1; IVP's get_vert_force)."""
+        return self.now_friction_pressure
+
+    @property
     def normal_ws(self):
         return self.n
 
