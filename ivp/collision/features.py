@@ -309,7 +309,7 @@ def piece_piece_closest(A, B, prev):
     for ea in A.edges:
         for eb in B.edges:
             g = pair_geometry("K", (VA[ea[0]], VA[ea[1]]), "K", (VB[eb[0]], VB[eb[1]]), True)
-            if g.gap is None or g.broken:
+            if g.gap is None or g.broken or not _separates(g, VA, VB):
                 continue
             cands.append((g.gap, ("K", _edge(ea)), ("K", _edge(eb))))
     best = None
@@ -323,6 +323,26 @@ def piece_piece_closest(A, B, prev):
                 best = cand
                 break
     return best[1], best[2], best[0]
+
+
+SEPARATION_TOL = 1e-9          # metres: a KK normal may graze the pieces by this much
+
+
+def _separates(g, VA, VB) -> bool:
+    """An edge pair is a closest pair of two convex pieces only if its normal
+    (A's edge -> B's edge) separates them: A behind the plane through A's
+    point, B in front of the one through B's (crossed edges of overlapping
+    pieces fail; the vertex candidates measure that penetration)."""
+    n = g.n
+    ha = _dot(n, g.p) + SEPARATION_TOL
+    for v in VA:
+        if _dot(n, v) > ha:
+            return False
+    hb = ha + g.gap - 2.0 * SEPARATION_TOL
+    for v in VB:
+        if _dot(n, v) < hb:
+            return False
+    return True
 
 
 def _edge(e):

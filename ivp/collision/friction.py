@@ -80,7 +80,7 @@ class ContactPoint:
                  "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
                  "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
                  "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive")
+                 "reached", "addon", "alive", "last_n")
 
     def __init__(self, side0, side1, mu: float, e: float, t: float):
         self.side0 = side0
@@ -105,6 +105,7 @@ class ContactPoint:
         self.reached = 1e20
         self.addon = 0.0
         self.alive = True
+        self.last_n = None              # the last update's normal (an edge pair keeps its side)
         self.broken = False
 
     def __repr__(self) -> str:
@@ -145,9 +146,14 @@ class ContactPoint:
         m1 = self.core1.m_world_f_core_last_psi
         g = side_geometry(s0, m0, s1, m1, self.needs_recheck)
         self.needs_recheck = False
-        n = g.n
         if g.gap is None:                                   # parallel edges (5.3)
             g.gap = 0.023
+        elif s0.feature[0] == "K" and s1.feature[0] == "K" and self.last_n is not None \
+                and _dot(g.n, self.last_n) < 0.0:
+            g.n = (-g.n[0], -g.n[1], -g.n[2])               # the edges crossed: penetration
+            g.gap = -g.gap
+        n = g.n
+        self.last_n = n
         self.broken = g.broken
         x0 = float(self.obj0.extra_radius)
         p = g.p
