@@ -33,24 +33,65 @@ def test_frame_clock_passes_normal_frames_and_rejects_bad_ones():
         clock.frame_ms(float("nan"))
 
 
-def test_pause_stops_the_simulation_clock_and_resume_restores_the_time_factor():
-    s = Session(ball_scene)
+def test_pause_stops_the_whole_frame_clock_and_resume_goes_on_from_there():
+    # issue 13, defect 2: no frame runs while paused, so the time manager, the
+    # behaviours (and their timers) and the physics all stand still
+    seen = []
+
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: seen.append(c.time_manager.absolute_time_ms), name="clock")
+        return ctx
+
+    s = Session(load)
     s.physics.time_factor = 2.0
     for _ in range(5):
         s.tick(1 / 60)
     ball = s.ctx.get("ball")
-    t, psis = s.env.current_time, s.env.psi_count
+    tm = s.ctx.time_manager
+    t, psis, frames, clock = s.env.current_time, s.env.psi_count, tm.frame_count, tm.absolute_time_ms
     y = ball.get_world_matrix().as_array()[3, 1]
     s.toggle_pause()
     for _ in range(10):
         s.tick(1 / 60)
-    assert s.physics.time_factor == 0.0
+    assert (tm.frame_count, tm.absolute_time_ms, len(seen)) == (frames, clock, 5)
     assert (s.env.current_time, s.env.psi_count) == (t, psis)
     assert ball.get_world_matrix().as_array()[3, 1] == y
     s.toggle_pause()
     assert s.physics.time_factor == 2.0
     s.tick(1 / 60)
-    assert s.env.current_time > t
+    assert s.env.current_time > t and len(seen) == 6
+    assert tm.absolute_time_ms == pytest.approx(clock + 1000 / 60)
+
+
+def test_a_behaviour_timer_does_not_run_down_while_paused():
+    # a countdown as Ballance's points counter: one point off every 0.5 s of frame time
+    from behaviors.api import Behavior, manager_of
+
+    class Countdown(Behavior):
+        def on_start(self):
+            self.points = 1000
+            self.every(0.5, self.tick_down)
+
+        def tick_down(self):
+            self.points -= 1
+
+    counters = []
+
+    def load():
+        ctx = ball_scene()
+        counters.append(Countdown(ctx))
+        manager_of(ctx).attach(counters[-1])
+        return ctx
+
+    s = Session(load)
+    for _ in range(70):                 # 1.17 s: two points off (at about 0.5 and 1 s)
+        s.tick(1 / 60)
+    assert counters[0].points == 998
+    s.toggle_pause()
+    for _ in range(600):                # 10 s of wall time paused
+        s.tick(1 / 60)
+    assert counters[0].points == 998
 
 
 def test_step_runs_exactly_one_psi_and_pauses():
@@ -73,7 +114,6 @@ def test_slow_motion_and_fast_forward_halve_and_double_the_time_factor():
     s.toggle_pause()
     s.change_speed(+1)
     s.change_speed(+1)
-    assert s.physics.time_factor == 0.0
     s.toggle_pause()
     assert s.physics.time_factor == 2.0
     for _ in range(10):

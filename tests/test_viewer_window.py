@@ -92,6 +92,99 @@ def load_owning_space_and_right():
     return ctx
 
 
+def test_the_event_loop_runs_one_frame_per_drawn_frame(window):
+    # issue 13, defect 1: the session advances once per drawn frame (not once per
+    # pass of the event loop), and the fps figure counts drawn frames
+    import pyglet
+    w = window()
+    seen = []
+
+    def drawn():
+        seen.append(w.session.frames)
+        if len(seen) == 10:
+            pyglet.app.exit()
+    w.push_handlers(on_draw=drawn)
+    guard = lambda dt: pyglet.app.exit()                                # noqa: E731
+    pyglet.clock.schedule_once(guard, 60.0)                              # a guard, not a measure
+    try:
+        pyglet.app.run(1 / 60)
+    finally:
+        pyglet.clock.unschedule(guard)
+        pyglet.window.Window._enable_event_queue = True      # as before run(), for the windows made later
+    assert seen == list(range(1, 11))
+    assert len(w.rate.times) == 10 and w.fps > 0.0
+
+
+def test_frame_rate_counts_the_frames_of_the_last_second():
+    from viewer.session import FrameRate
+    rate = FrameRate()
+    assert rate.fps == 0.0
+    for i in range(100):                # 30 frames a second for 3.3 s
+        rate.frame(i / 30)
+    assert rate.fps == pytest.approx(30.0)
+    assert len(rate.times) == 31        # the last second's span: frames 69 .. 99
+
+
+def test_software_gl_starts_without_multisampling_and_says_so(window):
+    # issue 13, defect 3: Mesa's llvmpipe here (headless EGL)
+    from viewer import hud
+    from viewer.window import choose_samples
+    assert choose_samples(None, "llvmpipe (LLVM 15.0.6, 256 bits)")[0] == 0
+    assert choose_samples(None, "NVIDIA GeForce RTX 3060/PCIe/SSE2") == (4, "")
+    assert choose_samples(2, "llvmpipe (LLVM 15.0.6, 256 bits)") == (2, "")
+    w = window()
+    assert w.samples == 0
+    text = "\n".join(hud.status_lines(w.session, w.fps, 0.0, w.notes))
+    assert "software GL (llvmpipe): no multisampling (--samples N to force)" in text
+    assert window(samples=2).samples == 2 and window(samples=2).notes == []
+
+
+def test_the_selection_panel_stays_clear_of_the_hud_at_1280x720(gl_window):  # noqa: F811
+    # issue 13, defect 4: the level's HUD is seven lines and the ball's panel
+    # is wide; the panel goes below the HUD when they would overlap
+    import scenes
+    from viewer.renderer import Offscreen
+    from viewer.window import ViewerWindow, overlaps
+    w = ViewerWindow(Session(lambda: scenes.load("sample_level")), 1280, 720, samples=0, visible=False)
+    try:
+        w.tick(1 / 60)
+        w.session.selected = w.session.ctx.get("Ball_Wood")
+        Offscreen(1280, 720).bind()
+        w.on_draw()
+        rects = w.overlay.rects
+        assert set(rects) == {"status", "selection"}
+        assert not overlaps(rects["status"], rects["selection"])
+        assert rects["selection"][1] >= 0                              # still inside the window
+        x, y, sw, sh = rects["selection"]
+        assert x + sw <= 1280 - 4
+    finally:
+        w.close()
+
+
+def test_a_behaviour_error_is_one_hud_line_and_f2_shows_it_in_full(window):
+    # issue 13, defect 4: a traceback no longer covers the screen
+    from pyglet.window import key
+
+    from viewer import hud
+
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: 1 / 0, name="divide")
+        return ctx
+
+    w = window(load)
+    w.tick(1 / 60)
+    lines = hud.status_lines(w.session, 60.0, 1.0)
+    (line,) = [li for li in lines if "error" in li]
+    assert line.endswith("frame 1: behaviour divide: ZeroDivisionError: division by zero")
+    assert all("\n" not in li and len(li) <= hud.LINE_CHARS for li in lines)
+    press(w, key.F2)
+    text = "\n".join(w.centre_lines())
+    assert "Traceback (most recent call last)" in text and "1 / 0" in text
+    press(w, key.F2)
+    assert w.centre_lines() == []
+
+
 def test_help_lists_every_control_the_game_leaves_free():
     from viewer.window import CONTROLS, help_lines
     text = "\n".join(help_lines({"Space"}))
@@ -110,7 +203,7 @@ def test_overlay_and_camera_keys_toggle(window):
     press(w, key._3)
     assert not w.scene_view.overlays["spheres"]
     press(w, key.F1)
-    assert w.show_help
+    assert w.centre == "help" and "Controls (F1 closes)" in w.centre_lines()
     press(w, key.C)
     assert not w.scene_view.use_scene_camera
 

@@ -49,12 +49,17 @@ def _play(args) -> int:
     display.configure(headless=False)
     import pyglet
 
-    from .window import ViewerWindow
+    from .window import MAX_FPS, ViewerWindow
     width, height = args.size
-    ViewerWindow(session, width, height, samples=args.samples)
+    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record)
     if args.paused:
         session.toggle_pause()
-    pyglet.app.run()
+    try:
+        pyglet.app.run(1.0 / MAX_FPS)
+    finally:
+        session.stop_recording()
+    if session.message:
+        print(session.message)
     return 0
 
 
@@ -91,7 +96,11 @@ def add_viewer_subcommands(sub) -> None:
     p = sub.add_parser("play", help="open the viewer window on a scene")
     p.add_argument("scene", nargs="?", help="a scene file or a bundled scene name (default: the bundled level)")
     p.add_argument("--size", type=_size, default=(1024, 768), help="window size, WIDTHxHEIGHT")
-    p.add_argument("--samples", type=int, default=4, help="multisampling (0: none, fastest in software GL)")
+    p.add_argument("--samples", type=int, help="multisampling (default: 4 on a GPU, none in software GL)")
+    p.add_argument("--no-vsync", action="store_true", help="do not wait for the display's refresh "
+                                                           "(frames are still capped at 60 per second)")
+    p.add_argument("--record", metavar="RECORDING", help="record the frame times and keys from the first frame "
+                                                         "(JSON lines, for ivp run --input); F9 stops")
     p.add_argument("--paused", action="store_true", help="start paused")
     p.set_defaults(func=_play)
 
