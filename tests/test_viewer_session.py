@@ -267,3 +267,50 @@ def test_dragging_wakes_a_frozen_body_through_the_glue_and_fixed_bodies_stay():
     assert body.core.movement_state != MT_NOT_SIM
     assert crate.get_world_matrix().as_array()[3, 1] > 5.0
     assert body.core.rot_speed != (0.0, 0.0, 0.0)
+
+
+def test_a_recording_made_in_the_viewer_replays_exactly_with_ivp_run(tmp_path):
+    # issue 13, defect 7: frame times of a real (uneven) clock, keys, a pause
+    # in the middle (not recorded); `ivp run --input` gives the same state to the last bit
+    import json
+
+    import scenes
+    from scenes.headless import body_pose
+    from viewer.cli import main
+    rec, traj = tmp_path / "run.jsonl", tmp_path / "replay.jsonl"
+    s = Session(lambda: scenes.load("ball_wood"))
+    s.start_recording(rec)
+    for i in range(90):
+        s.keys = frozenset({"Up"} if 20 <= i < 70 else ())
+        if i == 40:
+            s.toggle_pause()
+        if i == 50:
+            s.toggle_pause()
+        s.tick((12.0 + i % 7) / 1000.0)
+    s.stop_recording()
+    assert s.message == f"recorded 80 frames to {rec}"
+    body = s.body_of(s.ctx.get("Ball_Wood"))
+    assert main(["run", "ball_wood", "--quiet", "--input", str(rec), "--trajectory", str(traj)]) == 0
+    last = [json.loads(line) for line in traj.read_text().splitlines()][-1]
+    p, q = body_pose(body, s.env.current_time)
+    assert (last["frame"], last["time"]) == (79, s.env.current_time)
+    assert [last[k] for k in ("x", "y", "z", "qx", "qy", "qz", "qw")] == [*p, *q]
+
+
+def test_recording_starts_at_the_first_frame_and_ends_on_what_it_cannot_hold(tmp_path):
+    from behaviors.recording import Recording
+    s = Session(ball_scene)
+    for _ in range(5):
+        s.tick(1 / 60)
+    old = s.ctx
+    s.toggle_recording(tmp_path / "a.jsonl")            # F9 after frames have run: the scene restarts
+    assert s.ctx is not old and s.frames == 0 and s.recorder is not None
+    s.tick(1 / 60)
+    s.step()
+    assert s.recorder is None and s.message.endswith("(stopped: a single step is not a frame)")
+    assert len(Recording.load(tmp_path / "a.jsonl")) == 1
+    s.toggle_pause()
+    s.start_recording(tmp_path / "b.jsonl")
+    s.tick(1 / 60)
+    s.change_speed(+1)
+    assert s.recorder is None and "time factor" in s.message

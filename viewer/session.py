@@ -94,6 +94,7 @@ class Session:
         self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
         self.frames = 0               # frames run (none while paused)
         self.recorder = None          # a behaviors.recording.Recorder while recording
+        self.script = None            # an iterator of recorded frames while one plays
         self.message = ""             # the last control's outcome, shown by the HUD
         self.load_seed = rng.get_seed()
         self._start(self._load())
@@ -150,14 +151,23 @@ class Session:
     def env(self):
         return self.ctx.physics.env
 
-    def tick(self, dt_s: float) -> None:
+    def tick(self, dt_s: float) -> float:
         """One frame: key state, the mouse drag -> behaviours and blocks -> physics
-        -> write-back, and into the recording. While paused no frame runs: the time
-        manager, the behaviours' clock and timers and the physics stand still."""
+        -> write-back, and into the recording; returns the frame's ms. A scripted
+        input (`play`) gives the frame time and the keys while it lasts. While
+        paused no frame runs (0 ms): the time manager, the behaviours' clock and
+        timers and the physics stand still."""
         frame_ms = self.clock.frame_ms(dt_s)
         if self.paused:
             self.sim_ms = 0.0
-            return
+            return 0.0
+        if self.script is not None:
+            frame = next(self.script, None)
+            if frame is None:
+                self.script = None
+                self.message = "the scripted input has ended: the keys are yours"
+            else:
+                frame_ms, self.keys = frame.ms, frame.keys
         self.ctx.input_manager.set_keys(self.keys)
         t0 = time.perf_counter()
         if self.drag is not None:
@@ -167,6 +177,7 @@ class Session:
         self.frames += 1
         if self.recorder is not None:
             self.recorder.add(frame_ms, self.keys)
+        return frame_ms
 
     # --- recording -----------------------------------------------------------------
 
@@ -187,6 +198,11 @@ class Session:
         rec, self.recorder = self.recorder, None
         rec.close()
         self.message = f"recorded {rec.count} frames to {rec.path}" + (f" (stopped: {why})" if why else "")
+
+    def play(self, recording) -> None:
+        """Take the frames of a recording (behaviors.recording) as scripted input,
+        one per tick, from the next frame on."""
+        self.script = iter(recording)
 
     def toggle_recording(self, path) -> None:
         if self.recorder is None:
