@@ -258,7 +258,7 @@ SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {tests!r})
     from viewer import display
-    display.configure(headless=False)
+    display.configure(headless={headless!r})
     import pyglet
     from test_viewer_support import ball_scene
     from viewer.session import Session
@@ -277,14 +277,34 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_a_real_window_opens_and_draws_under_xvfb(tmp_path):
+def window_command(tmp_path, which=shutil.which, environ=os.environ):
+    """The command that opens the window and the environment for it: its own
+    Xvfb (xvfb-run), else the display that is set, else headless EGL (a machine
+    without X: the same window code, drawn offscreen)."""
     tests = os.path.dirname(os.path.abspath(__file__))
-    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
-    xvfb_run = shutil.which("xvfb-run")
-    assert xvfb_run, "xvfb-run is installed by .ci/run"
-    out = subprocess.run([xvfb_run, "-a", "-s", "-screen 0 1024x768x24", sys.executable, "-c",
-                          SCRIPT.format(tests=tests)], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=60)
+    xvfb_run = which("xvfb-run")
+    env = dict(environ)
+    if xvfb_run:
+        env.pop("DISPLAY", None)
+        prefix, headless = [xvfb_run, "-a", "-s", "-screen 0 1024x768x24"], False
+    else:
+        prefix, headless = [], not env.get("DISPLAY")
+    return prefix + [sys.executable, "-c", SCRIPT.format(tests=tests, headless=headless)], env
+
+
+def test_without_xvfb_run_the_window_test_uses_the_display_or_headless_egl(tmp_path):
+    # issue 13, defect 11: pytest passes on a machine without xvfb-run
+    cmd, env = window_command(tmp_path, which=lambda name: None, environ={"PATH": "/bin"})
+    assert cmd[0] == sys.executable and "headless=True" in cmd[-1]
+    cmd, env = window_command(tmp_path, which=lambda name: None, environ={"DISPLAY": ":3"})
+    assert "headless=False" in cmd[-1] and env["DISPLAY"] == ":3"
+    cmd, env = window_command(tmp_path, which=lambda name: "/usr/bin/xvfb-run", environ={"DISPLAY": ":3"})
+    assert cmd[0] == "/usr/bin/xvfb-run" and "DISPLAY" not in env
+
+
+def test_a_real_window_opens_and_draws(tmp_path, gl_window):  # noqa: F811  (pyglet's PNG reader needs GL set up)
+    cmd, env = window_command(tmp_path)
+    out = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert "shot viewer-001.png True" in out.stdout
     from pyglet.image.codecs.png import PNGImageDecoder
