@@ -249,3 +249,37 @@ def test_list_names_every_bundled_scene_with_its_description(capsys):
 def test_a_misspelt_bundled_name_gets_a_did_you_mean(capsys):
     assert main(["run", "sample_levl", "--quiet"]) == 1
     assert "did you mean 'sample_level'?" in capsys.readouterr().err
+
+
+def test_check_lists_all_the_problems_of_a_file(tmp_path, capsys):
+    # issue 13, defect 9: a bad entity reference no longer hides an unknown
+    # behaviour and a bad parameter, nor a bad include a bad joint target
+    a = tmp_path / "a.yaml"
+    a.write_text(textwrap.dedent("""\
+        version: 1
+        entities:
+          - {name: ball, mesh: {sphere: {radius: 1}}, physics: {balls: [{radius: 1}]}}
+          - {name: crate, mesh: {box: [1, 1, 1]}, physics: {mass: 1}}
+        joints:
+          - {type: hinge, object: bal, object2: crate}
+        behaviours:
+          - {type: ballance.leve}
+          - {type: ballance.fan, entity: ball, params: {forse: 2}}
+        """))
+    b = tmp_path / "b.yaml"
+    b.write_text(textwrap.dedent("""\
+        version: 1
+        includes:
+          - {file: nowhere.yaml}
+        entities:
+          - {name: ball, mesh: {sphere: {radius: 1}}, physics: {balls: [{radius: 1}]}}
+        joints:
+          - {type: hinge, object: bal, object2: ball}
+        """))
+    assert main(["check", str(a), str(b)]) == 1
+    err = capsys.readouterr().err
+    assert f"{a}:6:27: object: no entity 'bal' (did you mean 'ball'?)" in err
+    assert f"{a}:8:12: unknown behaviour 'ballance.leve'" in err
+    assert f"{a}:9:56: behaviour 'ballance.fan' has no parameter 'forse' (did you mean 'force'?)" in err
+    assert f"{b}:3:5: no scene file {tmp_path / 'nowhere.yaml'}" in err
+    assert f"{b}:7:27: object: no entity 'bal' (did you mean 'ball'?)" in err
