@@ -149,8 +149,10 @@ def test_the_selection_panel_stays_clear_of_the_hud_at_1280x720(gl_window):  # n
     try:
         w.tick(1 / 60)
         w.session.selected = w.session.ctx.get("Ball_Wood")
-        Offscreen(1280, 720).bind()
+        target = Offscreen(1280, 720)
+        target.bind()
         w.on_draw()
+        target.read()
         rects = w.overlay.rects
         assert set(rects) == {"status", "selection"}
         assert not overlaps(rects["status"], rects["selection"])
@@ -313,3 +315,42 @@ def test_a_real_window_opens_and_draws(tmp_path, gl_window):  # noqa: F811  (pyg
         image = PNGImageDecoder().decode(str(path), fh)
     raw = np.frombuffer(image.get_image_data().get_data("RGB", image.width * 3), np.uint8)
     assert image.width == 400 and len(np.unique(raw.reshape(-1, 3), axis=0)) > 20
+
+
+def test_a_wall_clock_video_repeats_or_leaves_out_drawn_frames_to_keep_its_pace(tmp_path, monkeypatch):
+    from viewer import video
+    monkeypatch.setattr(video.shutil, "which", lambda name: None)        # PNG frames
+    v = video.WallClockVideo(tmp_path / "v.mp4", 9, 7, 30.0, t0_s=0.0)
+    assert v.size == (8, 6)
+    red = np.zeros((7, 9, 3), np.uint8)
+    red[..., 0] = 255
+    for t, frames in ((0.0, 1), (0.01, 1), (0.05, 2), (0.2, 7)):
+        v.frame(t, lambda: red)                  # due: floor(30 (t - t0)) + 1
+        assert v.sink.frames == frames
+    v.frame(0.3, lambda: red[:4, :5])          # smaller (a resize): padded with black
+    assert v.close() == f"10 frames written as {tmp_path / 'v_frames' / 'frame_NNNNN.png'}"
+
+
+def test_f8_records_a_video_of_the_window_and_says_how(window, tmp_path, monkeypatch):
+    from pyglet.window import key
+
+    from viewer import video
+    monkeypatch.setattr(video.shutil, "which", lambda name: None)
+    monkeypatch.chdir(tmp_path)
+    w = window()
+    press(w, key.F8)
+    assert w.session.message == "video: no ffmpeg here, PNG frames into viewer-001_frames/"
+    for _ in range(3):
+        w.draw(1 / 60)
+    press(w, key.F8)
+    assert w.video is None and w.session.message.endswith("frame_NNNNN.png")
+    shots = sorted((tmp_path / "viewer-001_frames").glob("frame_*.png"))
+    assert len(shots) >= 1
+    assert shots[0].stat().st_size > 1000             # the scene, not a blank image
+
+
+def test_f10_switches_vsync_and_says_what_the_window_has(window):
+    from pyglet.window import key
+    w = window()
+    press(w, key.F10)                    # headless EGL has no vsync to switch: the message says what is
+    assert w.session.message == f"vsync {'on' if w.vsync else 'off'}"

@@ -21,6 +21,7 @@ from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
+from .video import FfmpegVideo, WallClockVideo
 
 RELOAD_CHECK_S = 0.5
 FLY_SPEED = 40.0            # world units per second for the free camera's WASD
@@ -28,6 +29,7 @@ MAX_FPS = 60.0              # the frame cap: pyglet's event loop draws (and so t
 DEFAULT_SAMPLES = 4         # multisampling on a GPU; none on a software renderer
 SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader", "gdi generic")
 HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
+VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
 RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
 
 
@@ -57,6 +59,9 @@ CONTROLS = (
     Control((key.F2,), "the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
+    Control((key.F11,), "fullscreen on / off", "fullscreen"),
+    Control((key.F10,), "vsync on / off", "vsync"),
     Control((key.F1,), "this help", "help"),
     Control((key.ESCAPE,), "quit", "quit"),
 )
@@ -319,6 +324,7 @@ class ViewerWindow(pyglet.window.Window):
         self._drag_depth = 0.0      # camera depth of the point a ctrl-drag holds
         self._fly = set()
         self._last_frame = None     # wall time of the last drawn frame
+        self.video = None           # a WallClockVideo while F8 records one
         pyglet.clock.schedule_interval(self.check_reload, RELOAD_CHECK_S)
         if record:
             session.start_recording(record)
@@ -332,12 +338,29 @@ class ViewerWindow(pyglet.window.Window):
 
     def draw(self, dt: float) -> None:
         """One frame as the event loop draws it: the session advances by the
-        wall time since the last drawn frame, then the window is drawn."""
+        wall time since the last drawn frame, then the window is drawn (and
+        read into the video, if one is being made) and shown."""
         now = time.perf_counter()
         self.tick(now - self._last_frame if self._last_frame is not None else 1.0 / MAX_FPS)
         self._last_frame = now
         self.rate.frame(now)
-        super().draw(dt)
+        self.switch_to()
+        pyglet.gl.glBindFramebuffer(pyglet.gl.GL_FRAMEBUFFER, 0)     # the window's own, whatever was bound
+        self.dispatch_event("on_draw")
+        if self.video is not None:
+            self.video.frame(now, self.grab)
+        self.dispatch_event("on_refresh", dt)
+        self.flip()
+
+    def grab(self) -> np.ndarray:
+        """The window's back buffer as drawn, (h, w, 3) uint8, top row first."""
+        w, h = self.get_framebuffer_size()
+        gl = pyglet.gl
+        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
+        pixels = np.empty((h, w, 4), dtype=np.uint8)
+        gl.glPixelStorei(gl.GL_PACK_ALIGNMENT, 1)
+        gl.glReadPixels(0, 0, w, h, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, pixels.ctypes.data)
+        return np.ascontiguousarray(pixels[::-1, :, :3])
 
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
@@ -428,9 +451,36 @@ class ViewerWindow(pyglet.window.Window):
         elif action == "record":
             s.toggle_recording(self.record_path)
         elif action == "screenshot":
-            self.screenshot()
+            s.message = f"screenshot {self.screenshot()}"
+        elif action == "video":
+            self.toggle_video()
+        elif action == "fullscreen":
+            self.set_fullscreen(not self.fullscreen)
+        elif action == "vsync":
+            self.set_vsync(not self.vsync)
+            s.message = f"vsync {'on' if self.vsync else 'off'}"
         elif action == "quit":
             self.close()
+
+    def on_close(self):
+        if self.video is not None:          # the encoder finishes the file
+            self.toggle_video()
+        return super().on_close()
+
+    def toggle_video(self) -> None:
+        """Start a video of the window (viewer-NNN.mp4 through ffmpeg, or PNG
+        frames beside it without ffmpeg) or end it; the HUD says which."""
+        s = self.session
+        if self.video is not None:
+            video, self.video = self.video, None
+            s.message = video.close()
+            return
+        self.shots += 1
+        path = f"viewer-{self.shots:03d}.mp4"
+        self.video = WallClockVideo(path, *self.get_framebuffer_size(), VIDEO_FPS, time.perf_counter())
+        sink = self.video.sink
+        s.message = (f"video: ffmpeg into {sink.path}" if isinstance(sink, FfmpegVideo)
+                     else f"video: no ffmpeg here, PNG frames into {sink.path}/")
 
     def screenshot(self) -> str:
         """What the window shows now (scene, HUD and panels) as viewer-NNN.png."""
