@@ -200,11 +200,11 @@ def raising_scene(tmp_path, name: str):
 
 
 def test_behaviour_errors_are_one_line_each_with_a_count_and_strict_fails(tmp_path, capsys):
-    scene, module = raising_scene(tmp_path, "test.raiser")
+    scene, module = raising_scene(tmp_path, "test.cli_raiser")
     assert main(["run", scene, "--quiet", "--behaviors", module]) == 0
     err = capsys.readouterr().err.splitlines()
     # the first raise stops the behaviour (docs/behaviors.md): one error, said once
-    assert err == ["error: frame 3: behaviour 'test.raiser' on the scene, in on_frame: RuntimeError: boom",
+    assert err == ["error: frame 3: behaviour 'test.cli_raiser' on the scene, in on_frame: RuntimeError: boom",
                    "1 behaviour or block error(s); --strict makes them fail the run"]
     assert main(["run", scene, "--quiet", "--behaviors", module, "--strict"]) == 3
 

@@ -10,7 +10,7 @@ import numpy as np
 import pyglet
 
 from . import png
-from .renderer import Renderer
+from .renderer import Offscreen, Renderer
 from .video import open_video
 from .window import Overlay2D, View, render_image
 
@@ -26,6 +26,7 @@ class Capture:
         self.size = (int(size[0]), int(size[1]))
         self._context = pyglet.window.Window(16, 16, visible=False)     # holds the GL context
         self.renderer = Renderer()
+        self.target = Offscreen(*self.size)
         self.view = View(session) if scene_camera is None else View(session, scene_camera)
         self.overlay = Overlay2D() if hud else None
         self.frame_time = 0.0           # seconds of frame time run so far
@@ -43,7 +44,7 @@ class Capture:
             self.frame_time += self.session.tick(frame_s) / 1000.0
 
     def image(self) -> np.ndarray:
-        return render_image(self._context, self.view, self.renderer, self.size, self.overlay)
+        return render_image(self._context, self.view, self.renderer, self.target, self.overlay)
 
     def screenshot(self, path) -> str:
         return str(png.write(path, self.image()))

@@ -276,9 +276,10 @@ class Overlay2D:
             self.centre.draw()
 
 
-def render_image(window, view: View, renderer: Renderer, size, overlay: Overlay2D | None = None) -> np.ndarray:
-    """One frame into an offscreen buffer of `size`, as (h, w, 3) uint8."""
-    target = Offscreen(*size)
+def render_image(window, view: View, renderer: Renderer, target: Offscreen,
+                 overlay: Overlay2D | None = None) -> np.ndarray:
+    """One frame into an offscreen buffer, as (h, w, 3) uint8."""
+    size = (target.width, target.height)
     target.bind()
     view.draw(renderer, size)
     if overlay is not None:
@@ -325,6 +326,7 @@ class ViewerWindow(pyglet.window.Window):
         self._fly = set()
         self._last_frame = None     # wall time of the last drawn frame
         self.video = None           # a WallClockVideo while F8 records one
+        self._target = None         # the Offscreen of `image`, remade when the size changes
         pyglet.clock.schedule_interval(self.check_reload, RELOAD_CHECK_S)
         if record:
             session.start_recording(record)
@@ -339,28 +341,25 @@ class ViewerWindow(pyglet.window.Window):
     def draw(self, dt: float) -> None:
         """One frame as the event loop draws it: the session advances by the
         wall time since the last drawn frame, then the window is drawn (and
-        read into the video, if one is being made) and shown."""
+        into the video, if one is being made)."""
         now = time.perf_counter()
         self.tick(now - self._last_frame if self._last_frame is not None else 1.0 / MAX_FPS)
         self._last_frame = now
         self.rate.frame(now)
-        self.switch_to()
-        pyglet.gl.glBindFramebuffer(pyglet.gl.GL_FRAMEBUFFER, 0)     # the window's own, whatever was bound
-        self.dispatch_event("on_draw")
+        super().draw(dt)
         if self.video is not None:
-            self.video.frame(now, self.grab)
-        self.dispatch_event("on_refresh", dt)
-        self.flip()
+            self.video.frame(now, self.image)
 
-    def grab(self) -> np.ndarray:
-        """The window's back buffer as drawn, (h, w, 3) uint8, top row first."""
-        w, h = self.get_framebuffer_size()
-        gl = pyglet.gl
-        gl.glBindFramebuffer(gl.GL_READ_FRAMEBUFFER, 0)
-        pixels = np.empty((h, w, 4), dtype=np.uint8)
-        gl.glPixelStorei(gl.GL_PACK_ALIGNMENT, 1)
-        gl.glReadPixels(0, 0, w, h, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, pixels.ctypes.data)
-        return np.ascontiguousarray(pixels[::-1, :, :3])
+    def image(self) -> np.ndarray:
+        """What the window shows now (scene, HUD and panels), drawn again
+        offscreen (the same on any GL, whatever the window's buffers), as
+        (h, w, 3) uint8."""
+        size = self.get_framebuffer_size()
+        if self._target is None or (self._target.width, self._target.height) != size:
+            self._target = Offscreen(*size)
+        self._target.bind()
+        self.on_draw()
+        return self._target.read()
 
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
@@ -484,10 +483,7 @@ class ViewerWindow(pyglet.window.Window):
 
     def screenshot(self) -> str:
         """What the window shows now (scene, HUD and panels) as viewer-NNN.png."""
-        target = Offscreen(*self.get_framebuffer_size())
-        target.bind()
-        self.on_draw()
-        img = target.read()
+        img = self.image()
         self.shots += 1
         path = png.write(f"viewer-{self.shots:03d}.png", img)
         return str(path)
