@@ -130,6 +130,16 @@ def test_restart_loads_a_fresh_scene():
     assert s.ctx is not old and s.env.current_time == 0.0 and s.env.psi_count == 0
 
 
+def test_a_restart_ends_a_scripted_input(tmp_path):
+    from behaviors.recording import Recording
+    s = Session(ball_scene)
+    s.play(Recording([(25.0, ["Up"])] * 3))
+    assert s.tick(1 / 60) == 25.0 and s.keys == {"Up"}
+    s.restart()
+    s.keys = frozenset()
+    assert s.tick(0.02) == pytest.approx(20.0) and s.ctx.input_manager.keys_down == frozenset()
+
+
 def test_a_failing_reload_keeps_the_running_scene(tmp_path):
     scene_file = tmp_path / "scene.yaml"
     scene_file.write_text("v1")

@@ -130,6 +130,7 @@ class Session:
             self._mtimes = self._stat()
             return False
         self.stop_recording("the scene restarted")
+        self.script = None
         self.error = None
         self.load_seed = seed
         self.frames = 0
