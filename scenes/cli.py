@@ -1,10 +1,11 @@
-"""``ivp run`` and ``ivp check``: the scenes layer's subcommands of the ``ivp``
-command line (viewer/cli.py owns the command and calls ``add_subcommands``).
+"""``ivp run``, ``ivp check`` and ``ivp list``: the scenes layer's subcommands of
+the ``ivp`` command line (viewer/cli.py owns the command and calls ``add_subcommands``).
 
     ivp run [SCENE] [--seconds N] [--frame-ms MS] [--time-factor F] [--no-smoothing]
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
-            [--summary FILE.json] [--quiet]
-    ivp check SCENE...
+            [--summary FILE.json] [--quiet] [--strict] [--behaviors FILE.py ...]
+    ivp check SCENE... [--behaviors FILE.py ...]
+    ivp list
     ivp import LEVEL.NMO -o level.yaml [--game DIR]
 
 A scene may be a Virtools level file (.nmo / .cmo, docs/levels.md).
@@ -12,11 +13,93 @@ A scene may be a Virtools level file (.nmo / .cmo, docs/levels.md).
 
 from __future__ import annotations
 
+import importlib.util
+import logging
+import os
 import sys
 from collections import Counter
 
-from . import DEFAULT_SCENE, bundled_names, load
-from .headless import DEFAULT_FRAME_MS, run, write_summary
+from ivp import rng
+
+from . import DEFAULT_SCENE, bundled_names, load, plan
+from .document import bundled_path
+from .headless import DEFAULT_FRAME_MS, error_line, recording_warnings, run, write_summary
+from .source import did_you_mean
+
+MAX_ERROR_LINES = 20        # ivp run prints at most this many error lines, then the count
+UNKNOWN_BEHAVIOUR_HINT = ("a behaviour of your own: name its Python file with --behaviors FILE.py (the file "
+                          "registers it with @behaviors.register(\"name\")), or install a package that "
+                          "names it in the entry-point group ivp.behaviors (docs/behaviors.md)")
+
+
+def add_behaviors_option(p) -> None:
+    p.add_argument("--behaviors", action="append", default=[], metavar="FILE.py",
+                   help="a Python file that registers behaviours (repeatable; only the files named are loaded)")
+
+
+def load_behaviour_files(paths) -> None:
+    """Run each named Python file once as a module, so that its ``@register``
+    behaviours can be named by scenes; an error names the file."""
+    for path in paths:
+        if not path.endswith(".py"):
+            raise ValueError(f"--behaviors {path}: expected a Python file (.py)")
+        if not os.path.isfile(path):
+            raise ValueError(f"--behaviors {path}: no such file")
+        name = "ivp_behaviors_" + os.path.splitext(os.path.basename(path))[0]
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            del sys.modules[name]
+            raise ValueError(f"--behaviors {path}: {type(exc).__name__}: {exc}") from None
+
+
+def find_scene(name: str) -> str:
+    """The scene file for a path or a bundled name; a ValueError with a
+    did-you-mean among the bundled names otherwise."""
+    if os.path.exists(name):
+        return name
+    if os.path.exists(bundled_path(name)):
+        return bundled_path(name)
+    raise ValueError(f"no scene file {name}{did_you_mean(name, bundled_names())}; "
+                     "`ivp list` names the bundled scenes")
+
+
+def load_scene(name: str, behaviour_files=()):
+    """`load` after the --behaviors files, with how to provide an unknown behaviour."""
+    load_behaviour_files(behaviour_files)
+    path = find_scene(name)
+    try:
+        return load(path)
+    except ValueError as exc:
+        if "unknown behaviour" in str(exc):
+            raise ValueError(f"{exc}\n{UNKNOWN_BEHAVIOUR_HINT}") from None
+        raise
+
+
+def add_input_options(p) -> None:
+    p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
+                                                         "times and keys); its frames set the frame times "
+                                                         "(default: the scene's demo_input, if any)")
+    p.add_argument("--no-input", action="store_true", help="no scripted input, not even the scene's demo_input")
+
+
+def scripted_input(scene, path: str | None, no_input: bool = False):
+    """The recording to play on a freshly loaded scene (``path``, else the
+    scene's demo_input, none with ``no_input``), its mismatches printed as
+    warnings; the RNG takes the seed its header names."""
+    source = None if no_input else (path or scene.settings.get("demo_input"))
+    if not source:
+        return None
+    from behaviors.recording import Recording
+    recording = Recording.load(source)
+    for w in recording_warnings(recording, source, scene):
+        print(f"warning: {w}", file=sys.stderr)
+    if "seed" in recording.meta:          # as the recorded run had it (no frame has run yet)
+        rng.set_seed(recording.meta["seed"])
+    return recording
 
 
 def add_subcommands(sub) -> None:
@@ -28,20 +111,20 @@ def add_subcommands(sub) -> None:
     p.add_argument("--time-factor", type=float, help="the physics time factor (default: the scene's)")
     p.add_argument("--no-smoothing", action="store_true",
                    help="feed each frame's time straight to simulate (default: the manager's smoothing)")
-    p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
-                                                         "times and keys); its frames set the frame times "
-                                                         "(default: the scene's demo_input, if any)")
-    p.add_argument("--no-input", action="store_true", help="no scripted input, not even the scene's demo_input")
+    add_input_options(p)
     p.add_argument("--trajectory", metavar="FILE", help="write time, entity, position, quaternion, awake "
                                                         "per frame (CSV, or JSON lines for .jsonl)")
     p.add_argument("--trace", metavar="FILE", help="write a JSON-lines trace, one record per frame")
     p.add_argument("--per-psi", action="store_true", help="with --trace: one record per PSI, at its start")
     p.add_argument("--summary", metavar="FILE", help="write the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
+    add_behaviors_option(p)
     p.set_defaults(func=_run)
 
     p = sub.add_parser("check", help="validate scene files and list what they contain")
     p.add_argument("scenes", nargs="*", help="scene files or bundled names (default: every bundled scene)")
+    add_behaviors_option(p)
     p.set_defaults(func=_check)
 
     p = sub.add_parser("import", help="import a Ballance level (.nmo) as a YAML scene with OBJ meshes beside it")
@@ -49,6 +132,9 @@ def add_subcommands(sub) -> None:
     p.add_argument("-o", "--output", required=True, help="the YAML scene to write (meshes go to NAME.meshes/)")
     p.add_argument("--game", help="the game folder, for Levelinit.nmo (default: found from the level's path)")
     p.set_defaults(func=_import)
+
+    p = sub.add_parser("list", help="the bundled scenes, one line each")
+    p.set_defaults(func=_list)
 
 
 def _import(args) -> int:
@@ -61,25 +147,35 @@ def _import(args) -> int:
 
 
 def _run(args) -> int:
+    """Exit 0, 1 when the state became NaN or infinite, 3 with --strict after errors."""
     if args.per_psi and not args.trace:
         raise ValueError("--per-psi goes with --trace")
-    scene = load(args.scene)
-    recording = None
-    source = None if args.no_input else (args.input or scene.settings.get("demo_input"))
-    if source:
-        from behaviors.recording import Recording
-        recording = Recording.load(source)
-    summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
-                  args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+    scene = load_scene(args.scene, args.behaviors)
+    recording = scripted_input(scene, args.input, args.no_input)
+    log = logging.getLogger("bbglue")        # the context logs every error in full: the lines below say it once
+    quiet = logging.NullHandler()
+    log.addHandler(quiet)
+    try:
+        summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
+                      args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+    finally:
+        log.removeHandler(quiet)
     print(summary.text())
     outcome = _outcome(scene.ctx)
     if outcome:
         print(outcome)
-    for e in scene.ctx.errors[:10]:
-        print(f"error: {e}", file=sys.stderr)
+    errors = scene.ctx.errors
+    for e in errors[:MAX_ERROR_LINES]:
+        print(f"error: {error_line(scene.ctx, e)}", file=sys.stderr)
+    if errors:
+        more = f" ({len(errors) - MAX_ERROR_LINES} not shown)" if len(errors) > MAX_ERROR_LINES else ""
+        print(f"{len(errors)} behaviour or block error(s){more}" +
+              ("" if args.strict else "; --strict makes them fail the run"), file=sys.stderr)
     if args.summary:
         write_summary(summary, args.summary)
-    return 0 if summary.finite else 1
+    if not summary.finite:
+        return 1
+    return 3 if args.strict and errors else 0
 
 
 def _outcome(ctx) -> str:
@@ -94,7 +190,7 @@ def _outcome(ctx) -> str:
 
 def describe(name: str) -> str:
     """What a scene file holds, after checking it and building it."""
-    scene = load(name)
+    scene = load_scene(name)
     p = scene.plan
     s = p.settings
     bodies = [e for e in p.entities if e.physics is not None]
@@ -120,6 +216,7 @@ def _counted(items) -> str:
 
 
 def _check(args) -> int:
+    load_behaviour_files(args.behaviors)
     failed = 0
     for name in args.scenes or bundled_names():
         try:
@@ -128,3 +225,13 @@ def _check(args) -> int:
             failed += 1
             print(f"{name}: FAILED\n{exc}", file=sys.stderr)
     return 1 if failed else 0
+
+
+def _list(args) -> int:
+    """Each bundled scene's name and its file's description."""
+    names = bundled_names()
+    width = max(len(n) for n in names)
+    for name in names:
+        settings = plan(bundled_path(name)).settings
+        print(f"{name:<{width}}  {settings.get('description') or settings.get('name') or ''}")
+    return 0

@@ -232,10 +232,20 @@ class _Resolver:
         self.settings = None
 
     def run(self, path: str) -> Plan:
+        """Both passes; pass 2 runs after problems in pass 1 too (a missing
+        include, a bad value), on what could be read, so that all the problems
+        of the files are listed together."""
         path = os.path.normpath(path)
         self._read(path, None, "", pose.IDENTITY, (), None)
-        self.rep.raise_if_any()
-        result = self._resolve(path)
+        if self.settings is None:           # the top file could not be read at all
+            self.rep.raise_if_any()
+        read_badly = bool(self.rep.problems)
+        try:
+            result = self._resolve(path)
+        except (KeyError, TypeError, AttributeError, ValueError):
+            if not read_badly:
+                raise
+            result = None                   # pass 2 tripped on what pass 1 has reported
         self.rep.raise_if_any()
         return result
 
@@ -555,6 +565,7 @@ class _Resolver:
         them (so do their defaults), else the outer scene's; each given name is
         checked here, with its place."""
         params = dict(c["params"])
+        self._behaviour_known(c)
         for key, p in _name_params(c["type"]).items():
             ref = inst.ref if p.kind is Entity else inst.group_ref
             if isinstance(params.get(key), str):
@@ -565,6 +576,21 @@ class _Resolver:
                 params[key] = ref(p.default)
         return ItemPlan("behaviour", c["type"], None, {"entity": self._name(inst, c, "entity"), "params": params},
                         c.where)
+
+    def _behaviour_known(self, c: Checked) -> None:
+        """The behaviour's type is registered and takes each parameter given
+        (checked here, so that they are listed with the file's other problems)."""
+        try:
+            cls = registry.lookup(c["type"])
+        except ValueError as exc:
+            self.rep.add(c.at("type"), str(exc).removeprefix("<python>: "))
+            return
+        declared = declared_params(cls)
+        for key in c["params"]:
+            if key not in declared:
+                self.rep.add(c["params"].at(key), f"behaviour {c['type']!r} has no parameter {key!r}"
+                                                  f"{did_you_mean(key, declared)} (parameters: "
+                                                  f"{', '.join(declared) or 'none'})")
 
     def _param_exists(self, name: str, kind, where: Where, what: str) -> None:
         if kind is Entity:

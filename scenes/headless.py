@@ -14,7 +14,9 @@ from __future__ import annotations
 import csv
 import json
 import math
+import os
 import time
+import traceback
 from dataclasses import asdict, dataclass
 
 from ivp import MT_MOVING, ObjectListener, rng, umath
@@ -91,6 +93,76 @@ def finite_state(env) -> bool:
             if not all(math.isfinite(x) for x in vec):
                 return False
     return True
+
+
+# --- errors --------------------------------------------------------------------------
+
+def _behaviour_error(ctx, error):
+    """The behaviour manager's record of a context error (behaviour, entity, hook), or None."""
+    from behaviors.api import manager_of
+    manager = manager_of(ctx, create=False)
+    return next((e for e in (manager.errors if manager else ()) if e.error is error.error), None)
+
+
+def error_line(ctx, error) -> str:
+    """One line for an error of ``ctx.errors``: the frame, who raised (the
+    behaviour, its entity and hook, or the block) and the exception's first line."""
+    first = str(error.error).splitlines()
+    what = type(error.error).__name__ + (f": {first[0]}" if first else "")
+    be = _behaviour_error(ctx, error)
+    if be is not None:
+        return f"frame {be.frame}: behaviour {be.behavior!r} on {be.entity}, in {be.hook}: {what}"
+    return f"frame {error.frame}: {error.where.splitlines()[0]}: {what}"
+
+
+def error_text(ctx, error) -> str:
+    """The line of `error_line` and the full traceback."""
+    return error_line(ctx, error) + "\n" + "".join(traceback.format_exception(error.error)).rstrip()
+
+
+# --- recordings ------------------------------------------------------------------------
+
+def declared_keys(ctx) -> frozenset:
+    """Every key named by a behaviour's ``*_key`` parameter (navigation, camera
+    turn and raise): the keys the scene's gameplay reads."""
+    from behaviors.api import manager_of
+    from behaviors.params import declared_params
+    keys = set()
+    manager = manager_of(ctx, create=False)
+    for b in (manager.behaviors if manager is not None else ()):
+        for name in declared_params(type(b)):
+            value = getattr(b, name, None)
+            if name.endswith("_key") and isinstance(value, str):
+                keys.add(value)
+    return frozenset(keys)
+
+
+def recording_warnings(recording, path, scene) -> list[str]:
+    """What in a recording does not fit the scene, located by line: a header
+    naming another scene, and (when the scene's behaviours declare keys) each
+    key none of them reads, once, with a did-you-mean."""
+    from .source import did_you_mean
+    out = []
+    recorded_on = recording.meta.get("scene")
+    stem = os.path.splitext(os.path.basename(scene.path))[0]
+    if recorded_on is not None and recorded_on not in (stem, scene.name):
+        out.append(f"{path}:1: the recording was made on scene {recorded_on!r}, this is {stem!r}")
+    seed = recording.meta.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"{path}:1: the header's seed must be an integer, got {seed!r}")
+    known = declared_keys(scene.ctx)
+    if not known:
+        return out
+    with open(path, encoding="utf-8") as fh:
+        lines = [n for n, text in enumerate(fh, 1) if text.strip()][1:]     # frame i is on lines[i]
+    seen = set()
+    for i, frame in enumerate(recording):
+        for k in sorted(frame.keys - known - seen, key=str):
+            seen.add(k)
+            same = [c for c in known if str(c).lower() == str(k).lower()]
+            hint = f" (did you mean {same[0]!r}?)" if same else did_you_mean(k, known)
+            out.append(f"{path}:{lines[i]}: key {k!r} is read by no behaviour of the scene{hint}")
+    return out
 
 
 # --- outputs -------------------------------------------------------------------------
@@ -217,6 +289,8 @@ class Progress:
 def frame_times(seconds: float, frame_ms: float, recording=None):
     """(ms, keys or None) per frame: the recording's, or seconds / frame_ms frames.
     With both, the recording stops after ``seconds`` of frame time."""
+    if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
+        raise ValueError(f"the length of a run (--seconds) must be a number of seconds >= 0, got {seconds!r}")
     if recording is not None:
         out, total = [], 0.0
         for f in recording:
@@ -226,9 +300,7 @@ def frame_times(seconds: float, frame_ms: float, recording=None):
             total += f.ms
         return out
     if not (math.isfinite(frame_ms) and frame_ms > 0):
-        raise ValueError(f"run: the frame time must be a positive number of ms, got {frame_ms!r}")
-    if not (math.isfinite(seconds) and seconds >= 0):
-        raise ValueError(f"run: the length must be a number of seconds >= 0, got {seconds!r}")
+        raise ValueError(f"the frame time (--frame-ms) must be a positive number of ms, got {frame_ms!r}")
     return [(frame_ms, None)] * int(math.ceil(seconds * 1000.0 / frame_ms - 1e-9))
 
 

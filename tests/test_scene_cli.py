@@ -173,3 +173,113 @@ def test_a_missing_demo_input_is_a_located_error(tmp_path, capsys):
     assert main(["check", str(p)]) == 1
     err = capsys.readouterr().err
     assert f"{p}:3:" in err and "nowhere.jsonl" in err
+
+
+# --- issue 13: what a new user hits first ------------------------------------------------
+
+RAISING = """\
+    from behaviors import Behavior, register
+
+
+    @register({name!r})
+    class Raiser(Behavior):
+        def on_frame(self, dt):
+            if self.ctx.time_manager.frame_count in (3, 5):
+                raise RuntimeError("boom")
+    """
+
+
+def raising_scene(tmp_path, name: str):
+    """The drop scene with a behaviour ``name`` of a local file that raises in frames 3 and 5
+    (each test its own name: the registry is the process's)."""
+    module = tmp_path / "raiser_behaviours.py"
+    module.write_text(textwrap.dedent(RAISING).format(name=name))
+    scene = tmp_path / "raising.yaml"
+    scene.write_text(textwrap.dedent(DROP) + f"behaviours:\n  - {{type: {name}}}\n")
+    return str(scene), str(module)
+
+
+def test_behaviour_errors_are_one_line_each_with_a_count_and_strict_fails(tmp_path, capsys):
+    scene, module = raising_scene(tmp_path, "test.cli_raiser")
+    assert main(["run", scene, "--quiet", "--behaviors", module]) == 0
+    err = capsys.readouterr().err.splitlines()
+    # the first raise stops the behaviour (docs/behaviors.md): one error, said once
+    assert err == ["error: frame 3: behaviour 'test.cli_raiser' on the scene, in on_frame: RuntimeError: boom",
+                   "1 behaviour or block error(s); --strict makes them fail the run"]
+    assert main(["run", scene, "--quiet", "--behaviors", module, "--strict"]) == 3
+
+
+def test_a_behaviour_file_is_loaded_only_when_named(tmp_path, capsys):
+    scene, module = raising_scene(tmp_path, "test.named_only")
+    assert main(["check", scene]) == 1
+    err = capsys.readouterr().err
+    assert "unknown behaviour 'test.named_only'" in err and "--behaviors FILE.py" in err
+    assert main(["check", scene, "--behaviors", module]) == 0
+    assert main(["run", scene, "--behaviors", str(module) + ".missing.py"]) == 1
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_a_negative_length_is_rejected(capsys):
+    assert main(["run", "--seconds", "-1", "--quiet"]) == 1
+    assert "--seconds" in capsys.readouterr().err
+
+
+def test_a_recording_of_another_scene_or_with_a_misspelt_key_is_warned_by_line(tmp_path, capsys):
+    from behaviors.recording import Recorder
+    rec = tmp_path / "r.jsonl"
+    with Recorder(rec, scene="rails") as r:
+        r.add(20.0, ["Up"])
+        r.add(20.0, ["up"])
+        r.add(20.0, ["up", "Left"])
+    assert main(["run", "sample_level", "--quiet", "--input", str(rec)]) == 0
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning")]
+    assert warnings == [f"warning: {rec}:1: the recording was made on scene 'rails', this is 'sample_level'",
+                        f"warning: {rec}:3: key 'up' is read by no behaviour of the scene (did you mean 'Up'?)"]
+
+
+def test_list_names_every_bundled_scene_with_its_description(capsys):
+    import scenes
+    assert main(["list"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split()[0] for line in lines] == scenes.bundled_names()
+    level = next(line for line in lines if line.startswith("sample_level "))
+    assert level.split(None, 1)[1] == scenes.load("sample_level").settings["description"]
+
+
+def test_a_misspelt_bundled_name_gets_a_did_you_mean(capsys):
+    assert main(["run", "sample_levl", "--quiet"]) == 1
+    assert "did you mean 'sample_level'?" in capsys.readouterr().err
+
+
+def test_check_lists_all_the_problems_of_a_file(tmp_path, capsys):
+    # issue 13, defect 9: a bad entity reference no longer hides an unknown
+    # behaviour and a bad parameter, nor a bad include a bad joint target
+    a = tmp_path / "a.yaml"
+    a.write_text(textwrap.dedent("""\
+        version: 1
+        entities:
+          - {name: ball, mesh: {sphere: {radius: 1}}, physics: {balls: [{radius: 1}]}}
+          - {name: crate, mesh: {box: [1, 1, 1]}, physics: {mass: 1}}
+        joints:
+          - {type: hinge, object: bal, object2: crate}
+        behaviours:
+          - {type: ballance.leve}
+          - {type: ballance.fan, entity: ball, params: {forse: 2}}
+        """))
+    b = tmp_path / "b.yaml"
+    b.write_text(textwrap.dedent("""\
+        version: 1
+        includes:
+          - {file: nowhere.yaml}
+        entities:
+          - {name: ball, mesh: {sphere: {radius: 1}}, physics: {balls: [{radius: 1}]}}
+        joints:
+          - {type: hinge, object: bal, object2: ball}
+        """))
+    assert main(["check", str(a), str(b)]) == 1
+    err = capsys.readouterr().err
+    assert f"{a}:6:27: object: no entity 'bal' (did you mean 'ball'?)" in err
+    assert f"{a}:8:12: unknown behaviour 'ballance.leve'" in err
+    assert f"{a}:9:56: behaviour 'ballance.fan' has no parameter 'forse' (did you mean 'force'?)" in err
+    assert f"{b}:3:5: no scene file {tmp_path / 'nowhere.yaml'}" in err
+    assert f"{b}:7:27: object: no entity 'bal' (did you mean 'ball'?)" in err

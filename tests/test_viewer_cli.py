@@ -96,3 +96,31 @@ def test_play_without_a_display_points_to_render(monkeypatch, capsys):
     assert "no display" in err and "ivp render" in err
 
 
+
+
+def test_render_plays_the_scenes_demo_input_unless_told_otherwise(gl_window, tmp_path):  # noqa: F811
+    # issue 13, defect 7: the sample level's demo input holds Up, so the ball rolls
+    # forward (+Z, the level's way) in a render; --input takes another recording
+    import argparse
+
+    from behaviors.recording import Recorder
+    from viewer.cli import _session
+
+    def ball_z(input=None, no_input=False):
+        args = argparse.Namespace(behaviors=[], input=input, no_input=no_input)
+        s = _session(args, "sample_level", default_input=True)
+        for _ in range(120):
+            s.tick(1 / 60)
+        return s.ctx.get("Ball_Wood").get_world_matrix().as_array()[3, 2]
+
+    still = ball_z(no_input=True)
+    assert ball_z() > still + 1.0
+    rec = tmp_path / "down.jsonl"
+    with Recorder(rec, scene="sample_level") as r:
+        for _ in range(120):
+            r.add(1000 / 60, ["Down"])
+    assert ball_z(input=str(rec)) < still - 0.5
+    out = tmp_path / "shot.png"
+    assert main(["render", "sample_level", "--at", "0.5", "--input", str(rec), "-o", str(out),
+                 "--size", "64x48", "--headless"]) == 0
+    assert out.exists()

@@ -33,24 +33,65 @@ def test_frame_clock_passes_normal_frames_and_rejects_bad_ones():
         clock.frame_ms(float("nan"))
 
 
-def test_pause_stops_the_simulation_clock_and_resume_restores_the_time_factor():
-    s = Session(ball_scene)
+def test_pause_stops_the_whole_frame_clock_and_resume_goes_on_from_there():
+    # issue 13, defect 2: no frame runs while paused, so the time manager, the
+    # behaviours (and their timers) and the physics all stand still
+    seen = []
+
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: seen.append(c.time_manager.absolute_time_ms), name="clock")
+        return ctx
+
+    s = Session(load)
     s.physics.time_factor = 2.0
     for _ in range(5):
         s.tick(1 / 60)
     ball = s.ctx.get("ball")
-    t, psis = s.env.current_time, s.env.psi_count
+    tm = s.ctx.time_manager
+    t, psis, frames, clock = s.env.current_time, s.env.psi_count, tm.frame_count, tm.absolute_time_ms
     y = ball.get_world_matrix().as_array()[3, 1]
     s.toggle_pause()
     for _ in range(10):
         s.tick(1 / 60)
-    assert s.physics.time_factor == 0.0
+    assert (tm.frame_count, tm.absolute_time_ms, len(seen)) == (frames, clock, 5)
     assert (s.env.current_time, s.env.psi_count) == (t, psis)
     assert ball.get_world_matrix().as_array()[3, 1] == y
     s.toggle_pause()
     assert s.physics.time_factor == 2.0
     s.tick(1 / 60)
-    assert s.env.current_time > t
+    assert s.env.current_time > t and len(seen) == 6
+    assert tm.absolute_time_ms == pytest.approx(clock + 1000 / 60)
+
+
+def test_a_behaviour_timer_does_not_run_down_while_paused():
+    # a countdown as Ballance's points counter: one point off every 0.5 s of frame time
+    from behaviors.api import Behavior, manager_of
+
+    class Countdown(Behavior):
+        def on_start(self):
+            self.points = 1000
+            self.every(0.5, self.tick_down)
+
+        def tick_down(self):
+            self.points -= 1
+
+    counters = []
+
+    def load():
+        ctx = ball_scene()
+        counters.append(Countdown(ctx))
+        manager_of(ctx).attach(counters[-1])
+        return ctx
+
+    s = Session(load)
+    for _ in range(70):                 # 1.17 s: two points off (at about 0.5 and 1 s)
+        s.tick(1 / 60)
+    assert counters[0].points == 998
+    s.toggle_pause()
+    for _ in range(600):                # 10 s of wall time paused
+        s.tick(1 / 60)
+    assert counters[0].points == 998
 
 
 def test_step_runs_exactly_one_psi_and_pauses():
@@ -73,7 +114,6 @@ def test_slow_motion_and_fast_forward_halve_and_double_the_time_factor():
     s.toggle_pause()
     s.change_speed(+1)
     s.change_speed(+1)
-    assert s.physics.time_factor == 0.0
     s.toggle_pause()
     assert s.physics.time_factor == 2.0
     for _ in range(10):
@@ -88,6 +128,16 @@ def test_restart_loads_a_fresh_scene():
     old = s.ctx
     assert s.restart()
     assert s.ctx is not old and s.env.current_time == 0.0 and s.env.psi_count == 0
+
+
+def test_a_restart_ends_a_scripted_input(tmp_path):
+    from behaviors.recording import Recording
+    s = Session(ball_scene)
+    s.play(Recording([(25.0, ["Up"])] * 3))
+    assert s.tick(1 / 60) == 25.0 and s.keys == {"Up"}
+    s.restart()
+    s.keys = frozenset()
+    assert s.tick(0.02) == pytest.approx(20.0) and s.ctx.input_manager.keys_down == frozenset()
 
 
 def test_a_failing_reload_keeps_the_running_scene(tmp_path):
@@ -227,3 +277,50 @@ def test_dragging_wakes_a_frozen_body_through_the_glue_and_fixed_bodies_stay():
     assert body.core.movement_state != MT_NOT_SIM
     assert crate.get_world_matrix().as_array()[3, 1] > 5.0
     assert body.core.rot_speed != (0.0, 0.0, 0.0)
+
+
+def test_a_recording_made_in_the_viewer_replays_exactly_with_ivp_run(tmp_path):
+    # issue 13, defect 7: frame times of a real (uneven) clock, keys, a pause
+    # in the middle (not recorded); `ivp run --input` gives the same state to the last bit
+    import json
+
+    import scenes
+    from scenes.headless import body_pose
+    from viewer.cli import main
+    rec, traj = tmp_path / "run.jsonl", tmp_path / "replay.jsonl"
+    s = Session(lambda: scenes.load("ball_wood"))
+    s.start_recording(rec)
+    for i in range(90):
+        s.keys = frozenset({"Up"} if 20 <= i < 70 else ())
+        if i == 40:
+            s.toggle_pause()
+        if i == 50:
+            s.toggle_pause()
+        s.tick((12.0 + i % 7) / 1000.0)
+    s.stop_recording()
+    assert s.message == f"recorded 80 frames to {rec}"
+    body = s.body_of(s.ctx.get("Ball_Wood"))
+    assert main(["run", "ball_wood", "--quiet", "--input", str(rec), "--trajectory", str(traj)]) == 0
+    last = [json.loads(line) for line in traj.read_text().splitlines()][-1]
+    p, q = body_pose(body, s.env.current_time)
+    assert (last["frame"], last["time"]) == (79, s.env.current_time)
+    assert [last[k] for k in ("x", "y", "z", "qx", "qy", "qz", "qw")] == [*p, *q]
+
+
+def test_recording_starts_at_the_first_frame_and_ends_on_what_it_cannot_hold(tmp_path):
+    from behaviors.recording import Recording
+    s = Session(ball_scene)
+    for _ in range(5):
+        s.tick(1 / 60)
+    old = s.ctx
+    s.toggle_recording(tmp_path / "a.jsonl")            # F9 after frames have run: the scene restarts
+    assert s.ctx is not old and s.frames == 0 and s.recorder is not None
+    s.tick(1 / 60)
+    s.step()
+    assert s.recorder is None and s.message.endswith("(stopped: a single step is not a frame)")
+    assert len(Recording.load(tmp_path / "a.jsonl")) == 1
+    s.toggle_pause()
+    s.start_recording(tmp_path / "b.jsonl")
+    s.tick(1 / 60)
+    s.change_speed(+1)
+    assert s.recorder is None and "time factor" in s.message

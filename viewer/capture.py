@@ -10,7 +10,7 @@ import numpy as np
 import pyglet
 
 from . import png
-from .renderer import Renderer
+from .renderer import Offscreen, Renderer
 from .video import open_video
 from .window import Overlay2D, View, render_image
 
@@ -26,22 +26,25 @@ class Capture:
         self.size = (int(size[0]), int(size[1]))
         self._context = pyglet.window.Window(16, 16, visible=False)     # holds the GL context
         self.renderer = Renderer()
+        self.target = Offscreen(*self.size)
         self.view = View(session) if scene_camera is None else View(session, scene_camera)
         self.overlay = Overlay2D() if hud else None
         self.frame_time = 0.0           # seconds of frame time run so far
 
     def run_until(self, t: float, frame_s: float = FRAME_S) -> None:
-        """Frames of `frame_s` until `t` seconds of frame time have run, and at
-        least one: what is drawn follows a frame's behaviours and physics
-        (DESIGN "One frame"), so the scene's behaviours have set it up."""
+        """Frames of `frame_s` (or a scripted input's frame times) until `t`
+        seconds of frame time have run, and at least one: what is drawn follows
+        a frame's behaviours and physics (DESIGN "One frame"), so the scene's
+        behaviours have set it up."""
         if not np.isfinite(t) or t < 0.0:
             raise ValueError(f"render: the time {t!r} must be a number of seconds >= 0")
+        if self.session.paused:
+            raise ValueError("render: the session is paused, no frame would run")
         while self.frame_time < t - 1e-9 or self.session.frames == 0:
-            self.session.tick(frame_s)
-            self.frame_time += frame_s
+            self.frame_time += self.session.tick(frame_s) / 1000.0
 
     def image(self) -> np.ndarray:
-        return render_image(self._context, self.view, self.renderer, self.size, self.overlay)
+        return render_image(self._context, self.view, self.renderer, self.target, self.overlay)
 
     def screenshot(self, path) -> str:
         return str(png.write(path, self.image()))

@@ -1,10 +1,10 @@
 """The ``ivp`` command line.
 
-    ivp play [SCENE]                           the viewer window (default: the bundled level)
+    ivp play [SCENE] [--record REC.jsonl] [--input REC.jsonl]   the viewer window (default: the bundled level)
     ivp render SCENE --at T -o shot.png        a frame rendered headless
     ivp render SCENE --video out.mp4 --seconds N
 
-The scenes layer adds its own subcommands (run, check) through
+The scenes layer adds its own subcommands (run, check, list) through
 ``scenes.cli.add_subcommands``.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from scenes.cli import add_subcommands
+from scenes.cli import add_behaviors_option, add_input_options, add_subcommands, load_scene, scripted_input
 
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
@@ -28,12 +28,17 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _session(name: str):
-    """A session of the scene `name` (a file or a bundled name); SceneError says what is wrong."""
-    import scenes
-
+def _session(args, name: str, default_input: bool):
+    """A session of the scene `name` (a file or a bundled name) after the
+    --behaviors files, playing --input (or, with `default_input`, the scene's
+    demo input); SceneError says what is wrong. A restart loads the scene afresh
+    without the input."""
     from .session import Session
-    return Session(lambda: scenes.load(name))
+    session = Session(lambda: load_scene(name, args.behaviors))
+    recording = scripted_input(session.scene, args.input, args.no_input or not default_input)
+    if recording is not None:
+        session.play(recording)
+    return session
 
 
 def _play(args) -> int:
@@ -45,23 +50,28 @@ def _play(args) -> int:
               "  ivp render SCENE --video run.mp4 --seconds 10", file=sys.stderr)
         return 2
     import scenes
-    session = _session(args.scene or scenes.DEFAULT_SCENE)
+    session = _session(args, args.scene or scenes.DEFAULT_SCENE, default_input=False)
     display.configure(headless=False)
     import pyglet
 
-    from .window import ViewerWindow
+    from .window import MAX_FPS, ViewerWindow
     width, height = args.size
-    ViewerWindow(session, width, height, samples=args.samples)
+    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record)
     if args.paused:
         session.toggle_pause()
-    pyglet.app.run()
+    try:
+        pyglet.app.run(1.0 / MAX_FPS)
+    finally:
+        session.stop_recording()
+    if session.message:
+        print(session.message)
     return 0
 
 
 def _render(args) -> int:
     if args.video is None and args.seconds is not None:
         raise ValueError("render: --seconds goes with --video")
-    session = _session(args.scene)
+    session = _session(args, args.scene, default_input=True)
     from . import display
     display.configure(headless=args.headless or None)
     from .camera import look_at
@@ -91,9 +101,15 @@ def add_viewer_subcommands(sub) -> None:
     p = sub.add_parser("play", help="open the viewer window on a scene")
     p.add_argument("scene", nargs="?", help="a scene file or a bundled scene name (default: the bundled level)")
     p.add_argument("--size", type=_size, default=(1024, 768), help="window size, WIDTHxHEIGHT")
-    p.add_argument("--samples", type=int, default=4, help="multisampling (0: none, fastest in software GL)")
+    p.add_argument("--samples", type=int, help="multisampling (default: 4 on a GPU, none in software GL)")
+    p.add_argument("--no-vsync", action="store_true", help="do not wait for the display's refresh "
+                                                           "(frames are still capped at 60 per second)")
+    p.add_argument("--record", metavar="RECORDING", help="record the frame times and keys from the first frame "
+                                                         "(JSON lines, for ivp run --input); F9 stops")
     p.add_argument("--paused", action="store_true", help="start paused")
-    p.set_defaults(func=_play)
+    p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
+    p.set_defaults(func=_play, no_input=False)
+    add_behaviors_option(p)
 
     p = sub.add_parser("render", help="render a frame (PNG) or a video of a scene, without a window")
     p.add_argument("scene", help="a scene file or a bundled scene name")
@@ -109,6 +125,8 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--overlay", action="append", default=[], choices=OVERLAYS, help="debug overlay (repeatable)")
     p.add_argument("--hud", action="store_true", help="draw the heads-up display")
     p.add_argument("--headless", action="store_true", help="use EGL even when a display is set")
+    add_input_options(p)
+    add_behaviors_option(p)
     p.set_defaults(func=_render)
 
 

@@ -6,26 +6,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from behaviors.api import manager_of
 from behaviors.ballance import camera_of, gameplay_state
-from behaviors.params import declared_params
+from scenes.headless import declared_keys as game_keys  # noqa: F401  (the keys the viewer leaves to the game)
 
 from .camera import BALLANCE_LENS, Lens, look_at
 from .drawlist import SKY
 from .lighting import Lighting, scene_lighting
-
-
-def game_keys(ctx) -> frozenset:
-    """Every key named by a behaviour's ``*_key`` parameter (navigation, camera
-    turn and raise): the viewer leaves these keys to the game."""
-    keys = set()
-    manager = manager_of(ctx, create=False)
-    for b in (manager.behaviors if manager is not None else ()):
-        for name in declared_params(type(b)):
-            value = getattr(b, name, None)
-            if name.endswith("_key") and isinstance(value, str):
-                keys.add(value)
-    return frozenset(keys)
 
 
 def rig_camera(ctx):

@@ -5,21 +5,28 @@ from __future__ import annotations
 import math
 
 from ivp import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW
+from scenes.headless import error_line
 
 from .gameplay import game_line
 
 STATE_NAMES = {MT_MOVING: "moving", MT_SLOW: "slow", MT_CALM: "calm", MT_NOT_SIM: "asleep"}
+LINE_CHARS = 100            # a longer HUD line is cut (the error's full text: F2 and the log)
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= LINE_CHARS else line[:LINE_CHARS - 3] + "..."
 
 
 def _vec(v) -> str:
     return "(" + ", ".join(f"{x:8.3f}" for x in v) + ")"
 
 
-def status_lines(session, fps: float, draw_ms: float) -> list[str]:
-    """Simulated time, time factor, PSIs this frame, frame rate, awake / total bodies."""
+def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> list[str]:
+    """Simulated time, time factor, PSIs this frame, frame rate, awake / total
+    bodies, the gameplay, recording, the window's `notes` and the last error, one line each."""
     env = session.env
     tf = session.physics.time_factor
-    state = "PAUSED" if session.paused else f"time factor {tf:g}"
+    state = ("PAUSED, " if session.paused else "") + f"time factor {tf:g}"
     awake, total = session.awake_count()
     lines = [
         f"t {env.current_time:9.3f} s   {state}   speed x{session.speed:g}",
@@ -30,12 +37,17 @@ def status_lines(session, fps: float, draw_ms: float) -> list[str]:
     game = game_line(session.ctx)
     if game:
         lines.append(game)
+    if session.recorder is not None:
+        lines.append(f"REC {session.recorder.path}: {session.recorder.count} frames")
+    elif session.message:
+        lines.append(session.message)
+    lines.extend(notes)
     if session.error:
         lines.append(session.error)
     errors = session.ctx.errors
     if errors:
-        lines.append(f"{len(errors)} behaviour error(s), last: {errors[-1]}")
-    return lines
+        lines.append(f"errors {len(errors)} (F2): {error_line(session.ctx, errors[-1])}")
+    return [_cut(line) for line in lines]
 
 
 def unit_line(manager, unit) -> str:

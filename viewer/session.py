@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
 
 from bbglue.blocks import PhysicsImpulse
-from ivp import MT_NOT_SIM, umath
+from behaviors.recording import Recorder
+from ivp import MT_NOT_SIM, rng, umath
 
 STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
 SPEEDS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
@@ -46,6 +48,26 @@ class FrameClock:
         return ms
 
 
+class FrameRate:
+    """Drawn frames per second: the frames whose times fall in the last
+    ``window_s`` seconds of wall time, over the span they cover."""
+
+    def __init__(self, window_s: float = 1.0):
+        self.window_s = window_s
+        self.times = deque()
+
+    def frame(self, t_s: float) -> None:
+        """A frame was drawn at wall time ``t_s`` (seconds, any origin)."""
+        self.times.append(t_s)
+        while t_s - self.times[0] > self.window_s:
+            self.times.popleft()
+
+    @property
+    def fps(self) -> float:
+        span = self.times[-1] - self.times[0] if self.times else 0.0
+        return (len(self.times) - 1) / span if span > 0.0 else 0.0
+
+
 def step_one_psi(physics) -> None:
     """Run the environment to just past its next PSI, then write back (the
     single-step control): exactly one PSI, whatever the time factor."""
@@ -70,7 +92,11 @@ class Session:
         self.error = None             # a failed reload, shown by the HUD
         self.keys = frozenset()
         self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
-        self.frames = 0
+        self.frames = 0               # frames run (none while paused)
+        self.recorder = None          # a behaviors.recording.Recorder while recording
+        self.script = None            # an iterator of recorded frames while one plays
+        self.message = ""             # the last control's outcome, shown by the HUD
+        self.load_seed = rng.get_seed()
         self._start(self._load())
 
     # --- loading --------------------------------------------------------------
@@ -86,7 +112,6 @@ class Session:
         self.ctx = getattr(loaded, "ctx", loaded)
         self.paused = False
         self.speed = 1.0
-        self._saved_time_factor = None
         self.selected = None
         self.drag = None              # a Drag while the mouse pulls a body
         self._mtimes = self._stat()
@@ -97,13 +122,18 @@ class Session:
     def restart(self) -> bool:
         """Load the scene afresh. On failure the running scene is kept and the
         error is shown; returns whether the new scene runs."""
+        seed = rng.get_seed()
         try:
             loaded = self._load()
         except Exception as exc:     # a broken scene file must not end the session
             self.error = f"reload failed: {type(exc).__name__}: {exc}"
             self._mtimes = self._stat()
             return False
+        self.stop_recording("the scene restarted")
+        self.script = None
         self.error = None
+        self.load_seed = seed
+        self.frames = 0
         self._start(loaded)
         return True
 
@@ -122,9 +152,23 @@ class Session:
     def env(self):
         return self.ctx.physics.env
 
-    def tick(self, dt_s: float) -> None:
-        """One frame: key state, the mouse drag -> behaviours and blocks -> physics -> write-back."""
+    def tick(self, dt_s: float) -> float:
+        """One frame: key state, the mouse drag -> behaviours and blocks -> physics
+        -> write-back, and into the recording; returns the frame's ms. A scripted
+        input (`play`) gives the frame time and the keys while it lasts. While
+        paused no frame runs (0 ms): the time manager, the behaviours' clock and
+        timers and the physics stand still."""
         frame_ms = self.clock.frame_ms(dt_s)
+        if self.paused:
+            self.sim_ms = 0.0
+            return 0.0
+        if self.script is not None:
+            frame = next(self.script, None)
+            if frame is None:
+                self.script = None
+                self.message = "the scripted input has ended: the keys are yours"
+            else:
+                frame_ms, self.keys = frame.ms, frame.keys
         self.ctx.input_manager.set_keys(self.keys)
         t0 = time.perf_counter()
         if self.drag is not None:
@@ -132,6 +176,40 @@ class Session:
         self.ctx.process_frame(frame_ms)
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
         self.frames += 1
+        if self.recorder is not None:
+            self.recorder.add(frame_ms, self.keys)
+        return frame_ms
+
+    # --- recording -----------------------------------------------------------------
+
+    def start_recording(self, path) -> None:
+        """Record every frame's time and keys from the scene's first frame (the
+        scene restarts when frames have run), for ``ivp run --input``. The header
+        names the scene and the RNG seed at its load, so the replay is exact."""
+        if self.frames and not self.restart():
+            return
+        scene = getattr(self.scene, "path", None)
+        self.recorder = Recorder(path, scene=Path(scene).stem if scene else self.title, seed=self.load_seed)
+        self.message = f"recording to {path}"
+
+    def stop_recording(self, why: str = "") -> None:
+        """Close the recording; ``why`` says which control ended it."""
+        if self.recorder is None:
+            return
+        rec, self.recorder = self.recorder, None
+        rec.close()
+        self.message = f"recorded {rec.count} frames to {rec.path}" + (f" (stopped: {why})" if why else "")
+
+    def play(self, recording) -> None:
+        """Take the frames of a recording (behaviors.recording) as scripted input,
+        one per tick, from the next frame on."""
+        self.script = iter(recording)
+
+    def toggle_recording(self, path) -> None:
+        if self.recorder is None:
+            self.start_recording(path)
+        else:
+            self.stop_recording()
 
     @property
     def frame_psis(self) -> int:
@@ -140,17 +218,13 @@ class Session:
     # --- time controls ------------------------------------------------------------
 
     def toggle_pause(self) -> None:
-        """Pause = time factor 0 (as Ballance pauses); resume restores it."""
-        if self.paused:
-            self.physics.time_factor = self._saved_time_factor
-            self.paused = False
-        else:
-            self._saved_time_factor = self.physics.time_factor
-            self.physics.time_factor = 0.0
-            self.paused = True
+        """Pause stops the frame clock (see `tick`); resume goes on from there."""
+        self.paused = not self.paused
 
     def step(self) -> None:
-        """Pause if needed, then advance by one PSI."""
+        """Pause if needed, then advance the physics by one PSI (no frame of the
+        behaviours, so a recording cannot hold it and ends)."""
+        self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
         step_one_psi(self.physics)
@@ -158,12 +232,10 @@ class Session:
     def change_speed(self, direction: int) -> None:
         """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""
         i = min(max(SPEEDS.index(self.speed) + direction, 0), len(SPEEDS) - 1)
-        factor = SPEEDS[i] / self.speed
+        if SPEEDS[i] != self.speed:
+            self.stop_recording("a recording holds no time factor")
+        self.physics.time_factor *= SPEEDS[i] / self.speed
         self.speed = SPEEDS[i]
-        if self.paused:
-            self._saved_time_factor *= factor
-        else:
-            self.physics.time_factor *= factor
 
     # --- bodies -------------------------------------------------------------------------
 
@@ -188,6 +260,7 @@ class Session:
         body = self.body_of(entity)
         if body is None or body.core.physical_unmoveable:
             return False
+        self.stop_recording("a recording holds no mouse pull")
         self.drag = Drag(entity, point_ws)
         return True
 
@@ -203,7 +276,7 @@ class Session:
             self.drag = None
             return
         dt = self.physics.sim_dt
-        if dt <= 0.0 or self.paused:
+        if dt <= 0.0:
             return
         force, point = self.drag.force(body.core, dt)
         size = float(np.linalg.norm(force))

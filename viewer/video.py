@@ -64,3 +64,32 @@ def open_video(path, width: int, height: int, fps: float):
     if encoder is None:
         return PngSequence(path.with_name(path.stem + "_frames"))
     return FfmpegVideo(encoder, path, width, height, fps)
+
+
+class WallClockVideo:
+    """A video of a window at `fps` frames per second of wall time: each drawn
+    frame goes in as many times as video frames have fallen due since the start
+    (repeated when drawing is slower than `fps`, left out when faster), so the
+    video plays at the pace it was watched. Frames are cropped or padded (black)
+    to the size at the start."""
+
+    def __init__(self, path, width: int, height: int, fps: float, t0_s: float):
+        self.size = (width - width % 2, height - height % 2)
+        self.fps = fps
+        self.t0 = t0_s
+        self.sink = open_video(path, *self.size, fps)
+
+    def frame(self, t_s: float, grab) -> None:
+        """The window was drawn at wall time `t_s`; `grab()` reads it as (h, w, 3) uint8."""
+        due = int((t_s - self.t0) * self.fps) + 1 - self.sink.frames
+        if due <= 0:
+            return
+        w, h = self.size
+        img = grab()[:h, :w]
+        if img.shape[:2] != (h, w):
+            img = np.pad(img, ((0, h - img.shape[0]), (0, w - img.shape[1]), (0, 0)))
+        for _ in range(due):
+            self.sink.write(img)
+
+    def close(self) -> str:
+        return self.sink.close()

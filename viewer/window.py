@@ -13,14 +13,24 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
+from scenes.headless import error_text
+
 from . import camera, gameplay, hud, overlays, png
 from .drawlist import gather
 from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
+from .session import FrameRate
+from .video import FfmpegVideo, WallClockVideo
 
 RELOAD_CHECK_S = 0.5
 FLY_SPEED = 40.0            # world units per second for the free camera's WASD
+MAX_FPS = 60.0              # the frame cap: pyglet's event loop draws (and so ticks) at most this often
+DEFAULT_SAMPLES = 4         # multisampling on a GPU; none on a software renderer
+SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader", "gdi generic")
+HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
+VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
+RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
 
 
 @dataclass(frozen=True)
@@ -46,7 +56,12 @@ CONTROLS = (
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
     Control((key.H,), "heads-up display on / off", "hud"),
+    Control((key.F2,), "the last behaviour error in full", "error"),
+    Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
+    Control((key.F11,), "fullscreen on / off", "fullscreen"),
+    Control((key.F10,), "vsync on / off", "vsync"),
     Control((key.F1,), "this help", "help"),
     Control((key.ESCAPE,), "quit", "quit"),
 )
@@ -166,6 +181,35 @@ class View:
         renderer.draw(groups, self.camera_world(), size, segments, colours)
 
 
+def is_software_renderer(name: str) -> bool:
+    """Whether the GL_RENDERER string names a CPU rasterizer (Mesa's llvmpipe ...)."""
+    return any(s in name.lower() for s in SOFTWARE_RENDERERS)
+
+
+def gl_renderer_name() -> str:
+    """GL_RENDERER of the platform's default context, read from a hidden window."""
+    probe = pyglet.window.Window(16, 16, visible=False)
+    try:
+        return pyglet.gl.gl_info.get_renderer()
+    finally:
+        probe.close()
+
+
+def choose_samples(samples: int | None, renderer: str) -> tuple[int, str]:
+    """(multisampling, a HUD note): `samples` as asked, or by default none on a
+    software renderer (it draws several times faster without) and 4 on a GPU."""
+    if samples is not None:
+        return samples, ""
+    if is_software_renderer(renderer):
+        return 0, f"software GL ({renderer.split(' (')[0]}): no multisampling (--samples N to force)"
+    return DEFAULT_SAMPLES, ""
+
+
+def overlaps(a, b) -> bool:
+    """Whether two (x, y, w, h) rectangles share an area."""
+    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
+
+
 class TextPanel:
     """A block of monospaced lines at a corner of the window, on a dark backing."""
 
@@ -178,88 +222,149 @@ class TextPanel:
         self.backing = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 140), batch=self.batch)
         self.backing.group = pyglet.graphics.Group(order=-1)
 
-    def draw(self, lines, width: int, height: int, margin: int = 8) -> None:
+    def layout(self, lines, width: int, height: int, top: int | None = None, margin: int = 8):
+        """Set the text and place it by the anchors (below `top` when given);
+        returns the backing's rectangle (x, y, w, h), y up from the bottom."""
+        self.label.width = max(width - 2 * margin - 8, 1)      # wraps only what the window cannot hold
         self.label.text = "\n".join(lines)
         w = self.label.content_width
         h = self.label.content_height
         x = margin if self.anchor_x == "left" else (width - w - margin if self.anchor_x == "right"
                                                      else (width - w) // 2)
         y = height - margin if self.anchor_y == "top" else (height + h) // 2
+        if top is not None:
+            y = top - margin
         self.label.x, self.label.y = x, y
         self.backing.x, self.backing.y = x - 4, y - h - 4
         self.backing.width, self.backing.height = w + 8, h + 8
+        return (x - 4, y - h - 4, w + 8, h + 8)
+
+    def draw(self) -> None:
         self.batch.draw()
 
 
 class Overlay2D:
-    """HUD, selection panel and help, drawn over the 3D image."""
+    """HUD, selection panel and a centred panel (help or the last error, in
+    place of the selection), drawn over the 3D image; the selection panel moves
+    below the HUD when they would overlap. `rects` holds the panels' rectangles
+    of the last draw."""
 
     def __init__(self):
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
-        self.help = TextPanel("center", "center")
+        self.centre = TextPanel("center", "center")
+        self.rects = {}
 
-    def draw(self, window, view: View, size, fps: float, draw_ms: float, show_hud: bool,
-             show_help: bool, owned) -> None:
+    def draw(self, window, view: View, size, status_lines, centre_lines=()) -> None:
         width, height = size
         window.projection = Mat4.orthogonal_projection(0, width, 0, height, -255, 255)
         pyglet.gl.glViewport(0, 0, width, height)
         s = view.session
-        if show_hud:
-            self.status.draw(hud.status_lines(s, fps, draw_ms), width, height)
-            if s.selected is not None:
-                self.selection.draw(hud.selection_lines(s, s.selected), width, height)
-        if show_help:
-            self.help.draw(help_lines(owned), width, height)
+        self.rects = {}
+        if status_lines:
+            self.rects["status"] = self.status.layout(status_lines, width, height)
+            self.status.draw()
+            if s.selected is not None and not centre_lines:
+                lines = hud.selection_lines(s, s.selected)
+                rect = self.selection.layout(lines, width, height)
+                if overlaps(rect, self.rects["status"]):
+                    rect = self.selection.layout(lines, width, height, top=self.rects["status"][1])
+                self.rects["selection"] = rect
+                self.selection.draw()
+        if centre_lines:
+            self.rects["centre"] = self.centre.layout(centre_lines, width, height)
+            self.centre.draw()
 
 
-def render_image(window, view: View, renderer: Renderer, size, overlay: Overlay2D | None = None) -> np.ndarray:
-    """One frame into an offscreen buffer of `size`, as (h, w, 3) uint8."""
-    target = Offscreen(*size)
+def render_image(window, view: View, renderer: Renderer, target: Offscreen,
+                 overlay: Overlay2D | None = None) -> np.ndarray:
+    """One frame into an offscreen buffer, as (h, w, 3) uint8."""
+    size = (target.width, target.height)
     target.bind()
     view.draw(renderer, size)
     if overlay is not None:
-        overlay.draw(window, view, size, 0.0, 0.0, True, False, ())
+        overlay.draw(window, view, size, hud.status_lines(view.session))
     return target.read()
 
 
 class ViewerWindow(pyglet.window.Window):
-    """The `ivp play` window."""
+    """The `ivp play` window. Run it with ``pyglet.app.run(1 / MAX_FPS)``: each
+    time the event loop draws the window, `draw` first runs one frame of the
+    session for the wall time since the last drawn frame (vsync, when the
+    display has it, slows both together)."""
 
     def __init__(self, session, width: int = 1024, height: int = 768,
-                 samples: int = 4, **kwargs):
-        """`samples`: multisampling (0 for none; software GL draws about 3.5x faster without)."""
+                 samples: int | None = None, vsync: bool = True, record: str | None = None, **kwargs):
+        """`samples`: multisampling (None: chosen by `choose_samples`);
+        `record`: a recording file to write from the first frame."""
+        samples, note = choose_samples(samples, gl_renderer_name() if samples is None else "")
+        self.notes = [note] if note else []
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
                                   samples=samples, major_version=3, minor_version=3)
         try:
             super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True,
-                             config=config, **kwargs)
+                             config=config, vsync=vsync, **kwargs)
         except pyglet.window.NoSuchConfigException:
-            super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True, **kwargs)
+            self.notes.append(f"no GL config with {samples}x multisampling: none")
+            samples = 0
+            super().__init__(width, height, caption=f"ivp - {session.title}", resizable=True,
+                             vsync=vsync, **kwargs)
+        self.samples = samples
+        self.record_path = record or RECORDING
         self.session = session
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
-        self.show_help = False
-        self.fps = 0.0
+        self.centre = None          # "help" or "error": the centred panel shown
+        self.rate = FrameRate()
         self.draw_ms = 0.0
         self.shots = 0
         self._held = set()
         self._drag_depth = 0.0      # camera depth of the point a ctrl-drag holds
         self._fly = set()
-        pyglet.clock.schedule(self.tick)
+        self._last_frame = None     # wall time of the last drawn frame
+        self.video = None           # a WallClockVideo while F8 records one
+        self._target = None         # the Offscreen of `image`, remade when the size changes
         pyglet.clock.schedule_interval(self.check_reload, RELOAD_CHECK_S)
+        if record:
+            session.start_recording(record)
 
     # --- frame loop ----------------------------------------------------------
+
+    @property
+    def fps(self) -> float:
+        """Frames drawn per second of wall time."""
+        return self.rate.fps
+
+    def draw(self, dt: float) -> None:
+        """One frame as the event loop draws it: the session advances by the
+        wall time since the last drawn frame, then the window is drawn (and
+        into the video, if one is being made)."""
+        now = time.perf_counter()
+        self.tick(now - self._last_frame if self._last_frame is not None else 1.0 / MAX_FPS)
+        self._last_frame = now
+        self.rate.frame(now)
+        super().draw(dt)
+        if self.video is not None:
+            self.video.frame(now, self.image)
+
+    def image(self) -> np.ndarray:
+        """What the window shows now (scene, HUD and panels), drawn again
+        offscreen (the same on any GL, whatever the window's buffers), as
+        (h, w, 3) uint8."""
+        size = self.get_framebuffer_size()
+        if self._target is None or (self._target.width, self._target.height) != size:
+            self._target = Offscreen(*size)
+        self._target.bind()
+        self.on_draw()
+        return self._target.read()
 
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
         self.session.tick(dt)
         self.fly(dt)
-        if dt > 0.0:
-            self.fps = 0.9 * self.fps + 0.1 / dt if self.fps else 1.0 / dt
 
     def check_reload(self, dt: float) -> None:
         self.session.reload_if_changed()
@@ -281,8 +386,17 @@ class ViewerWindow(pyglet.window.Window):
         t0 = time.perf_counter()
         self.scene_view.draw(self.renderer, size)
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
-        self.overlay.draw(self, self.scene_view, size, self.fps, self.draw_ms, self.show_hud, self.show_help,
-                          self.owned_keys)
+        status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
+        self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
+
+    def centre_lines(self) -> list[str]:
+        if self.centre == "help":
+            return help_lines(self.owned_keys)
+        errors = self.session.ctx.errors
+        if self.centre == "error" and errors:
+            return ["The last error (F2 closes; every error is also in the log)",
+                    *error_text(self.session.ctx, errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
+        return []
 
     # --- keys ------------------------------------------------------------------------
 
@@ -331,15 +445,45 @@ class ViewerWindow(pyglet.window.Window):
             v.overlays[action] = not v.overlays[action]
         elif action == "hud":
             self.show_hud = not self.show_hud
-        elif action == "help":
-            self.show_help = not self.show_help
+        elif action in ("help", "error"):
+            self.centre = None if self.centre == action else action
+        elif action == "record":
+            s.toggle_recording(self.record_path)
         elif action == "screenshot":
-            self.screenshot()
+            s.message = f"screenshot {self.screenshot()}"
+        elif action == "video":
+            self.toggle_video()
+        elif action == "fullscreen":
+            self.set_fullscreen(not self.fullscreen)
+        elif action == "vsync":
+            self.set_vsync(not self.vsync)
+            s.message = f"vsync {'on' if self.vsync else 'off'}"
         elif action == "quit":
             self.close()
 
+    def on_close(self):
+        if self.video is not None:          # the encoder finishes the file
+            self.toggle_video()
+        return super().on_close()
+
+    def toggle_video(self) -> None:
+        """Start a video of the window (viewer-NNN.mp4 through ffmpeg, or PNG
+        frames beside it without ffmpeg) or end it; the HUD says which."""
+        s = self.session
+        if self.video is not None:
+            video, self.video = self.video, None
+            s.message = video.close()
+            return
+        self.shots += 1
+        path = f"viewer-{self.shots:03d}.mp4"
+        self.video = WallClockVideo(path, *self.get_framebuffer_size(), VIDEO_FPS, time.perf_counter())
+        sink = self.video.sink
+        s.message = (f"video: ffmpeg into {sink.path}" if isinstance(sink, FfmpegVideo)
+                     else f"video: no ffmpeg here, PNG frames into {sink.path}/")
+
     def screenshot(self) -> str:
-        img = render_image(self, self.scene_view, self.renderer, self.get_framebuffer_size(), self.overlay)
+        """What the window shows now (scene, HUD and panels) as viewer-NNN.png."""
+        img = self.image()
         self.shots += 1
         path = png.write(f"viewer-{self.shots:03d}.png", img)
         return str(path)
