@@ -176,8 +176,8 @@ class Transformers(Behavior):
         px, py, pz = pad.get_position()
         mass = BALL_KINDS[player.kind].mass
         self.send("Ball Nav Off")
-        self.spring = self.own(SetPhysicsSpring(player.ball, self.ctx, object2=fix_cube(self.ctx),
-                                                position_2=(px, py + TRANSFORMER_FLOAT, pz), length=0.0,
+        self.spring = self.own(SetPhysicsSpring(player.ball, self.ctx, referential_1=player.ball,
+                                                object2=fix_cube(self.ctx), position_2=(px, py + TRANSFORMER_FLOAT, pz), length=0.0,
                                                 constant=self.spring_rate * mass,
                                                 linear_dampening=self.spring_damping * mass, global_dampening=0.0))
         self.spring.create()
