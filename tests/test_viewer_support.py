@@ -117,7 +117,7 @@ def ballance_scene():
     ctx = CKContext()
     for name in ("Ball_Paper", "Ball_Wood", "Ball_Stone"):
         ctx.create_entity(name, meshes.sphere(2.0), color=RED)
-    ctx.create_entity("PS_Levelstart", position=(0.0, 10.0, 0.0))
+    ctx.create_entity("PR_Resetpoint_01", position=(0.0, 10.0, 0.0))
     manager = manager_of(ctx)
     for b in (PlayerBall(ctx), BallNavigation(ctx), CameraRig(ctx), Level(ctx)):
         manager.attach(b)
