@@ -14,7 +14,6 @@ FROZEN = {  # scene: (bodies that start frozen, the gate's radius)
     "modules/ph25_drawbridge": (["bridge"], 50.0),
     "modules/ph29_plank_bridge": (["ph29_plank0", "ph29_plank8"], 80.0),
     "modules/ph30_seesaw": (["seesaw"], 50.0),
-    "modules/ph34_falling_stone": (["crate", "stone"], 50.0),
     "modules/ph37_t_board": (["t_board"], 50.0),
     "finish_balloon": (["PE_Platform", "PE_Balloon0_0", "PE_Rope1_1"], 70.0),
 }
