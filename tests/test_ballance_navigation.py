@@ -5,7 +5,7 @@ import math
 import pytest
 
 from behaviors.ballance import camera_of, player_of, spring_step
-from behaviors.ballance.camera import CameraSpring, yaw_vector
+from behaviors.ballance.camera import CameraSpring, eased, yaw_vector
 from behaviors.ballance.values import BALL_KINDS, EYE_DAMPING, EYE_FORCE, EYE_SLOT
 from test_ballance_world import FRAME_MS, PSI_DT, ball_body, ballance_ctx, run
 
@@ -99,7 +99,7 @@ def test_shift_left_turns_the_camera_instead_of_pushing():
     run(ctx, 1, keys={"LShift", "Left"})
     run(ctx, 7, keys={"LShift"})                               # 8 frames = 133.3 ms of the 250
     cam = camera_of(ctx)
-    assert cam.turning and cam.yaw == pytest.approx(-90.0 * 8 * FRAME_MS / 250.0, rel=1e-5)
+    assert cam.turning and cam.yaw == pytest.approx(-90.0 * eased(8 * FRAME_MS / 250.0), rel=1e-5)
     run(ctx, 8)
     assert cam.yaw == -90.0 and not cam.turning
     assert all(s[0] == 0.0 and s[2] == 0.0 for s in log.speeds)
@@ -151,10 +151,35 @@ def test_camera_follows_and_space_raises_the_eye_by_50():
     assert ctx.get("Cam_Pos").get_position() == pytest.approx((0.0, 85.0, -22.0), abs=1e-3)
 
 
-def test_respawn_snaps_the_yaw_to_the_reset_point():
-    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0))
-    start = ctx.get("PS_Levelstart")
-    start.set_orientation((-1.0, 0.0, 0.0))
+def test_respawn_heads_the_camera_along_the_reset_points_minus_x_axis():
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), heading=(0.0, 0.0, -1.0))
     run(ctx)
-    assert camera_of(ctx).yaw == pytest.approx(-90.0)
+    assert camera_of(ctx).yaw == pytest.approx(180.0)
+    assert ctx.get("Cam_OrientRef").get_orientation()[0] == pytest.approx((0.0, 0.0, -1.0), abs=1e-9)
     assert player_of(ctx).ball is not None
+
+
+def test_space_makes_the_eyes_vertical_spring_force_2_while_held():
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), start=(0.0, 0.0, 0.0))
+    run(ctx, 300)
+    cam = camera_of(ctx)
+    cur, prev = cam.eye_spring.cur, cam.eye_spring.prev
+    run(ctx, 1, keys={"Space"})
+    dt = FRAME_MS / 1000.0
+    # new = cur + (followed - cur - offset) * force * dt + (cur - prev) * damping; offset = -(0, 85, 22)
+    expected_y = cur[1] + (0.0 - cur[1] + 85.0) * 2.0 * dt + (cur[1] - prev[1]) * EYE_DAMPING[1]
+    assert cam.eye_spring.cur[1] == pytest.approx(expected_y, rel=1e-6)     # with 0.8: 35.67
+    run(ctx, 1)
+    assert cam.eye_force() == EYE_FORCE                        # 0.8 again once released
+
+
+def test_the_turn_follows_an_eased_curve_over_250_ms():
+    ctx = falling_ball()
+    cam = camera_of(ctx)
+    run(ctx, 1, keys={"LShift", "Right"}, ms=12.5)             # the press: 12.5 of 250 ms
+    run(ctx, 4, ms=12.5)                                       # 62.5 ms: a quarter
+    assert cam.yaw == pytest.approx(90.0 * (1.0 - math.cos(math.pi / 4.0)) / 2.0, rel=1e-9)   # 13.18
+    run(ctx, 5, ms=12.5)                                       # 125 ms: half way
+    assert cam.yaw == pytest.approx(45.0, rel=1e-9)
+    run(ctx, 10, ms=12.5)
+    assert cam.yaw == 90.0 and not cam.turning

@@ -20,19 +20,24 @@ FRAME_MS = 1000.0 / 60.0
 PSI_DT = 1.0 / 66.0
 
 
-def ballance_ctx(gravity=(0.0, -20.0, 0.0), start=(0.0, 10.0, 0.0), kind="wood", level=True, **level_params):
-    """A context with the balls, the camera rig, navigation and (optionally) a level."""
+def ballance_ctx(gravity=(0.0, -20.0, 0.0), start=(0.0, 10.0, 0.0), kind="wood", level=True, heading=(0.0, 0.0, 1.0),
+                 **level_params):
+    """A context with the balls, the camera rig, navigation and (optionally) a
+    level whose first reset point is at ``start``, its -X axis along
+    ``heading`` (the camera's heading there: +Z unless told)."""
     ctx = CKContext()
     ctx.create_entity("Ball_Paper", mesh=meshes.sphere(2.0, 8, name="Ball_Paper_Mesh"), position=start)
     ctx.create_entity("Ball_Wood", mesh=meshes.sphere(2.0, 8, name="Ball_Wood_Mesh"), position=start)
     ctx.create_entity("Ball_Stone", mesh=meshes.sphere(2.0, 8, name="Ball_Stone_Mesh"), position=start)
-    ctx.create_entity("PS_Levelstart", position=start)
+    rp = ctx.create_entity("PR_Resetpoint_01", position=start)
+    up = (0.0, 1.0, 0.0)
+    rp.set_orientation((up[1] * heading[2], 0.0, -up[1] * heading[0]))    # Z = up x heading, so -X = heading
     SetPhysicsGlobals(None, ctx, gravity=gravity, physic_time_factor=2.0).trigger()
     registry.create(ctx, "ballance.player", params={"start_kind": kind})
     registry.create(ctx, "ballance.camera")
     registry.create(ctx, "ballance.navigation")
     if level:
-        registry.create(ctx, "ballance.level", params={"respawn_delay": 0.0, **level_params})
+        registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0, **level_params})
     return ctx
 
 
@@ -87,7 +92,7 @@ def test_the_level_starts_with_a_ball_at_the_start():
     from behaviors import gameplay_state
     s = gameplay_state(ctx)
     assert s == {"level": 1, "state": "playing", "score": 1000, "lives": 3, "sector": 1, "ball": "wood",
-                 "final": None}
+                 "final": None, "fade": None}
     assert player_of(ctx).ball.get_position() == (3.0, 4.0, 5.0)
     assert math.isclose(ctx.get("Cam_Target").get_position()[2], 5.0)
     assert manager_of(ctx).errors == []

@@ -157,11 +157,12 @@ def test_run_needs_no_display_and_no_pyglet():
 
 
 def test_run_plays_the_scenes_demo_input_and_says_how_the_level_ended(tmp_path, capsys):
-    # the sample level's demo recording holds Up for 480 frames of 1000/60 ms
+    # the sample level's demo recording holds Up for 480 frames of 1000/60 ms, then 660 without keys
+    # (the level's 10 s end wait before the score count)
     summ = tmp_path / "s.json"
     assert main(["run", "--quiet", "--summary", str(summ)]) == 0
     s = json.loads(summ.read_text())
-    assert s["frames"] == 480 and s["frame_seconds"] == pytest.approx(8.0)
+    assert s["frames"] == 1140 and s["frame_seconds"] == pytest.approx(19.0)
     assert "level 1: finished" in capsys.readouterr().out
     assert main(["run", "--quiet", "--no-input", "--seconds", "1"]) == 0
     assert "level 1: playing" in capsys.readouterr().out

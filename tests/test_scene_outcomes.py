@@ -44,7 +44,7 @@ def fan_run(kind: str, n: int = 150):
     ctx = scene.ctx
     frames(ctx, 1)
     player = player_of(ctx)
-    player.spawn(kind, ctx.get("PS_Levelstart").get_position())
+    player.spawn(kind, ctx.get("PR_Resetpoint_01").get_position())
     heights = []
     for _ in range(n):
         frames(ctx, 1)
@@ -82,6 +82,8 @@ def test_sample_level_is_completed_by_a_recording(tmp_path):
     with Recorder(path, scene="sample_level") as rec:
         for _ in range(480):
             rec.add(DEFAULT_FRAME_MS, ["Up"])
+        for _ in range(660):                                  # the 10 s end wait, then the score count
+            rec.add(DEFAULT_FRAME_MS, [])
     scene = scenes.load(scenes.DEFAULT_SCENE)
     seen = []
     summary = run(scene, recording=Recording.load(path),
@@ -96,16 +98,18 @@ def test_sample_level_is_completed_by_a_recording(tmp_path):
 
 def test_sample_level_death_box_respawns_with_a_life_fewer():
     """Rolling off the side of the course falls into the death box: a spare life
-    is lost and the ball comes back at the start."""
+    is lost and the ball comes back at sector 1's reset point (not PS_Levelstart,
+    3.65 below it)."""
     scene = scenes.load(scenes.DEFAULT_SCENE)
     ctx = scene.ctx
     states, respawned_at = [], None
-    for _ in range(300):
+    for _ in range(500):
         frames(ctx, 1, [] if "dead" in states else ["Left"])       # Left until the first death
         states.append(gameplay_state(ctx)["state"])
         if states[-2:] == ["dead", "playing"]:
             respawned_at = player_of(ctx).ball.get_position()
     assert "dead" in states and states[-1] == "playing"
     assert gameplay_state(ctx)["lives"] == 2
-    start = ctx.get("PS_Levelstart").get_position()
+    start = ctx.get("PR_Resetpoint_01").get_position()
+    assert ctx.get("PS_Levelstart").get_position()[1] == pytest.approx(start[1] - 3.65)
     assert respawned_at == pytest.approx(start, abs=0.1)

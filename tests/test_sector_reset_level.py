@@ -38,10 +38,10 @@ def sector_level():
     Physicalize(crate, ctx, collision_surface="").trigger()
     ctx.create_group("Sector_01", planks + [pusher, ctx.create_entity("Gate", position=(0.0, 0.0, 0.0))])
     ctx.create_group("Sector_02", [crate])
-    ctx.create_group("PC_Checkpoints", [ctx.create_entity("CP1", position=(0.0, 0.0, 500.0))])
+    ctx.create_entity("PC_TwoFlames_01", position=(0.0, 0.0, 500.0))
     gate = registry.create(ctx, "ballance.wake_gate", "Gate", {"bodies": "Module01"})
     bridge = registry.create(ctx, "ballance.plank_bridge", params={"planks": "Planks", "joints": "Joints"})
-    level = registry.create(ctx, "ballance.level", params={"respawn_delay": 0.0})
+    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0})
     return ctx, level, bridge, gate
 
 
@@ -87,7 +87,7 @@ def test_the_swing_force_comes_back_after_a_sector_reset():
     Physicalize(deck, ctx, collision_surface="", mass=10.0).trigger()
     ctx.create_group("Sector_01", [deck])
     swing = registry.create(ctx, "ballance.swing", "Deck")
-    level = registry.create(ctx, "ballance.level", params={"respawn_delay": 0.0})
+    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0})
     run(ctx, 2)
     push = swing.blocks[1.0]
     assert swing.sign == 1.0 and push.handle is not None

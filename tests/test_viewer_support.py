@@ -109,7 +109,7 @@ def ball_scene():
 
 
 def ballance_scene():
-    """The three player balls, a level start 10 above the origin and Ballance's
+    """The three player balls, sector 1's reset point 10 above the origin and Ballance's
     player, navigation, camera rig and level behaviours (no floor body)."""
     from bbglue import CKContext, meshes
     from behaviors.api import manager_of
@@ -117,7 +117,8 @@ def ballance_scene():
     ctx = CKContext()
     for name in ("Ball_Paper", "Ball_Wood", "Ball_Stone"):
         ctx.create_entity(name, meshes.sphere(2.0), color=RED)
-    ctx.create_entity("PS_Levelstart", position=(0.0, 10.0, 0.0))
+    rp = ctx.create_entity("PR_Resetpoint_01", position=(0.0, 10.0, 0.0))
+    rp.set_orientation((1.0, 0.0, 0.0))        # its -X axis, the camera heading, along +Z
     manager = manager_of(ctx)
     for b in (PlayerBall(ctx), BallNavigation(ctx), CameraRig(ctx), Level(ctx)):
         manager.attach(b)

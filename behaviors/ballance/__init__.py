@@ -1,12 +1,15 @@
-"""Ballance's gameplay on the behaviour API (glue-and-content 3)."""
+"""Ballance's gameplay on the behaviour API (glue-and-content 3; the rules: docs/behaviors.md)."""
 
 from . import values
 from .balls import BallPieces, PlayerBall, Transformers, physicalize_block, player_of
-from .camera import CameraRig, camera_of, spring_step
-from .level import Level, gameplay_state
+from .boxes import OrientedBox, box_of, boxes_intersect
+from .camera import CameraRig, camera_of, heading_of, spring_step
+from .level import Level, gameplay_state, set_paused
 from .modules import Fan, FinishBalloon, PlankBridge, Sack, Swing, WakeGate
 from .navigation import BallNavigation
+from .sectors import sector_active
 
 __all__ = ["values", "BallPieces", "PlayerBall", "Transformers", "physicalize_block", "player_of",
-           "CameraRig", "camera_of", "spring_step", "Level", "gameplay_state",
-           "Fan", "FinishBalloon", "PlankBridge", "Sack", "Swing", "WakeGate", "BallNavigation"]
+           "OrientedBox", "box_of", "boxes_intersect", "CameraRig", "camera_of", "heading_of", "spring_step",
+           "Level", "gameplay_state", "set_paused", "Fan", "FinishBalloon", "PlankBridge", "Sack", "Swing",
+           "WakeGate", "BallNavigation", "sector_active"]

@@ -14,12 +14,17 @@ import math
 from bbglue.blocks import PhysicsImpulse
 from bbglue.blocks import Physicalize
 from bbglue.blocks import PhysicsWakeUp
+from bbglue.blocks import SetPhysicsSpring
 
 from ..api import Behavior, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
-from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_FLOAT,
-                     TRANSFORMER_RADIUS)
+from .sectors import sector_active
+from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, KIND_NAMES, PIECE_COUNTS, PIECE_LIFE_S,
+                     TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S, TRANSFORMER_RADIUS,
+                     TRANSFORMER_SPRING_S)
+
+FIX_CUBE = "FixCube"        # Ballance's fixed, collision-free anchor of single-body joints
 
 
 def physicalize_block(ctx, entity, kind: str) -> Physicalize:
@@ -43,6 +48,14 @@ def wake(ctx, entity) -> None:
 
 def horizontal_distance(a, b) -> float:
     return math.hypot(a[0] - b[0], a[2] - b[2])
+
+
+def fix_cube(ctx):
+    """The fixed, collision-free "FixCube" body (made when the scene has none)."""
+    e = ctx.get(FIX_CUBE) if FIX_CUBE in ctx else ctx.create_entity(FIX_CUBE, visible=False)
+    if not ctx.physics.is_physicalized(e):
+        ctx.physics.physicalize(e, fixed=True, enable_collision=False, ball_count=1, convex_count=0)
+    return e
 
 
 def distance(a, b) -> float:
@@ -79,12 +92,15 @@ class PlayerBall(Behavior):
     def ball(self):
         return None if self.held else self.entity_in_play
 
-    def spawn(self, kind: str, position) -> None:
-        """Put a ball of ``kind`` at ``position`` with zero velocities, in play."""
+    def spawn(self, kind: str, position, orientation=None) -> None:
+        """Put a ball of ``kind`` at ``position`` (turned to ``orientation``, a
+        (dir, up, right) triple, when given) with zero velocities, in play."""
         self.remove()
         self.kind = kind
         e = self.balls[kind]
         e.set_position(position)
+        if orientation is not None:
+            e.set_orientation(*orientation)
         e.show()
         self.entity_in_play = e
         self.held = False
@@ -118,16 +134,20 @@ def player_of(ctx) -> PlayerBall | None:
 
 @register("ballance.transformers")
 class Transformers(Behavior):
-    """The transformer pads: the nearest one within 4.3 of the ball, when its kind
-    differs from the ball's, swaps the ball (glue-and-content 3). The swap:
-    unphysicalize, float 3 above the pad, then the new kind is physicalized
-    there with zero velocities."""
+    """The transformer pads (glue-and-content 3; the original's timing): the
+    nearest pad within 4.3 of the ball, when its kind differs from the ball's,
+    starts the swap. Navigation goes off and a spring (rest length 0) pulls
+    the ball toward a point 3 above the pad for 1.35 s; then the ball is held
+    where it is, at 2.35 s it bursts into pieces ("Ball Break") and at 2.5 s
+    the new kind appears there with zero velocities. The spring's stiffness
+    is not known: per kilogram of ball, so every kind rises alike."""
 
     paper_pads = Param(Group, "P_Trafo_Paper", "pads that make a paper ball", optional=True)
     wood_pads = Param(Group, "P_Trafo_Wood", "pads that make a wood ball", optional=True)
     stone_pads = Param(Group, "P_Trafo_Stone", "pads that make a stone ball", optional=True)
     radius = Param(float, TRANSFORMER_RADIUS, "trigger radius")
-    float_time = Param(float, 0.5, "seconds the ball takes to float above the pad (not in the spec)")
+    spring_rate = Param(float, 40.0, "spring constant per kg of ball (not in the spec)")
+    spring_damping = Param(float, 6.0, "spring linear dampening per kg of ball (not in the spec)")
 
     def on_start(self) -> None:
         self.swapping = None
@@ -135,7 +155,8 @@ class Transformers(Behavior):
     def pads(self):
         for kind, group in (("paper", self.paper_pads), ("wood", self.wood_pads), ("stone", self.stone_pads)):
             for pad in (group or ()):
-                yield kind, pad
+                if sector_active(self.ctx, pad):
+                    yield kind, pad
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
@@ -151,72 +172,103 @@ class Transformers(Behavior):
             self.swap(player, best[1], best[2])
 
     def swap(self, player: PlayerBall, kind: str, pad) -> None:
-        """The swap sequence: hold, float up over ``float_time``, new kind."""
-        start = player.entity_in_play.get_position()
+        """The swap sequence (class docstring)."""
         px, py, pz = pad.get_position()
-        goal = (px, py + TRANSFORMER_FLOAT, pz)
-        player.hold()
+        mass = BALL_KINDS[player.kind].mass
         self.send("Ball Nav Off")
-        self.swapping = {"t": 0.0, "start": start, "goal": goal, "kind": kind, "player": player}
-        self.each_frame(self._float)
+        self.spring = self.own(SetPhysicsSpring(player.ball, self.ctx, referential_1=player.ball,
+                                                object2=fix_cube(self.ctx), position_2=(px, py + TRANSFORMER_FLOAT, pz), length=0.0,
+                                                constant=self.spring_rate * mass,
+                                                linear_dampening=self.spring_damping * mass, global_dampening=0.0))
+        self.spring.create()
+        self.swapping = {"kind": kind, "player": player, "from": player.kind}
+        self.after(TRANSFORMER_SPRING_S, self._hold)
+        self.after(TRANSFORMER_BURST_S, self._burst)
+        self.after(TRANSFORMER_NEW_S, self._new_ball)
 
-    def _float(self, dt: float) -> bool:
-        s = self.swapping
-        s["t"] += dt
-        f = 1.0 if self.float_time <= 0.0 else min(s["t"] / self.float_time, 1.0)
-        a, b = s["start"], s["goal"]
-        s["player"].entity_in_play.set_position(tuple(a[i] + (b[i] - a[i]) * f for i in range(3)))
-        if f < 1.0:
-            return False
-        s["player"].spawn(s["kind"], b)
+    def _hold(self) -> None:
+        self.spring.destroy()
+        self.swapping["player"].hold()
+
+    def _burst(self) -> None:
+        e = self.swapping["player"].entity_in_play
+        e.hide()
+        self.send("Ball Break", kind=self.swapping["from"], position=e.get_position())
+
+    def _new_ball(self) -> None:
+        s, self.swapping = self.swapping, None
+        s["player"].spawn(s["kind"], s["player"].entity_in_play.get_position())
         self.send("Ball Nav On")
         self.send("Ball Changed", kind=s["kind"])
+
+    def on_reset(self) -> None:
         self.swapping = None
-        return True
+
+
+def sphere_directions(n: int):
+    """``n`` unit vectors spread over the sphere (a golden-angle spiral)."""
+    golden = math.pi * (3.0 - math.sqrt(5.0))
+    for i in range(n):
+        y = 1.0 - 2.0 * (i + 0.5) / n
+        r = math.sqrt(max(0.0, 1.0 - y * y))
+        yield (math.cos(golden * i) * r, y, math.sin(golden * i) * r)
 
 
 @register("ballance.ball_pieces")
 class BallPieces(Behavior):
-    """The pieces of a broken ball (a group of piece entities): on the message
-    "Ball Break" they are placed around the ball, physicalized and pushed
-    outwards with one Physics Impulse each, then removed after ``life``
-    seconds. The impulse value is not in the spec: a parameter."""
+    """The pieces of a burst ball: one group of piece entities per kind (wood
+    16, stone 17, paper 18). On "Ball Break" (data ``kind``, ``position``) the
+    kind's pieces are placed around the position, physicalized with their own
+    mass and pushed outward (one Physics Impulse each), then removed
+    (unphysicalized and hidden) after 20 s. A piece's mass is its
+    ``Mass`` attribute, by default the ball's mass shared among its pieces;
+    the impulse is not in the spec: a parameter."""
 
     messages = ("Ball Break",)
-    pieces = Param(Group, doc="the piece entities (each with its mesh)")
-    impulse = Param(float, 1.0, "impulse per piece, outwards from the ball centre (not in the spec)")
-    mass = Param(float, 0.1, "mass of a piece (not in the spec)")
-    life = Param(float, 3.0, "seconds before the pieces are removed")
+    paper_pieces = Param(Group, "Ball_Paper_Pieces", "the 18 pieces of a paper ball")
+    wood_pieces = Param(Group, "Ball_Wood_Pieces", "the 16 pieces of a wood ball")
+    stone_pieces = Param(Group, "Ball_Stone_Pieces", "the 17 pieces of a stone ball")
+    impulse = Param(float, 0.5, "impulse per kg of piece, outward from the centre (not in the spec)")
+    spread = Param(float, 1.0, "distance of the pieces from the centre when placed")
+    life = Param(float, PIECE_LIFE_S, "seconds before the pieces are removed")
 
     def on_start(self) -> None:
+        self.groups = {"paper": self.paper_pieces, "wood": self.wood_pieces, "stone": self.stone_pieces}
+        for kind, group in self.groups.items():
+            if len(group) != PIECE_COUNTS[kind]:
+                raise ValueError(f"{self.name}: a {kind} ball bursts into {PIECE_COUNTS[kind]} pieces, "
+                                 f"group {group.name!r} has {len(group)}")
+            for e in group:
+                e.hide()
         self.blocks = {}
-        for e in self.pieces:
-            e.hide()
 
     def on_message(self, message) -> None:
-        player = player_of(self.ctx)
-        e = player.entity_in_play if player is not None else None
-        if e is None:
-            return
-        self.break_at(e.get_position())
+        kind = message.data.get("kind")
+        if kind in self.groups:
+            self.break_at(kind, message.data["position"])
 
-    def break_at(self, centre) -> None:
-        """Lay the pieces out on a ring around ``centre`` and push them out."""
-        n = len(self.pieces)
-        for i, e in enumerate(self.pieces):
-            a = 2.0 * math.pi * i / n
-            offset = (math.sin(a) * BALL_RADIUS * 0.5, 0.0, math.cos(a) * BALL_RADIUS * 0.5)
-            e.set_position(tuple(centre[j] + offset[j] for j in range(3)))
+    def piece_mass(self, kind: str, piece) -> float:
+        return float(piece.get_attribute("Mass", BALL_KINDS[kind].mass / PIECE_COUNTS[kind]))
+
+    def break_at(self, kind: str, centre) -> None:
+        """Lay the kind's pieces around ``centre``, physicalize them and push them out."""
+        pieces = self.groups[kind].entities
+        for e, d in zip(pieces, sphere_directions(len(pieces))):
+            e.set_position(tuple(centre[j] + d[j] * self.spread for j in range(3)))
             e.show()
-            blk = self.blocks.get(e) or Physicalize(e, self.ctx, mass=self.mass)
+            mass = self.piece_mass(kind, e)
+            blk = Physicalize(e, self.ctx, mass=mass, collision_group=BALL_COLLISION_GROUP)
             self.blocks[e] = blk
             blk.trigger("Physicalize")
-            PhysicsImpulse(e, self.ctx, direction=offset, impulse=self.impulse).trigger()
-        self.after(self.life, self.collect)
+            PhysicsImpulse(e, self.ctx, direction=d, impulse=self.impulse * mass).trigger()
+        self.after(self.life, lambda: self.collect(pieces))
 
-    def collect(self) -> None:
-        for e, blk in self.blocks.items():
-            blk.trigger("Unphysicalize")
+    def collect(self, pieces=None) -> None:
+        """Remove pieces (default: all): unphysicalized and hidden."""
+        for e in (pieces if pieces is not None else list(self.blocks)):
+            blk = self.blocks.pop(e, None)
+            if blk is not None:
+                blk.trigger("Unphysicalize")
             e.hide()
 
     def on_reset(self) -> None:

@@ -9,8 +9,12 @@ each frame and per axis:
 
 with dt the frame time in seconds; the target follows the ball (offset 0), the
 eye the slot 35 up and 22 behind in the orientation frame (offset = -slot).
-Left Shift + Left / Right turn the frame by 90 degrees over 250 ms of frame
-time; holding Space raises the slot by 50.
+At the start the frame's Z is world -X (the slot is (22, 35, 0) in world
+terms: "Up" pushes along -X with the camera at +X); a respawn turns it to the
+reset point's -X axis. Left Shift + Left / Right turn the frame by 90 degrees
+over 250 ms of frame time, eased (slow in, slow out); holding Space raises the
+slot by 50 and makes the eye's vertical spring force 2. At the level's end
+("Level_Finish") the eye stays where it is and keeps looking at the ball.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from ..api import Behavior, manager_of
 from ..params import Param
 from ..registry import register
 from .balls import player_of
-from .values import (EYE_DAMPING, EYE_FORCE, EYE_SLOT, RAISE_HEIGHT, RAISE_KEY, TARGET_DAMPING, TARGET_FORCE,
-                     TURN_ANGLE_DEG, TURN_MODIFIER, TURN_TIME_MS)
+from .values import (EYE_DAMPING, EYE_FORCE, EYE_SLOT, RAISE_EYE_FORCE_Y, RAISE_HEIGHT, RAISE_KEY, START_YAW_DEG,
+                     TARGET_DAMPING, TARGET_FORCE, TURN_ANGLE_DEG, TURN_MODIFIER, TURN_TIME_MS)
 
 
 def spring_step(cur, prev, followed, offset, force, damping, dt: float):
@@ -39,10 +43,16 @@ def yaw_vector(yaw_deg: float, v):
     return (v[0] * c + v[2] * s, v[1], -v[0] * s + v[2] * c)
 
 
-def yaw_of(entity) -> float:
-    """The yaw (degrees) of an entity's Z axis projected on the ground."""
-    d = entity.get_orientation()[0]
-    return math.degrees(math.atan2(d[0], d[2]))
+def heading_of(entity) -> float:
+    """The yaw (degrees) of an entity's -X axis projected on the ground: the
+    camera heading a reset point gives (the original's rig looks along it)."""
+    right = entity.get_orientation()[2]
+    return math.degrees(math.atan2(-right[0], -right[2]))
+
+
+def eased(f: float) -> float:
+    """The turn's curve: slow in, slow out, (1 - cos(pi f)) / 2 for f in 0..1."""
+    return (1.0 - math.cos(math.pi * f)) * 0.5
 
 
 class CameraSpring:
@@ -56,10 +66,10 @@ class CameraSpring:
     def snap(self, p) -> None:
         self.cur = self.prev = tuple(p)
 
-    def step(self, followed, offset, dt: float):
+    def step(self, followed, offset, dt: float, force=None):
         if self.cur is None:
             self.snap(tuple(followed[i] - offset[i] for i in range(3)))
-        new = spring_step(self.cur, self.prev, followed, offset, self.force, self.damping, dt)
+        new = spring_step(self.cur, self.prev, followed, offset, force or self.force, self.damping, dt)
         self.prev, self.cur = self.cur, new
         return new
 
@@ -68,10 +78,11 @@ class CameraSpring:
 class CameraRig(Behavior):
     """Follows the player ball with the target and eye springs; turns and raises."""
 
+    messages = ("Level_Finish",)
     orient_ref = Param(str, "Cam_OrientRef", "the orientation frame entity (created if absent)")
     target = Param(str, "Cam_Target", "the look-target entity (created if absent)")
     eye = Param(str, "Cam_Pos", "the eye (camera) entity (created if absent)")
-    yaw = Param(float, 0.0, "initial yaw in degrees (0: looking along +Z)")
+    yaw = Param(float, START_YAW_DEG, "initial yaw in degrees (0: looking along +Z; -90, the original's: -X)")
     turn_left_key = Param(str, "Left")
     turn_right_key = Param(str, "Right")
     modifier_key = Param(str, TURN_MODIFIER)
@@ -85,6 +96,7 @@ class CameraRig(Behavior):
         self.target_spring = CameraSpring(TARGET_FORCE, TARGET_DAMPING)
         self.eye_spring = CameraSpring(EYE_FORCE, EYE_DAMPING)
         self.turn = None
+        self.frozen = False
         self.initial_yaw = self.yaw
         self._set_yaw(self.yaw)
 
@@ -95,10 +107,23 @@ class CameraRig(Behavior):
         self.yaw = yaw_deg
         self.frame_entity.set_orientation(yaw_vector(yaw_deg, (0.0, 0.0, 1.0)), (0.0, 1.0, 0.0))
 
+    @property
+    def raised(self) -> bool:
+        return self.key_down(self.raise_key)
+
     def slot(self):
         """The eye's slot relative to the ball, in world axes."""
-        up = EYE_SLOT[1] + (RAISE_HEIGHT if self.key_down(self.raise_key) else 0.0)
+        up = EYE_SLOT[1] + (RAISE_HEIGHT if self.raised else 0.0)
         return yaw_vector(self.yaw, (EYE_SLOT[0], up, EYE_SLOT[2]))
+
+    def eye_force(self):
+        """The eye spring's force: its vertical part is 2 while Space is held."""
+        f = self.eye_spring.force
+        return (f[0], RAISE_EYE_FORCE_Y, f[2]) if self.raised else f
+
+    def on_message(self, message) -> None:
+        """The level's end: the eye slot freezes."""
+        self.frozen = True
 
     def snap(self, yaw_deg: float | None = None) -> None:
         """Respawn: the yaw (e.g. a reset point's) and both springs at their goals."""
@@ -123,7 +148,8 @@ class CameraRig(Behavior):
         self.frame_entity.set_position(p)
         s = self.slot()
         self.target_spring.step(p, (0.0, 0.0, 0.0), dt)
-        self.eye_spring.step(p, (-s[0], -s[1], -s[2]), dt)
+        if not self.frozen:
+            self.eye_spring.step(p, (-s[0], -s[1], -s[2]), dt, self.eye_force())
         self._place()
 
     def _turn(self, dt: float) -> None:
@@ -136,7 +162,7 @@ class CameraRig(Behavior):
             t = self.turn
             t["ms"] += dt * 1000.0
             f = min(t["ms"] / TURN_TIME_MS, 1.0)
-            self._set_yaw(t["from"] + t["by"] * f)
+            self._set_yaw(t["from"] + t["by"] * eased(f))
             if f >= 1.0:
                 self.turn = None
 
@@ -151,6 +177,7 @@ class CameraRig(Behavior):
 
     def on_reset(self) -> None:
         self.turn = None
+        self.frozen = False
         self.target_spring.cur = self.eye_spring.cur = None
         self._set_yaw(self.initial_yaw)
 

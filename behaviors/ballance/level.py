@@ -1,46 +1,85 @@
-"""Level flow (glue-and-content 3, "Triggers"): start, sectors, checkpoints, reset
-points, death boxes and respawn, lives, extra life and points, finish, score.
+"""Level flow (glue-and-content 3, "Triggers", with the original's rules; the
+table in docs/behaviors.md): sectors, reset points, checkpoints, death boxes,
+the death sequence, lives, extra lives and points, fallen props, the finish,
+the score.
 
-Triggers have no physics bodies: each frame the ball's position (the
-write-back) is tested against spheres (checkpoint 6.5, extra life 4.5, extra
-point 3, finish 1) and against the oriented death boxes.
+Triggers have no physics bodies: each frame the ball (the write-back) is
+tested against spheres (checkpoint 6.5, extra life 4.5, extra point 3,
+finish 1) and its oriented bounding box against the oriented death boxes.
 
-Sectors: checkpoint k (in group order) ends sector k and starts sector k + 1,
-whose reset point is entry k + 1 of the reset-point group (sector 1 starts at
-the level start). The module bodies of a sector are the members of its group
-("Sector_01", "Sector_02", ...: the ``sector_groups`` format) that are
-physicalized when the level starts; their initial conditions are saved then.
-When the ball respawns in a sector they are put back there with their joints
-and springs (``reset_bodies``). The level broadcasts "Sector Activate" (data:
-sector) when a sector starts, "Sector Reset" when the ball respawns in it,
-"Level_Finish" at the finish and "Game Over" when no spare life is left.
+Sectors: sector N starts at "PR_Resetpoint_0N" (sector 1 too; PS_Levelstart
+is only the start's decoration) and checkpoint "PC_TwoFlames_0N" ends it: the
+numbers in the names give the order. Only the current sector's objects (the
+members of its group "Sector_0N") are live: their pickups and scripts run; a
+checkpoint resets the old sector and resets and activates the next; the
+finish is live only in the last sector. The physicalized members' initial
+conditions are saved at the start; a reset puts them back there with their
+joints and springs. The level broadcasts "Sector Activate" (data: sector),
+"Sector Reset" (when a sector is reset: its wake gates arm again),
+"Sector Deactivate", "Level_Finish" at the finish, "Game Over" and "Sound"
+(data: sound, its name) for the viewer.
+
+The level's clock stops while the game is paused (``set_paused``, or a time
+factor of 0 as the viewer's pause sets): points, the death sequence, pickups'
+delays and the end wait all run on it.
 """
 
 from __future__ import annotations
 
+import math
+
 from bbglue import CKGroup
+from bbglue.blocks import Physicalize
 
 from ..api import Behavior, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
-from .camera import camera_of, yaw_of
-from .values import (CHECKPOINT_RADIUS, EXTRA_LIFE_RADIUS, EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS,
-                     EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES, POINT_LOSS_PERIOD, SATELLITE_BONUS,
-                     SPARE_LIVES, START_POINTS, final_score)
+from .boxes import box_of, boxes_intersect
+from .camera import camera_of, heading_of
+from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
+                     DEATH_HIDE_S, DEATH_REBIRTH_S, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
+                     MAX_SECTORS, POINT_LOSS_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS, RESET_POINT_NAME,
+                     SATELLITE_BONUS, SECTOR_GROUP_NAME, SPARE_LIVES, START_POINTS, final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
 
 
-def inside_box(entity, p) -> bool:
-    """Is the world point inside the entity's oriented box (its mesh's local
-    bounding box; a unit cube without a mesh), scale included."""
-    q = entity.inverse_transform(p)
-    if entity.mesh is not None:
-        lo, hi = entity.get_bounding_box(local=True)
-    else:
-        lo, hi = (-0.5, -0.5, -0.5), (0.5, 0.5, 0.5)
-    return all(lo[i] <= q[i] <= hi[i] for i in range(3))
+def _name_format(owner: str, param: str, fmt: str) -> str:
+    try:
+        fmt.format(1)
+    except (IndexError, KeyError, ValueError) as exc:
+        raise ValueError(f"{owner}: parameter {param!r}: {fmt!r} is not a format of the sector number "
+                         f"({exc})") from None
+    return fmt
+
+
+def numbered(ctx, fmt: str) -> list:
+    """The entities ``fmt.format(1)``, ``fmt.format(2)``, ... up to the first
+    missing one (at most MAX_SECTORS)."""
+    out = []
+    for k in range(1, MAX_SECTORS + 1):
+        name = fmt.format(k)
+        if name not in ctx:
+            break
+        out.append(ctx.get(name))
+    return out
+
+
+class Satellite:
+    """A +20 satellite of an extra point, flying to the ball."""
+
+    def __init__(self, position):
+        self.position = tuple(position)
+
+    def fly(self, goal, step: float) -> bool:
+        """Move ``step`` toward ``goal``; True once within the ball's radius of it."""
+        d = distance(self.position, goal)
+        if d - step <= BALL_RADIUS:
+            return True
+        self.position = tuple(self.position[i] + (goal[i] - self.position[i]) * step / d for i in range(3))
+        return False
 
 
 @register("ballance.level")
@@ -48,29 +87,34 @@ class Level(Behavior):
     """The level's rules and score; needs a ``ballance.player`` behaviour."""
 
     level = Param(int, 1, "the level number (final score: 100 x level)")
-    start = Param(Entity, "PS_Levelstart", "where the first ball starts (default: reset point 1)", optional=True)
     start_kind = Param(str, "", "the first ball's kind (default: the player's start_kind)",
                        choices=("",) + KIND_NAMES)
-    reset_points = Param(Group, "PR_Resetpoints", "reset point of each sector, in order", optional=True)
-    checkpoints = Param(Group, "PC_Checkpoints", "checkpoints, in order", optional=True)
+    reset_points = Param(str, RESET_POINT_NAME, "name of sector N's reset point, a format of N")
+    checkpoints = Param(str, CHECKPOINT_NAME, "name of the checkpoint ending sector N, a format of N")
     death_boxes = Param(Group, "DepthTestCubes", "oriented death boxes", optional=True)
     extra_lives = Param(Group, "P_Extra_Life", "extra lives (+1 life)", optional=True)
-    extra_points = Param(Group, "P_Extra_Point", "extra points (+100, then six +20)", optional=True)
+    extra_points = Param(Group, "P_Extra_Point", "extra points (+100, then six +20 satellites)", optional=True)
     finish = Param(Entity, "PE_Levelende", "the finish trigger (1 around the balloon platform)", optional=True)
-    sector_groups = Param(str, "Sector_{:02d}", "name of sector k's group, a format of k; its bodies "
-                          "are put back when the ball respawns in the sector")
-    respawn_delay = Param(float, 1.0, "seconds between a death and the respawn (not in the spec)")
-    satellite_interval = Param(float, 0.1, "seconds between the +20 satellites (not in the spec)")
+    sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
+    prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
+    hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden")
+    fade_time = Param(float, DEATH_FADE_S, "seconds of the white fade after that (up, then down)")
+    rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball")
+    extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1")
+    satellite_speed = Param(float, 20.0, "speed of an extra point's satellites toward the ball (not in the spec)")
+    satellite_ring = Param(float, 1.5, "radius of the satellites' ring around an extra point (not in the spec)")
+    end_wait = Param(float, END_WAIT_S, "seconds from the finish to the score count")
+    point_period = Param(float, POINT_LOSS_PERIOD, "seconds per point lost")
 
     def __init__(self, ctx, entity=None, **params):
         super().__init__(ctx, entity, **params)
-        if self.start is None and not (self.reset_points and len(self.reset_points)):
-            raise ValueError(f"{self.name}: no start: neither a start entity nor a reset point")
-        try:
-            self.sector_groups.format(1)
-        except (IndexError, KeyError, ValueError) as exc:
-            raise ValueError(f"{self.name}: parameter 'sector_groups': {self.sector_groups!r} is not a "
-                             f"format of the sector number ({exc})") from None
+        for param in ("reset_points", "checkpoints", "sector_groups"):
+            _name_format(self.name, param, getattr(self, param))
+        if not self.point_period > 0.0:
+            raise ValueError(f"{self.name}: parameter 'point_period': must be > 0, got {self.point_period!r}")
+        if not numbered(ctx, self.reset_points):
+            raise ValueError(f"{self.name}: no start: no reset point {self.reset_points.format(1)!r}")
+        self.paused = False
         self._init_state()
 
     def _init_state(self) -> None:
@@ -80,29 +124,107 @@ class Level(Behavior):
         self.sector = 1
         self.sector_kind = None
         self.final = None
-        self.collected = set()
+        self.fade = None
+        self.clock = 0.0
+        self._point_clock = 0.0
+        self._due = []
+        self.collected = {}
+        self.satellites = []
+        self.death_time = None
 
-    # --- start and respawn -----------------------------------------------------------
+    # --- the level's clock -------------------------------------------------------------
+
+    @property
+    def stopped(self) -> bool:
+        """Paused through the API, or the physics time factor is 0 (Ballance's pause)."""
+        return self.paused or self.ctx.physics.time_factor == 0.0
+
+    def at(self, delay: float, fn) -> None:
+        """``fn()`` once the level's clock has run ``delay`` seconds more."""
+        self._due.append((self.clock + delay, fn))
+
+    def _tick(self, dt: float) -> None:
+        self.clock += dt
+        if self.flow == PLAYING:
+            self._point_clock += dt
+            while self._point_clock >= self.point_period:
+                self._point_clock -= self.point_period
+                self.points = max(self.points - 1, 0)
+        due = [d for d in self._due if d[0] <= self.clock]
+        self._due = [d for d in self._due if d[0] > self.clock]
+        for _, fn in due:
+            fn()
+
+    def sound(self, name: str) -> None:
+        """A named sound event for the viewer (no sound files are shipped)."""
+        self.send("Sound", sound=name)
+
+    # --- sectors -------------------------------------------------------------------------
+
+    @property
+    def sector_count(self) -> int:
+        return max(len(self.reset_entities), len(self.checkpoint_entities) + 1)
 
     def on_start(self) -> None:
-        """Save the initial conditions of each sector's module bodies."""
-        cps = self.checkpoints.entities if self.checkpoints is not None else []
+        """Find the reset points and checkpoints; save the initial conditions of
+        each sector's bodies and the loose props."""
+        self.reset_entities = numbered(self.ctx, self.reset_points)
+        self.checkpoint_entities = numbered(self.ctx, self.checkpoints)
+        self.sector_of = {}
         self.sector_bodies = {}
-        for k in range(1, len(cps) + 2):
+        for k in range(1, self.sector_count + 1):
             name = self.sector_groups.format(k)
             group = self.ctx.get(name) if name in self.ctx else None
             members = group.entities if isinstance(group, CKGroup) else []
-            bodies = [e for e in members if self.ctx.physics.is_physicalized(e)]
-            if bodies:
-                self.save_ic(*bodies)
-                self.sector_bodies[k] = bodies
+            for e in members:
+                self.sector_of.setdefault(e, k)
+            self.sector_bodies[k] = [e for e in members if self.ctx.physics.is_physicalized(e)]
+        self.props = [e for name in self.prop_groups.split() if name in self.ctx
+                      for e in self.ctx.get(name) if self.ctx.physics.is_physicalized(e)]
+        self.records = {}
+        for e in dict.fromkeys(self.props + [e for b in self.sector_bodies.values() for e in b]):
+            self.save_ic(e)
+            self.records[e] = self.ctx.physics.record_of(e)
+        boxes = [box_of(b) for b in (self.death_boxes or ())]
+        self.fall_limit = (min(b.centre[1] - sum(b.half[i] * abs(b.axes[i][1]) for i in range(3)) for b in boxes)
+                           - PROP_FALL_DEPTH) if boxes else None
+
+    def is_active(self, entity) -> bool:
+        """Is the entity's sector the current one (True outside every sector)?"""
+        k = getattr(self, "sector_of", {}).get(entity)
+        return k is None or k == self.sector
 
     def reset_point(self, sector: int):
-        """The reset point of a sector (sector 1: the level start)."""
-        pts = self.reset_points.entities if self.reset_points is not None else []
-        if sector == 1 and self.start is not None:
-            return self.start
-        return pts[min(sector, len(pts)) - 1]
+        """The reset point of a sector (the last one for sectors past it)."""
+        return self.reset_entities[min(sector, len(self.reset_entities)) - 1]
+
+    def reset_sector(self, sector: int | None = None) -> None:
+        """A sector's bodies and props back to their initial conditions (joints
+        and springs made again, Start Frozen ones frozen), its extra lives back,
+        then "Sector Reset" (the wake gates arm again)."""
+        k = self.sector if sector is None else sector
+        self._put_back([e for e in dict.fromkeys(self.sector_bodies.get(k, []) + self.props)
+                        if self.sector_of.get(e) == k])
+        for e, s in list(self.collected.items()):
+            if s == k and self._is_extra_life(e):
+                del self.collected[e]
+                e.show()
+        self.send("Sector Reset", sector=k)
+
+    def _put_back(self, entities) -> None:
+        """reset_bodies, after physicalizing again (from its saved record) each
+        one that fell out of the level."""
+        for e in entities:
+            if not self.ctx.physics.is_physicalized(e):
+                self.restore_ic(e)
+                Physicalize.of_record(self.records[e], self.ctx).physicalize(self.ctx.physics)
+        if entities:
+            self.reset_bodies(*entities)
+
+    def _is_extra_life(self, e) -> bool:
+        return self.extra_lives is not None and e in self.extra_lives
+
+    # --- the frame -------------------------------------------------------------------------
 
     def on_frame(self, dt: float) -> None:
         if self.flow == STARTING:
@@ -110,99 +232,164 @@ class Level(Behavior):
             if player is None:
                 return
             self.sector_kind = self.start_kind or player.start_kind
-            self.every(POINT_LOSS_PERIOD, self._lose_point)
             self._respawn()
             self.send("Sector Activate", sector=1)
             return
+        if self.stopped:
+            return
+        self._tick(dt)
+        self._fallen_props()
+        self._fly_satellites(dt)
+        self._update_fade()
         if self.flow != PLAYING:
             return
         player = player_of(self.ctx)
         if player is None or player.ball is None:
             return
-        p = player.ball.get_position()
-        if any(inside_box(box, p) for box in (self.death_boxes or ())):
-            self.die()
-            return
+        ball = player.ball
+        if self.death_boxes is not None:
+            mine = box_of(ball)
+            if any(boxes_intersect(mine, box_of(b)) for b in self.death_boxes):
+                self.die()
+                return
+        p = ball.get_position()
         self._checkpoint(p, player)
         self._pickups(p)
-        if self.finish is not None and distance(p, self.finish.get_position()) <= FINISH_RADIUS:
+        if (self.finish is not None and self.sector == self.sector_count
+                and distance(p, self.finish.get_position()) <= FINISH_RADIUS):
             self._finish()
 
     def _respawn(self) -> None:
+        """A new ball at the sector's reset point, turned as it is; the camera
+        heads along the reset point's -X axis."""
         player = player_of(self.ctx)
         rp = self.reset_point(self.sector)
-        player.spawn(self.sector_kind, rp.get_position())
+        player.spawn(self.sector_kind, rp.get_position(), rp.get_orientation())
         cam = camera_of(self.ctx)
         if cam is not None:
-            cam.snap(yaw_of(rp))
+            cam.snap(heading_of(rp))
         self.flow = PLAYING
+        self.fade = None
         self.send("Ball Nav On")
 
+    # --- death ------------------------------------------------------------------------------
+
     def die(self) -> None:
-        """A death box: a life lost (or game over), then the respawn at the
-        current sector's reset point with the sector's ball kind."""
+        """A death box: navigation off, the ball hidden at 1 s, a white fade,
+        then (with a spare life) the sector reset and a new ball at 3 s. The
+        points stop from death to rebirth."""
         self.send("Ball Nav Off")
-        player_of(self.ctx).remove()
+        self.sound("death")
+        self.death_time = self.clock
+        self.at(self.hide_delay, player_of(self.ctx).remove)
+        self.satellites = []
         if self.lives == 0:
             self.flow = GAME_OVER
             self.send("Game Over")
             return
         self.lives -= 1
         self.flow = DEAD
-        self.after(self.respawn_delay, self._after_death)
+        self.at(self.rebirth_delay, self._rebirth)
 
-    def _after_death(self) -> None:
+    def _update_fade(self) -> None:
+        """The white fade's opacity, 0 to 1 and back over ``fade_time`` from the
+        hiding of the ball; None outside it."""
+        if self.death_time is None or self.flow not in (DEAD, GAME_OVER):
+            self.fade = None
+            return
+        t = self.clock - self.death_time - self.hide_delay
+        half = self.fade_time * 0.5
+        self.fade = max(0.0, 1.0 - abs(t - half) / half) if 0.0 <= t <= self.fade_time and half > 0.0 else None
+
+    def _rebirth(self) -> None:
         self.reset_sector()
         self._respawn()
 
-    def reset_sector(self) -> None:
-        """The current sector's module bodies back to their initial conditions
-        (joints and springs made again, Start Frozen ones frozen), then "Sector
-        Reset" (the wake gates arm again)."""
-        bodies = self.sector_bodies.get(self.sector)
-        if bodies:
-            self.reset_bodies(*bodies)
-        self.send("Sector Reset", sector=self.sector)
-
     # --- triggers --------------------------------------------------------------------------
 
+    def checkpoint_centre(self, cp):
+        """The checkpoint sphere's centre: 1.495 above the flame's origin, in its frame."""
+        return cp.transform((0.0, CHECKPOINT_FLAME_HEIGHT, 0.0))
+
     def _checkpoint(self, p, player) -> None:
-        cps = self.checkpoints.entities if self.checkpoints is not None else []
-        if self.sector <= len(cps) and distance(p, cps[self.sector - 1].get_position()) <= CHECKPOINT_RADIUS:
-            self.sector += 1
-            self.sector_kind = player.kind
-            self.send("Sector Activate", sector=self.sector)
+        """Only the next checkpoint counts: it ends the current sector."""
+        cps = self.checkpoint_entities
+        if self.sector > len(cps) or distance(p, self.checkpoint_centre(cps[self.sector - 1])) > CHECKPOINT_RADIUS:
+            return
+        old = self.sector
+        self.satellites = []
+        self.sector_kind = player.kind
+        self.reset_sector(old)
+        self.send("Sector Deactivate", sector=old)
+        self.sector = old + 1
+        self.reset_sector()
+        self.send("Sector Activate", sector=self.sector)
+        self.sound("checkpoint")
 
     def _pickups(self, p) -> None:
         for group, radius, fn in ((self.extra_lives, EXTRA_LIFE_RADIUS, self._extra_life),
                                   (self.extra_points, EXTRA_POINT_RADIUS, self._extra_point)):
             for e in (group or ()):
-                if e not in self.collected and distance(p, e.get_position()) <= radius:
-                    self.collected.add(e)
+                if e not in self.collected and self.is_active(e) and distance(p, e.get_position()) <= radius:
+                    self.collected[e] = self.sector_of.get(e)
                     e.hide()
-                    fn()
+                    fn(e)
 
-    def _extra_life(self) -> None:
-        self.lives += 1
+    def _extra_life(self, e) -> None:
+        self.sound("extra_life")
+        self.at(self.extra_life_delay, self._one_more_life)
 
-    def _extra_point(self) -> None:
-        self.points += EXTRA_POINT_BONUS
-        for i in range(EXTRA_POINT_SATELLITES):
-            self.after(self.satellite_interval * (i + 1), self._satellite)
-
-    def _satellite(self) -> None:
+    def _one_more_life(self) -> None:
         if self.flow in (PLAYING, DEAD):
-            self.points += SATELLITE_BONUS
+            self.lives += 1
 
-    def _lose_point(self) -> None:
-        if self.flow in (PLAYING, DEAD) and self.points > 0:
-            self.points -= 1
+    def _extra_point(self, e) -> None:
+        """+100 now, then six satellites that fly to the ball and count +20 on arrival."""
+        self.points += EXTRA_POINT_BONUS
+        self.sound("extra_point")
+        for i in range(EXTRA_POINT_SATELLITES):
+            a = 2.0 * math.pi * i / EXTRA_POINT_SATELLITES
+            ring = (math.sin(a) * self.satellite_ring, 0.0, math.cos(a) * self.satellite_ring)
+            self.satellites.append(Satellite(e.transform(ring)))
+
+    def _fly_satellites(self, dt: float) -> None:
+        player = player_of(self.ctx)
+        if not self.satellites or player is None or player.ball is None:
+            return
+        goal = player.ball.get_position()
+        left = []
+        for s in self.satellites:
+            if s.fly(goal, self.satellite_speed * dt):
+                self.points += SATELLITE_BONUS
+            else:
+                left.append(s)
+        self.satellites = left
+
+    def _fallen_props(self) -> None:
+        """A prop 200 below the lowest death cube: unphysicalized and hidden."""
+        if self.fall_limit is None:
+            return
+        for e in self.props:
+            if self.ctx.physics.is_physicalized(e) and e.get_position()[1] < self.fall_limit:
+                self.ctx.physics.unphysicalize(e)
+                e.hide()
+
+    # --- the end ------------------------------------------------------------------------------
 
     def _finish(self) -> None:
+        """The finish: navigation off, the camera slot freezes and the balloon
+        flies off ("Level_Finish"); the score count after ``end_wait``."""
         self.flow = FINISHED
-        self.final = final_score(self.level, self.points, self.lives)
+        self.satellites = []
         self.send("Ball Nav Off")
         self.send("Level_Finish")
+        self.sound("finish")
+        self.at(self.end_wait, self._count_score)
+
+    def _count_score(self) -> None:
+        """Final = 100 x level + points + 200 x spare lives."""
+        self.final = final_score(self.level, self.points, self.lives)
+        self.send("Level Score", final=self.final)
 
     def on_reset(self) -> None:
         for e in self.collected:
@@ -213,12 +400,26 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final}
+                "final": self.final, "fade": self.fade}
+
+
+def level_behavior(ctx) -> Level | None:
+    m = manager_of(ctx, create=False)
+    found = m.find(Level) if m is not None else []
+    return found[0] if found else None
 
 
 def gameplay_state(ctx) -> dict | None:
-    """For the HUD: level number, state, score, spare lives, sector, ball kind and
-    the final score once finished; None when the context has no level."""
-    m = manager_of(ctx, create=False)
-    found = m.find(Level) if m is not None else []
-    return found[0].gameplay() if found else None
+    """For the HUD: level number, state, score, spare lives, sector, ball kind,
+    the final score once counted and the death fade's opacity (None outside
+    it); None when the context has no level."""
+    level = level_behavior(ctx)
+    return level.gameplay() if level is not None else None
+
+
+def set_paused(ctx, paused: bool) -> None:
+    """Pause or resume the game's rules (points, death sequence, delays); the
+    viewer's pause (time factor 0) stops them too."""
+    level = level_behavior(ctx)
+    if level is not None:
+        level.paused = bool(paused)

@@ -2,7 +2,8 @@
 
 Forces are SetPhysicsForce blocks (an impulse per PSI, direction captured at
 creation, spec 7.2); a module body that sleeps ignores them until something
-wakes it (spec 6.3), which is what the proximity wake gates are for.
+wakes it (spec 6.3), which is what the proximity wake gates are for. A
+module's scripts run only while its sector is the current one (sectors.py).
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from bbglue.blocks import SetPhysicsHinge
 from ..api import Behavior
 from ..params import Entity, Group, Param, Vec3
 from ..registry import register
-from .balls import horizontal_distance, player_of, wake
-from .level import inside_box
-from .values import (FAN_BOX, FAN_FORCE, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE, SWING_PHASE_MS,
+from .balls import distance, horizontal_distance, player_of, wake
+from .boxes import box_of, boxes_intersect
+from .sectors import sector_active
+from .values import (FAN_BASE, FAN_BOX, FAN_FORCE, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE, SWING_PHASE_MS,
                      WAKE_GATE_RADIUS)
 
 
@@ -29,7 +31,9 @@ def force_block(behavior: Behavior, target, direction, value: float, direction_r
 @register("ballance.wake_gate")
 class WakeGate(Behavior):
     """Wakes frozen module bodies once the ball comes within ``radius`` horizontal
-    units of the gate entity (about 50); armed again by "Sector Reset"."""
+    units of the gate entity (50 for most modules, 35 for PH03, 80 for PH29,
+    70 for the finish balloon: the scenes say); armed again by "Sector Reset";
+    idle while the gate's sector is not the current one."""
 
     messages = ("Sector Reset",)
     bodies = Param(Group, doc="the bodies to wake")
@@ -43,7 +47,7 @@ class WakeGate(Behavior):
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
-        if self.fired or player is None or player.ball is None:
+        if self.fired or player is None or player.ball is None or not sector_active(self.ctx, self.entity):
             return
         if horizontal_distance(player.ball.get_position(), self.entity.get_position()) <= self.radius:
             self.fired = True
@@ -105,20 +109,25 @@ class Sack(CyclicForce):
 
 @register("ballance.fan")
 class Fan(Behavior):
-    """Module 18: no body. While the ball is inside the 2 x 16 x 2 box standing on
-    the fan (its frame: x and z centred, y from 0 up), force (0,1,0) 0.1 per PSI
-    on the ball; created on entry, destroyed on exit, both waking the ball."""
+    """Module 18: no body. While the ball's oriented bounding box overlaps the
+    2 x 16 x 2 column whose base is 1.14 above the fan (the owner's frame: x and
+    z centred, y from 1.14 up), force (0,1,0) 0.1 per PSI on the ball; created
+    when the overlap starts, destroyed when it ends, both waking the ball."""
 
     force = Param(float, FAN_FORCE, "impulse per PSI")
     size = Param(Vec3, FAN_BOX, "width, height, depth of the column")
+    base = Param(float, FAN_BASE, "height of the column's base above the fan")
 
     def on_start(self) -> None:
         self.ball = self.body = self.block = None
 
-    def inside(self, p) -> bool:
-        x, y, z = self.entity.inverse_transform(p)
+    def column(self):
+        """The column as an oriented box in world coordinates."""
         sx, sy, sz = self.size
-        return abs(x) <= sx * 0.5 and 0.0 <= y <= sy and abs(z) <= sz * 0.5
+        return box_of(self.entity, (-sx * 0.5, self.base, -sz * 0.5), (sx * 0.5, self.base + sy, sz * 0.5))
+
+    def overlaps(self, ball) -> bool:
+        return boxes_intersect(box_of(ball), self.column())
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
@@ -131,7 +140,7 @@ class Fan(Behavior):
             self.block = force_block(self, ball, (0.0, 1.0, 0.0), self.force) if ball is not None else None
         if self.block is None:
             return
-        want = self.inside(ball.get_position())
+        want = sector_active(self.ctx, self.entity) and self.overlaps(ball)
         if want != (self.block.handle is not None):
             if want:
                 self.block.create()
@@ -144,7 +153,7 @@ class Fan(Behavior):
 class PlankBridge(Behavior):
     """Module 29: 9 planks on 10 hinges (FixCube - plank 1 - ... - plank 9 -
     FixCube, hinge k at joint referential k). A stone player ball within
-    ``break_radius`` of the joint between planks 6 and 7 breaks that hinge; a
+    ``break_radius`` (4) of plank 6 breaks the hinge between planks 6 and 7; a
     sector reset of the planks makes it again."""
 
     messages = ("Sector Reset",)
@@ -152,7 +161,7 @@ class PlankBridge(Behavior):
     joints = Param(Group, doc="the 10 hinge referentials, in order")
     fix = Param(Entity, "FixCube", "the fixed body the end hinges anchor to")
     breaking_joint = Param(int, 6, "index of the hinge that breaks (between planks 6 and 7)")
-    break_radius = Param(float, 4.0, "distance from that joint at which a stone ball breaks it (not in the spec)")
+    break_radius = Param(float, 4.0, "distance from plank 6 at which a stone ball breaks it")
 
     def on_start(self) -> None:
         planks, joints = self.planks.entities, self.joints.entities
@@ -176,11 +185,11 @@ class PlankBridge(Behavior):
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
-        if self.broken or player is None or player.ball is None or player.kind != "stone":
+        if (self.broken or player is None or player.ball is None or player.kind != "stone"
+                or not sector_active(self.ctx, self.planks.entities[0])):
             return
-        ref = self.joints.entities[self.breaking_joint]
-        p, q = player.ball.get_position(), ref.get_position()
-        if sum((p[i] - q[i]) ** 2 for i in range(3)) <= self.break_radius ** 2:
+        plank6 = self.planks.entities[self.breaking_joint - 1]
+        if distance(player.ball.get_position(), plank6.get_position()) <= self.break_radius:
             self.hinges[self.breaking_joint].destroy()
             self.broken = True
             for e in self.planks:
@@ -189,19 +198,31 @@ class PlankBridge(Behavior):
 
 @register("ballance.finish_balloon")
 class FinishBalloon(Behavior):
-    """The finish balloon: on "Level_Finish" an upward force on each balloon
-    (the value is not in the spec: a parameter) and the platform is woken."""
+    """The finish balloon (PE_Balloon): its balloons and ropes are pushed
+    continuously (each balloon (0,1,0) 0.3 per PSI, each rope (-0.2,0,0) x 0.3),
+    which acts once a wake gate (70) or the ball wakes them; on
+    "Level_Finish" a launch force pushes the platform up and every body is
+    woken, so the balloon flies off. The launch value is not in the spec."""
 
     messages = ("Level_Finish",)
     balloons = Param(Group, doc="the balloon bodies")
+    ropes = Param(Group, doc="the rope bodies")
     platform = Param(Entity, doc="the balloon platform")
-    lift = Param(float, 1.0, "upward impulse per PSI on each balloon (not in the spec)")
+    balloon_force = Param(float, 0.3, "upward impulse per PSI on each balloon")
+    rope_force = Param(float, 0.3, "impulse per PSI on each rope along rope_direction")
+    rope_direction = Param(Vec3, (-0.2, 0.0, 0.0), "direction of the ropes' push")
+    launch = Param(float, 2.0, "upward impulse per PSI on the platform from the finish (not in the spec)")
+
+    def on_start(self) -> None:
+        for b in self.balloons:
+            force_block(self, b, (0.0, 1.0, 0.0), self.balloon_force).create()
+        for r in self.ropes:
+            force_block(self, r, self.rope_direction, self.rope_force).create()
 
     def on_message(self, message) -> None:
-        for b in self.balloons:
-            force_block(self, b, (0.0, 1.0, 0.0), self.lift).create()
-            wake(self.ctx, b)
-        wake(self.ctx, self.platform)
+        force_block(self, self.platform, (0.0, 1.0, 0.0), self.launch).create()
+        for e in list(self.balloons) + list(self.ropes) + [self.platform]:
+            wake(self.ctx, e)
 
 
-__all__ = ["WakeGate", "Swing", "Sack", "Fan", "PlankBridge", "FinishBalloon", "inside_box"]
+__all__ = ["WakeGate", "Swing", "Sack", "Fan", "PlankBridge", "FinishBalloon"]

@@ -38,15 +38,17 @@ NAV_DIRECTIONS = {
 TURN_MODIFIER = "LShift"
 RAISE_KEY = "Space"
 TURN_ANGLE_DEG = 90.0
-TURN_TIME_MS = 250.0
+TURN_TIME_MS = 250.0                 # along an eased curve (camera.eased)
 RAISE_HEIGHT = 50.0
+RAISE_EYE_FORCE_Y = 2.0              # the eye's vertical spring force while Space is held
 
 # Camera springs: new = cur + (followed - cur - offset) * force * dt + (cur - prev) * damping.
 TARGET_FORCE = (10.0, 10.0, 10.0)
 TARGET_DAMPING = (0.0, 0.0, 0.0)
 EYE_FORCE = (5.0, 0.8, 5.0)
 EYE_DAMPING = (0.5, 0.3, 0.5)
-EYE_SLOT = (0.0, 35.0, -22.0)       # about 35 up and 22 behind, orientation frame
+EYE_SLOT = (0.0, 35.0, -22.0)       # 35 up and 22 behind, orientation frame
+START_YAW_DEG = -90.0                # Cam_OrientRef's Z is world -X at the start: the slot is (22, 35, 0)
 
 # Triggers (no physics bodies): radii of their spheres.
 CHECKPOINT_RADIUS = 6.5
@@ -54,7 +56,35 @@ EXTRA_LIFE_RADIUS = 4.5
 EXTRA_POINT_RADIUS = 3.0
 TRANSFORMER_RADIUS = 4.3
 FINISH_RADIUS = 1.0
-TRANSFORMER_FLOAT = 3.0              # the ball floats this far above the pad
+TRANSFORMER_FLOAT = 3.0              # the spring pulls the ball toward this far above the pad
+TRANSFORMER_SPRING_S = 1.35          # the spring pulls for 1.35 s
+TRANSFORMER_BURST_S = 2.35           # the old ball bursts into pieces
+TRANSFORMER_NEW_S = 2.5              # the new kind appears, zero velocity
+CHECKPOINT_FLAME_HEIGHT = 1.495      # the checkpoint sphere's centre above the flame's origin
+EXTRA_LIFE_DELAY_S = 0.317           # +1 life this long after the pickup
+FAN_BASE = 1.14                      # the column's base above the fan
+
+# Names (the number in the name orders them).
+RESET_POINT_NAME = "PR_Resetpoint_{:02d}"    # sector N starts here (sector 1 too)
+CHECKPOINT_NAME = "PC_TwoFlames_{:02d}"      # checkpoint N ends sector N
+SECTOR_GROUP_NAME = "Sector_{:02d}"
+MAX_SECTORS = 99                             # two digits in the names
+
+# Death: the ball is hidden at 1 s, a white fade of 2 s, a new ball at 3 s.
+DEATH_HIDE_S = 1.0
+DEATH_FADE_S = 2.0
+DEATH_REBIRTH_S = 3.0
+
+# Ball pieces.
+PIECE_COUNTS = {"wood": 16, "stone": 17, "paper": 18}
+PIECE_LIFE_S = 20.0
+
+# Props falling out of the level.
+PROP_FALL_DEPTH = 200.0              # below the lowest death cube: unphysicalized and hidden
+PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
+
+# Level end.
+END_WAIT_S = 10.0                    # between the finish and the score count
 
 # Score.
 START_POINTS = 1000
