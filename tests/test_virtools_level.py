@@ -9,10 +9,11 @@ import pytest
 import scenes
 from behaviors import gameplay_state
 from behaviors.ballance import player_of
+from behaviors.ballance.camera import heading_of
 from behaviors.recording import Frame, Recording, replay
 from scenes.virtools import import_level, reader as r, write_scene
 from viewer.cli import main
-from virtools_levels import LevelBuilder, translation, two_sector_level
+from virtools_levels import LevelBuilder, heading_z, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 
@@ -56,8 +57,10 @@ def test_level_flow_gets_its_groups_in_name_order(level_file):
     resets = scene.ctx.get_group("PR_Resetpoints").entities
     assert [e.name for e in resets] == ["PR_Resetpoint_01", "PR_Resetpoint_02"]     # 7.5, not stored order
     level = next(b for b in scene.plan.behaviours if b.type == "ballance.level").values["params"]
-    assert level["start"] == "PR_Resetpoint_01" and level["start_kind"] == "wood" and level["level"] == 1
-    assert level["checkpoints"] == "PC_Checkpoints" and level["death_boxes"] == "DepthTestCubes"
+    assert level["start_kind"] == "wood" and level["level"] == 1 and level["death_boxes"] == "DepthTestCubes"
+    assert (level["reset_points"], level["checkpoints"], level["sector_groups"]) == \
+        ("PR_Resetpoint_{:02d}", "PC_TwoFlames_{:02d}", "Sector_{:02d}")                # found by name (5.2)
+    assert heading_of(scene.entity("PR_Resetpoint_01")) == pytest.approx(0.0, abs=1e-9)  # -X along +Z: yaw 0
     assert scene.ctx.get(level["finish"]).get_position() == pytest.approx((0.0, 2.0, 45.0))
     assert "Sector_02" in scene.ctx and "Sector_2" not in scene.ctx                 # 7.11
     types = sorted(b.type for b in scene.plan.behaviours)
@@ -129,9 +132,10 @@ def test_without_levelinit_the_defaults_are_level_01s_row(level_file):
 
 def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
     """Up to checkpoint 1 (z 30), Right off the floor's side into the death cube,
-    a respawn at reset point 2 with a life fewer, then Up to the finish."""
+    a respawn at reset point 2 with a life fewer, then Up to the finish and the
+    score count 10 s later (glue-and-content 3)."""
     scene = scenes.load(level_file)
-    keys = [{"Up"}] * 90 + [{"Right"}] * 120 + [{"Up"}] * 400
+    keys = [{"Up"}] * 90 + [{"Right"}] * 120 + [{"Up"}] * 400 + [set()] * 660
     seen = []
 
     def after(ctx, i):
@@ -192,5 +196,36 @@ def test_a_level_without_a_start_is_refused(tmp_path):
     b.entity("A01_Floor", None, translation(0, 0, 0))
     path = tmp_path / "Level_02.nmo"
     path.write_bytes(b.data())
-    with pytest.raises(r.VirtoolsError, match="no PR_Resetpoints and no PS_Levelstart"):
+    with pytest.raises(r.VirtoolsError, match=r"no PR_Resetpoint_01 \(in PR_Resetpoints\) and no PS_Levelstart"):
         scenes.load(str(path))
+
+
+def test_without_a_reset_point_sector_1_starts_above_the_start(tmp_path):
+    """5.2: PR_Resetpoint_01 stands 3.65 above PS_FourFlames_01."""
+    b = LevelBuilder()
+    b.group("PS_Levelstart", [b.entity("PS_FourFlames_01", None, heading_z(1, 2, 3))])
+    path = tmp_path / "Level_02.nmo"
+    path.write_bytes(b.data())
+    scene = scenes.load(str(path))
+    rp = scene.entity("PR_Resetpoint_01")
+    assert rp.get_position() == pytest.approx((1.0, 5.65, 3.0))
+    assert heading_of(rp) == pytest.approx(0.0, abs=1e-9)
+    assert "no PR_Resetpoint_01: sector 1 starts 3.65 above PS_FourFlames_01" in scene.level.text()
+
+
+def test_reset_points_and_checkpoints_get_the_names_the_level_finds(tmp_path):
+    """7.5 / 7.11: the number in the name is the sector's; PR_Resetpoint_2 is
+    sector 2's reset point; PR_Resetpoint_04 after a gap is not used."""
+    b = LevelBuilder()
+    resets = [b.entity(n, None, translation(0, 3, 10 * i))
+              for i, n in enumerate(("PR_Resetpoint_01", "PR_Resetpoint_2", "PR_Resetpoint_04"))]
+    b.group("PR_Resetpoints", resets)
+    b.group("PC_Checkpoints", [b.entity("PC_TwoFlames_1a", None, translation(0, 0, 8))])
+    path = tmp_path / "Level_03.nmo"
+    path.write_bytes(b.data())
+    scene = scenes.load(str(path))
+    assert scene.entity("PR_Resetpoint_02").get_position() == pytest.approx((0.0, 3.0, 10.0))
+    assert scene.entity("PC_TwoFlames_01").get_position() == pytest.approx((0.0, 0.0, 8.0))
+    text = scene.level.text()
+    assert "'PR_Resetpoint_2' (CK3dObject) in PR_Resetpoints is imported as 'PR_Resetpoint_02'" in text
+    assert "reset points stop at 2: there is no 'PR_Resetpoint_03'" in text

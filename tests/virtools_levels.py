@@ -4,7 +4,8 @@
 ``two_sector_level`` is a course along +Z with the floor's top at y = 0:
 start at z 0, checkpoint 1 at z 30 (sector 2's reset point 3.3258 above it,
 5.2), the finish balloon at z 45, a death cube under everything, one item of
-every group kind of 5.1 beside the course.
+every group kind of 5.1 beside the course. The reset points are turned so
+that their -X axis, the respawn heading (5.2), points along +Z.
 """
 
 from __future__ import annotations
@@ -21,6 +22,12 @@ WHITE = 0xFFFFFFFF
 def translation(x, y, z, s=(1.0, 1.0, 1.0)):
     """A world matrix (3.3): axes scaled by s, position (x, y, z)."""
     return (s[0], 0.0, 0.0, 0.0, s[1], 0.0, 0.0, 0.0, s[2], float(x), float(y), float(z))
+
+
+def heading_z(x, y, z):
+    """A world matrix (3.3) at (x, y, z) whose -X axis is world +Z: rows X = (0, 0, -1),
+    Y = (0, 1, 0), Z = X x Y = (1, 0, 0) (determinant 1, a rotation)."""
+    return (0.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0, float(x), float(y), float(z))
 
 
 class LevelBuilder:
@@ -55,9 +62,11 @@ class LevelBuilder:
         return self.add(r.Entity, class_id, name, hidden=hidden, mesh=mesh, meshes=[] if mesh is None else [mesh],
                         matrix=tuple(float(x) for x in matrix), parent=parent)
 
-    def box(self, name: str, size, position, material: int | None, hidden: bool = False, scale=(1, 1, 1)) -> int:
+    def box(self, name: str, size, position, material: int | None, hidden: bool = False, scale=(1, 1, 1),
+            matrix=None) -> int:
+        """A box mesh's entity at ``position`` with its axes scaled (or at ``matrix``)."""
         m = self.mesh(name + "_Mesh", meshes.box(*size), material)
-        return self.entity(name, m, translation(*position, s=scale), hidden)
+        return self.entity(name, m, matrix or translation(*position, s=scale), hidden)
 
     def group(self, name: str, members) -> int:
         return self.add(r.Group, r.CK_GROUP, name, members=list(members))
@@ -78,8 +87,8 @@ def two_sector_level() -> LevelBuilder:
     inv = b.box("A01_Floor_inv_01", (12, 1, 10), (-40, -0.5, 0), None, hidden=True)
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 20), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    resets = [b.box("PR_Resetpoint_02", (1, 0.2, 1), (0, 3.3258, 30), stone),    # stored before _01 (7.5)
-              b.box("PR_Resetpoint_01", (1, 0.2, 1), (0, 3.65, 0), stone)]
+    resets = [b.box("PR_Resetpoint_02", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.3258, 30)),  # before _01
+              b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))]       # (7.5)
     checkpoint = b.box("PC_TwoFlames_01", (4, 0.2, 4), (0, 0.1, 30), stone)
     finish = b.entity("PE_Balloon_01", None, translation(0, 0, 45))
     props = {k: b.box(f"{k}_01", (1, 1, 1), (20 + 10 * i, 5, 0), None)

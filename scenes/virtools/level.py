@@ -5,8 +5,10 @@ document in the YAML format (docs/scenes.md), its meshes (OBJ sidecars, kept in
 memory), and a ``LevelReport`` of what was found and what was skipped. Group
 membership carries the semantics (5.1): the Phys_* groups get the bundled
 physics presets, the P_Box / P_Ball_* / P_Dome placeholders the prop presets,
-and the level behaviour gets the start, reset points, checkpoints (ordered by
-the number in their names, 7.5), death cubes, pickups and the finish.
+and the level behaviour (ballance.level) gets the reset points, checkpoints,
+death cubes, pickups and the finish. The behaviour finds sector N's reset point
+and checkpoint by name (PR_Resetpoint_0N, PC_TwoFlames_0N: the number in the
+name is the sector's, 5.2 and 7.5), so their members are named so.
 Settings that live in Levelinit.nmo (5.6) are read from the game folder when
 it is there. Axes stay Virtools' (the scene format is left-handed, Y up too).
 """
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_NAME, SECTOR_GROUP_NAME
 from ivp import umath
 
 from . import reader as r
@@ -43,6 +46,7 @@ MODULE = re.compile(r"P_Modul_\d+")
 KNOWN_GROUPS = set(PHYSICS_GROUPS + PROP_GROUPS + TRAFO_GROUPS) | {START, FINISH, CHECKPOINTS, RESET_POINTS,
                                                                    DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT}
 FINISH_HEIGHT = 2.0                 # the finish trigger: a ball's radius above the balloon placeholder
+START_HEIGHT = 3.65                 # 5.2: PR_Resetpoint_01 stands 3.65 above PS_FourFlames_01
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
 # The player rig's names (parts/player.yaml) and the joint anchor: a level object with one is renamed.
 RESERVED = {"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube"}
@@ -283,7 +287,7 @@ class _Importer:
             name = g.name
             m = SECTOR.fullmatch(name)
             if m:
-                name = f"Sector_{int(m.group(1)):02d}"
+                name = SECTOR_GROUP_NAME.format(int(m.group(1)))
                 sectors.add(int(m.group(1)))
             elif not (name in KNOWN_GROUPS or MODULE.fullmatch(name) or PLAIN_GROUPS.fullmatch(name)):
                 rep.unknown_groups.append(name)
@@ -310,17 +314,19 @@ class _Importer:
                 rep.physics_triangles += tris
         n = 1
         while n in sectors:
-            rep.sectors.append(f"Sector_{n:02d}")
+            rep.sectors.append(SECTOR_GROUP_NAME.format(n))
             n += 1
         for k in sorted(sectors - set(range(1, n))):
-            rep.skipped.append((f"group Sector_{k:02d}", f"sectors stop at {n - 1}: the run from Sector_01 "
-                                                         f"has a gap (7.11)"))
+            rep.skipped.append((f"group {SECTOR_GROUP_NAME.format(k)}",
+                                f"sectors stop at {n - 1}: the run from {SECTOR_GROUP_NAME.format(1)} "
+                                f"has a gap (7.11)"))
         return out
 
     def _names(self) -> dict:
         """Entity index -> a unique scene name: the object's, or with "#index"
-        when another entity, a group or the player rig has it."""
-        taken = set(RESERVED) | set(g for gs in self.memberships.values() for g in gs)
+        when another entity, a group or the player rig has it; then the reset
+        points' and checkpoints' names the level finds them by."""
+        self.taken = taken = set(RESERVED) | set(g for gs in self.memberships.values() for g in gs)
         counts = Counter(e.name for e in self.nmo.entities)
         out = {}
         for e in self.nmo.entities:
@@ -330,7 +336,39 @@ class _Importer:
                 self.report.skipped.append((e.label, f"its name is taken: imported as {name!r}"))
             out[e.index] = name
             taken.add(name)
+        self._sector_names(out, RESET_POINTS, RESET_POINT_NAME, "reset point")
+        self._sector_names(out, CHECKPOINTS, CHECKPOINT_NAME, "checkpoint")
         return out
+
+    def _sector_names(self, out: dict, group: str, fmt: str, role: str) -> None:
+        """5.2 / 7.5: the level finds sector N's reset point (the checkpoint
+        ending sector N) by the name ``fmt.format(N)``, N the number in the
+        member's name. A member named otherwise (``PR_Resetpoint_1``,
+        ``PC_TwoFlames_01a``) gets that name while no other object has it;
+        members past a gap in the numbers are not used (the level stops there)."""
+        rep = self.report
+        members = sorted((i for i, gs in self.memberships.items() if group in gs),
+                         key=lambda i: (_number(self.nmo.objects[i].name), i))
+        named = []                                  # (member, its sector number)
+        for i in members:
+            what, n = f"{self.nmo.objects[i].label} in {group}", _number(self.nmo.objects[i].name)
+            want = fmt.format(n)
+            if out[i] == want:
+                named.append((what, n))
+            elif not 1 <= n <= MAX_SECTORS:
+                rep.skipped.append((what, f"not a {role}: its name has no sector number 1 to {MAX_SECTORS}"))
+            elif want in self.taken:
+                rep.skipped.append((what, f"not {role} {n}: another object is {want!r}"))
+            else:
+                rep.warnings.append(f"{what} is imported as {want!r}, the name of {role} {n}")
+                self.taken.add(want)
+                out[i] = want
+                named.append((what, n))
+        run = 1
+        while fmt.format(run) in self.taken:
+            run += 1
+        rep.skipped += [(what, f"{role}s stop at {run - 1}: there is no {fmt.format(run)!r}")
+                        for what, n in named if n > run]
 
     # --- entities --------------------------------------------------------------------------------
 
@@ -407,14 +445,10 @@ class _Importer:
                   "start_kind": START_BALLS.get(rep.settings.start_ball, "wood")}
         if rep.settings.start_ball not in START_BALLS:
             rep.skipped.append((f"start ball {rep.settings.start_ball!r}", "not a ball kind: wood instead"))
-        resets = members.get(RESET_POINTS, [])
-        starts = resets or members.get(START, [])
-        if not starts:
-            raise r.VirtoolsError(f"{self.nmo.path}: the level has no {RESET_POINTS} and no {START} member: "
-                                  "there is nowhere to start")
-        params["start"] = starts[0]["name"]
-        for key, group in (("reset_points", RESET_POINTS), ("checkpoints", CHECKPOINTS),
-                           ("death_boxes", DEATH_CUBES), ("extra_lives", EXTRA_LIFE),
+        params.update(reset_points=RESET_POINT_NAME, checkpoints=CHECKPOINT_NAME, sector_groups=SECTOR_GROUP_NAME)
+        if RESET_POINT_NAME.format(1) not in self.taken:
+            extra.append(self._first_reset_point(members.get(START, [])))
+        for key, group in (("death_boxes", DEATH_CUBES), ("extra_lives", EXTRA_LIFE),
                            ("extra_points", EXTRA_POINT)):
             if group in present:
                 params[key] = group
@@ -433,6 +467,19 @@ class _Importer:
             rep.skipped.append((f"{len(members[g])} {g} placeholders",
                                 "no module prefab is built yet: shown as their placeholders, without physics"))
         return out
+
+    def _first_reset_point(self, starts: list) -> dict:
+        """Sector 1 starts at PR_Resetpoint_01; a level without one gets it
+        3.65 above its PS_Levelstart member (5.2), turned as that is."""
+        first = RESET_POINT_NAME.format(1)
+        if not starts:
+            raise r.VirtoolsError(f"{self.nmo.path}: the level has no {first} (in {RESET_POINTS}) and no {START} "
+                                  "member: there is nowhere to start")
+        s = starts[0]
+        p = s["position"]
+        self.report.warnings.append(f"no {first}: sector 1 starts {START_HEIGHT} above {s['name']} ({START})")
+        self.report.places.append(("reset point", first, (p[0], p[1] + START_HEIGHT, p[2])))
+        return {"name": first, "position": [p[0], p[1] + START_HEIGHT, p[2]], "rotation": s["rotation"]}
 
 
 def import_level(path: str, game: str | None = None, encodings=r.ENCODINGS) -> Import:
