@@ -1,0 +1,74 @@
+"""Bad and extreme contact situations (issue 17): no exception escapes a PSI,
+no NaN enters a core, nothing tunnels or gains energy in random drops."""
+
+import math
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ivp import Environment, ObjectTemplate, build_surface
+from ivp.collision import Material
+from test_collision_scenes import ball, box, floor, run
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+import fuzz_contacts  # noqa: E402
+
+
+def finite(env) -> bool:
+    for o in env.objects:
+        c = o.core
+        for v in (c.speed, c.rot_speed, c.pos_world_f_core_last_psi, c.q_world_f_core_next_psi):
+            if not all(math.isfinite(x) for x in v):
+                return False
+    return True
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_drops_keep_finite_stay_above_the_floor_and_gain_no_energy(seed):
+    # the first seeds of benchmarks/fuzz_contacts.py (which runs 10,000)
+    assert fuzz_contacts.trial(seed) is None
+
+
+def test_a_floor_with_zero_area_triangles_still_carries_a_ball():
+    V = np.array([(-10, 0, -10), (10, 0, -10), (10, 0, 10), (-10, 0, 10), (0, 0, 0), (5, 0, 5)], float)
+    F = np.array([(0, 2, 1), (0, 3, 2), (4, 5, 2), (4, 4, 5)])       # two degenerate faces
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    try:
+        surf = build_surface("floor", concave_meshes=[(V, F)])
+    except ValueError as exc:                                         # refused, with its name
+        assert "floor" in str(exc)
+        return
+    env.create_polygon(surf, ObjectTemplate(name="floor", physical_unmoveable=True), (0.0, 0.0, 0.0))
+    b = ball(env, (2.5, 3.0, 2.5), radius=1.0)
+    b.wake()
+    run(env, 2.0)
+    assert finite(env)
+    assert b.core.pos_world_f_core_last_psi[1] > 0.9
+
+
+def test_coincident_balls_and_boxes_are_pushed_apart_without_nan():
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    bodies = [ball(env, (0.0, 3.0, 0.0), radius=1.0, name="b1"), ball(env, (0.0, 3.0, 0.0), radius=1.0, name="b2"),
+              box(env, (5.0, 2.0, 0.0), name="x1"), box(env, (5.0, 2.0, 0.0), name="x2")]
+    for b in bodies:
+        b.wake()
+    run(env, 2.0)
+    assert finite(env)
+    for b in bodies:
+        assert b.core.pos_world_f_core_last_psi[1] > 0.0
+
+
+def test_a_ball_deep_inside_a_fixed_box_and_a_box_inside_a_box_stay_finite():
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    box(env, (0.0, 2.0, 0.0), size=(4.0, 4.0, 4.0), fixed=True, name="crate")
+    inside = ball(env, (0.3, 2.2, 0.1), radius=0.5, name="inside")
+    big = box(env, (8.0, 1.6, 0.0), size=(3.0, 3.0, 3.0), name="big")
+    small = box(env, (8.1, 1.7, 0.0), size=(1.0, 1.0, 1.0), name="small", material=Material(0.5, 0.5))
+    for b in (inside, big, small):
+        b.wake()
+    run(env, 2.0)
+    assert finite(env)
