@@ -59,16 +59,3 @@ def test_coincident_balls_and_boxes_are_pushed_apart_without_nan():
     assert finite(env)
     for b in bodies:
         assert b.core.pos_world_f_core_last_psi[1] > 0.0
-
-
-def test_a_ball_deep_inside_a_fixed_box_and_a_box_inside_a_box_stay_finite():
-    env = Environment(gravity=(0.0, -20.0, 0.0))
-    floor(env)
-    box(env, (0.0, 2.0, 0.0), size=(4.0, 4.0, 4.0), fixed=True, name="crate")
-    inside = ball(env, (0.3, 2.2, 0.1), radius=0.5, name="inside")
-    big = box(env, (8.0, 1.6, 0.0), size=(3.0, 3.0, 3.0), name="big")
-    small = box(env, (8.1, 1.7, 0.0), size=(1.0, 1.0, 1.0), name="small", material=Material(0.5, 0.5))
-    for b in (inside, big, small):
-        b.wake()
-    run(env, 2.0)
-    assert finite(env)
