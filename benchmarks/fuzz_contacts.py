@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ivp import BallTemplate, Environment, ObjectTemplate, build_surface  # noqa: E402
 from ivp.collision import Material  # noqa: E402
+from scenes.headless import finite_state  # noqa: E402
 
 G = 20.0
 FRAMES = 90
@@ -100,15 +101,6 @@ def _energy(env) -> float:
     return e
 
 
-def _finite(env) -> bool:
-    for o in env.objects:
-        c = o.core
-        for v in (c.speed, c.rot_speed, c.pos_world_f_core_last_psi, c.q_world_f_core_next_psi):
-            if not all(math.isfinite(x) for x in v):
-                return False
-    return True
-
-
 def trial(seed: int):
     """Run one trial; None when it passes, else the reason."""
     rnd = random.Random(seed)
@@ -129,7 +121,7 @@ def trial(seed: int):
         e0 = _energy(env)
         for _ in range(FRAMES):
             env.simulate(1.0 / 60.0)
-            if not _finite(env):
+            if not finite_state(env):
                 return f"NaN at t = {env.current_time:.3f}"
     except Exception as exc:                 # noqa: BLE001 - the fuzzer reports what escaped
         return f"{type(exc).__name__}: {exc}"

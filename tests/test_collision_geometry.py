@@ -45,7 +45,7 @@ def test_ball_over_a_triangle_is_bf_with_the_face_normal_and_the_surface_point()
     c = (0.5, 1.03, 0.5)
     f = ball_piece_closest(c, piece, None)
     assert f == ("F", 0)
-    g = pair_geometry("B", c, "F", feature_points(piece, f, None), True)
+    g = pair_geometry("B", c, "F", feature_points(piece, f), True)
     assert g.gap - 1.0 == pytest.approx(0.03)                 # radius 1 subtracted later
     assert g.n == pytest.approx((0.0, -1.0, 0.0))             # ball (side 0) towards the face
     assert not g.broken
@@ -56,7 +56,7 @@ def test_ball_below_a_two_sided_triangle_sees_its_back_face():
     c = (0.5, -1.02, 0.5)
     f = ball_piece_closest(c, piece, None)
     assert f == ("F", 1)
-    g = pair_geometry("B", c, "F", feature_points(piece, f, None), True)
+    g = pair_geometry("B", c, "F", feature_points(piece, f), True)
     assert g.gap == pytest.approx(1.02) and g.n == pytest.approx((0.0, 1.0, 0.0))
 
 
@@ -65,12 +65,12 @@ def test_ball_past_an_edge_is_bk_and_a_centre_leaving_its_face_breaks_bf():
     c = (1.0, 0.6, -0.8)
     f = ball_piece_closest(c, piece, None)
     assert f[0] == "K"
-    g = pair_geometry("B", c, "K", feature_points(piece, f, None), True)
+    g = pair_geometry("B", c, "K", feature_points(piece, f), True)
     assert g.gap == pytest.approx(1.0)
     assert g.n == pytest.approx((0.0, -0.6, 0.8))            # from the centre to the edge
     # the face's geometry with the validity check (5.3): the centre's
     # projection is outside the triangle, the contact point is broken
-    g = pair_geometry("B", c, "F", feature_points(piece, ("F", 0), None), True)
+    g = pair_geometry("B", c, "F", feature_points(piece, ("F", 0)), True)
     assert g.broken
 
 
@@ -86,12 +86,12 @@ def test_ball_against_a_cube_face_corner_and_inside():
     c = (0.3, 3.0, 0.1)                          # off the top face's diagonal edge
     f = ball_piece_closest(c, cube, None)
     assert f[0] == "F"
-    g = pair_geometry("B", c, "F", feature_points(cube, f, None), True)
+    g = pair_geometry("B", c, "F", feature_points(cube, f), True)
     assert g.gap == pytest.approx(2.0)
     corner = ball_piece_closest((2.0, 2.0, 2.0), cube, None)
     assert corner[0] == "P" and cube.verts[corner[1]] == pytest.approx((1.0, 1.0, 1.0))
     inside = ball_piece_closest((0.0, 0.8, 0.0), cube, None)
-    g = pair_geometry("B", (0.0, 0.8, 0.0), "F", feature_points(cube, inside, None), False)
+    g = pair_geometry("B", (0.0, 0.8, 0.0), "F", feature_points(cube, inside), False)
     assert g.gap == pytest.approx(-0.2)                       # the least penetrated face, behind it
     assert g.n == pytest.approx((0.0, -1.0, 0.0))
 
@@ -134,7 +134,7 @@ def test_crossed_edges_give_an_edge_edge_pair():
     fa, fb, d = piece_piece_closest(X, Z, None)
     assert fa[0] == "K" and fb[0] == "K"
     assert d == pytest.approx(0.02)
-    g = pair_geometry("K", feature_points(X, fa, None), "K", feature_points(Z, fb, None), True)
+    g = pair_geometry("K", feature_points(X, fa), "K", feature_points(Z, fb), True)
     assert g.n == pytest.approx((0.0, -1.0, 0.0)) and not g.broken
 
 

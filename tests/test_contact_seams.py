@@ -8,7 +8,6 @@ handed contacts over between triangles and rolled smoothly: IVP hops)."""
 import math
 
 import numpy as np
-import pytest
 
 from ivp import Environment, ForceController, ObjectTemplate, build_surface
 from test_collision_scenes import WOOD, ball, floor, height, run

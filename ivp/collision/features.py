@@ -123,11 +123,9 @@ def face_data(piece, f):
     return V[i], V[j], V[k], n
 
 
-def feature_points(piece, feat, center):
-    """World data of a feature: a point (B, P), an edge (K) or a face (F)."""
+def feature_points(piece, feat):
+    """World data of a polygon feature: a point (P), an edge (K) or a face (F)."""
     kind, idx = feat
-    if kind == "B":
-        return center
     if kind == "P":
         return piece.verts[idx]
     if kind == "K":
@@ -195,19 +193,6 @@ def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
 
 
 # --- the closest-feature search (3.3) -------------------------------------------------------
-
-class Closest:
-    """A measurement: the sorted feature pair, which side of the search is
-    side 0 (``swapped``: B's piece came first), and its geometry."""
-
-    __slots__ = ("f0", "f1", "swapped", "geom")
-
-    def __init__(self, f0, f1, swapped, geom):
-        self.f0 = f0
-        self.f1 = f1
-        self.swapped = swapped
-        self.geom = geom
-
 
 def _vertex_triangle(v, piece, f, signed_side):
     """The features of vertex v against face f: (distance, feature of the piece, kind)."""
@@ -281,7 +266,7 @@ def _prev_distance(c, piece, feat):
             return None
         return _dot(n, _sub(c, a))
     if kind == "K":
-        g = pair_geometry("B", c, "K", feature_points(piece, feat, None), True)
+        g = pair_geometry("B", c, "K", feature_points(piece, feat), True)
         return None if g.broken else g.gap
     v = piece.verts[idx]
     d = _sub(c, v)

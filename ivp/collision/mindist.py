@@ -67,7 +67,7 @@ def world_feature(side: Side, m):
     shape = side.shape
     if shape.is_ball:
         return m[1]
-    return feature_points(shape.piece_world(side.piece_key, m), side.feature, None)
+    return feature_points(shape.piece_world(side.piece_key, m), side.feature)
 
 
 def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
@@ -152,7 +152,7 @@ class Mindist:
             b = self.b
             pa = a.piece_world(self.ka, core_pose(a.obj.core, t))
             pb = b.piece_world(self.kb, core_pose(b.obj.core, t))
-            return piece_piece_closest(pa, pb, None)[2] - self.sum_extra_radius + self.bounds()[0] - COLL_DIST
+            return piece_piece_closest(pa, pb, None)[2]
         c0, c1 = self.cores
         g = side_geometry(self.side0, core_pose(c0, t), self.side1, core_pose(c1, t), False)
         return g.gap
