@@ -1,5 +1,5 @@
 """Closest features of two convex pieces (ivp-contacts 3.3) and the geometry
-of one feature pair (5.3), in plain floats.
+of one feature pair (5.3).
 
 A feature is ``(kind, index)`` of a piece: ``("P", i)`` vertex i, ``("K", (i, j))``
 the edge i-j (i < j), ``("F", f)`` triangle f of the piece (for a two-sided
@@ -11,86 +11,174 @@ before F); for ball pairs the ball is side 0.
 coordinates into the gap, the normal n (side 0 -> side 1), the point on
 side 0 and the first tangent; the mindist measurement (3.3), the event
 search (3.5) and the contact point update (5.3) all use it.
+
+The searches (:func:`ball_piece_closest`, :func:`piece_piece_closest`) are
+compiled kernels (``ivp.jit``) over a piece's arrays (``Piece.kernel_data``);
+inside them a feature is three ints ``(kind, i, j)``: kind 0 = P (vertex i),
+1 = K (edge i < j), 2 = F (face i), -1 = none.
 """
 
 from __future__ import annotations
 
 import math
 
+from ..jit import kernel
+from ..umath import cross, dot, sub
+
 TIE_FACTOR = 1.0 + 1e-12        # a candidate must be better by this factor (3.3 FF reduction)
 TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner keeps its feature
 LINE_PARALLEL = 1e-24           # |K x L|^2 below this: parallel edges (5.3)
 DEGENERATE = 1e-10
+SEPARATION_TOL = 1e-9           # metres: a KK normal may graze the pieces by this much
 
 KIND_RANK = {"B": 0, "P": 0, "K": 1, "F": 2}
+KIND_CODE = {"P": 0, "K": 1, "F": 2}
+NO_FEATURE = (-1, -1, -1)
 
 
+# --- vector helpers of the kernels (3-tuples of floats) ---------------------------------
+
+@kernel
 def _sub(a, b):
     return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
 
 
+@kernel
 def _dot(a, b):
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
+@kernel
 def _cross(a, b):
     return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
-def _unit(v):
+@kernel
+def _unit_k(v):
+    """v / |v| and whether |v| exceeds DEGENERATE."""
     d = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
     if d <= DEGENERATE:
-        return None
-    return (v[0] / d, v[1] / d, v[2] / d)
+        return False, (0.0, 0.0, 0.0)
+    return True, (v[0] / d, v[1] / d, v[2] / d)
 
 
-def triangle_region(p, a, b, c):
-    """Where p projects on triangle (a, b, c): ("F", None), ("K", edge) with the
-    edge as a vertex-index pair of the triangle, or ("P", vertex index), and the
-    closest point (Voronoi regions of the triangle)."""
+def _unit(v):
+    ok, n = _unit_k(v)
+    return n if ok else None
+
+
+@kernel
+def _vert(V, i):
+    return (V[i, 0], V[i, 1], V[i, 2])
+
+
+# --- one triangle ------------------------------------------------------------------------
+
+@kernel
+def _triangle_region(p, a, b, c):
+    """Voronoi region of p's projection on triangle (a, b, c): (kind, e0, e1,
+    closest point); kind 0 vertex e0, 1 edge e0-e1, 2 face (triangle indices 0-2)."""
     ab = _sub(b, a)
     ac = _sub(c, a)
     ap = _sub(p, a)
     d1 = _dot(ab, ap)
     d2 = _dot(ac, ap)
     if d1 <= 0.0 and d2 <= 0.0:
-        return "P", 0, a
+        return 0, 0, -1, a
     bp = _sub(p, b)
     d3 = _dot(ab, bp)
     d4 = _dot(ac, bp)
     if d3 >= 0.0 and d4 <= d3:
-        return "P", 1, b
+        return 0, 1, -1, b
     vc = d1 * d4 - d3 * d2
     if vc <= 0.0 and d1 >= 0.0 and d3 <= 0.0:
         v = d1 / (d1 - d3)
-        return "K", (0, 1), (a[0] + ab[0] * v, a[1] + ab[1] * v, a[2] + ab[2] * v)
+        return 1, 0, 1, (a[0] + ab[0] * v, a[1] + ab[1] * v, a[2] + ab[2] * v)
     cp = _sub(p, c)
     d5 = _dot(ab, cp)
     d6 = _dot(ac, cp)
     if d6 >= 0.0 and d5 <= d6:
-        return "P", 2, c
+        return 0, 2, -1, c
     vb = d5 * d2 - d1 * d6
     if vb <= 0.0 and d2 >= 0.0 and d6 <= 0.0:
         w = d2 / (d2 - d6)
-        return "K", (0, 2), (a[0] + ac[0] * w, a[1] + ac[1] * w, a[2] + ac[2] * w)
+        return 1, 0, 2, (a[0] + ac[0] * w, a[1] + ac[1] * w, a[2] + ac[2] * w)
     va = d3 * d6 - d5 * d4
     if va <= 0.0 and (d4 - d3) >= 0.0 and (d5 - d6) >= 0.0:
         w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
-        return "K", (1, 2), (b[0] + (c[0] - b[0]) * w, b[1] + (c[1] - b[1]) * w, b[2] + (c[2] - b[2]) * w)
+        return 1, 1, 2, (b[0] + (c[0] - b[0]) * w, b[1] + (c[1] - b[1]) * w, b[2] + (c[2] - b[2]) * w)
     den = va + vb + vc
     if den == 0.0:
-        return "P", 0, a
+        return 0, 0, -1, a
     v = vb / den
     w = vc / den
-    return "F", None, (a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w)
+    return 2, -1, -1, (a[0] + ab[0] * v + ac[0] * w, a[1] + ab[1] * v + ac[1] * w, a[2] + ab[2] * v + ac[2] * w)
 
 
+def triangle_region(p, a, b, c):
+    """Where p projects on triangle (a, b, c): ("F", None), ("K", edge) with the
+    edge as a vertex-index pair of the triangle, or ("P", vertex index), and the
+    closest point (Voronoi regions of the triangle)."""
+    kind, e0, e1, q = _triangle_region(p, a, b, c)
+    if kind == 2:
+        return "F", None, q
+    if kind == 1:
+        return "K", (e0, e1), q
+    return "P", e0, q
+
+
+@kernel
 def projects_inside(q, a, b, c, n) -> bool:
     """5.3's validity test of a point over face F: its projection lies inside."""
-    for p0, p1 in ((a, b), (b, c), (c, a)):
-        if _dot(_cross(_sub(p1, p0), _sub(q, p0)), n) < 0.0:
-            return False
-    return True
+    if _dot(_cross(_sub(b, a), _sub(q, a)), n) < 0.0:
+        return False
+    if _dot(_cross(_sub(c, b), _sub(q, b)), n) < 0.0:
+        return False
+    return not _dot(_cross(_sub(a, c), _sub(q, c)), n) < 0.0
+
+
+@kernel
+def _point_line(q, k0, k1):
+    """5.3's point-edge distance and whether q projects outside the edge."""
+    e = _sub(k1, k0)
+    w = _sub(q, k0)
+    cc = _cross(e, w)
+    e2 = _dot(e, e)
+    c2 = _dot(cc, cc)
+    gap = math.sqrt(c2 / e2) if e2 > 0.0 else math.sqrt(_dot(w, w))
+    broken = False
+    if e2 > 0.0:
+        s = _dot(e, w) / e2
+        broken = s < 0.0 or s > 1.0
+    return gap, broken
+
+
+@kernel
+def _edge_edge(k0, k1, l0, l1):
+    """5.3's edge-edge measure: (not parallel, gap, n known, n, point on K, sk, sl)."""
+    ek = _sub(k1, k0)
+    el = _sub(l1, l0)
+    cr = _cross(ek, el)
+    a = _dot(ek, ek)
+    e = _dot(el, el)
+    bb = _dot(ek, el)
+    den = a * e - bb * bb                       # |K x L|^2
+    if den <= LINE_PARALLEL * a * e or a == 0.0 or e == 0.0:
+        return False, 0.0, False, cr, k0, 0.0, 0.0
+    r = _sub(k0, l0)
+    c = _dot(ek, r)
+    f = _dot(el, r)
+    sk = (bb * f - c * e) / den
+    sl = (a * f - bb * c) / den
+    pk = (k0[0] + ek[0] * sk, k0[1] + ek[1] * sk, k0[2] + ek[2] * sk)
+    pl = (l0[0] + el[0] * sl, l0[1] + el[1] * sl, l0[2] + el[2] * sl)
+    d = _sub(pl, pk)
+    gap = math.sqrt(_dot(d, d))
+    if gap > DEGENERATE:
+        ok, n = _unit_k(d)
+    else:
+        ok, n = _unit_k(cr)
+    return True, gap, ok, n, pk, sk, sl
 
 
 class Geometry:
@@ -119,7 +207,7 @@ def face_data(piece, f):
             return a, b, c, (p[0], p[1], p[2])
         return a, c, b, (-p[0], -p[1], -p[2])
     i, j, k = piece.tris[f]
-    n = _unit(_cross(_sub(V[j], V[i]), _sub(V[k], V[i])))
+    n = _unit(cross(sub(V[j], V[i]), sub(V[k], V[i])))
     return V[i], V[j], V[k], n
 
 
@@ -139,138 +227,273 @@ def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
     if kind1 == "F":
         a, b, c, g = d1
         q0 = d0
-        gap = _dot(g, _sub(q0, a))
+        gap = dot(g, sub(q0, a))
         broken = check and not projects_inside(q0, a, b, c, g)
-        return Geometry(gap, (-g[0], -g[1], -g[2]), q0, _sub(b, a), broken)
+        return Geometry(gap, (-g[0], -g[1], -g[2]), q0, sub(b, a), broken)
     if kind0 != "K" and kind1 == "K":
         k0, k1 = d1
         q0 = d0
-        e = _sub(k1, k0)
-        w = _sub(q0, k0)
-        cc = _cross(e, w)
-        e2 = _dot(e, e)
-        c2 = _dot(cc, cc)
-        gap = math.sqrt(c2 / e2) if e2 > 0.0 else math.sqrt(_dot(w, w))
-        if e2 <= 0.0 or c2 / e2 <= 1e-10:
+        gap, outside = _point_line(q0, k0, k1)
+        e = sub(k1, k0)
+        cc = cross(e, sub(q0, k0))
+        e2 = dot(e, e)
+        if e2 <= 0.0 or dot(cc, cc) / e2 <= 1e-10:
             t0 = (1.0, 0.0, 0.0)
         else:
             t0 = _unit(cc)
-        n = _unit(_cross(e, t0)) or (0.0, 1.0, 0.0)
-        broken = False
-        if check and e2 > 0.0:
-            s = _dot(e, w) / e2
-            broken = s < 0.0 or s > 1.0
-        return Geometry(gap, n, q0, t0, broken)
+        n = _unit(cross(e, t0)) or (0.0, 1.0, 0.0)
+        return Geometry(gap, n, q0, t0, check and outside)
     if kind0 != "K":
         q0 = d0
-        d = _sub(d1, q0)
-        gap = math.sqrt(_dot(d, d))
+        d = sub(d1, q0)
+        gap = math.sqrt(dot(d, d))
         n = _unit(d) or (0.0, 1.0, 0.0)
-        t0 = _cross(n, (1.0, 0.0, 0.0)) if n[0] * n[0] < 0.9 else _cross(n, (0.0, 0.0, 1.0))
+        t0 = cross(n, (1.0, 0.0, 0.0)) if n[0] * n[0] < 0.9 else cross(n, (0.0, 0.0, 1.0))
         return Geometry(gap, n, q0, t0, False)
     (k0, k1), (l0, l1) = d0, d1
-    ek = _sub(k1, k0)
-    el = _sub(l1, l0)
-    cr = _cross(ek, el)
-    a = _dot(ek, ek)
-    e = _dot(el, el)
-    bb = _dot(ek, el)
-    den = a * e - bb * bb                       # |K x L|^2
-    if den <= LINE_PARALLEL * a * e or a == 0.0 or e == 0.0:
+    ok, gap, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, l0, l1)
+    if not ok:
         return Geometry(None, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True)
-    r = _sub(k0, l0)
-    c = _dot(ek, r)
-    f = _dot(el, r)
-    sk = (bb * f - c * e) / den
-    sl = (a * f - bb * c) / den
-    pk = (k0[0] + ek[0] * sk, k0[1] + ek[1] * sk, k0[2] + ek[2] * sk)
-    pl = (l0[0] + el[0] * sl, l0[1] + el[1] * sl, l0[2] + el[2] * sl)
-    d = _sub(pl, pk)
-    gap = math.sqrt(_dot(d, d))
-    n = _unit(d) if gap > DEGENERATE else _unit(cr)
     broken = check and not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0)
-    return Geometry(gap, n, pk, ek, broken)
+    return Geometry(gap, n if n_ok else None, pk, sub(k1, k0), broken)
 
 
-# --- the closest-feature search (3.3) -------------------------------------------------------
+# --- the closest-feature search (3.3), compiled --------------------------------------------
 
-def _vertex_triangle(v, piece, f, signed_side):
-    """The features of vertex v against face f: (distance, feature of the piece, kind)."""
-    a, b, c, n = face_data(piece, f)
-    kind, idx, q = triangle_region(v, a, b, c)
-    if kind == "F":
-        return _dot(n, _sub(v, a)) if signed_side else abs(_dot(n, _sub(v, a))), ("F", f)
+@kernel
+def _face(V, T, two, pl, f):
+    """face_data in kernel form: a, b, c, outward unit normal and the piece's
+    vertex indices of a, b, c."""
+    if two:
+        if f == 0:
+            return _vert(V, 0), _vert(V, 1), _vert(V, 2), (pl[0], pl[1], pl[2]), 0, 1, 2
+        return _vert(V, 0), _vert(V, 2), _vert(V, 1), (-pl[0], -pl[1], -pl[2]), 0, 2, 1
+    i = T[f, 0]
+    j = T[f, 1]
+    k = T[f, 2]
+    a = _vert(V, i)
+    b = _vert(V, j)
+    c = _vert(V, k)
+    ok, n = _unit_k(_cross(_sub(b, a), _sub(c, a)))
+    return a, b, c, n, i, j, k
+
+
+@kernel
+def _face_range(two, pl, point):
+    """The faces of a piece that may be nearest to things around ``point``: a
+    two-sided triangle shows the side the point is on, a hull all faces
+    (-1: all)."""
+    if two:
+        if pl[0] * point[0] + pl[1] * point[1] + pl[2] * point[2] - pl[3] >= 0.0:
+            return 0
+        return 1
+    return -1
+
+
+@kernel
+def _vertex_triangle(v, V, T, two, pl, f):
+    """Vertex v against face f: (signed distance or distance, feature of the piece)."""
+    a, b, c, n, ia, ib, ic = _face(V, T, two, pl, f)
+    kind, e0, e1, q = _triangle_region(v, a, b, c)
+    if kind == 2:
+        return _dot(n, _sub(v, a)), 2, f, -1
     d = _sub(v, q)
     dist = math.sqrt(_dot(d, d))
-    if kind == "K":
-        tri = _tri_indices(piece, f)
-        i, j = tri[idx[0]], tri[idx[1]]
-        return dist, ("K", (min(i, j), max(i, j)))
-    return dist, ("P", _tri_indices(piece, f)[idx])
+    tri = (ia, ib, ic)
+    if kind == 1:
+        i = tri[e0]
+        j = tri[e1]
+        return dist, 1, min(i, j), max(i, j)
+    return dist, 0, tri[e0], -1
 
 
-def _tri_indices(piece, f):
-    if piece.two_sided:
-        return (0, 1, 2) if f == 0 else (0, 2, 1)
-    return piece.tris[f]
+@kernel
+def _nearest_on(v, V, T, two, pl, side):
+    """A vertex against a piece: the least signed distance over its faces whose
+    region holds the projection (negative when behind every face of a hull)."""
+    best_d = math.inf
+    bk, bi, bj = -1, -1, -1
+    behind = -math.inf
+    behind_f = -1
+    f0, f1 = (side, side + 1) if two else (0, T.shape[0])
+    for f in range(f0, f1):
+        a, b, c, n, ia, ib, ic = _face(V, T, two, pl, f)
+        h = _dot(n, _sub(v, a))
+        if h > behind:
+            behind = h
+            behind_f = f
+        d, k, i, j = _vertex_triangle(v, V, T, two, pl, f)
+        if k == 2 and d < 0.0 and not two:
+            continue
+        if d < best_d:
+            best_d = d
+            bk, bi, bj = k, i, j
+    if not two and behind < 0.0:
+        return behind, 2, behind_f, -1
+    return best_d, bk, bi, bj
 
 
-def _faces_towards(piece, point):
-    """The faces of a piece that may be nearest to things around ``point``: a
-    two-sided triangle shows the side the point is on, a hull all faces."""
-    if piece.two_sided:
-        p = piece.planes[0]
-        return (0,) if p[0] * point[0] + p[1] * point[1] + p[2] * point[2] - p[3] >= 0.0 else (1,)
-    return range(len(piece.tris))
+@kernel
+def _prev_distance(c, V, T, two, pl, kind, i, j):
+    """The ball centre's distance to its previous feature, and whether that
+    feature still holds the centre's projection."""
+    if kind == 2:
+        a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, i)
+        if not projects_inside(c, a, b, cc, n):
+            return False, 0.0
+        return True, _dot(n, _sub(c, a))
+    if kind == 1:
+        gap, outside = _point_line(c, _vert(V, i), _vert(V, j))
+        return not outside, gap
+    d = _sub(c, _vert(V, i))
+    return True, math.sqrt(_dot(d, d))
 
 
-def ball_piece_closest(c, piece, prev):
+@kernel
+def _ball_closest(c, V, T, two, pl, prev):
     """3.3's BF / BK / BP for a ball centre c against a convex piece (the ball
     on side 0); a centre behind a two-sided triangle sees the back face, a
     centre inside a hull its least penetrated face."""
-    best = None
     best_d = math.inf
-    inside = not piece.two_sided
-    for f in _faces_towards(piece, c):
-        a, b, cc, n = face_data(piece, f)
-        h = _dot(n, _sub(c, a))
-        if h > 0.0:
+    bk, bi, bj = -1, -1, -1
+    inside = not two
+    side = _face_range(two, pl, c)
+    f0, f1 = (side, side + 1) if two else (0, T.shape[0])
+    for f in range(f0, f1):
+        a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, f)
+        if _dot(n, _sub(c, a)) > 0.0:
             inside = False
-        d, feat = _vertex_triangle(c, piece, f, True)
-        if feat[0] == "F" and d < 0.0 and not piece.two_sided:
+        d, k, i, j = _vertex_triangle(c, V, T, two, pl, f)
+        if k == 2 and d < 0.0 and not two:
             continue                     # behind this hull face: another face is nearer
         if d < best_d:
             best_d = d
-            best = feat
+            bk, bi, bj = k, i, j
     if inside:
-        best = None
         best_h = -math.inf
-        for f in range(len(piece.tris)):
-            a, b, cc, n = face_data(piece, f)
+        for f in range(T.shape[0]):
+            a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, f)
             h = _dot(n, _sub(c, a))
             if h > best_h:
                 best_h = h
-                best = ("F", f)
-    if prev is not None and prev != best and prev[1] is not None:
-        keep = _prev_distance(c, piece, prev)
-        if keep is not None and keep <= best_d * TIE_FACTOR + TIE_ABS:
-            best = prev
-    return best
+                bk, bi, bj = 2, f, -1
+    if prev[0] >= 0 and (prev[0], prev[1], prev[2]) != (bk, bi, bj):
+        ok, keep = _prev_distance(c, V, T, two, pl, prev[0], prev[1], prev[2])
+        if ok and keep <= best_d * TIE_FACTOR + TIE_ABS:
+            return prev
+    return bk, bi, bj
 
 
-def _prev_distance(c, piece, feat):
+@kernel
+def _separates(n, p, gap, VA, VB) -> bool:
+    """An edge pair is a closest pair of two convex pieces only if its normal
+    (A's edge -> B's edge) separates them: A behind the plane through A's
+    point, B in front of the one through B's (crossed edges of overlapping
+    pieces fail; the vertex candidates measure that penetration)."""
+    ha = _dot(n, p) + SEPARATION_TOL
+    for i in range(VA.shape[0]):
+        if _dot(n, _vert(VA, i)) > ha:
+            return False
+    hb = ha + gap - 2.0 * SEPARATION_TOL
+    for i in range(VB.shape[0]):
+        if _dot(n, _vert(VB, i)) < hb:
+            return False
+    return True
+
+
+@kernel
+def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
+    """3.3 for two convex pieces over the candidates in order: A's vertices
+    against B's faces, B's vertices against A's faces, then the interior,
+    separating edge-edge pairs. A candidate replaces the best when better by
+    the tie factor (or nearer and negative); the previous pair ``prev``
+    (6 ints: A's feature, B's) is kept at its first candidate within the tie
+    of the best. Returns (distance, A's feature, B's feature)."""
+    have = False
+    best_d = 0.0
+    best = (-1, -1, -1, -1, -1, -1)
+    m0 = math.inf
+    m1 = math.inf
+    m2 = math.inf
+    nm = 0
+    side_b = _face_range(twoB, plB, cA)
+    side_a = _face_range(twoA, plA, cB)
+    for i in range(VA.shape[0]):
+        d, k, fi, fj = _nearest_on(_vert(VA, i), VB, TB, twoB, plB, side_b)
+        cand = (0, i, -1, k, fi, fj)
+        if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+            have = True
+            best_d = d
+            best = cand
+        if cand == prev:
+            m0 = d
+            nm = 1
+    for j in range(VB.shape[0]):
+        d, k, fi, fj = _nearest_on(_vert(VB, j), VA, TA, twoA, plA, side_a)
+        cand = (k, fi, fj, 0, j, -1)
+        if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+            have = True
+            best_d = d
+            best = cand
+        if cand == prev:
+            if nm == 0:
+                m0 = d
+            else:
+                m1 = d
+            nm += 1
+    for ea in range(EA.shape[0]):
+        k0 = _vert(VA, EA[ea, 0])
+        k1 = _vert(VA, EA[ea, 1])
+        for eb in range(EB.shape[0]):
+            ok, d, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, _vert(VB, EB[eb, 0]), _vert(VB, EB[eb, 1]))
+            if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
+                continue
+            if not _separates(n, pk, d, VA, VB):
+                continue
+            cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
+                    1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
+            if d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+                best_d = d
+                best = cand
+            if cand == prev:
+                if nm == 0:
+                    m0 = d
+                elif nm == 1:
+                    m1 = d
+                else:
+                    m2 = d
+                nm += 1
+    lim = best_d * TIE_FACTOR + TIE_ABS
+    if nm > 0 and m0 <= lim:
+        return m0, prev
+    if nm > 1 and m1 <= lim:
+        return m1, prev
+    if nm > 2 and m2 <= lim:
+        return m2, prev
+    return best_d, best
+
+
+def _code(feat):
+    """A feature tuple as the kernels' three ints."""
     kind, idx = feat
-    if kind == "F":
-        a, b, cc, n = face_data(piece, idx)
-        if not projects_inside(c, a, b, cc, n):
-            return None
-        return _dot(n, _sub(c, a))
     if kind == "K":
-        g = pair_geometry("B", c, "K", feature_points(piece, feat), True)
-        return None if g.broken else g.gap
-    v = piece.verts[idx]
-    d = _sub(c, v)
-    return math.sqrt(_dot(d, d))
+        return KIND_CODE[kind], idx[0], idx[1]
+    return KIND_CODE[kind], idx, -1
+
+
+def _feature(kind, i, j):
+    if kind == 1:
+        return "K", (int(i), int(j))
+    if kind < 0:
+        return None
+    return ("P", "K", "F")[kind], int(i)
+
+
+def ball_piece_closest(c, piece, prev):
+    """3.3's BF / BK / BP for a ball centre c against a convex piece; ``prev``
+    (the last feature, or None) is kept within the tie of the best."""
+    V, T, E, two, pl = piece.kernel_data()
+    return _feature(*_ball_closest(c, V, T, two, pl, NO_FEATURE if prev is None else _code(prev)))
 
 
 def piece_piece_closest(A, B, prev):
@@ -280,79 +503,8 @@ def piece_piece_closest(A, B, prev):
     (``prev``: (fa, fb) in A/B terms) is kept unless another is strictly better.
 
     Returns (feature of A, feature of B, distance)."""
-    cands = []
-    fb_faces = _faces_towards(B, A.center)
-    fa_faces = _faces_towards(A, B.center)
-    for i, v in enumerate(A.verts):
-        d, feat = _nearest_on(v, B, fb_faces)
-        cands.append((d, ("P", i), feat))
-    for j, v in enumerate(B.verts):
-        d, feat = _nearest_on(v, A, fa_faces)
-        cands.append((d, feat, ("P", j)))
-    VA = A.verts
-    VB = B.verts
-    for ea in A.edges:
-        for eb in B.edges:
-            g = pair_geometry("K", (VA[ea[0]], VA[ea[1]]), "K", (VB[eb[0]], VB[eb[1]]), True)
-            if g.gap is None or g.broken or not _separates(g, VA, VB):
-                continue
-            cands.append((g.gap, ("K", _edge(ea)), ("K", _edge(eb))))
-    best = None
-    for cand in cands:
-        if best is None or cand[0] * TIE_FACTOR + TIE_ABS < best[0] or (
-                cand[0] < best[0] and cand[0] < 0.0):
-            best = cand
-    if prev is not None:
-        for cand in cands:
-            if (cand[1], cand[2]) == prev and cand[0] <= best[0] * TIE_FACTOR + TIE_ABS:
-                best = cand
-                break
-    return best[1], best[2], best[0]
-
-
-SEPARATION_TOL = 1e-9          # metres: a KK normal may graze the pieces by this much
-
-
-def _separates(g, VA, VB) -> bool:
-    """An edge pair is a closest pair of two convex pieces only if its normal
-    (A's edge -> B's edge) separates them: A behind the plane through A's
-    point, B in front of the one through B's (crossed edges of overlapping
-    pieces fail; the vertex candidates measure that penetration)."""
-    n = g.n
-    ha = _dot(n, g.p) + SEPARATION_TOL
-    for v in VA:
-        if _dot(n, v) > ha:
-            return False
-    hb = ha + g.gap - 2.0 * SEPARATION_TOL
-    for v in VB:
-        if _dot(n, v) < hb:
-            return False
-    return True
-
-
-def _edge(e):
-    return (min(e), max(e))
-
-
-def _nearest_on(v, piece, faces):
-    """A vertex against a piece: the least signed distance over its faces whose
-    region holds the projection (negative when behind every face of a hull)."""
-    best_d = math.inf
-    best = None
-    behind = -math.inf
-    behind_f = None
-    for f in faces:
-        a, b, c, n = face_data(piece, f)
-        h = _dot(n, _sub(v, a))
-        if h > behind:
-            behind = h
-            behind_f = f
-        d, feat = _vertex_triangle(v, piece, f, True)
-        if feat[0] == "F" and d < 0.0 and not piece.two_sided:
-            continue
-        if d < best_d:
-            best_d = d
-            best = feat
-    if not piece.two_sided and behind < 0.0:
-        return behind, ("F", behind_f)
-    return best_d, best
+    VA, TA, EA, twoA, plA = A.kernel_data()
+    VB, TB, EB, twoB, plB = B.kernel_data()
+    p = NO_FEATURE + NO_FEATURE if prev is None else _code(prev[0]) + _code(prev[1])
+    d, f = _pieces_closest(VA, TA, EA, twoA, plA, A.center, VB, TB, EB, twoB, plB, B.center, p)
+    return _feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), d

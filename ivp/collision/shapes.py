@@ -34,10 +34,13 @@ class Piece:
     """
 
     __slots__ = ("verts", "planes", "sides", "edges", "tris", "two_sided", "center", "radius",
-                 "vertex_ids")
+                 "vertex_ids", "index_arrays", "_kernel_data")
 
-    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None, sphere=None):
+    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None, sphere=None,
+                 index_arrays=None):
         self.verts = verts
+        self.index_arrays = index_arrays
+        self._kernel_data = None
         self.planes = planes
         self.sides = sides
         self.edges = edges
@@ -62,7 +65,21 @@ class Piece:
         planes = [_transform_plane(R, vv, p) for p in self.planes]
         sides = planes if self.sides is self.planes else [_transform_plane(R, vv, p) for p in self.sides]
         return Piece(verts, planes, sides, self.edges, self.tris, self.two_sided, self.vertex_ids,
-                     (umath.mat_mul_point(m, self.center), self.radius))
+                     (umath.mat_mul_point(m, self.center), self.radius), self.kernel_data()[1:3])
+
+    def kernel_data(self):
+        """The piece as the closest-feature kernels read it (features.py):
+        vertices (n, 3), triangles (t, 3), edges (e, 2), two-sidedness and
+        the face plane of a two-sided triangle (zeros for a hull); built once."""
+        if self._kernel_data is None:
+            if self.index_arrays is None:
+                self.index_arrays = (np.array(self.tris, dtype=np.int64).reshape(-1, 3),
+                                     np.array(self.edges, dtype=np.int64).reshape(-1, 2))
+            T, E = self.index_arrays
+            pl = np.array(self.planes[0] if self.two_sided else (0.0, 0.0, 0.0, 0.0), dtype=np.float64)
+            self._kernel_data = (np.array(self.verts, dtype=np.float64).reshape(-1, 3), T, E,
+                                 self.two_sided, pl)
+        return self._kernel_data
 
 
 def _transform_plane(R, vv, p):

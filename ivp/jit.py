@@ -1,0 +1,30 @@
+"""Compiled kernels (issue 11): the hot loops of the engine, written once over
+arrays and plain floats.
+
+With numba installed they are compiled (``njit``, cached on disk, so only the
+first run after an install pays the compile); without it, or with the
+environment variable ``IVP_JIT=0``, the same functions run as plain Python.
+Both paths give bit-identical results: no fast-math (no reassociation, no
+fused multiply-add), the same order of operations, IEEE doubles and a
+correctly rounded square root either way.
+"""
+
+from __future__ import annotations
+
+import os
+
+try:
+    if os.environ.get("IVP_JIT", "1") == "0":
+        raise ImportError("IVP_JIT=0")
+    import numba
+except ImportError:
+    numba = None
+
+ENABLED = numba is not None
+
+
+def kernel(fn):
+    """The function compiled (numba present) or itself (plain Python)."""
+    if numba is None:
+        return fn
+    return numba.njit(cache=True, fastmath=False, nogil=True)(fn)
