@@ -13,7 +13,8 @@ side 0 and the first tangent; the mindist measurement (3.3), the event
 search (3.5) and the contact point update (5.3) all use it.
 
 The searches (:func:`ball_piece_closest`, :func:`piece_piece_closest`) are
-compiled kernels (``ivp.jit``) over a piece's arrays (``Piece.kernel_data``);
+compiled kernels (``ivp.jit``) over a piece's arrays (:func:`kernel_arrays`,
+built once per piece and pose);
 inside them a feature is three ints ``(kind, i, j)``: kind 0 = P (vertex i),
 1 = K (edge i < j), 2 = F (face i), -1 = none.
 """
@@ -21,6 +22,8 @@ inside them a feature is three ints ``(kind, i, j)``: kind 0 = P (vertex i),
 from __future__ import annotations
 
 import math
+
+import numpy as np
 
 from ..jit import kernel
 from ..umath import cross, dot, sub
@@ -30,6 +33,7 @@ TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner
 LINE_PARALLEL = 1e-24           # |K x L|^2 below this: parallel edges (5.3)
 DEGENERATE = 1e-10
 SEPARATION_TOL = 1e-9           # metres: a KK normal may graze the pieces by this much
+EDGE_BOUND_SLACK = 1e-9         # relative: a lower bound (face plane, edge spheres) is trusted past this
 
 KIND_RANK = {"B": 0, "P": 0, "K": 1, "F": 2}
 KIND_CODE = {"P": 0, "K": 1, "F": 2}
@@ -261,21 +265,37 @@ def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
 # --- the closest-feature search (3.3), compiled --------------------------------------------
 
 @kernel
-def _face(V, T, two, pl, f):
+def _normals(V, T, two, pl):
+    """The outward unit normals of a piece's faces (face_data's n), once per search."""
+    if two:
+        N = np.empty((2, 3))
+        for k in range(3):
+            N[0, k] = pl[k]
+            N[1, k] = -pl[k]
+        return N
+    N = np.empty((T.shape[0], 3))
+    for f in range(T.shape[0]):
+        a = _vert(V, T[f, 0])
+        ok, n = _unit_k(_cross(_sub(_vert(V, T[f, 1]), a), _sub(_vert(V, T[f, 2]), a)))
+        N[f, 0] = n[0]
+        N[f, 1] = n[1]
+        N[f, 2] = n[2]
+    return N
+
+
+@kernel
+def _face(V, T, two, N, f):
     """face_data in kernel form: a, b, c, outward unit normal and the piece's
     vertex indices of a, b, c."""
+    n = (N[f, 0], N[f, 1], N[f, 2])
     if two:
         if f == 0:
-            return _vert(V, 0), _vert(V, 1), _vert(V, 2), (pl[0], pl[1], pl[2]), 0, 1, 2
-        return _vert(V, 0), _vert(V, 2), _vert(V, 1), (-pl[0], -pl[1], -pl[2]), 0, 2, 1
+            return _vert(V, 0), _vert(V, 1), _vert(V, 2), n, 0, 1, 2
+        return _vert(V, 0), _vert(V, 2), _vert(V, 1), n, 0, 2, 1
     i = T[f, 0]
     j = T[f, 1]
     k = T[f, 2]
-    a = _vert(V, i)
-    b = _vert(V, j)
-    c = _vert(V, k)
-    ok, n = _unit_k(_cross(_sub(b, a), _sub(c, a)))
-    return a, b, c, n, i, j, k
+    return _vert(V, i), _vert(V, j), _vert(V, k), n, i, j, k
 
 
 @kernel
@@ -291,9 +311,9 @@ def _face_range(two, pl, point):
 
 
 @kernel
-def _vertex_triangle(v, V, T, two, pl, f):
-    """Vertex v against face f: (signed distance or distance, feature of the piece)."""
-    a, b, c, n, ia, ib, ic = _face(V, T, two, pl, f)
+def _vertex_triangle(v, a, b, c, n, ia, ib, ic, f):
+    """Vertex v against face f (a, b, c, normal n, vertex indices): (signed
+    distance or distance, feature of the piece)."""
     kind, e0, e1, q = _triangle_region(v, a, b, c)
     if kind == 2:
         return _dot(n, _sub(v, a)), 2, f, -1
@@ -308,7 +328,7 @@ def _vertex_triangle(v, V, T, two, pl, f):
 
 
 @kernel
-def _nearest_on(v, V, T, two, pl, side):
+def _nearest_on(v, V, T, two, N, side):
     """A vertex against a piece: the least signed distance over its faces whose
     region holds the projection (negative when behind every face of a hull)."""
     best_d = math.inf
@@ -317,12 +337,14 @@ def _nearest_on(v, V, T, two, pl, side):
     behind_f = -1
     f0, f1 = (side, side + 1) if two else (0, T.shape[0])
     for f in range(f0, f1):
-        a, b, c, n, ia, ib, ic = _face(V, T, two, pl, f)
+        a, b, c, n, ia, ib, ic = _face(V, T, two, N, f)
         h = _dot(n, _sub(v, a))
         if h > behind:
             behind = h
             behind_f = f
-        d, k, i, j = _vertex_triangle(v, V, T, two, pl, f)
+        if abs(h) > best_d + EDGE_BOUND_SLACK * (1.0 + abs(h)):
+            continue                     # the plane is farther than the best: so is the face
+        d, k, i, j = _vertex_triangle(v, a, b, c, n, ia, ib, ic, f)
         if k == 2 and d < 0.0 and not two:
             continue
         if d < best_d:
@@ -334,11 +356,11 @@ def _nearest_on(v, V, T, two, pl, side):
 
 
 @kernel
-def _prev_distance(c, V, T, two, pl, kind, i, j):
+def _prev_distance(c, V, T, two, N, kind, i, j):
     """The ball centre's distance to its previous feature, and whether that
     feature still holds the centre's projection."""
     if kind == 2:
-        a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, i)
+        a, b, cc, n, ia, ib, ic = _face(V, T, two, N, i)
         if not projects_inside(c, a, b, cc, n):
             return False, 0.0
         return True, _dot(n, _sub(c, a))
@@ -350,7 +372,7 @@ def _prev_distance(c, V, T, two, pl, kind, i, j):
 
 
 @kernel
-def _ball_closest(c, V, T, two, pl, prev):
+def _ball_closest(c, V, T, two, pl, N, prev):
     """3.3's BF / BK / BP for a ball centre c against a convex piece (the ball
     on side 0); a centre behind a two-sided triangle sees the back face, a
     centre inside a hull its least penetrated face."""
@@ -360,10 +382,10 @@ def _ball_closest(c, V, T, two, pl, prev):
     side = _face_range(two, pl, c)
     f0, f1 = (side, side + 1) if two else (0, T.shape[0])
     for f in range(f0, f1):
-        a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, f)
+        a, b, cc, n, ia, ib, ic = _face(V, T, two, N, f)
         if _dot(n, _sub(c, a)) > 0.0:
             inside = False
-        d, k, i, j = _vertex_triangle(c, V, T, two, pl, f)
+        d, k, i, j = _vertex_triangle(c, a, b, cc, n, ia, ib, ic, f)
         if k == 2 and d < 0.0 and not two:
             continue                     # behind this hull face: another face is nearer
         if d < best_d:
@@ -372,13 +394,13 @@ def _ball_closest(c, V, T, two, pl, prev):
     if inside:
         best_h = -math.inf
         for f in range(T.shape[0]):
-            a, b, cc, n, ia, ib, ic = _face(V, T, two, pl, f)
+            a, b, cc, n, ia, ib, ic = _face(V, T, two, N, f)
             h = _dot(n, _sub(c, a))
             if h > best_h:
                 best_h = h
                 bk, bi, bj = 2, f, -1
     if prev[0] >= 0 and (prev[0], prev[1], prev[2]) != (bk, bi, bj):
-        ok, keep = _prev_distance(c, V, T, two, pl, prev[0], prev[1], prev[2])
+        ok, keep = _prev_distance(c, V, T, two, N, prev[0], prev[1], prev[2])
         if ok and keep <= best_d * TIE_FACTOR + TIE_ABS:
             return prev
     return bk, bi, bj
@@ -402,7 +424,7 @@ def _separates(n, p, gap, VA, VB) -> bool:
 
 
 @kernel
-def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
+def _pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
     """3.3 for two convex pieces over the candidates in order: A's vertices
     against B's faces, B's vertices against A's faces, then the interior,
     separating edge-edge pairs. A candidate replaces the best when better by
@@ -419,7 +441,7 @@ def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
     side_b = _face_range(twoB, plB, cA)
     side_a = _face_range(twoA, plA, cB)
     for i in range(VA.shape[0]):
-        d, k, fi, fj = _nearest_on(_vert(VA, i), VB, TB, twoB, plB, side_b)
+        d, k, fi, fj = _nearest_on(_vert(VA, i), VB, TB, twoB, NB, side_b)
         cand = (0, i, -1, k, fi, fj)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -429,7 +451,7 @@ def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
             m0 = d
             nm = 1
     for j in range(VB.shape[0]):
-        d, k, fi, fj = _nearest_on(_vert(VB, j), VA, TA, twoA, plA, side_a)
+        d, k, fi, fj = _nearest_on(_vert(VB, j), VA, TA, twoA, NA, side_a)
         cand = (k, fi, fj, 0, j, -1)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -444,14 +466,21 @@ def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
     for ea in range(EA.shape[0]):
         k0 = _vert(VA, EA[ea, 0])
         k1 = _vert(VA, EA[ea, 1])
+        ma = ((k0[0] + k1[0]) * 0.5, (k0[1] + k1[1]) * 0.5, (k0[2] + k1[2]) * 0.5)
+        dk = _sub(k1, k0)
+        ha = 0.5 * math.sqrt(_dot(dk, dk))
         for eb in range(EB.shape[0]):
+            cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
+                    1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
+            dm = _sub(ma, _vert(MB, eb))
+            lower = math.sqrt(_dot(dm, dm)) - ha - HB[eb]
+            if lower > best_d + EDGE_BOUND_SLACK * (1.0 + abs(best_d) + lower) and cand != prev:
+                continue                 # farther than the best for sure: cannot win
             ok, d, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, _vert(VB, EB[eb, 0]), _vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
                 continue
             if not _separates(n, pk, d, VA, VB):
                 continue
-            cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
-                    1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
             if d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
                 best_d = d
                 best = cand
@@ -473,6 +502,30 @@ def _pieces_closest(VA, TA, EA, twoA, plA, cA, VB, TB, EB, twoB, plB, cB, prev):
     return best_d, best
 
 
+@kernel
+def _edge_spheres(V, E):
+    """Each edge's midpoint and half length: bounding spheres for the edge-pair bound."""
+    M = np.empty((E.shape[0], 3))
+    H = np.empty(E.shape[0])
+    for e in range(E.shape[0]):
+        p = _vert(V, E[e, 0])
+        q = _vert(V, E[e, 1])
+        for k in range(3):
+            M[e, k] = (p[k] + q[k]) * 0.5
+        d = _sub(q, p)
+        H[e] = 0.5 * math.sqrt(_dot(d, d))
+    return M, H
+
+
+def kernel_arrays(verts, T, E, two, pl):
+    """A piece as the searches read it: vertices (n, 3), triangles, edges,
+    two-sidedness, the face plane (two-sided), face normals, edge midpoints
+    and half lengths."""
+    V = np.array(verts, dtype=np.float64).reshape(-1, 3)
+    M, H = _edge_spheres(V, E)
+    return V, T, E, two, pl, _normals(V, T, two, pl), M, H
+
+
 def _code(feat):
     """A feature tuple as the kernels' three ints."""
     kind, idx = feat
@@ -492,8 +545,8 @@ def _feature(kind, i, j):
 def ball_piece_closest(c, piece, prev):
     """3.3's BF / BK / BP for a ball centre c against a convex piece; ``prev``
     (the last feature, or None) is kept within the tie of the best."""
-    V, T, E, two, pl = piece.kernel_data()
-    return _feature(*_ball_closest(c, V, T, two, pl, NO_FEATURE if prev is None else _code(prev)))
+    V, T, E, two, pl, N, M, H = piece.kernel_data()
+    return _feature(*_ball_closest(c, V, T, two, pl, N, NO_FEATURE if prev is None else _code(prev)))
 
 
 def piece_piece_closest(A, B, prev):
@@ -503,8 +556,8 @@ def piece_piece_closest(A, B, prev):
     (``prev``: (fa, fb) in A/B terms) is kept unless another is strictly better.
 
     Returns (feature of A, feature of B, distance)."""
-    VA, TA, EA, twoA, plA = A.kernel_data()
-    VB, TB, EB, twoB, plB = B.kernel_data()
+    VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
+    VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     p = NO_FEATURE + NO_FEATURE if prev is None else _code(prev[0]) + _code(prev[1])
-    d, f = _pieces_closest(VA, TA, EA, twoA, plA, A.center, VB, TB, EB, twoB, plB, B.center, p)
+    d, f = _pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, p)
     return _feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), d

@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
+from .features import kernel_arrays
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
@@ -68,17 +69,14 @@ class Piece:
                      (umath.mat_mul_point(m, self.center), self.radius), self.kernel_data()[1:3])
 
     def kernel_data(self):
-        """The piece as the closest-feature kernels read it (features.py):
-        vertices (n, 3), triangles (t, 3), edges (e, 2), two-sidedness and
-        the face plane of a two-sided triangle (zeros for a hull); built once."""
+        """The piece as the closest-feature kernels read it (features.kernel_arrays), built once."""
         if self._kernel_data is None:
             if self.index_arrays is None:
                 self.index_arrays = (np.array(self.tris, dtype=np.int64).reshape(-1, 3),
                                      np.array(self.edges, dtype=np.int64).reshape(-1, 2))
             T, E = self.index_arrays
             pl = np.array(self.planes[0] if self.two_sided else (0.0, 0.0, 0.0, 0.0), dtype=np.float64)
-            self._kernel_data = (np.array(self.verts, dtype=np.float64).reshape(-1, 3), T, E,
-                                 self.two_sided, pl)
+            self._kernel_data = kernel_arrays(self.verts, T, E, self.two_sided, pl)
         return self._kernel_data
 
 
