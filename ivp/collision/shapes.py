@@ -26,24 +26,22 @@ GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's 
 class Piece:
     """A convex piece in one frame (core or world coordinates).
 
-    ``planes`` are outward (nx, ny, nz, d) with n.x <= d inside; a two-sided
-    triangle has one plane (its side is chosen per pair) and ``sides``, the
-    three in-plane edge planes that bound it. For a hull ``sides`` is
-    ``planes``: a point of a face plane is on the face when it is inside all.
-    ``center``/``radius`` bound the vertices (``sphere`` gives them when
-    known: a moved piece keeps its radius).
+    ``planes`` are outward (nx, ny, nz, d) with n.x <= d inside: a hull's
+    merged face planes (in the frame it was built in; a moved hull carries
+    none, nothing reads them), a two-sided triangle's one plane (its side is
+    chosen per pair). ``center``/``radius`` bound the vertices (``sphere``
+    gives them when known: a moved piece keeps its radius).
     """
 
-    __slots__ = ("verts", "planes", "sides", "edges", "tris", "two_sided", "center", "radius",
+    __slots__ = ("verts", "planes", "edges", "tris", "two_sided", "center", "radius",
                  "vertex_ids", "index_arrays", "_kernel_data")
 
-    def __init__(self, verts, planes, sides, edges, tris, two_sided, vertex_ids=None, sphere=None,
+    def __init__(self, verts, planes, edges, tris, two_sided, vertex_ids=None, sphere=None,
                  index_arrays=None):
         self.verts = verts
         self.index_arrays = index_arrays
         self._kernel_data = None
         self.planes = planes
-        self.sides = sides
         self.edges = edges
         self.tris = tris
         self.two_sided = two_sided
@@ -63,9 +61,8 @@ class Piece:
         """The piece in the frame of the matrix m = (R, vv) (0.1: world = R local + vv)."""
         R, vv = m
         verts = [umath.mat_mul_point(m, v) for v in self.verts]
-        planes = [_transform_plane(R, vv, p) for p in self.planes]
-        sides = planes if self.sides is self.planes else [_transform_plane(R, vv, p) for p in self.sides]
-        return Piece(verts, planes, sides, self.edges, self.tris, self.two_sided, self.vertex_ids,
+        planes = [_transform_plane(R, vv, self.planes[0])] if self.two_sided else None
+        return Piece(verts, planes, self.edges, self.tris, self.two_sided, self.vertex_ids,
                      (umath.mat_mul_point(m, self.center), self.radius), self.kernel_data()[1:3])
 
     def kernel_data(self):
@@ -109,7 +106,7 @@ def hull_piece(vertices, faces) -> Piece:
         for i, j in ((a, b), (b, c), (c, a)):
             owner.setdefault((min(i, j), max(i, j)), []).append(face_plane[t])
     edges = [e for e, ps in owner.items() if len(set(ps)) > 1]
-    return Piece(verts, planes, planes, edges, tris, False)
+    return Piece(verts, planes, edges, tris, False)
 
 
 def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
@@ -117,12 +114,7 @@ def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
     verts = [a, b, c]
     n = umath.cross(umath.sub(b, a), umath.sub(c, a))
     n = umath.scale(n, 1.0 / umath.length(n))
-    sides = []
-    for p, q in ((a, b), (b, c), (c, a)):
-        s = umath.cross(umath.sub(q, p), n)
-        s = umath.scale(s, 1.0 / umath.length(s))
-        sides.append((s[0], s[1], s[2], umath.dot(s, p)))
-    return Piece(verts, [(n[0], n[1], n[2], umath.dot(n, a))], sides,
+    return Piece(verts, [(n[0], n[1], n[2], umath.dot(n, a))],
                  [(0, 1), (1, 2), (2, 0)], [(0, 1, 2)], True, vertex_ids)
 
 
@@ -247,7 +239,7 @@ class Shape:
         self.mindists = {}
         self.soup_cache = {}
         self._cache_key = None
-        self._cache = None
+        self._cache = {}
         core = obj.core
         if not self.is_ball:
             m_core_f_object = obj.get_m_core_f_object()
@@ -309,13 +301,18 @@ class Shape:
         """The piece ``key`` in world space for the core pose m."""
         if key[0] == "t":
             return self.grid.piece(key[1])
-        return self.pieces_at(m)[key[1]]
-
-    def pieces_at(self, m) -> list:
-        """The pieces in world space for the core pose m (cached per pose object)."""
         if self.world_pieces is not None:
-            return self.world_pieces
-        if self._cache_key is not m:
-            self._cache = [p.transformed(m) for p in self.pieces]
+            return self.world_pieces[key[1]]
+        if self._cache_key is not m:              # pieces moved to this pose, as asked for
+            self._cache = {}
             self._cache_key = m
-        return self._cache
+        p = self._cache.get(key[1])
+        if p is None:
+            p = self._cache[key[1]] = self.pieces[key[1]].transformed(m)
+        return p
+
+    def piece_spheres_at(self, m) -> list:
+        """(key, centre, radius) of each piece in world space for the core pose m."""
+        if self.world_pieces is not None:
+            return [(("p", k), p.center, p.radius) for k, p in enumerate(self.world_pieces)]
+        return [(("p", k), umath.mat_mul_point(m, p.center), p.radius) for k, p in enumerate(self.pieces)]

@@ -374,7 +374,7 @@ class CollisionSystem:
         m = shape.obj.core.m_world_f_core_last_psi
         if shape.is_ball:
             return [(("b", 0), m[1], shape.radius)]
-        return [(("p", k), p.center, p.radius) for k, p in enumerate(shape.pieces_at(m))]
+        return shape.piece_spheres_at(m)
 
     def _fixed_pieces(self, shape: Shape, fixed: Shape, c, r):
         """Keys of the fixed shape's pieces whose bounding spheres meet (c, r)."""
