@@ -225,35 +225,54 @@ def feature_points(piece, feat):
     return face_data(piece, idx)
 
 
+@kernel
+def _point_face(q, a, b, c, g, check):
+    """5.3 point (side 0) against face (a, b, c) with outward normal g:
+    (gap, n, p, t0, broken)."""
+    gap = _dot(g, _sub(q, a))
+    broken = check and not projects_inside(q, a, b, c, g)
+    return gap, (-g[0], -g[1], -g[2]), q, _sub(b, a), broken
+
+
+@kernel
+def _point_edge(q, k0, k1, check):
+    """5.3 point (side 0) against edge k0-k1: (gap, n, p, t0, broken)."""
+    gap, outside = _point_line(q, k0, k1)
+    e = _sub(k1, k0)
+    cc = _cross(e, _sub(q, k0))
+    e2 = _dot(e, e)
+    if e2 <= 0.0 or _dot(cc, cc) / e2 <= 1e-10:
+        t0 = (1.0, 0.0, 0.0)
+    else:
+        ok, t0 = _unit_k(cc)
+    ok, n = _unit_k(_cross(e, t0))
+    if not ok:
+        n = (0.0, 1.0, 0.0)
+    return gap, n, q, t0, check and outside
+
+
+@kernel
+def _point_point(q, r):
+    """5.3 point (side 0) against point r: (gap, n, p, t0, False)."""
+    d = _sub(r, q)
+    gap = math.sqrt(_dot(d, d))
+    ok, n = _unit_k(d)
+    if not ok:
+        n = (0.0, 1.0, 0.0)
+    t0 = _cross(n, (1.0, 0.0, 0.0)) if n[0] * n[0] < 0.9 else _cross(n, (0.0, 0.0, 1.0))
+    return gap, n, q, t0, False
+
+
 def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
     """5.3 for the feature pair (side 0 data d0, side 1 data d1); ``check``:
     the validity test (the point still projects into F, onto K; KK interior)."""
     if kind1 == "F":
         a, b, c, g = d1
-        q0 = d0
-        gap = dot(g, sub(q0, a))
-        broken = check and not projects_inside(q0, a, b, c, g)
-        return Geometry(gap, (-g[0], -g[1], -g[2]), q0, sub(b, a), broken)
+        return Geometry(*_point_face(d0, a, b, c, g, check))
     if kind0 != "K" and kind1 == "K":
-        k0, k1 = d1
-        q0 = d0
-        gap, outside = _point_line(q0, k0, k1)
-        e = sub(k1, k0)
-        cc = cross(e, sub(q0, k0))
-        e2 = dot(e, e)
-        if e2 <= 0.0 or dot(cc, cc) / e2 <= 1e-10:
-            t0 = (1.0, 0.0, 0.0)
-        else:
-            t0 = _unit(cc)
-        n = _unit(cross(e, t0)) or (0.0, 1.0, 0.0)
-        return Geometry(gap, n, q0, t0, check and outside)
+        return Geometry(*_point_edge(d0, d1[0], d1[1], check))
     if kind0 != "K":
-        q0 = d0
-        d = sub(d1, q0)
-        gap = math.sqrt(dot(d, d))
-        n = _unit(d) or (0.0, 1.0, 0.0)
-        t0 = cross(n, (1.0, 0.0, 0.0)) if n[0] * n[0] < 0.9 else cross(n, (0.0, 0.0, 1.0))
-        return Geometry(gap, n, q0, t0, False)
+        return Geometry(*_point_point(d0, d1))
     (k0, k1), (l0, l1) = d0, d1
     ok, gap, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, l0, l1)
     if not ok:
@@ -407,6 +426,19 @@ def _ball_closest(c, V, T, two, pl, N, prev):
 
 
 @kernel
+def _ball_measure(c, V, T, two, pl, N, prev):
+    """3.3 for a ball centre c and a piece in one pass: the closest feature
+    (kind, i, j) and its 5.3 geometry (gap, n, p, t0, broken)."""
+    kind, i, j = _ball_closest(c, V, T, two, pl, N, prev)
+    if kind == 2:
+        a, b, cc, n, ia, ib, ic = _face(V, T, two, N, i)
+        return (kind, i, j), _point_face(c, a, b, cc, n, False)
+    if kind == 1:
+        return (kind, i, j), _point_edge(c, _vert(V, i), _vert(V, j), False)
+    return (kind, i, j), _point_point(c, _vert(V, i))
+
+
+@kernel
 def _separates(n, p, gap, VA, VB) -> bool:
     """An edge pair is a closest pair of two convex pieces only if its normal
     (A's edge -> B's edge) separates them: A behind the plane through A's
@@ -542,11 +574,17 @@ def _feature(kind, i, j):
     return ("P", "K", "F")[kind], int(i)
 
 
+def ball_piece_measure(c, piece, prev):
+    """:func:`ball_piece_closest` and the pair's Geometry (the ball on side 0)."""
+    V, T, E, two, pl, N, M, H = piece.kernel_data()
+    f, g = _ball_measure(c, V, T, two, pl, N, NO_FEATURE if prev is None else _code(prev))
+    return _feature(f[0], f[1], f[2]), Geometry(*g)
+
+
 def ball_piece_closest(c, piece, prev):
     """3.3's BF / BK / BP for a ball centre c against a convex piece; ``prev``
     (the last feature, or None) is kept within the tie of the best."""
-    V, T, E, two, pl, N, M, H = piece.kernel_data()
-    return _feature(*_ball_closest(c, V, T, two, pl, N, NO_FEATURE if prev is None else _code(prev)))
+    return ball_piece_measure(c, piece, prev)[0]
 
 
 def piece_piece_closest(A, B, prev):

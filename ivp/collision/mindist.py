@@ -27,7 +27,7 @@ from .constants import (
 )
 from .features import (
     KIND_RANK,
-    ball_piece_closest,
+    ball_piece_measure,
     feature_points,
     pair_geometry,
     piece_piece_closest,
@@ -110,16 +110,14 @@ class Mindist:
         ma = core_pose(a.obj.core, t)
         mb = core_pose(b.obj.core, t)
         if a.is_ball:
+            s0 = Side(a, self.ka, ("B", 0))
             if b.is_ball:
-                s0 = Side(a, self.ka, ("B", 0))
                 s1 = Side(b, self.kb, ("B", 0))
+                g = side_geometry(s0, ma, s1, mb, False)
             else:
-                piece = b.piece_world(self.kb, mb)
-                fb = ball_piece_closest(ma[1], piece, self.prev)
+                fb, g = ball_piece_measure(ma[1], b.piece_world(self.kb, mb), self.prev)
                 self.prev = fb
-                s0 = Side(a, self.ka, ("B", 0))
                 s1 = Side(b, self.kb, fb)
-            m0, m1 = ma, mb
         else:
             pa = a.piece_world(self.ka, ma)
             pb = b.piece_world(self.kb, mb)
@@ -129,7 +127,7 @@ class Mindist:
                 s0, s1, m0, m1 = Side(b, self.kb, fb), Side(a, self.ka, fa), mb, ma
             else:
                 s0, s1, m0, m1 = Side(a, self.ka, fa), Side(b, self.kb, fb), ma, mb
-        g = side_geometry(s0, m0, s1, m1, False)
+            g = side_geometry(s0, m0, s1, m1, False)
         if g.gap is None:                       # parallel edges: 5.3's degenerate value
             g.gap = 0.0
         self.side0 = s0
