@@ -14,8 +14,11 @@ minimise f = 1/2 lam A lam + q lam over lam >= 0.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
-from scipy.linalg import lapack
+
+from ..jit import kernel
 
 REGULARISATION = 1e-6     # A's diagonal raised by this fraction: a pushing contact ends 1e-6 of its own push short
 SPEED_TOLERANCE = 1e-9    # m/s: a contact closing slower than this is at its target
@@ -84,13 +87,47 @@ def solve_lcp(A, q, free):
 
 def _solve_free(A, q, free):
     """z with A_FF z_F = -q_F on the free set F and 0 elsewhere (None when
-    A_FF is not positive definite): A with the other rows and columns made
-    those of the identity, by Cholesky (LAPACK posv; A is symmetric, so its
-    transpose is the Fortran-ordered matrix posv wants)."""
-    out = np.flatnonzero(~free)
-    M = A.copy()
-    M[out] = 0.0
-    M[:, out] = 0.0
-    M[out, out] = 1.0
-    _, z, info = lapack.dposv(M.T, np.where(free, -q, 0.0), overwrite_a=True, overwrite_b=True)
-    return None if info else z
+    A_FF is not positive definite)."""
+    ok, z = _cholesky_solve(A, q, free)
+    return z if ok else None
+
+
+@kernel
+def _cholesky_solve(A, q, free):
+    """A_FF z_F = -q_F by Cholesky on the free rows and columns only, in a
+    fixed order of operations (the same bits on every machine and thread
+    count, unlike a threaded LAPACK); (False, _) when a pivot is not > 0."""
+    n = q.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    k = 0
+    for i in range(n):
+        if free[i]:
+            idx[k] = i
+            k += 1
+    z = np.zeros(n)
+    L = np.zeros((k, k))
+    for j in range(k):
+        s = A[idx[j], idx[j]]
+        for p in range(j):
+            s -= L[j, p] * L[j, p]
+        if not s > 0.0:
+            return False, z
+        d = math.sqrt(s)
+        L[j, j] = d
+        for i in range(j + 1, k):
+            s = A[idx[i], idx[j]]
+            for p in range(j):
+                s -= L[i, p] * L[j, p]
+            L[i, j] = s / d
+    y = np.empty(k)
+    for i in range(k):
+        s = -q[idx[i]]
+        for p in range(i):
+            s -= L[i, p] * y[p]
+        y[i] = s / L[i, i]
+    for i in range(k - 1, -1, -1):
+        s = y[i]
+        for p in range(i + 1, k):
+            s -= L[p, i] * z[idx[p]]
+        z[idx[i]] = s / L[i, i]
+    return True, z
