@@ -18,7 +18,10 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import umath
+from ..jit import kernel
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
 from .joint import Joint, check_joint_objects, joint_name
 
@@ -33,7 +36,6 @@ AXIS_FIXED = 1
 AXIS_LIMITED = 2
 AXIS_ACTIVE = 1                                # bit 0 of a runtime axis type (12.5)
 OVER_MAX_MODES = {"scale": 1, "break": 2}
-UNIT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 ZERO3 = (0.0, 0.0, 0.0)
 
 
@@ -306,20 +308,9 @@ class Constraint(Joint):
         """Spec 12.6: M[k][a] = the change of measured axis k (relative anchor
         velocity, then relative rotation speed, in Rcs) under a unit test
         impulse on axis a, + on R and - on A; active axes only. None cores are
-        fixed or missing and contribute nothing."""
-        rr = self.m_rcs_f_rcore[0]
-        cols = []
-        for a in active:
-            col = [0.0] * 6
-            if core_a is not None:
-                lin, ang = _side_response(core_a, self.anchor_a, a, -1.0, cs_a, cs_w)
-                col = list(lin + ang)
-            if core_r is not None:
-                lin, ang = _side_response(core_r, self.anchor_r, a, 1.0, rr, cs_w)
-                col = [c - r for c, r in zip(col, lin + ang)]
-            cols.append([col[k] for k in active])
-        n = len(active)
-        return [[cols[c][r] for c in range(n)] for r in range(n)]
+        fixed or missing and contribute nothing. An (n, n) array."""
+        return _response_matrix(np.array(active, dtype=np.int64), *_side_data(core_r, self.anchor_r),
+                                self.m_rcs_f_rcore[0], *_side_data(core_a, self.anchor_a), cs_a, cs_w)
 
     def limit_to_max_force(self, lam, dt: float) -> bool:
         """Beyond the spec (the max-force block is outlined only): an impulse
@@ -339,23 +330,92 @@ class Constraint(Joint):
         return True
 
 
-def _side_response(core, anchor, a, sign, cs_f_core, cs_w):
+def _side_data(core, anchor):
+    """What the response kernel reads of one side: present, anchor, inverse
+    inertia and mass, the core's world rotation (placeholders when None)."""
+    if core is None:
+        return False, ZERO3, ZERO3, 0.0, umath.IDENTITY_R
+    return True, anchor, core.inv_rot_inertia, core.inv_mass, core.m_world_f_core_last_psi[0]
+
+
+@kernel
+def _f32(x):
+    return np.float64(np.float32(x))
+
+
+@kernel
+def _f32v(v):
+    return _f32(v[0]), _f32(v[1]), _f32(v[2])
+
+
+@kernel
+def _rot_mul_v(R, v):
+    return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2],
+            R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
+            R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
+
+
+@kernel
+def _rot_t_mul_v(R, v):
+    return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2],
+            R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
+            R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
+
+
+@kernel
+def _cross(a, b):
+    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@kernel
+def _side_response(anchor, ii, im, rw, a, sign, cs_f_core, cs_w):
     """Spec 12.6, one body's part of a response column: the test impulse
     sign e_a at the anchor (translation axis a < 3: 0x1000ca80 then 0x1000bf90)
     or about it (rotation: 0x1000cb20 with k = 1, speed dw x anchor), as the
     anchor's velocity change and the rotation-speed change in Rcs.
-    cs_f_core is +0x70 for R and CsA for A."""
-    e = UNIT[a % 3]
-    se = (sign * e[0], sign * e[1], sign * e[2])
-    d_core = f32v(*umath.rot_t_mul_v(cs_f_core, se))
+    cs_f_core is +0x70 for R and CsA for A; rw the core's world rotation."""
+    k = a % 3
+    se = (sign * (1.0 if k == 0 else 0.0), sign * (1.0 if k == 1 else 0.0), sign * (1.0 if k == 2 else 0.0))
+    d_core = _f32v(_rot_t_mul_v(cs_f_core, se))
     if a < 3:
-        dv, dw = core.calc_push_core(anchor, d_core, f32v(*umath.rot_t_mul_v(cs_w, se)))
-        lin = umath.rot_mul_v(cs_w, core.get_surface_speed_on_test(anchor, dv, dw))
+        imp_ws = _f32v(_rot_t_mul_v(cs_w, se))
+        c = _f32v(_cross(anchor, d_core))
+        dw = (_f32(ii[0] * c[0]), _f32(ii[1] * c[1]), _f32(ii[2] * c[2]))
+        dv = (_f32(imp_ws[0] * im), _f32(imp_ws[1] * im), _f32(imp_ws[2] * im))
+        r = _rot_mul_v(rw, _cross(dw, anchor))
+        lin = _rot_mul_v(cs_w, _f32v((dv[0] + r[0], dv[1] + r[1], dv[2] + r[2])))
     else:
-        dw = core.calc_rot_speed_change(d_core, 1.0)
+        dw = _f32v((ii[0] * d_core[0] * 1.0, ii[1] * d_core[1] * 1.0, ii[2] * d_core[2] * 1.0))
         # quirk kept: A's side is rotated by CsA, R's by +0x70
-        lin = umath.rot_mul_v(cs_f_core, umath.cross(dw, anchor))
-    return lin, umath.rot_mul_v(cs_f_core, dw)
+        lin = _rot_mul_v(cs_f_core, _cross(dw, anchor))
+    return lin, _rot_mul_v(cs_f_core, dw)
+
+
+@kernel
+def _response_matrix(active, has_r, anchor_r, ii_r, im_r, rw_r, rr, has_a, anchor_a, ii_a, im_a, rw_a,
+                     cs_a, cs_w):
+    """response_matrix's columns: A's part (sign -1, rotated by CsA), minus
+    R's (sign +1, by +0x70), rows and columns on the active axes."""
+    n = active.shape[0]
+    M = np.empty((n, n))
+    col = np.zeros(6)
+    for c in range(n):
+        a = active[c]
+        for k in range(6):
+            col[k] = 0.0
+        if has_a:
+            lin, ang = _side_response(anchor_a, ii_a, im_a, rw_a, a, -1.0, cs_a, cs_w)
+            for k in range(3):
+                col[k] = lin[k]
+                col[3 + k] = ang[k]
+        if has_r:
+            lin, ang = _side_response(anchor_r, ii_r, im_r, rw_r, a, 1.0, rr, cs_w)
+            for k in range(3):
+                col[k] = col[k] - lin[k]
+                col[3 + k] = col[3 + k] - ang[k]
+        for r in range(n):
+            M[r, c] = col[active[r]]
+    return M
 
 
 def _quat_error(q):
@@ -386,54 +446,57 @@ def _inverse(M, joint, what: str):
 
 
 def lin_solve(A, rhs):
-    """0x10033e50: Gaussian elimination with the original's pivoting and epsilons.
+    """0x10033e50: Gaussian elimination with the original's pivoting and
+    epsilons (:func:`_lin_solve`). Returns the solution as a list, or None
+    when the system is singular and inconsistent (the caller then applies
+    nothing)."""
+    ok, x = _lin_solve(np.array(A, dtype=np.float64), np.array(rhs, dtype=np.float64), LIN_SOLVE_EPS)
+    return x.tolist() if ok else None
 
-    A (rows) and rhs are modified. Returns the solution, or None when the
-    system is singular and inconsistent (the caller then applies nothing).
-    """
-    n = len(rhs)
-    eps = LIN_SOLVE_EPS
+
+@kernel
+def _lin_solve(A, rhs, eps):
+    """lin_solve on arrays (A and rhs are modified): (solved, x)."""
+    n = rhs.shape[0]
     for i in range(n):
         # 0x10033f80: the pivot is the largest |A[r][i]|, r > i scanned from the
         # bottom, that is strictly larger than the diagonal (and than any
         # candidate found before it)
-        best = abs(A[i][i])
+        best = abs(A[i, i])
         pos = -1
         for r in range(n - 1, i, -1):
-            h = abs(A[r][i])
+            h = abs(A[r, i])
             if h > best:
                 best = h
                 pos = r
         if pos >= 0:
-            A[i], A[pos] = A[pos], A[i]
+            for c in range(n):
+                A[i, c], A[pos, c] = A[pos, c], A[i, c]
             rhs[i], rhs[pos] = rhs[pos], rhs[i]
-        row = A[i]
-        pivot = row[i]
+        pivot = A[i, i]
         if abs(pivot) < eps:
             continue
         inv = -1.0 / pivot
         for j in range(i + 1, n):
-            rj = A[j]
-            f = rj[i]
+            f = A[j, i]
             if abs(f) > eps:
                 f *= inv
                 for c in range(i, n):
-                    rj[c] += f * row[c]
+                    A[j, c] += f * A[i, c]
                 rhs[j] += f * rhs[i]
     # 0x10034030: back substitution
-    x = [0.0] * n
+    x = np.zeros(n)
     for i in range(n - 1, -1, -1):
-        row = A[i]
         s = rhs[i]
         for k in range(i + 1, n):
-            s -= row[k] * x[k]
-        if abs(row[i]) >= eps:
-            x[i] = s / row[i]
+            s -= A[i, k] * x[k]
+        if abs(A[i, i]) >= eps:
+            x[i] = s / A[i, i]
         elif abs(s) < eps * 1000.0:
             x[i] = 0.0
         else:
-            return None
-    return x
+            return False, x
+    return True, x
 
 
 def _check_template(env, tmpl: ConstraintTemplate) -> None:
