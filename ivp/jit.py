@@ -23,8 +23,12 @@ except ImportError:
 ENABLED = numba is not None
 
 
-def kernel(fn):
-    """The function compiled (numba present) or itself (plain Python)."""
+def kernel(fn=None, *, inline: bool = False):
+    """The function compiled (numba present) or itself (plain Python).
+    ``inline``: a small helper that takes arrays, merged into its callers at
+    compile time (no per-call reference counting of the arrays)."""
+    if fn is None:
+        return lambda f: kernel(f, inline=inline)
     if numba is None:
         return fn
-    return numba.njit(cache=True, fastmath=False, nogil=True)(fn)
+    return numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)

@@ -71,7 +71,7 @@ def _unit(v):
     return n if ok else None
 
 
-@kernel
+@kernel(inline=True)
 def _vert(V, i):
     return (V[i, 0], V[i, 1], V[i, 2])
 
@@ -302,7 +302,7 @@ def _normals(V, T, two, pl):
     return N
 
 
-@kernel
+@kernel(inline=True)
 def _face(V, T, two, N, f):
     """face_data in kernel form: a, b, c, outward unit normal and the piece's
     vertex indices of a, b, c."""
@@ -346,7 +346,7 @@ def _vertex_triangle(v, a, b, c, n, ia, ib, ic, f):
     return dist, 0, tri[e0], -1
 
 
-@kernel
+@kernel(inline=True)
 def _nearest_on(v, V, T, two, N, side):
     """A vertex against a piece: the least signed distance over its faces whose
     region holds the projection (negative when behind every face of a hull)."""
@@ -438,7 +438,7 @@ def _ball_measure(c, V, T, two, pl, N, prev):
     return (kind, i, j), _point_point(c, _vert(V, i))
 
 
-@kernel
+@kernel(inline=True)
 def _separates(n, p, gap, VA, VB) -> bool:
     """An edge pair is a closest pair of two convex pieces only if its normal
     (A's edge -> B's edge) separates them: A behind the plane through A's
@@ -504,9 +504,8 @@ def _pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB
         for eb in range(EB.shape[0]):
             cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
                     1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
-            dm = _sub(ma, _vert(MB, eb))
-            lower = math.sqrt(_dot(dm, dm)) - ha - HB[eb]
-            if lower > best_d + EDGE_BOUND_SLACK * (1.0 + abs(best_d) + lower) and cand != prev:
+            if cand != prev and _edges_apart(k0, k1, ma, ha, _vert(VB, EB[eb, 0]), _vert(VB, EB[eb, 1]),
+                                             _vert(MB, eb), HB[eb], best_d):
                 continue                 # farther than the best for sure: cannot win
             ok, d, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, _vert(VB, EB[eb, 0]), _vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
@@ -535,6 +534,34 @@ def _pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB
 
 
 @kernel
+def _point_segment(m, p, q):
+    """The distance from point m to the segment p-q."""
+    e = _sub(q, p)
+    w = _sub(m, p)
+    ee = _dot(e, e)
+    t = 0.0 if ee <= 0.0 else min(1.0, max(0.0, _dot(w, e) / ee))
+    d = (w[0] - t * e[0], w[1] - t * e[1], w[2] - t * e[2])
+    return math.sqrt(_dot(d, d))
+
+
+@kernel
+def _edges_apart(k0, k1, mk, hk, l0, l1, ml, hl, best_d):
+    """Whether segments K and L (midpoints m, half lengths h) are surely
+    farther apart than best_d: their bounding spheres are, or the shorter
+    one's sphere is from the other segment."""
+    slack = EDGE_BOUND_SLACK * (1.0 + abs(best_d))
+    dm = _sub(mk, ml)
+    lower = math.sqrt(_dot(dm, dm)) - hk - hl
+    if lower > best_d + slack * (1.0 + abs(lower)):
+        return True
+    if hl <= hk:
+        lower = _point_segment(ml, k0, k1) - hl
+    else:
+        lower = _point_segment(mk, l0, l1) - hk
+    return lower > best_d + slack * (1.0 + abs(lower))
+
+
+@kernel
 def _edge_spheres(V, E):
     """Each edge's midpoint and half length: bounding spheres for the edge-pair bound."""
     M = np.empty((E.shape[0], 3))
@@ -556,6 +583,23 @@ def kernel_arrays(verts, T, E, two, pl):
     V = np.array(verts, dtype=np.float64).reshape(-1, 3)
     M, H = _edge_spheres(V, E)
     return V, T, E, two, pl, _normals(V, T, two, pl), M, H
+
+
+@kernel
+def moved_arrays(V, T, E, two, pl, R, vv):
+    """A piece's kernel arrays in the frame m = (R, vv): vertices R v + vv (in
+    umath.mat_mul_point's order), then normals and edge spheres of the moved
+    vertices (``pl``: the moved plane of a two-sided triangle)."""
+    W = np.empty_like(V)
+    for i in range(V.shape[0]):
+        x = V[i, 0]
+        y = V[i, 1]
+        z = V[i, 2]
+        W[i, 0] = R[0] * x + R[1] * y + R[2] * z + vv[0]
+        W[i, 1] = R[3] * x + R[4] * y + R[5] * z + vv[1]
+        W[i, 2] = R[6] * x + R[7] * y + R[8] * z + vv[2]
+    M, H = _edge_spheres(W, E)
+    return W, _normals(W, T, two, pl), M, H
 
 
 def _code(feat):

@@ -17,9 +17,10 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
-from .features import kernel_arrays
+from .features import kernel_arrays, moved_arrays
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
+NO_PLANE = np.zeros(4)      # a hull's kernel plane slot (only two-sided triangles use it)
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
 
 
@@ -33,12 +34,12 @@ class Piece:
     gives them when known: a moved piece keeps its radius).
     """
 
-    __slots__ = ("verts", "planes", "edges", "tris", "two_sided", "center", "radius",
+    __slots__ = ("_verts", "planes", "edges", "tris", "two_sided", "center", "radius",
                  "vertex_ids", "index_arrays", "_kernel_data")
 
     def __init__(self, verts, planes, edges, tris, two_sided, vertex_ids=None, sphere=None,
                  index_arrays=None):
-        self.verts = verts
+        self._verts = verts
         self.index_arrays = index_arrays
         self._kernel_data = None
         self.planes = planes
@@ -57,13 +58,25 @@ class Piece:
         self.radius = max(math.sqrt((v[0] - cx) ** 2 + (v[1] - cy) ** 2 + (v[2] - cz) ** 2)
                           for v in verts)
 
+    @property
+    def verts(self) -> list:
+        """The vertices as tuples (a moved piece makes them from its array when first asked)."""
+        if self._verts is None:
+            self._verts = [tuple(v) for v in self._kernel_data[0].tolist()]
+        return self._verts
+
     def transformed(self, m) -> "Piece":
-        """The piece in the frame of the matrix m = (R, vv) (0.1: world = R local + vv)."""
+        """The piece in the frame of the matrix m = (R, vv) (0.1: world = R local + vv),
+        its kernel arrays moved in one compiled pass."""
         R, vv = m
-        verts = [umath.mat_mul_point(m, v) for v in self.verts]
+        V0, T, E = self.kernel_data()[:3]
         planes = [_transform_plane(R, vv, self.planes[0])] if self.two_sided else None
-        return Piece(verts, planes, self.edges, self.tris, self.two_sided, self.vertex_ids,
-                     (umath.mat_mul_point(m, self.center), self.radius), self.kernel_data()[1:3])
+        pl = np.array(planes[0], dtype=np.float64) if self.two_sided else NO_PLANE
+        p = Piece(None, planes, self.edges, self.tris, self.two_sided, self.vertex_ids,
+                  (umath.mat_mul_point(m, self.center), self.radius), (T, E))
+        V, N, M, H = moved_arrays(V0, T, E, self.two_sided, pl, R, vv)
+        p._kernel_data = (V, T, E, self.two_sided, pl, N, M, H)
+        return p
 
     def kernel_data(self):
         """The piece as the closest-feature kernels read it (features.kernel_arrays), built once."""
@@ -72,7 +85,7 @@ class Piece:
                 self.index_arrays = (np.array(self.tris, dtype=np.int64).reshape(-1, 3),
                                      np.array(self.edges, dtype=np.int64).reshape(-1, 2))
             T, E = self.index_arrays
-            pl = np.array(self.planes[0] if self.two_sided else (0.0, 0.0, 0.0, 0.0), dtype=np.float64)
+            pl = np.array(self.planes[0], dtype=np.float64) if self.two_sided else NO_PLANE
             self._kernel_data = kernel_arrays(self.verts, T, E, self.two_sided, pl)
         return self._kernel_data
 
