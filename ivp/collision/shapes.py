@@ -21,6 +21,7 @@ from .features import kernel_arrays, moved_arrays
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 NO_PLANE = np.zeros(4)      # a hull's kernel plane slot (only two-sided triangles use it)
+BOUNDS_PAD = 1e-9           # relative: a fixed body's box is this much larger than its spheres
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
 
 
@@ -287,21 +288,22 @@ class Shape:
             self._fixed_bounds()
 
     def _fixed_bounds(self) -> None:
+        """lo/hi: a box around every bounding sphere the broad phase tests
+        (the ball, each piece's, each grid triangle's), a little enlarged, so a
+        query sphere that misses the box misses them all."""
         if self.is_ball:
-            c = self.obj.core.m_world_f_core_last_psi[1]
-            lo = np.array(c) - self.radius
-            hi = np.array(c) + self.radius
+            spheres = np.array([(*self.obj.core.m_world_f_core_last_psi[1], self.radius)])
         else:
-            pts = [v for p in self.world_pieces for v in p.verts]
-            los = [np.array(pts).min(axis=0)] if pts else []
-            his = [np.array(pts).max(axis=0)] if pts else []
-            if self.grid is not None:
-                los.append(self.grid.lo)
-                his.append(self.grid.hi)
-            lo = np.min(los, axis=0)
-            hi = np.max(his, axis=0)
-        self.lo = lo
-        self.hi = hi
+            spheres = np.array([(*p.center, p.radius) for p in self.world_pieces] +
+                               (self.grid.sphere if self.grid is not None else []), dtype=np.float64)
+        if len(spheres) == 0:
+            self.lo, self.hi = (math.inf,) * 3, (-math.inf,) * 3
+            return
+        lo = (spheres[:, :3] - spheres[:, 3:]).min(axis=0)
+        hi = (spheres[:, :3] + spheres[:, 3:]).max(axis=0)
+        pad = BOUNDS_PAD * (1.0 + float(np.abs(lo).max()) + float(np.abs(hi).max()))
+        self.lo = tuple(float(x) - pad for x in lo)    # plain floats: the broad phase reads them per sphere
+        self.hi = tuple(float(x) + pad for x in hi)
 
     def piece_keys(self) -> list:
         """Keys of the convex pieces (a ball is one piece; a fixed soup's

@@ -422,11 +422,16 @@ class CollisionSystem:
         found = []
         for s in awake:
             reach = reach_of[s.serial]
+            fixed = [f for f in self.fixed if may_collide(s.obj, f.obj)]
             for ks, c, r in self._piece_spheres(s):
-                for f in self.fixed:
-                    if not may_collide(s.obj, f.obj):
-                        continue
-                    for kf in self._fixed_pieces(s, f, c, r + reach):
+                rr = r + reach
+                for f in fixed:
+                    lo = f.lo
+                    hi = f.hi
+                    if (c[0] + rr < lo[0] or c[0] - rr > hi[0] or c[1] + rr < lo[1] or c[1] - rr > hi[1]
+                            or c[2] + rr < lo[2] or c[2] - rr > hi[2]):
+                        continue            # the sphere misses the fixed body's box
+                    for kf in self._fixed_pieces(s, f, c, rr):
                         found.append((s, ks, f, kf))
         for s, o in self.spheres.pairs(awake, centers, radii):
             if not may_collide(s.obj, o.obj):
