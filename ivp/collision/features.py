@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from ..umath import cross, dot, sub
+from ..umath import cross, sub
 
 TIE_FACTOR = 1.0 + 1e-12        # a candidate must be better by this factor (3.3 FF reduction)
 TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner keeps its feature
@@ -35,7 +35,6 @@ DEGENERATE = 1e-10
 SEPARATION_TOL = 1e-9           # metres: a KK normal may graze the pieces by this much
 EDGE_BOUND_SLACK = 1e-9         # relative: a lower bound (face plane, edge spheres) is trusted past this
 
-KIND_RANK = {"B": 0, "P": 0, "K": 1, "F": 2}
 KIND_CODE = {"P": 0, "K": 1, "F": 2}
 NO_FEATURE = (-1, -1, -1)
 
@@ -534,6 +533,41 @@ def _pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB
 
 
 @kernel
+def _pair_of_pieces(V0, T0, two0, N0, f0, V1, T1, two1, N1, f1):
+    """pair_geometry (no validity check) of the sorted feature pair: f0 of the
+    side-0 piece, f1 of the side-1 piece, as (gap known, gap, n known, n, p,
+    t0, broken)."""
+    if f1[0] == 2:
+        a, b, c, n, ia, ib, ic = _face(V1, T1, two1, N1, f1[1])
+        gap, nn, p, t0, broken = _point_face(_vert(V0, f0[1]), a, b, c, n, False)
+        return True, gap, True, nn, p, t0, broken
+    if f1[0] == 1 and f0[0] != 1:
+        gap, nn, p, t0, broken = _point_edge(_vert(V0, f0[1]), _vert(V1, f1[1]), _vert(V1, f1[2]), False)
+        return True, gap, True, nn, p, t0, broken
+    if f0[0] != 1:
+        gap, nn, p, t0, broken = _point_point(_vert(V0, f0[1]), _vert(V1, f1[1]))
+        return True, gap, True, nn, p, t0, broken
+    k0 = _vert(V0, f0[1])
+    k1 = _vert(V0, f0[2])
+    ok, gap, n_ok, n, pk, sk, sl = _edge_edge(k0, k1, _vert(V1, f1[1]), _vert(V1, f1[2]))
+    if not ok:
+        return False, 0.0, True, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True
+    return True, gap, n_ok, n, pk, _sub(k1, k0), False
+
+
+@kernel
+def _pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
+    """3.3 for two pieces and the 5.3 geometry of the pair sorted (3.1: the
+    lower dimension on side 0; B's feature first when it is lower)."""
+    d, f = _pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
+    fa = (f[0], f[1], f[2])
+    fb = (f[3], f[4], f[5])
+    if fb[0] < fa[0]:
+        return f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
+    return f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
+
+
+@kernel
 def _point_segment(m, p, q):
     """The distance from point m to the segment p-q."""
     e = _sub(q, p)
@@ -631,6 +665,21 @@ def ball_piece_closest(c, piece, prev):
     return ball_piece_measure(c, piece, prev)[0]
 
 
+def piece_piece_measure(A, B, prev):
+    """:func:`piece_piece_closest`'s features of A and B, whether the sorted
+    pair puts B's feature on side 0, and the pair's Geometry."""
+    VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
+    VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
+    f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = _pieces_measure(
+        VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, _prev_code(prev))
+    return (_feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), swapped,
+            Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken))
+
+
+def _prev_code(prev):
+    return NO_FEATURE + NO_FEATURE if prev is None else _code(prev[0]) + _code(prev[1])
+
+
 def piece_piece_closest(A, B, prev):
     """3.3 for two convex pieces: the nearest of A's vertices against B's faces,
     B's vertices against A's faces and interior edge-edge pairs (a vertex
@@ -640,6 +689,6 @@ def piece_piece_closest(A, B, prev):
     Returns (feature of A, feature of B, distance)."""
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
-    p = NO_FEATURE + NO_FEATURE if prev is None else _code(prev[0]) + _code(prev[1])
-    d, f = _pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, p)
+    d, f = _pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center,
+                           _prev_code(prev))
     return _feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), d

@@ -26,11 +26,11 @@ from .constants import (
     ROOT_TOLERANCE,
 )
 from .features import (
-    KIND_RANK,
     ball_piece_measure,
     feature_points,
     pair_geometry,
     piece_piece_closest,
+    piece_piece_measure,
 )
 
 HINT_NOW = 0
@@ -121,13 +121,12 @@ class Mindist:
         else:
             pa = a.piece_world(self.ka, ma)
             pb = b.piece_world(self.kb, mb)
-            fa, fb, _ = piece_piece_closest(pa, pb, self.prev)
+            fa, fb, swapped, g = piece_piece_measure(pa, pb, self.prev)
             self.prev = (fa, fb)
-            if KIND_RANK[fb[0]] < KIND_RANK[fa[0]]:
-                s0, s1, m0, m1 = Side(b, self.kb, fb), Side(a, self.ka, fa), mb, ma
+            if swapped:
+                s0, s1 = Side(b, self.kb, fb), Side(a, self.ka, fa)
             else:
-                s0, s1, m0, m1 = Side(a, self.ka, fa), Side(b, self.kb, fb), ma, mb
-            g = side_geometry(s0, m0, s1, m1, False)
+                s0, s1 = Side(a, self.ka, fa), Side(b, self.kb, fb)
         if g.gap is None:                       # parallel edges: 5.3's degenerate value
             g.gap = 0.0
         self.side0 = s0
