@@ -437,6 +437,52 @@ def _ball_measure(c, V, T, two, pl, N, prev):
     return (kind, i, j), _point_point(c, _vert(V, i))
 
 
+@kernel
+def ball_triangles_measure(C, tris, prev, GV, GPL, GN):
+    """_ball_measure for many ball centres C (k, 3) against two-sided
+    triangles ``tris`` of a grid (GV: vertices, GPL: planes, GN: front and
+    back normals, per triangle), with their previous features ``prev`` (k, 3):
+    features (k, 3) and geometry rows (gap, n, p, t0)."""
+    k = tris.shape[0]
+    F = np.empty((k, 3), dtype=np.int64)
+    G = np.empty((k, 10))
+    T1 = np.zeros((1, 3), dtype=np.int64)
+    T1[0, 1] = 1
+    T1[0, 2] = 2
+    for q in range(k):
+        t = tris[q]
+        f, g = _ball_measure((C[q, 0], C[q, 1], C[q, 2]), GV[t], T1, True, GPL[t], GN[t],
+                             (prev[q, 0], prev[q, 1], prev[q, 2]))
+        gap, n, p, t0, broken = g
+        for j in range(3):
+            F[q, j] = f[j]
+            G[q, 1 + j] = n[j]
+            G[q, 4 + j] = p[j]
+            G[q, 7 + j] = t0[j]
+        G[q, 0] = gap
+    return F, G
+
+
+@kernel
+def triangle_planes(GV):
+    """Each triangle's (n, n.a) as triangle_piece makes it (umath's order:
+    n = (b - a) x (c - a) scaled by 1 / |n|), and its front and back normals."""
+    k = GV.shape[0]
+    PL = np.empty((k, 4))
+    GN = np.empty((k, 2, 3))
+    for t in range(k):
+        a = _vert(GV[t], 0)
+        n = _cross(_sub(_vert(GV[t], 1), a), _sub(_vert(GV[t], 2), a))
+        s = 1.0 / math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+        n = (n[0] * s, n[1] * s, n[2] * s)
+        for j in range(3):
+            PL[t, j] = n[j]
+            GN[t, 0, j] = n[j]
+            GN[t, 1, j] = -n[j]
+        PL[t, 3] = _dot(n, a)
+    return PL, GN
+
+
 @kernel(inline=True)
 def _separates(n, p, gap, VA, VB) -> bool:
     """An edge pair is a closest pair of two convex pieces only if its normal
@@ -644,7 +690,8 @@ def _code(feat):
     return KIND_CODE[kind], idx, -1
 
 
-def _feature(kind, i, j):
+def feature_of(kind, i, j):
+    """The kernels' three ints as a feature tuple (None for none)."""
     if kind == 1:
         return "K", (int(i), int(j))
     if kind < 0:
@@ -656,7 +703,12 @@ def ball_piece_measure(c, piece, prev):
     """:func:`ball_piece_closest` and the pair's Geometry (the ball on side 0)."""
     V, T, E, two, pl, N, M, H = piece.kernel_data()
     f, g = _ball_measure(c, V, T, two, pl, N, NO_FEATURE if prev is None else _code(prev))
-    return _feature(f[0], f[1], f[2]), Geometry(*g)
+    return feature_of(f[0], f[1], f[2]), Geometry(*g)
+
+
+def code_of(feat):
+    """A feature tuple (or None) as the kernels' three ints."""
+    return NO_FEATURE if feat is None else _code(feat)
 
 
 def ball_piece_closest(c, piece, prev):
@@ -672,7 +724,7 @@ def piece_piece_measure(A, B, prev):
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = _pieces_measure(
         VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, _prev_code(prev))
-    return (_feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), swapped,
+    return (feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), swapped,
             Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken))
 
 
@@ -691,4 +743,4 @@ def piece_piece_closest(A, B, prev):
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f = _pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center,
                            _prev_code(prev))
-    return _feature(f[0], f[1], f[2]), _feature(f[3], f[4], f[5]), d
+    return feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), d

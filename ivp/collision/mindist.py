@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .constants import (
     COLL_DIST,
     EVENT_RASTER,
@@ -26,7 +28,11 @@ from .constants import (
     ROOT_TOLERANCE,
 )
 from .features import (
+    Geometry,
     ball_piece_measure,
+    ball_triangles_measure,
+    code_of,
+    feature_of,
     feature_points,
     pair_geometry,
     piece_piece_closest,
@@ -38,6 +44,7 @@ HINT_SMALL_DELAY = 1
 HINT_BIG_DELAY = 2
 
 COLL_TYPE_COLLISION = 0x00      # the low nibble of a real collision event (0.3)
+BALL = ("B", 0)                 # a ball's one feature
 
 
 class Side:
@@ -110,9 +117,9 @@ class Mindist:
         ma = core_pose(a.obj.core, t)
         mb = core_pose(b.obj.core, t)
         if a.is_ball:
-            s0 = Side(a, self.ka, ("B", 0))
+            s0 = Side(a, self.ka, BALL)
             if b.is_ball:
-                s1 = Side(b, self.kb, ("B", 0))
+                s1 = Side(b, self.kb, BALL)
                 g = side_geometry(s0, ma, s1, mb, False)
             else:
                 fb, g = ball_piece_measure(ma[1], b.piece_world(self.kb, mb), self.prev)
@@ -280,6 +287,37 @@ def _root(f, thr, t0, v0, t1, v1):
         else:
             t1, v1 = tt, v
         c += 1
+
+
+def recalc_all(mds, t: float) -> None:
+    """Mindist.recalc of each (they are independent of one another), the
+    pairs of a ball and a grid's triangle in one kernel pass per grid."""
+    groups = {}
+    for md in mds:
+        if md.a.is_ball and md.kb[0] == "t":
+            groups.setdefault(md.b, []).append(md)
+        else:
+            md.recalc(t)
+    for shape, group in groups.items():
+        _recalc_ball_triangles(shape.grid, group, t)
+
+
+def _recalc_ball_triangles(grid, group, t: float) -> None:
+    """recalc's ball branch for a group of pairs with one grid's triangles (same values)."""
+    C = np.array([core_pose(md.a.obj.core, t)[1] for md in group], dtype=np.float64)
+    tris = np.array([md.kb[1] for md in group], dtype=np.int64)
+    prev = np.array([code_of(md.prev) for md in group], dtype=np.int64)
+    F, G = ball_triangles_measure(C, tris, prev, *grid.kernel_arrays())
+    for md, f, g in zip(group, F.tolist(), G.tolist()):
+        fb = feature_of(f[0], f[1], f[2])
+        md.prev = fb
+        if md.side0 is None:
+            md.side0 = Side(md.a, md.ka, BALL)
+        s1 = md.side1
+        if s1 is None or s1.feature != fb:
+            md.side1 = Side(md.b, md.kb, fb)
+        md.geom = Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False)
+        md.len_numerator = g[0] - md.sum_extra_radius
 
 
 class MindistEvent:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
-from .features import kernel_arrays, moved_arrays
+from .features import kernel_arrays, moved_arrays, triangle_planes
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 NO_PLANE = np.zeros(4)      # a hull's kernel plane slot (only two-sided triangles use it)
@@ -171,6 +171,7 @@ class TriangleGrid:
         self.cells = {}
         self.big = []
         self._pieces = {}
+        self._kernel_arrays = None
         h = self.cell
         ilo = np.floor(lo / h).astype(np.int64).tolist()
         ihi = np.floor(hi / h).astype(np.int64).tolist()
@@ -221,6 +222,15 @@ class TriangleGrid:
             if dx * dx + dy * dy + dz * dz <= rr * rr:
                 out.append(t)
         return out
+
+    def kernel_arrays(self):
+        """Every triangle for the batched kernels (features.ball_triangles_measure):
+        vertices (n, 3, 3), planes (n, 4) and front/back normals (n, 2, 3), as
+        each triangle's piece has them; built on first use."""
+        if self._kernel_arrays is None:
+            GV = np.array([(a, b, c) for a, b, c in zip(self.a, self.b, self.c)], dtype=np.float64)
+            self._kernel_arrays = (GV, *triangle_planes(GV))
+        return self._kernel_arrays
 
     def piece(self, t: int) -> Piece:
         """Triangle t as a two-sided world Piece (cached)."""

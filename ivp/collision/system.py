@@ -21,7 +21,7 @@ from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTIO
 from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
-from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, update_events
+from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, recalc_all, update_events
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -442,6 +442,7 @@ class CollisionSystem:
                     rr = r + orad + reach
                     if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
                         found.append((s, ks, o, ko))
+        measured = []
         for s, ks, o, ko in found:
             a, b = _ordered(s, o)
             ka, kb = (ks, ko) if a is s else (ko, ks)
@@ -453,8 +454,10 @@ class CollisionSystem:
             if md.seen == stamp:
                 continue
             md.seen = stamp
-            md.recalc(t)
-            update_events(env, md, True, HINT_NOW if new else HINT_SMALL_DELAY)
+            measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
+        recalc_all([md for md, _ in measured], t)
+        for md, hint in measured:
+            update_events(env, md, True, hint)
         for s in awake:
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
