@@ -22,11 +22,11 @@ def test_the_checks_catch_a_ball_through_the_floor_and_a_toppled_stack():
     _, _, world = build_floor(10)
     P = np.array([b.pos for b in world.bodies])
     P[:, 1] = 1.0                                   # radius 1: every ball resting on y = 0
-    assert check_floor(world, P, None, P, None, P) == []
+    assert check_floor(world, P, None, P, None, 0 * P) == []
     P[3, 1] = -1.0                                  # one ball sunk below the floor
-    assert check_floor(world, P, None, P, None, P) == ["1 balls below the floor"]
+    assert check_floor(world, P, None, P, None, 0 * P) == ["1 balls below the floor"]
     _, _, world = build_stack(5)                    # two unit boxes
     P = np.array([[0.0, 0.5, 0.0], [0.0, 1.5, 0.0]])
-    assert check_stack(world, P, None, P, None, P) == []
+    assert check_stack(world, P, None, P, None, 0 * P) == []
     P[1] = (0.7, 0.5, 0.0)                          # the top box fell beside the bottom one
-    assert len(check_stack(world, P, None, P, None, P)) == 2
+    assert len(check_stack(world, P, None, P, None, 0 * P)) == 2
