@@ -218,6 +218,7 @@ class _Importer:
         self.mesh_names = {}         # (file, mesh index, baked entity name or None) -> (name in meshes:, path)
         self.files = set()
         self.looks = {}              # entity name -> Look
+        self.mesh_looks = {}         # (file, mesh index) -> Look
         self.textures = Textures(game, self.report.warnings)
         self.prefabs = {}            # module kind -> (Prefab or None, reason)
 
@@ -413,7 +414,10 @@ class _Importer:
         if mesh is not None:
             item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None)
             item["color"] = list(self._colour(nmo, mesh))
-            self.looks[name] = mesh_look(nmo, mesh, self.textures)
+            key = (nmo.path, mesh.index)
+            if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
+                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
+            self.looks[name] = self.mesh_looks[key]
         elif any(g in PHYSICS_GROUPS for g in groups):
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
                                 "it has no triangles: no collision"))
