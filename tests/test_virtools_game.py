@@ -16,8 +16,9 @@ PLACE = (10.0, 0.0, 100.0)      # the P_Modul_41 placeholder, turned by heading_
 
 
 def module_level() -> LevelBuilder:
-    """The two-sector level (with its own P_Modul_41 and P_Modul_18) and a P_Modul_41 placeholder turned
-    about Y at PLACE, a P_Modul_29 placeholder and a P_Modul_19 one, all in sector 1."""
+    """The two-sector level (it has a P_Modul_41 and a P_Modul_18 of its own)
+    with, in sector 1, a P_Modul_41 placeholder turned about Y at PLACE, a
+    P_Modul_29 placeholder and a P_Modul_19 one."""
     b = two_sector_level()
     m41 = b.box("P_Modul_41_07", (2, 0.4, 2), None, None, matrix=heading_z(*PLACE))
     m29 = b.box("P_Modul_29_01", (2, 0.4, 2), (60, 0, 0), None)
