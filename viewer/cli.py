@@ -3,6 +3,7 @@
     ivp play [SCENE] [--record REC.jsonl] [--input REC.jsonl]   the viewer window (default: the bundled level)
     ivp render SCENE --at T -o shot.png        a frame rendered headless
     ivp render SCENE --video out.mp4 --seconds N
+    ivp play --game BALLANCE N                 level N of your game folder (also run and render; docs/levels.md)
 
 The scenes layer adds its own subcommands (run, check, list) through
 ``scenes.cli.add_subcommands``.
@@ -97,6 +98,25 @@ def _render(args) -> int:
     return 0
 
 
+def add_game_option(p) -> None:
+    p.add_argument("--game", metavar="BALLANCE", help="your Ballance folder: the scene is then a level number, "
+                                                      "its '3D Entities/Level/Level_NN.NMO' (docs/levels.md)")
+
+
+def resolve_game_level(args) -> None:
+    """With --game, the scene argument is a level number: it becomes that
+    level's file in the game folder (a ValueError naming what was looked for)."""
+    if getattr(args, "game", None) is None:
+        return
+    from scenes.virtools import game_level
+    text = args.scene if args.scene is not None else ""
+    if not text.isdigit() or not 1 <= int(text) <= 99:
+        raise ValueError(f"--game {args.game}: expected a level number 1 to 99 after it, got {text!r}"
+                         if text else f"--game {args.game}: give the level's number, e.g. "
+                                      f"`ivp {args.command} --game {args.game} 1`")
+    args.scene = game_level(args.game, int(text))
+
+
 def add_viewer_subcommands(sub) -> None:
     p = sub.add_parser("play", help="open the viewer window on a scene")
     p.add_argument("scene", nargs="?", help="a scene file or a bundled scene name (default: the bundled level)")
@@ -110,6 +130,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
     p.set_defaults(func=_play, no_input=False)
     add_behaviors_option(p)
+    add_game_option(p)
 
     p = sub.add_parser("render", help="render a frame (PNG) or a video of a scene, without a window")
     p.add_argument("scene", help="a scene file or a bundled scene name")
@@ -127,6 +148,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--headless", action="store_true", help="use EGL even when a display is set")
     add_input_options(p)
     add_behaviors_option(p)
+    add_game_option(p)
     p.set_defaults(func=_render)
 
 
@@ -135,8 +157,10 @@ def main(argv=None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     add_viewer_subcommands(sub)
     add_subcommands(sub)
+    add_game_option(sub.choices["run"])
     args = parser.parse_args(argv)
     try:
+        resolve_game_level(args)
         return args.func(args)
     except ValueError as exc:           # a bad scene file (SceneError) or argument: say what, no trace
         print(f"ivp {args.command}: {exc}", file=sys.stderr)

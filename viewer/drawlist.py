@@ -88,11 +88,13 @@ def bounding_sphere(mesh) -> tuple[np.ndarray, float]:
 
 @dataclass
 class Group:
-    """Instances of one mesh: world matrices (n, 4, 4) in VxMatrix layout and colours (n, 4)."""
+    """Instances of one mesh: world matrices (n, 4, 4) in VxMatrix layout and colours (n, 4);
+    with a ``look`` (materials and textures, viewer/textures.py) the colours are tints added to it."""
     mesh: object
     matrices: list = field(default_factory=list)
     colours: list = field(default_factory=list)
     entities: list = field(default_factory=list)
+    look: object = None
 
     def instance_data(self) -> np.ndarray:
         """(n, 20) float32: each row a matrix's 16 floats in memory order, then the colour."""
@@ -117,21 +119,27 @@ class MeshKeys:
         return entry[1]
 
 
-def gather(entities, keys: MeshKeys, colour_of=None) -> dict[str, Group]:
-    """Group the visible entities that have a mesh by mesh content.
+def gather(entities, keys: MeshKeys, colour_of=None, looks=None) -> dict[str, Group]:
+    """Group the visible entities that have a mesh by mesh content (and look).
 
-    `colour_of(entity)` overrides the entity's colour (tints, selection).
+    `colour_of(entity)` overrides the entity's colour (tints, selection);
+    `looks` maps entity names to their looks (an imported level's materials):
+    such an entity is drawn in its look, plus the tint `colour_of` gives it.
     """
     groups: dict[str, Group] = {}
     for e in entities:
         mesh = e.mesh
         if mesh is None or not e.visible:
             continue
-        key = keys(mesh)
+        look = looks.get(e.name) if looks else None
+        key = keys(mesh) if look is None else f"{keys(mesh)}/look{id(look)}"
         g = groups.get(key)
         if g is None:
-            g = groups[key] = Group(mesh)
+            g = groups[key] = Group(mesh, look=look)
         g.matrices.append(e.get_world_matrix().as_array())
-        g.colours.append(e.color if colour_of is None else colour_of(e))
+        colour = e.color if colour_of is None else colour_of(e)
+        if look is not None:
+            colour = tuple(c - o for c, o in zip(colour[:3], e.color[:3])) + (1.0,)
+        g.colours.append(colour)
         g.entities.append(e)
     return groups

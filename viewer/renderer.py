@@ -19,6 +19,7 @@ from pyglet.graphics.shader import Shader, ShaderProgram
 from . import camera
 from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
+from .textures import LookBatch, TextureCache
 
 _MESH_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -28,11 +29,14 @@ layout(location = 3) in vec4 model_row1;   // of the same transform for GL
 layout(location = 4) in vec4 model_row2;
 layout(location = 5) in vec4 model_row3;
 layout(location = 6) in vec4 colour;
+layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;
 out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_colour;
+out vec2 v_uv;
 void main() {
+    v_uv = uv;
     mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
     vec4 world = model * vec4(position, 1.0);
     v_world = world.xyz;
@@ -47,6 +51,11 @@ _MESH_FS = """#version 330 core
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
+in vec2 v_uv;
+uniform int look;                           // a part of a look (textures.py): its colour and texture,
+uniform int textured;                       // v_colour then holds the tint added to it
+uniform vec4 part_colour;
+uniform sampler2D image;
 uniform vec3 eye;
 uniform vec3 ambient;
 uniform int n_directional;
@@ -73,7 +82,12 @@ void main() {
     vec3 light = ambient;
     for (int i = 0; i < n_directional; ++i) light += lit(to_light[i], directional_colour[i]);
     for (int i = 0; i < n_points; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
-    frag = vec4(v_colour.rgb * light + %r * shine, v_colour.a);
+    vec4 base = v_colour;
+    if (look == 1) {
+        base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
+        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
+    }
+    frag = vec4(base.rgb * light + %r * shine, base.a);
 }
 """ % (MAX_LIGHTS, SPECULAR)
 
@@ -178,7 +192,8 @@ class Renderer:
         self.mesh_program = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(_MESH_FS, "fragment"))
         self.line_program = ShaderProgram(Shader(_LINE_VS, "vertex"), Shader(_LINE_FS, "fragment"))
         self.mesh_keys = MeshKeys()
-        self._batches: dict[str, _MeshBatch] = {}
+        self._batches: dict[str, _MeshBatch | LookBatch] = {}
+        self.textures = TextureCache()
         self.draw_calls = 0
         self._line_vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self._line_vao))
@@ -189,10 +204,11 @@ class Renderer:
         _attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def batch(self, key: str, mesh) -> _MeshBatch:
+    def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
         b = self._batches.get(key)
         if b is None:
-            b = self._batches[key] = _MeshBatch(mesh)
+            b = self._batches[key] = (_MeshBatch(mesh) if look is None else
+                                      LookBatch(mesh, look, self.textures, _attribute, _Buffer))
         return b
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
@@ -214,11 +230,16 @@ class Renderer:
         p.use()
         p["view_proj"] = _gl_matrix(view_proj)
         p["eye"] = eye
+        p["look"] = 0
         self._set_lights(p)
         self.draw_calls = 0
         for key, group in groups.items():
-            self.batch(key, group.mesh).draw(group.instance_data())
-            self.draw_calls += 1
+            b = self.batch(key, group.mesh, group.look)
+            if group.look is None:
+                b.draw(group.instance_data())
+                self.draw_calls += 1
+            else:
+                self.draw_calls += b.draw(group.instance_data(), p)
         p.stop()
         if segments is not None and len(segments):
             self._draw_segments(view_proj, segments, segment_colours)

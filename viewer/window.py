@@ -176,7 +176,8 @@ class View:
 
     def draw(self, renderer: Renderer, size) -> None:
         renderer.sky, renderer.lens, renderer.lighting = scene_look(self.session)
-        groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of)
+        groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of,
+                        getattr(self.session.scene, "looks", None))
         segments, colours = self.lines()
         renderer.draw(groups, self.camera_world(), size, segments, colours)
 

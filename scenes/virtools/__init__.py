@@ -20,6 +20,7 @@ from .. import document
 from ..build import Scene, build
 from ..document import MeshSpec
 from ..source import Where, located
+from .game import game_level
 from .level import Import, LevelReport, import_level
 from .reader import VirtoolsError, read_file
 
@@ -37,13 +38,15 @@ def plan_level(imp: Import, path: str) -> document.Plan:
 
 
 def load(path: str, strict: bool = False, game: str | None = None) -> Scene:
-    """A level file as a built scene; ``scene.level`` is the import's report."""
+    """A level file as a built scene; ``scene.level`` is the import's report and
+    ``scene.looks`` its entities' materials and textures (looks.py), for the viewer."""
     imp = import_level(path, game)
     plan = plan_level(imp, path)
     meshes = {MeshSpec("obj", os.path.normpath(os.path.join(os.path.dirname(plan.path), rel))):
               Mesh(os.path.splitext(os.path.basename(rel))[0], v, f) for rel, (v, f) in imp.meshes.items()}
     scene = build(plan, strict, meshes)
     scene.level = imp.report
+    scene.looks = imp.looks
     return scene
 
 
@@ -72,5 +75,5 @@ def write_scene(imp: Import, yaml_path: str) -> list:
     return written
 
 
-__all__ = ["Import", "LevelReport", "VirtoolsError", "import_level", "is_virtools", "load", "plan_level",
+__all__ = ["Import", "LevelReport", "VirtoolsError", "game_level", "import_level", "is_virtools", "load", "plan_level",
            "read_file", "write_scene"]

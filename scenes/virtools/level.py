@@ -27,6 +27,9 @@ from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_
 from ivp import umath
 
 from . import reader as r
+from .game import find_ci, game_folder
+from .looks import Textures, mesh_look
+from .modules import BODY, FAN, HINGE, MODULE, placed, read_prefab, module_physics
 
 GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
 TIME_FACTOR = 2.0
@@ -38,11 +41,9 @@ PROP_GROUPS = ("P_Box", "P_Ball_Paper", "P_Ball_Wood", "P_Ball_Stone", "P_Dome")
 TRAFO_GROUPS = ("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone")
 START, FINISH, CHECKPOINTS, RESET_POINTS = "PS_Levelstart", "PE_Levelende", "PC_Checkpoints", "PR_Resetpoints"
 DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT = "DepthTestCubes", "P_Extra_Life", "P_Extra_Point"
-FAN_MODULE = "P_Modul_18"
 # Groups of 5.1 that the project has no behaviour for (sounds, the blob shadow), kept as plain groups.
 PLAIN_GROUPS = re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+")
 SECTOR = re.compile(r"Sector_(\d+)")
-MODULE = re.compile(r"P_Modul_\d+")
 KNOWN_GROUPS = set(PHYSICS_GROUPS + PROP_GROUPS + TRAFO_GROUPS) | {START, FINISH, CHECKPOINTS, RESET_POINTS,
                                                                    DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT}
 FINISH_HEIGHT = 2.0                 # the finish trigger: a ball's radius above the balloon placeholder
@@ -79,6 +80,7 @@ class LevelReport:
     places: list = field(default_factory=list)                   # (role, name, position)
     skipped: list = field(default_factory=list)                  # (what, reason)
     unknown_groups: list = field(default_factory=list)
+    modules: list = field(default_factory=list)                  # (placeholder, what was built from its prefab)
     warnings: list = field(default_factory=list)
     triangles: int = 0
     physics_triangles: int = 0
@@ -92,6 +94,7 @@ class LevelReport:
                  f"  sectors {len(self.sectors)}: {', '.join(self.sectors) or 'none'}"]
         lines += [f"  group {g}: {n} members, {t} triangles" for g, (n, t) in sorted(self.groups.items())]
         lines += [f"  {role} {name} at {_fmt(p)}" for role, name, p in self.places]
+        lines += [f"  module {name}: built from {what}" for name, what in self.modules]
         lines += [f"  unknown group {g}: kept as a plain group, nothing uses it" for g in self.unknown_groups]
         lines += [f"  skipped {what}: {why}" for what, why in self.skipped]
         lines += [f"  warning: {w}" for w in self.warnings]
@@ -106,37 +109,14 @@ class Import:
     document: dict
     meshes: dict
     report: LevelReport
+    looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
 
 
 def _fmt(v) -> str:
     return "(" + ", ".join(f"{x:.4g}" for x in v) + ")"
 
 
-# --- files of the game folder (5.7) ---------------------------------------------------------
-
-def find_ci(base: str, *parts: str) -> str | None:
-    """The path under ``base`` whose components match ``parts`` case-insensitively."""
-    path = base
-    for part in parts:
-        try:
-            names = os.listdir(path)
-        except OSError:
-            return None
-        match = next((n for n in names if n.lower() == part.lower()), None)
-        if match is None:
-            return None
-        path = os.path.join(path, match)
-    return path
-
-
-def game_folder(level_path: str) -> str | None:
-    """<game>/3D Entities/Level/Level_NN.nmo -> <game> (5.7), else None."""
-    level_dir = os.path.dirname(os.path.abspath(level_path))
-    entities_dir = os.path.dirname(level_dir)
-    if os.path.basename(level_dir).lower() == "level" and os.path.basename(entities_dir).lower() == "3d entities":
-        return os.path.dirname(entities_dir)
-    return None
-
+# --- level settings (5.6) ------------------------------------------------------------------------
 
 def level_number(path: str) -> int:
     m = re.search(r"level_?(\d+)", os.path.basename(path), re.IGNORECASE)
@@ -228,13 +208,19 @@ def _safe(name: str) -> str:
 
 
 class _Importer:
-    def __init__(self, nmo: r.NmoFile, settings: LevelSettings):
+    def __init__(self, nmo: r.NmoFile, settings: LevelSettings, game: str | None, encodings):
         self.nmo = nmo
+        self.game = game
+        self.encodings = encodings
         self.stem = _safe(os.path.splitext(os.path.basename(nmo.path))[0])
         self.report = LevelReport(nmo.path, settings, objects=len(nmo.objects), warnings=list(nmo.warnings))
         self.meshes = {}             # sidecar path -> (vertices, faces)
-        self.mesh_names = {}         # (mesh index, baked entity or None) -> name in meshes:
+        self.mesh_names = {}         # (file, mesh index, baked entity name or None) -> (name in meshes:, path)
         self.files = set()
+        self.looks = {}              # entity name -> Look
+        self.mesh_looks = {}         # (file, mesh index) -> Look
+        self.textures = Textures(game, self.report.warnings)
+        self.prefabs = {}            # module kind -> (Prefab or None, reason)
 
     def run(self) -> Import:
         nmo, rep = self.nmo, self.report
@@ -258,6 +244,7 @@ class _Importer:
                             ("finish", FINISH)):
             rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
         behaviours = self._behaviours(docs, extra)
+        joints = self._modules(docs, extra, behaviours)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
         doc = {
@@ -271,9 +258,12 @@ class _Importer:
             "includes": [{"file": "bundled:parts/player"}],
             "meshes": {name: {"obj": path} for (name, path) in sorted(set(self.mesh_names.values()))},
             "entities": docs + extra,
+            "joints": joints,
             "behaviours": behaviours,
         }
-        return Import(doc, self.meshes, rep)
+        if not joints:
+            del doc["joints"]
+        return Import(doc, self.meshes, rep, self.looks)
 
     # --- groups ----------------------------------------------------------------------------------
 
@@ -372,12 +362,12 @@ class _Importer:
 
     # --- entities --------------------------------------------------------------------------------
 
-    def _mesh_name(self, mesh: r.Mesh, entity: r.Entity | None) -> str:
-        """The meshes: name of a level mesh (instanced, 7.7), or of its copy baked
-        with ``entity``'s matrix; its OBJ sidecar path."""
-        key = (mesh.index, None if entity is None else entity.index)
+    def _mesh_name(self, nmo: r.NmoFile, stem: str, mesh: r.Mesh, baked: tuple | None) -> str:
+        """The meshes: name of a mesh of ``nmo`` (instanced, 7.7), or of its copy
+        baked with the ``baked`` (entity name, world matrix); its OBJ sidecar path."""
+        key = (nmo.path, mesh.index, None if baked is None else baked[0])
         if key not in self.mesh_names:
-            base = _safe(f"{self.stem}_{mesh.name}" + ("" if entity is None else f"@{entity.name}"))
+            base = _safe(f"{stem}_{mesh.name}" + ("" if baked is None else f"@{baked[0]}"))
             name, n = base, 1
             while name.lower() in self.files:
                 n += 1
@@ -385,53 +375,65 @@ class _Importer:
             self.files.add(name.lower())
             path = f"{self.stem}.meshes/{name}.obj"
             v, f = mesh.vertices, mesh.faces
-            if entity is not None:
-                v, f = bake(v, f, entity.matrix)
+            if baked is not None:
+                v, f = bake(v, f, baked[1])
             self.meshes[path] = (v, f)
             self.mesh_names[key] = (name, path)
         return self.mesh_names[key][0]
 
     def _entity(self, e: r.Entity):
-        nmo, rep = self.nmo, self.report
         groups = self.memberships.get(e.index, [])
-        name = self.names[e.index]
-        item = {"name": name}
-        mesh = nmo.get(e.mesh, r.Mesh)
+        mesh = self.nmo.get(e.mesh, r.Mesh)
         if e.mesh is not None and mesh is None:
-            rep.skipped.append((f"the mesh of {e.label}", "it is not a CKMesh (7.3)"))
-        if mesh is not None and not len(mesh.faces):
-            mesh = None
+            self.report.skipped.append((f"the mesh of {e.label}", "it is not a CKMesh (7.3)"))
         if any(g in PROP_GROUPS for g in groups):
             mesh = None                     # 5.2: the placeholder's mesh is an editing aid; the preset has the prop's
-        pose = decompose(e.matrix)
+        item = self._item(self.nmo, self.stem, e, e.matrix, self.names[e.index], groups, mesh)
+        if e.parent is not None:
+            item["attributes"] = {"Virtools Parent": self.names.get(e.parent, str(e.parent))}
+        return e, item
+
+    def _item(self, nmo: r.NmoFile, stem: str, e: r.Entity, matrix, name: str, groups: list,
+              mesh: r.Mesh | None) -> dict:
+        """An entity of ``nmo`` at the world ``matrix`` (3.3) as a scene entity:
+        pose, mesh (baked when the matrix is no rotation and positive scale),
+        colour and look, visibility and groups."""
+        rep = self.report
+        item = {"name": name}
+        if mesh is not None and not len(mesh.faces):
+            mesh = None
+        pose = decompose(matrix)
         baked = pose is None
         if baked:
-            pose = (tuple(_f32(x) for x in e.matrix[9:12]), umath.IDENTITY_Q, (1.0, 1.0, 1.0))
+            pose = (tuple(_f32(x) for x in matrix[9:12]), umath.IDENTITY_Q, (1.0, 1.0, 1.0))
             rep.skipped.append((f"the matrix of {e.label}", "not a rotation and a positive scale: baked into "
                                                           "its mesh" if mesh is not None else
                                                           "not a rotation and a positive scale: position only"))
         position, q, scale = pose
         item.update(position=list(position), rotation={"quaternion": list(q)}, scale=list(scale))
         if mesh is not None:
-            item["mesh"] = self._mesh_name(mesh, e if baked else None)
-            item["color"] = list(self._colour(mesh))
+            item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None)
+            item["color"] = list(self._colour(nmo, mesh))
+            key = (nmo.path, mesh.index)
+            if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
+                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
+            self.looks[name] = self.mesh_looks[key]
         elif any(g in PHYSICS_GROUPS for g in groups):
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
                                 "it has no triangles: no collision"))
             groups = [g for g in groups if g not in PHYSICS_GROUPS]
         if e.hidden:
             item["visible"] = False
-        if e.parent is not None:
-            item["attributes"] = {"Virtools Parent": self.names.get(e.parent, str(e.parent))}
-        item["groups"] = groups
-        return e, item
+        item["groups"] = list(groups)
+        return item
 
-    def _colour(self, mesh: r.Mesh) -> tuple:
+    @staticmethod
+    def _colour(nmo: r.NmoFile, mesh: r.Mesh) -> tuple:
         """The diffuse colour of the material most faces use (3.5), or the default."""
         if not len(mesh.face_slots):
             return DEFAULT_COLOUR
         slot = int(np.bincount(mesh.face_slots).argmax())
-        mat = self.nmo.get(mesh.slots[slot] if slot < len(mesh.slots) else None, r.Material)
+        mat = nmo.get(mesh.slots[slot] if slot < len(mesh.slots) else None, r.Material)
         return DEFAULT_COLOUR if mat is None else tuple(round(c, 4) for c in r.rgba(mat.diffuse)[:3]) + (1.0,)
 
     # --- behaviours -------------------------------------------------------------------------------------
@@ -461,11 +463,61 @@ class _Importer:
         out = [{"type": "ballance.level", "params": params}]
         if present & set(TRAFO_GROUPS):
             out.append({"type": "ballance.transformers"})
-        for d in members.get(FAN_MODULE, []):
+        for d in members.get(FAN, []):
             out.append({"type": "ballance.fan", "entity": d["name"]})
-        for g in sorted(g for g in present if MODULE.fullmatch(g) and g != FAN_MODULE):
-            rep.skipped.append((f"{len(members[g])} {g} placeholders",
-                                "no module prefab is built yet: shown as their placeholders, without physics"))
+        return out
+
+    def _modules(self, docs: list, extra: list, behaviours: list) -> list:
+        """Each module placeholder replaced by its prefab's parts at its matrix
+        (5.2, modules.py), with the hinged modules' bodies, joints and wake
+        gates; the joints. Without a prefab the placeholder stays (the fan
+        still works) and the report says why."""
+        rep = self.report
+        joints = []
+        by_name = {self.names[e.index]: e for e in self.nmo.entities}
+        for kind in sorted({g for d in docs for g in d["groups"] if MODULE.fullmatch(g)}):
+            if kind not in self.prefabs:
+                self.prefabs[kind] = read_prefab(self.game, kind, self.encodings)
+            prefab, why = self.prefabs[kind]
+            placeholders = [d for d in docs if kind in d["groups"]]
+            if prefab is None:
+                keep = "the fan works, drawn as its placeholder" if kind == FAN else \
+                    "shown as their placeholders, without physics"
+                rep.skipped.append((f"{len(placeholders)} {kind} placeholders", f"{why}: {keep}"))
+                continue
+            for d in placeholders:
+                matrix = by_name[d["name"]].matrix
+                d.pop("mesh", None)                 # 5.2: the placeholder's mesh is an editing aid
+                d.pop("color", None)
+                self.looks.pop(d["name"], None)
+                sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
+                names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
+                body, hinge = (next((names[p.index] for p in prefab.parts if p.name == want.format(kind)), None)
+                               for want in (BODY, HINGE))
+                built, why = module_physics(kind, prefab, body, hinge, d["name"], sectors)
+                for p in prefab.parts:
+                    groups = list(sectors)
+                    item = self._item(prefab.nmo, _safe(kind), p, placed(p, prefab.root, matrix), names[p.index],
+                                      groups, prefab.nmo.get(p.mesh, r.Mesh))
+                    if built is not None and names[p.index] == body:
+                        item["physics"] = built[0]
+                        item["groups"] = built[3]
+                    extra.append(item)
+                if built is not None:
+                    joints += built[1]
+                    behaviours += built[2]
+                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts, a hinged body"))
+                else:
+                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts drawn; {why}"))
+        return joints
+
+    def _unique(self, name: str) -> str:
+        """``name``, or with a number when an object already has it."""
+        out, n = name, 1
+        while out in self.taken:
+            n += 1
+            out = f"{name}#{n}"
+        self.taken.add(out)
         return out
 
     def _first_reset_point(self, starts: list) -> dict:
@@ -486,5 +538,5 @@ def import_level(path: str, game: str | None = None, encodings=r.ENCODINGS) -> I
     """The level file at ``path`` as a scene document; ``game`` is the game
     folder (default: found from the level's place in it, 5.7)."""
     nmo = r.read_file(path, encodings)
-    settings = level_settings(path, game if game is not None else game_folder(path), encodings)
-    return _Importer(nmo, settings).run()
+    game = game if game is not None else game_folder(path)
+    return _Importer(nmo, level_settings(path, game, encodings), game, encodings).run()

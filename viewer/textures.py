@@ -1,0 +1,130 @@
+"""Meshes drawn with their materials: per-part colours and textures
+(scenes.virtools.looks; virtools-nmo.md 3.4-3.6, docs/levels.md).
+
+Images are decoded with Pillow (BMP and TGA, the formats Ballance's
+``Textures/`` folder holds; pyglet reads no TGA) and uploaded top row first,
+so v = 0 samples the image's top as Virtools' UVs expect (4). An image that
+cannot be read leaves its faces in the material colour, with one warning.
+Call `display.configure` before importing this module.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+
+import numpy as np
+from pyglet import gl
+
+from .drawlist import indexed, shade_normals
+
+log = logging.getLogger(__name__)
+MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
+
+
+def read_image(texture) -> np.ndarray:
+    """(h, w, 4) RGBA uint8, top row first, from embedded pixels or an image file."""
+    if isinstance(texture, np.ndarray):
+        return texture
+    from PIL import Image
+    with Image.open(texture) as im:
+        if max(im.size) > MAX_TEXTURE_SIDE:
+            raise ValueError(f"{im.size[0]} x {im.size[1]} pixels: larger than {MAX_TEXTURE_SIDE} a side")
+        return np.asarray(im.convert("RGBA"), dtype=np.uint8)
+
+
+class TextureCache:
+    """GL textures by source (a path or an embedded array), made once; a source
+    that fails is warned about once and gives None."""
+
+    def __init__(self):
+        self._made = {}
+
+    def get(self, texture):
+        if texture is None:
+            return None
+        key = texture if isinstance(texture, str) else id(texture)
+        if key not in self._made:
+            try:
+                self._made[key] = _upload(read_image(texture))
+            except (OSError, ValueError) as exc:
+                log.warning("texture %s: %s: drawn in the material colour", texture if isinstance(texture, str)
+                            else "embedded", exc)
+                self._made[key] = None
+        return self._made[key]
+
+
+def _upload(pixels: np.ndarray) -> gl.GLuint:
+    h, w = pixels.shape[:2]
+    tex = gl.GLuint()
+    gl.glGenTextures(1, ctypes.byref(tex))
+    gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
+    data = np.ascontiguousarray(pixels, dtype=np.uint8)
+    gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
+    gl.glTexImage2D(gl.GL_TEXTURE_2D, 0, gl.GL_RGBA8, w, h, 0, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, data.ctypes.data)
+    gl.glGenerateMipmap(gl.GL_TEXTURE_2D)
+    for name, value in ((gl.GL_TEXTURE_WRAP_S, gl.GL_REPEAT), (gl.GL_TEXTURE_WRAP_T, gl.GL_REPEAT),
+                        (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR_MIPMAP_LINEAR),
+                        (gl.GL_TEXTURE_MAG_FILTER, gl.GL_LINEAR)):
+        gl.glTexParameteri(gl.GL_TEXTURE_2D, name, value)
+    gl.glBindTexture(gl.GL_TEXTURE_2D, 0)
+    return tex
+
+
+def look_corners(mesh, look) -> tuple[np.ndarray, list]:
+    """The mesh's corners with normals and UVs ((3 m, 8): x y z nx ny nz u v),
+    faces ordered by part; each part's (first corner, corner count)."""
+    order = np.concatenate([p.faces for p in look.parts]) if look.parts else np.zeros(0, np.int64)
+    faces = np.asarray(mesh.faces)[order]
+    corners = shade_normals(mesh.vertices, faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
+    out = np.empty((len(corners), 8), dtype=np.float32)
+    out[:, :6] = corners
+    out[:, 6:] = np.asarray(look.uvs, dtype=np.float32)[faces.reshape(-1)]
+    ranges, at = [], 0
+    for p in look.parts:
+        ranges.append((at, 3 * len(p.faces)))
+        at += 3 * len(p.faces)
+    return out, ranges
+
+
+class LookBatch:
+    """A mesh with its look on the GPU: one instanced draw per part."""
+
+    def __init__(self, mesh, look, textures: TextureCache, attribute, buffer):
+        corners, self.ranges = look_corners(mesh, look)
+        vertices, indices = indexed(corners)
+        self.parts = [(p.colour, textures.get(p.texture)) for p in look.parts]
+        self.vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
+        gl.glBindVertexArray(self.vao)
+        self.indices = buffer()
+        self.indices.upload(np.ascontiguousarray(indices, dtype=np.uint32), gl.GL_STATIC_DRAW,
+                            gl.GL_ELEMENT_ARRAY_BUFFER)
+        self.vertices = buffer()
+        self.vertices.upload(vertices, gl.GL_STATIC_DRAW)
+        attribute(0, 3, 8, 0)
+        attribute(1, 3, 8, 3)
+        attribute(7, 2, 8, 6)
+        self.instances = buffer()
+        self.instances.upload(np.zeros((1, 20), dtype=np.float32))
+        for column in range(4):
+            attribute(2 + column, 4, 20, 4 * column, divisor=1)
+        attribute(6, 4, 20, 16, divisor=1)
+        gl.glBindVertexArray(0)
+
+    def draw(self, instance_data: np.ndarray, program) -> int:
+        """Each part in its colour and texture; the draw calls made."""
+        self.instances.upload(instance_data)
+        gl.glBindVertexArray(self.vao)
+        program["look"] = 1
+        for (first, count), (colour, tex) in zip(self.ranges, self.parts):
+            program["part_colour"] = tuple(float(c) for c in colour)
+            program["textured"] = int(tex is not None)
+            if tex is not None:
+                gl.glActiveTexture(gl.GL_TEXTURE0)
+                gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
+            gl.glDrawElementsInstanced(gl.GL_TRIANGLES, count, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * first),
+                                       len(instance_data))
+        program["look"] = 0
+        gl.glBindVertexArray(0)
+        return len(self.parts)
