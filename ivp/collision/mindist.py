@@ -28,6 +28,7 @@ from .constants import (
     ROOT_TOLERANCE,
 )
 from .features import (
+    NO_FEATURE,
     Geometry,
     ball_piece_measure,
     ball_triangles_measure,
@@ -85,30 +86,88 @@ def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
 class Mindist:
     """3.1: two pieces (``a``: shape and piece key, ``b`` likewise; a ball is
     always ``a``), the last measurement (sorted sides, gap = len_numerator,
-    contact_plane) and the queued event."""
+    contact_plane) and the queued event.
 
-    __slots__ = ("a", "ka", "b", "kb", "side0", "side1", "len_numerator", "geom", "sum_extra_radius",
-                 "coll_type", "event", "alive", "seen", "prev")
+    A measurement made in a batch (:func:`recalc_all`) keeps only its gap
+    and its row of the batch's arrays; the sides, geometry and previous
+    feature are made from the row when first read."""
+
+    __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "len_numerator", "_geom", "sum_extra_radius",
+                 "coll_type", "event", "alive", "seen", "_prev", "prev_code", "_batch", "_row")
 
     def __init__(self, a, ka, b, kb):
         self.a = a
         self.ka = ka
         self.b = b
         self.kb = kb
-        self.side0 = None
-        self.side1 = None
+        self._side0 = None
+        self._side1 = None
         self.len_numerator = math.inf
-        self.geom = None
+        self._geom = None
         self.sum_extra_radius = float(a.obj.extra_radius) + float(b.obj.extra_radius)
         self.coll_type = COLL_TYPE_COLLISION
         self.event = None
         self.alive = True
         self.seen = 0
-        self.prev = None
+        self._prev = None
+        self.prev_code = NO_FEATURE
+        self._batch = None
+        self._row = 0
+
+    def _unbatch(self) -> None:
+        """The batch row as sides, geometry and previous feature (the ball on side 0)."""
+        F, G = self._batch
+        q = self._row
+        self._batch = None
+        f = self.prev_code
+        g = G[q].tolist()
+        fb = feature_of(f[0], f[1], f[2])
+        self._prev = fb
+        if self._side0 is None:
+            self._side0 = Side(self.a, self.ka, BALL)
+        s1 = self._side1
+        if s1 is None or s1.feature != fb:
+            self._side1 = Side(self.b, self.kb, fb)
+        self._geom = Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False)
+
+    @property
+    def side0(self):
+        if self._batch is not None:
+            self._unbatch()
+        return self._side0
+
+    @property
+    def side1(self):
+        if self._batch is not None:
+            self._unbatch()
+        return self._side1
+
+    @property
+    def geom(self):
+        if self._batch is not None:
+            self._unbatch()
+        return self._geom
+
+    @property
+    def prev(self):
+        if self._batch is not None:
+            self._unbatch()
+        return self._prev
+
+    def _measured(self, s0, s1, g, prev, prev_code=NO_FEATURE) -> None:
+        """recalc's results (``prev_code``: a ball pair's feature in kernel ints)."""
+        self._batch = None
+        self._side0 = s0
+        self._side1 = s1
+        self._geom = g
+        self._prev = prev
+        self.prev_code = prev_code
 
     @property
     def cores(self):
-        return self.side0.shape.obj.core, self.side1.shape.obj.core
+        if self._batch is not None:             # a batched pair: the ball (a) is side 0
+            return self.a.obj.core, self.b.obj.core
+        return self._side0.shape.obj.core, self._side1.shape.obj.core
 
     def recalc(self, t: float) -> None:
         """3.3: the closest features and the gap at time t."""
@@ -121,24 +180,20 @@ class Mindist:
             if b.is_ball:
                 s1 = Side(b, self.kb, BALL)
                 g = side_geometry(s0, ma, s1, mb, False)
+                self._measured(s0, s1, g, None)
             else:
                 fb, g = ball_piece_measure(ma[1], b.piece_world(self.kb, mb), self.prev)
-                self.prev = fb
-                s1 = Side(b, self.kb, fb)
+                self._measured(s0, Side(b, self.kb, fb), g, fb, code_of(fb))
         else:
             pa = a.piece_world(self.ka, ma)
             pb = b.piece_world(self.kb, mb)
             fa, fb, swapped, g = piece_piece_measure(pa, pb, self.prev)
-            self.prev = (fa, fb)
+            if g.gap is None:                   # parallel edges: 5.3's degenerate value
+                g.gap = 0.0
             if swapped:
-                s0, s1 = Side(b, self.kb, fb), Side(a, self.ka, fa)
+                self._measured(Side(b, self.kb, fb), Side(a, self.ka, fa), g, (fa, fb))
             else:
-                s0, s1 = Side(a, self.ka, fa), Side(b, self.kb, fb)
-        if g.gap is None:                       # parallel edges: 5.3's degenerate value
-            g.gap = 0.0
-        self.side0 = s0
-        self.side1 = s1
-        self.geom = g
+                self._measured(Side(a, self.ka, fa), Side(b, self.kb, fb), g, (fa, fb))
         self.len_numerator = g.gap - self.sum_extra_radius
 
     # --- 3.5 events ------------------------------------------------------------------
@@ -303,21 +358,18 @@ def recalc_all(mds, t: float) -> None:
 
 
 def _recalc_ball_triangles(grid, group, t: float) -> None:
-    """recalc's ball branch for a group of pairs with one grid's triangles (same values)."""
+    """recalc's ball branch for a group of pairs with one grid's triangles
+    (same values); each pair keeps its gap, its feature codes and its row."""
     C = np.array([core_pose(md.a.obj.core, t)[1] for md in group], dtype=np.float64)
     tris = np.array([md.kb[1] for md in group], dtype=np.int64)
-    prev = np.array([code_of(md.prev) for md in group], dtype=np.int64)
+    prev = np.array([md.prev_code for md in group], dtype=np.int64)
     F, G = ball_triangles_measure(C, tris, prev, *grid.kernel_arrays())
-    for md, f, g in zip(group, F.tolist(), G.tolist()):
-        fb = feature_of(f[0], f[1], f[2])
-        md.prev = fb
-        if md.side0 is None:
-            md.side0 = Side(md.a, md.ka, BALL)
-        s1 = md.side1
-        if s1 is None or s1.feature != fb:
-            md.side1 = Side(md.b, md.kb, fb)
-        md.geom = Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False)
-        md.len_numerator = g[0] - md.sum_extra_radius
+    batch = (F, G)
+    for q, (md, f, gap) in enumerate(zip(group, F.tolist(), G[:, 0].tolist())):
+        md._batch = batch
+        md._row = q
+        md.prev_code = f
+        md.len_numerator = gap - md.sum_extra_radius
 
 
 class MindistEvent:

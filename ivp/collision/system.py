@@ -90,7 +90,7 @@ class CollisionSystem:
         self.spheres = MovableSpheres(self.movable)
         self.fixed = []
         self.serial = 0
-        self.systems = []
+        self.systems = {}               # friction systems, in creation order (a dict as an ordered set)
         self.contact_points = {}         # (serial, serial) -> contact points of the object pair
         self.listeners_collision = []
         self.listeners_contact = []
@@ -234,7 +234,7 @@ class CollisionSystem:
             c1.friction_system.add_contact(cp)
         else:
             fs = FrictionSystem(self)
-            self.systems.append(fs)
+            self.systems[fs] = None
             fs.add_contact(cp)
         if not c0.physical_unmoveable and not c1.physical_unmoveable:
             u0 = c0.sim_unit_of_core
@@ -249,7 +249,7 @@ class CollisionSystem:
         cps = list(S2.contacts)
         for cp in cps:
             S2.remove_contact(cp)
-        self.systems.remove(S2)
+        del self.systems[S2]
         for cp in reversed(cps):
             S.add_contact(cp)
 
@@ -278,7 +278,7 @@ class CollisionSystem:
     def _dissolve(self, fs) -> None:
         for core in list(fs.cores):
             fs.remove_core(core)
-        self.systems.remove(fs)
+        del self.systems[fs]
 
     def after_static(self, fs) -> None:
         """5.9, after the static controller: an empty system goes; one whose
@@ -298,7 +298,7 @@ class CollisionSystem:
             for cp in cps:
                 fs.remove_contact(cp)
             new = FrictionSystem(self)
-            self.systems.append(new)
+            self.systems[new] = None
             for cp in reversed(cps):
                 new.add_contact(cp)
             for core in part:
@@ -355,19 +355,19 @@ class CollisionSystem:
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
 
-    def _soup_ids(self, a: Shape, b: Shape, c, r) -> list:
-        """Triangles of b's grid near the sphere (c, r), from a query reused while
-        the sphere stays inside the (enlarged) sphere it was made for."""
+    def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
+        """Piece keys of the triangles of b's grid near the sphere (c, r), from a
+        query reused while the sphere stays inside the (enlarged) sphere it was made for."""
         cached = a.soup_cache.get(b.serial)
         if cached is not None:
-            qc, qr, ids = cached
+            qc, qr, keys = cached
             d = math.sqrt((c[0] - qc[0]) ** 2 + (c[1] - qc[1]) ** 2 + (c[2] - qc[2]) ** 2)
             if d + r <= qr:
-                return ids
+                return keys
         qr = r + SOUP_QUERY_MARGIN
-        ids = b.grid.query(c[0], c[1], c[2], qr)
-        a.soup_cache[b.serial] = (c, qr, ids)
-        return ids
+        keys = [("t", t) for t in b.grid.query(c[0], c[1], c[2], qr)]
+        a.soup_cache[b.serial] = (c, qr, keys)
+        return keys
 
     def _piece_spheres(self, shape: Shape):
         """(key, centre, radius) of a movable shape's pieces at its PSI pose."""
@@ -391,7 +391,7 @@ class CollisionSystem:
             if (pc[0] - c[0]) ** 2 + (pc[1] - c[1]) ** 2 + (pc[2] - c[2]) ** 2 <= rr * rr:
                 out.append(("p", k))
         if fixed.grid is not None:
-            out += [("t", t) for t in self._soup_ids(shape, fixed, c, r)]
+            out += self._soup_keys(shape, fixed, c, r)
         return out
 
     def after_integration(self, cores) -> None:
