@@ -49,3 +49,27 @@ def test_coincident_balls_and_boxes_are_pushed_apart_without_nan():
     assert finite_state(env)
     for b in bodies:
         assert b.core.pos_world_f_core_last_psi[1] > 0.0
+
+
+@pytest.mark.parametrize("inner", ["ball", "box"])
+def test_a_body_inside_a_fixed_box_is_an_intrusion_pushed_out_through_its_nearest_face(inner):
+    # ivp-contacts 3.3: a ball centre or a vertex inside a hull is INTRUSION: the
+    # pair goes to the invalid list (no impacts) and the anomaly handler gives the
+    # body 2 |g| dt per PSI along the normal of the face it is most in front of.
+    # The centre (0.3, 0.2, 0.1) in a cage of half size 2 is nearest the +x face.
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    box(env, (0.0, 0.0, 0.0), size=(4.0, 4.0, 4.0), fixed=True, name="cage")
+    body = ball(env, (0.3, 0.2, 0.1), radius=0.5) if inner == "ball" else \
+        box(env, (0.3, 0.2, 0.1), size=(1.0, 1.0, 1.0), name="inner")
+    body.wake()
+    impacts = []
+    env.collision.add_listener_collision(type("L", (), {"event_post_collision": lambda s, ev: impacts.append(ev)})())
+    push = 2.0 * 9.81 * env.delta_PSI_time
+    env.simulate(5 * env.delta_PSI_time)
+    v = body.core.speed
+    assert v[0] == pytest.approx(round(v[0] / push) * push, rel=1e-5) and v[0] >= push   # whole pushes, along +x
+    assert abs(v[2]) < 1e-6
+    assert not impacts                                 # an intruding pair has no impacts
+    run(env, 2.0)
+    assert body.core.pos_world_f_core_last_psi[0] > 2.0   # out through the +x face
+    assert finite_state(env)

@@ -26,7 +26,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from ..umath import cross, sub
+from ..umath import cross, dot, sub
 
 TIE_FACTOR = 1.0 + 1e-12        # a candidate must be better by this factor (3.3 FF reduction)
 TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner keeps its feature
@@ -260,6 +260,24 @@ def _point_point(q, r):
         n = (0.0, 1.0, 0.0)
     t0 = _cross(n, (1.0, 0.0, 0.0)) if n[0] * n[0] < 0.9 else _cross(n, (0.0, 0.0, 1.0))
     return gap, n, q, t0, False
+
+
+def front_normal(piece, c):
+    """The outward normal of the piece's face that the point c is most in
+    front of (a two-sided triangle: its side facing c); 3.3's intrusion push."""
+    if piece.two_sided:
+        p = piece.planes[0]
+        s = 1.0 if p[0] * c[0] + p[1] * c[1] + p[2] * c[2] - p[3] >= 0.0 else -1.0
+        return (s * p[0], s * p[1], s * p[2])
+    best = None
+    best_h = -math.inf
+    for f in range(len(piece.tris)):
+        a, b, cc, n = face_data(piece, f)
+        h = dot(n, sub(c, a))
+        if h > best_h:
+            best_h = h
+            best = n
+    return best
 
 
 def pair_geometry(kind0, d0, kind1, d1, check: bool) -> Geometry:
@@ -609,8 +627,8 @@ def _pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB
     fa = (f[0], f[1], f[2])
     fb = (f[3], f[4], f[5])
     if fb[0] < fa[0]:
-        return f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
-    return f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
+        return d, f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
+    return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
 
 
 @kernel
@@ -719,13 +737,18 @@ def ball_piece_closest(c, piece, prev):
 
 def piece_piece_measure(A, B, prev):
     """:func:`piece_piece_closest`'s features of A and B, whether the sorted
-    pair puts B's feature on side 0, and the pair's Geometry."""
+    pair puts B's feature on side 0, the pair's Geometry, and whether the
+    pieces intrude (3.3: a vertex inside a hull, behind all its faces; a
+    vertex behind a two-sided triangle is measured, signed, as IVP's walk
+    does on the triangle's back)."""
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
-    f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = _pieces_measure(
+    d, f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = _pieces_measure(
         VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, _prev_code(prev))
+    face_piece = A if f[0] == 2 else B
     return (feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), swapped,
-            Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken))
+            Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken),
+            d < 0.0 and not face_piece.two_sided)
 
 
 def _prev_code(prev):

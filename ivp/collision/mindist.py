@@ -93,7 +93,8 @@ class Mindist:
     feature are made from the row when first read."""
 
     __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "len_numerator", "_geom", "sum_extra_radius",
-                 "coll_type", "event", "alive", "seen", "_prev", "prev_code", "_batch", "_row")
+                 "coll_type", "event", "alive", "seen", "_prev", "prev_code", "_batch", "_row", "intrusion",
+                 "intrusion_psi")
 
     def __init__(self, a, ka, b, kb):
         self.a = a
@@ -113,6 +114,8 @@ class Mindist:
         self.prev_code = NO_FEATURE
         self._batch = None
         self._row = 0
+        self.intrusion = False          # 3.3's INTRUSION: the pair is on the invalid list
+        self.intrusion_psi = -1         # the PSI whose anomaly push it last had
 
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
@@ -181,13 +184,16 @@ class Mindist:
                 s1 = Side(b, self.kb, BALL)
                 g = side_geometry(s0, ma, s1, mb, False)
                 self._measured(s0, s1, g, None)
+                self.intrusion = False
             else:
-                fb, g = ball_piece_measure(ma[1], b.piece_world(self.kb, mb), self.prev)
+                piece = b.piece_world(self.kb, mb)
+                fb, g = ball_piece_measure(ma[1], piece, self.prev)
                 self._measured(s0, Side(b, self.kb, fb), g, fb, code_of(fb))
+                self.intrusion = not piece.two_sided and fb[0] == "F" and g.gap < 0.0   # centre in the hull
         else:
             pa = a.piece_world(self.ka, ma)
             pb = b.piece_world(self.kb, mb)
-            fa, fb, swapped, g = piece_piece_measure(pa, pb, self.prev)
+            fa, fb, swapped, g, self.intrusion = piece_piece_measure(pa, pb, self.prev)
             if g.gap is None:                   # parallel edges: 5.3's degenerate value
                 g.gap = 0.0
             if swapped:
@@ -230,9 +236,11 @@ class Mindist:
 
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
+    md.event = None
+    if md.intrusion:                    # on the invalid list: no events until measurable (3.3)
+        return
     c0, c1 = md.cores
     wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
-    md.event = None
     dt = env.delta_PSI_time
     if md.len_numerator > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:
         return
@@ -370,6 +378,7 @@ def _recalc_ball_triangles(grid, group, t: float) -> None:
         md._row = q
         md.prev_code = f
         md.len_numerator = gap - md.sum_extra_radius
+        md.intrusion = False            # a two-sided triangle has a back: never intruded
 
 
 class MindistEvent:
@@ -387,6 +396,9 @@ class MindistEvent:
         md.event = None
         t = env.current_time
         md.recalc(t)
+        if md.intrusion:                        # to the invalid list: no impact (3.6)
+            env.collision.intruded(md)
+            return
         if md.len_numerator < COLL_DIST + MINDIST_CHANGE_FORCE_DIST:
             env.collision.do_impact(md)
         else:

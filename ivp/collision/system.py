@@ -21,7 +21,8 @@ from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTIO
 from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
-from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, recalc_all, update_events
+from .features import front_normal
+from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, core_pose, recalc_all, update_events
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -327,7 +328,7 @@ class CollisionSystem:
                     for kb in b.piece_keys():
                         md = self._mindist(a, ka, b, kb)
                         md.recalc(t)
-                        if md.len_numerator >= MAX_DISTANCE_FOR_FRICTION:
+                        if md.intrusion or md.len_numerator >= MAX_DISTANCE_FOR_FRICTION:
                             continue
                         unit = oc.sim_unit_of_core
                         _, new = self.get_or_create_contact_point(md, core.sim_unit_of_core, t)
@@ -457,6 +458,8 @@ class CollisionSystem:
             measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
         recalc_all([md for md, _ in measured], t)
         for md, hint in measured:
+            if md.intrusion:
+                self.intruded(md)
             update_events(env, md, True, hint)
         for s in awake:
             for md in list(s.mindists.values()):
@@ -478,7 +481,29 @@ class CollisionSystem:
                         continue
                     seen.add(id(md))
                     md.recalc(t)
+                    if md.intrusion:
+                        self.intruded(md)
                     update_events(env, md, False, HINT_BIG_DELAY)
+
+    # --- 3.3 intrusion ----------------------------------------------------------------------
+
+    def intruded(self, md: Mindist) -> None:
+        """3.3 INTRUSION: the pair is on the invalid list (no events; it is
+        measured again after each PSI) and the anomaly manager's
+        inter-penetration handler pushes the bodies apart, once per PSI."""
+        env = self.environment
+        if md.intrusion_psi == env.psi_count:
+            return
+        md.intrusion_psi = env.psi_count
+        b, kb = md.b, md.kb
+        ca, cb = md.a.obj.core, b.obj.core
+        if ca.physical_unmoveable:
+            b, kb, ca, cb = md.a, md.ka, cb, ca
+        normal = None
+        if cb.physical_unmoveable:
+            t = env.current_time
+            normal = front_normal(b.piece_world(kb, core_pose(cb, t)), core_pose(ca, t)[1])
+        env.anomaly_manager.inter_penetration(env, ca, cb, normal)
 
     # --- 4.1 the impact ---------------------------------------------------------------------
 
