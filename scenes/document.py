@@ -16,13 +16,14 @@ import os
 import re
 from dataclasses import dataclass, field
 
+from bbglue.values import did_you_mean
 from behaviors import registry
 from behaviors.params import Entity, Group, declared_params
 
 from . import format as fmt
 from . import pose
 from .schema import BAD, Checked, Items
-from .source import Mapping, Report, SceneError, Where, did_you_mean, parse_file
+from .source import Mapping, Report, SceneError, Where, parse_file
 
 BUNDLED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "bundled")
 BUNDLED_PREFIX = "bundled:"

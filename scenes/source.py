@@ -9,7 +9,6 @@ twice is an error (plain YAML keeps the last one silently).
 
 from __future__ import annotations
 
-import difflib
 from typing import NamedTuple
 
 import yaml
@@ -51,12 +50,6 @@ class Report:
     def raise_if_any(self) -> None:
         if self.problems:
             raise SceneError(self.problems)
-
-
-def did_you_mean(word, choices) -> str:
-    """' (did you mean 'x'?)' when a choice is close to ``word``, else ''."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 class Mapping(dict):
