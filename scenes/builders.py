@@ -10,7 +10,7 @@ from behaviors import registry
 from behaviors.params import Entity, Group, declared_params
 
 from . import format as fmt
-from . import pose
+from . import limits, pose
 from .files import Instance, local_pose, offset
 from .model import EntityPlan, ItemPlan, MeshSpec
 from .names import Names
@@ -36,6 +36,7 @@ class Builder:
         parent = inst.ref(c.get("parent"))
         local = pose.compose((off, pose.IDENTITY[1]), local_pose(c))
         placed = local if parent is not None and c["parent"] in inst.names else pose.compose(inst.placement, local)
+        self._in_range(placed[0], f"entity {name!r}: its position", c.where)
         mesh = _merged(layers, "mesh")
         mesh = None if mesh is None else names.mesh(mesh, inst, layers, "mesh")
         scale = _merged(layers, "scale") or (1.0, 1.0, 1.0)
@@ -99,6 +100,13 @@ class Builder:
         self.names.add_extra(EntityPlan(out, where, None, frame[0], frame[1], visible=False))
         return out
 
+    def _in_range(self, point, what: str, where: Where):
+        """A placed point (a repeat's offsets and placements add up) is within MAX_COORD."""
+        if not all(abs(x) <= limits.MAX_COORD for x in point):
+            self.rep.add(where, f"{what} ({', '.join(f'{x:g}' for x in point)}) is "
+                                f"{limits.over('MAX_COORD', 'm')} from the origin")
+        return point
+
     def _name(self, inst: Instance, c: Checked, key: str):
         """The entity named by ``c[key]`` (prefixed when the file defines it), checked."""
         name = inst.ref(c.get(key))
@@ -118,18 +126,21 @@ class Builder:
         frame_name = name or values["object"] or inst.prefix + c["object"]     # an unknown object is reported
         if c["type"] == "hinge" and isinstance(c.get("joint_referential"), Checked):
             ref = c["joint_referential"]
-            values["joint_referential"] = self._frame(frame_name + ".ref",
-                                                      pose.compose(place, local_pose(ref)), ref.where)
+            frame = pose.compose(place, local_pose(ref))
+            self._in_range(frame[0], "joint_referential", ref.where)
+            values["joint_referential"] = self._frame(frame_name + ".ref", frame, ref.where)
         elif c["type"] == "hinge" and "joint_referential" in c:
             values["joint_referential"] = self._name(inst, c, "joint_referential")
         for k in ("axis_first_point", "axis_second_point"):
             if isinstance(c.get(k), tuple):
-                values[k] = self._frame(f"{frame_name}.{k}", (pose.apply(place, c[k]), pose.IDENTITY[1]), c.at(k))
+                point = self._in_range(pose.apply(place, c[k]), k, c.at(k))
+                values[k] = self._frame(f"{frame_name}.{k}", (point, pose.IDENTITY[1]), c.at(k))
             elif k in c:
                 values[k] = self._name(inst, c, k)
         for i in ("1", "2"):
             if "position_" + i in c and c.get("referential_" + i) is None:
-                values["position_" + i] = pose.apply(place, c["position_" + i])
+                values["position_" + i] = self._in_range(pose.apply(place, c["position_" + i]), "position_" + i,
+                                                         c.at("position_" + i))
         return ItemPlan("joint", c["type"], name, values, c.where)
 
     def force(self, inst: Instance, c: Checked, off) -> ItemPlan:
@@ -139,7 +150,7 @@ class Builder:
         for k in refs:
             values[k] = self._name(inst, c, k) if k in c else None
         if values[refs[2]] is None:
-            values["position"] = pose.apply(place, c["position"])
+            values["position"] = self._in_range(pose.apply(place, c["position"]), "position", c.at("position"))
         if values["direction_ref"] is None:
             values["direction"] = (pose.apply(place, c["direction"]) if c.get("two_pos_instead_of_dir")
                                    else pose.rotate(place[1], c["direction"]))

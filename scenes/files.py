@@ -10,7 +10,7 @@ import os
 import re
 
 from . import format as fmt
-from . import pose
+from . import limits, pose
 from .model import MeshSpec
 from .schema import BAD, Checked, Items
 from .source import Mapping, Report, SceneError, Where, parse_file
@@ -39,31 +39,33 @@ _VAR_FORM = re.compile(r"([ijkn])\s*([+-]\s*\d+)?")
 
 
 def copies(item: Checked, rep: Report):
-    """The copies of an item with repeat: (item with {i} {j} {k} {n} filled in, offset)."""
+    """The copies of an item with repeat, one by one: (item with {i} {j} {k}
+    {n} filled in, offset). A grid of more than MAX_REPEAT copies makes none."""
     r = item.get("repeat")
     if r is None:
-        return [(item, fmt.ZERO)]
+        yield item, fmt.ZERO
+        return
     if ("count" in r) == ("grid" in r) or ("step" in r and "count" not in r) or ("spacing" in r and "grid" not in r):
         rep.add(r.where, "a repeat has either count (with step) or grid (with spacing)")
-        return []
+        return
     if "count" in r:
         step = r.get("step", fmt.ZERO)
-        indices = [(i, 0, 0) for i in range(r["count"])]
-        offsets = [tuple(i * s for s in step) for i, _, _ in indices]
+        indices = ((i, 0, 0) for i in range(r["count"]))
+        spacing = step
     else:
         nx, ny, nz = r["grid"]
-        sp = r.get("spacing", fmt.ZERO)
-        indices = [(i, j, k) for k in range(nz) for j in range(ny) for i in range(nx)]
-        offsets = [(i * sp[0], j * sp[1], k * sp[2]) for i, j, k in indices]
-    out = []
-    for n, ((i, j, k), off) in enumerate(zip(indices, offsets)):
-        env = {"i": i, "j": j, "k": k, "n": n}
-        c = _fill(item, env, rep, item.where)
+        if nx * ny * nz > limits.MAX_REPEAT:
+            rep.add(r.at("grid"), f"the grid makes {nx * ny * nz} copies, {limits.over('MAX_REPEAT')}")
+            return
+        spacing = r.get("spacing", fmt.ZERO)
+        indices = ((i, j, k) for k in range(nz) for j in range(ny) for i in range(nx))
+    for n, (i, j, k) in enumerate(indices):
+        c = _fill(item, {"i": i, "j": j, "k": k, "n": n}, rep, item.where)
         if c is BAD:
-            return []
+            return
         c.pop("repeat")
-        out.append((c, off))
-    return out
+        off = (i * spacing[0], j * spacing[1], k * spacing[2]) if "grid" in r else tuple(i * s for s in spacing)
+        yield c, off
 
 
 def _fill(value, env: dict, rep: Report, where: Where):
@@ -158,6 +160,8 @@ class FileGraph:
     ``items`` holds, per section, (instance, checked item, repeat offset) in
     file order; ``memberships`` the top-level ``groups:`` entries; ``tables``
     the scene-wide tables; ``settings`` the top file's (None until it is read).
+    Reading stops (``full``) at the first limit on what the files make:
+    placements, entities, joints + forces + behaviours (``scenes.limits``).
     """
 
     def __init__(self, documents: dict | None, rep: Report):
@@ -170,12 +174,20 @@ class FileGraph:
         self.items = {"entities": [], "joints": [], "forces": [], "behaviours": []}
         self.memberships = []       # (group, name pattern with the file's prefix, place, instance)
         self.settings = None
+        self.placements = 0
+        self.full = False
 
     def read(self, path: str, parent: Instance | None = None, rel: str = "", placement=pose.IDENTITY,
              stack: tuple = (), where: Where | None = None) -> None:
         """Pass 1 for one placement of a file: ``rel`` is its prefix within ``parent``."""
         if path in stack:
             self.rep.add(where, f"{path} includes itself (through {' -> '.join(stack)})")
+            return
+        if len(stack) > limits.MAX_INCLUDE_DEPTH:
+            self.rep.add(where, f"{path} is placed {len(stack)} files deep, {limits.over('MAX_INCLUDE_DEPTH')}")
+            return
+        self.placements += 1
+        if self.full or not self._room(self.placements, "MAX_PLACEMENTS", "file placements", where):
             return
         doc = self._document(path, where)
         if doc is None:
@@ -197,17 +209,31 @@ class FileGraph:
                 if "prefab" in c:
                     self.read(resolve_path(c["prefab"], inst.dir), inst, c["prefix"],
                               pose.compose(offset(placement, off), local_pose(c)), stack, c.at("prefab"))
-                else:
+                elif self._room(len(self.items["entities"]) + 1, "MAX_ENTITIES", "entities", c.where):
                     inst.define(c["name"])
                     self.items["entities"].append((inst, c, off))
+                if self.full:
+                    return
         for group, patterns in doc.get("groups", {}).items():
             self.memberships += [(group, prefix + pat, w, inst) for pat, w in zip(patterns, patterns.wheres)]
         for key in ("joints", "forces", "behaviours"):
             for item, _ in _with_wheres(doc.get(key)):
                 for c, off in copies(item, self.rep):
+                    made = sum(len(self.items[k]) for k in ("joints", "forces", "behaviours"))
+                    if not self._room(made + 1, "MAX_ITEMS", "joints, forces and behaviours", c.where):
+                        return
                     if c.get("name"):
                         inst.define(c["name"])
                     self.items[key].append((inst, c, off))
+
+    def _room(self, count: int, limit: str, what: str, where: Where | None) -> bool:
+        """``count`` is within the limit named ``limit``; else a located problem, and reading stops."""
+        if count <= getattr(limits, limit):
+            return True
+        if not self.full:
+            self.rep.add(where, f"the scene makes {limits.over(limit, what)}")
+        self.full = True
+        return False
 
     def _document(self, path: str, where: Where | None):
         if path not in self.docs:

@@ -71,12 +71,14 @@ class _OfKind(Schema):
 
 
 class Number(_OfKind):
-    """A finite number, optionally in a range and whole (``values.Real``)."""
+    """A finite number, optionally in a range and whole (``values.Real``);
+    ``limit`` names the limits of ``scenes.limits`` the range comes from."""
 
     kinds = _NUMBER
 
-    def __init__(self, lo=None, hi=None, *, lo_open=False, integer=False, unit=""):
-        super().__init__(values.Real(lo, hi, lo_open=lo_open, integer=integer, unit=unit))
+    def __init__(self, lo=None, hi=None, *, lo_open=False, integer=False, unit="", limit=""):
+        note = ", ".join(x for x in (unit, limit and f"limit {limit} in docs/scenes.md") if x)
+        super().__init__(values.Real(lo, hi, lo_open=lo_open, integer=integer, unit=note))
 
 
 class Flag(_OfKind):
