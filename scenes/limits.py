@@ -12,7 +12,7 @@ import numpy as np
 
 # --- the YAML text ------------------------------------------------------------------
 MAX_FILE_BYTES = 8 * 2 ** 20        # one scene file
-MAX_NESTING = 64                    # mappings and lists inside each other
+MAX_NESTING = 64                    # levels of values inside each other (the document is level 1)
 MAX_NODES = 1_000_000               # values in one file, counted after YAML aliases are expanded
 
 # --- what the files make ---------------------------------------------------------------

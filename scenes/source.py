@@ -136,8 +136,8 @@ def _expanded_size(root) -> int:
         if leaving:
             size[id(node)] = 1 + sum(size[id(k)] for k in _children(node))
             if size[id(node)] > limits.MAX_NODES:
-                raise yaml.MarkedYAMLError(problem=f"the document holds {limits.over('MAX_NODES', 'values')} "
-                                                   "once its aliases are expanded", problem_mark=node.start_mark)
+                raise yaml.MarkedYAMLError(problem="the document holds, once its aliases are expanded, "
+                                                   f"{limits.over('MAX_NODES', 'values')}", problem_mark=node.start_mark)
         elif id(node) not in size:
             size[id(node)] = None               # open: met again below itself, it contains itself
             stack.append((node, True))
