@@ -13,13 +13,13 @@ once the frame is complete.
 
 from __future__ import annotations
 
-import difflib
 import logging
 from dataclasses import dataclass
 
 from .entity import CK3dEntity, CKGroup, check_vector
 from .managers import InputManager, MessageManager, TimeManager
 from .physics import PhysicsManager
+from .values import did_you_mean
 from .vxmath import VxMatrix
 
 log = logging.getLogger("bbglue")
@@ -115,9 +115,7 @@ class CKContext:
         try:
             return self._objects[name]
         except KeyError:
-            close = difflib.get_close_matches(str(name), list(self._objects), n=3)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-            raise KeyError(f"no object named {name!r} in the context{hint}") from None
+            raise KeyError(f"no object named {name!r} in the context{did_you_mean(name, self._objects)}") from None
 
     def get_group(self, name: str) -> CKGroup:
         g = self.get(name)

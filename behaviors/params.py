@@ -15,7 +15,7 @@ explicitly given name must always exist).
 
 from __future__ import annotations
 
-import math
+from bbglue import values
 
 REQUIRED = object()
 
@@ -34,6 +34,9 @@ class Group:
 
 _KIND_NAMES = {float: "a number", int: "an integer", bool: "true or false", str: "a string",
                Vec3: "three numbers", Entity: "an entity name", Group: "a group name"}
+_VALUE_KINDS = {float: values.Real(), int: values.Real(integer=True, expected=_KIND_NAMES[int]),
+                bool: values.Flag(), str: values.Text(expected=_KIND_NAMES[str]),
+                Vec3: values.Vector(3, expected=_KIND_NAMES[Vec3])}
 
 
 class Param:
@@ -46,6 +49,7 @@ class Param:
         self.default = default
         self.doc = doc
         self.choices = tuple(choices) if choices is not None else None
+        self._choice = values.Choice(*self.choices) if choices is not None else None
         self.optional = optional
         self.name = None
 
@@ -61,32 +65,14 @@ class Param:
         return f"{self.name}: {_KIND_NAMES[self.kind]} ({d})"
 
     def coerce(self, ctx, value, explicit: bool):
-        """The parameter's value for ``value``; TypeError/ValueError saying what was expected."""
-        k = self.kind
+        """The parameter's value for ``value`` by the value kinds of
+        ``bbglue.values``: TypeError (wrong kind) or ValueError (NaN, infinite,
+        not a choice) saying what was expected."""
         if value is None and (self.optional or not explicit):
             return None
-        if k is float:
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise TypeError(f"expected {_KIND_NAMES[k]}, got {value!r}")
-            out = float(value)
-        elif k in (int, bool, str):
-            if not isinstance(value, k) or (k is int and isinstance(value, bool)):
-                raise TypeError(f"expected {_KIND_NAMES[k]}, got {value!r}")
-            out = value
-        elif k is Vec3:
-            try:
-                out = tuple(float(c) for c in value)
-                ok = len(out) == 3 and all(math.isfinite(c) for c in out) and not isinstance(value, str) \
-                    and not any(isinstance(c, bool) for c in value)
-            except (TypeError, ValueError):
-                ok = False
-            if not ok:
-                raise TypeError(f"expected {_KIND_NAMES[k]}, got {value!r}")
-        else:
-            out = self._resolve(ctx, value, explicit)
-        if self.choices is not None and out not in self.choices:
-            raise ValueError(f"expected one of {', '.join(repr(c) for c in self.choices)}, got {value!r}")
-        return out
+        kind = _VALUE_KINDS.get(self.kind)
+        out = kind(value) if kind is not None else self._resolve(ctx, value, explicit)
+        return out if self._choice is None else self._choice(out)
 
     def _resolve(self, ctx, value, explicit: bool):
         from bbglue.entity import CK3dEntity, CKGroup
@@ -94,7 +80,7 @@ class Param:
         if isinstance(value, cls):
             return value
         if not isinstance(value, str):
-            raise TypeError(f"expected {_KIND_NAMES[self.kind]}, got {value!r}")
+            raise TypeError(f"expected {_KIND_NAMES[self.kind]}, got {values.show(value)}")
         if value not in ctx:
             if self.optional and not explicit:
                 return None

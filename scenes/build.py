@@ -14,7 +14,7 @@ import bbglue
 from bbglue import blocks, meshes
 from ivp.fp import DELTA_PSI_TIME
 
-from . import document
+from . import document, limits
 from .document import MeshSpec, Plan
 from .source import Report
 
@@ -75,14 +75,16 @@ def build(plan: Plan, strict: bool = False, meshes: dict | None = None) -> Scene
     ctx = bbglue.CKContext(strict=strict)
     scene = Scene(plan, ctx)
     rep = Report()
-    _globals(ctx, plan.settings)
+    _globals(ctx, plan.settings, rep)
+    rep.raise_if_any()
     mesh_cache = dict(meshes or {})
+    checked = {}                        # (spec, scale, concave) -> what limits.mesh_problem found
     for e in plan.entities:
-        _guard(rep, e.where, _create_entity, ctx, e, mesh_cache)
+        _guard(rep, e.where, _create_entity, ctx, e, mesh_cache, checked)
     rep.raise_if_any()
     for e in plan.entities:
         if e.physics is not None:
-            _guard(rep, e.where, _physicalize, ctx, e, mesh_cache)
+            _guard(rep, e.where, _physicalize, ctx, e, mesh_cache, checked)
     for item in plan.joints + plan.forces:
         blk = _guard(rep, item.where, _block, ctx, item)
         if item.name and blk is not None:
@@ -118,12 +120,13 @@ def _plain(value):
     return value
 
 
-def _globals(ctx, s) -> None:
-    """The PSI length (a new, still empty world), then Set Physics Globals' Set Values."""
+def _globals(ctx, s, rep: Report) -> None:
+    """The PSI length (a new, still empty world), then Set Physics Globals' Set
+    Values; what they refuse is a problem at the scene settings."""
     if s["psi_length"] != DELTA_PSI_TIME:
-        ctx.physics.set_psi_length(s["psi_length"])
-    blocks.SetPhysicsGlobals(context=ctx, gravity=s["gravity"],
-                             physic_time_factor=s["time_factor"]).trigger("Set Values")
+        _guard(rep, s.at("psi_length"), ctx.physics.set_psi_length, s["psi_length"])
+    _guard(rep, s.where, lambda: blocks.SetPhysicsGlobals(
+        context=ctx, gravity=s["gravity"], physic_time_factor=s["time_factor"]).trigger("Set Values"))
 
 
 def _mesh(spec: MeshSpec | None, cache: dict):
@@ -132,6 +135,9 @@ def _mesh(spec: MeshSpec | None, cache: dict):
     m = cache.get(spec)
     if m is None:
         if spec.kind == "obj":
+            if os.path.isfile(spec.value) and os.path.getsize(spec.value) > limits.MAX_OBJ_BYTES:
+                raise ValueError(f"{spec.value}: the OBJ file has {os.path.getsize(spec.value)} bytes, "
+                                 f"{limits.over('MAX_OBJ_BYTES')}")
             names = {v.name for v in cache.values()}
             base = os.path.splitext(os.path.basename(spec.value))[0]
             name = base if base not in names else f"{base}@{spec.value}"
@@ -142,9 +148,22 @@ def _mesh(spec: MeshSpec | None, cache: dict):
     return m
 
 
-def _create_entity(ctx, e, cache: dict) -> None:
+def _scene_mesh(e, spec: MeshSpec | None, cache: dict, checked: dict, concave: bool = False):
+    """The mesh of ``spec`` for entity ``e``, checked against the limits at the
+    entity's scale (once per mesh, scale and use)."""
+    m = _mesh(spec, cache)
+    if m is not None:
+        key = (spec, e.scale, concave)
+        if key not in checked:
+            checked[key] = limits.mesh_problem(m.vertices, m.faces, e.scale, concave)
+        if checked[key] is not None:
+            raise ValueError(f"entity {e.name!r}: mesh {m.name!r}: {checked[key]}")
+    return m
+
+
+def _create_entity(ctx, e, cache: dict, checked: dict) -> None:
     parent = ctx.get(e.parent) if e.parent is not None else None
-    ent = ctx.create_entity(e.name, mesh=_mesh(e.mesh, cache), scale=e.scale, color=e.color,
+    ent = ctx.create_entity(e.name, mesh=_scene_mesh(e, e.mesh, cache, checked), scale=e.scale, color=e.color,
                             visible=e.visible, parent=parent)
     ent.set_quaternion(e.rotation, ref=parent)
     ent.set_position(e.position, ref=parent)
@@ -174,7 +193,7 @@ def surface_name(e, pins, cache: dict) -> str | None:
     return " + ".join(parts) + scale
 
 
-def _physicalize(ctx, e, cache: dict) -> None:
+def _physicalize(ctx, e, cache: dict, checked: dict) -> None:
     """The Physicalize block with every pin (glue-and-content 2)."""
     p = e.physics
     kw = {k: p[k] for k in ("fixed", "friction", "elasticity", "mass", "collision_group", "start_frozen",
@@ -185,12 +204,12 @@ def _physicalize(ctx, e, cache: dict) -> None:
     if name is not None:
         kw["collision_surface"] = name
     for i, m in enumerate(p["convex"], 1):
-        kw[f"convex_{i}"] = _mesh(m, cache)
+        kw[f"convex_{i}"] = _scene_mesh(e, m, cache, checked)
     for i, (pos, r) in enumerate(p["balls"], 1):
         kw[f"ball_position_{i}"] = pos
         kw[f"ball_radius_{i}"] = r
     for i, m in enumerate(p["concave"], 1):
-        kw[f"concave_{i}"] = _mesh(m, cache)
+        kw[f"concave_{i}"] = _scene_mesh(e, m, cache, checked, concave=True)
     ctx.physics.physicalize(ctx.get(e.name), **kw)
 
 

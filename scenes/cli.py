@@ -19,12 +19,12 @@ import os
 import sys
 from collections import Counter
 
+from bbglue.values import did_you_mean
 from ivp import rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
 from .headless import DEFAULT_FRAME_MS, error_line, recording_warnings, run, write_summary
-from .source import did_you_mean
 
 MAX_ERROR_LINES = 20        # ivp run prints at most this many error lines, then the count
 UNKNOWN_BEHAVIOUR_HINT = ("a behaviour of your own: name its Python file with --behaviors FILE.py (the file "

@@ -13,7 +13,7 @@ import re
 
 from ivp.fp import DELTA_PSI_TIME
 
-from . import pose
+from . import limits, pose
 from .schema import (BAD, Checked, Choice, Either, Exactly, Field, Flag, Kinded, ListOf, MapOf, Number, Plain,
                      Record, Scalar, Schema, Tagged, Text, Vector)
 from .source import Sequence
@@ -22,9 +22,14 @@ VERSION = 1
 FIXCUBE = "FixCube"          # Ballance's fixed, collision-free anchor body for one-body joints
 
 ZERO = (0.0, 0.0, 0.0)
-POSITIVE = Number(0, lo_open=True)
 NON_NEGATIVE = Number(0)
-VEC3 = Vector(3)
+COORD = Number(-limits.MAX_COORD, limits.MAX_COORD, limit="MAX_COORD")
+VEC3 = Vector(3, COORD)
+POINT = Vector(3, COORD, "metres")
+SIZE = Number(limits.MIN_SIZE, limits.MAX_SIZE, unit="metres", limit="MIN_SIZE, MAX_SIZE")
+SEGMENTS = Number(3, limits.MAX_SEGMENTS, integer=True, limit="MAX_SEGMENTS")
+COPIES = Number(1, limits.MAX_REPEAT, integer=True, limit="MAX_REPEAT")
+SCALE = Number(limits.MIN_SCALE, limits.MAX_SCALE, limit="MIN_SCALE, MAX_SCALE")
 
 
 class Colour(Schema):
@@ -77,7 +82,7 @@ def _rotation(c: Checked, rep):
 ROTATION = Record("rotation", {
     "euler_deg": Field(VEC3, "Euler angles in degrees about world axes, applied in `order`"),
     "order": Field(Choice(*pose.EULER_ORDERS), "the order of the Euler turns", "xyz"),
-    "quaternion": Field(Vector(4), "(x, y, z, w), normalized on load"),
+    "quaternion": Field(Vector(4, COORD), "(x, y, z, w), normalized on load"),
     "axis": Field(VEC3, "an axis for angle_deg"),
     "angle_deg": Field(Number(unit="degrees"), "the angle about axis"),
 }, convert=_rotation)
@@ -85,21 +90,22 @@ ROTATION = Record("rotation", {
 # --- meshes ----------------------------------------------------------------------
 
 MESH = Tagged("mesh", {
-    "box": Vector(3, POSITIVE, "metres"),
-    "wedge": Vector(3, POSITIVE, "metres"),
+    "box": Vector(3, SIZE),
+    "wedge": Vector(3, SIZE),
     "sphere": Record("sphere", {
-        "radius": Field(POSITIVE, "metres", required=True),
-        "segments": Field(Number(3, integer=True), "around Y", 16)}, fill=True),
+        "radius": Field(SIZE, "metres", required=True),
+        "segments": Field(SEGMENTS, "around Y", 16)}, fill=True),
     "cylinder": Record("cylinder", {
-        "radius": Field(POSITIVE, "metres", required=True),
-        "height": Field(POSITIVE, "metres, along Y", required=True),
-        "segments": Field(Number(3, integer=True), "around Y", 16)}, fill=True),
+        "radius": Field(SIZE, "metres", required=True),
+        "height": Field(SIZE, "metres, along Y", required=True),
+        "segments": Field(SEGMENTS, "around Y", 16)}, fill=True),
     "octagonal_rail": Record("octagonal rail", {
-        "radius": Field(POSITIVE, "circumradius of the octagon, metres", 0.35),
-        "length": Field(POSITIVE, "metres, along Z", required=True)}, fill=True),
+        "radius": Field(SIZE, "circumradius of the octagon, metres", 0.35),
+        "length": Field(SIZE, "metres, along Z", required=True)}, fill=True),
     "plane": Record("tessellated plane", {
-        "size": Field(Vector(2, POSITIVE, "metres"), "size x, z", required=True),
-        "divisions": Field(Vector(2, Number(1, integer=True)), "cells along x, z", (1, 1))}, fill=True),
+        "size": Field(Vector(2, SIZE), "size x, z", required=True),
+        "divisions": Field(Vector(2, Number(1, limits.MAX_DIVISIONS, integer=True, limit="MAX_DIVISIONS")),
+                           "cells along x, z", (1, 1))}, fill=True),
     "obj": Text(),
 })
 MESH_REF = Either(Text(), MESH, expected="a mesh name or a mesh (e.g. {box: [1, 1, 1]})")
@@ -108,7 +114,7 @@ MESH_REF = Either(Text(), MESH, expected="a mesh name or a mesh (e.g. {box: [1, 
 
 BALL = Record("ball", {
     "position": Field(VEC3, "ball position N, in the entity's frame", ZERO),
-    "radius": Field(POSITIVE, "ball radius N, metres", required=True),
+    "radius": Field(SIZE, "ball radius N, metres", required=True),
 }, fill=True)
 
 PHYSICS = Record("physics", {
@@ -126,7 +132,7 @@ PHYSICS = Record("physics", {
     "convex": Field(ListOf(MESH_REF), 'the "convex N" meshes ("self": the entity\'s mesh)'),
     "balls": Field(ListOf(BALL), 'the "ball position N" / "ball radius N" pairs'),
     "concave": Field(ListOf(MESH_REF), 'the "concave N" meshes ("self": the entity\'s mesh)'),
-    "shift_mass_center": Field(Vector(3, unit="metres"), "Shift Mass Center (used when automatic is false)",
+    "shift_mass_center": Field(POINT, "Shift Mass Center (used when automatic is false)",
                                ZERO),
 })
 SELF_MESH = "self"
@@ -134,16 +140,17 @@ SELF_MESH = "self"
 # --- entities, classes, group presets --------------------------------------------------
 
 REPEAT = Record("repeat", {
-    "count": Field(Number(1, integer=True), "a row of count copies, index {i}"),
+    "count": Field(COPIES, "a row of count copies, index {i}"),
     "step": Field(VEC3, "the offset from one copy of the row to the next, metres"),
-    "grid": Field(Vector(3, Number(1, integer=True)), "a grid of nx x ny x nz copies, indices {i} {j} {k}"),
+    "grid": Field(Vector(3, COPIES), "a grid of nx x ny x nz copies (at most MAX_REPEAT in all), "
+                                     "indices {i} {j} {k}"),
     "spacing": Field(VEC3, "the grid's spacing along x, y, z, metres"),
 })
 
 _LOOK = {
     "mesh": Field(MESH_REF, "a mesh (or the name of one under meshes:); none: a frame without a mesh"),
     "rotation": Field(ROTATION, "orientation relative to the parent (or world)"),
-    "scale": Field(Either(POSITIVE, Vector(3, POSITIVE)), "a number or x, y, z factors", (1.0, 1.0, 1.0)),
+    "scale": Field(Either(SCALE, Vector(3, SCALE)), "a number or x, y, z factors", (1.0, 1.0, 1.0)),
     "color": Field(Colour(), "render colour (no physics meaning)", (0.8, 0.8, 0.8, 1.0)),
     "visible": Field(Flag(), "shown (a hidden entity still has its physics)", True),
     "material": Field(Text(), "a physics material name: its friction and elasticity"),
@@ -158,14 +165,14 @@ CLASS = Record("defaults class", {
 ENTITY = Record("entity", {
     "name": Field(Text(), "unique name", required=True),
     "class": Field(Text(), "a defaults class"),
-    "position": Field(Vector(3, unit="metres"), "relative to the parent (or world)", ZERO),
+    "position": Field(POINT, "relative to the parent (or world)", ZERO),
     "parent": Field(Text(), "parent entity name"),
     "repeat": Field(REPEAT, "copies of this entry"),
     **_LOOK,
 })
 
 _PLACEMENT = {
-    "position": Field(Vector(3, unit="metres"), "placement of the file's contents", ZERO),
+    "position": Field(POINT, "placement of the file's contents", ZERO),
     "rotation": Field(ROTATION, "placement of the file's contents"),
 }
 
@@ -203,7 +210,7 @@ _JOINT_COMMON = {
 }
 
 _FRAME = Record("referential frame", {
-    "position": Field(Vector(3, unit="metres"), "world position of the joint frame", ZERO),
+    "position": Field(POINT, "world position of the joint frame", ZERO),
     "rotation": Field(ROTATION, "its orientation: the hinge axis is the frame's Z"),
 })
 
@@ -223,19 +230,21 @@ JOINT = Kinded("joint", {
         "axis_second_point": Field(Either(Text(), VEC3), "Axis second Point: an entity, or a world point",
                                    required=True),
         "limitations": Field(Flag(), "Limitations", False),
-        "lower_limit": Field(Number(unit="metres"), "Lower Limit", -1.0),
-        "upper_limit": Field(Number(unit="metres"), "Upper Limit", 1.0),
+        "lower_limit": Field(Number(-limits.MAX_COORD, limits.MAX_COORD, unit="metres", limit="MAX_COORD"),
+                             "Lower Limit", -1.0),
+        "upper_limit": Field(Number(-limits.MAX_COORD, limits.MAX_COORD, unit="metres", limit="MAX_COORD"),
+                             "Upper Limit", 1.0),
     }, fill=True),
     "ball_joint": Record("ball joint (Set Physics Ball Joint)", {
         **_JOINT_COMMON,
-        "position_1": Field(Vector(3, unit="metres"), "Position 1", ZERO),
+        "position_1": Field(POINT, "Position 1", ZERO),
         "referential_1": Field(Text(), "Referential 1 (none: world)"),
     }, fill=True),
     "spring": Record("spring (Set Physics Spring)", {
         **_JOINT_COMMON,
-        "position_1": Field(Vector(3, unit="metres"), "Position 1", ZERO),
+        "position_1": Field(POINT, "Position 1", ZERO),
         "referential_1": Field(Text(), "Referential 1 (none: world)"),
-        "position_2": Field(Vector(3, unit="metres"), "Position 2", ZERO),
+        "position_2": Field(POINT, "Position 2", ZERO),
         "referential_2": Field(Text(), "Referential 2 (none: world)"),
         "length": Field(NON_NEGATIVE, "Length (rest length, metres)", 1.0),
         "constant": Field(NON_NEGATIVE, "Constant (k)", 1.0),
@@ -256,13 +265,13 @@ _FORCE_COMMON = {
 FORCE = Kinded("force", {
     "force": Record("force (SetPhysicsForce)", {
         **_FORCE_COMMON,
-        "position": Field(Vector(3, unit="metres"), "Position", ZERO),
+        "position": Field(POINT, "Position", ZERO),
         "pos_referential": Field(Text(), "Pos Referential (none: world)"),
         "force_value": Field(Number(), "Force Value: an impulse per PSI", 10.0),
     }, fill=True),
     "impulse": Record("impulse (Physics Impulse)", {
         **_FORCE_COMMON,
-        "position": Field(Vector(3, unit="metres"), "Position", ZERO),
+        "position": Field(POINT, "Position", ZERO),
         "referential": Field(Text(), "Referential (none: world)"),
         "impulse": Field(Number(), "Impulse", 10.0),
         "two_pos_instead_of_dir": Field(Flag(), '"2 pos instead of dir ?"', False),
@@ -280,17 +289,17 @@ BEHAVIOUR = Record("behaviour", {
 # --- settings ---------------------------------------------------------------------
 
 CAMERA = Record("camera", {
-    "position": Field(Vector(3, unit="metres"), "eye position", (0.0, 35.0, -22.0)),
+    "position": Field(POINT, "eye position", (0.0, 35.0, -22.0)),
     "target": Field(Either(Vector(3), Text()), "a point, or an entity to look at", ZERO),
     "fov_deg": Field(Number(0, 180, lo_open=True, unit="degrees"), "horizontal field of view", 58.0),
-    "near": Field(POSITIVE, "near plane, metres", 3.0),
-    "far": Field(POSITIVE, "far plane, metres", 1200.0),
+    "near": Field(Number(0, limits.MAX_COORD, lo_open=True, unit="metres", limit="MAX_COORD"), "near plane", 3.0),
+    "far": Field(Number(0, limits.MAX_COORD, lo_open=True, unit="metres", limit="MAX_COORD"), "far plane", 1200.0),
 }, fill=True)
 
 LIGHT = Record("light", {
     "type": Field(Choice("directional", "point", "ambient"), "the kind of light", required=True),
     "direction": Field(VEC3, "directional: where the light travels", (0.3, -1.0, 0.5)),
-    "position": Field(Vector(3, unit="metres"), "point: where it is", ZERO),
+    "position": Field(POINT, "point: where it is", ZERO),
     "color": Field(Colour(), "its colour", (1.0, 1.0, 1.0, 1.0)),
     "intensity": Field(NON_NEGATIVE, "a factor on the colour", 1.0),
 }, fill=True)
@@ -298,12 +307,14 @@ LIGHT = Record("light", {
 SETTINGS = Record("scene settings", {
     "name": Field(Text(), "title", ""),
     "description": Field(Text(), "what it shows", ""),
-    "length": Field(POSITIVE, "suggested run length, seconds of frame time", 5.0),
+    "length": Field(Number(0, limits.MAX_LENGTH, lo_open=True, unit="seconds", limit="MAX_LENGTH"),
+                    "suggested run length, seconds of frame time", 5.0),
     "demo_input": Field(Text(), "a recording (relative to this file) that `ivp run` plays "
                                 "when no --input is given", ""),
     "gravity": Field(Vector(3, unit="m/s^2"), "Set Physics Globals: Gravity", (0.0, -9.81, 0.0)),
     "time_factor": Field(NON_NEGATIVE, "Set Physics Globals: Physic Time Factor", 1.0),
-    "psi_length": Field(POSITIVE, "seconds per PSI", DELTA_PSI_TIME),
+    "psi_length": Field(Number(limits.MIN_PSI_LENGTH, limits.MAX_PSI_LENGTH, unit="seconds",
+                               limit="MIN_PSI_LENGTH, MAX_PSI_LENGTH"), "seconds per PSI", DELTA_PSI_TIME),
     "camera": Field(CAMERA, "the initial view"),
     "lights": Field(ListOf(LIGHT), "lights", ()),
     "background": Field(Colour(), "clear colour", (0.55, 0.7, 0.85, 1.0)),

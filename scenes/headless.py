@@ -19,6 +19,7 @@ import time
 import traceback
 from dataclasses import asdict, dataclass
 
+from bbglue.values import did_you_mean
 from ivp import MT_MOVING, ObjectListener, rng, umath
 
 DEFAULT_FRAME_MS = 1000.0 / 60.0
@@ -141,7 +142,6 @@ def recording_warnings(recording, path, scene) -> list[str]:
     """What in a recording does not fit the scene, located by line: a header
     naming another scene, and (when the scene's behaviours declare keys) each
     key none of them reads, once, with a did-you-mean."""
-    from .source import did_you_mean
     out = []
     recorded_on = recording.meta.get("scene")
     stem = os.path.splitext(os.path.basename(scene.path))[0]
@@ -159,9 +159,8 @@ def recording_warnings(recording, path, scene) -> list[str]:
     for i, frame in enumerate(recording):
         for k in sorted(frame.keys - known - seen, key=str):
             seen.add(k)
-            same = [c for c in known if str(c).lower() == str(k).lower()]
-            hint = f" (did you mean {same[0]!r}?)" if same else did_you_mean(k, known)
-            out.append(f"{path}:{lines[i]}: key {k!r} is read by no behaviour of the scene{hint}")
+            out.append(f"{path}:{lines[i]}: key {k!r} is read by no behaviour of the scene"
+                       f"{did_you_mean(k, known)}")
     return out
 
 

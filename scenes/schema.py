@@ -3,29 +3,20 @@
 A schema checks a value and returns it normalized (numbers as floats, vectors
 as tuples, records as ``Checked`` dicts that keep the place of every value), or
 ``BAD`` after adding a located problem to the report: "expected ..., got ...",
-and for an unknown key or choice a "did you mean".
+and for an unknown key or choice a "did you mean". Numbers, flags, texts and
+choices are judged by the value kinds of ``bbglue.values``, the rules building
+blocks and behaviour parameters follow.
 """
 
 from __future__ import annotations
 
-import math
+from bbglue import values
+from bbglue.values import did_you_mean, show
 
-from .source import Mapping, Sequence, Where, did_you_mean
+from .source import Mapping, Sequence, Where
 
 BAD = object()          # returned by a check that failed (the problem is in the report)
 _NUMBER = (int, float)
-
-
-def show(value) -> str:
-    """A value as a short text for messages."""
-    if isinstance(value, Mapping):
-        return "a mapping"
-    if isinstance(value, Sequence):
-        return f"a list of {len(value)}"
-    if value is None:
-        return "nothing"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class Checked(dict):
@@ -64,53 +55,44 @@ class Schema:
         return BAD
 
 
-class Number(Schema):
-    """A finite number, optionally in a range and whole."""
+class _OfKind(Schema):
+    """A schema that is one value kind of ``bbglue.values``: its error is the problem."""
+
+    def __init__(self, kind: values.Kind):
+        self.kind = kind
+        self.expected = kind.expected
+
+    def check(self, value, where, rep):
+        try:
+            return self.kind(value)
+        except (TypeError, ValueError) as exc:
+            rep.add(where, str(exc))
+            return BAD
+
+
+class Number(_OfKind):
+    """A finite number, optionally in a range and whole (``values.Real``);
+    ``limit`` names the limits of ``scenes.limits`` the range comes from."""
 
     kinds = _NUMBER
 
-    def __init__(self, lo=None, hi=None, *, lo_open=False, integer=False, unit=""):
-        self.lo, self.hi, self.lo_open, self.integer = lo, hi, lo_open, integer
-        parts = ["a whole number" if integer else "a number"]
-        if lo is not None:
-            parts.append(f"{'>' if lo_open else '>='} {lo:g}")
-        if hi is not None:
-            parts.append(f"{'and ' if lo is not None else ''}<= {hi:g}")
-        self.expected = " ".join(parts) + (f" ({unit})" if unit else "")
-
-    def check(self, value, where, rep):
-        if isinstance(value, bool) or not isinstance(value, _NUMBER):
-            return self.fail(value, where, rep)
-        if not math.isfinite(value):
-            return self.fail(value, where, rep, self.expected + " (NaN and infinity are not allowed)")
-        if self.integer and value != int(value):
-            return self.fail(value, where, rep)
-        if self.lo is not None and (value <= self.lo if self.lo_open else value < self.lo):
-            return self.fail(value, where, rep)
-        if self.hi is not None and value > self.hi:
-            return self.fail(value, where, rep)
-        return int(value) if self.integer else float(value)
+    def __init__(self, lo=None, hi=None, *, lo_open=False, integer=False, unit="", limit=""):
+        note = ", ".join(x for x in (unit, limit and f"limit {limit} in docs/scenes.md") if x)
+        super().__init__(values.Real(lo, hi, lo_open=lo_open, integer=integer, unit=note))
 
 
-class Flag(Schema):
-    expected = "true or false"
+class Flag(_OfKind):
     kinds = (bool,)
 
-    def check(self, value, where, rep):
-        return value if isinstance(value, bool) else self.fail(value, where, rep)
+    def __init__(self):
+        super().__init__(values.Flag())
 
 
-class Text(Schema):
+class Text(_OfKind):
     kinds = (str,)
 
     def __init__(self, empty: bool = False):
-        self.empty = empty
-        self.expected = "a text" if empty else "a non-empty text"
-
-    def check(self, value, where, rep):
-        if isinstance(value, str) and (value or self.empty):
-            return value
-        return self.fail(value, where, rep)
+        super().__init__(values.Text(empty))
 
 
 class Exactly(Schema):
@@ -127,20 +109,13 @@ class Exactly(Schema):
         return self.fail(value, where, rep)
 
 
-class Choice(Schema):
+class Choice(_OfKind):
     """One of a fixed set of texts."""
 
     kinds = (str,)
 
     def __init__(self, *options: str):
-        self.options = options
-        self.expected = "one of " + ", ".join(options)
-
-    def check(self, value, where, rep):
-        if isinstance(value, str) and value in self.options:
-            return value
-        rep.add(where, f"expected {self.expected}, got {show(value)}{did_you_mean(value, self.options)}")
-        return BAD
+        super().__init__(values.Choice(*options))
 
 
 class Plain(Schema):
@@ -159,8 +134,10 @@ class Scalar(Schema):
     kinds = (str, int, float, bool)
 
     def check(self, value, where, rep):
-        if isinstance(value, (str, bool)) or (isinstance(value, _NUMBER) and math.isfinite(value)):
+        if isinstance(value, (str, bool)):
             return value
+        if values.is_number(value):         # kept as given (an int stays an int), if finite
+            return BAD if Number().check(value, where, rep) is BAD else value
         return self.fail(value, where, rep)
 
 
@@ -323,9 +300,10 @@ class Kinded(_Variants):
         if "type" not in value:
             rep.add(value.where, f"a {self.what} needs the key 'type' (one of {', '.join(self.variants)})")
             return BAD
-        if value["type"] not in self.variants:
-            return Choice(*self.variants).check(value["type"], value.value_where["type"], rep)
-        return self.variants[value["type"]].check(value, where, rep)
+        kind = value["type"]
+        if not isinstance(kind, str) or kind not in self.variants:
+            return Choice(*self.variants).check(kind, value.value_where["type"], rep)
+        return self.variants[kind].check(value, where, rep)
 
 
 class Either(Schema):

@@ -9,10 +9,12 @@ twice is an error (plain YAML keeps the last one silently).
 
 from __future__ import annotations
 
-import difflib
+import os
 from typing import NamedTuple
 
 import yaml
+
+from . import limits
 
 
 class Where(NamedTuple):
@@ -53,12 +55,6 @@ class Report:
             raise SceneError(self.problems)
 
 
-def did_you_mean(word, choices) -> str:
-    """' (did you mean 'x'?)' when a choice is close to ``word``, else ''."""
-    close = difflib.get_close_matches(str(word), [str(c) for c in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
-
-
 class Mapping(dict):
     """A YAML mapping with its place, the place of each key and of each value."""
 
@@ -96,7 +92,60 @@ def located(value, where: Where):
 
 
 class _Loader(yaml.SafeLoader):
-    """SafeLoader whose mappings and lists carry their marks."""
+    """SafeLoader whose mappings and lists carry their marks, that refuses
+    nesting deeper than MAX_NESTING (the composer recurses per level) and a
+    document of more than MAX_NODES values once its aliases are expanded."""
+
+    def __init__(self, text: str, file: str):
+        self.scene_file = file
+        self.depth = 0
+        super().__init__(text)
+
+    def compose_node(self, parent, index):
+        if self.depth >= limits.MAX_NESTING:
+            raise yaml.MarkedYAMLError(problem=f"nesting of {limits.over('MAX_NESTING', 'levels')}",
+                                       problem_mark=self.peek_event().start_mark)
+        self.depth += 1
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def get_single_data(self):
+        node = self.get_single_node()
+        if node is None:
+            return None
+        _expanded_size(node)
+        return self.construct_document(node)
+
+
+def _children(node) -> list:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return node.value if isinstance(node, yaml.SequenceNode) else []
+
+
+def _expanded_size(root) -> int:
+    """The number of values under ``root`` with every alias expanded, each
+    node's size counted once (so an alias bomb costs its distinct nodes only);
+    a MarkedYAMLError over MAX_NODES, or for an alias inside its own anchor."""
+    size = {}
+    stack = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        if leaving:
+            size[id(node)] = 1 + sum(size[id(k)] for k in _children(node))
+            if size[id(node)] > limits.MAX_NODES:
+                raise yaml.MarkedYAMLError(problem="the document holds, once its aliases are expanded, "
+                                                   f"{limits.over('MAX_NODES', 'values')}", problem_mark=node.start_mark)
+        elif id(node) not in size:
+            size[id(node)] = None               # open: met again below itself, it contains itself
+            stack.append((node, True))
+            stack.extend((k, False) for k in _children(node))
+        elif size[id(node)] is None:
+            raise yaml.MarkedYAMLError(problem="an alias refers to the collection it is in",
+                                       problem_mark=node.start_mark)
+    return size[id(root)]
 
 
 def _where(loader: _Loader, node) -> Where:
@@ -137,8 +186,12 @@ _Loader.add_constructor("tag:yaml.org,2002:seq", _construct_sequence)
 
 def parse_text(text: str, file: str):
     """The located document in ``text`` (None for an empty document)."""
-    loader = _Loader(text)
-    loader.scene_file = file
+    try:
+        loader = _Loader(text, file)
+    except yaml.reader.ReaderError as exc:       # a character YAML does not allow, found before parsing
+        raise SceneError([(_text_where(text, file, exc.position),
+                           f"YAML: character U+{exc.character:04X} is not allowed (a control or "
+                           "non-printable character)")]) from None
     try:
         return loader.get_single_data()
     except yaml.MarkedYAMLError as exc:
@@ -152,9 +205,17 @@ def parse_text(text: str, file: str):
         loader.dispose()
 
 
+def _text_where(text: str, file: str, position: int) -> Where:
+    line = text.count("\n", 0, position) + 1
+    return Where(file, line, position - (text.rfind("\n", 0, position) + 1) + 1)
+
+
 def parse_file(path: str):
     """The located document in the file at ``path``."""
     try:
+        if os.path.getsize(path) > limits.MAX_FILE_BYTES:
+            raise SceneError([(Where(path, 1, 1), f"the file has {os.path.getsize(path)} bytes, "
+                                                  f"{limits.over('MAX_FILE_BYTES')}")])
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
     except OSError as exc:

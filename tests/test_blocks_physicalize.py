@@ -168,9 +168,9 @@ def test_a_zero_scale_entity_names_block_and_entity_and_makes_no_body(ctx):
 
 
 @pytest.mark.parametrize("kw, exc, msg", [
-    ({"frition": 0.5}, TypeError, "unknown pin 'frition'.*did you mean friction"),
+    ({"frition": 0.5}, TypeError, "unknown pin 'frition'.*did you mean 'friction'"),
     ({"friction": "high"}, TypeError, "Physicalize on 'crate': pin 'Friction': expected a number"),
-    ({"mass": float("nan")}, ValueError, "pin 'Mass': nan is NaN"),
+    ({"mass": float("nan")}, ValueError, "pin 'Mass': expected a number, got nan .NaN"),
     ({"fixed": "yes"}, TypeError, "pin 'Fixed': expected TRUE/FALSE"),
     ({"convex_1": "crate.obj"}, TypeError, "pin 'convex 1': expected a bbglue.Mesh"),
     ({"convex_count": -1}, ValueError, "setting 'Convex Count' must be >= 0"),

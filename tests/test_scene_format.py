@@ -116,8 +116,8 @@ def test_version_is_required_and_checked(tmp_path):
 
 def test_units_and_axes_accept_only_the_stated_ones(tmp_path):
     line, col, msg = one_problem(tmp_path, "version: 1\nunits: {length: cm}\n")
-    assert (line, col) == (2, 17) and "expected one of m" in msg
-    assert "expected one of left" in one_problem(tmp_path, "version: 1\naxes: {handedness: right}\n")[2]
+    assert (line, col) == (2, 17) and "expected one of 'm'" in msg
+    assert "expected one of 'left'" in one_problem(tmp_path, "version: 1\naxes: {handedness: right}\n")[2]
 
 
 def test_yaml_syntax_error_is_located(tmp_path):

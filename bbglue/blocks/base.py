@@ -9,12 +9,9 @@ an unknown pin is a TypeError naming the block, the pin and the target.
 
 from __future__ import annotations
 
-import difflib
-import math
 import re
 
-from ivp.fp import f32, f32v
-
+from .. import values
 from ..entity import CK3dEntity
 from ..meshes import Mesh
 from ..physics import Command
@@ -43,45 +40,24 @@ class Pin:
         self.py = py or snake(name)
 
 
+_KINDS = {
+    BOOL: values.Flag(ints=True, expected="TRUE/FALSE"),
+    INT: values.Real(integer=True, expected="an integer"),
+    FLOAT: values.Real(single=True),
+    VECTOR: values.Vector(3, values.Real(single=True), expected="a vector of 3 numbers"),
+    STRING: values.Text(expected="a string"),
+    ENTITY: values.Instance(CK3dEntity, "a 3D entity or None"),
+    MESH: values.Instance(Mesh, "a bbglue.Mesh or None"),
+}
+
+
 def _coerce(kind: str, value, where: str):
-    """Convert a value to the CK type of a pin (f32 for floats and vectors)."""
-    if kind == BOOL:
-        if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
-            return bool(value)
-        raise TypeError(f"{where}: expected TRUE/FALSE, got {value!r}")
-    if kind == INT:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        raise TypeError(f"{where}: expected an integer, got {value!r}")
-    if kind == FLOAT:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise TypeError(f"{where}: expected a number, got {value!r}")
-        if not math.isfinite(value):
-            raise ValueError(f"{where}: {value!r} is NaN or infinite")
-        return f32(float(value))
-    if kind == VECTOR:
-        try:
-            t = tuple(value)
-        except TypeError:
-            raise TypeError(f"{where}: expected a vector of 3 numbers, got {value!r}") from None
-        if len(t) != 3 or any(isinstance(c, bool) or not isinstance(c, (int, float)) for c in t):
-            raise TypeError(f"{where}: expected a vector of 3 numbers, got {value!r}")
-        if not all(math.isfinite(c) for c in t):
-            raise ValueError(f"{where}: {t} is NaN or infinite")
-        return f32v(*(float(c) for c in t))
-    if kind == STRING:
-        if isinstance(value, str):
-            return value
-        raise TypeError(f"{where}: expected a string, got {value!r}")
-    if kind == ENTITY:
-        if value is None or isinstance(value, CK3dEntity):
-            return value
-        raise TypeError(f"{where}: expected a 3D entity or None, got {type(value).__name__} {value!r}")
-    if kind == MESH:
-        if value is None or isinstance(value, Mesh):
-            return value
-        raise TypeError(f"{where}: expected a bbglue.Mesh or None, got {type(value).__name__} {value!r}")
-    raise AssertionError(kind)
+    """Convert a value to the CK type of a pin (f32 for floats and vectors) by
+    the value kinds of ``bbglue.values``; the error names ``where``."""
+    try:
+        return _KINDS[kind](value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{where}: {exc}") from None
 
 
 class BuildingBlock:
@@ -138,9 +114,8 @@ class BuildingBlock:
             if key == p.name or key == p.py:
                 return p
         names = [p.py for p in pins]
-        close = difflib.get_close_matches(snake(key), names, n=2)
-        hint = f"; did you mean {' or '.join(close)}?" if close else ""
-        raise TypeError(f"{self.describe()}: unknown {what} {key!r} (it has {', '.join(names) or 'none'}){hint}")
+        raise TypeError(f"{self.describe()}: unknown {what} {key!r}{values.did_you_mean(snake(key), names)} "
+                        f"(it has {', '.join(names) or 'none'})")
 
     def set_pin(self, key: str, value) -> None:
         """Set an input parameter by CK name or snake_case keyword."""
