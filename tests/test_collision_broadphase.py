@@ -10,7 +10,7 @@ import pytest
 from ivp import MT_NOT_SIM, Environment
 from ivp.collision import Material
 from ivp.collision.broadphase import PoseGrid, sphere_pairs
-from test_collision_scenes import ball, box, run
+from test_collision_scenes import ball, box, floor, run
 
 
 def brute_force(C, R, awake):
@@ -80,3 +80,14 @@ def test_a_sleeping_body_is_found_where_it_stopped():
     run(env, 4.0, lambda e: xs.append(a.core.pos_world_f_core_last_psi[0]))
     assert max(xs) < xb - 2.0 + 0.05
     assert b.core.pos_world_f_core_last_psi[0] > xb + 0.5
+
+
+def test_a_grid_query_far_larger_than_the_floor_walks_only_the_occupied_cells():
+    # issue 15: a 1e30-sized body looped over 1e60 cells; the query range is
+    # clamped to the triangles' box, and a sphere covering it sees every triangle
+    env = Environment()
+    grid = floor(env, n=10).collision_data.grid
+    assert grid.query(0.0, 0.0, 0.0, 1e30) == list(range(len(grid)))
+    assert grid.query(1e30, 0.0, 0.0, 1.0) == []
+    with pytest.raises(ValueError, match="not finite"):
+        grid.query(0.0, math.nan, 0.0, 1.0)

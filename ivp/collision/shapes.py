@@ -164,8 +164,8 @@ class TriangleGrid:
             e /= np.linalg.norm(e, axis=1)[:, None]
             planes += [e, np.einsum("ij,ij->i", e, p)[:, None]]
         self.planes = [tuple(row) for row in np.hstack(planes).tolist()]
-        self.lo = lo.min(axis=0)
-        self.hi = hi.max(axis=0)
+        self.lo = tuple(float(v) for v in lo.min(axis=0))     # the triangles' box
+        self.hi = tuple(float(v) for v in hi.max(axis=0))
         ext = (hi - lo).max(axis=1)
         self.cell = max(float(np.median(ext)) * 1.5, 1e-3)
         self.cells = {}
@@ -196,21 +196,31 @@ class TriangleGrid:
     def query(self, x: float, y: float, z: float, r: float) -> list:
         """Indices (ascending) of the triangles whose box and bounding sphere both
         meet the sphere (x, y, z, r): every triangle within r of the point, and few others."""
+        if not math.isfinite(x + y + z + r):
+            raise ValueError(f"triangle grid query: the sphere ({x}, {y}, {z}) r {r} is not finite")
         h = self.cell
-        ix0 = math.floor((x - r) / h)
-        ix1 = math.floor((x + r) / h)
-        iy0 = math.floor((y - r) / h)
-        iy1 = math.floor((y + r) / h)
-        iz0 = math.floor((z - r) / h)
-        iz1 = math.floor((z + r) / h)
+        lo = self.lo
+        hi = self.hi
+        # the cell range, clamped to the occupied cells (nothing lies outside them)
+        ix0 = math.floor(max(x - r, lo[0]) / h)
+        ix1 = math.floor(min(x + r, hi[0]) / h)
+        iy0 = math.floor(max(y - r, lo[1]) / h)
+        iy1 = math.floor(min(y + r, hi[1]) / h)
+        iz0 = math.floor(max(z - r, lo[2]) / h)
+        iz1 = math.floor(min(z + r, hi[2]) / h)
         cells = self.cells
         found = set(self.big)
-        for i in range(ix0, ix1 + 1):
-            for j in range(iy0, iy1 + 1):
-                for k in range(iz0, iz1 + 1):
-                    lst = cells.get((i, j, k))
-                    if lst is not None:
-                        found.update(lst)
+        if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) * (iz1 - iz0 + 1) > len(cells):
+            for (i, j, k), lst in cells.items():      # a sphere over most of the grid: walk the cells
+                if ix0 <= i <= ix1 and iy0 <= j <= iy1 and iz0 <= k <= iz1:
+                    found.update(lst)
+        else:
+            for i in range(ix0, ix1 + 1):
+                for j in range(iy0, iy1 + 1):
+                    for k in range(iz0, iz1 + 1):
+                        lst = cells.get((i, j, k))
+                        if lst is not None:
+                            found.update(lst)
         sph = self.sphere
         out = []
         for t in sorted(found):
