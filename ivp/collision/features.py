@@ -26,6 +26,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
+from .constants import REAL_COLL_DIST
 from ..umath import cross, dot, sub
 
 TIE_FACTOR = 1.0 + 1e-12        # a candidate must be better by this factor (3.3 FF reduction)
@@ -33,6 +34,8 @@ TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner
 LINE_PARALLEL = 1e-24           # |K x L|^2 below this: parallel edges (5.3)
 DEGENERATE = 1e-10
 SEPARATION_TOL = 1e-9           # metres: a KK normal may graze the pieces by this much
+INTRUSION_DEPTH = REAL_COLL_DIST    # a vertex or ball centre deeper in a hull is INTRUSION; touching
+                                    # bodies measure -1e-17 and are not (the port's reading of 3.3's walk)
 EDGE_BOUND_SLACK = 1e-9         # relative: a lower bound (face plane, edge spheres) is trusted past this
 
 KIND_CODE = {"P": 0, "K": 1, "F": 2}
@@ -738,7 +741,7 @@ def ball_piece_closest(c, piece, prev):
 def piece_piece_measure(A, B, prev):
     """:func:`piece_piece_closest`'s features of A and B, whether the sorted
     pair puts B's feature on side 0, the pair's Geometry, and whether the
-    pieces intrude (3.3: a vertex inside a hull, behind all its faces; a
+    pieces intrude (3.3: a vertex inside a hull, deeper than INTRUSION_DEPTH; a
     vertex behind a two-sided triangle is measured, signed, as IVP's walk
     does on the triangle's back)."""
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
@@ -748,7 +751,7 @@ def piece_piece_measure(A, B, prev):
     face_piece = A if f[0] == 2 else B
     return (feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), swapped,
             Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken),
-            d < 0.0 and not face_piece.two_sided)
+            d < -INTRUSION_DEPTH and not face_piece.two_sided)
 
 
 def _prev_code(prev):

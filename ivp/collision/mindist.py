@@ -28,6 +28,7 @@ from .constants import (
     ROOT_TOLERANCE,
 )
 from .features import (
+    INTRUSION_DEPTH,
     NO_FEATURE,
     Geometry,
     ball_piece_measure,
@@ -189,7 +190,7 @@ class Mindist:
                 piece = b.piece_world(self.kb, mb)
                 fb, g = ball_piece_measure(ma[1], piece, self.prev)
                 self._measured(s0, Side(b, self.kb, fb), g, fb, code_of(fb))
-                self.intrusion = not piece.two_sided and fb[0] == "F" and g.gap < 0.0   # centre in the hull
+                self.intrusion = not piece.two_sided and fb[0] == "F" and g.gap < -INTRUSION_DEPTH  # in the hull
         else:
             pa = a.piece_world(self.ka, ma)
             pb = b.piece_world(self.kb, mb)
