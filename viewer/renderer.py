@@ -18,6 +18,7 @@ from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
 from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
+from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 from .textures import LookBatch, TextureCache
 
@@ -108,29 +109,10 @@ out vec4 frag;
 void main() { frag = v_colour; }
 """
 
-_F = ctypes.sizeof(ctypes.c_float)
-
 
 def _gl_matrix(m: np.ndarray) -> tuple:
     """A column-vector matrix as the 16 floats OpenGL reads column by column."""
     return tuple(float(x) for x in np.asarray(m, dtype=np.float64).T.ravel())
-
-
-class _Buffer:
-    """A vertex buffer refilled whole (orphaned) when its data change."""
-
-    def __init__(self):
-        self.id = gl.GLuint()
-        gl.glGenBuffers(1, ctypes.byref(self.id))
-
-    def upload(self, data: np.ndarray, usage=gl.GL_DYNAMIC_DRAW, target=gl.GL_ARRAY_BUFFER) -> None:
-        if target == gl.GL_ARRAY_BUFFER:
-            data = np.ascontiguousarray(data, dtype=np.float32)
-        gl.glBindBuffer(target, self.id)
-        gl.glBufferData(target, data.nbytes, data.ctypes.data, usage)
-
-    def delete(self) -> None:
-        gl.glDeleteBuffers(1, ctypes.byref(self.id))
 
 
 def _vec3_array(program, name: str, rows) -> None:
@@ -142,14 +124,6 @@ def _vec3_array(program, name: str, rows) -> None:
     gl.glUniform3fv(location, MAX_LIGHTS, data.ctypes.data_as(ctypes.POINTER(gl.GLfloat)))
 
 
-def _attribute(location: int, size: int, stride_floats: int, offset_floats: int, divisor: int = 0) -> None:
-    gl.glEnableVertexAttribArray(location)
-    gl.glVertexAttribPointer(location, size, gl.GL_FLOAT, gl.GL_FALSE,
-                             stride_floats * _F, ctypes.c_void_p(offset_floats * _F))
-    if divisor:
-        gl.glVertexAttribDivisor(location, divisor)
-
-
 class _MeshBatch:
     """One mesh on the GPU with its instance buffer: one draw call per frame."""
 
@@ -157,22 +131,7 @@ class _MeshBatch:
         vertices, indices = indexed(shade_normals(mesh.vertices, mesh.faces,
                                                   where=f"mesh {getattr(mesh, 'name', '?')!r}"))
         self.index_count = len(indices)
-        self.vao = gl.GLuint()
-        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
-        gl.glBindVertexArray(self.vao)
-        self.indices = _Buffer()
-        self.indices.upload(np.ascontiguousarray(indices, dtype=np.uint32), gl.GL_STATIC_DRAW,
-                            gl.GL_ELEMENT_ARRAY_BUFFER)
-        self.vertices = _Buffer()
-        self.vertices.upload(vertices, gl.GL_STATIC_DRAW)
-        _attribute(0, 3, 6, 0)
-        _attribute(1, 3, 6, 3)
-        self.instances = _Buffer()
-        self.instances.upload(np.zeros((1, 20), dtype=np.float32))
-        for column in range(4):
-            _attribute(2 + column, 4, 20, 4 * column, divisor=1)
-        _attribute(6, 4, 20, 16, divisor=1)
-        gl.glBindVertexArray(0)
+        self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices, ((0, 3), (1, 3)))
 
     def draw(self, instance_data: np.ndarray) -> None:
         self.instances.upload(instance_data)
@@ -198,17 +157,17 @@ class Renderer:
         self._line_vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self._line_vao))
         gl.glBindVertexArray(self._line_vao)
-        self._line_buffer = _Buffer()
+        self._line_buffer = Buffer()
         self._line_buffer.upload(np.zeros((2, 7), dtype=np.float32))
-        _attribute(0, 3, 7, 0)
-        _attribute(1, 4, 7, 3)
+        attribute(0, 3, 7, 0)
+        attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
     def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
         b = self._batches.get(key)
         if b is None:
             b = self._batches[key] = (_MeshBatch(mesh) if look is None else
-                                      LookBatch(mesh, look, self.textures, _attribute, _Buffer))
+                                      LookBatch(mesh, look, self.textures))
         return b
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],

@@ -17,6 +17,7 @@ import numpy as np
 from pyglet import gl
 
 from .drawlist import indexed, shade_normals
+from .gpu import instanced_vao
 
 log = logging.getLogger(__name__)
 MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
@@ -90,27 +91,12 @@ def look_corners(mesh, look) -> tuple[np.ndarray, list]:
 class LookBatch:
     """A mesh with its look on the GPU: one instanced draw per part."""
 
-    def __init__(self, mesh, look, textures: TextureCache, attribute, buffer):
+    def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
         self.parts = [(p.colour, textures.get(p.texture)) for p in look.parts]
-        self.vao = gl.GLuint()
-        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
-        gl.glBindVertexArray(self.vao)
-        self.indices = buffer()
-        self.indices.upload(np.ascontiguousarray(indices, dtype=np.uint32), gl.GL_STATIC_DRAW,
-                            gl.GL_ELEMENT_ARRAY_BUFFER)
-        self.vertices = buffer()
-        self.vertices.upload(vertices, gl.GL_STATIC_DRAW)
-        attribute(0, 3, 8, 0)
-        attribute(1, 3, 8, 3)
-        attribute(7, 2, 8, 6)
-        self.instances = buffer()
-        self.instances.upload(np.zeros((1, 20), dtype=np.float32))
-        for column in range(4):
-            attribute(2 + column, 4, 20, 4 * column, divisor=1)
-        attribute(6, 4, 20, 16, divisor=1)
-        gl.glBindVertexArray(0)
+        self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
+                                                                              ((0, 3), (1, 3), (7, 2)))
 
     def draw(self, instance_data: np.ndarray, program) -> int:
         """Each part in its colour and texture; the draw calls made."""
