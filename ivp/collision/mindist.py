@@ -27,12 +27,12 @@ from .constants import (
     ROOT_MAX_ITERATIONS,
     ROOT_TOLERANCE,
 )
+from .feature_kernels import ball_triangles_measure
 from .features import (
     INTRUSION_DEPTH,
     NO_FEATURE,
     Geometry,
     ball_piece_measure,
-    ball_triangles_measure,
     code_of,
     feature_of,
     feature_points,

@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import umath
 from ..real_object import OBJECT_BALL
-from .features import kernel_arrays, moved_arrays, triangle_planes
+from .feature_kernels import triangle_planes
+from .piece_kernels import kernel_arrays, moved_arrays
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
 NO_PLANE = np.zeros(4)      # a hull's kernel plane slot (only two-sided triangles use it)

@@ -1,0 +1,229 @@
+"""The compiled kernels of the closest-feature search between two convex
+pieces (ivp-contacts 3.3) and of their sorted pair's geometry (5.3), with the
+arrays a piece is searched by (built once per piece and pose). Features as in
+``feature_kernels``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..jit import kernel
+from .feature_kernels import (
+    EDGE_BOUND_SLACK,
+    SEPARATION_TOL,
+    TIE_ABS,
+    TIE_FACTOR,
+    edge_edge,
+    face_k,
+    face_range,
+    nearest_on,
+    normals,
+    point_edge,
+    point_face,
+    point_point,
+    vdot,
+    vert,
+    vsub,
+)
+
+
+@kernel(inline=True)
+def _separates(n, p, gap, VA, VB) -> bool:
+    """An edge pair is a closest pair of two convex pieces only if its normal
+    (A's edge -> B's edge) separates them: A behind the plane through A's
+    point, B in front of the one through B's (crossed edges of overlapping
+    pieces fail; the vertex candidates measure that penetration)."""
+    ha = vdot(n, p) + SEPARATION_TOL
+    for i in range(VA.shape[0]):
+        if vdot(n, vert(VA, i)) > ha:
+            return False
+    hb = ha + gap - 2.0 * SEPARATION_TOL
+    for i in range(VB.shape[0]):
+        if vdot(n, vert(VB, i)) < hb:
+            return False
+    return True
+
+
+@kernel
+def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
+    """3.3 for two convex pieces over the candidates in order: A's vertices
+    against B's faces, B's vertices against A's faces, then the interior,
+    separating edge-edge pairs. A candidate replaces the best when better by
+    the tie factor (or nearer and negative); the previous pair ``prev``
+    (6 ints: A's feature, B's) is kept at its first candidate within the tie
+    of the best. Returns (distance, A's feature, B's feature)."""
+    have = False
+    best_d = 0.0
+    best = (-1, -1, -1, -1, -1, -1)
+    m0 = math.inf
+    m1 = math.inf
+    m2 = math.inf
+    nm = 0
+    side_b = face_range(twoB, plB, cA)
+    side_a = face_range(twoA, plA, cB)
+    for i in range(VA.shape[0]):
+        d, k, fi, fj = nearest_on(vert(VA, i), VB, TB, twoB, NB, side_b)
+        cand = (0, i, -1, k, fi, fj)
+        if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+            have = True
+            best_d = d
+            best = cand
+        if cand == prev:
+            m0 = d
+            nm = 1
+    for j in range(VB.shape[0]):
+        d, k, fi, fj = nearest_on(vert(VB, j), VA, TA, twoA, NA, side_a)
+        cand = (k, fi, fj, 0, j, -1)
+        if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+            have = True
+            best_d = d
+            best = cand
+        if cand == prev:
+            if nm == 0:
+                m0 = d
+            else:
+                m1 = d
+            nm += 1
+    for ea in range(EA.shape[0]):
+        k0 = vert(VA, EA[ea, 0])
+        k1 = vert(VA, EA[ea, 1])
+        ma = ((k0[0] + k1[0]) * 0.5, (k0[1] + k1[1]) * 0.5, (k0[2] + k1[2]) * 0.5)
+        dk = vsub(k1, k0)
+        ha = 0.5 * math.sqrt(vdot(dk, dk))
+        for eb in range(EB.shape[0]):
+            cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
+                    1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
+            if cand != prev and _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
+                                             vert(MB, eb), HB[eb], best_d):
+                continue                 # farther than the best for sure: cannot win
+            ok, d, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]))
+            if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
+                continue
+            if not _separates(n, pk, d, VA, VB):
+                continue
+            if d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
+                best_d = d
+                best = cand
+            if cand == prev:
+                if nm == 0:
+                    m0 = d
+                elif nm == 1:
+                    m1 = d
+                else:
+                    m2 = d
+                nm += 1
+    lim = best_d * TIE_FACTOR + TIE_ABS
+    if nm > 0 and m0 <= lim:
+        return m0, prev
+    if nm > 1 and m1 <= lim:
+        return m1, prev
+    if nm > 2 and m2 <= lim:
+        return m2, prev
+    return best_d, best
+
+
+@kernel
+def _pair_of_pieces(V0, T0, two0, N0, f0, V1, T1, two1, N1, f1):
+    """pair_geometry (no validity check) of the sorted feature pair: f0 of the
+    side-0 piece, f1 of the side-1 piece, as (gap known, gap, n known, n, p,
+    t0, broken)."""
+    if f1[0] == 2:
+        a, b, c, n, ia, ib, ic = face_k(V1, T1, two1, N1, f1[1])
+        gap, nn, p, t0, broken = point_face(vert(V0, f0[1]), a, b, c, n, False)
+        return True, gap, True, nn, p, t0, broken
+    if f1[0] == 1 and f0[0] != 1:
+        gap, nn, p, t0, broken = point_edge(vert(V0, f0[1]), vert(V1, f1[1]), vert(V1, f1[2]), False)
+        return True, gap, True, nn, p, t0, broken
+    if f0[0] != 1:
+        gap, nn, p, t0, broken = point_point(vert(V0, f0[1]), vert(V1, f1[1]))
+        return True, gap, True, nn, p, t0, broken
+    k0 = vert(V0, f0[1])
+    k1 = vert(V0, f0[2])
+    ok, gap, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(V1, f1[1]), vert(V1, f1[2]))
+    if not ok:
+        return False, 0.0, True, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True
+    return True, gap, n_ok, n, pk, vsub(k1, k0), False
+
+
+@kernel
+def pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
+    """3.3 for two pieces and the 5.3 geometry of the pair sorted (3.1: the
+    lower dimension on side 0; B's feature first when it is lower)."""
+    d, f = pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
+    fa = (f[0], f[1], f[2])
+    fb = (f[3], f[4], f[5])
+    if fb[0] < fa[0]:
+        return d, f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
+    return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
+
+
+@kernel
+def _point_segment(m, p, q):
+    """The distance from point m to the segment p-q."""
+    e = vsub(q, p)
+    w = vsub(m, p)
+    ee = vdot(e, e)
+    t = 0.0 if ee <= 0.0 else min(1.0, max(0.0, vdot(w, e) / ee))
+    d = (w[0] - t * e[0], w[1] - t * e[1], w[2] - t * e[2])
+    return math.sqrt(vdot(d, d))
+
+
+@kernel
+def _edges_apart(k0, k1, mk, hk, l0, l1, ml, hl, best_d):
+    """Whether segments K and L (midpoints m, half lengths h) are surely
+    farther apart than best_d: their bounding spheres are, or the shorter
+    one's sphere is from the other segment."""
+    slack = EDGE_BOUND_SLACK * (1.0 + abs(best_d))
+    dm = vsub(mk, ml)
+    lower = math.sqrt(vdot(dm, dm)) - hk - hl
+    if lower > best_d + slack * (1.0 + abs(lower)):
+        return True
+    if hl <= hk:
+        lower = _point_segment(ml, k0, k1) - hl
+    else:
+        lower = _point_segment(mk, l0, l1) - hk
+    return lower > best_d + slack * (1.0 + abs(lower))
+
+
+@kernel
+def _edge_spheres(V, E):
+    """Each edge's midpoint and half length: bounding spheres for the edge-pair bound."""
+    M = np.empty((E.shape[0], 3))
+    H = np.empty(E.shape[0])
+    for e in range(E.shape[0]):
+        p = vert(V, E[e, 0])
+        q = vert(V, E[e, 1])
+        for k in range(3):
+            M[e, k] = (p[k] + q[k]) * 0.5
+        d = vsub(q, p)
+        H[e] = 0.5 * math.sqrt(vdot(d, d))
+    return M, H
+
+
+def kernel_arrays(verts, T, E, two, pl):
+    """A piece as the searches read it: vertices (n, 3), triangles, edges,
+    two-sidedness, the face plane (two-sided), face normals, edge midpoints
+    and half lengths."""
+    V = np.array(verts, dtype=np.float64).reshape(-1, 3)
+    M, H = _edge_spheres(V, E)
+    return V, T, E, two, pl, normals(V, T, two, pl), M, H
+
+
+@kernel
+def moved_arrays(V, T, E, two, pl, R, vv):
+    """A piece's kernel arrays in the frame m = (R, vv): vertices R v + vv (in
+    umath.mat_mul_point's order), then normals and edge spheres of the moved
+    vertices (``pl``: the moved plane of a two-sided triangle)."""
+    W = np.empty_like(V)
+    for i in range(V.shape[0]):
+        x = V[i, 0]
+        y = V[i, 1]
+        z = V[i, 2]
+        W[i, 0] = R[0] * x + R[1] * y + R[2] * z + vv[0]
+        W[i, 1] = R[3] * x + R[4] * y + R[5] * z + vv[1]
+        W[i, 2] = R[6] * x + R[7] * y + R[8] * z + vv[2]
+    M, H = _edge_spheres(W, E)
+    return W, normals(W, T, two, pl), M, H
