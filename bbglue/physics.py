@@ -52,12 +52,17 @@ class PhysicsRecord:
 class Command:
     """A deferred building-block command (glue-and-content 1, "Deferred commands").
 
-    ``run()`` returns True when done, False when it must be retried next frame.
+    ``step(command)`` (a bound method of the block: a snapshot keeps it, where it
+    could not keep a closure) returns True when done, False when it must be
+    retried next frame. ``warned`` holds the CK ids of the entities it warned about.
     """
 
     block: object
-    run: object
+    step: object
     warned: set = field(default_factory=set)
+
+    def run(self) -> bool:
+        return self.step(self)
 
 
 class _GlueObjectListener(ivp.ObjectListener):
@@ -170,7 +175,7 @@ class PhysicsManager:
     # --- registry -----------------------------------------------------------------
 
     def record_of(self, entity) -> PhysicsRecord | None:
-        return self.registry.get(id(entity)) if entity is not None else None
+        return self.registry.get(entity.id) if entity is not None else None
 
     def body_of(self, entity):
         """The ivp RealObject of a physicalized entity, or None."""
@@ -178,15 +183,17 @@ class PhysicsManager:
         return rec.body if rec is not None else None
 
     def is_physicalized(self, entity) -> bool:
-        return id(entity) in self.registry
+        return entity.id in self.registry
 
     def register(self, record: PhysicsRecord) -> None:
-        self.registry[id(record.entity)] = record
+        """The registry is keyed by the entity's CK id, which a copy of the
+        context keeps (an id() would not)."""
+        self.registry[record.entity.id] = record
 
     def destroy_body(self, entity) -> bool:
         """Unphysicalize: destroy the body and forget the entity. While the world
         simulates (a listener callback), the delete waits for step 5."""
-        rec = self.registry.get(id(entity))
+        rec = self.registry.get(entity.id)
         if rec is None:
             return False
         if self.simulating:
@@ -194,7 +201,7 @@ class PhysicsManager:
                 self.deferred_deletes.append(rec)
             return True
         self.env.delete_object(rec.body)          # the listener still finds the record
-        del self.registry[id(entity)]
+        del self.registry[entity.id]
         return True
 
     def keep_block(self, block) -> None:
@@ -217,8 +224,8 @@ class PhysicsManager:
         rec = self.record_of(entity)
         if rec is not None:
             return rec.body
-        if id(entity) not in command.warned:
-            command.warned.add(id(entity))
+        if entity.id not in command.warned:
+            command.warned.add(entity.id)
             self.context.output_to_console(f"You must Physicalize {entity.name} !!!")
         return None
 
@@ -344,7 +351,7 @@ class PhysicsManager:
             t.update(self)
         while self.deferred_deletes:
             rec = self.deferred_deletes.pop(0)
-            if self.registry.get(id(rec.entity)) is rec:
+            if self.registry.get(rec.entity.id) is rec:
                 self.destroy_body(rec.entity)
         self.write_back()
 

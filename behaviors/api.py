@@ -25,7 +25,6 @@ its entity, the hook and the traceback; the frame and every other behaviour go o
 from __future__ import annotations
 
 import traceback
-import weakref
 from dataclasses import dataclass, field
 
 from .params import declared_params
@@ -60,6 +59,7 @@ class Timer:
     repeat: bool
     frame_created: int
     done: bool = False
+    args: tuple = ()                # fn(*args): a bound method and its arguments snapshot, a lambda does not
 
     def cancel(self) -> None:
         self.done = True
@@ -173,21 +173,21 @@ class Behavior:
 
     # --- timers --------------------------------------------------------------------
 
-    def after(self, seconds: float, fn) -> Timer:
-        """``fn()`` once, in the first frame at least ``seconds`` after now."""
-        return self.manager.add_timer(self, fn, seconds, repeat=False)
+    def after(self, seconds: float, fn, *args) -> Timer:
+        """``fn(*args)`` once, in the first frame at least ``seconds`` after now."""
+        return self.manager.add_timer(self, fn, seconds, repeat=False, args=args)
 
-    def every(self, seconds: float, fn) -> Timer:
-        """``fn()`` each time another ``seconds`` has passed (several calls in a long frame)."""
-        return self.manager.add_timer(self, fn, seconds, repeat=True)
+    def every(self, seconds: float, fn, *args) -> Timer:
+        """``fn(*args)`` each time another ``seconds`` has passed (several calls in a long frame)."""
+        return self.manager.add_timer(self, fn, seconds, repeat=True, args=args)
 
     def each_frame(self, fn) -> Timer:
         """``fn(dt)`` every frame from the next one until it returns True."""
         return self.manager.add_timer(self, fn, None, repeat=True)
 
-    def next_frame(self, fn) -> Timer:
-        """``fn()`` once, next frame."""
-        return self.manager.add_timer(self, lambda dt: fn() or True, None, repeat=True)
+    def next_frame(self, fn, *args) -> Timer:
+        """``fn(*args)`` once, next frame."""
+        return self.manager.add_timer(self, fn, 0.0, repeat=False, args=args)
 
     # --- messages ---------------------------------------------------------------------
 
@@ -344,7 +344,7 @@ class BehaviorManager:
 
     # --- timers and messages -------------------------------------------------------------
 
-    def add_timer(self, owner: Behavior, fn, seconds, repeat: bool) -> Timer:
+    def add_timer(self, owner: Behavior, fn, seconds, repeat: bool, args: tuple = ()) -> Timer:
         if not callable(fn):
             raise TypeError(f"{owner!r}: a timer needs a callable, got {fn!r}")
         period = None
@@ -354,7 +354,7 @@ class BehaviorManager:
                 raise ValueError(f"{owner!r}: a timer needs a finite time in seconds"
                                  f"{' > 0' if repeat else ' >= 0'}, got {seconds!r}")
             period = float(seconds) * 1000.0
-        t = Timer(owner, fn, period, self.time_ms + (period or 0.0), repeat, self.frame)
+        t = Timer(owner, fn, period, self.time_ms + (period or 0.0), repeat, self.frame, args=tuple(args))
         self.timers.append(t)
         return t
 
@@ -470,7 +470,7 @@ class BehaviorManager:
                 t.done = not t.repeat
                 t.next_ms += t.period_ms
                 try:
-                    t.fn()
+                    t.fn(*t.args)
                 except Exception as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
         self.timers = [t for t in self.timers if not t.done]
@@ -480,15 +480,15 @@ def _fn_name(fn) -> str:
     return getattr(fn, "__qualname__", repr(fn))
 
 
-_MANAGERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+MANAGER_NAME = "behaviors"          # the BehaviorManager's name in the context's frame loop
 
 
 def manager_of(ctx, create: bool = True) -> BehaviorManager | None:
     """The context's BehaviorManager, created and added to its frame loop on first
-    use (with ``create=False``: None when the context has none)."""
-    m = _MANAGERS.get(ctx)
+    use (with ``create=False``: None when the context has none). It lives in the
+    context only, so it goes with it and comes back with a restored snapshot."""
+    m = ctx.behavior_named(MANAGER_NAME)
     if m is None and create:
         m = BehaviorManager(ctx)
-        _MANAGERS[ctx] = m
-        ctx.add_behavior(m, name="behaviors")
+        ctx.add_behavior(m, name=MANAGER_NAME)
     return m

@@ -272,12 +272,11 @@ class HandleBlock(BuildingBlock):
         """The first input's command, queued (glue-and-content 1, "Deferred
         commands"); a no-op while the handle is set or the command is queued."""
         if self.handle is None and "command" not in self.locals:
-            self.locals["command"] = cmd = Command(self, None)
-            cmd.run = lambda: self._attempt(ctx, cmd)
+            self.locals["command"] = cmd = Command(self, self._attempt)
             ctx.physics.queue(cmd)
 
-    def _attempt(self, ctx, cmd) -> bool:
-        done = self.create_handle(ctx.physics, cmd)
+    def _attempt(self, cmd) -> bool:
+        done = self.create_handle(self.context.physics, cmd)
         if done:
             self.locals.pop("command", None)
         return done

@@ -261,7 +261,7 @@ class BallPieces(Behavior):
             self.blocks[e] = blk
             blk.trigger("Physicalize")
             PhysicsImpulse(e, self.ctx, direction=d, impulse=self.impulse * mass).trigger()
-        self.after(self.life, lambda: self.collect(pieces))
+        self.after(self.life, self.collect, pieces)
 
     def collect(self, pieces=None) -> None:
         """Remove pieces (default: all): unphysicalized and hidden."""
