@@ -24,10 +24,16 @@ Records (tuples of plain data when ``portable``):
 
 A portable table names classes and functions; ``build`` resolves them through
 ``resolve``, so a caller loading a file decides which modules may be imported.
+
+``state_hash(root)`` hashes a canonical table: floats by their exact bits (their
+repr), sets of atoms sorted, sets of objects by their size only (their members
+are hashed where the state reaches them otherwise: a set's order is the
+process's, not the world's), arrays by a digest of their bytes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import types
 
@@ -37,6 +43,10 @@ ATOMS = (type(None), bool, int, float, str)
 _ATOM_TYPES = frozenset(ATOMS)
 _UNBUILT = object()
 _STRING_KEYS = "d$"            # a dict whose keys are all strings: filled before object states
+
+
+def _is_atom_tuple(x) -> bool:
+    return all(type(c) in _ATOM_TYPES for c in x)
 
 
 class SnapshotError(TypeError):
@@ -57,15 +67,20 @@ def import_name(name: str):
 
 
 class _Flattener:
-    def __init__(self, portable: bool):
-        self.portable = portable
+    def __init__(self, portable: bool, canonical: bool = False):
+        self.portable = portable or canonical
+        self.canonical = canonical
         self.index = {}          # id(obj) -> record index
         self.records = []
         self.objects = []        # record index -> object; keeps made states alive, so ids stay unique
         self.origin = []         # record index -> (parent index, label), for error paths
         self.pending = []
 
-    def ref(self, x, parent: int, label) -> int:
+    def ref(self, x, parent: int, label):
+        """The record index of ``x``; in a canonical table an atom is written in
+        place (which string or tuple object holds a value is no part of the state)."""
+        if self.canonical and (type(x) in _ATOM_TYPES or (type(x) is tuple and _is_atom_tuple(x))):
+            return ("v", x)
         i = self.index.get(id(x))
         if i is None:
             i = len(self.records)
@@ -99,6 +114,8 @@ class _Flattener:
     def global_record(self, x, i: int):
         if not self.portable:
             return ("g", x)
+        if self.canonical:
+            return ("g", f"{getattr(x, '__module__', '?')}:{getattr(x, '__qualname__', repr(x))}")
         try:
             name = qualified_name(x)
             ok = import_name(name) is x
@@ -115,7 +132,7 @@ class _Flattener:
         if t in _ATOM_TYPES:
             return ("v", x)
         if t is tuple:
-            if all(type(c) in _ATOM_TYPES for c in x):
+            if _is_atom_tuple(x):
                 return ("v", x)
             return ("t", [ref(c, i, k) for k, c in enumerate(x)])
         if t is list:
@@ -126,6 +143,10 @@ class _Flattener:
                 out.append(ref(k, i, "<key>"))
                 out.append(ref(v, i, k))
             return (_STRING_KEYS if all(type(k) is str for k in x) else "d", out)
+        if (t is set or t is frozenset) and self.canonical:
+            if all(type(c) in _ATOM_TYPES for c in x):
+                return ("S", tuple(sorted(x, key=repr)))
+            return ("S#", len(x))
         if t is set or t is frozenset:
             return ("s" if t is set else "f", [ref(c, i, "<item>") for c in x])
         if t is bytes:
@@ -133,7 +154,8 @@ class _Flattener:
         if t is np.ndarray:
             if x.dtype.hasobject:
                 self.refuse(i, "numpy arrays of Python objects cannot be saved")
-            return ("a", x.dtype.str, x.shape, x.tobytes())
+            data = x.tobytes()
+            return ("a", x.dtype.str, x.shape, hashlib.sha256(data).hexdigest() if self.canonical else data)
         if isinstance(x, np.generic):
             return ("n", x.dtype.str, x.tobytes())
         if isinstance(x, type) or t is types.FunctionType or t is types.ModuleType:
@@ -159,6 +181,13 @@ def flatten(root, portable: bool = False, label: str = "root") -> list:
     """The table of the graph reachable from ``root`` (its record 0); SnapshotError
     naming the path to an object it cannot hold."""
     return _Flattener(portable).run(root, label)
+
+
+def state_hash(root) -> str:
+    """A digest of everything reachable from ``root`` (the canonical table, see
+    the module docstring): equal for two states that are the same to the bit,
+    in any process."""
+    return hashlib.sha256(repr(_Flattener(False, canonical=True).run(root, "root")).encode()).hexdigest()
 
 
 def _shell(r, resolve):
