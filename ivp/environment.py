@@ -28,13 +28,10 @@ from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, 
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
 from .snapshot import deep_copy
+from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE
 from .time_manager import TimeManager
 
-# env.state values (1.6)
-STATE_PSI_START = 0
-STATE_HULLS = 2
-STATE_BETWEEN_PSIS = 5
 
 
 class ObjectListener:
