@@ -27,6 +27,9 @@ from __future__ import annotations
 import traceback
 from dataclasses import dataclass, field
 
+from bbglue import blocks
+from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
+
 from .params import declared_params
 
 PENDING, RUNNING, STOPPED, FAILED = "pending", "running", "stopped", "failed"
@@ -208,13 +211,11 @@ class Behavior:
     def collision_detection(self, entity=None, **pins):
         """A PhysicsCollDetection on ``entity`` (default: the owner), created now;
         its Collision outputs come to ``on_collision`` as CollisionEvents."""
-        from bbglue.blocks import PhysicsCollDetection
         return self.manager.watch(self, PhysicsCollDetection(entity or self.entity, self.ctx, **pins))
 
     def continuous_contact(self, entity=None, **pins):
         """A PhysicsContinuousContact on ``entity`` (default: the owner), created
         now; its "contact on / off N" outputs come to ``on_contact`` as ContactEvents."""
-        from bbglue.blocks import PhysicsContinuousContact
         return self.manager.watch(self, PhysicsContinuousContact(entity or self.entity, self.ctx, **pins))
 
     def save_ic(self, *entities) -> None:
@@ -230,7 +231,7 @@ class Behavior:
     def reset_bodies(self, *entities) -> list:
         """Restore the saved initial conditions of entities (default: the owner)
         and put their bodies back there, with their joints and springs
-        (``ctx.physics.reset_bodies``); returns the entities that had a body."""
+        (``bbglue.blocks.reset_bodies``); returns the entities that had a body."""
         return self.manager.reset_bodies(entities or (self.entity,))
 
     def stop(self) -> None:
@@ -425,7 +426,7 @@ class BehaviorManager:
             self._ic_of(e)
         for e in entities:
             self.restore_ic(e)
-        return self.ctx.physics.reset_bodies({e: e.get_world_matrix() for e in entities})
+        return blocks.reset_bodies(self.ctx, {e: e.get_world_matrix() for e in entities})
 
     # --- the frame ---------------------------------------------------------------------------
 

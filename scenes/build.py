@@ -191,7 +191,7 @@ def _physicalize(ctx, e, cache: dict) -> None:
         kw[f"ball_radius_{i}"] = r
     for i, m in enumerate(p["concave"], 1):
         kw[f"concave_{i}"] = _mesh(m, cache)
-    ctx.physics.physicalize(ctx.get(e.name), **kw)
+    blocks.physicalize(ctx, ctx.get(e.name), **kw)
 
 
 _BLOCKS = {"hinge": "hinge", "slider": "slider", "ball_joint": "ball_joint", "spring": "spring",
@@ -212,5 +212,5 @@ def _block(ctx, item):
     for k in ("lower_limit_deg", "upper_limit_deg"):
         if k in v:
             v[k.removesuffix("_deg")] = v.pop(k)
-    return getattr(ctx.physics, _BLOCKS[item.type])(target, **v)
+    return getattr(blocks, _BLOCKS[item.type])(ctx, target, **v)
 

@@ -214,7 +214,7 @@ class BuildingBlock:
 
     def set_handle(self, handle) -> None:
         """Keep the created object; the records of its bodies list the block
-        (PhysicsManager.reset_bodies)."""
+        (blocks.reset_bodies)."""
         self.handle = handle
         self.context.physics.handle_blocks.add(self)
         self.context.physics.keep_block(self)
@@ -251,7 +251,7 @@ class HandleBlock(BuildingBlock):
     OUTPUTS = ("Out1", "Out2")
     CREATED = "Out1"          # the output fired by the first input (None: none)
     DESTROYED = "Out2"
-    # What PhysicsManager.reset_bodies does with the block when it resets one of
+    # What blocks.reset_bodies does with the block when it resets one of
     # its bodies: NEVER drops the handle (a force: its script creates it again),
     # IF_LIVE queues Create again when the object existed (a listener), ALWAYS
     # also after Destroy (joints and springs: a broken hinge comes back).

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from bbglue import CKGroup
+from bbglue import CKGroup, blocks
 from bbglue.blocks import Physicalize
 
 from ..api import Behavior, manager_of
@@ -371,7 +371,7 @@ class Level(Behavior):
             return
         for e in self.props:
             if self.ctx.physics.is_physicalized(e) and e.get_position()[1] < self.fall_limit:
-                self.ctx.physics.unphysicalize(e)
+                blocks.unphysicalize(self.ctx, e)
                 e.hide()
 
     # --- the end ------------------------------------------------------------------------------
