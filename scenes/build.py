@@ -57,12 +57,15 @@ class Scene:
         return self.ctx.physics.body_of(self.ctx.get(name))
 
 
+VIRTOOLS_SUFFIXES = (".nmo", ".cmo")      # level files of the game (scenes.virtools)
+
+
 def load(path_or_name: str, strict: bool = False) -> Scene:
     """A scene file, the name of a bundled scene, or a Virtools level file
     (.nmo / .cmo, imported by scenes.virtools), checked and built."""
     path = path_or_name
-    from . import virtools
-    if virtools.is_virtools(path):
+    if os.path.splitext(path)[1].lower() in VIRTOOLS_SUFFIXES:
+        from . import virtools          # only for a level file: it imports Ballance's level names
         return virtools.load(path, strict)
     if not os.path.exists(path) and os.path.exists(document.bundled_path(path)):
         path = document.bundled_path(path)

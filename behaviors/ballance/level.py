@@ -402,6 +402,15 @@ class Level(Behavior):
                 "sector": self.sector, "ball": player.kind if player is not None else None,
                 "final": self.final, "fade": self.fade}
 
+    def hud_fields(self) -> dict:
+        """The viewer's hook (behaviors.hooks): the gameplay state."""
+        return self.gameplay()
+
+    def outcome(self) -> str:
+        """The CLI's hook (behaviors.hooks): how the run ended."""
+        final = f", final score {self.final}" if self.final is not None else ""
+        return f"level {self.level}: {self.flow}, score {self.points}, lives {self.lives}{final}"
+
 
 def level_behavior(ctx) -> Level | None:
     m = manager_of(ctx, create=False)
