@@ -1,9 +1,10 @@
 """bbglue: the Virtools-like CK runtime and the glue to ivp (glue-and-content 1, 2, 4).
 
-Layers: bbglue imports ivp and nothing above it.
+Layers: bbglue imports ivp and nothing above it; inside it, the building blocks
+(``bbglue.blocks``, with the scripting calls) stand on the physics manager.
 """
 
-from . import meshes
+from . import blocks, meshes
 from .context import CKContext, FrameError
 from .entity import CK3dEntity, CKGroup, CKObject
 from .managers import InputManager, Message, MessageManager, TimeManager
@@ -12,6 +13,6 @@ from .physics import PhysicsManager, PhysicsRecord
 from .vxmath import VxMatrix
 
 __all__ = [
-    "meshes", "Mesh", "VxMatrix", "CKContext", "FrameError", "CKObject", "CK3dEntity", "CKGroup",
+    "blocks", "meshes", "Mesh", "VxMatrix", "CKContext", "FrameError", "CKObject", "CK3dEntity", "CKGroup",
     "TimeManager", "InputManager", "MessageManager", "Message", "PhysicsManager", "PhysicsRecord",
 ]

@@ -150,6 +150,10 @@ class CKContext:
             raise TypeError(f"context: a behaviour must be callable or have process(ctx), got {behavior!r}")
         self._behaviors.append((name or getattr(behavior, "name", None) or repr(behavior), behavior))
 
+    def behavior_named(self, name: str):
+        """The behaviour added under ``name`` (the first), or None."""
+        return next((b for n, b in self._behaviors if n == name), None)
+
     def remove_behavior(self, behavior) -> None:
         self._behaviors = [(n, b) for n, b in self._behaviors if b is not behavior]
 

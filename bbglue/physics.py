@@ -6,15 +6,17 @@ of the building blocks, the frame step and the write-back of awake bodies.
 
 Entities are never read back after Physicalize: moving a physicalized entity by
 script is overwritten while it is awake and invisible to the physics. To
-teleport: Unphysicalize, move, Physicalize (docs/ck-api.md). To put bodies back
-to an initial state with their joints and springs (Ballance's sector reset):
-``reset_bodies``.
+teleport: Unphysicalize, move, Physicalize (docs/ck-api.md). Scripting calls
+(physicalize, joints, forces, the reset of bodies with their joints) are in
+``bbglue.blocks.scripting``, above the manager: it never imports the blocks.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -35,7 +37,7 @@ TIME_FACTOR_SCALE = 0.001          # ms -> s (glue-and-content 1, step 2)
 class PhysicsRecord:
     """The registry entry of a physicalized entity: its body, the Physicalize
     settings and pins it was made with, and the handle blocks that created an
-    object on it (creation order), which ``reset_bodies`` uses."""
+    object on it (creation order), which ``blocks.reset_bodies`` uses."""
 
     entity: object
     body: object                            # ivp RealObject
@@ -52,12 +54,17 @@ class PhysicsRecord:
 class Command:
     """A deferred building-block command (glue-and-content 1, "Deferred commands").
 
-    ``run()`` returns True when done, False when it must be retried next frame.
+    ``step(command)`` (a bound method of the block: a snapshot keeps it, where it
+    could not keep a closure) returns True when done, False when it must be
+    retried next frame. ``warned`` holds the CK ids of the entities it warned about.
     """
 
     block: object
-    run: object
+    step: object
     warned: set = field(default_factory=set)
+
+    def run(self) -> bool:
+        return self.step(self)
 
 
 class _GlueObjectListener(ivp.ObjectListener):
@@ -170,7 +177,7 @@ class PhysicsManager:
     # --- registry -----------------------------------------------------------------
 
     def record_of(self, entity) -> PhysicsRecord | None:
-        return self.registry.get(id(entity)) if entity is not None else None
+        return self.registry.get(entity.id) if entity is not None else None
 
     def body_of(self, entity):
         """The ivp RealObject of a physicalized entity, or None."""
@@ -178,15 +185,17 @@ class PhysicsManager:
         return rec.body if rec is not None else None
 
     def is_physicalized(self, entity) -> bool:
-        return id(entity) in self.registry
+        return entity.id in self.registry
 
     def register(self, record: PhysicsRecord) -> None:
-        self.registry[id(record.entity)] = record
+        """The registry is keyed by the entity's CK id, which a copy of the
+        context keeps (an id() would not)."""
+        self.registry[record.entity.id] = record
 
     def destroy_body(self, entity) -> bool:
         """Unphysicalize: destroy the body and forget the entity. While the world
         simulates (a listener callback), the delete waits for step 5."""
-        rec = self.registry.get(id(entity))
+        rec = self.registry.get(entity.id)
         if rec is None:
             return False
         if self.simulating:
@@ -194,7 +203,7 @@ class PhysicsManager:
                 self.deferred_deletes.append(rec)
             return True
         self.env.delete_object(rec.body)          # the listener still finds the record
-        del self.registry[id(entity)]
+        del self.registry[entity.id]
         return True
 
     def keep_block(self, block) -> None:
@@ -217,8 +226,8 @@ class PhysicsManager:
         rec = self.record_of(entity)
         if rec is not None:
             return rec.body
-        if id(entity) not in command.warned:
-            command.warned.add(id(entity))
+        if entity.id not in command.warned:
+            command.warned.add(entity.id)
             self.context.output_to_console(f"You must Physicalize {entity.name} !!!")
         return None
 
@@ -248,67 +257,6 @@ class PhysicsManager:
         for cmd in pending:
             if not self._run_command(cmd):
                 self.commands.append(cmd)
-
-    # --- putting bodies back -------------------------------------------------------
-
-    def reset_bodies(self, initial) -> list:
-        """Put physicalized entities back to an initial state (Ballance's sector
-        reset); ``initial`` maps each entity to its initial world matrix.
-
-        For the entities that have a body, in the mapping's order: the objects
-        of the handle blocks on them are deleted (forces, joints, springs,
-        listeners) and their bodies destroyed; each entity gets its matrix and
-        is physicalized again with the settings and pins of its record (Start
-        Frozen honoured); then the Create command of every joint and spring
-        block that was made on them (also one destroyed since) and of every
-        listener that was live is queued again, so a joint whose other body is
-        not back yet is made when it is. Forces are not made again. Entities
-        without a body are left as they are. Returns the entities reset.
-        """
-        from .blocks.base import ALWAYS, IF_LIVE
-        from .blocks.physicalize import Physicalize
-
-        poses = self._initial_poses(initial)
-        records = [self.record_of(e) for e, _ in poses]
-        blocks = list(dict.fromkeys(b for rec in records for b in rec.blocks))
-        live = {b for b in blocks if b.handle is not None}
-        for b in blocks:
-            if b.handle is not None:
-                b.destroy_now(self.context)
-        for entity, M in poses:
-            self.destroy_body(entity)
-            entity.set_world_matrix(M)
-        for rec in records:
-            Physicalize.of_record(rec, self.context).physicalize(self)
-            self.record_of(rec.entity).blocks = rec.blocks
-        for b in blocks:
-            if b.REMADE_BY_RESET == ALWAYS or (b.REMADE_BY_RESET == IF_LIVE and b in live):
-                b.queue_create(self.context)
-        return [e for e, _ in poses]
-
-    def _initial_poses(self, initial) -> list:
-        """[(entity, VxMatrix)] of the physicalized entities of ``initial``, every
-        entry checked before anything changes."""
-        from .entity import CK3dEntity
-        from .vxmath import VxMatrix, quat_from_vx
-
-        if self.simulating:
-            raise ValueError("reset_bodies: called during the physics step (a listener); "
-                             "call it from a behaviour")
-        if not hasattr(initial, "items"):
-            raise TypeError(f"reset_bodies: expected a mapping entity -> world matrix, got {initial!r}")
-        poses = []
-        for entity, m in initial.items():
-            if not isinstance(entity, CK3dEntity) or entity.context is not self.context:
-                raise TypeError(f"reset_bodies: {entity!r} is not a 3D entity of this context")
-            try:
-                M = VxMatrix(m)
-                quat_from_vx(M)
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"reset_bodies: the matrix of {entity.name!r}: {exc}") from None
-            if self.is_physicalized(entity):
-                poses.append((entity, M))
-        return poses
 
     # --- surfaces -----------------------------------------------------------------
 
@@ -344,7 +292,7 @@ class PhysicsManager:
             t.update(self)
         while self.deferred_deletes:
             rec = self.deferred_deletes.pop(0)
-            if self.registry.get(id(rec.entity)) is rec:
+            if self.registry.get(rec.entity.id) is rec:
                 self.destroy_body(rec.entity)
         self.write_back()
 
@@ -366,49 +314,19 @@ class PhysicsManager:
         set_world_matrices([obj.client_data for obj in objs],
                            np.array(rows, dtype=np.float32).reshape(len(rows), 4, 4))
 
-    # --- direct Python use of the blocks (scripts) --------------------------------------
+    # --- the scripting calls' old home (deprecated) -----------------------------------
 
-    def _block(self, kind: str, entity, pins: dict, input_name: str | None = None):
-        from . import blocks
+    def __getattr__(self, name: str):
+        """``ctx.physics.physicalize(e, ...)`` and the other scripting calls
+        moved to ``bbglue.blocks`` (``blocks.physicalize(ctx, e, ...)``); the old
+        spelling works for one release, with a DeprecationWarning."""
+        fn = DEPRECATED_SCRIPTING.get(name) if not name.startswith("_") else None
+        if fn is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warnings.warn(f"ctx.physics.{name}(...) is deprecated: use bbglue.blocks.{name}(ctx, ...)",
+                      DeprecationWarning, stacklevel=2)
+        return functools.partial(fn, self.context)
 
-        blk = getattr(blocks, kind)(target=entity, context=self.context, **pins)
-        blk.trigger(input_name)
-        return blk
 
-    def physicalize(self, entity, **pins):
-        """The Physicalize block's first input; returns the body (the existing one
-        when already physicalized: its parameters are not updated)."""
-        self._block("Physicalize", entity, pins, "Physicalize")
-        return self.body_of(entity)
-
-    def unphysicalize(self, entity) -> None:
-        self._block("Physicalize", entity, {}, "Unphysicalize")
-
-    def set_force(self, entity, **pins):
-        """SetPhysicsForce's Create; returns the block (``.destroy()`` removes the force)."""
-        return self._block("SetPhysicsForce", entity, pins)
-
-    def impulse(self, entity, **pins) -> None:
-        self._block("PhysicsImpulse", entity, pins)
-
-    def spring(self, entity, **pins):
-        return self._block("SetPhysicsSpring", entity, pins)
-
-    def hinge(self, entity, **pins):
-        return self._block("SetPhysicsHinge", entity, pins)
-
-    def slider(self, entity, **pins):
-        return self._block("SetPhysicsSlider", entity, pins)
-
-    def ball_joint(self, entity, **pins):
-        return self._block("SetPhysicsBallJoint", entity, pins)
-
-    def wake_up(self, entity) -> None:
-        self._block("PhysicsWakeUp", entity, {})
-
-    def coll_detection(self, entity, **pins):
-        """PhysicsCollDetection's Create; poll ``block.take_outputs()`` and ``block.outputs``."""
-        return self._block("PhysicsCollDetection", entity, pins)
-
-    def continuous_contact(self, entity, **pins):
-        return self._block("PhysicsContinuousContact", entity, pins)
+# name -> function(ctx, ...): filled by bbglue.blocks.scripting, which bbglue imports
+DEPRECATED_SCRIPTING = {}

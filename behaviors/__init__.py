@@ -11,10 +11,14 @@
     registry.create(ctx, "spinner", entity="Cube", params={"speed": 45})
 
 docs/behaviors.md describes the hooks, timers, messages, initial conditions,
-error isolation, input recordings and the Ballance behaviours.
+error isolation, input recordings and the Ballance behaviours. Ballance's
+gameplay (behaviors.ballance) is a plug-in registered through the
+``ivp.behaviors`` entry points; nothing here imports it.
 """
 
-from . import registry
+import warnings
+
+from . import hooks, registry
 from .api import PENDING, RUNNING, STOPPED, FAILED, Behavior, BehaviorError, BehaviorManager, manager_of
 from .params import Entity, Group, Param, Vec3
 from .recording import Frame, LiveInput, Recorder, Recording, replay, run_frame
@@ -22,9 +26,11 @@ from .registry import register
 
 
 def gameplay_state(ctx):
-    """The HUD's view of a Ballance level (score, lives, level state...), or None."""
-    from .ballance.level import gameplay_state as state
-    return state(ctx)
+    """Deprecated: the HUD fields the running behaviours offer (``hooks.hud_fields``;
+    a Ballance level's score, lives, state...), or None without any."""
+    warnings.warn("behaviors.gameplay_state is deprecated: use behaviors.hooks.hud_fields",
+                  DeprecationWarning, stacklevel=2)
+    return hooks.hud_fields(ctx) or None
 
 
 def reset(ctx) -> None:
@@ -38,6 +44,6 @@ def reset(ctx) -> None:
     manager_of(ctx).reset()
 
 
-__all__ = ["registry", "register", "Behavior", "BehaviorError", "BehaviorManager", "manager_of",
+__all__ = ["hooks", "registry", "register", "Behavior", "BehaviorError", "BehaviorManager", "manager_of",
            "PENDING", "RUNNING", "STOPPED", "FAILED", "Param", "Vec3", "Entity", "Group",
            "Frame", "LiveInput", "Recorder", "Recording", "replay", "run_frame", "gameplay_state", "reset"]

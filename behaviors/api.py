@@ -25,8 +25,10 @@ its entity, the hook and the traceback; the frame and every other behaviour go o
 from __future__ import annotations
 
 import traceback
-import weakref
 from dataclasses import dataclass, field
+
+from bbglue import blocks
+from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
 
 from .params import declared_params
 
@@ -60,6 +62,7 @@ class Timer:
     repeat: bool
     frame_created: int
     done: bool = False
+    args: tuple = ()                # fn(*args): a bound method and its arguments snapshot, a lambda does not
 
     def cancel(self) -> None:
         self.done = True
@@ -173,21 +176,21 @@ class Behavior:
 
     # --- timers --------------------------------------------------------------------
 
-    def after(self, seconds: float, fn) -> Timer:
-        """``fn()`` once, in the first frame at least ``seconds`` after now."""
-        return self.manager.add_timer(self, fn, seconds, repeat=False)
+    def after(self, seconds: float, fn, *args) -> Timer:
+        """``fn(*args)`` once, in the first frame at least ``seconds`` after now."""
+        return self.manager.add_timer(self, fn, seconds, repeat=False, args=args)
 
-    def every(self, seconds: float, fn) -> Timer:
-        """``fn()`` each time another ``seconds`` has passed (several calls in a long frame)."""
-        return self.manager.add_timer(self, fn, seconds, repeat=True)
+    def every(self, seconds: float, fn, *args) -> Timer:
+        """``fn(*args)`` each time another ``seconds`` has passed (several calls in a long frame)."""
+        return self.manager.add_timer(self, fn, seconds, repeat=True, args=args)
 
     def each_frame(self, fn) -> Timer:
         """``fn(dt)`` every frame from the next one until it returns True."""
         return self.manager.add_timer(self, fn, None, repeat=True)
 
-    def next_frame(self, fn) -> Timer:
-        """``fn()`` once, next frame."""
-        return self.manager.add_timer(self, lambda dt: fn() or True, None, repeat=True)
+    def next_frame(self, fn, *args) -> Timer:
+        """``fn(*args)`` once, next frame."""
+        return self.manager.add_timer(self, fn, 0.0, repeat=False, args=args)
 
     # --- messages ---------------------------------------------------------------------
 
@@ -208,13 +211,11 @@ class Behavior:
     def collision_detection(self, entity=None, **pins):
         """A PhysicsCollDetection on ``entity`` (default: the owner), created now;
         its Collision outputs come to ``on_collision`` as CollisionEvents."""
-        from bbglue.blocks import PhysicsCollDetection
         return self.manager.watch(self, PhysicsCollDetection(entity or self.entity, self.ctx, **pins))
 
     def continuous_contact(self, entity=None, **pins):
         """A PhysicsContinuousContact on ``entity`` (default: the owner), created
         now; its "contact on / off N" outputs come to ``on_contact`` as ContactEvents."""
-        from bbglue.blocks import PhysicsContinuousContact
         return self.manager.watch(self, PhysicsContinuousContact(entity or self.entity, self.ctx, **pins))
 
     def save_ic(self, *entities) -> None:
@@ -230,7 +231,7 @@ class Behavior:
     def reset_bodies(self, *entities) -> list:
         """Restore the saved initial conditions of entities (default: the owner)
         and put their bodies back there, with their joints and springs
-        (``ctx.physics.reset_bodies``); returns the entities that had a body."""
+        (``bbglue.blocks.reset_bodies``); returns the entities that had a body."""
         return self.manager.reset_bodies(entities or (self.entity,))
 
     def stop(self) -> None:
@@ -344,7 +345,7 @@ class BehaviorManager:
 
     # --- timers and messages -------------------------------------------------------------
 
-    def add_timer(self, owner: Behavior, fn, seconds, repeat: bool) -> Timer:
+    def add_timer(self, owner: Behavior, fn, seconds, repeat: bool, args: tuple = ()) -> Timer:
         if not callable(fn):
             raise TypeError(f"{owner!r}: a timer needs a callable, got {fn!r}")
         period = None
@@ -354,7 +355,7 @@ class BehaviorManager:
                 raise ValueError(f"{owner!r}: a timer needs a finite time in seconds"
                                  f"{' > 0' if repeat else ' >= 0'}, got {seconds!r}")
             period = float(seconds) * 1000.0
-        t = Timer(owner, fn, period, self.time_ms + (period or 0.0), repeat, self.frame)
+        t = Timer(owner, fn, period, self.time_ms + (period or 0.0), repeat, self.frame, args=tuple(args))
         self.timers.append(t)
         return t
 
@@ -425,7 +426,7 @@ class BehaviorManager:
             self._ic_of(e)
         for e in entities:
             self.restore_ic(e)
-        return self.ctx.physics.reset_bodies({e: e.get_world_matrix() for e in entities})
+        return blocks.reset_bodies(self.ctx, {e: e.get_world_matrix() for e in entities})
 
     # --- the frame ---------------------------------------------------------------------------
 
@@ -470,7 +471,7 @@ class BehaviorManager:
                 t.done = not t.repeat
                 t.next_ms += t.period_ms
                 try:
-                    t.fn()
+                    t.fn(*t.args)
                 except Exception as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
         self.timers = [t for t in self.timers if not t.done]
@@ -480,15 +481,15 @@ def _fn_name(fn) -> str:
     return getattr(fn, "__qualname__", repr(fn))
 
 
-_MANAGERS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+MANAGER_NAME = "behaviors"          # the BehaviorManager's name in the context's frame loop
 
 
 def manager_of(ctx, create: bool = True) -> BehaviorManager | None:
     """The context's BehaviorManager, created and added to its frame loop on first
-    use (with ``create=False``: None when the context has none)."""
-    m = _MANAGERS.get(ctx)
+    use (with ``create=False``: None when the context has none). It lives in the
+    context only, so it goes with it and comes back with a restored snapshot."""
+    m = ctx.behavior_named(MANAGER_NAME)
     if m is None and create:
         m = BehaviorManager(ctx)
-        _MANAGERS[ctx] = m
-        ctx.add_behavior(m, name="behaviors")
+        ctx.add_behavior(m, name=MANAGER_NAME)
     return m

@@ -12,7 +12,9 @@ names (docs/behaviors.md has a complete example)::
 from __future__ import annotations
 
 import difflib
-from importlib.metadata import entry_points
+import os
+import tomllib
+from importlib.metadata import EntryPoint, entry_points
 
 from .api import Behavior, manager_of
 from .params import declared_params
@@ -44,23 +46,34 @@ def _qualname(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def _source_entry_points() -> dict:
+    """The entry points this source tree's pyproject.toml declares (a checkout
+    run without ``pip install -e .``, or whose install predates a new plug-in)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
+    try:
+        with open(path, "rb") as fh:
+            project = tomllib.load(fh).get("project", {})
+    except (OSError, tomllib.TOMLDecodeError):
+        return {}
+    declared = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
+    return {name: EntryPoint(name, value, ENTRY_POINT_GROUP) for name, value in declared.items()}
+
+
 def _entry_points() -> dict:
-    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
-
-
-def _load_builtins() -> None:
-    from . import ballance  # noqa: F401  (registers the Ballance behaviours)
+    """Entry points of the group ``ivp.behaviors``: the installed ones, then
+    those of the source tree (Ballance's behaviours are among them, declared
+    in pyproject.toml like a third-party package's)."""
+    return {**_source_entry_points(), **{ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}}
 
 
 def names() -> list:
-    """Every registered behaviour name (built-in and entry points), sorted."""
-    _load_builtins()
+    """Every registered behaviour name (registered and entry points), sorted;
+    no entry point is loaded."""
     return sorted(set(_registry) | set(_entry_points()))
 
 
 def lookup(name: str, where: str = "<python>"):
     """The class registered as ``name`` (loading its entry point if needed)."""
-    _load_builtins()
     cls = _registry.get(name)
     if cls is not None:
         return cls

@@ -6,7 +6,7 @@ Run: python benchmarks/bench_manager.py [N]"""
 import sys
 import time
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 
 
 def main(n: int = 50, frames: int = 120) -> None:
@@ -15,7 +15,7 @@ def main(n: int = 50, frames: int = 120) -> None:
     mesh = meshes.sphere(2.0)
     for i in range(n):
         e = ctx.create_entity(f"ball{i}", mesh=mesh, position=(i * 10.0, 1000.0, 0.0))
-        ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0, mass=1.9, enable_collision=False)
+        blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0, mass=1.9, enable_collision=False)
     for _ in range(30):
         ctx.process_frame(1000.0 / 60.0)
     env = ctx.physics.env

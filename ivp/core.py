@@ -32,13 +32,8 @@ from .fp import (
     isqrt_newton,
     sign_bit,
 )
+from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
-# Movement states (0.4).
-MT_MOVING = 1
-MT_SLOW = 2
-MT_CALM = 3
-MT_NOT_SIM = 8
-MT_STATIC = 0x10
 
 ZERO3 = (0.0, 0.0, 0.0)
 ZERO4 = (0.0, 0.0, 0.0, 0.0)
@@ -347,7 +342,7 @@ class Core:
             sp2 = sx * sx + sy * sy + sz * sz
         self.current_speed, self.i_delta_time = f32v2(math.sqrt(sp2), i_delta_time)
         dt = delta_time
-        if not self.rot_inertias_are_equal and env.state != 5:
+        if not self.rot_inertias_are_equal and env.state != STATE_BETWEEN_PSIS:
             Q, rs = self._gyro_rotation(rs, dt)
             self.rot_speed = rs
         else:

@@ -17,7 +17,6 @@ system unless made with ``collision=False``; then bodies pass through each other
 
 from __future__ import annotations
 
-import copy
 import math
 
 from . import rng
@@ -28,13 +27,11 @@ from .core import Core
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
+from .snapshot import deep_copy
+from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE
 from .time_manager import TimeManager
 
-# env.state values (1.6)
-STATE_PSI_START = 0
-STATE_HULLS = 2
-STATE_BETWEEN_PSIS = 5
 
 
 class ObjectListener:
@@ -246,8 +243,9 @@ class Environment:
     # --- snapshots ----------------------------------------------------------------
 
     def snapshot(self) -> "Snapshot":
-        """An exact copy of the world and the process-global RNG seed."""
-        return Snapshot(copy.deepcopy(self), rng.get_seed())
+        """An exact copy of the world and the process-global RNG seed (a flat
+        copy: any depth of linked state, ivp.snapshot)."""
+        return Snapshot(deep_copy(self), rng.get_seed())
 
 
 class Snapshot:
@@ -259,7 +257,7 @@ class Snapshot:
 
     def restore(self) -> Environment:
         rng.set_seed(self.seed)
-        return copy.deepcopy(self._env)
+        return deep_copy(self._env)
 
 
 def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:

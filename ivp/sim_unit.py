@@ -158,7 +158,7 @@ class SimUnitManager:
         if not cores:
             return
         su = self.merge([c.sim_unit_of_core for c in cores])
-        state = 8
+        state = MT_NOT_SIM              # the AND of the cores' movement states (0.4)
         for c in cores:
             c.controllers_of_core.append(ctrl)
             su.add_controller_core(ctrl, c)

@@ -57,12 +57,15 @@ class Scene:
         return self.ctx.physics.body_of(self.ctx.get(name))
 
 
+VIRTOOLS_SUFFIXES = (".nmo", ".cmo")      # level files of the game (scenes.virtools)
+
+
 def load(path_or_name: str, strict: bool = False) -> Scene:
     """A scene file, the name of a bundled scene, or a Virtools level file
     (.nmo / .cmo, imported by scenes.virtools), checked and built."""
     path = path_or_name
-    from . import virtools
-    if virtools.is_virtools(path):
+    if os.path.splitext(path)[1].lower() in VIRTOOLS_SUFFIXES:
+        from . import virtools          # only for a level file: it imports Ballance's level names
         return virtools.load(path, strict)
     if not os.path.exists(path) and os.path.exists(document.bundled_path(path)):
         path = document.bundled_path(path)
@@ -210,7 +213,7 @@ def _physicalize(ctx, e, cache: dict, checked: dict) -> None:
         kw[f"ball_radius_{i}"] = r
     for i, m in enumerate(p["concave"], 1):
         kw[f"concave_{i}"] = _scene_mesh(e, m, cache, checked, concave=True)
-    ctx.physics.physicalize(ctx.get(e.name), **kw)
+    blocks.physicalize(ctx, ctx.get(e.name), **kw)
 
 
 _BLOCKS = {"hinge": "hinge", "slider": "slider", "ball_joint": "ball_joint", "spring": "spring",
@@ -231,5 +234,5 @@ def _block(ctx, item):
     for k in ("lower_limit_deg", "upper_limit_deg"):
         if k in v:
             v[k.removesuffix("_deg")] = v.pop(k)
-    return getattr(ctx.physics, _BLOCKS[item.type])(target, **v)
+    return getattr(blocks, _BLOCKS[item.type])(ctx, target, **v)
 

@@ -179,13 +179,9 @@ def _run(args) -> int:
 
 
 def _outcome(ctx) -> str:
-    """The gameplay's state at the end of a run (empty when the scene has none)."""
-    from behaviors import gameplay_state
-    st = gameplay_state(ctx)
-    if not st:
-        return ""
-    final = f", final score {st['final']}" if st.get("final") is not None else ""
-    return f"level {st['level']}: {st['state']}, score {st['score']}, lives {st['lives']}{final}"
+    """The outcome the behaviours offer at the end of a run (behaviors.hooks; empty without one)."""
+    from behaviors import hooks
+    return hooks.outcome(ctx)
 
 
 def describe(name: str) -> str:

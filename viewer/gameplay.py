@@ -1,12 +1,12 @@
 """What the viewer reads from the loaded scene: the keys its behaviours own, the
-Ballance camera rig's eye or the file's camera, the sky and lens, and the
-gameplay state for the HUD (no pyglet here)."""
+camera a behaviour offers or the file's camera, the sky and lens, and the
+HUD fields the behaviours offer (behaviors.hooks; no pyglet here)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from behaviors.ballance import camera_of, gameplay_state
+from behaviors import hooks
 from scenes.headless import declared_keys as game_keys  # noqa: F401  (the keys the viewer leaves to the game)
 
 from .camera import BALLANCE_LENS, Lens, look_at
@@ -15,19 +15,16 @@ from .lighting import Lighting, scene_lighting
 
 
 def rig_camera(ctx):
-    """The Ballance camera rig's eye as a camera world matrix, once it follows a
-    ball (it looks at the target along its Z); None otherwise."""
-    rig = camera_of(ctx)
-    if rig is None or rig.eye_spring.cur is None:
-        return None
-    return np.asarray(rig.eye_entity.get_world_matrix().as_array(), dtype=np.float64)
+    """The camera a behaviour offers (behaviors.hooks; Ballance's rig once it
+    follows a ball), as a float64 world matrix; None otherwise."""
+    m = hooks.camera_matrix(ctx)
+    return None if m is None else np.asarray(m, dtype=np.float64)
 
 
 def game_line(ctx) -> str:
-    """Level, state, score, lives and ball of the gameplay, or '' without one."""
-    state = gameplay_state(ctx)
-    if state is None:
-        return ""
+    """The HUD fields the behaviours offer (a Ballance level: level, state,
+    score, lives, ball), or '' without any."""
+    state = hooks.hud_fields(ctx)
     return "   ".join(f"{k} {v}" for k, v in state.items() if v is not None)
 
 

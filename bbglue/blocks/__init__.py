@@ -5,6 +5,8 @@ from .contacts import PhysicsCollDetection, PhysicsContinuousContact
 from .forces import PhysicsImpulse, SetPhysicsForce
 from .joints import SetPhysicsBallJoint, SetPhysicsHinge, SetPhysicsSlider, SetPhysicsSpring
 from .physicalize import Physicalize
+from .scripting import (SCRIPTING, ball_joint, coll_detection, continuous_contact, hinge, impulse, physicalize,
+                        reset_bodies, set_force, slider, spring, unphysicalize, wake_up)
 from .world import DeleteCollisionSurfaces, PhysicsReset, PhysicsWakeUp, SetPhysicsGlobals
 
 __all__ = [
@@ -12,4 +14,5 @@ __all__ = [
     "Physicalize", "SetPhysicsForce", "PhysicsImpulse", "SetPhysicsSpring", "SetPhysicsHinge",
     "SetPhysicsSlider", "SetPhysicsBallJoint", "PhysicsWakeUp", "SetPhysicsGlobals",
     "PhysicsCollDetection", "PhysicsContinuousContact", "PhysicsReset", "DeleteCollisionSurfaces",
+    *SCRIPTING,
 ]

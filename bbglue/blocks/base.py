@@ -189,7 +189,7 @@ class BuildingBlock:
 
     def set_handle(self, handle) -> None:
         """Keep the created object; the records of its bodies list the block
-        (PhysicsManager.reset_bodies)."""
+        (blocks.reset_bodies)."""
         self.handle = handle
         self.context.physics.handle_blocks.add(self)
         self.context.physics.keep_block(self)
@@ -226,7 +226,7 @@ class HandleBlock(BuildingBlock):
     OUTPUTS = ("Out1", "Out2")
     CREATED = "Out1"          # the output fired by the first input (None: none)
     DESTROYED = "Out2"
-    # What PhysicsManager.reset_bodies does with the block when it resets one of
+    # What blocks.reset_bodies does with the block when it resets one of
     # its bodies: NEVER drops the handle (a force: its script creates it again),
     # IF_LIVE queues Create again when the object existed (a listener), ALWAYS
     # also after Destroy (joints and springs: a broken hinge comes back).
@@ -247,12 +247,11 @@ class HandleBlock(BuildingBlock):
         """The first input's command, queued (glue-and-content 1, "Deferred
         commands"); a no-op while the handle is set or the command is queued."""
         if self.handle is None and "command" not in self.locals:
-            self.locals["command"] = cmd = Command(self, None)
-            cmd.run = lambda: self._attempt(ctx, cmd)
+            self.locals["command"] = cmd = Command(self, self._attempt)
             ctx.physics.queue(cmd)
 
-    def _attempt(self, ctx, cmd) -> bool:
-        done = self.create_handle(ctx.physics, cmd)
+    def _attempt(self, cmd) -> bool:
+        done = self.create_handle(self.context.physics, cmd)
         if done:
             self.locals.pop("command", None)
         return done

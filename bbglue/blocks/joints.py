@@ -14,7 +14,7 @@ DEG_TO_RAD = hexf64("3f91df46a2529d39")     # pi / 180 (12.4, hinge limits)
 
 class _JointBlock(HandleBlock):
     """A joint or spring between the target and Object2: part of both bodies'
-    initial state, made again when either is reset (PhysicsManager.reset_bodies)."""
+    initial state, made again when either is reset (blocks.reset_bodies)."""
 
     REMADE_BY_RESET = ALWAYS
 

@@ -64,7 +64,7 @@ class Physicalize(BuildingBlock):
     @classmethod
     def of_record(cls, record, context) -> "Physicalize":
         """A block with the settings and pins a registry record kept, for the
-        same entity (PhysicsManager.reset_bodies)."""
+        same entity (blocks.reset_bodies)."""
         blk = cls(record.entity, context)
         blk.settings = dict(record.settings)
         blk.params = dict(record.pins)

@@ -16,15 +16,12 @@ class PhysicsWakeUp(BuildingBlock):
 
     def execute(self, ctx) -> str:
         if self.target is not None:
-            mgr = ctx.physics
-            cmd = Command(self, None)
-            cmd.run = lambda: self._wake(mgr, cmd)
-            mgr.queue(cmd)
+            ctx.physics.queue(Command(self, self._wake))
         self.activate_output("Out")
         return DONE
 
-    def _wake(self, mgr, cmd) -> bool:
-        body = mgr.body_for(self.target, cmd)
+    def _wake(self, cmd) -> bool:
+        body = self.context.physics.body_for(self.target, cmd)
         if body is None:
             return False
         body.wake()

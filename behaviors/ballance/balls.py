@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 
+from bbglue import blocks
 from bbglue.blocks import PhysicsImpulse
 from bbglue.blocks import Physicalize
 from bbglue.blocks import PhysicsWakeUp
@@ -54,7 +55,7 @@ def fix_cube(ctx):
     """The fixed, collision-free "FixCube" body (made when the scene has none)."""
     e = ctx.get(FIX_CUBE) if FIX_CUBE in ctx else ctx.create_entity(FIX_CUBE, visible=False)
     if not ctx.physics.is_physicalized(e):
-        ctx.physics.physicalize(e, fixed=True, enable_collision=False, ball_count=1, convex_count=0)
+        blocks.physicalize(ctx, e, fixed=True, enable_collision=False, ball_count=1, convex_count=0)
     return e
 
 
@@ -261,7 +262,7 @@ class BallPieces(Behavior):
             self.blocks[e] = blk
             blk.trigger("Physicalize")
             PhysicsImpulse(e, self.ctx, direction=d, impulse=self.impulse * mass).trigger()
-        self.after(self.life, lambda: self.collect(pieces))
+        self.after(self.life, self.collect, pieces)
 
     def collect(self, pieces=None) -> None:
         """Remove pieces (default: all): unphysicalized and hidden."""

@@ -88,6 +88,13 @@ class CameraRig(Behavior):
     modifier_key = Param(str, TURN_MODIFIER)
     raise_key = Param(str, RAISE_KEY)
 
+    def camera_matrix(self):
+        """The viewer's hook (behaviors.hooks): the eye's world matrix (it looks
+        at the target along its Z) once it follows a ball, else None."""
+        if self.eye_spring.cur is None:
+            return None
+        return self.eye_entity.get_world_matrix().as_array()
+
     def __init__(self, ctx, entity=None, **params):
         super().__init__(ctx, entity, **params)
         self.frame_entity = self._entity(self.orient_ref)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 
-from bbglue import CKGroup
+from bbglue import CKGroup, blocks
 from bbglue.blocks import Physicalize
 
 from ..api import Behavior, manager_of
@@ -371,7 +371,7 @@ class Level(Behavior):
             return
         for e in self.props:
             if self.ctx.physics.is_physicalized(e) and e.get_position()[1] < self.fall_limit:
-                self.ctx.physics.unphysicalize(e)
+                blocks.unphysicalize(self.ctx, e)
                 e.hide()
 
     # --- the end ------------------------------------------------------------------------------
@@ -401,6 +401,15 @@ class Level(Behavior):
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
                 "final": self.final, "fade": self.fade}
+
+    def hud_fields(self) -> dict:
+        """The viewer's hook (behaviors.hooks): the gameplay state."""
+        return self.gameplay()
+
+    def outcome(self) -> str:
+        """The CLI's hook (behaviors.hooks): how the run ended."""
+        final = f", final score {self.final}" if self.final is not None else ""
+        return f"level {self.level}: {self.flow}, score {self.points}, lives {self.lives}{final}"
 
 
 def level_behavior(ctx) -> Level | None:

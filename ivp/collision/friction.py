@@ -245,8 +245,8 @@ class CorePair:
 
 
 def pair_key(c0, c1):
-    a, b = id(c0), id(c1)
-    return (a, b) if a < b else (b, a)
+    """The cores themselves (not their id(), which a copied world does not share)."""
+    return frozenset((c0, c1))
 
 
 class _Handle(Controller):
@@ -671,18 +671,18 @@ class FrictionSystem:
         self.cores = []
         self.movable = []
         self.pairs = {}
-        self.core_contacts = {}          # id(core) -> its contact points in this system
+        self.core_contacts = {}          # core -> its contact points in this system
         self.union_find_necessary = False
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
 
     def has_core(self, core) -> bool:
-        return id(core) in self.core_contacts
+        return core in self.core_contacts
 
     def add_core(self, core) -> None:
         """A core joins the system; a movable one gets the three controllers (5.2)."""
-        if id(core) in self.core_contacts:
+        if core in self.core_contacts:
             return
-        self.core_contacts[id(core)] = []
+        self.core_contacts[core] = []
         self.cores.append(core)
         if core.physical_unmoveable:
             return
@@ -695,7 +695,7 @@ class FrictionSystem:
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
         unit is flagged for a split (5.9)."""
-        if self.core_contacts.pop(id(core), None) is None:
+        if self.core_contacts.pop(core, None) is None:
             return
         self.cores.remove(core)
         if core.physical_unmoveable:
@@ -715,8 +715,8 @@ class FrictionSystem:
         self.add_core(cp.core1)
         cp.system = self
         self.contacts.insert(0, cp)
-        self.core_contacts[id(cp.core0)].append(cp)
-        self.core_contacts[id(cp.core1)].append(cp)
+        self.core_contacts[cp.core0].append(cp)
+        self.core_contacts[cp.core1].append(cp)
         key = pair_key(cp.core0, cp.core1)
         pair = self.pairs.get(key)
         if pair is None:
@@ -733,7 +733,7 @@ class FrictionSystem:
             del self.pairs[pair_key(*pair.cores)]
             self.union_find_necessary = True
         for core in (cp.core0, cp.core1):
-            lst = self.core_contacts.get(id(core))
+            lst = self.core_contacts.get(core)
             if lst is None:
                 continue
             lst.remove(cp)

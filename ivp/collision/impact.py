@@ -446,7 +446,7 @@ class ImpactSystem:
             if core not in self.pushed:
                 self.add_pushed(core, best.pair)
             elif self.fs is not None and self.fs.has_core(core):
-                for cp in self.fs.core_contacts[id(core)]:
+                for cp in self.fs.core_contacts[core]:
                     cp.test_fresh = False
         return True
 

@@ -180,7 +180,7 @@ class CollisionSystem:
         fs = core.friction_system
         if fs is None:
             return
-        for cp in list(fs.core_contacts.get(id(core), ())):
+        for cp in list(fs.core_contacts.get(core, ())):
             self.delete_contact(cp, silent=True)
 
     def object_frozen(self, obj) -> None:

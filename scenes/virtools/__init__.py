@@ -17,15 +17,13 @@ import yaml
 from bbglue.meshes import Mesh
 
 from .. import document
+from ..build import VIRTOOLS_SUFFIXES as SUFFIXES
 from ..build import Scene, build
 from ..document import MeshSpec
 from ..source import Where, located
 from .game import game_level
 from .level import Import, LevelReport, import_level
 from .reader import VirtoolsError, read_file
-
-SUFFIXES = (".nmo", ".cmo")
-
 
 def is_virtools(path: str) -> bool:
     return os.path.splitext(path)[1].lower() in SUFFIXES

@@ -1,0 +1,43 @@
+"""What a game offers the generic layers: a camera, HUD fields and an outcome
+(docs/behaviors.md, "Hooks for the viewer and the CLI").
+
+Any behaviour may define these methods; the viewer and ``ivp run`` ask the
+running behaviours of a context in attachment order, without knowing which
+game supplied them:
+
+- ``camera_matrix()``: a camera world matrix (4 x 4, VxMatrix row layout, the
+  camera looking along its Z), or None while it has none;
+- ``hud_fields()``: a dict of name -> value for the HUD's game line (None values
+  are not shown), or None;
+- ``outcome()``: one line saying how the run ended, or None.
+"""
+
+from __future__ import annotations
+
+from .api import RUNNING, manager_of
+
+
+def _offers(ctx, method: str):
+    m = manager_of(ctx, create=False)
+    for b in (m.behaviors if m is not None else ()):
+        fn = getattr(b, method, None)
+        if b.state == RUNNING and fn is not None:
+            yield fn()
+
+
+def camera_matrix(ctx):
+    """The first camera a running behaviour offers, or None."""
+    return next((m for m in _offers(ctx, "camera_matrix") if m is not None), None)
+
+
+def hud_fields(ctx) -> dict:
+    """The HUD fields of every running behaviour that offers some, merged in order."""
+    out = {}
+    for fields in _offers(ctx, "hud_fields"):
+        out.update(fields or {})
+    return out
+
+
+def outcome(ctx) -> str:
+    """The outcome lines of the running behaviours ('' when none offers one)."""
+    return "; ".join(o for o in _offers(ctx, "outcome") if o)
