@@ -10,6 +10,7 @@ import math
 
 from .. import umath
 from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32, f32v
+from ..states import STATE_BETWEEN_PSIS
 from .constants import (
     COLL_DETECT_MIN_INV_TIME,
     COMPRESSION_STEP_LIMIT,
@@ -76,7 +77,7 @@ def reintegrate(env, core, t: float) -> None:
     core.q_world_f_core_next_psi = s[0]
     rest = env.time_of_next_psi - t
     state = env.state
-    env.state = 5
+    env.state = STATE_BETWEEN_PSIS
     core.calc_next_psi_matrix(rest, 1.0 / rest)
     env.state = state
 
