@@ -63,8 +63,10 @@ def world_hash(env) -> str:
 # the hash. Recorded from the code of 2026-12 (the brief of issue 14: the golden
 # value pins today's behaviour; it is not derived from the spec).
 GOLDEN = [
+    # stack: re-recorded when lcp.py's free-set solve became a fixed-order Cholesky
+    # kernel instead of LAPACK's dposv, whose last bits depend on the CPU and thread count
     ("stack", 120, 258,
-     "ea2d4cbd4ad4ba618a46860eb1ef806b6203e528bff3af29793385bf10c6dd50"),
+     "cdca35f24610a2a3f0774cd6f8fd4704dfb2c7c47a8dd0f4728efc69824b8597"),
     ("modules/ph08_swing", 300, 654,
      "e94195e894067e4da2bc7953cdd872847b4d29d0fcf978cd7c03cbd830a50734"),
     ("modules/ph29_plank_bridge", 60, 126,
