@@ -21,7 +21,6 @@ from .feature_kernels import triangle_planes
 from .piece_kernels import kernel_arrays, moved_arrays
 
 PLANE_MERGE_EPS = 1e-6      # hull triangles closer than this in normal and offset share a plane
-NO_PLANE = np.zeros(4)      # a hull's kernel plane slot (only two-sided triangles use it)
 BOUNDS_PAD = 1e-9           # relative: a fixed body's box is this much larger than its spheres
 GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's "big" list
 
@@ -73,7 +72,7 @@ class Piece:
         R, vv = m
         V0, T, E = self.kernel_data()[:3]
         planes = [_transform_plane(R, vv, self.planes[0])] if self.two_sided else None
-        pl = np.array(planes[0], dtype=np.float64) if self.two_sided else NO_PLANE
+        pl = np.array(planes[0], dtype=np.float64) if self.two_sided else np.zeros(4)   # own array: see kernel_data
         p = Piece(None, planes, self.edges, self.tris, self.two_sided, self.vertex_ids,
                   (umath.mat_mul_point(m, self.center), self.radius), (T, E))
         V, N, M, H = moved_arrays(V0, T, E, self.two_sided, pl, R, vv)
@@ -81,13 +80,15 @@ class Piece:
         return p
 
     def kernel_data(self):
-        """The piece as the closest-feature kernels read it (features.kernel_arrays), built once."""
+        """The piece as the closest-feature kernels read it (piece_kernels.kernel_arrays), built
+        once. A hull's unused plane slot is its own zero array, not a shared one: a
+        restored world then holds the same graph as the one it was saved from."""
         if self._kernel_data is None:
             if self.index_arrays is None:
                 self.index_arrays = (np.array(self.tris, dtype=np.int64).reshape(-1, 3),
                                      np.array(self.edges, dtype=np.int64).reshape(-1, 2))
             T, E = self.index_arrays
-            pl = np.array(self.planes[0], dtype=np.float64) if self.two_sided else NO_PLANE
+            pl = np.array(self.planes[0], dtype=np.float64) if self.two_sided else np.zeros(4)
             self._kernel_data = kernel_arrays(self.verts, T, E, self.two_sided, pl)
         return self._kernel_data
 
