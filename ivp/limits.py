@@ -40,10 +40,10 @@ def check(what: str, value, low: str | None = None, high: str | None = None) -> 
     named ``low`` and ``high``; NaN and infinities are always refused.
     ``what`` says where: "object 'ball': radius"."""
     v = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    shown = v[0] if len(v) == 1 else v
     if not all(isinstance(c, (int, float)) and math.isfinite(c) for c in v):
-        raise ValueError(f"{what} {shown!r} is not finite")
+        raise ValueError(f"{what} {value!r} is not finite")
+    shown = f"{v[0]:g}" if len(v) == 1 else "(" + ", ".join(f"{c:g}" for c in v) + ")"
     if low is not None and min(v) < globals()[low]:
-        raise ValueError(f"{what} {shown!r} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
+        raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
     if high is not None and max(abs(c) for c in v) > globals()[high]:
-        raise ValueError(f"{what} {shown!r} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
+        raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
