@@ -123,7 +123,8 @@ class BuildingBlock:
     def set_pin(self, key: str, value) -> None:
         """Set an input parameter by CK name or snake_case keyword."""
         pin = self._find(self.pins(), key, "pin")
-        self.params[pin.name] = self._limited(pin, _coerce(pin.kind, value, self._where(pin)), self._where(pin))
+        where = self._where(pin)
+        self.params[pin.name] = self._limited(pin, _coerce(pin.kind, value, where), where)
 
     def pin(self, name: str):
         return self.params[name]
