@@ -154,8 +154,7 @@ class PhysicsManager:
     def set_psi_length(self, seconds: float) -> None:
         """The PSI length of this world and every world created after it (a new
         world, as IVP fixes delta_PSI_time at creation; spec 1.6)."""
-        if not (isinstance(seconds, (int, float)) and math.isfinite(seconds) and seconds > 0.0):
-            raise ValueError(f"physics manager: the PSI length {seconds!r} must be a positive number")
+        ivp.limits.check("physics manager: the PSI length", seconds, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.psi_length = float(seconds)
         self.clean_world()
 

@@ -3,7 +3,7 @@
 The law is ``spec/ivp-dynamics.txt``; each function names its section.
 """
 
-from . import rng
+from . import limits, rng
 from .collision import CollisionSystem, Material
 from .controllers import Controller, ForceController, GravityController, SimEvent
 from .controllers import (Constraint, ConstraintTemplate, Spring, SpringTemplate, create_ball_joint,
@@ -14,7 +14,7 @@ from .real_object import Anchor, BallTemplate, ObjectTemplate, RealObject
 from .surface import CompactSurface, build_surface
 
 __all__ = [
-    "rng", "CollisionSystem", "Material", "Controller", "ForceController", "GravityController", "SimEvent",
+    "limits", "rng", "CollisionSystem", "Material", "Controller", "ForceController", "GravityController", "SimEvent",
     "Core", "MT_MOVING", "MT_SLOW", "MT_CALM", "MT_NOT_SIM", "MT_STATIC",
     "Environment", "ObjectListener", "Snapshot",
     "Anchor", "BallTemplate", "ObjectTemplate", "RealObject",

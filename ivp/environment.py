@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 
 from . import rng
+from .limits import MAX_SIMULATE_TIME, check
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
@@ -52,10 +53,8 @@ class Environment:
 
     def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME,
                  collision: bool = True, valve_sleep_countdown: bool = False):
-        if not is_finite_vec(gravity):
-            raise ValueError(f"environment: gravity {tuple(gravity)} is NaN or infinite")
-        if not (math.isfinite(delta_psi_time) and delta_psi_time > 0.0):
-            raise ValueError(f"environment: the PSI length {delta_psi_time!r} must be a positive number")
+        check("environment: gravity", tuple(gravity), high="MAX_GRAVITY")
+        check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
         self.sim_unit_manager = SimUnitManager(self)
         self.anomaly_limits = AnomalyLimits()
@@ -91,8 +90,7 @@ class Environment:
     # --- globals ------------------------------------------------------------------
 
     def set_gravity(self, g) -> None:
-        if not is_finite_vec(g):
-            raise ValueError(f"environment: gravity {tuple(g)} is NaN or infinite")
+        check("environment: gravity", tuple(g), high="MAX_GRAVITY")
         self.gravity_controller.set_gravity(g)
 
     @property
@@ -103,9 +101,7 @@ class Environment:
 
     def create_ball(self, tmpl: BallTemplate, position, quaternion=None) -> RealObject:
         """A ball (spec 2.1, 0x10030010): extra_radius = template extra + radius."""
-        r = float(tmpl.radius)
-        if not (math.isfinite(r) and r > 0.0):
-            raise ValueError(f"ball {tmpl.name!r}: radius {tmpl.radius!r} must be a positive number")
+        check(f"ball {tmpl.name!r}: radius", tmpl.radius, "MIN_BALL_RADIUS", "MAX_BALL_RADIUS")
         return self._create(OBJECT_BALL, tmpl, BALL_SURFACE, position, quaternion)
 
     def create_polygon(self, surface, tmpl: ObjectTemplate, position, quaternion=None) -> RealObject:
@@ -205,16 +201,20 @@ class Environment:
         return True
 
     def simulate(self, dt: float) -> None:
-        """Spec 11.2 (0x100138c0): run to current_time + dt."""
+        """Spec 11.2 (0x100138c0): run to current_time + dt (at most
+        MAX_SIMULATE_TIME seconds in one call)."""
         if not (math.isfinite(dt) and dt >= 0.0):
             raise ValueError(f"environment: simulate({dt!r}) needs a finite time step >= 0")
         self.simulate_until(self.current_time + dt)
 
     def simulate_until(self, target: float) -> None:
         """Spec 11.2 (0x1002ef70): every PSI with T_k < target (strict), then
-        current_time = target."""
+        current_time = target; at most MAX_SIMULATE_TIME seconds ahead."""
         if not math.isfinite(target):
             raise ValueError(f"environment: target time {target!r} is not finite")
+        if target - self.current_time > MAX_SIMULATE_TIME:
+            raise ValueError(f"environment: target time {target!r} is {target - self.current_time:g} s ahead, "
+                             f"above {MAX_SIMULATE_TIME:g} (limit MAX_SIMULATE_TIME, docs/ivp.md)")
         self.time_manager.simulate_until(self, target)
 
     def simulate_psi(self) -> None:
@@ -271,11 +271,10 @@ def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     m = tmpl.mass
     if not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0.0:
         raise ValueError(f"object {name!r}: mass {m!r} must be a positive number")
-    for what, v in (("speed damping", (tmpl.speed_damp_factor,)),
-                    ("rotation damping", tmpl.rot_speed_damp_factor),
-                    ("rotation inertia", tmpl.rot_inertia),
-                    ("extra radius", (tmpl.extra_radius,))):
-        if not is_finite_vec(v):
-            raise ValueError(f"object {name!r}: {what} {tuple(v)} is NaN or infinite")
-    if tmpl.mass_center_override is not None and not is_finite_vec(tmpl.mass_center_override):
-        raise ValueError(f"object {name!r}: mass centre {tuple(tmpl.mass_center_override)} is NaN or infinite")
+    check(f"object {name!r}: mass", m, high="MAX_MASS")
+    check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
+    check(f"object {name!r}: rotation damping", tuple(tmpl.rot_speed_damp_factor), "MIN_DAMP", "MAX_DAMP")
+    check(f"object {name!r}: rotation inertia", tuple(tmpl.rot_inertia), high="MAX_ROT_INERTIA")
+    check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
+    if tmpl.mass_center_override is not None:
+        check(f"object {name!r}: mass centre", tuple(tmpl.mass_center_override), high="MAX_SHIFT")

@@ -19,6 +19,7 @@ from .fp import (
     inv_dt,
     is_finite_vec,
 )
+from .limits import check
 from .sim_unit import enqueue_revive
 
 OBJECT_POLYGON = 2
@@ -215,6 +216,7 @@ class RealObject:
         if not (is_finite_vec(p_ws) and is_finite_vec(imp_ws)):
             raise ValueError(f"object {self.name!r}: push with a NaN or infinite "
                              f"point {tuple(p_ws)} or impulse {tuple(imp_ws)}")
+        check(f"object {self.name!r}: push impulse", tuple(imp_ws), high="MAX_IMPULSE")
         self.wake()
         core = self.core
         M = core.get_m_world_f_core_PSI(self.environment.current_time)

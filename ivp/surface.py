@@ -9,6 +9,7 @@ quantised radius deviation.
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .fp import f32
+from .limits import MAX_SURFACE_PIECES, check
 
 
 @dataclass
@@ -144,7 +146,13 @@ def triangle_soup(vertices, faces, name: str = "surface") -> TriangleSoup:
 
 
 def build_surface(name: str, convex_point_sets=(), concave_meshes=()) -> CompactSurface:
-    """Build a compact surface from convex point sets and concave (vertices, faces) meshes."""
+    """Build a compact surface from convex point sets and concave (vertices, faces)
+    meshes, at most MAX_SURFACE_PIECES of them together (ivp.limits)."""
+    over = MAX_SURFACE_PIECES + 1               # read no more than that from an iterator
+    convex_point_sets = list(itertools.islice(convex_point_sets, over))
+    concave_meshes = list(itertools.islice(concave_meshes, over))
+    check(f"surface {name!r}: the number of pieces", len(convex_point_sets) + len(concave_meshes),
+          high="MAX_SURFACE_PIECES")
     surf = CompactSurface(name=name)
     for pts in convex_point_sets:
         piece = convex_piece(pts, name)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ivp import limits
+
 from .. import values
 from ..entity import CK3dEntity
 from ..meshes import Mesh
@@ -70,6 +72,7 @@ class BuildingBlock:
     SETTINGS: tuple = ()
     PINS: tuple = ()
     OUT_PINS: tuple = ()
+    LIMITS: dict = {}       # pin or setting name -> (low, high): names of ivp.limits constants, or None
 
     def __init__(self, target=None, context=None, **values):
         self.target = _coerce(ENTITY, target, f"{self.NAME}: target") if target is not None else None
@@ -120,16 +123,27 @@ class BuildingBlock:
     def set_pin(self, key: str, value) -> None:
         """Set an input parameter by CK name or snake_case keyword."""
         pin = self._find(self.pins(), key, "pin")
-        self.params[pin.name] = _coerce(pin.kind, value, self._where(pin))
+        where = self._where(pin)
+        self.params[pin.name] = self._limited(pin, _coerce(pin.kind, value, where), where)
 
     def pin(self, name: str):
         return self.params[name]
+
+    def _limited(self, pin: Pin, value, where: str):
+        """``value`` if within the block's LIMITS for the pin (its name without a
+        trailing number: "ball radius 2" -> "ball radius"); a ValueError naming
+        the pin and the ivp limit otherwise (docs/ck-api.md, "Limits")."""
+        bounds = self.LIMITS.get(pin.name.rstrip("0123456789 "))
+        if bounds is not None and value is not None:
+            limits.check(where, value, *bounds)
+        return value
 
     def set_setting(self, key: str, value) -> None:
         pin = self._find(self.SETTINGS, key, "setting")
         if value is None:
             raise TypeError(f"{self.describe()}: setting {pin.name!r} cannot be None")
-        self.settings[pin.name] = _coerce(pin.kind, value, f"{self.describe()}: setting {pin.name!r}")
+        where = f"{self.describe()}: setting {pin.name!r}"
+        self.settings[pin.name] = self._limited(pin, _coerce(pin.kind, value, where), where)
         if hasattr(self, "params"):
             self._sync_params()
 

@@ -42,6 +42,13 @@ class Physicalize(BuildingBlock):
         Pin("Rot Speed Dampening", FLOAT, 0.1),
         Pin("Collision Surface", STRING, None),      # None: the mesh name
     )
+    LIMITS = {
+        "Convex Count": (None, "MAX_SURFACE_PIECES"), "Ball Count": (None, "MAX_SURFACE_PIECES"),
+        "Concave Count": (None, "MAX_SURFACE_PIECES"), "Shift Mass Center": (None, "MAX_SHIFT"),
+        "Mass": (None, "MAX_MASS"), "Linear Speed Dampening": ("MIN_DAMP", "MAX_DAMP"),
+        "Rot Speed Dampening": ("MIN_DAMP", "MAX_DAMP"),
+        "ball radius": ("MIN_BALL_RADIUS", "MAX_BALL_RADIUS"),
+    }
 
     def set_setting(self, key: str, value) -> None:
         pin = self._find(self.SETTINGS, key, "setting")
@@ -94,7 +101,9 @@ class Physicalize(BuildingBlock):
             surface_name = tgt.mesh.name if tgt.mesh is not None else ""
         is_ball = self.settings["Ball Count"] != 0 or surface_name == ""
         mass = p["Mass"]
-        if mass < MIN_MASS:
+        if mass < MIN_MASS:         # glue-and-content 2: the clamp, told to the user
+            mgr.context.output_to_console(f"{self.describe()}: pin 'Mass' {mass:g} is below {MIN_MASS:g}: "
+                                          f"the body gets mass 1")
             mass = 1.0
         shift = None if p["Automatic Calculate Mass Center"] else self.settings["Shift Mass Center"]
         material = ivp.Material(p["Friction"], p["Elasticity"])   # one per body (surfaces-and-contacts 2)

@@ -1,0 +1,49 @@
+"""What the engine accepts (docs/ivp.md, "Limits").
+
+A value outside these bounds would hang the engine (a PSI of 1e-300 s, a
+simulate of a million seconds, a billion hull pieces), divide by zero (a
+ball of radius 1e-30) or make the f32 state infinite (a mass of 1e300, a
+push of 1e30 on a light body). Each is refused by a ValueError that names
+the value and the limit, at the top of the public call, before any state
+changes. The values leave room for every bundled scene and Ballance level.
+
+The PSI length bounds and the size bounds equal ``scenes.limits``' MIN/MAX_PSI_LENGTH,
+MIN_SIZE/MAX_SIZE and MAX_COORD; they are repeated here because ivp imports
+nothing above it.
+"""
+
+from __future__ import annotations
+
+import math
+
+# --- time -------------------------------------------------------------------------------
+MIN_PSI_LENGTH, MAX_PSI_LENGTH = 1e-4, 1.0      # seconds per PSI (= scenes.limits)
+MAX_SIMULATE_TIME = 3600.0                      # seconds one simulate / simulate_until call may run
+
+# --- bodies -----------------------------------------------------------------------------
+MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
+MAX_ROT_INERTIA = 1e15                          # kg m^2, or the factor when rot_inertia_is_factor
+MIN_DAMP, MAX_DAMP = 0.0, 1e3                   # 1/s: speed and rotation damping factors
+MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SIZE, MAX_SIZE)
+MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
+MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
+MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
+
+# --- pushes and globals -----------------------------------------------------------------------
+MAX_IMPULSE = 1e9                               # N s: |x|, |y|, |z| of one push or a force's impulse per PSI
+MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
+
+
+def check(what: str, value, low: str | None = None, high: str | None = None) -> None:
+    """Raise ValueError unless ``value`` (a number or a vector, every component
+    for ``low``, the largest magnitude for ``high``) lies within the limits
+    named ``low`` and ``high``; NaN and infinities are always refused.
+    ``what`` says where: "object 'ball': radius"."""
+    v = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not all(isinstance(c, (int, float)) and math.isfinite(c) for c in v):
+        raise ValueError(f"{what} {value!r} is not finite")
+    shown = f"{v[0]:g}" if len(v) == 1 else "(" + ", ".join(f"{c:g}" for c in v) + ")"
+    if low is not None and min(v) < globals()[low]:
+        raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
+    if high is not None and max(abs(c) for c in v) > globals()[high]:
+        raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
