@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import os
 
-from .build import Scene, build, load
+from .build import Scene, build
+from .loading import load
 from .document import BUNDLED_DIR, Plan, plan
 from .source import SceneError, Where
 

@@ -14,7 +14,7 @@ import bbglue
 from bbglue import blocks, meshes
 from ivp.fp import DELTA_PSI_TIME
 
-from . import document, limits
+from . import limits
 from .document import MeshSpec, Plan
 from .source import Report
 
@@ -58,18 +58,6 @@ class Scene:
 
 
 VIRTOOLS_SUFFIXES = (".nmo", ".cmo")      # level files of the game (scenes.virtools)
-
-
-def load(path_or_name: str, strict: bool = False) -> Scene:
-    """A scene file, the name of a bundled scene, or a Virtools level file
-    (.nmo / .cmo, imported by scenes.virtools), checked and built."""
-    path = path_or_name
-    if os.path.splitext(path)[1].lower() in VIRTOOLS_SUFFIXES:
-        from . import virtools          # only for a level file: it imports Ballance's level names
-        return virtools.load(path, strict)
-    if not os.path.exists(path) and os.path.exists(document.bundled_path(path)):
-        path = document.bundled_path(path)
-    return build(document.plan(path), strict)
 
 
 def build(plan: Plan, strict: bool = False, meshes: dict | None = None) -> Scene:
