@@ -13,6 +13,7 @@ from bbglue.blocks import Physicalize, SetPhysicsGlobals
 from behaviors import Behavior, manager_of, register, registry
 from behaviors.api import FAILED
 from ivp import BallTemplate, Environment, ObjectTemplate, build_surface, limits
+from test_bad_input import world
 
 CUBE = [(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)]
 
@@ -124,12 +125,7 @@ def test_the_last_allowed_values_are_accepted():
 
 # --- directly on the engine ----------------------------------------------------------------
 
-def engine_world():
-    env = Environment(gravity=(0.0, -20.0, 0.0))
-    b = env.create_ball(BallTemplate(name="keeper", mass=1.0, radius=2.0), (0.0, 0.0, 0.0))
-    b.wake()
-    env.simulate(0.1)
-    return env, b
+engine_world = world          # test_bad_input's world: a keeper ball falling for 0.1 s
 
 
 def engine_state(env, b):
