@@ -15,7 +15,7 @@ import pytest
 
 from ivp import Material, create_hinge, jit
 
-from test_collision_scenes import ball, box, floor, grid_mesh  # noqa: F401  (grid_mesh: the floors' mesh)
+from test_collision_scenes import ball, box, floor
 
 ROOT = Path(__file__).resolve().parent.parent
 PSIS = 60

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
+from ..kmath import vcross, vdot, vsub
 
 TIE_FACTOR = 1.0 + 1e-12        # a candidate must be better by this factor (3.3 FF reduction)
 TIE_ABS = 1e-12                 # and by this much (metres), so a resting corner keeps its feature
@@ -20,21 +21,6 @@ LINE_PARALLEL = 1e-24           # |K x L|^2 below this: parallel edges (5.3)
 DEGENERATE = 1e-10
 SEPARATION_TOL = 1e-9           # metres: a KK normal may graze the pieces by this much
 EDGE_BOUND_SLACK = 1e-9         # relative: a lower bound (face plane, edge spheres) is trusted past this
-
-
-@kernel
-def vsub(a, b):
-    return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
-
-
-@kernel
-def vdot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-@kernel
-def vcross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 @kernel

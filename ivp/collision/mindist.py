@@ -89,9 +89,9 @@ class Mindist:
     always ``a``), the last measurement (sorted sides, gap = len_numerator,
     contact_plane) and the queued event.
 
-    A measurement made in a batch (:func:`recalc_all`) keeps only its gap
-    and its row of the batch's arrays; the sides, geometry and previous
-    feature are made from the row when first read."""
+    A measurement made in a batch (:func:`recalc_all`) keeps only its gap,
+    its feature codes and its row of the batch's geometry; the sides,
+    geometry and previous feature are made from them when first read."""
 
     __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "len_numerator", "_geom", "sum_extra_radius",
                  "coll_type", "event", "alive", "seen", "_prev", "prev_code", "_batch", "_row", "intrusion",
@@ -120,11 +120,9 @@ class Mindist:
 
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
-        F, G = self._batch
-        q = self._row
+        g = self._batch[self._row].tolist()
         self._batch = None
         f = self.prev_code
-        g = G[q].tolist()
         fb = feature_of(f[0], f[1], f[2])
         self._prev = fb
         if self._side0 is None:
@@ -373,9 +371,8 @@ def _recalc_ball_triangles(grid, group, t: float) -> None:
     tris = np.array([md.kb[1] for md in group], dtype=np.int64)
     prev = np.array([md.prev_code for md in group], dtype=np.int64)
     F, G = ball_triangles_measure(C, tris, prev, *grid.kernel_arrays())
-    batch = (F, G)
     for q, (md, f, gap) in enumerate(zip(group, F.tolist(), G[:, 0].tolist())):
-        md._batch = batch
+        md._batch = G
         md._row = q
         md.prev_code = f
         md.len_numerator = gap - md.sum_extra_radius

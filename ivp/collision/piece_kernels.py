@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
+from ..kmath import vdot, vsub
 from .feature_kernels import (
     EDGE_BOUND_SLACK,
     SEPARATION_TOL,
@@ -24,9 +25,7 @@ from .feature_kernels import (
     point_edge,
     point_face,
     point_point,
-    vdot,
     vert,
-    vsub,
 )
 
 

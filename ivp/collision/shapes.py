@@ -72,7 +72,7 @@ class Piece:
         R, vv = m
         V0, T, E = self.kernel_data()[:3]
         planes = [_transform_plane(R, vv, self.planes[0])] if self.two_sided else None
-        pl = np.array(planes[0], dtype=np.float64) if self.two_sided else np.zeros(4)   # own array: see kernel_data
+        pl = _kernel_plane(planes, self.two_sided)
         p = Piece(None, planes, self.edges, self.tris, self.two_sided, self.vertex_ids,
                   (umath.mat_mul_point(m, self.center), self.radius), (T, E))
         V, N, M, H = moved_arrays(V0, T, E, self.two_sided, pl, R, vv)
@@ -80,17 +80,22 @@ class Piece:
         return p
 
     def kernel_data(self):
-        """The piece as the closest-feature kernels read it (piece_kernels.kernel_arrays), built
-        once. A hull's unused plane slot is its own zero array, not a shared one: a
-        restored world then holds the same graph as the one it was saved from."""
+        """The piece as the closest-feature kernels read it (piece_kernels.kernel_arrays), built once."""
         if self._kernel_data is None:
             if self.index_arrays is None:
                 self.index_arrays = (np.array(self.tris, dtype=np.int64).reshape(-1, 3),
                                      np.array(self.edges, dtype=np.int64).reshape(-1, 2))
             T, E = self.index_arrays
-            pl = np.array(self.planes[0], dtype=np.float64) if self.two_sided else np.zeros(4)
+            pl = _kernel_plane(self.planes, self.two_sided)
             self._kernel_data = kernel_arrays(self.verts, T, E, self.two_sided, pl)
         return self._kernel_data
+
+
+def _kernel_plane(planes, two_sided: bool):
+    """The kernels' plane slot: a two-sided triangle's plane; for a hull (unused)
+    its own zero array, not a shared one, so a restored world holds the same
+    graph as the one it was saved from."""
+    return np.array(planes[0], dtype=np.float64) if two_sided else np.zeros(4)
 
 
 def _transform_plane(R, vv, p):
@@ -137,16 +142,14 @@ def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
 class TriangleGrid:
     """World-space triangles of a fixed body in a uniform grid (built once).
 
-    Per triangle: vertices a, b, c, unit normal, bounding sphere, the
-    vertex indices (so shared vertices and edges are recognised) and its
-    planes: the face (n, n.a) and the three edges' outward in-plane planes,
-    whose distances bound the distance to the triangle from below.
+    Per triangle: vertices a, b, c, bounding sphere and the vertex indices
+    (so shared vertices and edges are recognised); its piece (two-sided, with
+    its plane) is made when a pair first asks for it, and the batched kernels
+    read all triangles as arrays.
     """
 
     def __init__(self, vertices: np.ndarray, faces: np.ndarray):
         tri = vertices[faces]
-        n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-        n /= np.linalg.norm(n, axis=1)[:, None]
         cen = tri.mean(axis=1)
         rad = np.sqrt(((tri - cen[:, None, :]) ** 2).sum(axis=2)).max(axis=1)
         lo = tri.min(axis=1)
@@ -157,15 +160,7 @@ class TriangleGrid:
         self.a = [V[f[0]] for f in self.faces]
         self.b = [V[f[1]] for f in self.faces]
         self.c = [V[f[2]] for f in self.faces]
-        self.normal = [tuple(x) for x in n.tolist()]
         self.sphere = [(x, y, z, r) for (x, y, z), r in zip(cen.tolist(), rad.tolist())]
-        planes = [n, np.einsum("ij,ij->i", n, tri[:, 0])[:, None]]
-        for i in range(3):
-            p = tri[:, i]
-            e = np.cross(tri[:, (i + 1) % 3] - p, n)
-            e /= np.linalg.norm(e, axis=1)[:, None]
-            planes += [e, np.einsum("ij,ij->i", e, p)[:, None]]
-        self.planes = [tuple(row) for row in np.hstack(planes).tolist()]
         self.lo = tuple(float(v) for v in lo.min(axis=0))     # the triangles' box
         self.hi = tuple(float(v) for v in hi.max(axis=0))
         ext = (hi - lo).max(axis=1)
@@ -236,7 +231,7 @@ class TriangleGrid:
         return out
 
     def kernel_arrays(self):
-        """Every triangle for the batched kernels (features.ball_triangles_measure):
+        """Every triangle for the batched kernels (feature_kernels.ball_triangles_measure):
         vertices (n, 3, 3), planes (n, 4) and front/back normals (n, 2, 3), as
         each triangle's piece has them; built on first use."""
         if self._kernel_arrays is None:

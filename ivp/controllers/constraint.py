@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import umath
 from ..jit import kernel
+from ..kmath import f32_k, f32v_k, rot_mul_v_k, rot_t_mul_v_k, vcross
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
 from .joint import Joint, check_joint_objects, joint_name
 
@@ -339,35 +340,6 @@ def _side_data(core, anchor):
 
 
 @kernel
-def _f32(x):
-    return np.float64(np.float32(x))
-
-
-@kernel
-def _f32v(v):
-    return _f32(v[0]), _f32(v[1]), _f32(v[2])
-
-
-@kernel
-def _rot_mul_v(R, v):
-    return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2],
-            R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
-            R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
-
-
-@kernel
-def _rot_t_mul_v(R, v):
-    return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2],
-            R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
-            R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
-
-
-@kernel
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-@kernel
 def _side_response(anchor, ii, im, rw, a, sign, cs_f_core, cs_w):
     """Spec 12.6, one body's part of a response column: the test impulse
     sign e_a at the anchor (translation axis a < 3: 0x1000ca80 then 0x1000bf90)
@@ -376,19 +348,19 @@ def _side_response(anchor, ii, im, rw, a, sign, cs_f_core, cs_w):
     cs_f_core is +0x70 for R and CsA for A; rw the core's world rotation."""
     k = a % 3
     se = (sign * (1.0 if k == 0 else 0.0), sign * (1.0 if k == 1 else 0.0), sign * (1.0 if k == 2 else 0.0))
-    d_core = _f32v(_rot_t_mul_v(cs_f_core, se))
+    d_core = f32v_k(rot_t_mul_v_k(cs_f_core, se))
     if a < 3:
-        imp_ws = _f32v(_rot_t_mul_v(cs_w, se))
-        c = _f32v(_cross(anchor, d_core))
-        dw = (_f32(ii[0] * c[0]), _f32(ii[1] * c[1]), _f32(ii[2] * c[2]))
-        dv = (_f32(imp_ws[0] * im), _f32(imp_ws[1] * im), _f32(imp_ws[2] * im))
-        r = _rot_mul_v(rw, _cross(dw, anchor))
-        lin = _rot_mul_v(cs_w, _f32v((dv[0] + r[0], dv[1] + r[1], dv[2] + r[2])))
+        imp_ws = f32v_k(rot_t_mul_v_k(cs_w, se))
+        c = f32v_k(vcross(anchor, d_core))
+        dw = (f32_k(ii[0] * c[0]), f32_k(ii[1] * c[1]), f32_k(ii[2] * c[2]))
+        dv = (f32_k(imp_ws[0] * im), f32_k(imp_ws[1] * im), f32_k(imp_ws[2] * im))
+        r = rot_mul_v_k(rw, vcross(dw, anchor))
+        lin = rot_mul_v_k(cs_w, f32v_k((dv[0] + r[0], dv[1] + r[1], dv[2] + r[2])))
     else:
-        dw = _f32v((ii[0] * d_core[0] * 1.0, ii[1] * d_core[1] * 1.0, ii[2] * d_core[2] * 1.0))
+        dw = f32v_k((ii[0] * d_core[0] * 1.0, ii[1] * d_core[1] * 1.0, ii[2] * d_core[2] * 1.0))
         # quirk kept: A's side is rotated by CsA, R's by +0x70
-        lin = _rot_mul_v(cs_f_core, _cross(dw, anchor))
-    return lin, _rot_mul_v(cs_f_core, dw)
+        lin = rot_mul_v_k(cs_f_core, vcross(dw, anchor))
+    return lin, rot_mul_v_k(cs_f_core, dw)
 
 
 @kernel
