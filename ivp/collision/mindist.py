@@ -27,6 +27,7 @@ from .constants import (
     ROOT_MAX_ITERATIONS,
     ROOT_TOLERANCE,
 )
+from ..umath import rot_mul_v, rot_t_mul_v
 from .feature_kernels import ball_triangles_measure
 from .features import (
     INTRUSION_DEPTH,
@@ -203,23 +204,75 @@ class Mindist:
 
     # --- 3.5 events ------------------------------------------------------------------
 
-    def value(self, t: float) -> float:
-        """3.5's collision value f(t) on the poses at t.
+    def value_function(self, t_now: float):
+        """3.5's collision value f(t) on the poses at t, for a search from t_now.
 
-        With a ball: the current features' value, the signed plane distance
-        (xF), the line distance (xK) or the point distance (BP, BB). Between
+        With a ball, the current features' value: BF the signed plane
+        distance; BK the line distance, or the distance from a virtual plane
+        through the edge (fixed on the edge's body, perpendicular to the
+        direction at t_now, offset 0.5 (coll_dist + sum_extra)) when smaller,
+        so a ball that passes the edge within one raster step is not missed;
+        BP / BB the point distance, or its projection on the direction at
+        t_now when 1.2 times the projection is smaller (signed: 3.5 says "in
+        magnitude", but |projection| <= distance always, so only the sign
+        lets a ball that passes straight through a vertex be seen). Between
         two polygons: the closest features searched again at t, so a feature
         change (3.5's sector events: a tipping box's next corner) is found
-        with the crossing (3.5 notes that this gives the same impacts)."""
+        with the crossing (3.5 notes that this gives the same impacts); where
+        the pieces are apart at t but the virtual plane of the features at
+        t_now (for a vertex and a face, 3.5's signed plane distance) is
+        negative, the box has passed through the feature between two raster
+        steps and the plane's value is taken, so it is seen."""
         a = self.a
         if not a.is_ball:
             b = self.b
-            pa = a.piece_world(self.ka, core_pose(a.obj.core, t))
-            pb = b.piece_world(self.kb, core_pose(b.obj.core, t))
-            return piece_piece_closest(pa, pb, None)[2]
+
+            def closest(t):
+                return piece_piece_closest(a.piece_world(self.ka, core_pose(a.obj.core, t)),
+                                           b.piece_world(self.kb, core_pose(b.obj.core, t)), None)[2]
+
+            d0 = closest(t_now)
+            s0 = self.side0
+            s1 = self.side1
+            g0 = self.geom
+            q = g0.p                                            # side 0's closest point at t_now
+            w = (q[0] + g0.n[0] * d0, q[1] + g0.n[1] * d0, q[2] + g0.n[2] * d0)   # side 1's
+            on_face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
+            plane = _moving_plane(s0.shape.obj.core, q, s1.shape.obj.core, w, on_face.shape.obj.core,
+                                  (-g0.n[0], -g0.n[1], -g0.n[2]), t_now)
+
+            def value(t):
+                d = closest(t)
+                if d > 0.0:
+                    v = plane(t)
+                    if v < 0.0:                             # passed through the feature's plane
+                        return v
+                return d
+            return value
+        s0 = self.side0
+        s1 = self.side1
         c0, c1 = self.cores
-        g = side_geometry(self.side0, core_pose(c0, t), self.side1, core_pose(c1, t), False)
-        return g.gap
+
+        def gap(t):
+            return side_geometry(s0, core_pose(c0, t), s1, core_pose(c1, t), False)
+
+        k1 = s1.feature[0]
+        if k1 == "F":
+            return lambda t: gap(t).gap
+        g0 = gap(t_now)
+        d0 = g0.gap
+        q = g0.p                                                        # the centre at t_now
+        w = (q[0] + g0.n[0] * d0, q[1] + g0.n[1] * d0, q[2] + g0.n[2] * d0)   # the feature's point
+        plane = _moving_plane(c0, q, c1, w, c1, (-g0.n[0], -g0.n[1], -g0.n[2]), t_now)
+        offset = 0.5 * (COLL_DIST + self.sum_extra_radius)
+        if k1 == "K":
+            return lambda t: min(gap(t).gap, plane(t) + offset)
+
+        def point(t):
+            d = gap(t).gap
+            p = plane(t)
+            return p if 1.2 * p < d else d
+        return point
 
     def bounds(self):
         """3.5: (threshold, real bound) of the value function."""
@@ -231,6 +284,31 @@ class Mindist:
         if k1 == "K":
             return thr, REAL_COLL_DIST + 0.9 * sx
         return thr, REAL_COLL_DIST + 0.5 * sx
+
+
+def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
+    """3.5's virtual plane: f(t) = (q0(t) - q1(t)) . u(t), where q0 moves with
+    core c0, q1 with c1 and the unit direction u (q1 -> q0 at t_now) with cu,
+    all from their world values at t_now. For a point and a face it is the
+    point's signed distance from the face's plane; it goes negative when a
+    fast body passes the feature between two raster steps."""
+    def body(c, x, t):
+        R, v = core_pose(c, t_now)
+        return rot_t_mul_v(R, (x[0] - v[0], x[1] - v[1], x[2] - v[2]))
+
+    q0_cs = body(c0, q0, t_now)
+    q1_cs = body(c1, q1, t_now)
+    u_cs = rot_t_mul_v(core_pose(cu, t_now)[0], u)
+
+    def f(t):
+        R0, v0 = core_pose(c0, t)
+        R1, v1 = core_pose(c1, t)
+        a = rot_mul_v(R0, q0_cs)
+        b = rot_mul_v(R1, q1_cs)
+        d = rot_mul_v(core_pose(cu, t)[0], u_cs)
+        return ((v0[0] + a[0] - v1[0] - b[0]) * d[0] + (v0[1] + a[1] - v1[1] - b[1]) * d[1]
+                + (v0[2] + a[2] - v1[2] - b[2]) * d[2])
+    return f
 
 
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
@@ -282,7 +360,7 @@ def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
     """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
     the value reaches the threshold, or None."""
     thr, real = md.bounds()
-    f = md.value
+    f = md.value_function(t_now)
     v_now = f(t_now)
     if v_now > thr:
         return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max)
