@@ -7,7 +7,7 @@ import struct
 import pytest
 
 import scenes
-from behaviors import gameplay_state
+from behaviors.hooks import hud_fields
 from behaviors.ballance import player_of
 from behaviors.ballance.camera import heading_of
 from behaviors.recording import Frame, Recording, replay
@@ -139,7 +139,7 @@ def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
     seen = []
 
     def after(ctx, i):
-        st = gameplay_state(ctx)
+        st = hud_fields(ctx)
         ball = player_of(ctx).ball
         event = (st["state"], st["sector"], st["lives"])
         if not seen or seen[-1][0] != event:
@@ -152,7 +152,7 @@ def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
     respawn = seen[3][1]
     assert respawn[0] == pytest.approx(0.0, abs=1e-6) and respawn[2] == pytest.approx(30.0, abs=1e-6)
     assert 2.0 < respawn[1] <= 3.3258 + 1e-4                      # dropped from PR_Resetpoint_02 onto the floor
-    assert gameplay_state(scene.ctx)["final"] == 100 * 1 + gameplay_state(scene.ctx)["score"] + 200 * 2
+    assert hud_fields(scene.ctx)["final"] == 100 * 1 + hud_fields(scene.ctx)["score"] + 200 * 2
 
 
 def test_import_writes_a_yaml_scene_that_loads_the_same(level_file, tmp_path):

@@ -29,7 +29,7 @@ from ivp import umath
 from . import reader as r
 from .game import find_ci, game_folder
 from .looks import Textures, mesh_look
-from .modules import BODY, FAN, HINGE, MODULE, placed, read_prefab, module_physics
+from .modules import FAN, MODULE, build_module, placed, read_prefab
 
 GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
 TIME_FACTOR = 2.0
@@ -81,6 +81,7 @@ class LevelReport:
     skipped: list = field(default_factory=list)                  # (what, reason)
     unknown_groups: list = field(default_factory=list)
     modules: list = field(default_factory=list)                  # (placeholder, what was built from its prefab)
+    module_parts: list = field(default_factory=list)             # (placeholder, which part plays which role)
     warnings: list = field(default_factory=list)
     triangles: int = 0
     physics_triangles: int = 0
@@ -94,7 +95,9 @@ class LevelReport:
                  f"  sectors {len(self.sectors)}: {', '.join(self.sectors) or 'none'}"]
         lines += [f"  group {g}: {n} members, {t} triangles" for g, (n, t) in sorted(self.groups.items())]
         lines += [f"  {role} {name} at {_fmt(p)}" for role, name, p in self.places]
-        lines += [f"  module {name}: built from {what}" for name, what in self.modules]
+        for name, what in self.modules:
+            lines.append(f"  module {name}: built from {what}")
+            lines += [f"    {line}" for n, line in self.module_parts if n == name]
         lines += [f"  unknown group {g}: kept as a plain group, nothing uses it" for g in self.unknown_groups]
         lines += [f"  skipped {what}: {why}" for what, why in self.skipped]
         lines += [f"  warning: {w}" for w in self.warnings]
@@ -110,6 +113,10 @@ class Import:
     meshes: dict
     report: LevelReport
     looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _fmt(v) -> str:
@@ -492,24 +499,36 @@ class _Importer:
                 self.looks.pop(d["name"], None)
                 sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
-                body, hinge = (next((names[p.index] for p in prefab.parts if p.name == want.format(kind)), None)
-                               for want in (BODY, HINGE))
-                built, why = module_physics(kind, prefab, body, hinge, d["name"], sectors)
-                for p in prefab.parts:
-                    groups = list(sectors)
-                    item = self._item(prefab.nmo, _safe(kind), p, placed(p, prefab.root, matrix), names[p.index],
-                                      groups, prefab.nmo.get(p.mesh, r.Mesh))
-                    if built is not None and names[p.index] == body:
-                        item["physics"] = built[0]
-                        item["groups"] = built[3]
+                built = build_module(kind, prefab, names, d["name"], sectors,
+                                     lambda m: self._mesh_name(prefab.nmo, _safe(kind), m, None))
+                first = {i: k for k, i in enumerate(built.order)}
+                for p in sorted(prefab.parts, key=lambda p: (first.get(p.index, len(first)), p.index)):
+                    world = placed(p, prefab.root, matrix)
+                    item = self._item(prefab.nmo, _safe(kind), p, world, names[p.index], list(sectors),
+                                      prefab.nmo.get(p.mesh, r.Mesh))
+                    if p.index in built.physics:
+                        item["physics"] = self._part_physics(built.physics[p.index], world, p, built.found)
+                    item["groups"] += [g for g in built.groups.get(p.index, []) if g not in item["groups"]]
                     extra.append(item)
-                if built is not None:
-                    joints += built[1]
-                    behaviours += built[2]
-                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts, a hinged body"))
+                joints += built.joints
+                behaviours += built.behaviours
+                head = f"{kind}.nmo, {len(prefab.parts)} parts"
+                if built.why:
+                    rep.modules.append((d["name"], f"{head} drawn; {built.why}"))
                 else:
-                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts drawn; {why}"))
+                    rep.modules.append((d["name"], f"{head}, {_count(len(built.physics), 'body', 'bodies')}, "
+                                                   f"{_count(len(built.joints), 'joint', 'joints')}"))
+                rep.module_parts += [(d["name"], line) for line in built.found]
         return joints
+
+    @staticmethod
+    def _part_physics(pins: dict, world, part: r.Entity, found: list) -> dict:
+        """A module part's pins; its hulls dropped when its matrix is baked into
+        its mesh (they are in the unbaked frame): then its own mesh collides."""
+        if "convex" in pins and decompose(world) is None:
+            found.append(f"{part.name!r} collides as its own mesh, convex: its matrix is baked")
+            return {k: v for k, v in pins.items() if k != "convex"}
+        return pins
 
     def _unique(self, name: str) -> str:
         """``name``, or with a number when an object already has it."""
