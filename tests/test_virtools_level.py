@@ -159,7 +159,7 @@ def test_import_writes_a_yaml_scene_that_loads_the_same(level_file, tmp_path):
     out = tmp_path / "out" / "level.yaml"
     os.makedirs(out.parent)
     written = write_scene(import_level(level_file), str(out))
-    assert all(os.path.isfile(p) for p in written) and len(written) == 13            # 12 meshes with triangles
+    assert all(os.path.isfile(p) for p in written) and len(written) == 14        # 12 meshes with triangles, the MTL
     a, b = scenes.load(level_file).plan, scenes.load(str(out)).plan
     assert [e.name for e in a.entities] == [e.name for e in b.entities]
     for ea, eb in zip(a.entities, b.entities):

@@ -113,6 +113,7 @@ class Import:
     meshes: dict
     report: LevelReport
     looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
+    sidecar_looks: dict = field(default_factory=dict)  # sidecar path -> looks.Look (written with the OBJ)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -226,6 +227,8 @@ class _Importer:
         self.files = set()
         self.looks = {}              # entity name -> Look
         self.mesh_looks = {}         # (file, mesh index) -> Look
+        self.sidecar_looks = {}      # sidecar path -> the Look of its entities (an `ivp import`'s materials)
+        self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
         self.prefabs = {}            # module kind -> (Prefab or None, reason)
 
@@ -270,7 +273,7 @@ class _Importer:
         }
         if not joints:
             del doc["joints"]
-        return Import(doc, self.meshes, rep, self.looks)
+        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks)
 
     # --- groups ----------------------------------------------------------------------------------
 
@@ -386,6 +389,7 @@ class _Importer:
                 v, f = bake(v, f, baked[1])
             self.meshes[path] = (v, f)
             self.mesh_names[key] = (name, path)
+            self.meshes_by_name[name] = path
         return self.mesh_names[key][0]
 
     def _entity(self, e: r.Entity):
@@ -425,6 +429,7 @@ class _Importer:
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
                 self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
             self.looks[name] = self.mesh_looks[key]
+            self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
         elif any(g in PHYSICS_GROUPS for g in groups):
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
                                 "it has no triangles: no collision"))
