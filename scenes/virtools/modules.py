@@ -299,6 +299,7 @@ def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, secto
             i = next(e.index for e in prefab.parts if names[e.index] == role_names[role])
             out.groups.setdefault(i, []).append(params[key])
     if spec.script:
+        out.found.append(f"script {spec.script}")
         b = {"type": spec.script}
         if "entity" in spec.entities:
             b["entity"] = role_names[spec.entities["entity"]]
