@@ -260,3 +260,33 @@ def test_check_says_what_was_matched_and_what_fell_back(tmp_path, capsys):
     sack = next(b for b in imp.document["behaviours"] if b["type"] == "ballance.sack")
     assert sack["params"]["direction_ref"] == "P_Modul_26_50"
     assert "module P_Modul_19_50: built from P_Modul_19.nmo, 2 parts, 1 body, 1 joint" in out
+
+
+def test_the_finish_balloon_is_drawn_from_its_prefab(tmp_path):
+    """5.2 / 5.5: the parts under PE_Balloon_MF (a child of a child too) at the
+    PE_Levelende placeholder (0, 0, 45), without physics; another root's
+    parts (the UFO) are left out."""
+    b = LevelBuilder()
+    root = b.entity("PE_Balloon_MF", None, translation(*ROOT), class_id=r.CK_3DENTITY)
+    mat = b.material("Balloon", 0xFFCC2222)
+    envelope = b.box("PE_Balloon_Envelope", (4, 6, 4), (ROOT[0], 20, 0), mat)
+    b.objects[envelope].parent = root
+    basket = b.box("PE_Balloon_Basket", (2, 1, 2), (ROOT[0], 14, 0), mat)
+    b.objects[basket].parent = envelope
+    ufo = b.entity("PE_UFO_Body", None, translation(0, 50, 0), class_id=r.CK_3DENTITY)
+    saucer = b.box("PE_UFO_Saucer", (8, 1, 8), (0, 50, 0), mat)
+    b.objects[saucer].parent = ufo
+    level = tmp_path / "3D Entities" / "Level"
+    level.mkdir(parents=True)
+    (level / "Level_01.NMO").write_bytes(two_sector_level().data())
+    (tmp_path / "3D Entities" / "PH").mkdir()
+    (tmp_path / "3D Entities" / "PH" / "PE_Balloon.nmo").write_bytes(b.data(compressed=True))
+    imp = import_level(str(level / "Level_01.NMO"))
+    ents = {d["name"]: d for d in imp.document["entities"]}
+    assert ents["PE_Balloon_01.PE_Balloon_Envelope"]["position"] == pytest.approx([0.0, 20.0, 45.0])
+    assert ents["PE_Balloon_01.PE_Balloon_Basket"]["position"] == pytest.approx([0.0, 14.0, 45.0])
+    assert not any(n.startswith("PE_Balloon_01.PE_UFO") for n in ents)
+    assert all("physics" not in d for n, d in ents.items() if n.startswith("PE_Balloon_01."))
+    assert ("PE_Balloon_01", "PE_Balloon.nmo, 2 parts under PE_Balloon_MF drawn, 2 others left out; no physics") \
+        in imp.report.modules
+    assert imp.looks["PE_Balloon_01.PE_Balloon_Envelope"].parts[0].colour == pytest.approx((0.8, 0.4 / 3, 0.4 / 3, 1))

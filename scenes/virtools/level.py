@@ -29,7 +29,7 @@ from ivp import umath
 from . import reader as r
 from .game import find_ci, game_folder
 from .looks import Textures, mesh_look
-from .modules import FAN, MODULE, build_module, placed, read_prefab
+from .modules import BALLOON, FAN, MODULE, build_module, placed, read_prefab, under
 
 GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
 TIME_FACTOR = 2.0
@@ -255,6 +255,7 @@ class _Importer:
             rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
+        self._balloon(docs, extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
         doc = {
@@ -525,6 +526,26 @@ class _Importer:
                                                    f"{_count(len(built.joints), 'joint', 'joints')}"))
                 rep.module_parts += [(d["name"], line) for line in built.found]
         return joints
+
+    def _balloon(self, docs: list, extra: list) -> None:
+        """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
+        PE_Levelende placeholder: the parts under its root PE_Balloon_MF (the
+        prefab's other roots, PE_UFO_Body ..., are left out), without physics
+        (the finish is a trigger). The flames' prefabs are particles only:
+        nothing to draw."""
+        rep = self.report
+        for d in [d for d in docs if FINISH in d["groups"]][:1]:
+            prefab, why = read_prefab(self.game, BALLOON, self.encodings)
+            if prefab is None:
+                rep.skipped.append((f"the balloon of {d['name']}", f"{why}: the finish is a trigger only"))
+                return
+            parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
+            matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            for p in parts:
+                extra.append(self._item(prefab.nmo, BALLOON, p, placed(p, prefab.root, matrix),
+                                        self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
+            rep.modules.append((d["name"], f"{BALLOON}.nmo, {len(parts)} parts under {prefab.root.name} drawn, "
+                                           f"{len(prefab.parts) - len(parts)} others left out; no physics"))
 
     @staticmethod
     def _part_physics(pins: dict, world, part: r.Entity, found: list) -> dict:

@@ -30,6 +30,7 @@ from . import reader as r
 from .game import PREFAB_DIR, find_ci
 
 FAN = "P_Modul_18"
+BALLOON = "PE_Balloon"
 MODULE = re.compile(r"P_Modul_\d+")
 ROOT = "{}_MF"
 BUNDLED = {"linear_speed_dampening": 1, "rot_speed_dampening": 0.05}   # as the bundled module scenes
@@ -216,6 +217,18 @@ def placed(part: r.Entity, root: r.Entity, placeholder_matrix) -> tuple:
     placeholder: part . root^-1 . placeholder (row vectors, 4)."""
     m = _m4(part.matrix) @ np.linalg.inv(_m4(root.matrix)) @ _m4(placeholder_matrix)
     return tuple(float(x) for x in m[:, :3].reshape(12))
+
+
+def under(part: r.Entity, root: r.Entity, nmo: r.NmoFile) -> bool:
+    """3.3: whether ``root`` is among the part's parents (a parent loop ends the walk)."""
+    seen = set()
+    e = part
+    while e is not None and e.index not in seen:
+        seen.add(e.index)
+        if e.parent == root.index:
+            return True
+        e = nmo.get(e.parent, r.Entity)
+    return False
 
 
 def find_part(kind: str, part: Part, prefab: Prefab):
