@@ -45,6 +45,7 @@ def load(path: str, strict: bool = False, game: str | None = None) -> Scene:
     scene = build(plan, strict, meshes)
     scene.level = imp.report
     scene.looks = imp.looks
+    scene.sky_box = imp.sky_box
     return scene
 
 

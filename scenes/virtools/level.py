@@ -27,7 +27,7 @@ from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_
 from ivp import umath
 
 from . import reader as r
-from .game import find_ci, game_folder
+from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Textures, mesh_look
 from .modules import BALLOON, FAN, MODULE, build_module, placed, read_prefab, under
 
@@ -114,6 +114,7 @@ class Import:
     report: LevelReport
     looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
     sidecar_looks: dict = field(default_factory=dict)  # sidecar path -> looks.Look (written with the OBJ)
+    sky_box: tuple | None = None                      # the sky's images (game.SKY_FACES order, None: missing)
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -274,7 +275,7 @@ class _Importer:
         }
         if not joints:
             del doc["joints"]
-        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks)
+        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks, self._sky())
 
     # --- groups ----------------------------------------------------------------------------------
 
@@ -526,6 +527,19 @@ class _Importer:
                                                    f"{_count(len(built.joints), 'joint', 'joints')}"))
                 rep.module_parts += [(d["name"], line) for line in built.found]
         return joints
+
+    def _sky(self) -> tuple | None:
+        """5.6: the sky box of the level's Sky (Levelinit, or the default
+        Sky_L) from Textures/Sky/, for the viewer; a face missing is a warning."""
+        sky = self.report.settings.sky
+        paths, missing = sky_images(self.game, sky)
+        if not self.game or len(missing) == len(paths):
+            where = f"in {os.path.join(self.game, TEXTURES_DIR, SKY_DIR)}" if self.game else "no game folder"
+            self.report.skipped.append((f"sky {sky}", f"no images ({where}): the viewer's plain sky"))
+            return None
+        if missing:
+            self.report.warnings.append(f"sky {sky}: no {', '.join(missing)}: those faces show the plain sky")
+        return paths
 
     def _balloon(self, docs: list, extra: list) -> None:
         """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
