@@ -50,6 +50,8 @@ def test_prop_placeholders_become_the_props(level_file):
     assert scene.plan.entity("P_Ball_Stone_01").physics["mass"] == 10.0
     assert scene.plan.entity("P_Ball_Paper_01").physics["mass"] == 0.2
     assert scene.body("P_Box_01") is not None
+    dome = scene.plan.entity("P_Dome_01").physics                   # fixed convex, 0.2 / 0.8
+    assert dome["fixed"] and (dome["friction"], dome["elasticity"]) == (0.2, 0.8)
 
 
 def test_level_flow_gets_its_groups_in_name_order(level_file):
@@ -64,14 +66,16 @@ def test_level_flow_gets_its_groups_in_name_order(level_file):
     assert scene.ctx.get(level["finish"]).get_position() == pytest.approx((0.0, 2.0, 45.0))
     assert "Sector_02" in scene.ctx and "Sector_2" not in scene.ctx                 # 7.11
     types = sorted(b.type for b in scene.plan.behaviours)
-    assert types.count("ballance.fan") == 1 and "ballance.transformers" in types
+    assert types.count("ballance.fan") == 1 and types.count("ballance.transformers") == 1
+    assert {g for g in ("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone", "Sound_RollID_01") if g in scene.ctx} \
+        == {"P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone", "Sound_RollID_01"}
 
 
 def test_the_report_lists_what_was_found_and_skipped(level_file):
     text = scenes.load(level_file).level.text()
     assert "sectors 2: Sector_01, Sector_02" in text
     assert "group Phys_Floors: 2 members, 24 triangles" in text                       # two boxes of 12
-    assert "triangles 192, in Phys_* groups 48" in text                               # 16 boxes; 4 in Phys_*
+    assert "triangles 204, in Phys_* groups 48" in text                               # 17 boxes; 4 in Phys_*
     assert "reset point PR_Resetpoint_02 at (0, 3.326, 30)" in text
     assert "unknown group test" in text
     assert "skipped 1 P_Modul_41 placeholders" in text
