@@ -506,7 +506,7 @@ class _Importer:
                 self.looks.pop(d["name"], None)
                 sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
-                built = build_module(kind, prefab, names, d["name"], sectors,
+                built = build_module(kind, prefab, names, d["name"],
                                      lambda m: self._mesh_name(prefab.nmo, _safe(kind), m, None))
                 first = {i: k for k, i in enumerate(built.order)}
                 for p in sorted(prefab.parts, key=lambda p: (first.get(p.index, len(first)), p.index)):

@@ -266,7 +266,7 @@ class Built:
     why: str = ""
 
 
-def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, sector_groups: list, mesh_ref) -> Built:
+def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, mesh_ref) -> Built:
     """The physics of one placeholder's module from the table: ``names`` maps
     the prefab's parts (table positions) to their scene names, ``mesh_ref``
     turns a prefab mesh into a mesh name of the scene."""
@@ -276,6 +276,7 @@ def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, secto
         out.why = "no physics table for this module (no body of its own, or not one of glue-and-content 3)"
         return out
     role_names = {None: placeholder}
+    role_parts = {}                 # role -> the found part's table position
     missing = []
     for part in spec.parts:
         e, how = find_part(kind, part, prefab)
@@ -288,6 +289,7 @@ def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, secto
                 missing.append(f"{part.role}: {how}")
             continue
         role_names[part.role] = names[e.index]
+        role_parts[part.role] = e.index
         out.order.append(e.index)
         out.found.append(f"{part.role} = {e.name!r} ({how})")
         if part.physics is not None:
@@ -309,8 +311,7 @@ def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, secto
     for key, roles in spec.groups.items():
         params[key] = f"{placeholder}.{key}"
         for role in roles:
-            i = next(e.index for e in prefab.parts if names[e.index] == role_names[role])
-            out.groups.setdefault(i, []).append(params[key])
+            out.groups.setdefault(role_parts[role], []).append(params[key])
     if spec.script:
         out.found.append(f"script {spec.script}")
         b = {"type": spec.script}
@@ -320,8 +321,6 @@ def build_module(kind: str, prefab: Prefab, names: dict, placeholder: str, secto
     if frozen:
         out.behaviours.append({"type": "ballance.wake_gate", "entity": placeholder,
                                "params": {"bodies": gate, "radius": spec.gate_radius}})
-    for i in out.groups:
-        out.groups[i] += [g for g in sector_groups if g not in out.groups[i]]
     return out
 
 
