@@ -10,7 +10,8 @@ The folder holds the tests' two-sector level (tests/virtools_levels.py) with,
 beside the course, one placeholder of every module that has physics; each
 module's prefab in 3D Entities/PH/ with the original's part names
 (tests/test_import_modules.py); and the textures its materials name, drawn
-here: a checker for the floor, stripes for the rails.
+here: a checker for the floor, stripes for the rails, and the default sky
+Sky_L's five faces (each tinted so the faces can be told apart).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from scenes.virtools import reader as r  # noqa: E402
+from scenes.virtools.game import SKY_FACES  # noqa: E402
 from test_import_modules import PARTS, prefab  # noqa: E402
 from virtools_levels import two_sector_level  # noqa: E402
 
@@ -66,6 +68,12 @@ def write_demo(folder: str) -> str:
     Image.fromarray(checker).save(os.path.join(textures, "Floor_Top_Flat.bmp"))
     stripes = np.where((yy // 4 % 2)[..., None] == 0, (230, 230, 240), (90, 100, 130)).astype(np.uint8)
     Image.fromarray(stripes).save(os.path.join(textures, "Rail_Environment.bmp"))
+    sky = os.path.join(textures, "Sky")
+    os.makedirs(sky, exist_ok=True)
+    for face, tint in zip(SKY_FACES, ((0, 0, 40), (0, 30, 0), (40, 0, 0), (30, 30, 0), (0, 0, 0))):
+        rows = np.linspace(1.0, 0.55, 64)[:, None, None]            # light at the top, darker at the horizon
+        img = np.clip(rows * np.array((150, 190, 235)) + tint, 0, 255).astype(np.uint8).repeat(64, axis=1)
+        Image.fromarray(img).save(os.path.join(sky, f"Sky_L_{face}.bmp"))
     return level
 
 
