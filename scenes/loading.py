@@ -21,4 +21,8 @@ def load(path_or_name: str, strict: bool = False) -> Scene:
         return virtools.load(path, strict)
     if not os.path.exists(path) and os.path.exists(document.bundled_path(path)):
         path = document.bundled_path(path)
-    return build(document.plan(path), strict)
+    scene = build(document.plan(path), strict)
+    if any(e.mesh is not None and e.mesh.kind == "obj" for e in scene.plan.entities):
+        from .virtools.looks import plan_looks      # OBJ sidecars with materials: an imported level's
+        scene.looks = plan_looks(scene.plan)
+    return scene

@@ -34,7 +34,8 @@ def module_level() -> LevelBuilder:
 def prefab(kind: str, body: bool = True) -> bytes:
     """A prefab as 5.5 has it: a root frame <kind>_MF away from the origin, a
     board 8 long along its X whose near end is 1 above the root, the hinge
-    frame there, and a fixed stand."""
+    frame there, and a fixed stand; the board and the frame named by this
+    project's convention (_Body, _Hinge), not as the original's."""
     b = LevelBuilder()
     b.entity(f"{kind}_MF", None, translation(5, 0, 0), class_id=r.CK_3DENTITY)
     if body:
@@ -92,7 +93,7 @@ def test_a_module_is_built_from_its_prefab_at_the_placeholders_matrix(game):
     assert hinge["position"] == pytest.approx([10.0, 1.0, 100.0])
     h = math.sqrt(0.5)                       # heading_z is 90 degrees about Y: (x, y, z, w) = (0, +-h, 0, h)
     assert [abs(x) for x in board["rotation"]["quaternion"]] == pytest.approx([0.0, h, 0.0, h], abs=1e-6)
-    assert board["physics"] == {"mass": 1, "start_frozen": False}       # glue-and-content 3: 41 starts awake
+    assert board["physics"] == {"mass": 1}              # glue-and-content 3: 41 starts awake; its own mesh collides
     assert "Sector_01" in board["groups"] and "Sector_01" in ents["P_Modul_41_07.P_Modul_41_Stand"]["groups"]
     assert "physics" not in ents["P_Modul_41_07.P_Modul_41_Stand"]            # drawn, no collision
     assert "mesh" not in ents["P_Modul_41_07"]                              # the placeholder is an editing aid
@@ -119,11 +120,12 @@ def test_the_hinged_board_swings_about_its_hinge(game):
 def test_check_lists_what_each_module_became_and_why(game, tmp_path, capsys):
     assert main(["check", game_level(str(game), 3)]) == 0
     out = capsys.readouterr().out
-    assert "module P_Modul_41_07: built from P_Modul_41.nmo, 3 parts, a hinged body" in out
-    assert ("module P_Modul_29_01: built from P_Modul_29.nmo, 3 parts drawn; its physics (the plank bridge's "
-            "planks and hinges) is not built from a prefab yet") in out
-    assert "module P_Modul_19_01: built from P_Modul_19.nmo, 2 parts drawn; the prefab has no body " \
-           "'P_Modul_19_Body': drawn without physics" in out
+    assert "module P_Modul_41_07: built from P_Modul_41.nmo, 3 parts, 1 body, 1 joint" in out
+    assert "    body = 'P_Modul_41_Body' (this project's name; the original's 'P_Modul_41' is not there)" in out
+    assert ("module P_Modul_29_01: built from P_Modul_29.nmo, 3 parts drawn; 19 of the 19 parts it needs are not "
+            "there (plank 1: no 3D object with a mesh named 'P_Modul_29_Platte01', ...): drawn without physics") in out
+    assert ("module P_Modul_19_01: built from P_Modul_19.nmo, 2 parts drawn; body: no 3D object with a mesh named "
+            "'P_Modul_19_Flaps' or 'P_Modul_19_Body': drawn without physics") in out
     assert "skipped 1 P_Modul_18 placeholders: no 3D Entities/PH/P_Modul_18.nmo (any case) in " in out
     assert "the fan works, drawn as its placeholder" in out
 

@@ -7,7 +7,7 @@ import struct
 import pytest
 
 import scenes
-from behaviors import gameplay_state
+from behaviors.hooks import hud_fields
 from behaviors.ballance import player_of
 from behaviors.ballance.camera import heading_of
 from behaviors.recording import Frame, Recording, replay
@@ -50,6 +50,8 @@ def test_prop_placeholders_become_the_props(level_file):
     assert scene.plan.entity("P_Ball_Stone_01").physics["mass"] == 10.0
     assert scene.plan.entity("P_Ball_Paper_01").physics["mass"] == 0.2
     assert scene.body("P_Box_01") is not None
+    dome = scene.plan.entity("P_Dome_01").physics                   # fixed convex, 0.2 / 0.8
+    assert dome["fixed"] and (dome["friction"], dome["elasticity"]) == (0.2, 0.8)
 
 
 def test_level_flow_gets_its_groups_in_name_order(level_file):
@@ -64,14 +66,16 @@ def test_level_flow_gets_its_groups_in_name_order(level_file):
     assert scene.ctx.get(level["finish"]).get_position() == pytest.approx((0.0, 2.0, 45.0))
     assert "Sector_02" in scene.ctx and "Sector_2" not in scene.ctx                 # 7.11
     types = sorted(b.type for b in scene.plan.behaviours)
-    assert types.count("ballance.fan") == 1 and "ballance.transformers" in types
+    assert types.count("ballance.fan") == 1 and types.count("ballance.transformers") == 1
+    assert {g for g in ("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone", "Sound_RollID_01") if g in scene.ctx} \
+        == {"P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone", "Sound_RollID_01"}
 
 
 def test_the_report_lists_what_was_found_and_skipped(level_file):
     text = scenes.load(level_file).level.text()
     assert "sectors 2: Sector_01, Sector_02" in text
     assert "group Phys_Floors: 2 members, 24 triangles" in text                       # two boxes of 12
-    assert "triangles 192, in Phys_* groups 48" in text                               # 16 boxes; 4 in Phys_*
+    assert "triangles 204, in Phys_* groups 48" in text                               # 17 boxes; 4 in Phys_*
     assert "reset point PR_Resetpoint_02 at (0, 3.326, 30)" in text
     assert "unknown group test" in text
     assert "skipped 1 P_Modul_41 placeholders" in text
@@ -139,7 +143,7 @@ def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
     seen = []
 
     def after(ctx, i):
-        st = gameplay_state(ctx)
+        st = hud_fields(ctx)
         ball = player_of(ctx).ball
         event = (st["state"], st["sector"], st["lives"])
         if not seen or seen[-1][0] != event:
@@ -152,14 +156,14 @@ def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
     respawn = seen[3][1]
     assert respawn[0] == pytest.approx(0.0, abs=1e-6) and respawn[2] == pytest.approx(30.0, abs=1e-6)
     assert 2.0 < respawn[1] <= 3.3258 + 1e-4                      # dropped from PR_Resetpoint_02 onto the floor
-    assert gameplay_state(scene.ctx)["final"] == 100 * 1 + gameplay_state(scene.ctx)["score"] + 200 * 2
+    assert hud_fields(scene.ctx)["final"] == 100 * 1 + hud_fields(scene.ctx)["score"] + 200 * 2
 
 
 def test_import_writes_a_yaml_scene_that_loads_the_same(level_file, tmp_path):
     out = tmp_path / "out" / "level.yaml"
     os.makedirs(out.parent)
     written = write_scene(import_level(level_file), str(out))
-    assert all(os.path.isfile(p) for p in written) and len(written) == 13            # 12 meshes with triangles
+    assert all(os.path.isfile(p) for p in written) and len(written) == 14        # 12 meshes with triangles, the MTL
     a, b = scenes.load(level_file).plan, scenes.load(str(out)).plan
     assert [e.name for e in a.entities] == [e.name for e in b.entities]
     for ea, eb in zip(a.entities, b.entities):

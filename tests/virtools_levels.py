@@ -4,7 +4,8 @@
 ``two_sector_level`` is a course along +Z with the floor's top at y = 0:
 start at z 0, checkpoint 1 at z 30 (sector 2's reset point 3.3258 above it,
 5.2), the finish balloon at z 45, a death cube under everything, one item of
-every group kind of 5.1 beside the course. The reset points are turned so
+every group kind of 5.1 beside the course (modules: the fan and the float
+board; tests/test_import_modules.py has the others). The reset points are turned so
 that their -X axis, the respawn heading (5.2), points along +Z.
 """
 
@@ -96,6 +97,9 @@ def two_sector_level() -> LevelBuilder:
     life = b.entity("P_Extra_Life_01", None, translation(-20, 2, 40))
     point = b.entity("P_Extra_Point_01", None, translation(-20, 2, 50))
     trafo = b.entity("P_Trafo_Stone_01", None, translation(-20, 0, 60))
+    trafos = [b.entity(f"P_Trafo_{k}_01", None, translation(-40, 0, 60 + 20 * i)) for i, k in enumerate(("Paper",
+                                                                                                      "Wood"))]
+    dome = b.box("P_Dome_01", (1, 1, 1), (60, 0, 0), None)
     fan = b.box("P_Modul_18_01", (2, 0.4, 2), (-20, 0.2, 70), None)
     module = b.box("P_Modul_41_01", (2, 0.4, 2), (-20, 0.2, 80), None)
     tower = b.box("A01_Tower", (2, 10, 2), (10, 5, 10), stone)                    # decoration: no group
@@ -112,11 +116,15 @@ def two_sector_level() -> LevelBuilder:
     b.group("P_Extra_Life", [life])
     b.group("P_Extra_Point", [point])
     b.group("P_Trafo_Stone", [trafo])
+    b.group("P_Trafo_Paper", [trafos[0]])
+    b.group("P_Trafo_Wood", [trafos[1]])
+    b.group("P_Dome", [dome])
     b.group("P_Modul_18", [fan])
     b.group("P_Modul_41", [module])
-    b.group("Sector_01", [props["P_Box"], props["P_Ball_Wood"], life, fan])
-    b.group("Sector_2", [props["P_Ball_Stone"], props["P_Ball_Paper"], point, trafo, module])   # 7.11 spelling
+    b.group("Sector_01", [props["P_Box"], props["P_Ball_Wood"], life, fan, trafos[0], dome])
+    b.group("Sector_2", [props["P_Ball_Stone"], props["P_Ball_Paper"], point, trafo, module, trafos[1]])  # 7.11
     b.group("Shadow", floors)
     b.group("Sound_HitID_01", floors)
+    b.group("Sound_RollID_01", floors)
     b.group("test", [tower])
     return b

@@ -20,7 +20,7 @@ from . import camera
 from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
-from .textures import LookBatch, TextureCache
+from .textures import LookBatch, SkyBox, TextureCache
 
 _MESH_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -153,6 +153,7 @@ class Renderer:
         self.mesh_keys = MeshKeys()
         self._batches: dict[str, _MeshBatch | LookBatch] = {}
         self.textures = TextureCache()
+        self.sky_box = None             # textures.SkyBox: an imported level's sky, behind everything
         self.draw_calls = 0
         self._line_vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self._line_vao))
@@ -170,6 +171,13 @@ class Renderer:
                                       LookBatch(mesh, look, self.textures))
         return b
 
+    def use_sky(self, images) -> None:
+        """The sky box of these five images (scenes.virtools.game.SKY_FACES order; None: none)."""
+        if images is None:
+            self.sky_box = None
+        elif self.sky_box is None or self.sky_box.images != tuple(images):
+            self.sky_box = SkyBox(images, self.textures)
+
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
              segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
         """Clear to the sky and draw the groups, then the segments ((k, 2, 3) world
@@ -184,6 +192,10 @@ class Renderer:
         gl.glEnable(gl.GL_BLEND)
         gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
+        if self.sky_box is not None:
+            turn = np.array(camera_world, dtype=np.float64)
+            turn[3, :3] = 0.0                   # the camera's rotation only
+            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         p = self.mesh_program
         p.use()

@@ -16,6 +16,8 @@ import logging
 import numpy as np
 from pyglet import gl
 
+from scenes.virtools.game import SKY_FACES
+
 from .drawlist import indexed, shade_normals
 from .gpu import instanced_vao
 
@@ -114,3 +116,69 @@ class LookBatch:
         program["look"] = 0
         gl.glBindVertexArray(0)
         return len(self.parts)
+
+
+# --- the sky box (an imported level's sky, virtools-nmo.md 5.6, 5.7) --------------------------------
+
+SKY_SIZE = 10.0           # half the cube's side: inside the far plane, beyond Ballance's near plane (3)
+# Each face seen from the cube's centre: (the direction it lies in, the image's right, its top). Inferred:
+# Front is +Z (a camera's default view, 4), the side images stand upright, Down has Front at its top;
+# right = top x direction (the ordinary formula, left-handed axes).
+SKY_FRAMES = {"Front": ((0, 0, 1), (1, 0, 0), (0, 1, 0)), "Back": ((0, 0, -1), (-1, 0, 0), (0, 1, 0)),
+              "Right": ((1, 0, 0), (0, 0, -1), (0, 1, 0)), "Left": ((-1, 0, 0), (0, 0, 1), (0, 1, 0)),
+              "Down": ((0, -1, 0), (1, 0, 0), (0, 0, 1))}
+
+_SKY_VS = """#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 7) in vec2 uv;
+uniform mat4 view_proj;                     // the camera's rotation only: the sky never comes nearer
+out vec2 v_uv;
+void main() { v_uv = uv; gl_Position = view_proj * vec4(position, 1.0); }
+"""
+_SKY_FS = """#version 330 core
+in vec2 v_uv;
+uniform sampler2D image;
+out vec4 frag;
+void main() { frag = vec4(texture(image, v_uv).rgb, 1.0); }
+"""
+
+
+def sky_quads() -> np.ndarray:
+    """(5, 4, 5) float32: each face's corners (x y z u v), v = 0 at the image's top, in SKY_FACES order."""
+    out = np.empty((len(SKY_FACES), 4, 5), dtype=np.float32)
+    for k, face in enumerate(SKY_FACES):
+        c, right, top = (np.asarray(v, dtype=np.float64) * SKY_SIZE for v in SKY_FRAMES[face])
+        for j, (sr, st, u, v) in enumerate(((-1, -1, 0, 1), (1, -1, 1, 1), (1, 1, 1, 0), (-1, 1, 0, 0))):
+            out[k, j, :3] = c + sr * right + st * top
+            out[k, j, 3:] = (u, v)
+    return out
+
+
+class SkyBox:
+    """The five sky images around the camera, drawn first without depth, so
+    everything else is in front; a face whose image is missing or unreadable
+    shows the clear colour."""
+
+    def __init__(self, images, textures: TextureCache):
+        from pyglet.graphics.shader import Shader, ShaderProgram
+        self.images = tuple(images)
+        self.program = ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS, "fragment"))
+        self.faces = [textures.get(img) for img in self.images]
+        corners = sky_quads().reshape(-1, 5)
+        quads = np.arange(len(SKY_FACES) * 4, dtype=np.uint32).reshape(-1, 4)
+        indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
+        self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
+
+    def draw(self, view_proj) -> None:
+        gl.glDisable(gl.GL_DEPTH_TEST)
+        self.program.use()
+        self.program["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
+        gl.glBindVertexArray(self.vao)
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        for k, tex in enumerate(self.faces):
+            if tex is not None:
+                gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
+                gl.glDrawElements(gl.GL_TRIANGLES, 6, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * 6 * k))
+        gl.glBindVertexArray(0)
+        self.program.stop()
+        gl.glEnable(gl.GL_DEPTH_TEST)

@@ -176,6 +176,7 @@ class View:
 
     def draw(self, renderer: Renderer, size) -> None:
         renderer.sky, renderer.lens, renderer.lighting = scene_look(self.session)
+        renderer.use_sky(getattr(self.session.scene, "sky_box", None))
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of,
                         getattr(self.session.scene, "looks", None))
         segments, colours = self.lines()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
 import yaml
 
 from bbglue.meshes import Mesh
@@ -23,6 +22,7 @@ from ..document import MeshSpec
 from ..source import Where, located
 from .game import game_level
 from .level import Import, LevelReport, import_level
+from .looks import MaterialLibrary, plan_looks, write_obj
 from .reader import VirtoolsError, read_file
 
 def is_virtools(path: str) -> bool:
@@ -45,27 +45,25 @@ def load(path: str, strict: bool = False, game: str | None = None) -> Scene:
     scene = build(plan, strict, meshes)
     scene.level = imp.report
     scene.looks = imp.looks
+    scene.sky_box = imp.sky_box
     return scene
-
-
-def write_obj(path: str, vertices: np.ndarray, faces: np.ndarray) -> None:
-    """An OBJ file of v and f records (floats with 9 digits: float32 exactly)."""
-    lines = [f"v {x:.9g} {y:.9g} {z:.9g}" for x, y, z in vertices.tolist()]
-    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in faces.tolist()]
-    with open(path, "w", encoding="utf-8") as fh:
-        fh.write("\n".join(lines) + "\n")
 
 
 def write_scene(imp: Import, yaml_path: str) -> list:
     """The import as a YAML scene at ``yaml_path`` with its meshes as OBJ files
-    beside it; the paths written, the scene first."""
+    beside it, their materials and textures in an MTL file there (looks.py);
+    the paths written, the scene first."""
     base = os.path.dirname(os.path.abspath(yaml_path))
     written = [yaml_path]
+    folders = {os.path.dirname(os.path.join(base, rel)) for rel in imp.meshes}
+    libraries = {f: MaterialLibrary(f) for f in folders}
     for rel, (v, f) in imp.meshes.items():
         out = os.path.join(base, rel)
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        write_obj(out, v, f)
+        write_obj(out, v, f, imp.sidecar_looks.get(rel), libraries[os.path.dirname(out)])
         written.append(out)
+    for lib in libraries.values():
+        written += lib.write()
     head = f"# {imp.report.path}, imported (docs/levels.md)\n"
     with open(yaml_path, "w", encoding="utf-8") as fh:
         fh.write(head + yaml.safe_dump(imp.document, sort_keys=False, allow_unicode=True, width=120,
@@ -74,4 +72,4 @@ def write_scene(imp: Import, yaml_path: str) -> list:
 
 
 __all__ = ["Import", "LevelReport", "VirtoolsError", "game_level", "import_level", "is_virtools", "load", "plan_level",
-           "read_file", "write_scene"]
+           "plan_looks", "read_file", "write_scene"]

@@ -12,6 +12,8 @@ LEVEL_FILE = "Level_{:02d}.NMO"
 LEVEL_DIR = ("3D Entities", "Level")
 PREFAB_DIR = ("3D Entities", "PH")
 TEXTURES_DIR = "Textures"
+SKY_DIR = "Sky"
+SKY_FACES = ("Back", "Right", "Front", "Left", "Down")     # 5.6 / 5.7: Sky_<X>_<face>.bmp, no top face
 
 
 def find_ci(base: str, *parts: str) -> str | None:
@@ -54,3 +56,11 @@ def game_folder(level_path: str) -> str | None:
     if os.path.basename(level_dir).lower() == "level" and os.path.basename(entities_dir).lower() == "3d entities":
         return os.path.dirname(entities_dir)
     return None
+
+
+def sky_images(game: str | None, sky: str) -> tuple:
+    """5.6 / 5.7: the sky's five images <game>/Textures/Sky/<sky>_<face>.bmp
+    (any case) in SKY_FACES order, None where missing; and the names missing."""
+    folder = find_ci(game, TEXTURES_DIR, SKY_DIR) if game else None
+    paths = tuple(find_ci(folder, f"{sky}_{face}.bmp") if folder else None for face in SKY_FACES)
+    return paths, [f"{sky}_{face}.bmp" for face, p in zip(SKY_FACES, paths) if p is None]

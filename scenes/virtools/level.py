@@ -27,9 +27,9 @@ from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_
 from ivp import umath
 
 from . import reader as r
-from .game import find_ci, game_folder
+from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Textures, mesh_look
-from .modules import BODY, FAN, HINGE, MODULE, placed, read_prefab, module_physics
+from .modules import BALLOON, FAN, MODULE, build_module, placed, read_prefab, under
 
 GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
 TIME_FACTOR = 2.0
@@ -81,6 +81,7 @@ class LevelReport:
     skipped: list = field(default_factory=list)                  # (what, reason)
     unknown_groups: list = field(default_factory=list)
     modules: list = field(default_factory=list)                  # (placeholder, what was built from its prefab)
+    module_parts: list = field(default_factory=list)             # (placeholder, which part plays which role)
     warnings: list = field(default_factory=list)
     triangles: int = 0
     physics_triangles: int = 0
@@ -94,7 +95,9 @@ class LevelReport:
                  f"  sectors {len(self.sectors)}: {', '.join(self.sectors) or 'none'}"]
         lines += [f"  group {g}: {n} members, {t} triangles" for g, (n, t) in sorted(self.groups.items())]
         lines += [f"  {role} {name} at {_fmt(p)}" for role, name, p in self.places]
-        lines += [f"  module {name}: built from {what}" for name, what in self.modules]
+        for name, what in self.modules:
+            lines.append(f"  module {name}: built from {what}")
+            lines += [f"    {line}" for n, line in self.module_parts if n == name]
         lines += [f"  unknown group {g}: kept as a plain group, nothing uses it" for g in self.unknown_groups]
         lines += [f"  skipped {what}: {why}" for what, why in self.skipped]
         lines += [f"  warning: {w}" for w in self.warnings]
@@ -110,6 +113,12 @@ class Import:
     meshes: dict
     report: LevelReport
     looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
+    sidecar_looks: dict = field(default_factory=dict)  # sidecar path -> looks.Look (written with the OBJ)
+    sky_box: tuple | None = None                      # the sky's images (game.SKY_FACES order, None: missing)
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
 
 
 def _fmt(v) -> str:
@@ -219,6 +228,8 @@ class _Importer:
         self.files = set()
         self.looks = {}              # entity name -> Look
         self.mesh_looks = {}         # (file, mesh index) -> Look
+        self.sidecar_looks = {}      # sidecar path -> the Look of its entities (an `ivp import`'s materials)
+        self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
         self.prefabs = {}            # module kind -> (Prefab or None, reason)
 
@@ -245,6 +256,7 @@ class _Importer:
             rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
+        self._balloon(docs, extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
         doc = {
@@ -263,7 +275,7 @@ class _Importer:
         }
         if not joints:
             del doc["joints"]
-        return Import(doc, self.meshes, rep, self.looks)
+        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks, self._sky())
 
     # --- groups ----------------------------------------------------------------------------------
 
@@ -379,6 +391,7 @@ class _Importer:
                 v, f = bake(v, f, baked[1])
             self.meshes[path] = (v, f)
             self.mesh_names[key] = (name, path)
+            self.meshes_by_name[name] = path
         return self.mesh_names[key][0]
 
     def _entity(self, e: r.Entity):
@@ -418,6 +431,7 @@ class _Importer:
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
                 self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
             self.looks[name] = self.mesh_looks[key]
+            self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
         elif any(g in PHYSICS_GROUPS for g in groups):
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
                                 "it has no triangles: no collision"))
@@ -492,24 +506,69 @@ class _Importer:
                 self.looks.pop(d["name"], None)
                 sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
-                body, hinge = (next((names[p.index] for p in prefab.parts if p.name == want.format(kind)), None)
-                               for want in (BODY, HINGE))
-                built, why = module_physics(kind, prefab, body, hinge, d["name"], sectors)
-                for p in prefab.parts:
-                    groups = list(sectors)
-                    item = self._item(prefab.nmo, _safe(kind), p, placed(p, prefab.root, matrix), names[p.index],
-                                      groups, prefab.nmo.get(p.mesh, r.Mesh))
-                    if built is not None and names[p.index] == body:
-                        item["physics"] = built[0]
-                        item["groups"] = built[3]
+                built = build_module(kind, prefab, names, d["name"],
+                                     lambda m: self._mesh_name(prefab.nmo, _safe(kind), m, None))
+                first = {i: k for k, i in enumerate(built.order)}
+                for p in sorted(prefab.parts, key=lambda p: (first.get(p.index, len(first)), p.index)):
+                    world = placed(p, prefab.root, matrix)
+                    item = self._item(prefab.nmo, _safe(kind), p, world, names[p.index], list(sectors),
+                                      prefab.nmo.get(p.mesh, r.Mesh))
+                    if p.index in built.physics:
+                        item["physics"] = self._part_physics(built.physics[p.index], world, p, built.found)
+                    item["groups"] += [g for g in built.groups.get(p.index, []) if g not in item["groups"]]
                     extra.append(item)
-                if built is not None:
-                    joints += built[1]
-                    behaviours += built[2]
-                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts, a hinged body"))
+                joints += built.joints
+                behaviours += built.behaviours
+                head = f"{kind}.nmo, {len(prefab.parts)} parts"
+                if built.why:
+                    rep.modules.append((d["name"], f"{head} drawn; {built.why}"))
                 else:
-                    rep.modules.append((d["name"], f"{kind}.nmo, {len(prefab.parts)} parts drawn; {why}"))
+                    rep.modules.append((d["name"], f"{head}, {_count(len(built.physics), 'body', 'bodies')}, "
+                                                   f"{_count(len(built.joints), 'joint', 'joints')}"))
+                rep.module_parts += [(d["name"], line) for line in built.found]
         return joints
+
+    def _sky(self) -> tuple | None:
+        """5.6: the sky box of the level's Sky (Levelinit, or the default
+        Sky_L) from Textures/Sky/, for the viewer; a face missing is a warning."""
+        sky = self.report.settings.sky
+        paths, missing = sky_images(self.game, sky)
+        if not self.game or len(missing) == len(paths):
+            where = f"in {os.path.join(self.game, TEXTURES_DIR, SKY_DIR)}" if self.game else "no game folder"
+            self.report.skipped.append((f"sky {sky}", f"no images ({where}): the viewer's plain sky"))
+            return None
+        if missing:
+            self.report.warnings.append(f"sky {sky}: no {', '.join(missing)}: those faces show the plain sky")
+        return paths
+
+    def _balloon(self, docs: list, extra: list) -> None:
+        """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
+        PE_Levelende placeholder: the parts under its root PE_Balloon_MF (the
+        prefab's other roots, PE_UFO_Body ..., are left out), without physics
+        (the finish is a trigger). The flames' prefabs are particles only:
+        nothing to draw."""
+        rep = self.report
+        for d in [d for d in docs if FINISH in d["groups"]][:1]:
+            prefab, why = read_prefab(self.game, BALLOON, self.encodings)
+            if prefab is None:
+                rep.skipped.append((f"the balloon of {d['name']}", f"{why}: the finish is a trigger only"))
+                return
+            parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
+            matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            for p in parts:
+                extra.append(self._item(prefab.nmo, BALLOON, p, placed(p, prefab.root, matrix),
+                                        self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
+            rep.modules.append((d["name"], f"{BALLOON}.nmo, {len(parts)} parts under {prefab.root.name} drawn, "
+                                           f"{len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    @staticmethod
+    def _part_physics(pins: dict, world, part: r.Entity, found: list) -> dict:
+        """A module part's pins; its hulls dropped when its matrix is baked into
+        its mesh (they are in the unbaked frame): then its own mesh collides."""
+        if "convex" in pins and decompose(world) is None:
+            found.append(f"{part.name!r} collides as its own mesh, convex: its matrix is baked")
+            return {k: v for k, v in pins.items() if k != "convex"}
+        return pins
 
     def _unique(self, name: str) -> str:
         """``name``, or with a number when an object already has it."""
