@@ -22,7 +22,21 @@ import numpy as np
 
 from .. import umath
 from ..jit import kernel
-from ..kmath import f32_k, f32v_k, rot_mul_v_k, rot_t_mul_v_k, vcross
+from ..kmath import (
+    f32_k,
+    f32v_k,
+    mat_mul_point_k,
+    matrix_to_quat_k,
+    push_core_k,
+    rot_mul_k,
+    rot_mul_v_k,
+    rot_push_core_cs_k,
+    rot_t_mul_v_k,
+    rot_transpose_k,
+    surface_speed_k,
+    vcross,
+    vsub,
+)
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
 from .joint import Joint, check_joint_objects, joint_name
 
@@ -183,12 +197,12 @@ class Constraint(Joint):
         self.force_factor = f32(tmpl.force_factor)
         self.damp_factor = f32(tmpl.damp_factor / tmpl.force_factor)
         self.limit_factor = f32(tmpl.limit_factor)
-        self.axis_type = list(tmpl.axis_type)
-        self.borders_low = list(tmpl.borders_low)
-        self.borders_high = list(tmpl.borders_high)
+        self.axis_type = np.array(tmpl.axis_type, dtype=np.int64)     # the solve keeps AXIS_ACTIVE here
+        self.borders_low = np.array(tmpl.borders_low, dtype=np.float64)
+        self.borders_high = np.array(tmpl.borders_high, dtype=np.float64)
         self.max_force = list(tmpl.max_force) if any(tmpl.max_force) else None
         self.over_max_mode = list(tmpl.over_max_mode)
-        rot = self.axis_type[3:]
+        rot = list(tmpl.axis_type[3:])
         # 0x100283f0: rotation axes fixed, then limited, then free
         self.rot_order = tuple([i for i in range(3) if rot[i] == AXIS_FIXED]
                                + [i for i in range(3) if rot[i] == AXIS_LIMITED]
@@ -206,104 +220,35 @@ class Constraint(Joint):
         """Spec 12.6 (0x10028960): one exact velocity solve per PSI, applied at once."""
         core_r = None if self.obj_r is None else self.obj_r.core
         core_a = None if self.obj_a is None else self.obj_a.core
-        move_r = core_r is not None and not core_r.physical_unmoveable
-        move_a = core_a is not None and not core_a.physical_unmoveable
-        w_r = umath.IDENTITY_M if core_r is None else core_r.m_world_f_core_last_psi
-        w_a = umath.IDENTITY_M if core_a is None else core_a.m_world_f_core_last_psi
-        rr = self.m_rcs_f_rcore[0]
-        cs_w = umath.rot_mul(rr, umath.rot_transpose(w_r[0]))      # Rcs_f_world
-        cs_a = umath.rot_mul(cs_w, w_a[0])                          # Rcs_f_Acore
-        e_rot = self.angular_error(cs_a)
-        a_r = self.anchor_r
-        a_a = self.anchor_a
-        p_r = umath.mat_mul_point(w_r, a_r)
-        p_a = umath.mat_mul_point(w_a, a_a)
-        v_r = core_r.get_surface_speed_on_test(a_r) if move_r else ZERO3
-        v_a = core_a.get_surface_speed_on_test(a_a) if move_a else ZERO3
-        err = umath.rot_mul_v(cs_w, umath.sub(p_a, p_r))
-        relv = umath.sub(umath.rot_mul_v(cs_w, v_a), umath.rot_mul_v(cs_w, v_r))
-        w_rel_a = umath.rot_mul_v(cs_a, core_a.rot_speed) if move_a else ZERO3
-        w_rel_r = umath.rot_mul_v(rr, core_r.rot_speed) if move_r else ZERO3
-        relw = umath.sub(w_rel_a, w_rel_r)
-        rhs, active = self.desired_changes(err + e_rot, relv + relw, ev)
-        if not active:
+        r = _side_state(core_r)
+        a = _side_state(core_a)
+        active, rhs, M, cs_a = _constraint_rows(
+            *r, *a, self.m_rcs_f_rcore[0], self.m_acs_f_acore[0], self.n_fixed_rot + self.n_limited_rot,
+            self.rot_order, self.anchor_r, self.anchor_a, self.axis_type, self.borders_low, self.borders_high,
+            f32(ev.delta_time), self.damp_factor, self.force_factor, f32(ev.i_delta_time), self.limit_factor)
+        if active.shape[0] == 0:
             return
-        M = self.response_matrix(active, core_r if move_r else None, core_a if move_a else None,
-                                 cs_w, cs_a)
         x = lin_solve(M, rhs)
         if x is None:
             return                          # the failure path: nothing this PSI
         lam = [0.0] * 6
-        for k, i in enumerate(active):
+        for k, i in enumerate(active.tolist()):
             lam[i] = x[k]
         if self.max_force is not None and not self.limit_to_max_force(lam, f32(ev.delta_time)):
             return
-        lam_t = lam[:3]
-        lam_r = lam[3:]
-        if move_r:
-            imp = f32v(*umath.rot_t_mul_v(rr, lam_t))
-            core_r.push_core(a_r, imp, f32v(*umath.rot_mul_v(w_r[0], imp)))
-            core_r.rot_push_core_cs(f32v(*umath.rot_t_mul_v(rr, lam_r)))
-        if move_a:
-            imp = f32v(*umath.rot_t_mul_v(cs_a, (-lam_t[0], -lam_t[1], -lam_t[2])))
-            core_a.push_core(a_a, imp, f32v(*umath.rot_mul_v(w_a[0], imp)))
-            core_a.rot_push_core_cs(f32v(*umath.rot_t_mul_v(cs_a, (-lam_r[0], -lam_r[1], -lam_r[2]))))
+        lam = tuple(lam)
+        if r[0]:
+            core_r.speed, core_r.rot_speed = _push_side(core_r.speed, core_r.rot_speed, core_r.inv_rot_inertia,
+                                                        core_r.inv_mass, self.anchor_r, self.m_rcs_f_rcore[0],
+                                                        r[1], lam, 1.0)
+        if a[0]:
+            core_a.speed, core_a.rot_speed = _push_side(core_a.speed, core_a.rot_speed, core_a.inv_rot_inertia,
+                                                        core_a.inv_mass, self.anchor_a, cs_a, a[1], lam, -1.0)
 
     def angular_error(self, cs_a):
         """Spec 12.6: the rotation of A's constraint frame in R's, by the number
-        of locked (fixed or limited) rotation axes."""
-        n = self.n_fixed_rot + self.n_limited_rot
-        if n == 0:
-            return ZERO3
-        Q = umath.rot_mul(cs_a, umath.rot_transpose(self.m_acs_f_acore[0]))     # Rcs_f_Acs
-        if n == 3:
-            return _quat_error(umath.matrix_to_quat(Q))
-        o0, o1, o2 = self.rot_order
-        e = [0.0, 0.0, 0.0]
-        if n == 2:
-            # A's free axis in Rcs. Beyond the spec: the sign s makes the formula
-            # right for an odd axis order too (Ballance only has (0, 1, 2)).
-            b = umath.rot_column(Q, o2)
-            s = 1.0 if (o0, o1, o2) in ((0, 1, 2), (1, 2, 0), (2, 0, 1)) else -1.0
-            e[o0] = -s * math.atan2(b[o1], b[o2])
-            e[o1] = s * math.atan2(b[o0], b[o2])
-            return tuple(e)
-        # n == 1, beyond the spec (outlined only): the twist of A about the one
-        # locked axis, from the relative quaternion.
-        q = umath.matrix_to_quat(Q)
-        if q[3] < 0.0:
-            q = (-q[0], -q[1], -q[2], -q[3])
-        e[o0] = 2.0 * math.atan2(q[o0], q[3])
-        return tuple(e)
-
-    def desired_changes(self, err6, rel6, ev):
-        """Spec 12.6: the desired change of relative (angular) velocity on each
-        active axis, in order, with limits switched on and off by the predicted
-        error; returns (rhs, active axes)."""
-        dt = f32(ev.delta_time)
-        k = dt * self.damp_factor
-        g = -self.force_factor * f32(ev.i_delta_time)
-        lf = self.limit_factor
-        types = self.axis_type
-        rhs = []
-        active = []
-        for i in range(6):
-            b = err6[i] + k * rel6[i]
-            t = types[i]
-            if t & AXIS_LIMITED:
-                if b < self.borders_low[i]:
-                    t |= AXIS_ACTIVE
-                    b = dt * rel6[i] + (err6[i] - self.borders_low[i]) * lf
-                elif b > self.borders_high[i]:
-                    t |= AXIS_ACTIVE
-                    b = dt * rel6[i] + (err6[i] - self.borders_high[i]) * lf
-                else:
-                    t &= ~AXIS_ACTIVE
-                types[i] = t
-            if t & AXIS_ACTIVE:
-                rhs.append(f32(b) * g)
-                active.append(i)
-        return rhs, active
+        of locked (fixed or limited) rotation axes (:func:`_angular_error`)."""
+        return _angular_error(cs_a, self.m_acs_f_acore[0], self.n_fixed_rot + self.n_limited_rot, self.rot_order)
 
     def response_matrix(self, active, core_r, core_a, cs_w, cs_a):
         """Spec 12.6: M[k][a] = the change of measured axis k (relative anchor
@@ -337,6 +282,108 @@ def _side_data(core, anchor):
     if core is None:
         return False, ZERO3, ZERO3, 0.0, umath.IDENTITY_R
     return True, anchor, core.inv_rot_inertia, core.inv_mass, core.m_world_f_core_last_psi[0]
+
+
+def _side_state(core):
+    """What the solve reads of one side: moving, its world rotation and
+    position (identity when there is no core), speed, rotation speed, inverse
+    inertia and mass."""
+    if core is None:
+        return False, umath.IDENTITY_R, ZERO3, ZERO3, ZERO3, ZERO3, 0.0
+    R, vv = core.m_world_f_core_last_psi
+    return (not core.physical_unmoveable, R, vv, core.speed, core.rot_speed, core.inv_rot_inertia,
+            core.inv_mass)
+
+
+@kernel
+def _angular_error(cs_a, r_acs, n, rot_order):
+    """Spec 12.6: the rotation of A's constraint frame in R's (Rcs_f_Acs =
+    CsA . m_acs_f_acore^T), by the number n of locked rotation axes in
+    rot_order (fixed, then limited, then free)."""
+    if n == 0:
+        return (0.0, 0.0, 0.0)
+    Q = rot_mul_k(cs_a, rot_transpose_k(r_acs))
+    if n == 3:
+        return _quat_error(matrix_to_quat_k(Q))
+    o0, o1, o2 = rot_order
+    e = np.zeros(3)
+    if n == 2:
+        # A's free axis in Rcs. Beyond the spec: the sign s makes the formula
+        # right for an odd axis order too (Ballance only has (0, 1, 2)).
+        b = (Q[o2], Q[3 + o2], Q[6 + o2])
+        even = (o0 == 0 and o1 == 1) or (o0 == 1 and o1 == 2) or (o0 == 2 and o1 == 0)
+        s = 1.0 if even else -1.0
+        e[o0] = -s * math.atan2(b[o1], b[o2])
+        e[o1] = s * math.atan2(b[o0], b[o2])
+        return (e[0], e[1], e[2])
+    # n == 1, beyond the spec (outlined only): the twist of A about the one
+    # locked axis, from the relative quaternion.
+    q = matrix_to_quat_k(Q)
+    if q[3] < 0.0:
+        q = (-q[0], -q[1], -q[2], -q[3])
+    e[o0] = 2.0 * math.atan2(q[o0], q[3])
+    return (e[0], e[1], e[2])
+
+
+@kernel
+def _constraint_rows(move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_a, v_a, w_a, ii_a, im_a,
+                     rr, r_acs, n_locked, rot_order, anchor_r, anchor_a, types, low, high,
+                     dt, damp_factor, force_factor, i_dt, lf):
+    """Spec 12.6 up to the solve: the errors and relative velocities of the
+    six axes in R's constraint frame, the desired change on each active axis
+    (limits switched on and off by the predicted error; ``types`` keeps the
+    switch), and the response matrix of the active axes. Returns (active axes,
+    rhs, M, CsA)."""
+    cs_w = rot_mul_k(rr, rot_transpose_k(R_r))                  # Rcs_f_world
+    cs_a = rot_mul_k(cs_w, R_a)                                 # Rcs_f_Acore
+    e_rot = _angular_error(cs_a, r_acs, n_locked, rot_order)
+    p_r = mat_mul_point_k(R_r, pos_r, anchor_r)
+    p_a = mat_mul_point_k(R_a, pos_a, anchor_a)
+    zero = (0.0, 0.0, 0.0)
+    s_r = surface_speed_k(R_r, v_r, w_r, anchor_r) if move_r else zero
+    s_a = surface_speed_k(R_a, v_a, w_a, anchor_a) if move_a else zero
+    err = rot_mul_v_k(cs_w, vsub(p_a, p_r))
+    relv = vsub(rot_mul_v_k(cs_w, s_a), rot_mul_v_k(cs_w, s_r))
+    relw = vsub(rot_mul_v_k(cs_a, w_a) if move_a else zero, rot_mul_v_k(rr, w_r) if move_r else zero)
+    err6 = (err[0], err[1], err[2], e_rot[0], e_rot[1], e_rot[2])
+    rel6 = (relv[0], relv[1], relv[2], relw[0], relw[1], relw[2])
+    k = dt * damp_factor
+    g = -force_factor * i_dt
+    rhs = np.empty(6)
+    active = np.empty(6, dtype=np.int64)
+    n = 0
+    for i in range(6):
+        b = err6[i] + k * rel6[i]
+        t = types[i]
+        if t & AXIS_LIMITED:
+            if b < low[i]:
+                t |= AXIS_ACTIVE
+                b = dt * rel6[i] + (err6[i] - low[i]) * lf
+            elif b > high[i]:
+                t |= AXIS_ACTIVE
+                b = dt * rel6[i] + (err6[i] - high[i]) * lf
+            else:
+                t &= ~AXIS_ACTIVE
+            types[i] = t
+        if t & AXIS_ACTIVE:
+            rhs[n] = f32_k(b) * g
+            active[n] = i
+            n += 1
+    M = _response_matrix(active[:n], move_r, anchor_r, ii_r, im_r, R_r, rr, move_a, anchor_a, ii_a, im_a, R_a,
+                         cs_a, cs_w)
+    return active[:n], rhs[:n], M, cs_a
+
+
+@kernel
+def _push_side(speed, rot_speed, ii, im, anchor, cs_f_core, R_world, lam, sign):
+    """Spec 12.6's impulses on one side: sign lam_t at the anchor and sign
+    lam_r about it, from Rcs to core axes by cs_f_core (+0x70 for R, CsA for
+    A). Returns the new (speed, rot_speed)."""
+    lt = (sign * lam[0], sign * lam[1], sign * lam[2])
+    lr = (sign * lam[3], sign * lam[4], sign * lam[5])
+    imp = f32v_k(rot_t_mul_v_k(cs_f_core, lt))
+    speed, rot_speed = push_core_k(speed, rot_speed, ii, im, anchor, imp, f32v_k(rot_mul_v_k(R_world, imp)))
+    return speed, rot_push_core_cs_k(rot_speed, ii, f32v_k(rot_t_mul_v_k(cs_f_core, lr)))
 
 
 @kernel
@@ -390,18 +437,18 @@ def _response_matrix(active, has_r, anchor_r, ii_r, im_r, rw_r, rr, has_a, ancho
     return M
 
 
+@kernel
 def _quat_error(q):
     """Spec 12.6, three locked rotations: e_i = 2 q_i + 0.24f q_i^3 + 0.58f q_i^5
     (e.x from (f32)q.x), negated when q.w < 0."""
-    e = []
-    for i, qi in enumerate(q[:3]):
-        if i == 0:
-            qi = f32(qi)
+    e = np.zeros(3)
+    for i in range(3):
+        qi = f32_k(q[i]) if i == 0 else q[i]
         q3 = qi * qi * qi
-        e.append(2.0 * qi + ROT_ERR_C3_F * q3 + ROT_ERR_C5_F * q3 * qi * qi)
+        e[i] = 2.0 * qi + ROT_ERR_C3_F * q3 + ROT_ERR_C5_F * q3 * qi * qi
     if q[3] < 0.0:
         return (-e[0], -e[1], -e[2])
-    return tuple(e)
+    return (e[0], e[1], e[2])
 
 
 def _frame_origin(m_cs_f_core):
