@@ -57,7 +57,7 @@ class Core:
         "rotation_axis_world", "current_speed", "abs_omega",
         "max_surface_rot_speed", "controllers_of_core", "sim_unit_of_core",
         "time_calm_ref", "q_calm_ref", "pos_calm_ref", "damping_memo",
-        "friction_system", "impact_sync",
+        "friction_system", "impact_sync", "lane_slot",
     )
 
     def __init__(self, env, q, pos, unmovable: bool, piling: bool):
@@ -104,6 +104,7 @@ class Core:
         self.damping_memo = None        # ((dt, calm, rf, lf), factors), see damping_of_object
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
+        self.lane_slot = -1             # the core's row while the lane has it on loan (ivp.lane)
 
     # --- creation (2.6-2.8) ---------------------------------------------------
 

@@ -25,6 +25,7 @@ from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
+from .lane import ENABLED as LANE_ENABLED, Lane
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
@@ -79,6 +80,7 @@ class Environment:
         self.collision = None
         self.psi_count = 0
         self.time_manager = TimeManager()
+        self.lane = Lane(self) if LANE_ENABLED else None
         if collision:
             self.collision = CollisionSystem(self)
 
@@ -145,6 +147,8 @@ class Environment:
         if self.collision is not None:
             self.collision.object_deleted(obj)
         core = obj.core
+        if core.lane_slot >= 0:
+            self.lane.give_back(core)
         for ctrl in list(core.controllers_of_core):
             ctrl.core_is_going_to_be_deleted_event(core)
         if core.is_in_wakeup_vec:
@@ -233,7 +237,11 @@ class Environment:
         delta = self.delta_PSI_time
         i_dt = inv_dt(delta)
         for c in reversed(cores):
-            c.calc_next_psi_matrix(delta, i_dt)
+            if c.lane_slot < 0:
+                c.calc_next_psi_matrix(delta, i_dt)
+        if self.lane is not None:
+            for c in self.lane.integrate(delta, i_dt):
+                c.calc_next_psi_matrix(delta, i_dt)
         self.state = STATE_HULLS
         if col is not None:
             col.after_integration(cores)

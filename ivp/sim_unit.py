@@ -10,6 +10,7 @@ from __future__ import annotations
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
+from .lane import lane_unit, run_units
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -140,9 +141,21 @@ class SimUnitManager:
         else:
             order = units[::-1]
         ev = SimEvent(env.delta_PSI_time, env.inv_delta_PSI_time, env)
-        for su in order:
-            if su.alive and su.state < SU_FROZEN:
+        lane = env.lane
+        i = 0
+        n = len(order)
+        while i < n:
+            su = order[i]
+            if not (su.alive and su.state < SU_FROZEN):
+                i += 1
+            elif lane is not None and lane_unit(env, su):
+                j = i + 1               # the run of lane units from here
+                while j < n and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
+                    j += 1
+                i += run_units(env, order[i:j], cores_out)
+            else:
                 su.do_sim_unit_psi(env, ev, cores_out)
+                i += 1
 
     # --- controllers (6.4, 10.0) ------------------------------------------------
 
@@ -280,10 +293,16 @@ def try_to_freeze(env, su: SimUnit) -> bool:
         acc &= s
     if acc != 3:
         return False
+    freeze_unit(env, su)
+    return True
+
+
+def freeze_unit(env, su: SimUnit) -> None:
+    """10.2's freeze of a calm unit: every core (from the end), then the frozen list."""
+    cores = su.cores
     for i in range(len(cores) - 1, -1, -1):
         freeze_core(env, cores[i])
     env.sim_unit_manager.set_state(su, SU_FROZEN)
-    return True
 
 
 def freeze_core(env, c) -> None:

@@ -168,6 +168,10 @@ class _Flattener:
         return self.encode_instance(x, t, i)
 
     def encode_instance(self, x, t, i: int):
+        prepare = getattr(t, "_before_snapshot", None)
+        if prepare is not None:                 # e.g. a core on loan to the lane comes back first
+            prepare(x)
+            t = type(x)
         if t.__reduce_ex__ is not object.__reduce_ex__ or t.__reduce__ is not object.__reduce__:
             self.refuse(i, "its class defines its own pickling (__reduce__), which snapshots do not run")
         try:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..core import MT_NOT_SIM
 from ..fp import f32
 from ..sim_unit import revive_sim_unit
@@ -404,24 +406,33 @@ class CollisionSystem:
         self.psi_stamp += 1
         stamp = self.psi_stamp
         awake = []
+        loaned = []                         # (index in awake, core) of cores on loan to the lane
         for core in cores:
+            on_loan = core.lane_slot >= 0
             for obj in core.objects:
                 if obj.collision_data is not None:
+                    if on_loan:
+                        loaned.append((len(awake), core))
                     awake.append(obj.collision_data)
         if not awake:
             return
         t = env.current_time
         reach_of = {}
-        centers = []
-        radii = []
-        for s in awake:
+        centers = np.empty((len(awake), 3))
+        radii = np.empty(len(awake))
+        near_fixed = self._lane_broad_phase(loaned, awake, centers, radii, reach_of, dt)
+        for k, s in enumerate(awake):
+            if s.serial in reach_of:
+                continue
             core = s.obj.core
             reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * _speed_of(core) + BROAD_MARGIN
             reach_of[s.serial] = reach
-            centers.append(core.m_world_f_core_last_psi[1])
-            radii.append(core.upper_limit_radius + reach)
+            centers[k] = core.m_world_f_core_last_psi[1]
+            radii[k] = core.upper_limit_radius + reach
         found = []
-        for s in awake:
+        for k, s in enumerate(awake):
+            if k in near_fixed and not near_fixed[k]:
+                continue                    # a loaned body far from every fixed body's box
             reach = reach_of[s.serial]
             fixed = [f for f in self.fixed if may_collide(s.obj, f.obj)]
             for ks, c, r in self._piece_spheres(s):
@@ -465,6 +476,28 @@ class CollisionSystem:
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
                     self._drop_mindist(md)
+
+    def _lane_broad_phase(self, loaned, awake, centers, radii, reach_of, dt) -> dict:
+        """The broad-phase values of the lane's bodies from its rows, in one
+        pass (centre, radius + reach into centers / radii, reach_of), and
+        for each whether its sphere of every piece (lane.BOUND) reaches some
+        fixed body's box: {index in awake: bool}. Those that do are measured
+        by the per-piece loop as any other body; the others cannot meet a
+        fixed piece (the loop's test would miss every one)."""
+        if not loaned:
+            return {}
+        idx = [k for k, _ in loaned]
+        C, R, reach, bound = self.environment.lane.broad_values([c for _, c in loaned], dt)
+        centers[idx] = C
+        radii[idx] = R
+        reach_of.update(zip((awake[k].serial for k in idx), reach.tolist()))
+        rr = (bound + reach)[:, None]
+        near = np.zeros(len(idx), dtype=bool)
+        for f in self.fixed:
+            lo = np.array(f.lo)
+            hi = np.array(f.hi)
+            near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
+        return dict(zip(idx, near.tolist()))
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""

@@ -1,0 +1,582 @@
+"""The lane (issue 11): the per-PSI state of free bodies in arrays, with one
+compiled pass per PSI over them.
+
+A unit with one movable core whose only controller is gravity (a body in
+flight: no contact, joint, spring or force) is run by :func:`run_units`
+instead of :meth:`SimUnit.do_sim_unit_psi`, and its core is integrated by
+:meth:`Lane.integrate` instead of :meth:`Core.calc_next_psi_matrix`: the same
+steps (dynamics 6.3 begin of the PSI, the sleep count-down 10.1, gravity and
+damping 7.1 / 7.3, the calm test 10.2, the integration 8.2 / 8.3) over rows of
+one array, in the same order of operations with the same f32 stores, so the
+results are bit-identical to the object path.
+
+While a core's row is in the lane, the row is its state: the core is *on
+loan*, its class is :class:`LoanedCore`, whose every state field is a property
+that first gives the core back (writes the row into the core's fields and
+makes it a plain :class:`Core` again). So any code that reads or writes a
+loaned core's state sees exactly what the object path would have, and the lane
+takes the core again at its next PSI. A snapshot gives every core back first
+(``_before_snapshot``), so snapshot files never hold a loaned core.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+
+from . import jit, rng
+from .core import MT_CALM, MT_SLOW, Core, ZERO3, damping_factors
+from .fp import (
+    ASIN_S5_F,
+    GYRO_144,
+    GYRO_X_LIMIT,
+    MINUS_FIVE_F,
+    ONE_SIXTH_F,
+    QUAT_NORM_EPS,
+    RNG_SCALE_F,
+    SLEEP_LONG_WINDOW,
+    SLEEP_POS0,
+    SLEEP_POS1,
+    SLEEP_ROT0,
+    SLEEP_ROT1,
+    TENTH_F,
+    f32v,
+)
+from .jit import kernel
+from .kmath import f32_k
+
+# the fields a loaned core keeps in its row; every other slot stays on the object
+# (read-only for the pass, or bookkeeping the pass does not touch)
+KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
+                  "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
+                  "inv_object_diameter", "damping_memo", "lane_slot")
+LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
+
+# row layout
+SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
+POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
+AXIS, CUR_SPEED, ABS_OMEGA, MAX_SURF_ROT, T_LAST, I_DT = 38, 41, 42, 43, 44, 45
+CALM_T, CALM_Q0, CALM_Q1, CALM_P0, CALM_P1, STATE = 46, 48, 52, 56, 59, 62
+INV_I, INV_M, ROT_I, EQUAL_I, MAX_ROT, HAS_MAX_ROT = 63, 66, 67, 70, 71, 74
+DEVIATION, RADIUS, DAMP, DAMP_CALM, BOUND = 75, 76, 77, 81, 85
+WIDTH = 86
+
+ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
+
+
+class LoanedCore(Core):
+    """A core whose state is in its lane row (see the module docstring)."""
+
+    __slots__ = ()
+
+
+def _loaned_field(name: str):
+    slot = Core.__dict__[name]
+
+    def get(core):
+        core.environment.lane.give_back(core)
+        return slot.__get__(core, Core)
+
+    def put(core, value):
+        core.environment.lane.give_back(core)
+        slot.__set__(core, value)
+
+    return property(get, put, doc=f"Core.{name}, given back from the lane first")
+
+
+for _name in LOANED:
+    setattr(LoanedCore, _name, _loaned_field(_name))
+
+
+def _give_back_before_snapshot(core) -> None:
+    if type(core) is LoanedCore:
+        core.environment.lane.give_back(core)
+
+
+LoanedCore._before_snapshot = _give_back_before_snapshot
+
+
+class Lane:
+    """The rows of the loaned cores of one environment."""
+
+    def __init__(self, env):
+        self.environment = env
+        self.rows = np.zeros((64, WIDTH))
+        self.cores = []                 # the core of each row
+        self.ran = []                   # rows run this PSI, to integrate
+
+    def _before_snapshot(self) -> None:
+        self.give_back_all()
+
+    def can_take(self, core) -> bool:
+        """A movable core with no friction system, impact in progress or pair
+        being measured (its bodies far from everything)."""
+        if core.physical_unmoveable or core.friction_system is not None or core.impact_sync is not None:
+            return False
+        for obj in core.objects:
+            s = obj.collision_data
+            if s is not None and s.mindists:
+                return False
+        return True
+
+    def take(self, core) -> int:
+        """Put the core's state in a new row; the core is on loan from now."""
+        k = len(self.cores)
+        if k == self.rows.shape[0]:
+            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+        dt = self.environment.delta_PSI_time
+        m = core.max_rot_speed
+        r = core.rot_speed_damp_factor
+        ref_t, ref_q, ref_p = core.time_calm_ref, core.q_calm_ref, core.pos_calm_ref
+        row = (core.speed + core.rot_speed + core.speed_change + core.rot_speed_change
+               + core.pos_world_f_core_last_psi + core.delta_world_f_core_psis
+               + core.q_world_f_core_last_psi + core.q_world_f_core_next_psi
+               + core.m_world_f_core_last_psi[0] + core.m_world_f_core_last_psi[1]
+               + core.rotation_axis_world + (core.current_speed, core.abs_omega, core.max_surface_rot_speed,
+                                             core.time_of_last_psi, core.i_delta_time, ref_t[0], ref_t[1])
+               + ref_q[0] + ref_q[1] + ref_p[0] + ref_p[1] + (float(core.movement_state),)
+               + core.inv_rot_inertia + (core.inv_mass,) + core.rot_inertia
+               + (1.0 if core.rot_inertias_are_equal else 0.0,)
+               + ((0.0, 0.0, 0.0, 0.0) if m is None else tuple(m) + (1.0,))
+               + (core.max_surface_deviation, core.upper_limit_radius)
+               + damping_factors(dt, r, core.speed_damp_factor)
+               + damping_factors(dt, f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F),
+                                 core.speed_damp_factor + TENTH_F)
+               + (_bound(core),))
+        self.rows[k] = row
+        self.cores.append(core)
+        core.lane_slot = k
+        core.__class__ = LoanedCore
+        return k
+
+    def give_back(self, core) -> None:
+        """The row into the core's fields; the core is a plain Core again."""
+        k = core.lane_slot
+        core.__class__ = Core
+        if k < 0:
+            return
+        r = self.rows[k].tolist()
+        core.speed = (r[0], r[1], r[2])
+        core.rot_speed = (r[3], r[4], r[5])
+        core.speed_change = _vec_or_zero(r, SPEED_CHANGE)
+        core.rot_speed_change = _vec_or_zero(r, ROT_SPEED_CHANGE)
+        core.pos_world_f_core_last_psi = (r[12], r[13], r[14])
+        core.delta_world_f_core_psis = (r[15], r[16], r[17])
+        core.q_world_f_core_last_psi = (r[18], r[19], r[20], r[21])
+        core.q_world_f_core_next_psi = (r[22], r[23], r[24], r[25])
+        core.m_world_f_core_last_psi = (tuple(r[26:35]), (r[35], r[36], r[37]))
+        core.rotation_axis_world = (r[38], r[39], r[40])
+        core.current_speed = r[41]
+        core.abs_omega = r[42]
+        core.max_surface_rot_speed = r[43]
+        core.time_of_last_psi = r[44]
+        core.i_delta_time = r[45]
+        core.time_calm_ref = [r[46], r[47]]
+        core.q_calm_ref = [(r[48], r[49], r[50], r[51]), (r[52], r[53], r[54], r[55])]
+        core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
+        core.movement_state = int(r[62])
+        core.lane_slot = -1
+        last = len(self.cores) - 1
+        moved = self.cores.pop()
+        if k != last:                   # the last row moves into the freed one
+            self.rows[k] = self.rows[last]
+            self.cores[k] = moved
+            moved.lane_slot = k
+            self.ran = [k if j == last else j for j in self.ran if j != k]
+        else:
+            self.ran = [j for j in self.ran if j != k]
+
+    def give_back_all(self) -> None:
+        while self.cores:
+            self.give_back(self.cores[-1])
+
+    def integrate(self, delta_time: float, i_delta_time: float) -> list:
+        """Dynamics 8.2 / 8.3 for the rows run this PSI; the cores whose speed
+        is over an anomaly limit come back to be integrated by the object path
+        (the anomaly manager's handlers are Python). Returns them."""
+        env = self.environment
+        rows = np.array(self.ran, dtype=np.int64)
+        self.ran = []
+        if rows.shape[0] == 0:
+            return []
+        lim = env.anomaly_limits
+        over = _integrate(self.rows, rows, delta_time, i_delta_time, env.current_time,
+                          env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
+        out = [self.cores[k] for k in over.tolist()]
+        for c in out:
+            self.give_back(c)
+        return out
+
+    def broad_values(self, cores, dt: float):
+        """(centre, upper_limit_radius + reach, reach, bound) of loaned cores for the broad
+        phase, reach as after_integration computes it (surfaces-and-contacts 6.3)."""
+        rows = np.array([c.lane_slot for c in cores], dtype=np.int64)
+        R = self.rows[rows]
+        from .collision.constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
+        from .collision.system import BROAD_MARGIN
+        reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * (R[:, CUR_SPEED] + R[:, MAX_SURF_ROT]) + BROAD_MARGIN
+        return R[:, M_POS:M_POS + 3], R[:, RADIUS] + reach, reach, R[:, BOUND]
+
+
+def _vec_or_zero(r, i):
+    """A pending change as the object path keeps it: ZERO3 itself when it is +0."""
+    v = (r[i], r[i + 1], r[i + 2])
+    if v == ZERO3 and math.copysign(1.0, v[0]) + math.copysign(1.0, v[1]) + math.copysign(1.0, v[2]) == 3.0:
+        return ZERO3
+    return v
+
+
+def _bound(core) -> float:
+    """The radius about the core's centre of a sphere holding every piece's
+    bounding sphere (rigid in the core frame), a little enlarged: a conservative
+    stand-in for the pieces in the broad phase's box test."""
+    c = core.m_world_f_core_last_psi[1]
+    b = 0.0
+    col = core.environment.collision
+    for obj in core.objects if col is not None else ():
+        s = obj.collision_data
+        if s is None:
+            continue
+        for _, p, r in col._piece_spheres(s):
+            b = max(b, math.sqrt((p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2 + (p[2] - c[2]) ** 2) + r)
+    return b * (1.0 + 1e-9) + 1e-9
+
+
+def lane_unit(env, su) -> bool:
+    """Whether the lane runs this unit: one movable core, gravity its only
+    controller, no split pending, and the core on loan or free to be taken."""
+    if su.changed or len(su.cores) != 1 or len(su.entries) != 1:
+        return False
+    if su.entries[0].controller is not env.gravity_controller:
+        return False
+    c = su.cores[0]
+    return env.lane.can_take(c)
+
+
+def run_units(env, units, cores_out: list) -> int:
+    """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
+    count-down, gravity and calm test in one pass. A unit found calm is given
+    back and frozen by the object path, and the run ends there (the caller
+    looks at the next units again: a frozen listener may have changed them).
+    Returns how many units ran."""
+    from .sim_unit import freeze_unit
+    lane = env.lane
+    col = env.collision
+    rows = np.array([c.lane_slot if c.lane_slot >= 0 else lane.take(c) for c in (su.cores[0] for su in units)],
+                    dtype=np.int64)
+    n = len(units)
+    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(n, 2)
+    g = env.gravity_controller.gravity
+    dt = env.delta_PSI_time
+    stop, countdown, seed = _run(lane.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+                                 env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value,
+                                 rng.get_seed())
+    env.sleep_countdown_value = countdown
+    rng.set_seed(seed)
+    ran = n if stop < 0 else stop + 1
+    for i in range(ran):
+        su = units[i]
+        su.fast = bool(flags[i, 0])
+        su.fast_prev = bool(flags[i, 1])
+        c = su.cores[0]
+        cores_out.append(c)
+        lane.ran.append(c.lane_slot)
+    if col is not None:
+        col.update_after_controllers(None)
+    if stop >= 0:
+        su = units[stop]
+        lane.give_back(su.cores[0])
+        freeze_unit(env, su)
+        if col is not None:
+            col.update_after_controllers(su)
+    return ran
+
+
+# --- the compiled pass -----------------------------------------------------------------
+
+@kernel
+def _isqrt_newton(n, buf, ibuf):
+    """fp.isqrt_newton: the bit-trick guess, then five Newton steps."""
+    buf[0] = n
+    i = ibuf[0]
+    ibuf[0] = 0x5FE6EB50C7B537A9 - (i >> 1)
+    y = buf[0]
+    h = 0.5 * n
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    y = y * (1.5 - h * y * y)
+    return y
+
+
+@kernel
+def _rng(seed):
+    """rng.rng on an explicit seed: (new seed, value)."""
+    seed = (seed * 75) & 0xFFFFFFFF
+    return seed, (seed & 0xFFFF) * RNG_SCALE_F
+
+
+@kernel
+def _quat_to_matrix(S, k, q):
+    """umath.quat_to_matrix of S[k, q:q+4] into S[k, M_R:M_R+9]."""
+    x = S[k, q]
+    y = S[k, q + 1]
+    z = S[k, q + 2]
+    w = S[k, q + 3]
+    x2 = x + x
+    y2 = y + y
+    z2 = z + z
+    xx = x2 * x
+    yy = y2 * y
+    zz = z2 * z
+    xy = x2 * y
+    zw = z2 * w
+    yw = y2 * w
+    zx = z2 * x
+    zy = z2 * y
+    xw = x2 * w
+    S[k, M_R] = 1.0 - (zz + yy)
+    S[k, M_R + 1] = xy - zw
+    S[k, M_R + 2] = yw + zx
+    S[k, M_R + 3] = zw + xy
+    S[k, M_R + 4] = 1.0 - (zz + xx)
+    S[k, M_R + 5] = zy - xw
+    S[k, M_R + 6] = zx - yw
+    S[k, M_R + 7] = xw + zy
+    S[k, M_R + 8] = 1.0 - (yy + xx)
+
+
+@kernel
+def _calm_state(S, k, t, fct):
+    """Core.calc_movement_state (10.2) on row k: 1 moving, 2 slow, 3 calm."""
+    R = S[k, RADIUS]
+    d0x = S[k, POS] - S[k, CALM_P0]
+    d0y = S[k, POS + 1] - S[k, CALM_P0 + 1]
+    d0z = S[k, POS + 2] - S[k, CALM_P0 + 2]
+    if d0x * d0x + d0y * d0y + d0z * d0z <= SLEEP_POS0:
+        dq = (S[k, CALM_Q0] * S[k, Q_NEXT] + S[k, CALM_Q0 + 1] * S[k, Q_NEXT + 1]
+              + S[k, CALM_Q0 + 2] * S[k, Q_NEXT + 2] + S[k, CALM_Q0 + 3] * S[k, Q_NEXT + 3])
+        if (1.0 - dq * dq) * 2.0 * R * R <= SLEEP_ROT0:
+            return MT_CALM if t - S[k, CALM_T] > fct else MT_SLOW
+    for i in range(4):
+        S[k, CALM_Q0 + i] = f32_k(S[k, Q_NEXT + i])
+    for i in range(3):
+        S[k, CALM_P0 + i] = f32_k(S[k, POS + i])
+    S[k, CALM_T] = t
+    d1x = S[k, POS] - S[k, CALM_P1]
+    d1y = S[k, POS + 1] - S[k, CALM_P1 + 1]
+    d1z = S[k, POS + 2] - S[k, CALM_P1 + 2]
+    dq = (S[k, CALM_Q1] * S[k, Q_LAST] + S[k, CALM_Q1 + 1] * S[k, Q_LAST + 1]
+          + S[k, CALM_Q1 + 2] * S[k, Q_LAST + 2] + S[k, CALM_Q1 + 3] * S[k, Q_LAST + 3])
+    if d1x * d1x + d1y * d1y + d1z * d1z > SLEEP_POS1 or (1.0 - dq * dq) * 2.0 * R * R > SLEEP_ROT1:
+        for i in range(4):
+            S[k, CALM_Q1 + i] = f32_k(S[k, Q_LAST + i])
+        for i in range(3):
+            S[k, CALM_P1 + i] = f32_k(S[k, POS + i])
+        S[k, CALM_T + 1] = t
+        return 1
+    return MT_CALM if t - S[k, CALM_T + 1] > SLEEP_LONG_WINDOW else 1
+
+
+@kernel
+def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
+    """do_sim_unit_PSI (6.3) for the lane units of rows, in order, until one
+    is calm at its sleep test: (its index or -1, count-down, seed)."""
+    for u in range(rows.shape[0]):
+        k = rows[u]
+        # begin of the PSI (0x10012470): the pose at t, the pending pushes landed
+        dtp = t - S[k, T_LAST]
+        _quat_to_matrix(S, k, Q_NEXT)
+        for i in range(3):
+            S[k, M_POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
+        for i in range(3):
+            S[k, ROT_SPEED + i] = f32_k(S[k, ROT_SPEED + i] + S[k, ROT_SPEED_CHANGE + i])
+            S[k, SPEED + i] = f32_k(S[k, SPEED + i] + S[k, SPEED_CHANGE + i])
+            S[k, ROT_SPEED_CHANGE + i] = 0.0
+            S[k, SPEED_CHANGE + i] = 0.0
+        sx = S[k, SPEED]
+        sy = S[k, SPEED + 1]
+        sz = S[k, SPEED + 2]
+        fast = math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
+        # the sleep count-down (10.1)
+        test_sleep = False
+        if fast:
+            flags[u, 0] = 1
+            tick = valve
+        else:
+            flags[u, 1] = flags[u, 0]
+            if flags[u, 1] != 0:
+                S[k, CALM_T] = t
+                S[k, CALM_T + 1] = t
+            flags[u, 0] = 0
+            tick = True
+        if tick:
+            countdown = (countdown - 1) & 0xFFFF
+            if countdown == 0:
+                seed, r = _rng(seed)
+                countdown = 15 - int(r * MINUS_FIVE_F)
+                test_sleep = not fast
+        # gravity (7.1): damp, commit, speed += g dt
+        d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
+        for i in range(3):
+            S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + 0.0)
+            S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + 0.0)
+                                    + (gx if i == 0 else gy if i == 1 else gz))
+        if test_sleep:
+            s = _calm_state(S, k, t, fct)
+            S[k, STATE] = s
+            if s == MT_CALM:
+                return u, countdown, seed
+    return -1, countdown, seed
+
+
+@kernel
+def _quat_from_rot(S, k, wx, wy, wz, dt, poly):
+    """umath.quat_from_rot_poly (poly) or quat_from_rot_sin of w over dt."""
+    h = dt * 0.5
+    if poly:
+        sx = wx * h
+        sy = wy * h
+        sz = wz * h
+        sx = sx - sx * sx * sx * ONE_SIXTH_F
+        sy = sy - sy * sy * sy * ONE_SIXTH_F
+        sz = sz - sz * sz * sz * ONE_SIXTH_F
+    else:
+        sx = math.sin(wx * h)
+        sy = math.sin(wy * h)
+        sz = math.sin(wz * h)
+    n = sx * sx + sy * sy + sz * sz
+    if n < 1.0:
+        return sx, sy, sz, math.sqrt(1.0 - n)
+    kk = 1.0 / math.sqrt(n)
+    return sx * kk, sy * kk, sz * kk, 0.0
+
+
+@kernel
+def _quat_mul(a, b):
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx,
+            aw * bz + ax * by - ay * bx + az * bw,
+            aw * bw - ax * bx - ay * by - az * bz)
+
+
+@kernel
+def _integrate(S, rows, delta_time, i_delta_time, t, max_w, max_v):
+    """Core.calc_next_psi_matrix (8.2) and calc_rotation_info (8.3) for the
+    rows; rows over an anomaly limit are left as they are and returned."""
+    buf = np.empty(1)
+    ibuf = buf.view(np.int64)
+    over = np.empty(rows.shape[0], dtype=np.int64)
+    n_over = 0
+    for u in range(rows.shape[0]):
+        k = rows[u]
+        wx = S[k, ROT_SPEED]
+        wy = S[k, ROT_SPEED + 1]
+        wz = S[k, ROT_SPEED + 2]
+        if S[k, HAS_MAX_ROT] != 0.0:
+            m0 = S[k, MAX_ROT]
+            m1 = S[k, MAX_ROT + 1]
+            m2 = S[k, MAX_ROT + 2]
+            if wx > m0:
+                wx = m0
+            elif wx < -m0:
+                wx = -m0
+            if wy > m1:
+                wy = m1
+            elif wy < -m1:
+                wy = m1                 # the max_rot_speed_y_axis quirk (8.2)
+            if wz > m2:
+                wz = m2
+            elif wz < -m2:
+                wz = -m2
+        elif wx * wx + wy * wy + wz * wz > max_w * max_w:
+            over[n_over] = k
+            n_over += 1
+            continue
+        sx = S[k, SPEED]
+        sy = S[k, SPEED + 1]
+        sz = S[k, SPEED + 2]
+        sp2 = sx * sx + sy * sy + sz * sz
+        if sp2 > max_v * max_v:
+            over[n_over] = k
+            n_over += 1
+            continue
+        S[k, ROT_SPEED] = wx
+        S[k, ROT_SPEED + 1] = wy
+        S[k, ROT_SPEED + 2] = wz
+        S[k, CUR_SPEED] = f32_k(math.sqrt(sp2))
+        S[k, I_DT] = f32_k(i_delta_time)
+        dt = delta_time
+        if S[k, EQUAL_I] == 0.0:
+            # the gyroscopic sub-steps (8.2)
+            x = (wx * wx + wy * wy + wz * wz) * dt * dt
+            ns = int(math.sqrt(x * GYRO_144)) + 1 if x > GYRO_X_LIMIT else 1
+            dt = dt / ns
+            Q = _quat_from_rot(S, k, wx, wy, wz, dt, True)
+            I0 = S[k, ROT_I]
+            I1 = S[k, ROT_I + 1]
+            I2 = S[k, ROT_I + 2]
+            ex = (I1 - I2) * S[k, INV_I]
+            ey = (I2 - I0) * S[k, INV_I + 1]
+            ez = (I0 - I1) * S[k, INV_I + 2]
+            dtf = f32_k(dt)
+            i = 1
+            while True:
+                g0 = f32_k(wz * wy * ex)
+                g1 = f32_k(wz * wx * ey)
+                g2 = f32_k(wx * wy * ez)
+                wx, wy, wz = f32_k(wx + g0 * dtf), f32_k(wy + g1 * dtf), f32_k(wz + g2 * dtf)
+                if i >= ns:
+                    break
+                Q = _quat_mul(_quat_from_rot(S, k, wx, wy, wz, dt, True), Q)
+                i += 1
+            S[k, ROT_SPEED] = wx
+            S[k, ROT_SPEED + 1] = wy
+            S[k, ROT_SPEED + 2] = wz
+        else:
+            Q = _quat_from_rot(S, k, wx, wy, wz, dt, False)
+        dtp = t - S[k, T_LAST]
+        S[k, T_LAST] = t
+        for i in range(3):
+            S[k, POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
+            S[k, DELTA + i] = S[k, SPEED + i]
+        q = (S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3])
+        for i in range(4):
+            S[k, Q_LAST + i] = q[i]
+        qn = _quat_mul(q, Q)
+        n2 = qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]
+        if n2 > QUAT_NORM_EPS:
+            s = _isqrt_newton(n2, buf, ibuf)
+            qn = (qn[0] * s, qn[1] * s, qn[2] * s, qn[3] * s)
+        for i in range(4):
+            S[k, Q_NEXT + i] = qn[i]
+        # calc_rotation_info (8.3)
+        qx, qy, qz = Q[0], Q[1], Q[2]
+        n = qx * qx + qy * qy + qz * qz
+        if n <= QUAT_NORM_EPS:
+            S[k, ABS_OMEGA] = 0.0
+            S[k, AXIS] = 1.0
+            S[k, AXIS + 1] = 0.0
+            S[k, AXIS + 2] = 0.0
+        else:
+            y = _isqrt_newton(n, buf, ibuf)
+            s = y * n
+            s3 = s * s * s
+            asin_s = s + s3 * ONE_SIXTH_F + s3 * s * s * ASIN_S5_F
+            ax = qx * y
+            ay = qy * y
+            az = qz * y
+            r = M_R
+            S[k, ABS_OMEGA] = f32_k(2.0 * asin_s * S[k, I_DT])
+            S[k, AXIS] = f32_k(S[k, r] * ax + S[k, r + 1] * ay + S[k, r + 2] * az)
+            S[k, AXIS + 1] = f32_k(S[k, r + 3] * ax + S[k, r + 4] * ay + S[k, r + 5] * az)
+            S[k, AXIS + 2] = f32_k(S[k, r + 6] * ax + S[k, r + 7] * ay + S[k, r + 8] * az)
+        S[k, MAX_SURF_ROT] = f32_k(S[k, ABS_OMEGA] * S[k, DEVIATION])
+    return over[:n_over]
+
+

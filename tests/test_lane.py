@@ -1,0 +1,128 @@
+"""The lane (ivp.lane, issue 11): free bodies run from array rows, bit-identical
+to the object path, and a core on loan behaves as a plain core to every caller."""
+
+import pytest
+
+from ivp import Environment, rng
+from ivp.core import Core
+from ivp.lane import LoanedCore
+from test_collision_scenes import ball, box, floor
+
+pytestmark = pytest.mark.skipif(Environment().lane is None, reason="the lane needs the compiled kernels")
+
+
+def state(env):
+    """Everything a core's PSI writes, the count-down and the RNG seed."""
+    out = [env.sleep_countdown_value, rng.get_seed(), env.current_time]
+    for o in env.objects:
+        c = o.core
+        out.append((c.pos_world_f_core_last_psi, c.q_world_f_core_last_psi, c.q_world_f_core_next_psi, c.speed,
+                    c.rot_speed, c.speed_change, c.rot_speed_change, c.movement_state, c.time_calm_ref,
+                    c.q_calm_ref, c.pos_calm_ref, c.current_speed, c.abs_omega, c.rotation_axis_world,
+                    c.max_surface_rot_speed, c.m_world_f_core_last_psi, o.object_state))
+    return repr(out)
+
+
+def flying_world(lane: bool):
+    """Boxes of unequal inertias and damped balls in weightless flight, spinning
+    (some over pi/2 per PSI), some faster than 2000 m/s, one with a max rot speed,
+    one woken again later; and a floor with a ball dropped from high above it."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -0.0, 0.0))
+    if not lane:
+        env.lane = None
+    floor(env, position=(0.0, -40.0, 0.0))
+    bodies = [box(env, (i * 5.0, 3.0, 0.0), size=(1.0, 0.5 + 0.1 * i, 2.0), name=f"b{i}") for i in range(8)]
+    bodies += [ball(env, (i * 5.0, 10.0, 9.0), radius=0.5, name=f"s{i}", speed_damp_factor=1.5,
+                    rot_speed_damp_factor=(2.0, 2.0, 2.0)) for i in range(4)]
+    for b in bodies:
+        b.wake()
+    env.simulate(env.delta_PSI_time)
+    for i, b in enumerate(bodies):
+        b.core.rot_speed = (0.3 * i, -7.0 + i, 2.0) if i % 3 else (50.0, 80.0, -90.0)
+        b.core.speed = (0.01 * i, 0.0, 0.0) if i % 4 else (2500.0, 0.0, 0.0)
+    bodies[3].core.max_rot_speed = (1.0, 2.0, 3.0)
+    return env, bodies
+
+
+def run_flying(lane: bool, look_every: int):
+    env, bodies = flying_world(lane)
+    frozen = []
+    env.add_listener_object(type("L", (), {"event_object_frozen": lambda self, o: frozen.append(o.name),
+                                            "event_object_revived": lambda self, o: None,
+                                            "event_object_deleted": lambda self, o: None})())
+    seen = []
+    for k in range(700):
+        env.simulate(env.delta_PSI_time)
+        if k % look_every == 0:
+            seen.append(state(env))
+        if k == 300:
+            bodies[5].core.speed = (0.0, 0.5, 0.0)
+            bodies[5].wake()
+    seen.append(state(env))
+    return seen, frozen
+
+
+def sparse_world():
+    """Ten balls and boxes falling, 10 m apart, far above a floor."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    bodies = [(ball if i % 2 else box)(env, (10.0 * i, 500.0, 0.0), name=f"o{i}") for i in range(10)]
+    for b in bodies:
+        b.wake()
+    return env, bodies
+
+
+@pytest.mark.parametrize("look_every", [1, 97])
+def test_the_lane_gives_the_object_paths_bits_psi_by_psi_and_after_long_stretches(look_every):
+    lane, frozen = run_flying(True, look_every)
+    plain, frozen_plain = run_flying(False, look_every)
+    assert frozen and frozen == frozen_plain          # the damped balls fall asleep, in the same order
+    assert lane == plain
+
+
+def test_free_bodies_stay_on_loan_between_psis_and_come_back_when_read():
+    env, bodies = sparse_world()
+    for _ in range(5):
+        env.simulate(env.delta_PSI_time)
+    loaned = [b for b in bodies if type(b.core) is LoanedCore]
+    assert len(loaned) == len(bodies) == len(env.lane.cores)
+    c = loaned[0].core
+    y = c.pos_world_f_core_last_psi[1]                 # reading gives the core back
+    assert type(c) is Core and c.lane_slot == -1 and y == pytest.approx(500.0 - 10.0 * (5 / 66) ** 2, abs=0.1)
+    c.speed = (0.0, 0.0, 0.0)                          # a write to a plain core, then taken again
+    env.simulate(env.delta_PSI_time)
+    assert type(c) is LoanedCore
+    b = loaned[1].core
+    b.speed = (1.0, 2.0, 3.0)                          # a write to a loaned core lands too
+    assert b.speed == (1.0, 2.0, 3.0)
+
+
+def test_a_snapshot_holds_no_loaned_core_and_its_copy_runs_on_identically():
+    env, bodies = sparse_world()
+    for _ in range(20):
+        env.simulate(env.delta_PSI_time)
+    assert env.lane.cores
+    snap = env.snapshot()
+    copy = snap.restore()
+    assert all(type(o.core) is Core for o in copy.objects) and not copy.lane.cores
+    seed = rng.get_seed()
+    for _ in range(50):
+        env.simulate(env.delta_PSI_time)
+    a = state(env)
+    rng.set_seed(seed)
+    for _ in range(50):
+        copy.simulate(copy.delta_PSI_time)
+    assert state(copy) == a
+
+
+def test_deleting_a_loaned_body_frees_its_row():
+    env, bodies = sparse_world()
+    for _ in range(3):
+        env.simulate(env.delta_PSI_time)
+    n = len(env.lane.cores)
+    assert n > 1
+    env.delete_object(next(b for b in bodies if b.core is env.lane.cores[0]))
+    assert len(env.lane.cores) == n - 1 and all(c.lane_slot == k for k, c in enumerate(env.lane.cores))
+    env.simulate(env.delta_PSI_time)
