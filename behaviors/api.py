@@ -20,6 +20,9 @@ manager, in this order:
 A hook that raises stops its behaviour (its timers go, the blocks it owns are
 destroyed) and is reported in ``ctx.errors`` / the console with the behaviour,
 its entity, the hook and the traceback; the frame and every other behaviour go on.
+Repeats of one behaviour, entity, hook and exception type (a behaviour made
+again every frame that fails every time) are counted, not stored, after the
+first ``bbglue.context.REPEATS_KEPT`` (``ctx.error_count``).
 """
 
 from __future__ import annotations
@@ -337,10 +340,12 @@ class BehaviorManager:
 
     def _fail(self, b: Behavior, hook: str, exc: BaseException) -> None:
         on = repr(b.entity.name) if b.entity is not None else "the scene"
-        err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
-                            "".join(traceback.format_exception(exc)))
-        self.errors.append(err)
-        self.ctx.report_error(str(err), exc)
+        if self.ctx.count_error(exc, (b.name, on, hook, type(exc).__name__),
+                                f"behaviour {b.name!r} on {on}, in {hook}"):
+            err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
+                                "".join(traceback.format_exception(exc)))
+            self.errors.append(err)
+            self.ctx.store_error(str(err), exc)
         self._detach(b, FAILED)
 
     # --- timers and messages -------------------------------------------------------------

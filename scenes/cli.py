@@ -168,8 +168,10 @@ def _run(args) -> int:
     for e in errors[:MAX_ERROR_LINES]:
         print(f"error: {error_line(scene.ctx, e)}", file=sys.stderr)
     if errors:
-        more = f" ({len(errors) - MAX_ERROR_LINES} not shown)" if len(errors) > MAX_ERROR_LINES else ""
-        print(f"{len(errors)} behaviour or block error(s){more}" +
+        count = scene.ctx.error_count
+        shown = min(len(errors), MAX_ERROR_LINES)
+        more = f" ({count - shown} not shown)" if count > shown else ""
+        print(f"{count} behaviour or block error(s){more}" +
               ("" if args.strict else "; --strict makes them fail the run"), file=sys.stderr)
     if args.summary:
         write_summary(summary, args.summary)
