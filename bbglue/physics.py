@@ -163,8 +163,7 @@ class PhysicsManager:
         g = tuple(float(c) for c in gravity)
         if len(g) != 3 or not all(math.isfinite(c) for c in g):
             raise ValueError(f"physics globals: gravity {gravity!r} must be 3 finite numbers")
-        if not math.isfinite(time_factor):
-            raise ValueError(f"physics globals: time factor {time_factor!r} is not finite")
+        ivp.limits.check("physics globals: the time factor", time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
         self.env.set_gravity(g)
         self.gravity = g
         self.time_factor = float(time_factor)

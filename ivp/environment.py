@@ -264,6 +264,7 @@ def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     name = tmpl.name
     if len(tuple(position)) != 3 or not is_finite_vec(position):
         raise ValueError(f"object {name!r}: position {tuple(position)} must be 3 finite numbers")
+    check(f"object {name!r}: position", tuple(position), high="MAX_POSITION")
     if quaternion is not None:
         q = tuple(quaternion)
         if len(q) != 4 or not is_finite_vec(q) or sum(x * x for x in q) <= 1e-19:

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from .fp import f32
+
 # --- time -------------------------------------------------------------------------------
 MIN_PSI_LENGTH, MAX_PSI_LENGTH = 1e-4, 1.0      # seconds per PSI (= scenes.limits)
 MAX_SIMULATE_TIME = 3600.0                      # seconds one simulate / simulate_until call may run
@@ -29,16 +31,21 @@ MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
 MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
 
-# --- pushes and globals -----------------------------------------------------------------------
+# --- places, pushes and globals ------------------------------------------------------------------
+MAX_POSITION = 1e7                              # metres: |x|, |y|, |z| of a body's creation place or a push point
 MAX_IMPULSE = 1e9                               # N s: |x|, |y|, |z| of one push or a force's impulse per PSI
+MAX_SPEED_CHANGE = 1e5                          # m/s: |x|, |y|, |z| of one async_add_speed
+MAX_ROT_SPEED_CHANGE = 1e4                      # rad/s: |x|, |y|, |z| of one async_add_rot_speed
 MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
+MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
 
 
 def check(what: str, value, low: str | None = None, high: str | None = None) -> None:
     """Raise ValueError unless ``value`` (a number or a vector, every component
     for ``low``, the largest magnitude for ``high``) lies within the limits
-    named ``low`` and ``high``; NaN and infinities are always refused.
-    ``what`` says where: "object 'ball': radius"."""
+    named ``low`` and ``high``; NaN, infinities and values that become
+    infinite once stored as f32 (beyond about 3.4e38, spec 0.2) are always
+    refused. ``what`` says where: "object 'ball': radius"."""
     v = tuple(value) if isinstance(value, (tuple, list)) else (value,)
     if not all(isinstance(c, (int, float)) and math.isfinite(c) for c in v):
         raise ValueError(f"{what} {value!r} is not finite")
@@ -47,3 +54,5 @@ def check(what: str, value, low: str | None = None, high: str | None = None) -> 
         raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
     if high is not None and max(abs(c) for c in v) > globals()[high]:
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
+    if not all(math.isfinite(f32(float(c))) for c in v):
+        raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")

@@ -216,6 +216,7 @@ class RealObject:
         if not (is_finite_vec(p_ws) and is_finite_vec(imp_ws)):
             raise ValueError(f"object {self.name!r}: push with a NaN or infinite "
                              f"point {tuple(p_ws)} or impulse {tuple(imp_ws)}")
+        check(f"object {self.name!r}: push point", tuple(p_ws), high="MAX_POSITION")
         check(f"object {self.name!r}: push impulse", tuple(imp_ws), high="MAX_IMPULSE")
         self.wake()
         core = self.core
@@ -228,6 +229,7 @@ class RealObject:
     def async_add_speed_object_ws(self, dv) -> None:
         """Spec 5 (0x1000a350): wake; speed_change += dv."""
         self._check_finite("speed change", dv)
+        check(f"object {self.name!r}: speed change", tuple(dv), high="MAX_SPEED_CHANGE")
         self.wake()
         s = self.core.speed_change
         self.core.speed_change = f32v(s[0] + dv[0], s[1] + dv[1], s[2] + dv[2])
@@ -235,6 +237,7 @@ class RealObject:
     def async_add_rot_speed_object_cs(self, dw) -> None:
         """Spec 5 (0x1000a3a0): wake; rot_speed_change += dw (core axes)."""
         self._check_finite("rotation speed change", dw)
+        check(f"object {self.name!r}: rotation speed change", tuple(dw), high="MAX_ROT_SPEED_CHANGE")
         self.wake()
         r = self.core.rot_speed_change
         self.core.rot_speed_change = f32v(r[0] + dw[0], r[1] + dw[1], r[2] + dw[2])

@@ -20,7 +20,7 @@ import sys
 from collections import Counter
 
 from bbglue.values import did_you_mean
-from ivp import rng
+from ivp import limits as engine_limits, rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
@@ -150,6 +150,8 @@ def _run(args) -> int:
     """Exit 0, 1 when the state became NaN or infinite, 3 with --strict after errors."""
     if args.per_psi and not args.trace:
         raise ValueError("--per-psi goes with --trace")
+    if args.time_factor is not None:
+        engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
     scene = load_scene(args.scene, args.behaviors)
     recording = scripted_input(scene, args.input, args.no_input)
     log = logging.getLogger("bbglue")        # the context logs every error in full: the lines below say it once
