@@ -20,6 +20,10 @@ manager, in this order:
 A hook that raises stops its behaviour (its timers go, the blocks it owns are
 destroyed) and is reported in ``ctx.errors`` / the console with the behaviour,
 its entity, the hook and the traceback; the frame and every other behaviour go on.
+A hook that does not return is stopped the same way when a watchdog runs
+(``hook_watchdog(seconds)``, which ``ivp play`` and ``ivp run`` use): after
+``seconds`` of one hook it raises HookTimeout in the hook, naming it.
+
 Repeats of one behaviour, entity, hook and exception type (a behaviour made
 again every frame that fails every time) are counted, not stored, after the
 first ``bbglue.context.REPEATS_KEPT`` (``ctx.error_count``).
@@ -27,7 +31,10 @@ first ``bbglue.context.REPEATS_KEPT`` (``ctx.error_count``).
 
 from __future__ import annotations
 
+import signal
+import threading
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from bbglue import blocks
@@ -36,6 +43,57 @@ from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
 from .params import declared_params
 
 PENDING, RUNNING, STOPPED, FAILED = "pending", "running", "stopped", "failed"
+
+DEFAULT_HOOK_TIME_LIMIT = 10.0      # seconds one hook may run under ``ivp play`` / ``ivp run``
+HOOK_TIMEOUT_REPEAT = 0.1           # seconds between further HookTimeouts while the hook still runs
+
+
+class HookTimeout(BaseException):
+    """A hook ran past the watchdog's limit. Not an Exception, so a hook's own
+    ``except Exception`` does not swallow it (and it is raised again every
+    HOOK_TIMEOUT_REPEAT seconds until the hook is left)."""
+
+
+_watchdog_limit = None              # seconds while a hook_watchdog is on (the main thread only)
+
+
+@contextmanager
+def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
+    """While inside, each behaviour hook and timer runs under a deadline of
+    ``seconds`` of real time (a SIGALRM interval timer, Linux and other POSIX
+    systems, the main thread): past it the hook gets a HookTimeout, and its
+    behaviour fails as if it had raised. None or 0: no watchdog."""
+    global _watchdog_limit
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if not 0.0 < seconds < float("inf"):
+        raise ValueError(f"the hook time limit must be a number of seconds > 0, got {seconds!r}")
+
+    def expired(_signum, _frame):
+        raise HookTimeout(f"the hook did not return within {seconds:g} s (the watchdog's limit)")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    _watchdog_limit = float(seconds)
+    try:
+        yield
+    finally:
+        _watchdog_limit = None
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextmanager
+def _deadline():
+    """One hook's deadline when a watchdog is on."""
+    if _watchdog_limit is None:
+        yield
+        return
+    outer = signal.setitimer(signal.ITIMER_REAL, _watchdog_limit, HOOK_TIMEOUT_REPEAT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *outer)        # a hook's deadline around a nested one
 
 
 @dataclass
@@ -184,7 +242,12 @@ class Behavior:
         return self.manager.add_timer(self, fn, seconds, repeat=False, args=args)
 
     def every(self, seconds: float, fn, *args) -> Timer:
-        """``fn(*args)`` each time another ``seconds`` has passed (several calls in a long frame)."""
+        """``fn(*args)`` each time another ``seconds`` has passed (several calls
+        in a long frame); ``seconds`` is at least one PSI of the physics world."""
+        psi = self.ctx.physics.psi_length
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0.0 <= seconds < psi:
+            raise ValueError(f"{self!r}: every({seconds!r}): a period shorter than one PSI ({psi:g} s) "
+                             f"would call it more often than the world steps")
         return self.manager.add_timer(self, fn, seconds, repeat=True, args=args)
 
     def each_frame(self, fn) -> Timer:
@@ -332,9 +395,10 @@ class BehaviorManager:
 
     def _call(self, b: Behavior, hook: str, *args) -> bool:
         try:
-            getattr(b, hook)(*args)
+            with _deadline():
+                getattr(b, hook)(*args)
             return True
-        except Exception as exc:
+        except (Exception, HookTimeout) as exc:
             self._fail(b, hook, exc)
             return False
 
@@ -466,8 +530,9 @@ class BehaviorManager:
                 continue
             if t.period_ms is None:
                 try:
-                    finished = t.fn(dt)
-                except Exception as exc:
+                    with _deadline():
+                        finished = t.fn(dt)
+                except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
                     continue
                 t.done = t.done or finished is True
@@ -476,8 +541,9 @@ class BehaviorManager:
                 t.done = not t.repeat
                 t.next_ms += t.period_ms
                 try:
-                    t.fn(*t.args)
-                except Exception as exc:
+                    with _deadline():
+                        t.fn(*t.args)
+                except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
         self.timers = [t for t in self.timers if not t.done]
 

@@ -20,6 +20,7 @@ import sys
 from collections import Counter
 
 from bbglue.values import did_you_mean
+from behaviors.api import DEFAULT_HOOK_TIME_LIMIT, hook_watchdog
 from ivp import limits as engine_limits, rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
@@ -35,6 +36,12 @@ UNKNOWN_BEHAVIOUR_HINT = ("a behaviour of your own: name its Python file with --
 def add_behaviors_option(p) -> None:
     p.add_argument("--behaviors", action="append", default=[], metavar="FILE.py",
                    help="a Python file that registers behaviours (repeatable; only the files named are loaded)")
+
+
+def add_watchdog_option(p) -> None:
+    p.add_argument("--hook-time-limit", type=float, default=DEFAULT_HOOK_TIME_LIMIT, metavar="S",
+                   help="a behaviour hook running longer than S seconds is stopped and named "
+                        f"(default {DEFAULT_HOOK_TIME_LIMIT:g}; 0: no limit)")
 
 
 def load_behaviour_files(paths) -> None:
@@ -120,6 +127,7 @@ def add_subcommands(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     add_behaviors_option(p)
+    add_watchdog_option(p)
     p.set_defaults(func=_run)
 
     p = sub.add_parser("check", help="validate scene files and list what they contain")
@@ -158,8 +166,9 @@ def _run(args) -> int:
     quiet = logging.NullHandler()
     log.addHandler(quiet)
     try:
-        summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
-                      args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+        with hook_watchdog(args.hook_time_limit):
+            summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
+                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
     finally:
         log.removeHandler(quiet)
     print(summary.text())
