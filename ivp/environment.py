@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from . import rng
-from .limits import MAX_SIMULATE_TIME, check
+from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, check, simulate_in_slices
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
@@ -215,7 +215,10 @@ class Environment:
         if target - self.current_time > MAX_SIMULATE_TIME:
             raise ValueError(f"environment: target time {target!r} is {target - self.current_time:g} s ahead, "
                              f"above {MAX_SIMULATE_TIME:g} (limit MAX_SIMULATE_TIME, docs/ivp.md)")
-        self.time_manager.simulate_until(self, target)
+        if target - self.current_time > SIMULATE_SLICE:
+            simulate_in_slices(self, target)            # progress and Ctrl-C between slices
+        else:
+            self.time_manager.simulate_until(self, target)
 
     def simulate_psi(self) -> None:
         """Spec 6.1 (0x10013cb0): revive, PSI listeners, controllers, integration."""

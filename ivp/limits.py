@@ -14,13 +14,20 @@ nothing above it.
 
 from __future__ import annotations
 
+import logging
 import math
+import signal
+import threading
+import time
+from contextlib import contextmanager
 
 from .fp import f32
 
 # --- time -------------------------------------------------------------------------------
 MIN_PSI_LENGTH, MAX_PSI_LENGTH = 1e-4, 1.0      # seconds per PSI (= scenes.limits)
 MAX_SIMULATE_TIME = 3600.0                      # seconds one simulate / simulate_until call may run
+SIMULATE_SLICE = 1.0                            # seconds: a longer simulate runs in slices of this length
+PROGRESS_EVERY = 2.0                            # seconds of wall time between progress lines of a long simulate
 
 # --- bodies -----------------------------------------------------------------------------
 MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
@@ -56,3 +63,54 @@ def check(what: str, value, low: str | None = None, high: str | None = None) -> 
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
     if not all(math.isfinite(f32(float(c))) for c in v):
         raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+# --- long runs -------------------------------------------------------------------------------
+
+log = logging.getLogger("ivp")
+
+
+def simulate_in_slices(env, target: float) -> None:
+    """``env.simulate_until(target)`` for a request longer than SIMULATE_SLICE:
+    the time manager runs to the end of one slice after another (the same PSIs
+    as in one go, so the same state), a progress line goes to the "ivp" log
+    every PROGRESS_EVERY seconds of wall time, and Ctrl-C takes effect at the
+    end of the slice it came in: KeyboardInterrupt with the world consistent,
+    every PSI before ``env.current_time`` done and the next one queued, so
+    ``simulate`` may go on from there. (Without slices an interrupt inside a
+    PSI would lose the queued PSI event and leave cores half integrated.)"""
+    start, total = env.current_time, target - env.current_time
+    shown = time.monotonic()
+    with _interrupt_deferred() as interrupted:
+        t = start
+        while t < target:
+            t = min(t + SIMULATE_SLICE, target)
+            env.time_manager.simulate_until(env, t)
+            if interrupted():
+                raise KeyboardInterrupt(f"environment: simulate stopped at t = {t:g} s, {t - start:g} of "
+                                        f"{total:g} s done; the world is consistent there")
+            if time.monotonic() - shown >= PROGRESS_EVERY:
+                shown = time.monotonic()
+                log.info("environment: simulate %g s: %g s done (%d %%), %d PSIs; Ctrl-C stops at the next slice",
+                         total, t - start, int(100 * (t - start) / total), env.psi_count)
+
+
+@contextmanager
+def _interrupt_deferred():
+    """SIGINT sets a flag instead of raising (the main thread only; a second
+    Ctrl-C raises at once, as the handler before it would)."""
+    hit = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    old = signal.getsignal(signal.SIGINT)
+
+    def defer(_signum, _frame):
+        hit.append(True)
+        signal.signal(signal.SIGINT, old)
+
+    signal.signal(signal.SIGINT, defer)
+    try:
+        yield lambda: bool(hit)
+    finally:
+        signal.signal(signal.SIGINT, old)
