@@ -25,7 +25,7 @@ from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
-from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
+from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
 from .snapshot import deep_copy
@@ -53,7 +53,7 @@ class Environment:
 
     def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME,
                  collision: bool = True, valve_sleep_countdown: bool = False):
-        check("environment: gravity", tuple(gravity), high="MAX_GRAVITY")
+        check("environment: gravity", gravity, high="MAX_GRAVITY", size=3)
         check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
         self.sim_unit_manager = SimUnitManager(self)
@@ -90,7 +90,7 @@ class Environment:
     # --- globals ------------------------------------------------------------------
 
     def set_gravity(self, g) -> None:
-        check("environment: gravity", tuple(g), high="MAX_GRAVITY")
+        check("environment: gravity", g, high="MAX_GRAVITY", size=3)
         self.gravity_controller.set_gravity(g)
 
     @property
@@ -265,20 +265,19 @@ class Snapshot:
 
 def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     name = tmpl.name
-    if len(tuple(position)) != 3 or not is_finite_vec(position):
-        raise ValueError(f"object {name!r}: position {tuple(position)} must be 3 finite numbers")
-    check(f"object {name!r}: position", tuple(position), high="MAX_POSITION")
+    check(f"object {name!r}: position", position, high="MAX_POSITION", size=3)
     if quaternion is not None:
+        check(f"object {name!r}: rotation", quaternion, size=4)
         q = tuple(quaternion)
-        if len(q) != 4 or not is_finite_vec(q) or sum(x * x for x in q) <= 1e-19:
+        if sum(x * x for x in q) <= 1e-19:
             raise ValueError(f"object {name!r}: rotation {q} must be a finite, non-zero quaternion")
     m = tmpl.mass
     if not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0.0:
         raise ValueError(f"object {name!r}: mass {m!r} must be a positive number")
     check(f"object {name!r}: mass", m, high="MAX_MASS")
     check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
-    check(f"object {name!r}: rotation damping", tuple(tmpl.rot_speed_damp_factor), "MIN_DAMP", "MAX_DAMP")
-    check(f"object {name!r}: rotation inertia", tuple(tmpl.rot_inertia), high="MAX_ROT_INERTIA")
+    check(f"object {name!r}: rotation damping", tmpl.rot_speed_damp_factor, "MIN_DAMP", "MAX_DAMP", size=3)
+    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, high="MAX_ROT_INERTIA", size=3)
     check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
     if tmpl.mass_center_override is not None:
-        check(f"object {name!r}: mass centre", tuple(tmpl.mass_center_override), high="MAX_SHIFT")
+        check(f"object {name!r}: mass centre", tmpl.mass_center_override, high="MAX_SHIFT", size=3)

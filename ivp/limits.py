@@ -47,22 +47,35 @@ MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravit
 MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
 
 
-def check(what: str, value, low: str | None = None, high: str | None = None) -> None:
-    """Raise ValueError unless ``value`` (a number or a vector, every component
-    for ``low``, the largest magnitude for ``high``) lies within the limits
-    named ``low`` and ``high``; NaN, infinities and values that become
-    infinite once stored as f32 (beyond about 3.4e38, spec 0.2) are always
+def check(what: str, value, low: str | None = None, high: str | None = None, size: int | None = None) -> None:
+    """Raise ValueError unless ``value`` (a number, or with ``size`` a sequence
+    of that many numbers: every component for ``low``, the largest magnitude
+    for ``high``) lies within the limits named ``low`` and ``high``; NaN,
+    infinities, values that become infinite once stored as f32 (beyond about
+    3.4e38, spec 0.2) and values of the wrong kind or length are always
     refused. ``what`` says where: "object 'ball': radius"."""
-    v = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if not all(isinstance(c, (int, float)) and math.isfinite(c) for c in v):
-        raise ValueError(f"{what} {value!r} is not finite")
-    shown = f"{v[0]:g}" if len(v) == 1 else "(" + ", ".join(f"{c:g}" for c in v) + ")"
+    if size is not None:
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != size:
+            raise ValueError(f"{what} {_short(value)} must be {size} numbers")
+        v = tuple(value)
+    else:
+        v = (value,)
+    if not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in v):
+        raise ValueError(f"{what} {_short(value)} must be {'numbers' if size else 'a number'}")
+    if not all(math.isfinite(c) for c in v):
+        raise ValueError(f"{what} {_short(value)} is not finite (NaN or infinite)")
+    shown = f"{v[0]:g}" if size is None else "(" + ", ".join(f"{c:g}" for c in v) + ")"
     if low is not None and min(v) < globals()[low]:
         raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
     if high is not None and max(abs(c) for c in v) > globals()[high]:
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
     if not all(math.isfinite(f32(float(c))) for c in v):
         raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 # --- long runs -------------------------------------------------------------------------------

@@ -33,7 +33,14 @@ def test_the_f32_rounding_is_checked_when_no_smaller_limit_applies(value):
     with pytest.raises(ValueError, match="beyond the f32 range"):
         limits.check("x", value)
     with pytest.raises(ValueError, match="beyond the f32 range"):
-        limits.check("x", (0.0, -value, 0.0), low=None)
+        limits.check("x", (0.0, -value, 0.0), size=3)
+
+
+@pytest.mark.parametrize("value,match", [(None, "must be 3 numbers"), ((1.0, 2.0), "must be 3 numbers"),
+                                         ((1.0, "x", 2.0), "must be numbers"), ("abc", "must be 3 numbers")])
+def test_a_vector_of_the_wrong_kind_is_refused_by_the_check(value, match):
+    with pytest.raises(ValueError, match=f"gravity .*{match}"):
+        Environment(gravity=value)
 
 
 def test_the_largest_f32_passes_the_check():

@@ -135,7 +135,7 @@ class BuildingBlock:
         the pin and the ivp limit otherwise (docs/ck-api.md, "Limits")."""
         bounds = self.LIMITS.get(pin.name.rstrip("0123456789 "))
         if bounds is not None and value is not None:
-            limits.check(where, value, *bounds)
+            limits.check(where, value, *bounds, size=len(value) if isinstance(value, tuple) else None)
         return value
 
     def set_setting(self, key: str, value) -> None:

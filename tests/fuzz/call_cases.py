@@ -139,7 +139,7 @@ def _engine_push(ctx, rnd):
 def _engine_world(ctx, rnd):
     env = ctx.physics.env
     return rnd.choice([
-        (lambda v=number(rnd): env.simulate(v), "simulate"),
+        (lambda v=number(rnd): env.simulate(v), "environment"),
         (lambda v=vector(rnd): env.set_gravity(v), "gravity"),
         (lambda g=vector(rnd), d=number(rnd): Environment(gravity=g, delta_psi_time=d), "environment"),
     ])
