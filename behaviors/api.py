@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 from bbglue import blocks
 from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
+from bbglue.values import checked
 
 from .params import declared_params
 
@@ -187,10 +188,7 @@ class Behavior:
             if not explicit and p.required:
                 raise TypeError(f"{self.name}: missing required parameter {k!r}")
             value = params[k] if explicit else p.default
-            try:
-                setattr(self, k, p.coerce(ctx, value, explicit))
-            except (TypeError, ValueError) as e:
-                raise type(e)(f"{self.name}: parameter {k!r}: {e}") from None
+            setattr(self, k, checked(lambda v: p.coerce(ctx, v, explicit), value, f"{self.name}: parameter {k!r}"))
 
     def __repr__(self) -> str:
         on = self.entity.name if self.entity is not None else "the scene"

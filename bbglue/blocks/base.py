@@ -56,10 +56,7 @@ _KINDS = {
 def _coerce(kind: str, value, where: str):
     """Convert a value to the CK type of a pin (f32 for floats and vectors) by
     the value kinds of ``bbglue.values``; the error names ``where``."""
-    try:
-        return _KINDS[kind](value)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{where}: {exc}") from None
+    return values.checked(_KINDS[kind], value, where)
 
 
 class BuildingBlock:
