@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ivp import umath
+from ivp.limits import MAX_POSITION
 
 from . import values
 from .meshes import Mesh
@@ -23,12 +24,13 @@ LIGHT_GREY = (0.8, 0.8, 0.8, 1.0)
 _MISSING = object()
 
 
-_VECTORS = {n: values.Vector(n) for n in (1, 3, 4)}
+_VECTORS = {n: values.Vector(n, values.Real(-MAX_POSITION, MAX_POSITION)) for n in (1, 3, 4)}
 
 
 def check_vector(v, what: str, n: int = 3) -> tuple:
-    """A tuple of n finite floats (``bbglue.values.Vector``), or a TypeError /
-    ValueError naming ``what``."""
+    """A tuple of n finite floats within +-ivp.limits.MAX_POSITION (so a
+    world matrix stays finite in f32; ``bbglue.values.Vector``), or a
+    TypeError / ValueError naming ``what``."""
     return values.checked(_VECTORS[n], v, what)
 
 

@@ -203,15 +203,15 @@ class Environment:
     def simulate(self, dt: float) -> None:
         """Spec 11.2 (0x100138c0): run to current_time + dt (at most
         MAX_SIMULATE_TIME seconds in one call)."""
-        if not (math.isfinite(dt) and dt >= 0.0):
+        check("environment: simulate's time step", dt)
+        if dt < 0.0:
             raise ValueError(f"environment: simulate({dt!r}) needs a finite time step >= 0")
         self.simulate_until(self.current_time + dt)
 
     def simulate_until(self, target: float) -> None:
         """Spec 11.2 (0x1002ef70): every PSI with T_k < target (strict), then
         current_time = target; at most MAX_SIMULATE_TIME seconds ahead."""
-        if not math.isfinite(target):
-            raise ValueError(f"environment: target time {target!r} is not finite")
+        check("environment: the target time", target)
         if target - self.current_time > MAX_SIMULATE_TIME:
             raise ValueError(f"environment: target time {target!r} is {target - self.current_time:g} s ahead, "
                              f"above {MAX_SIMULATE_TIME:g} (limit MAX_SIMULATE_TIME, docs/ivp.md)")

@@ -37,6 +37,8 @@ MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SI
 MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
 MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
+MIN_FRICTION, MAX_FRICTION = 0.0, 1e3           # a material's friction
+MIN_ELASTICITY, MAX_ELASTICITY = 0.0, 1e3       # a material's elasticity (an energy ratio; 1 keeps the energy)
 
 # --- places, pushes and globals ------------------------------------------------------------------
 MAX_POSITION = 1e7                              # metres: |x|, |y|, |z| of a body's creation place or a push point

@@ -92,21 +92,20 @@ def finite_world(ctx) -> bool:
     return all(np.isfinite(e.get_world_matrix().as_array()).all() for e in ctx.entities)
 
 
-def context_errors(ctx) -> str | None:
-    """The first error the context reported that is not a refusal (a
-    ValueError or TypeError naming the behaviour or block), or None."""
-    for fe in ctx.errors:
-        if not isinstance(fe.error, (ValueError, TypeError)):
-            return f"reported in frame {fe.frame} by {fe.where.splitlines()[0]}: {describe(fe.error)}"
-    return None
-
-
-def run_frames(ctx, frames: int = FRAMES) -> str:
-    """Run a context's frames; CLEAN, UNCAUGHT or NAN (a frame's escaping
-    exception propagates to the caller)."""
+def run_frames(ctx, frames: int = FRAMES) -> tuple:
+    """Run a context's frames (an exception escaping a frame propagates to the
+    caller); (class, detail): NAN when the state is not finite, UNCAUGHT when
+    the context reported an error that is not a refusal (a ValueError or
+    TypeError, which the context names with its behaviour or block: LOCATED),
+    else CLEAN."""
     for _ in range(frames):
         ctx.process_frame(FRAME_MS)
-    return NAN if not finite_world(ctx) else CLEAN
+    if not finite_world(ctx):
+        return NAN, ""
+    for fe in ctx.errors:
+        if not isinstance(fe.error, (ValueError, TypeError)):
+            return UNCAUGHT, f"reported in frame {fe.frame} by {fe.where.splitlines()[0]}: {describe(fe.error)}"
+    return (LOCATED if ctx.errors else CLEAN), ""
 
 
 def tally(outcomes) -> Counter:

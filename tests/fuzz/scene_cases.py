@@ -14,8 +14,7 @@ from ivp import rng as ivp_rng
 from scenes import SceneError, limits
 from tests.scene_mutations import mutate
 
-from . import (CLEAN, HANG, LOCATED, UNCAUGHT, UNLOCATED, Hang, Outcome, context_errors, describe, hang_guard,
-               run_frames)
+from . import BAD, HANG, LOCATED, UNCAUGHT, UNLOCATED, Hang, Outcome, describe, hang_guard, run_frames
 
 # the scene limits during a case (tests/test_scene_limits.py lowers the same ones)
 LOWERED = {"MAX_ENTITIES": 2000, "MAX_ITEMS": 2000, "MAX_PLACEMENTS": 200, "MAX_NODES": 100_000}
@@ -74,11 +73,8 @@ def run_case(seed: int, root: str) -> Outcome:
             except SceneError as exc:
                 cls, detail = located(exc)
                 return Outcome("scene", seed, cls, f"{label}: {detail}" if detail else "")
-            cls = run_frames(scene.ctx)
-            bad = context_errors(scene.ctx)
-            if bad is not None:
-                return Outcome("scene", seed, UNCAUGHT, f"{label}: {bad}")
-            return Outcome("scene", seed, cls, "" if cls == CLEAN else label)
+            cls, detail = run_frames(scene.ctx)
+            return Outcome("scene", seed, cls, f"{label}: {detail}" if cls in BAD else "")
     except Hang:
         return Outcome("scene", seed, HANG, label)
     except Exception as exc:            # noqa: BLE001 - the harness classifies every exception
