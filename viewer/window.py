@@ -15,7 +15,7 @@ from pyglet.window import key, mouse
 
 from scenes.headless import declared_keys, error_text
 
-from . import camera, gameplay, hud, overlays, png
+from . import camera, hud, overlays, png
 from .drawlist import gather
 from .gameplay import scene_camera, scene_look
 from .picking import pick
