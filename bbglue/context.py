@@ -9,6 +9,13 @@ A behaviour that raises does not stop the frame: the error is recorded in
 block the block, its pin and its target), and the other behaviours and the
 physics run on. With ``strict=True`` the first error of a frame is raised again
 once the frame is complete.
+
+Repeats are counted, not stored: of the errors of one source (where and the
+exception's type) and of identical console lines, the first ``REPEATS_KEPT``
+go to ``errors`` / ``console`` and the log; the later ones only add to
+``error_count`` and ``repeats``, with one line when the count reaches
+``REPEATS_KEPT + 1``, 10, 100, 1000 ... (a block that raises every frame for
+an hour keeps a few entries, not 200,000).
 """
 
 from __future__ import annotations
@@ -23,6 +30,8 @@ from .values import did_you_mean
 from .vxmath import VxMatrix
 
 log = logging.getLogger("bbglue")
+
+REPEATS_KEPT = 3              # entries kept per source of errors / per identical console line
 
 
 @dataclass
@@ -52,7 +61,9 @@ class CKContext:
         self._behaviors = []          # (name, behaviour)
         self.console = []
         self.errors = []
-        self._frame_errors = []
+        self.error_count = 0          # every error reported, the counted repeats included
+        self.repeats = {}             # source key -> how many times it was reported
+        self._frame_errors = []       # the exceptions of this frame (strict mode)
         self.physics = PhysicsManager(self)
 
     # --- objects ---------------------------------------------------------------
@@ -158,16 +169,42 @@ class CKContext:
         self._behaviors = [(n, b) for n, b in self._behaviors if b is not behavior]
 
     def output_to_console(self, message: str) -> None:
-        """CKContext::OutputToConsole: the console keeps every line."""
+        """CKContext::OutputToConsole: the line goes to ``console`` and the log
+        (after ``REPEATS_KEPT`` identical lines, only counted)."""
+        if self._count(("console", message), message):
+            self._console_line(message)
+
+    def _console_line(self, message: str) -> None:
         self.console.append(message)
         log.warning(message)
 
+    def _count(self, key, where: str) -> bool:
+        """Count one report of ``key``; True while it is still to be kept."""
+        n = self.repeats[key] = self.repeats.get(key, 0) + 1
+        if n <= REPEATS_KEPT:
+            return True
+        if n == REPEATS_KEPT + 1 or _power_of_ten(n):
+            self._console_line(f"frame {self.time_manager.frame_count}: {where.splitlines()[0]}: "
+                               f"{n} times so far; repeats are counted, not stored")
+        return False
+
+    def count_error(self, error: BaseException, key, where: str) -> bool:
+        """Count an error of the source ``key`` (``where`` says it in the
+        repeat line); True while its entries are still to be kept."""
+        self.error_count += 1
+        self._frame_errors.append(error)
+        return self._count(("error", key), where)
+
     def report_error(self, where: str, error: BaseException) -> None:
         """Record an error of a behaviour or block; the frame goes on."""
+        if self.count_error(error, (where, type(error).__name__), where):
+            self.store_error(where, error)
+
+    def store_error(self, where: str, error: BaseException) -> None:
+        """Keep a counted error in ``errors`` and on the console."""
         fe = FrameError(self.time_manager.frame_count, where, error)
         self.errors.append(fe)
-        self._frame_errors.append(fe)
-        self.output_to_console(str(fe))
+        self._console_line(str(fe))
 
     def _call(self, where: str, fn, *args) -> None:
         try:
@@ -189,7 +226,7 @@ class CKContext:
             self._call(f"behaviour {name}", fn, self)
         self.physics.step(delta_ms)
         if self.strict and self._frame_errors:
-            raise self._frame_errors[0].error
+            raise self._frame_errors[0]
 
     def reset(self) -> None:
         """Back to the state at play for the managers and the physics (entities stay)."""
@@ -197,6 +234,12 @@ class CKContext:
         self.input_manager.reset()
         self.message_manager.reset()
         self.physics.restart()
+
+
+def _power_of_ten(n: int) -> bool:
+    while n % 10 == 0:
+        n //= 10
+    return n == 1
 
 
 __all__ = ["CKContext", "FrameError", "VxMatrix"]

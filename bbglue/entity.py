@@ -14,7 +14,9 @@ import math
 import numpy as np
 
 from ivp import umath
+from ivp.limits import MAX_POSITION
 
+from . import values
 from .meshes import Mesh
 from .vxmath import VxMatrix, quat_from_vx, rotation_matrix
 
@@ -22,17 +24,14 @@ LIGHT_GREY = (0.8, 0.8, 0.8, 1.0)
 _MISSING = object()
 
 
-def check_vector(v, what: str, n: int = 3):
-    """A tuple of n finite floats, or a ValueError/TypeError naming ``what``."""
-    try:
-        t = tuple(float(c) for c in v)
-    except (TypeError, ValueError):
-        raise TypeError(f"{what}: expected {n} numbers, got {v!r}") from None
-    if len(t) != n:
-        raise TypeError(f"{what}: expected {n} numbers, got {len(t)} ({v!r})")
-    if not all(math.isfinite(c) for c in t):
-        raise ValueError(f"{what}: {t} is NaN or infinite")
-    return t
+_VECTORS = {n: values.Vector(n, values.Real(-MAX_POSITION, MAX_POSITION)) for n in (1, 3, 4)}
+
+
+def check_vector(v, what: str, n: int = 3) -> tuple:
+    """A tuple of n finite floats within +-ivp.limits.MAX_POSITION (so a
+    world matrix stays finite in f32; ``bbglue.values.Vector``), or a
+    TypeError / ValueError naming ``what``."""
+    return values.checked(_VECTORS[n], v, what)
 
 
 def _normalized(v, what: str):

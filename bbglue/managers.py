@@ -9,6 +9,7 @@ from ivp.fp import f32
 
 BALLANCE_MIN_DELTA_MS = 1.0
 BALLANCE_MAX_DELTA_MS = 1000.0
+MAX_DELTA_MS = 10_000.0           # the largest clamp: with the largest time factor, 1000 s of physics a frame
 
 
 class TimeManager:
@@ -28,6 +29,9 @@ class TimeManager:
                 raise ValueError(f"time manager: {what} must be a finite number >= 0, got {v!r}")
         if min_delta_ms > max_delta_ms:
             raise ValueError(f"time manager: min_delta_ms {min_delta_ms} > max_delta_ms {max_delta_ms}")
+        if max_delta_ms > MAX_DELTA_MS:
+            raise ValueError(f"time manager: max_delta_ms {max_delta_ms:g} is above {MAX_DELTA_MS:g} "
+                             f"(limit MAX_DELTA_MS, docs/ck-api.md)")
         self.min_delta_ms = float(min_delta_ms)
         self.max_delta_ms = float(max_delta_ms)
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import math
 import warnings
 from dataclasses import dataclass, field
 
@@ -160,11 +159,9 @@ class PhysicsManager:
 
     def set_globals(self, gravity, time_factor: float) -> None:
         """Set Physics Globals' Set Values."""
+        ivp.limits.check("physics globals: gravity", gravity, high="MAX_GRAVITY", size=3)
         g = tuple(float(c) for c in gravity)
-        if len(g) != 3 or not all(math.isfinite(c) for c in g):
-            raise ValueError(f"physics globals: gravity {gravity!r} must be 3 finite numbers")
-        if not math.isfinite(time_factor):
-            raise ValueError(f"physics globals: time factor {time_factor!r} is not finite")
+        ivp.limits.check("physics globals: the time factor", time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
         self.env.set_gravity(g)
         self.gravity = g
         self.time_factor = float(time_factor)

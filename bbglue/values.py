@@ -50,6 +50,15 @@ def did_you_mean(word, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
+def checked(kind, value, where: str):
+    """``kind(value)``; a refusal keeps its type and gets ``where`` in front
+    of its message ("entity 'ball': set_position: expected ...")."""
+    try:
+        return kind(value)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"{where}: {exc}") from None
+
+
 def show(value) -> str:
     """A value as a short text for messages."""
     if isinstance(value, dict):

@@ -20,19 +20,81 @@ manager, in this order:
 A hook that raises stops its behaviour (its timers go, the blocks it owns are
 destroyed) and is reported in ``ctx.errors`` / the console with the behaviour,
 its entity, the hook and the traceback; the frame and every other behaviour go on.
+A hook that does not return is stopped the same way when a watchdog runs
+(``hook_watchdog(seconds)``, which ``ivp play`` and ``ivp run`` use): after
+``seconds`` of one hook it raises HookTimeout in the hook, naming it.
+
+Repeats of one behaviour, entity, hook and exception type (a behaviour made
+again every frame that fails every time) are counted, not stored, after the
+first ``bbglue.context.REPEATS_KEPT`` (``ctx.error_count``).
 """
 
 from __future__ import annotations
 
+import signal
+import threading
 import traceback
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from bbglue import blocks
 from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
+from bbglue.values import checked
 
 from .params import declared_params
 
 PENDING, RUNNING, STOPPED, FAILED = "pending", "running", "stopped", "failed"
+
+DEFAULT_HOOK_TIME_LIMIT = 10.0      # seconds one hook may run under ``ivp play`` / ``ivp run``
+HOOK_TIMEOUT_REPEAT = 0.1           # seconds between further HookTimeouts while the hook still runs
+
+
+class HookTimeout(BaseException):
+    """A hook ran past the watchdog's limit. Not an Exception, so a hook's own
+    ``except Exception`` does not swallow it (and it is raised again every
+    HOOK_TIMEOUT_REPEAT seconds until the hook is left)."""
+
+
+_watchdog_limit = None              # seconds while a hook_watchdog is on (the main thread only)
+
+
+@contextmanager
+def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
+    """While inside, each behaviour hook and timer runs under a deadline of
+    ``seconds`` of real time (a SIGALRM interval timer, Linux and other POSIX
+    systems, the main thread): past it the hook gets a HookTimeout, and its
+    behaviour fails as if it had raised. None or 0: no watchdog."""
+    global _watchdog_limit
+    if not seconds or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    if not 0.0 < seconds < float("inf"):
+        raise ValueError(f"the hook time limit must be a number of seconds > 0, got {seconds!r}")
+
+    def expired(_signum, _frame):
+        raise HookTimeout(f"the hook did not return within {seconds:g} s (the watchdog's limit)")
+
+    old = signal.signal(signal.SIGALRM, expired)
+    _watchdog_limit = float(seconds)
+    try:
+        yield
+    finally:
+        _watchdog_limit = None
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, old)
+
+
+@contextmanager
+def _deadline():
+    """One hook's deadline when a watchdog is on."""
+    if _watchdog_limit is None:
+        yield
+        return
+    outer = signal.setitimer(signal.ITIMER_REAL, _watchdog_limit, HOOK_TIMEOUT_REPEAT)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, *outer)        # a hook's deadline around a nested one
 
 
 @dataclass
@@ -126,10 +188,7 @@ class Behavior:
             if not explicit and p.required:
                 raise TypeError(f"{self.name}: missing required parameter {k!r}")
             value = params[k] if explicit else p.default
-            try:
-                setattr(self, k, p.coerce(ctx, value, explicit))
-            except (TypeError, ValueError) as e:
-                raise type(e)(f"{self.name}: parameter {k!r}: {e}") from None
+            setattr(self, k, checked(lambda v: p.coerce(ctx, v, explicit), value, f"{self.name}: parameter {k!r}"))
 
     def __repr__(self) -> str:
         on = self.entity.name if self.entity is not None else "the scene"
@@ -181,7 +240,12 @@ class Behavior:
         return self.manager.add_timer(self, fn, seconds, repeat=False, args=args)
 
     def every(self, seconds: float, fn, *args) -> Timer:
-        """``fn(*args)`` each time another ``seconds`` has passed (several calls in a long frame)."""
+        """``fn(*args)`` each time another ``seconds`` has passed (several calls
+        in a long frame); ``seconds`` is at least one PSI of the physics world."""
+        psi = self.ctx.physics.psi_length
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and 0.0 <= seconds < psi:
+            raise ValueError(f"{self!r}: every({seconds!r}): a period shorter than one PSI ({psi:g} s) "
+                             f"would call it more often than the world steps")
         return self.manager.add_timer(self, fn, seconds, repeat=True, args=args)
 
     def each_frame(self, fn) -> Timer:
@@ -329,18 +393,21 @@ class BehaviorManager:
 
     def _call(self, b: Behavior, hook: str, *args) -> bool:
         try:
-            getattr(b, hook)(*args)
+            with _deadline():
+                getattr(b, hook)(*args)
             return True
-        except Exception as exc:
+        except (Exception, HookTimeout) as exc:
             self._fail(b, hook, exc)
             return False
 
     def _fail(self, b: Behavior, hook: str, exc: BaseException) -> None:
         on = repr(b.entity.name) if b.entity is not None else "the scene"
-        err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
-                            "".join(traceback.format_exception(exc)))
-        self.errors.append(err)
-        self.ctx.report_error(str(err), exc)
+        if self.ctx.count_error(exc, (b.name, on, hook, type(exc).__name__),
+                                f"behaviour {b.name!r} on {on}, in {hook}"):
+            err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
+                                "".join(traceback.format_exception(exc)))
+            self.errors.append(err)
+            self.ctx.store_error(str(err), exc)
         self._detach(b, FAILED)
 
     # --- timers and messages -------------------------------------------------------------
@@ -461,8 +528,9 @@ class BehaviorManager:
                 continue
             if t.period_ms is None:
                 try:
-                    finished = t.fn(dt)
-                except Exception as exc:
+                    with _deadline():
+                        finished = t.fn(dt)
+                except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
                     continue
                 t.done = t.done or finished is True
@@ -471,8 +539,9 @@ class BehaviorManager:
                 t.done = not t.repeat
                 t.next_ms += t.period_ms
                 try:
-                    t.fn(*t.args)
-                except Exception as exc:
+                    with _deadline():
+                        t.fn(*t.args)
+                except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
         self.timers = [t for t in self.timers if not t.done]
 

@@ -11,10 +11,11 @@ names (docs/behaviors.md has a complete example)::
 
 from __future__ import annotations
 
-import difflib
 import os
 import tomllib
 from importlib.metadata import EntryPoint, entry_points
+
+from bbglue.values import did_you_mean
 
 from .api import Behavior, manager_of
 from .params import declared_params
@@ -79,9 +80,7 @@ def lookup(name: str, where: str = "<python>"):
         return cls
     ep = _entry_points().get(name)
     if ep is None:
-        close = difflib.get_close_matches(str(name), names(), n=3)
-        hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
-        raise ValueError(f"{where}: unknown behaviour {name!r}{hint}")
+        raise ValueError(f"{where}: unknown behaviour {name!r}{did_you_mean(name, names())}")
     try:
         obj = ep.load()
     except Exception as exc:
@@ -108,10 +107,9 @@ def create(ctx, name: str, entity=None, params=None, where: str = "<python>"):
     decl = declared_params(cls)
     for k in params:
         if k not in decl:
-            close = difflib.get_close_matches(str(k), list(decl), n=3)
-            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
             known = ", ".join(decl) or "none"
-            raise ValueError(f"{where}: behaviour {name!r} has no parameter {k!r}{hint} (parameters: {known})")
+            raise ValueError(f"{where}: behaviour {name!r} has no parameter {k!r}{did_you_mean(k, decl)} "
+                             f"(parameters: {known})")
     if isinstance(entity, str):
         try:
             entity = ctx.get(entity)

@@ -20,13 +20,13 @@ from __future__ import annotations
 import math
 
 from . import rng
-from .limits import MAX_SIMULATE_TIME, check
+from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, check, simulate_in_slices
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .lane import ENABLED as LANE_ENABLED, Lane
-from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt, is_finite_vec
+from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
 from .snapshot import deep_copy
@@ -54,7 +54,7 @@ class Environment:
 
     def __init__(self, gravity=(0.0, -9.81, 0.0), delta_psi_time: float = DELTA_PSI_TIME,
                  collision: bool = True, valve_sleep_countdown: bool = False):
-        check("environment: gravity", tuple(gravity), high="MAX_GRAVITY")
+        check("environment: gravity", gravity, high="MAX_GRAVITY", size=3)
         check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
         self.sim_unit_manager = SimUnitManager(self)
@@ -92,7 +92,7 @@ class Environment:
     # --- globals ------------------------------------------------------------------
 
     def set_gravity(self, g) -> None:
-        check("environment: gravity", tuple(g), high="MAX_GRAVITY")
+        check("environment: gravity", g, high="MAX_GRAVITY", size=3)
         self.gravity_controller.set_gravity(g)
 
     @property
@@ -207,19 +207,22 @@ class Environment:
     def simulate(self, dt: float) -> None:
         """Spec 11.2 (0x100138c0): run to current_time + dt (at most
         MAX_SIMULATE_TIME seconds in one call)."""
-        if not (math.isfinite(dt) and dt >= 0.0):
+        check("environment: simulate's time step", dt)
+        if dt < 0.0:
             raise ValueError(f"environment: simulate({dt!r}) needs a finite time step >= 0")
         self.simulate_until(self.current_time + dt)
 
     def simulate_until(self, target: float) -> None:
         """Spec 11.2 (0x1002ef70): every PSI with T_k < target (strict), then
         current_time = target; at most MAX_SIMULATE_TIME seconds ahead."""
-        if not math.isfinite(target):
-            raise ValueError(f"environment: target time {target!r} is not finite")
+        check("environment: the target time", target)
         if target - self.current_time > MAX_SIMULATE_TIME:
             raise ValueError(f"environment: target time {target!r} is {target - self.current_time:g} s ahead, "
                              f"above {MAX_SIMULATE_TIME:g} (limit MAX_SIMULATE_TIME, docs/ivp.md)")
-        self.time_manager.simulate_until(self, target)
+        if target - self.current_time > SIMULATE_SLICE:
+            simulate_in_slices(self, target)            # progress and Ctrl-C between slices
+        else:
+            self.time_manager.simulate_until(self, target)
 
     def simulate_psi(self) -> None:
         """Spec 6.1 (0x10013cb0): revive, PSI listeners, controllers, integration."""
@@ -270,19 +273,19 @@ class Snapshot:
 
 def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     name = tmpl.name
-    if len(tuple(position)) != 3 or not is_finite_vec(position):
-        raise ValueError(f"object {name!r}: position {tuple(position)} must be 3 finite numbers")
+    check(f"object {name!r}: position", position, high="MAX_POSITION", size=3)
     if quaternion is not None:
+        check(f"object {name!r}: rotation", quaternion, size=4)
         q = tuple(quaternion)
-        if len(q) != 4 or not is_finite_vec(q) or sum(x * x for x in q) <= 1e-19:
+        if sum(x * x for x in q) <= 1e-19:
             raise ValueError(f"object {name!r}: rotation {q} must be a finite, non-zero quaternion")
     m = tmpl.mass
     if not isinstance(m, (int, float)) or not math.isfinite(m) or m <= 0.0:
         raise ValueError(f"object {name!r}: mass {m!r} must be a positive number")
     check(f"object {name!r}: mass", m, high="MAX_MASS")
     check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
-    check(f"object {name!r}: rotation damping", tuple(tmpl.rot_speed_damp_factor), "MIN_DAMP", "MAX_DAMP")
-    check(f"object {name!r}: rotation inertia", tuple(tmpl.rot_inertia), high="MAX_ROT_INERTIA")
+    check(f"object {name!r}: rotation damping", tmpl.rot_speed_damp_factor, "MIN_DAMP", "MAX_DAMP", size=3)
+    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, high="MAX_ROT_INERTIA", size=3)
     check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
     if tmpl.mass_center_override is not None:
-        check(f"object {name!r}: mass centre", tuple(tmpl.mass_center_override), high="MAX_SHIFT")
+        check(f"object {name!r}: mass centre", tmpl.mass_center_override, high="MAX_SHIFT", size=3)

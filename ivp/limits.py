@@ -14,11 +14,20 @@ nothing above it.
 
 from __future__ import annotations
 
+import logging
 import math
+import signal
+import threading
+import time
+from contextlib import contextmanager
+
+from .fp import f32
 
 # --- time -------------------------------------------------------------------------------
 MIN_PSI_LENGTH, MAX_PSI_LENGTH = 1e-4, 1.0      # seconds per PSI (= scenes.limits)
 MAX_SIMULATE_TIME = 3600.0                      # seconds one simulate / simulate_until call may run
+SIMULATE_SLICE = 1.0                            # seconds: a longer simulate runs in slices of this length
+PROGRESS_EVERY = 2.0                            # seconds of wall time between progress lines of a long simulate
 
 # --- bodies -----------------------------------------------------------------------------
 MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
@@ -28,22 +37,95 @@ MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SI
 MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
 MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
+MIN_FRICTION, MAX_FRICTION = 0.0, 1e3           # a material's friction
+MIN_ELASTICITY, MAX_ELASTICITY = 0.0, 1e3       # a material's elasticity (an energy ratio; 1 keeps the energy)
 
-# --- pushes and globals -----------------------------------------------------------------------
+# --- places, pushes and globals ------------------------------------------------------------------
+MAX_POSITION = 1e7                              # metres: |x|, |y|, |z| of a body's creation place or a push point
 MAX_IMPULSE = 1e9                               # N s: |x|, |y|, |z| of one push or a force's impulse per PSI
+MAX_SPEED_CHANGE = 1e5                          # m/s: |x|, |y|, |z| of one async_add_speed
+MAX_ROT_SPEED_CHANGE = 1e4                      # rad/s: |x|, |y|, |z| of one async_add_rot_speed
 MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
+MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
 
 
-def check(what: str, value, low: str | None = None, high: str | None = None) -> None:
-    """Raise ValueError unless ``value`` (a number or a vector, every component
-    for ``low``, the largest magnitude for ``high``) lies within the limits
-    named ``low`` and ``high``; NaN and infinities are always refused.
-    ``what`` says where: "object 'ball': radius"."""
-    v = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    if not all(isinstance(c, (int, float)) and math.isfinite(c) for c in v):
-        raise ValueError(f"{what} {value!r} is not finite")
-    shown = f"{v[0]:g}" if len(v) == 1 else "(" + ", ".join(f"{c:g}" for c in v) + ")"
+def check(what: str, value, low: str | None = None, high: str | None = None, size: int | None = None) -> None:
+    """Raise ValueError unless ``value`` (a number, or with ``size`` a sequence
+    of that many numbers: every component for ``low``, the largest magnitude
+    for ``high``) lies within the limits named ``low`` and ``high``; NaN,
+    infinities, values that become infinite once stored as f32 (beyond about
+    3.4e38, spec 0.2) and values of the wrong kind or length are always
+    refused. ``what`` says where: "object 'ball': radius"."""
+    if size is not None:
+        if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != size:
+            raise ValueError(f"{what} {_short(value)} must be {size} numbers")
+        v = tuple(value)
+    else:
+        v = (value,)
+    if not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in v):
+        raise ValueError(f"{what} {_short(value)} must be {'numbers' if size else 'a number'}")
+    if not all(math.isfinite(c) for c in v):
+        raise ValueError(f"{what} {_short(value)} is not finite (NaN or infinite)")
+    shown = f"{v[0]:g}" if size is None else "(" + ", ".join(f"{c:g}" for c in v) + ")"
     if low is not None and min(v) < globals()[low]:
         raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
     if high is not None and max(abs(c) for c in v) > globals()[high]:
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
+    if not all(math.isfinite(f32(float(c))) for c in v):
+        raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+# --- long runs -------------------------------------------------------------------------------
+
+log = logging.getLogger("ivp")
+
+
+def simulate_in_slices(env, target: float) -> None:
+    """``env.simulate_until(target)`` for a request longer than SIMULATE_SLICE:
+    the time manager runs to the end of one slice after another (the same PSIs
+    as in one go, so the same state), a progress line goes to the "ivp" log
+    every PROGRESS_EVERY seconds of wall time, and Ctrl-C takes effect at the
+    end of the slice it came in: KeyboardInterrupt with the world consistent,
+    every PSI before ``env.current_time`` done and the next one queued, so
+    ``simulate`` may go on from there. (Without slices an interrupt inside a
+    PSI would lose the queued PSI event and leave cores half integrated.)"""
+    start, total = env.current_time, target - env.current_time
+    shown = time.monotonic()
+    with _interrupt_deferred() as interrupted:
+        t = start
+        while t < target:
+            t = min(t + SIMULATE_SLICE, target)
+            env.time_manager.simulate_until(env, t)
+            if interrupted():
+                raise KeyboardInterrupt(f"environment: simulate stopped at t = {t:g} s, {t - start:g} of "
+                                        f"{total:g} s done; the world is consistent there")
+            if time.monotonic() - shown >= PROGRESS_EVERY:
+                shown = time.monotonic()
+                log.info("environment: simulate %g s: %g s done (%d %%), %d PSIs; Ctrl-C stops at the next slice",
+                         total, t - start, int(100 * (t - start) / total), env.psi_count)
+
+
+@contextmanager
+def _interrupt_deferred():
+    """SIGINT sets a flag instead of raising (the main thread only; a second
+    Ctrl-C raises at once, as the handler before it would)."""
+    hit = []
+    if threading.current_thread() is not threading.main_thread():
+        yield lambda: False
+        return
+    old = signal.getsignal(signal.SIGINT)
+
+    def defer(_signum, _frame):
+        hit.append(True)
+        signal.signal(signal.SIGINT, old)
+
+    signal.signal(signal.SIGINT, defer)
+    try:
+        yield lambda: bool(hit)
+    finally:
+        signal.signal(signal.SIGINT, old)

@@ -17,7 +17,6 @@ from .fp import (
     f32,
     f32v,
     inv_dt,
-    is_finite_vec,
 )
 from .limits import check
 from .sim_unit import enqueue_revive
@@ -213,10 +212,8 @@ class RealObject:
     def async_push_object_ws(self, p_ws, imp_ws) -> None:
         """Spec 5 (0x1000a3e0): wake, then an async push at a world point."""
         self._check_alive()
-        if not (is_finite_vec(p_ws) and is_finite_vec(imp_ws)):
-            raise ValueError(f"object {self.name!r}: push with a NaN or infinite "
-                             f"point {tuple(p_ws)} or impulse {tuple(imp_ws)}")
-        check(f"object {self.name!r}: push impulse", tuple(imp_ws), high="MAX_IMPULSE")
+        check(f"object {self.name!r}: push point", p_ws, high="MAX_POSITION", size=3)
+        check(f"object {self.name!r}: push impulse", imp_ws, high="MAX_IMPULSE", size=3)
         self.wake()
         core = self.core
         M = core.get_m_world_f_core_PSI(self.environment.current_time)
@@ -227,19 +224,16 @@ class RealObject:
 
     def async_add_speed_object_ws(self, dv) -> None:
         """Spec 5 (0x1000a350): wake; speed_change += dv."""
-        self._check_finite("speed change", dv)
+        self._check_alive()
+        check(f"object {self.name!r}: speed change", dv, high="MAX_SPEED_CHANGE", size=3)
         self.wake()
         s = self.core.speed_change
         self.core.speed_change = f32v(s[0] + dv[0], s[1] + dv[1], s[2] + dv[2])
 
     def async_add_rot_speed_object_cs(self, dw) -> None:
         """Spec 5 (0x1000a3a0): wake; rot_speed_change += dw (core axes)."""
-        self._check_finite("rotation speed change", dw)
+        self._check_alive()
+        check(f"object {self.name!r}: rotation speed change", dw, high="MAX_ROT_SPEED_CHANGE", size=3)
         self.wake()
         r = self.core.rot_speed_change
         self.core.rot_speed_change = f32v(r[0] + dw[0], r[1] + dw[1], r[2] + dw[2])
-
-    def _check_finite(self, what: str, v) -> None:
-        self._check_alive()
-        if not is_finite_vec(v):
-            raise ValueError(f"object {self.name!r}: {what} {tuple(v)} is NaN or infinite")

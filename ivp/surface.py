@@ -78,12 +78,17 @@ class CompactSurface:
 
 
 def _as_points(points, name: str) -> np.ndarray:
-    p = np.asarray(points, dtype=np.float64)
+    try:
+        p = np.asarray(points, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"surface {name!r}: the points are not an (n, 3) array of numbers ({exc})") from None
     if p.ndim != 2 or p.shape[1] != 3:
         raise ValueError(f"surface {name!r}: expected an (n, 3) array of points, got shape {p.shape}")
-    if not np.all(np.isfinite(p)):
-        raise ValueError(f"surface {name!r}: a vertex is NaN or infinite")
-    return p.astype(np.float32).astype(np.float64)
+    with np.errstate(over="ignore"):
+        single = p.astype(np.float32)
+    if not np.all(np.isfinite(single)):
+        raise ValueError(f"surface {name!r}: a vertex is NaN, infinite or beyond the f32 range")
+    return single.astype(np.float64)
 
 
 def convex_piece(points, name: str = "surface"):

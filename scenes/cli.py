@@ -20,7 +20,8 @@ import sys
 from collections import Counter
 
 from bbglue.values import did_you_mean
-from ivp import rng
+from behaviors.api import DEFAULT_HOOK_TIME_LIMIT, hook_watchdog
+from ivp import limits as engine_limits, rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
@@ -35,6 +36,12 @@ UNKNOWN_BEHAVIOUR_HINT = ("a behaviour of your own: name its Python file with --
 def add_behaviors_option(p) -> None:
     p.add_argument("--behaviors", action="append", default=[], metavar="FILE.py",
                    help="a Python file that registers behaviours (repeatable; only the files named are loaded)")
+
+
+def add_watchdog_option(p) -> None:
+    p.add_argument("--hook-time-limit", type=float, default=DEFAULT_HOOK_TIME_LIMIT, metavar="S",
+                   help="a behaviour hook running longer than S seconds is stopped and named "
+                        f"(default {DEFAULT_HOOK_TIME_LIMIT:g}; 0: no limit)")
 
 
 def load_behaviour_files(paths) -> None:
@@ -120,6 +127,7 @@ def add_subcommands(sub) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     add_behaviors_option(p)
+    add_watchdog_option(p)
     p.set_defaults(func=_run)
 
     p = sub.add_parser("check", help="validate scene files and list what they contain")
@@ -150,14 +158,17 @@ def _run(args) -> int:
     """Exit 0, 1 when the state became NaN or infinite, 3 with --strict after errors."""
     if args.per_psi and not args.trace:
         raise ValueError("--per-psi goes with --trace")
+    if args.time_factor is not None:
+        engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
     scene = load_scene(args.scene, args.behaviors)
     recording = scripted_input(scene, args.input, args.no_input)
     log = logging.getLogger("bbglue")        # the context logs every error in full: the lines below say it once
     quiet = logging.NullHandler()
     log.addHandler(quiet)
     try:
-        summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
-                      args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+        with hook_watchdog(args.hook_time_limit):
+            summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
+                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
     finally:
         log.removeHandler(quiet)
     print(summary.text())
@@ -168,8 +179,10 @@ def _run(args) -> int:
     for e in errors[:MAX_ERROR_LINES]:
         print(f"error: {error_line(scene.ctx, e)}", file=sys.stderr)
     if errors:
-        more = f" ({len(errors) - MAX_ERROR_LINES} not shown)" if len(errors) > MAX_ERROR_LINES else ""
-        print(f"{len(errors)} behaviour or block error(s){more}" +
+        count = scene.ctx.error_count
+        shown = min(len(errors), MAX_ERROR_LINES)
+        more = f" ({count - shown} not shown)" if count > shown else ""
+        print(f"{count} behaviour or block error(s){more}" +
               ("" if args.strict else "; --strict makes them fail the run"), file=sys.stderr)
     if args.summary:
         write_summary(summary, args.summary)

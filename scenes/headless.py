@@ -74,7 +74,7 @@ class Summary:
     energy_end: float
     energy_max: float
     finite: bool                  # no NaN or infinity in any body state
-    errors: int                   # behaviour and block errors reported by the context
+    errors: int                   # behaviour and block errors reported by the context (repeats too)
     wall_seconds: float
 
     def text(self) -> str:
@@ -350,7 +350,7 @@ def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS,
     env = ctx.physics.env
     return Summary(scene.name, len(frames), sum(ms for ms, _ in frames) / 1000.0, env.current_time, psis,
                    len(movable_bodies(ctx)), awake_count(env), e0, energy(env), e_max, finite_state(env),
-                   len(ctx.errors), time.perf_counter() - start)
+                   ctx.error_count, time.perf_counter() - start)
 
 
 def write_summary(summary: Summary, path: str) -> None:

@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from test_viewer_support import ball_scene, ballance_scene, gl_window  # noqa: F401
 
-from viewer.gameplay import game_keys, game_line, rig_camera
+from scenes.headless import declared_keys as game_keys
+from viewer.gameplay import game_line, rig_camera
 from viewer.session import Session
 
 

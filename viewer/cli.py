@@ -14,7 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from scenes.cli import add_behaviors_option, add_input_options, add_subcommands, load_scene, scripted_input
+from behaviors.api import hook_watchdog
+from scenes.cli import (add_behaviors_option, add_input_options, add_subcommands, add_watchdog_option, load_scene,
+                        scripted_input)
 
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
@@ -61,7 +63,8 @@ def _play(args) -> int:
     if args.paused:
         session.toggle_pause()
     try:
-        pyglet.app.run(1.0 / MAX_FPS)
+        with hook_watchdog(args.hook_time_limit):
+            pyglet.app.run(1.0 / MAX_FPS)
     finally:
         session.stop_recording()
     if session.message:
@@ -130,6 +133,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
     p.set_defaults(func=_play, no_input=False)
     add_behaviors_option(p)
+    add_watchdog_option(p)
     add_game_option(p)
 
     p = sub.add_parser("render", help="render a frame (PNG) or a video of a scene, without a window")

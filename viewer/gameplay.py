@@ -1,13 +1,13 @@
-"""What the viewer reads from the loaded scene: the keys its behaviours own, the
-camera a behaviour offers or the file's camera, the sky and lens, and the
-HUD fields the behaviours offer (behaviors.hooks; no pyglet here)."""
+"""What the viewer reads from the loaded scene: the camera a behaviour offers or
+the file's camera, the sky and lens, and the HUD fields the behaviours offer
+(behaviors.hooks; no pyglet here). The keys its behaviours own are
+scenes.headless.declared_keys."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from behaviors import hooks
-from scenes.headless import declared_keys as game_keys  # noqa: F401  (the keys the viewer leaves to the game)
 
 from .camera import BALLANCE_LENS, Lens, look_at
 from .drawlist import SKY

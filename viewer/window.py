@@ -13,9 +13,9 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
-from scenes.headless import error_text
+from scenes.headless import declared_keys, error_text
 
-from . import camera, gameplay, hud, overlays, png
+from . import camera, hud, overlays, png
 from .drawlist import gather
 from .gameplay import scene_camera, scene_look
 from .picking import pick
@@ -408,7 +408,7 @@ class ViewerWindow(pyglet.window.Window):
         ctx = self.session.ctx
         if self._keys_of is not ctx:
             self._keys_of = ctx
-            self._owned = gameplay.game_keys(ctx)
+            self._owned = declared_keys(ctx)
             self.bindings = bindings(self._owned)
         return self._owned
 

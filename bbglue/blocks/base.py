@@ -56,10 +56,7 @@ _KINDS = {
 def _coerce(kind: str, value, where: str):
     """Convert a value to the CK type of a pin (f32 for floats and vectors) by
     the value kinds of ``bbglue.values``; the error names ``where``."""
-    try:
-        return _KINDS[kind](value)
-    except (TypeError, ValueError) as exc:
-        raise type(exc)(f"{where}: {exc}") from None
+    return values.checked(_KINDS[kind], value, where)
 
 
 class BuildingBlock:
@@ -135,7 +132,7 @@ class BuildingBlock:
         the pin and the ivp limit otherwise (docs/ck-api.md, "Limits")."""
         bounds = self.LIMITS.get(pin.name.rstrip("0123456789 "))
         if bounds is not None and value is not None:
-            limits.check(where, value, *bounds)
+            limits.check(where, value, *bounds, size=len(value) if isinstance(value, tuple) else None)
         return value
 
     def set_setting(self, key: str, value) -> None:

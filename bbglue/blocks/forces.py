@@ -29,7 +29,7 @@ class SetPhysicsForce(HandleBlock):
         Pin("Direction Ref", ENTITY),
         Pin("Force Value", FLOAT, 10.0),
     )
-    LIMITS = {"Force Value": (None, "MAX_IMPULSE")}      # negative: along -Direction
+    LIMITS = {"Force Value": (None, "MAX_IMPULSE"), "Position": (None, "MAX_POSITION")}  # negative: along -Direction
 
     def create_handle(self, mgr, cmd) -> bool:
         """Spec 7.2, creation (0x10004930): the direction is captured in world space
@@ -82,7 +82,7 @@ class PhysicsImpulse(BuildingBlock):
         Pin("Direction Ref", ENTITY),
         Pin("Impulse", FLOAT, 10.0),
     )
-    LIMITS = {"Impulse": (None, "MAX_IMPULSE")}
+    LIMITS = {"Impulse": (None, "MAX_IMPULSE"), "Position": (None, "MAX_POSITION")}
 
     def execute(self, ctx) -> str:
         self.apply(ctx.physics)

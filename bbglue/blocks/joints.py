@@ -17,6 +17,7 @@ class _JointBlock(HandleBlock):
     initial state, made again when either is reset (blocks.reset_bodies)."""
 
     REMADE_BY_RESET = ALWAYS
+    LIMITS = {"Position": (None, "MAX_POSITION")}         # Position 1 and 2: a lever of 1e30 m spins to NaN
 
     def handle_entities(self) -> tuple:
         return (self.target, self.params["Object2"])

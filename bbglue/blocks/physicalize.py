@@ -48,6 +48,7 @@ class Physicalize(BuildingBlock):
         "Mass": (None, "MAX_MASS"), "Linear Speed Dampening": ("MIN_DAMP", "MAX_DAMP"),
         "Rot Speed Dampening": ("MIN_DAMP", "MAX_DAMP"),
         "ball radius": ("MIN_BALL_RADIUS", "MAX_BALL_RADIUS"),
+        "Friction": ("MIN_FRICTION", "MAX_FRICTION"), "Elasticity": ("MIN_ELASTICITY", "MAX_ELASTICITY"),
     }
 
     def set_setting(self, key: str, value) -> None:

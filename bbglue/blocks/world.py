@@ -38,7 +38,7 @@ class SetPhysicsGlobals(BuildingBlock):
         Pin("Gravity", VECTOR, (0.0, -9.81, 0.0)),
         Pin("Physic Time Factor", FLOAT, 1.0),
     )
-    LIMITS = {"Gravity": (None, "MAX_GRAVITY")}
+    LIMITS = {"Gravity": (None, "MAX_GRAVITY"), "Physic Time Factor": ("MIN_TIME_FACTOR", "MAX_TIME_FACTOR")}
 
     def execute(self, ctx) -> str:
         if self.is_input_active("Set Values"):

@@ -1,0 +1,112 @@
+"""A behaviour that never returns the frame (issue 15, "Long runs"): periods
+below one PSI are refused, and under the hook watchdog of ``ivp play`` /
+``ivp run`` a stuck hook is named and disabled while the frame goes on."""
+
+import subprocess
+import sys
+
+import pytest
+
+from bbglue.context import CKContext
+from behaviors import Behavior, manager_of, register, registry
+from behaviors.api import FAILED, RUNNING, HookTimeout, hook_watchdog
+
+LIMIT = 0.2          # seconds: the watchdog's limit in these tests
+
+
+@register("test.watchdog.spinner")
+class Spinner(Behavior):
+    """Loops forever in on_frame from its second frame on, swallowing exceptions."""
+
+    def on_start(self):
+        self.frames = 0
+
+    def on_frame(self, dt):
+        self.frames += 1
+        while self.frames > 1:
+            try:
+                pass
+            except Exception:            # a careless hook: HookTimeout is no Exception
+                pass
+
+
+@register("test.watchdog.stuck_timer")
+class StuckTimer(Behavior):
+    def on_start(self):
+        self.every(0.05, self.spin)
+
+    def spin(self):
+        while True:
+            pass
+
+
+@register("test.watchdog.counter")
+class Counter(Behavior):
+    def on_start(self):
+        self.frames = 0
+
+    def on_frame(self, dt):
+        self.frames += 1
+
+
+def make_ctx():
+    ctx = CKContext()
+    ctx.create_entity("Cube")
+    return ctx
+
+
+@pytest.mark.parametrize("name,hook", [("test.watchdog.spinner", "on_frame"),
+                                       ("test.watchdog.stuck_timer", "timer StuckTimer.spin")])
+def test_a_stuck_hook_is_named_and_disabled_and_the_frame_goes_on(name, hook):
+    ctx = make_ctx()
+    stuck = registry.create(ctx, name, "Cube")
+    counter = registry.create(ctx, "test.watchdog.counter", "Cube")
+    with hook_watchdog(LIMIT):
+        for _ in range(6):
+            ctx.process_frame(20.0)
+    assert stuck.state == FAILED and counter.state == RUNNING
+    assert counter.frames == 6                                    # every frame was returned
+    err, = manager_of(ctx).errors
+    assert (err.behavior, err.entity, err.hook) == (name, "'Cube'", hook)
+    assert isinstance(err.error, HookTimeout) and f"within {LIMIT:g} s" in str(err.error)
+    assert ctx.physics.env.psi_count > 0
+    assert name in ctx.console[0] and hook in ctx.console[0]
+
+
+def test_the_watchdog_leaves_no_timer_behind():
+    import signal
+    with hook_watchdog(LIMIT):
+        ctx = make_ctx()
+        registry.create(ctx, "test.watchdog.counter", "Cube")
+        ctx.process_frame(20.0)
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL
+
+
+@pytest.mark.parametrize("period", [1e-300, 0.001])
+def test_every_refuses_a_period_below_one_psi(period):
+    ctx = make_ctx()
+    b = registry.create(ctx, "test.watchdog.counter", "Cube")
+    ctx.process_frame(20.0)
+    with pytest.raises(ValueError, match=r"every\(.*shorter than one PSI \(0\.0151515"):
+        b.every(period, b.on_start)
+    t = b.every(ctx.physics.psi_length, b.on_start)            # one PSI is allowed
+    assert not t.done
+
+
+def test_ivp_run_names_and_stops_a_stuck_behaviour(tmp_path):
+    plugin = tmp_path / "stuck.py"
+    plugin.write_text(
+        "from behaviors import Behavior, register\n"
+        "@register('test.cli.stuck')\n"
+        "class Stuck(Behavior):\n"
+        "    def on_frame(self, dt):\n"
+        "        while True:\n"
+        "            pass\n")
+    scene = tmp_path / "s.yaml"
+    scene.write_text("version: 1\nscene: {length: 0.5}\nbehaviours:\n  - {type: test.cli.stuck}\n")
+    out = subprocess.run([sys.executable, "-m", "viewer.cli", "run", str(scene), "--behaviors", str(plugin),
+                          "--hook-time-limit", "0.3", "--quiet"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert "behaviour 'test.cli.stuck' on the scene, in on_frame: HookTimeout" in out.stderr
+    assert "30 frames" in out.stdout                             # 0.5 s at 60 frames/s: the run went on
