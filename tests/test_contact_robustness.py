@@ -73,3 +73,24 @@ def test_a_body_inside_a_fixed_box_is_an_intrusion_pushed_out_through_its_neares
     run(env, 2.0)
     assert body.core.pos_world_f_core_last_psi[0] > 2.0   # out through the +x face
     assert finite_state(env)
+
+
+def test_a_box_placed_through_a_thin_wall_is_an_intrusion_not_an_endless_impact():
+    # A vertex more than BEHIND_TRIANGLE_DEPTH behind a two-sided triangle straddles
+    # it: INTRUSION (3.3), no impacts. It used to be impacted to the impact
+    # system's 5000-push limit at every event (issue 15's fuzz: a weight placed
+    # half through a floor's side wall took minutes per frame). The wall is the
+    # plane x = 0 (two triangles facing -x and +x); the box's centre is 0.3 on
+    # the -x side, so its +x vertices are 0.2 m behind the -x face.
+    env = Environment(gravity=(0.0, 0.0, 0.0))
+    V = np.array([(0.0, -5.0, -5.0), (0.0, 5.0, -5.0), (0.0, 5.0, 5.0), (0.0, -5.0, 5.0)])
+    wall = build_surface("wall", concave_meshes=[(V, np.array([(0, 1, 2), (0, 2, 3)]))])
+    env.create_polygon(wall, ObjectTemplate(name="wall", physical_unmoveable=True), (0.0, 0.0, 0.0))
+    body = box(env, (-0.3, 0.0, 0.0), size=(1.0, 1.0, 1.0), name="through")
+    body.wake()
+    impacts = []
+    env.collision.add_listener_collision(type("L", (), {"event_post_collision": lambda s, ev: impacts.append(ev)})())
+    run(env, 0.5)
+    assert not impacts
+    assert any(md.intrusion for md in env.collision.mindists())
+    assert finite_state(env)

@@ -37,6 +37,12 @@ from .piece_kernels import pieces_closest, pieces_measure
 
 INTRUSION_DEPTH = REAL_COLL_DIST    # a vertex or ball centre deeper in a hull is INTRUSION; touching
                                     # bodies measure -1e-17 and are not (the port's reading of 3.3's walk)
+# A vertex this far behind a two-sided triangle (on the far side from its piece's
+# centre) straddles the triangle: a body placed through a thin floor or wall, which
+# impacts cannot push out (each would run the impact system to its 5000-push limit,
+# PSI after PSI). The port's bound: a predicted impact leaves millimetres, and a
+# shallower bound lets a body tipped over a seam fall through (benchmarks/fuzz_contacts.py).
+BEHIND_TRIANGLE_DEPTH = 0.1
 KIND_CODE = {"P": 0, "K": 1, "F": 2}
 NO_FEATURE = (-1, -1, -1)
 
@@ -174,15 +180,15 @@ def piece_piece_measure(A, B, prev):
     pair puts B's feature on side 0, the pair's Geometry, and whether the
     pieces intrude (3.3: a vertex inside a hull, deeper than INTRUSION_DEPTH; a
     vertex behind a two-sided triangle is measured, signed, as IVP's walk
-    does on the triangle's back)."""
+    does on the triangle's back, and intrudes deeper than BEHIND_TRIANGLE_DEPTH)."""
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = pieces_measure(
         VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, _prev_code(prev))
     face_piece = A if f[0] == 2 else B
+    intrusion = d < (-BEHIND_TRIANGLE_DEPTH if face_piece.two_sided else -INTRUSION_DEPTH)
     return (feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), swapped,
-            Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken),
-            d < -INTRUSION_DEPTH and not face_piece.two_sided)
+            Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken), intrusion)
 
 
 def _prev_code(prev):
