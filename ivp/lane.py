@@ -247,12 +247,11 @@ def _bound(core) -> float:
 def lane_unit(env, su) -> bool:
     """Whether the lane runs this unit: one movable core, gravity its only
     controller, no split pending, and the core on loan or free to be taken."""
-    if su.changed or len(su.cores) != 1 or len(su.entries) != 1:
+    entries = su.entries
+    if su.changed or len(entries) != 1 or entries[0].controller is not env.gravity_controller:
         return False
-    if su.entries[0].controller is not env.gravity_controller:
-        return False
-    c = su.cores[0]
-    return env.lane.can_take(c)
+    cores = su.cores
+    return len(cores) == 1 and env.lane.can_take(cores[0])
 
 
 def run_units(env, units, cores_out: list) -> int:

@@ -473,6 +473,8 @@ class CollisionSystem:
                 self.intruded(md)
             update_events(env, md, True, hint)
         for s in awake:
+            if not s.mindists:
+                continue
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
                     self._drop_mindist(md)
