@@ -45,7 +45,7 @@ from .fp import (
     f32v,
 )
 from .jit import kernel
-from .kmath import f32_k
+from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
 
 # the fields a loaned core keeps in its row; every other slot stays on the object
 # (read-only for the pass, or bookkeeping the pass does not touch)
@@ -71,6 +71,9 @@ class LoanedCore(Core):
 
     __slots__ = ()
 
+    def _before_snapshot(self) -> None:
+        self.environment.lane.give_back(self)
+
 
 def _loaned_field(name: str):
     slot = Core.__dict__[name]
@@ -88,14 +91,6 @@ def _loaned_field(name: str):
 
 for _name in LOANED:
     setattr(LoanedCore, _name, _loaned_field(_name))
-
-
-def _give_back_before_snapshot(core) -> None:
-    if type(core) is LoanedCore:
-        core.environment.lane.give_back(core)
-
-
-LoanedCore._before_snapshot = _give_back_before_snapshot
 
 
 class Lane:
@@ -155,8 +150,6 @@ class Lane:
         """The row into the core's fields; the core is a plain Core again."""
         k = core.lane_slot
         core.__class__ = Core
-        if k < 0:
-            return
         r = self.rows[k].tolist()
         core.speed = (r[0], r[1], r[2])
         core.rot_speed = (r[3], r[4], r[5])
@@ -209,15 +202,11 @@ class Lane:
             self.give_back(c)
         return out
 
-    def broad_values(self, cores, dt: float):
-        """(centre, upper_limit_radius + reach, reach, bound) of loaned cores for the broad
-        phase, reach as after_integration computes it (surfaces-and-contacts 6.3)."""
-        rows = np.array([c.lane_slot for c in cores], dtype=np.int64)
-        R = self.rows[rows]
-        from .collision.constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
-        from .collision.system import BROAD_MARGIN
-        reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * (R[:, CUR_SPEED] + R[:, MAX_SURF_ROT]) + BROAD_MARGIN
-        return R[:, M_POS:M_POS + 3], R[:, RADIUS] + reach, reach, R[:, BOUND]
+    def broad_values(self, cores):
+        """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
+        BOUND) of loaned cores, for the broad phase."""
+        R = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)]
+        return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
 
 
 def _vec_or_zero(r, i):
@@ -319,36 +308,6 @@ def _rng(seed):
 
 
 @kernel
-def _quat_to_matrix(S, k, q):
-    """umath.quat_to_matrix of S[k, q:q+4] into S[k, M_R:M_R+9]."""
-    x = S[k, q]
-    y = S[k, q + 1]
-    z = S[k, q + 2]
-    w = S[k, q + 3]
-    x2 = x + x
-    y2 = y + y
-    z2 = z + z
-    xx = x2 * x
-    yy = y2 * y
-    zz = z2 * z
-    xy = x2 * y
-    zw = z2 * w
-    yw = y2 * w
-    zx = z2 * x
-    zy = z2 * y
-    xw = x2 * w
-    S[k, M_R] = 1.0 - (zz + yy)
-    S[k, M_R + 1] = xy - zw
-    S[k, M_R + 2] = yw + zx
-    S[k, M_R + 3] = zw + xy
-    S[k, M_R + 4] = 1.0 - (zz + xx)
-    S[k, M_R + 5] = zy - xw
-    S[k, M_R + 6] = zx - yw
-    S[k, M_R + 7] = xw + zy
-    S[k, M_R + 8] = 1.0 - (yy + xx)
-
-
-@kernel
 def _calm_state(S, k, t, fct):
     """Core.calc_movement_state (10.2) on row k: 1 moving, 2 slow, 3 calm."""
     R = S[k, RADIUS]
@@ -388,7 +347,9 @@ def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
         k = rows[u]
         # begin of the PSI (0x10012470): the pose at t, the pending pushes landed
         dtp = t - S[k, T_LAST]
-        _quat_to_matrix(S, k, Q_NEXT)
+        R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
+        for i in range(9):
+            S[k, M_R + i] = R[i]
         for i in range(3):
             S[k, M_POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
         for i in range(3):
@@ -452,16 +413,6 @@ def _quat_from_rot(S, k, wx, wy, wz, dt, poly):
         return sx, sy, sz, math.sqrt(1.0 - n)
     kk = 1.0 / math.sqrt(n)
     return sx * kk, sy * kk, sz * kk, 0.0
-
-
-@kernel
-def _quat_mul(a, b):
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (aw * bx + ax * bw + ay * bz - az * by,
-            aw * by - ax * bz + ay * bw + az * bx,
-            aw * bz + ax * by - ay * bx + az * bw,
-            aw * bw - ax * bx - ay * by - az * bz)
 
 
 @kernel
@@ -532,7 +483,7 @@ def _integrate(S, rows, delta_time, i_delta_time, t, max_w, max_v):
                 wx, wy, wz = f32_k(wx + g0 * dtf), f32_k(wy + g1 * dtf), f32_k(wz + g2 * dtf)
                 if i >= ns:
                     break
-                Q = _quat_mul(_quat_from_rot(S, k, wx, wy, wz, dt, True), Q)
+                Q = quat_mul_k(_quat_from_rot(S, k, wx, wy, wz, dt, True), Q)
                 i += 1
             S[k, ROT_SPEED] = wx
             S[k, ROT_SPEED + 1] = wy
@@ -547,7 +498,7 @@ def _integrate(S, rows, delta_time, i_delta_time, t, max_w, max_v):
         q = (S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3])
         for i in range(4):
             S[k, Q_LAST + i] = q[i]
-        qn = _quat_mul(q, Q)
+        qn = quat_mul_k(q, Q)
         n2 = qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]
         if n2 > QUAT_NORM_EPS:
             s = _isqrt_newton(n2, buf, ibuf)

@@ -130,34 +130,42 @@ def quat_normalize_iter(q):
 
 
 def matrix_to_quat(R):
-    """0x100191b0: quaternion of a rotation matrix, then normalize (2.3)."""
+    """0x100191b0: quaternion of a rotation matrix, then normalize (2.3).
+
+    Written without containers, so ivp.kmath compiles this same source."""
     t = R[0] + R[4] + R[8]
     if t > 0.0:
         s = math.sqrt(t + 1.0)
         w = s * 0.5
         s = 0.5 / s
-        q = ((R[7] - R[5]) * s, (R[2] - R[6]) * s, (R[3] - R[1]) * s, w)
+        x, y, z = (R[7] - R[5]) * s, (R[2] - R[6]) * s, (R[3] - R[1]) * s
     else:
         i = 1 if R[0] < R[4] else 0
         if R[4 * i] < R[8]:
             i = 2
         j = (i + 1) % 3
         k = (j + 1) % 3
-
-        def m(r, c):
-            return R[3 * r + c]
-
-        s = math.sqrt(m(i, i) - (m(k, k) + m(j, j)) + 1.0)
-        v = [0.0, 0.0, 0.0]
-        v[i] = s * 0.5
+        s = math.sqrt(R[4 * i] - (R[4 * k] + R[4 * j]) + 1.0)
+        vi = s * 0.5
+        vj = 0.0
+        vk = 0.0
         w = 0.0
         if s != 0.0:
             s = 0.5 / s
-            w = (m(k, j) - m(j, k)) * s
-            v[j] = (m(j, i) + m(i, j)) * s
-            v[k] = (m(k, i) + m(i, k)) * s
-        q = (v[0], v[1], v[2], w)
-    return quat_normalize(q)
+            w = (R[3 * k + j] - R[3 * j + k]) * s
+            vj = (R[3 * j + i] + R[3 * i + j]) * s
+            vk = (R[3 * k + i] + R[3 * i + k]) * s
+        if i == 0:
+            x, y, z = vi, vj, vk
+        elif i == 1:
+            x, y, z = vk, vi, vj
+        else:
+            x, y, z = vj, vk, vi
+    n2 = x * x + y * y + z * z + w * w          # quat_normalize (2.3)
+    if n2 > QUAT_NORM_EPS:
+        s = 1.0 / math.sqrt(n2)
+        return (x * s, y * s, z * s, w * s)
+    return (x, y, z, w)
 
 
 def quat_mul(a, b):

@@ -292,12 +292,12 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     all from their world values at t_now. For a point and a face it is the
     point's signed distance from the face's plane; it goes negative when a
     fast body passes the feature between two raster steps."""
-    def body(c, x, t):
+    def body(c, x):
         R, v = core_pose(c, t_now)
         return rot_t_mul_v(R, (x[0] - v[0], x[1] - v[1], x[2] - v[2]))
 
-    q0_cs = body(c0, q0, t_now)
-    q1_cs = body(c1, q1, t_now)
+    q0_cs = body(c0, q0)
+    q1_cs = body(c1, q1)
     u_cs = rot_t_mul_v(core_pose(cu, t_now)[0], u)
 
     def f(t):

@@ -84,6 +84,13 @@ def _speed_of(core) -> float:
     return core.current_speed + core.max_surface_rot_speed
 
 
+def _reach(dt: float, speed):
+    """How far a body's pieces may come before the next events are searched
+    (1.2: coll_dist, the hull look-ahead at its speed, the broad margin); a
+    float, or an array of them."""
+    return COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
+
+
 class CollisionSystem:
     """``env.collision``: shapes, mindists, contact points, impacts, listeners."""
 
@@ -425,7 +432,7 @@ class CollisionSystem:
             if s.serial in reach_of:
                 continue
             core = s.obj.core
-            reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * _speed_of(core) + BROAD_MARGIN
+            reach = _reach(dt, _speed_of(core))
             reach_of[s.serial] = reach
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
@@ -489,9 +496,10 @@ class CollisionSystem:
         if not loaned:
             return {}
         idx = [k for k, _ in loaned]
-        C, R, reach, bound = self.environment.lane.broad_values([c for _, c in loaned], dt)
+        C, radius, speed, bound = self.environment.lane.broad_values([c for _, c in loaned])
+        reach = _reach(dt, speed)
         centers[idx] = C
-        radii[idx] = R
+        radii[idx] = radius + reach
         reach_of.update(zip((awake[k].serial for k in idx), reach.tolist()))
         rr = (bound + reach)[:, None]
         near = np.zeros(len(idx), dtype=bool)

@@ -337,8 +337,8 @@ def _constraint_rows(move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_
     cs_w = rot_mul_k(rr, rot_transpose_k(R_r))                  # Rcs_f_world
     cs_a = rot_mul_k(cs_w, R_a)                                 # Rcs_f_Acore
     e_rot = _angular_error(cs_a, r_acs, n_locked, rot_order)
-    p_r = mat_mul_point_k(R_r, pos_r, anchor_r)
-    p_a = mat_mul_point_k(R_a, pos_a, anchor_a)
+    p_r = mat_mul_point_k((R_r, pos_r), anchor_r)
+    p_a = mat_mul_point_k((R_a, pos_a), anchor_a)
     zero = (0.0, 0.0, 0.0)
     s_r = surface_speed_k(R_r, v_r, w_r, anchor_r) if move_r else zero
     s_a = surface_speed_k(R_a, v_a, w_a, anchor_a) if move_a else zero
