@@ -42,6 +42,18 @@ class AnomalyManager:
              / math.sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]))
         core.rot_speed = f32v(w[0] * k, w[1] * k, w[2] * k)
 
+    def max_collisions_exceeded(self, core) -> None:
+        """ivp-contacts 4.7: more than max_collisions_per_psi impacts since the
+        PSI start: the core's velocities move into its pending changes (landing
+        at the next commit) and are zero, the core unmovable, for the rest of the PSI."""
+        s, ds = core.speed, core.speed_change
+        w, dw = core.rot_speed, core.rot_speed_change
+        core.speed_change = f32v(ds[0] + s[0], ds[1] + s[1], ds[2] + s[2])
+        core.rot_speed_change = f32v(dw[0] + w[0], dw[1] + w[1], dw[2] + w[2])
+        core.speed = (0.0, 0.0, 0.0)
+        core.rot_speed = (0.0, 0.0, 0.0)
+        core.temporarily_unmovable_psi = core.environment.psi_count
+
     def inter_penetration(self, env, core0, core1, normal) -> None:
         """Vtable slot 2 (ivp-contacts 3.3): a pair measured as intruding.
         Against a fixed body (core1 fixed) the movable core0 gets a speed

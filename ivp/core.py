@@ -58,6 +58,7 @@ class Core:
         "max_surface_rot_speed", "controllers_of_core", "sim_unit_of_core",
         "time_calm_ref", "q_calm_ref", "pos_calm_ref", "damping_memo",
         "friction_system", "impact_sync", "lane_slot",
+        "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
     )
 
     def __init__(self, env, q, pos, unmovable: bool, piling: bool):
@@ -105,6 +106,12 @@ class Core:
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
         self.lane_slot = -1             # the core's row while the lane has it on loan (ivp.lane)
+        # ivp-contacts 4.7: the impacts between two PSIs, counted for the PSI count
+        # they belong to (a count of an older PSI reads as 0: the spec's clear at
+        # the PSI start), and the PSI count in which the core was made unmovable
+        self.impacts_since_last_psi = 0
+        self.impact_count_psi = -1
+        self.temporarily_unmovable_psi = -1
 
     # --- creation (2.6-2.8) ---------------------------------------------------
 

@@ -51,7 +51,8 @@ from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
 # (read-only for the pass, or bookkeeping the pass does not touch)
 KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
                   "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
-                  "inv_object_diameter", "damping_memo", "lane_slot")
+                  "inv_object_diameter", "damping_memo", "lane_slot", "impacts_since_last_psi",
+                  "impact_count_psi", "temporarily_unmovable_psi")
 LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
 
 # row layout

@@ -271,6 +271,7 @@ class ImpactSolver:
         for X in (self.A, self.B):
             if not X.fixed:
                 X.v, X.w = _clip(X.core, X.v, X.w)
+                _count_impact(X.core, 1)
         X, Y = (self.A, self.B) if vm_A > vm_B else (self.B, self.A)
         if delaying and not X.fixed:
             xs = X.surface(X.core.speed, X.core.rot_speed)
@@ -285,13 +286,41 @@ class ImpactSolver:
                 w = c.rot_speed
                 c.speed_change = f32v(X.v[0] - s[0], X.v[1] - s[1], X.v[2] - s[2])
                 c.rot_speed_change = f32v(X.w[0] - w[0], X.w[1] - w[1], X.w[2] - w[2])
-                return [Y.core] if not Y.fixed else []
+                _count_impact(c, -1)
+                pushed = [] if Y.fixed else [Y.core]
+                _limit_impacts(pushed)
+                return pushed
         pushed = []
         for T in (self.A, self.B):
             if not T.fixed:
                 _set(T)
                 pushed.append(T.core)
+        _limit_impacts(pushed)
         return pushed
+
+
+def _count_impact(core, k: int) -> None:
+    """4.7: impacts_since_last_PSI += k (a count of an earlier PSI is cleared first)."""
+    psi = core.environment.psi_count
+    if core.impact_count_psi != psi:
+        core.impact_count_psi = psi
+        core.impacts_since_last_psi = 0
+    core.impacts_since_last_psi += k
+
+
+def _limit_impacts(cores) -> None:
+    """4.7: a core past max_collisions_per_psi is made temporarily unmovable
+    by the anomaly manager (once per PSI)."""
+    for core in cores:
+        env = core.environment
+        if (core.impacts_since_last_psi > env.anomaly_limits.max_collisions_per_psi
+                and core.temporarily_unmovable_psi != env.psi_count):
+            env.anomaly_manager.max_collisions_exceeded(core)
+
+
+def temporarily_unmovable(core) -> bool:
+    """4.8: made unmovable for the rest of this PSI (4.7); cleared at the next PSI start."""
+    return core.temporarily_unmovable_psi == core.environment.psi_count
 
 
 def _set(T: Trial) -> None:
@@ -399,7 +428,9 @@ class ImpactSystem:
             if pair.contacts:
                 self.pairs.insert(0, pair)
 
-    def run(self, start_cp, pushed, synced) -> None:
+    def run(self, start_cp, pushed, synced) -> bool:
+        """4.8-4.9; True if the loop ran past MAXIMUM_SYSTEM_PUSH_NUMBER (the
+        caller then deletes the triggering mindist, 8.2)."""
         self.known = list(synced)
         start_pair = start_cp.pair
         for core in pushed:
@@ -417,6 +448,8 @@ class ImpactSystem:
             if n > MAXIMUM_SYSTEM_PUSH_NUMBER:
                 break
         self.finish()
+        return n > MAXIMUM_SYSTEM_PUSH_NUMBER
+        return n > MAXIMUM_SYSTEM_PUSH_NUMBER
 
     def loop_once(self) -> bool:
         best = None
@@ -425,7 +458,8 @@ class ImpactSystem:
             if not pair.contacts:
                 continue
             a, b = pair.cores
-            if a.physical_unmoveable and b.physical_unmoveable:
+            if ((a.physical_unmoveable or temporarily_unmovable(a))
+                    and (b.physical_unmoveable or temporarily_unmovable(b))):
                 continue
             for cp in reversed(pair.contacts):
                 if not cp.alive:

@@ -575,6 +575,7 @@ class CollisionSystem:
         addon = rescue_addon(env, cp)
         u, pushed = solve_single_impact(env, cp, addon, 0)
         speed = (-u[0], -u[1], -u[2]) if cp.core1.physical_unmoveable else u
-        ImpactSystem(env, self, cp.system, t).run(cp, pushed, synced)
+        if ImpactSystem(env, self, cp.system, t).run(cp, pushed, synced):
+            self._drop_mindist(md)          # 8.2: the original's rule (our broad phase may re-create it next PSI)
         self._fire(self.listeners_collision, "event_post_collision",
                    CollisionEvent(cp, speed, t, f32(dt_since)))
