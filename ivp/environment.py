@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 
 from . import rng
-from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, check, simulate_in_slices
+from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, simulate_in_slices
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
@@ -222,7 +222,7 @@ class Environment:
         if target - self.current_time > SIMULATE_SLICE:
             simulate_in_slices(self, target)            # progress and Ctrl-C between slices
         else:
-            self.time_manager.simulate_until(self, target)
+            advance(self, target)
 
     def simulate_psi(self) -> None:
         """Spec 6.1 (0x10013cb0): revive, PSI listeners, controllers, integration."""

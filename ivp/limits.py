@@ -14,6 +14,7 @@ nothing above it.
 
 from __future__ import annotations
 
+import gc
 import logging
 import math
 import signal
@@ -85,6 +86,23 @@ def _short(value) -> str:
 log = logging.getLogger("ivp")
 
 
+def advance(env, target: float) -> None:
+    """The time manager's run to ``target`` with Python's cycle collector
+    paused. Collecting in the middle of a PSI traverses every live object of
+    the world (1000 resting balls: 17 of 59 ms per step went to it); what it
+    owes runs at its next chance after the call. Reference counting, which frees
+    everything not in a cycle, is not affected. A caller that had the collector
+    off keeps it off."""
+    if not gc.isenabled():
+        env.time_manager.simulate_until(env, target)
+        return
+    gc.disable()
+    try:
+        env.time_manager.simulate_until(env, target)
+    finally:
+        gc.enable()
+
+
 def simulate_in_slices(env, target: float) -> None:
     """``env.simulate_until(target)`` for a request longer than SIMULATE_SLICE:
     the time manager runs to the end of one slice after another (the same PSIs
@@ -100,7 +118,7 @@ def simulate_in_slices(env, target: float) -> None:
         t = start
         while t < target:
             t = min(t + SIMULATE_SLICE, target)
-            env.time_manager.simulate_until(env, t)
+            advance(env, t)
             if interrupted():
                 raise KeyboardInterrupt(f"environment: simulate stopped at t = {t:g} s, {t - start:g} of "
                                         f"{total:g} s done; the world is consistent there")

@@ -85,3 +85,40 @@ def test_a_long_simulate_logs_its_progress(caplog, monkeypatch):
     assert lines[0].startswith("environment: simulate 3 s: 1 s done (33 %)")
     assert lines[-1].startswith(f"environment: simulate 3 s: 3 s done (100 %), {env.psi_count} PSIs")
     assert env.psi_count in (198, 199)                    # T_k = k / 66 < 3 (k <= 197), give or take f32 rounding
+
+
+def test_the_cycle_collector_is_paused_during_psis_and_back_on_after():
+    import gc
+    env = world()
+    seen = []
+    env.add_listener_psi(lambda e: seen.append(gc.isenabled()))
+    assert gc.isenabled()
+    env.simulate(0.1)
+    assert seen and not any(seen)
+    assert gc.isenabled()
+    env.simulate(2.5)                                     # in slices
+    assert not any(seen) and gc.isenabled()
+
+
+def test_a_caller_who_turned_the_cycle_collector_off_keeps_it_off():
+    import gc
+    env = world()
+    gc.disable()
+    try:
+        env.simulate(0.1)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_the_cycle_collector_is_back_on_after_a_psi_raises():
+    import gc
+    env = world()
+
+    def boom(e):
+        raise RuntimeError("listener")
+
+    env.add_listener_psi(boom)
+    with pytest.raises(RuntimeError):
+        env.simulate(0.1)
+    assert gc.isenabled()
