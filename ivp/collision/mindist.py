@@ -12,6 +12,7 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
+from itertools import chain
 
 import numpy as np
 
@@ -445,15 +446,26 @@ def recalc_all(mds, t: float) -> None:
 def _recalc_ball_triangles(grid, group, t: float) -> None:
     """recalc's ball branch for a group of pairs with one grid's triangles
     (same values); each pair keeps its gap, its feature codes and its row."""
-    C = np.array([core_pose(md.a.obj.core, t)[1] for md in group], dtype=np.float64)
-    tris = np.array([md.kb[1] for md in group], dtype=np.int64)
-    prev = np.array([md.prev_code for md in group], dtype=np.int64)
-    F, G = ball_triangles_measure(C, tris, prev, *grid.kernel_arrays())
-    for q, (md, f, gap) in enumerate(zip(group, F.tolist(), G[:, 0].tolist())):
+    n = len(group)
+    centres = {}                        # a ball's pairs share its pose
+    C = []
+    for md in group:
+        core = md.a.obj.core
+        c = centres.get(core)
+        if c is None:
+            c = centres[core] = core_pose(core, t)[1]
+        C.append(c)
+    tris = np.fromiter([md.kb[1] for md in group], dtype=np.int64, count=n)
+    prev = np.fromiter(chain.from_iterable([md.prev_code for md in group]), dtype=np.int64,
+                       count=3 * n).reshape(n, 3)
+    F, G = ball_triangles_measure(np.array(C, dtype=np.float64), tris, prev, *grid.kernel_arrays())
+    codes = list(map(tuple, F.tolist()))
+    gaps = G[:, 0].tolist()
+    for q, md in enumerate(group):
         md._batch = G
         md._row = q
-        md.prev_code = f
-        md.len_numerator = gap - md.sum_extra_radius
+        md.prev_code = codes[q]
+        md.len_numerator = gaps[q] - md.sum_extra_radius
         md.intrusion = False            # a two-sided triangle has a back: never intruded
 
 

@@ -361,6 +361,8 @@ class CollisionSystem:
     def _drop_mindist(self, md: Mindist) -> None:
         md.alive = False
         md.event = None
+        md.a.md_version += 1
+        md.b.md_version += 1
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
@@ -404,6 +406,24 @@ class CollisionSystem:
             out += self._soup_keys(shape, fixed, c, r)
         return out
 
+    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp) -> None:
+        """The ball's mindists with the soup's triangles near (c, r): while the
+        soup query and the ball's mindists are unchanged, the list of last PSI
+        (the same pairs in the same order as :meth:`_fixed_pieces` gives)."""
+        keys = self._soup_keys(ball, soup, c, r)
+        memo = ball.soup_pairs.get(soup.serial)
+        if memo is not None and memo[0] is keys and memo[1] == ball.md_version:
+            for md in memo[2]:
+                if md.seen != stamp:
+                    md.seen = stamp
+                    measured.append((md, HINT_SMALL_DELAY))
+            return
+        for kf in keys:
+            take(ball, ("b", 0), soup, kf)
+        mds = ball.mindists
+        ball.soup_pairs[soup.serial] = (keys, ball.md_version,
+                                        [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
+
     def after_integration(self, cores) -> None:
         """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
         that could reach coll_dist before the next PSI, none for pieces far
@@ -436,7 +456,21 @@ class CollisionSystem:
             reach_of[s.serial] = reach
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
-        found = []
+        measured = []
+
+        def take(s, ks, o, ko) -> None:
+            """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
+            a, b = _ordered(s, o)
+            ka, kb = (ks, ko) if a is s else (ko, ks)
+            key = (a.serial, ka, b.serial, kb)
+            md = a.mindists.get(key)
+            new = md is None
+            if new:
+                md = self._mindist(a, ka, b, kb)
+            if md.seen != stamp:
+                md.seen = stamp
+                measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
+
         for k, s in enumerate(awake):
             if k in near_fixed and not near_fixed[k]:
                 continue                    # a loaned body far from every fixed body's box
@@ -450,8 +484,12 @@ class CollisionSystem:
                     if (c[0] + rr < lo[0] or c[0] - rr > hi[0] or c[1] + rr < lo[1] or c[1] - rr > hi[1]
                             or c[2] + rr < lo[2] or c[2] - rr > hi[2]):
                         continue            # the sphere misses the fixed body's box
+                    if s.is_ball and not f.world_pieces and f.grid is not None:
+                        self._take_soup(s, f, c, rr, take, measured, stamp)
+                        continue
                     for kf in self._fixed_pieces(s, f, c, rr):
-                        found.append((s, ks, f, kf))
+                        take(s, ks, f, kf)
+        found = []
         for s, o in self.spheres.pairs(awake, centers, radii):
             if not may_collide(s.obj, o.obj):
                 continue
@@ -461,19 +499,8 @@ class CollisionSystem:
                     rr = r + orad + reach
                     if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
                         found.append((s, ks, o, ko))
-        measured = []
         for s, ks, o, ko in found:
-            a, b = _ordered(s, o)
-            ka, kb = (ks, ko) if a is s else (ko, ks)
-            key = (a.serial, ka, b.serial, kb)
-            md = a.mindists.get(key)
-            new = md is None
-            if new:
-                md = self._mindist(a, ka, b, kb)
-            if md.seen == stamp:
-                continue
-            md.seen = stamp
-            measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
+            take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
         for md, hint in measured:
             if md.intrusion:
