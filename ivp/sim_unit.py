@@ -10,7 +10,8 @@ from __future__ import annotations
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
-from .lane import lane_unit, run_units
+from .collision.single_contact import run_controllers
+from .lane import ENABLED as LANE_ENABLED, lane_unit, run_units
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -97,8 +98,9 @@ class SimUnit:
                     c.reset_freeze_check_values()
             self.fast = False
             test_sleep = env.sleep_countdown()
-        for e in self.entries[::-1]:
-            e.controller.do_simulation_controller(ev, e.cores)
+        if not (LANE_ENABLED and env.collision is not None and run_controllers(env, ev, self)):
+            for e in self.entries[::-1]:
+                e.controller.do_simulation_controller(ev, e.cores)
         cores_out.extend(reversed(self.cores))
         if test_sleep:
             try_to_freeze(env, self)

@@ -80,7 +80,7 @@ class ContactPoint:
                  "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
                  "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
                  "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive", "last_n")
+                 "reached", "addon", "alive", "last_n", "side1_world")
 
     def __init__(self, side0, side1, mu: float, e: float, t: float):
         self.side0 = side0
@@ -107,6 +107,7 @@ class ContactPoint:
         self.alive = True
         self.last_n = None              # the last update's normal (an edge pair keeps its side)
         self.broken = False
+        self.side1_world = None         # single_contact's memo of side 1's world feature
 
     def __repr__(self) -> str:
         return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
