@@ -189,8 +189,9 @@ class PhysicsManager:
         self.registry[record.entity.id] = record
 
     def destroy_body(self, entity) -> bool:
-        """Unphysicalize: destroy the body and forget the entity. While the world
-        simulates (a listener callback), the delete waits for step 5."""
+        """Unphysicalize: destroy the body and forget the entity; the blocks
+        that made an object on it are told (``body_destroyed``). While the
+        world simulates (a listener callback), the delete waits for step 5."""
         rec = self.registry.get(entity.id)
         if rec is None:
             return False
@@ -200,6 +201,8 @@ class PhysicsManager:
             return True
         self.env.delete_object(rec.body)          # the listener still finds the record
         del self.registry[entity.id]
+        for blk in list(rec.blocks):
+            blk.body_destroyed(rec.body)
         return True
 
     def keep_block(self, block) -> None:

@@ -352,7 +352,11 @@ def ensure_in_simulation(env, c) -> None:
 
 def revive_sim_unit(env, su: SimUnit) -> None:
     """0x10011f80: revive every frozen core (restart when the unit changed), then
-    move the unit to the active list."""
+    move the unit to the active list.
+
+    A listener told of the revive (friction created, 5.2; object revived,
+    10.5) may delete a body of the unit: a unit left empty has gone from the
+    manager and stays gone."""
     while True:
         restarted = False
         for i in range(len(su.cores) - 1, -1, -1):
@@ -365,7 +369,7 @@ def revive_sim_unit(env, su: SimUnit) -> None:
         if not restarted:
             break
         su = c.sim_unit_of_core
-    if su.state == SU_FROZEN:
+    if su.alive and su.state == SU_FROZEN:
         env.sim_unit_manager.set_state(su, SU_ACTIVE)
 
 
@@ -387,5 +391,6 @@ def revive_core(env, c) -> bool:
     c.init_core_for_simulation(inv_dt(dt))
     changed = env.collision.revive_partners(c) if env.collision is not None else False
     for o in objs:
-        env.fire_object_revived(o)
+        if not o.deleted:               # a friction-created listener may have deleted it
+            env.fire_object_revived(o)
     return changed

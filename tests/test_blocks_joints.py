@@ -167,8 +167,9 @@ def test_unphysicalizing_a_jointed_body_removes_the_joint(ctx):
     fix = fix_cube(ctx)
     arm = box(ctx, "arm", (0.0, 10.0, 3.0))
     blk = ctx.physics.hinge(arm, object2=fix)
+    joint = blk.handle
     ctx.physics.unphysicalize(arm)
-    assert blk.handle.deleted
-    blk.destroy()                                    # deleting again is harmless
+    assert joint.deleted and blk.handle is None      # the block is told: its handle goes
+    blk.destroy()                                    # destroying again is harmless
     ctx.process_frame(FRAME_MS)
     assert blk.handle is None

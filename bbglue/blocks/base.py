@@ -209,6 +209,9 @@ class BuildingBlock:
         """The entities whose bodies the block's object acts on."""
         return (self.target,)
 
+    def body_destroyed(self, body) -> None:
+        """A body the block made its object on was destroyed; nothing by default."""
+
     def forget_handle(self) -> None:
         """A behaviour reset (or a new world): the handle goes, the object is not deleted."""
         self.handle = None

@@ -22,6 +22,13 @@ class _JointBlock(HandleBlock):
     def handle_entities(self) -> tuple:
         return (self.target, self.params["Object2"])
 
+    def body_destroyed(self, body) -> None:
+        """A joint or spring goes with either of its bodies (ivp spec 12,
+        controller slot 0: core deleted, deletes self): the block forgets the
+        dead handle, so Create makes it again on the bodies there are then."""
+        if self.handle is not None and self.handle.deleted:
+            self.forget_handle()
+
 
 def _bodies(block, mgr, cmd):
     """(target body, Object2 body), or None when one is not physicalized yet

@@ -217,7 +217,11 @@ class CollisionSystem:
     # --- 5.2 contact points ----------------------------------------------------------
 
     def get_or_create_contact_point(self, md: Mindist, keep_unit, t: float):
-        """5.2: the mindist's feature pair's contact point, reused or new."""
+        """5.2: the mindist's feature pair's contact point, reused or new.
+
+        A friction-created listener may delete one of the two objects: the
+        new point then went with it (5.9, object_deleted) and is returned dead
+        (``cp.alive`` False), in no friction system, no unit merged."""
         s0 = md.side0
         s1 = md.side1
         key = tuple(sorted((s0.shape.serial, s1.shape.serial)))
@@ -231,6 +235,8 @@ class CollisionSystem:
         cp.init_virt_mass()
         self.contact_points.setdefault(key, []).append(cp)
         self._fire(self.listeners_contact, "event_friction_created", ContactEvent(cp, t))
+        if not cp.alive:
+            return cp, True
         c0, c1 = cp.core0, cp.core1
         if c0.physical_unmoveable:
             c0, c1 = c1, c0
@@ -317,7 +323,8 @@ class CollisionSystem:
     def revive_partners(self, core) -> bool:
         """5.2 grow_friction_system: a revived core gets contact points to the
         movable bodies within 0.045 that are in no friction system yet; True
-        when a unit changed (merged)."""
+        when a unit changed (merged). A friction-created listener may delete
+        either body: the search stops at a shape that has gone."""
         changed = False
         t = self.environment.current_time
         for obj in core.objects:
@@ -327,14 +334,19 @@ class CollisionSystem:
             if self._pose_grid is None:
                 self._pose_grid = PoseGrid(self.movable, MAX_DISTANCE_FOR_FRICTION)
             for other in self._pose_grid.near(core):
+                if obj.collision_data is not shape:
+                    break
                 oc = other.obj.core
-                if other is shape or oc is core or oc.friction_system is not None:
+                if (other is shape or oc is core or oc.friction_system is not None
+                        or other.obj.collision_data is not other):
                     continue
                 if not may_collide(obj, other.obj):
                     continue
                 a, b = _ordered(shape, other)
                 for ka in a.piece_keys():
                     for kb in b.piece_keys():
+                        if other.obj.collision_data is not other or obj.collision_data is not shape:
+                            break
                         md = self._mindist(a, ka, b, kb)
                         md.recalc(t)
                         if md.intrusion or md.len_numerator >= MAX_DISTANCE_FOR_FRICTION:
@@ -596,6 +608,8 @@ class CollisionSystem:
                 synced.append(core)
         keep_unit = c0.sim_unit_of_core if c1.physical_unmoveable else c1.sim_unit_of_core
         cp, _ = self.get_or_create_contact_point(md, keep_unit, t)
+        if not cp.alive:
+            return                          # a friction-created listener deleted a side
         pair = cp.pair
         dt_since = t - pair.last_impact_time_pair
         pair.last_impact_time_pair = t
