@@ -91,12 +91,12 @@ class Mindist:
     always ``a``), the last measurement (sorted sides, gap = len_numerator,
     contact_plane) and the queued event.
 
-    A measurement made in a batch (:func:`recalc_all`) keeps only its gap,
-    its feature codes and its row of the batch's geometry; the sides,
-    geometry and previous feature are made from them when first read."""
+    A measurement made in a batch (:func:`recalc_all`) keeps only its gap and
+    its row of the batch (``_batch``: the pass's geometry and feature codes);
+    the sides, geometry and previous feature are made from them when first read."""
 
     __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "len_numerator", "_geom", "sum_extra_radius",
-                 "coll_type", "event", "alive", "seen", "_prev", "prev_code", "_batch", "_row", "intrusion",
+                 "coll_type", "event", "alive", "seen", "_prev", "_prev_code", "_batch", "_row", "intrusion",
                  "intrusion_psi")
 
     def __init__(self, a, ka, b, kb):
@@ -114,17 +114,26 @@ class Mindist:
         self.alive = True
         self.seen = 0
         self._prev = None
-        self.prev_code = NO_FEATURE
+        self._prev_code = NO_FEATURE
         self._batch = None
         self._row = 0
         self.intrusion = False          # 3.3's INTRUSION: the pair is on the invalid list
         self.intrusion_psi = -1         # the PSI whose anomaly push it last had
 
+    @property
+    def prev_code(self):
+        """The previous feature pair as the kernels' ints (a ball pair: side 1's three)."""
+        b = self._batch
+        if b is not None:
+            return tuple(b[1][self._row].tolist())
+        return self._prev_code
+
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
-        g = self._batch[self._row].tolist()
+        G, F = self._batch
+        g = G[self._row].tolist()
+        f = self._prev_code = tuple(F[self._row].tolist())
         self._batch = None
-        f = self.prev_code
         fb = feature_of(f[0], f[1], f[2])
         self._prev = fb
         if self._side0 is None:
@@ -165,7 +174,7 @@ class Mindist:
         self._side1 = s1
         self._geom = g
         self._prev = prev
-        self.prev_code = prev_code
+        self._prev_code = prev_code
 
     @property
     def cores(self):
@@ -177,6 +186,8 @@ class Mindist:
         """3.3: the closest features and the gap at time t."""
         a = self.a
         b = self.b
+        if self.kb[0] == "t":
+            a.soup_measures += 1            # a SoupPairs of a's keeps no codes past this
         ma = core_pose(a.obj.core, t)
         mb = core_pose(b.obj.core, t)
         if a.is_ball:
@@ -312,16 +323,23 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     return f
 
 
+def look_ahead(env, c0, c1):
+    """3.5: the two cores' worst surface speed wc and the gap beyond which a
+    pair of them gets no event before the next PSI."""
+    wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
+    return wc, COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
+
+
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
     md.event = None
     if md.intrusion:                    # on the invalid list: no events until measurable (3.3)
         return
     c0, c1 = md.cores
-    wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
-    dt = env.delta_PSI_time
-    if md.len_numerator > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:
+    wc, limit = look_ahead(env, c0, c1)
+    if md.len_numerator > limit:
         return
+    dt = env.delta_PSI_time
     n = md.geom.n
     s0 = c0.speed
     s1 = c1.speed
@@ -430,43 +448,109 @@ def _root(f, thr, t0, v0, t1, v1):
         c += 1
 
 
-def recalc_all(mds, t: float) -> None:
+class SoupPairs:
+    """A ball's mindists with the triangles of one soup near it, kept as one
+    group while the soup query and the ball's mindists stay the same
+    (CollisionSystem._take_soup): measured as one slice of the grid's kernel
+    pass, their previous features kept between PSIs as that slice of codes."""
+
+    __slots__ = ("ball", "soup", "keys", "version", "mds", "core", "tris", "sum_extra", "prev", "measures")
+
+    def __init__(self, ball, soup, keys, mds):
+        self.ball = ball
+        self.soup = soup
+        self.keys = keys
+        self.version = ball.md_version
+        self.mds = mds
+        self.core = ball.obj.core
+        self.tris = np.fromiter([k[1] for k in keys], dtype=np.int64, count=len(keys))
+        self.sum_extra = mds[0].sum_extra_radius
+        self.prev = None                # the codes of the last pass
+        self.measures = -1              # the ball's soup_measures at that pass
+
+    def previous_codes(self):
+        """The pairs' previous features: the last pass's codes, unless a pair
+        of the ball with a triangle was measured on its own since."""
+        if self.measures != self.ball.soup_measures:
+            mds = self.mds
+            self.prev = np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
+        return self.prev
+
+    def update_events(self, env) -> None:
+        """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
+        look-ahead only has its event cleared, as update_events does."""
+        limit = look_ahead(env, self.core, self.soup.obj.core)[1]
+        for md in self.mds:
+            if md.len_numerator > limit:
+                md.event = None
+            else:
+                update_events(env, md, True, HINT_SMALL_DELAY)
+
+
+def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
-    pairs of a ball and a grid's triangle in one kernel pass per grid."""
+    pairs of a ball and a grid's triangle (single or as SoupPairs) in one
+    kernel pass per grid."""
     groups = {}
-    for md in mds:
-        if md.a.is_ball and md.kb[0] == "t":
-            groups.setdefault(md.b, []).append(md)
+    for it in items:
+        if type(it) is SoupPairs:
+            groups.setdefault(it.soup, ([], []))[1].append(it)
+        elif it.a.is_ball and it.kb[0] == "t":
+            groups.setdefault(it.b, ([], []))[0].append(it)
         else:
-            md.recalc(t)
-    for shape, group in groups.items():
-        _recalc_ball_triangles(shape.grid, group, t)
+            it.recalc(t)
+    for shape, (single, soups) in groups.items():
+        _recalc_ball_triangles(shape.grid, single, soups, t)
 
 
-def _recalc_ball_triangles(grid, group, t: float) -> None:
-    """recalc's ball branch for a group of pairs with one grid's triangles
-    (same values); each pair keeps its gap, its feature codes and its row."""
-    n = len(group)
+def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
+    """recalc's ball branch for pairs with one grid's triangles (same values):
+    the single pairs' rows first, then each SoupPairs' slice; each pair keeps
+    its gap and its row of the pass."""
+    n = len(single)
     centres = {}                        # a ball's pairs share its pose
     C = []
-    for md in group:
+    for md in single:
         core = md.a.obj.core
         c = centres.get(core)
         if c is None:
             c = centres[core] = core_pose(core, t)[1]
         C.append(c)
-    tris = np.fromiter([md.kb[1] for md in group], dtype=np.int64, count=n)
-    prev = np.fromiter(chain.from_iterable([md.prev_code for md in group]), dtype=np.int64,
-                       count=3 * n).reshape(n, 3)
-    F, G = ball_triangles_measure(np.array(C, dtype=np.float64), tris, prev, *grid.kernel_arrays())
-    codes = list(map(tuple, F.tolist()))
-    gaps = G[:, 0].tolist()
-    for q, md in enumerate(group):
-        md._batch = G
+    counts = [1] * n
+    tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)]
+    prev = [np.fromiter(chain.from_iterable([md.prev_code for md in single]), dtype=np.int64,
+                        count=3 * n).reshape(n, 3)]
+    extra = [md.sum_extra_radius for md in single]
+    for sp in soups:
+        core = sp.core
+        c = centres.get(core)
+        if c is None:
+            c = centres[core] = core_pose(core, t)[1]
+        C.append(c)
+        k = len(sp.mds)
+        counts.append(k)
+        tris.append(sp.tris)
+        prev.append(sp.previous_codes())
+        extra += [sp.sum_extra] * k
+    F, G = ball_triangles_measure(np.repeat(np.array(C, dtype=np.float64), counts, axis=0),
+                                  np.concatenate(tris), np.concatenate(prev), *grid.kernel_arrays())
+    batch = (G, F)
+    lens = (G[:, 0] - np.array(extra)).tolist()
+    for q, md in enumerate(single):
+        md._batch = batch
         md._row = q
-        md.prev_code = codes[q]
-        md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.len_numerator = lens[q]
         md.intrusion = False            # a two-sided triangle has a back: never intruded
+    o = n
+    for sp in soups:
+        k = len(sp.mds)
+        sp.prev = F[o:o + k]
+        sp.measures = sp.ball.soup_measures
+        for q, md in enumerate(sp.mds, o):
+            md._batch = batch
+            md._row = q
+            md.len_numerator = lens[q]
+        o += k
 
 
 class MindistEvent:

@@ -257,7 +257,7 @@ class Shape:
     """
 
     __slots__ = ("obj", "is_ball", "radius", "pieces", "world_pieces", "grid", "lo", "hi",
-                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "_cache_key", "_cache")
+                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "soup_measures", "_cache_key", "_cache")
 
     def __init__(self, obj, serial: int):
         self.obj = obj
@@ -269,8 +269,9 @@ class Shape:
         self.grid = None
         self.mindists = {}
         self.soup_cache = {}
-        self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, the ball's mindists for them)
+        self.soup_pairs = {}            # fixed serial -> mindist.SoupPairs
         self.md_version = 0             # bumped when one of its mindists goes
+        self.soup_measures = 0          # bumped when one of its pairs with a triangle is measured on its own
         self._cache_key = None
         self._cache = {}
         core = obj.core

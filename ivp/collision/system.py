@@ -24,7 +24,8 @@ from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal
-from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, core_pose, recalc_all, update_events
+from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, recalc_all,
+                      update_events)
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -420,21 +421,22 @@ class CollisionSystem:
 
     def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp) -> None:
         """The ball's mindists with the soup's triangles near (c, r): while the
-        soup query and the ball's mindists are unchanged, the list of last PSI
-        (the same pairs in the same order as :meth:`_fixed_pieces` gives)."""
+        soup query and the ball's mindists are unchanged, last PSI's pairs (the
+        same pairs in the same order as :meth:`_fixed_pieces` gives) as one
+        :class:`SoupPairs` entry of ``measured``."""
         keys = self._soup_keys(ball, soup, c, r)
-        memo = ball.soup_pairs.get(soup.serial)
-        if memo is not None and memo[0] is keys and memo[1] == ball.md_version:
-            for md in memo[2]:
-                if md.seen != stamp:
-                    md.seen = stamp
-                    measured.append((md, HINT_SMALL_DELAY))
+        sp = ball.soup_pairs.get(soup.serial)
+        if sp is not None and sp.keys is keys and sp.version == ball.md_version:
+            for md in sp.mds:
+                md.seen = stamp
+            measured.append((sp, None))
             return
         for kf in keys:
             take(ball, ("b", 0), soup, kf)
-        mds = ball.mindists
-        ball.soup_pairs[soup.serial] = (keys, ball.md_version,
-                                        [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
+        if keys:
+            mds = ball.mindists
+            ball.soup_pairs[soup.serial] = SoupPairs(ball, soup, keys,
+                                                     [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
 
     def after_integration(self, cores) -> None:
         """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
@@ -515,6 +517,9 @@ class CollisionSystem:
             take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
         for md, hint in measured:
+            if hint is None:
+                md.update_events(env)       # a SoupPairs (never intruded: two-sided triangles)
+                continue
             if md.intrusion:
                 self.intruded(md)
             update_events(env, md, True, hint)
