@@ -34,6 +34,7 @@ from .constants import (
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
 )
+from .friction_kernels import spring_impulse
 from .lcp import solve_lcp
 from .mindist import side_geometry
 
@@ -450,19 +451,9 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
         u0 += sign * (_dot(w, g0) + _dot(v, d[0]))
         u1 += sign * (_dot(w, g1) + _dot(v, d[1]))
         gs.append((i, core, g0, g1))
-    idt = 1.0 / dt
-    a0 = sa * idt - u0
-    a1 = sb * idt - u1
-    det = K00 * K11 - K01 * K01
-    if det == 0.0:
+    ok, x0, x1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
+    if not ok:
         return 0.0
-    x0 = (K11 * a0 - K01 * a1) / det
-    x1 = (K00 * a1 - K01 * a0) / det
-    xl = math.sqrt(x0 * x0 + x1 * x1)
-    if xl > cap:
-        k = cap / xl
-        x0 *= k
-        x1 *= k
     t0, t1 = d
     for i, core, g0, g1 in gs:
         sign = 1.0 if i == 0 else -1.0

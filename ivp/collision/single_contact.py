@@ -24,6 +24,7 @@ from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP, P_FLOAT_RES
 from .feature_kernels import point_edge, point_face, point_point
 from .features import feature_points
+from .friction_kernels import spring_impulse
 
 KIND = {"P": 0, "K": 1, "F": 2}
 
@@ -180,18 +181,8 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
         K11 = 0.0 + (ii[0] * g1[0] * g1[0] + ii[1] * g1[1] * g1[1] + ii[2] * g1[2] * g1[2] + im)
         u0 = 0.0 + 1.0 * (vdot(wr, g0) + vdot(v, t0))
         u1 = 0.0 + 1.0 * (vdot(wr, g1) + vdot(v, t1))
-        idt = 1.0 / dt
-        a0 = sa * idt - u0
-        a1 = sb * idt - u1
-        det = K00 * K11 - K01 * K01
-        if det != 0.0:
-            y0 = (K11 * a0 - K01 * a1) / det
-            y1 = (K00 * a1 - K01 * a0) / det
-            yl = math.sqrt(y0 * y0 + y1 * y1)
-            if yl > cap:
-                kk = cap / yl
-                y0 *= kk
-                y1 *= kk
+        ok, y0, y1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
+        if ok:
             imp = (f32_k(1.0 * (y0 * t0[0] + y1 * t1[0])), f32_k(1.0 * (y0 * t0[1] + y1 * t1[1])),
                    f32_k(1.0 * (y0 * t0[2] + y1 * t1[2])))
             v, wr = push_core_k(v, wr, ii, im, r, rot_t_mul_v_k(R, imp), imp)
