@@ -34,7 +34,7 @@ from .constants import (
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
 )
-from .friction_kernels import spring_impulse
+from .friction_kernels import gauss_solve_k, response_matrix_k, spring_impulse
 from .lcp import solve_lcp
 from .mindist import side_geometry
 
@@ -505,64 +505,33 @@ def _spring_world(cp):
 
 def response_matrix(cps) -> np.ndarray:
     """5.5: A[j, i] = the change of contact j's separation speed per unit
-    normal impulse at contact i (symmetric; A_ii = inv_vm_i)."""
+    normal impulse at contact i (symmetric; A_ii = inv_vm_i), from the
+    contacts' sides in arrays (friction_kernels.response_matrix_k)."""
     n = len(cps)
-    A = np.zeros((n, n))
-    parts = []                      # per contact: {core id: (sign, rxn, inv I rxn, core)}
-    for cp in cps:
-        d = {}
+    number = {}
+    IDX = np.full((n, 2), -1, dtype=np.int64)
+    S = np.zeros((n, 2))
+    C = np.zeros((n, 2, 3))
+    IC = np.zeros((n, 2, 3))
+    IM = np.zeros((n, 2))
+    for q, cp in enumerate(cps):
         for i, core in cp.movable_sides():
             c = cp.rxn[i]
             ii = core.inv_rot_inertia
-            d[id(core)] = (-1.0 if i == 0 else 1.0, c, (ii[0] * c[0], ii[1] * c[1], ii[2] * c[2]), core)
-        parts.append(d)
-    for i in range(n):
-        pi = parts[i]
-        ni = cps[i].n
-        for j in range(i, n):
-            pj = parts[j]
-            nj = cps[j].n
-            s = 0.0
-            for k, (si, ci, ici, core) in pi.items():
-                q = pj.get(k)
-                if q is None:
-                    continue
-                sj, cj, _, _ = q
-                s += si * sj * (_dot(ni, nj) * core.inv_mass + _dot(ici, cj))
-            A[i, j] = s
-            A[j, i] = s
-    return A
+            IDX[q, i] = number.setdefault(core, len(number))
+            S[q, i] = -1.0 if i == 0 else 1.0
+            C[q, i] = c
+            IC[q, i] = (ii[0] * c[0], ii[1] * c[1], ii[2] * c[2])
+            IM[q, i] = core.inv_mass
+    return response_matrix_k(np.array([cp.n for cp in cps], dtype=np.float64), IDX, S, C, IC, IM)
 
 
 def gauss_solve(A, b):
     """5.5's Gauss elimination with column pivoting: a pivot below 1e-9 skips
     its column; a zero row with |rhs| < 1e-6 gives 0, else None (failure)."""
-    n = len(b)
-    M = np.hstack([A.astype(float), b.reshape(-1, 1).astype(float)])
-    row_of_col = [-1] * n
-    r = 0
-    for c in range(n):
-        if r >= n:
-            break
-        p = r + int(np.argmax(np.abs(M[r:, c])))
-        if abs(M[p, c]) < GAUSS_MATRIX_EPS:
-            continue
-        if p != r:
-            M[[r, p]] = M[[p, r]]
-        M[r] /= M[r, c]
-        for k in range(n):
-            if k != r and M[k, c] != 0.0:
-                M[k] -= M[k, c] * M[r]
-        row_of_col[c] = r
-        r += 1
-    for k in range(r, n):
-        if abs(M[k, n]) >= 1e-6:
-            return None
-    x = np.zeros(n)
-    for c in range(n):
-        if row_of_col[c] >= 0:
-            x[c] = M[row_of_col[c], n]
-    return x
+    ok, x = gauss_solve_k(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
+                          GAUSS_MATRIX_EPS)
+    return x if ok else None
 
 
 def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
