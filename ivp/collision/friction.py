@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from ..controllers.base import Controller
+from ..core import ZERO3
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
@@ -34,9 +35,9 @@ from .constants import (
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
 )
-from .friction_kernels import gauss_solve_k, response_matrix_k, spring_impulse
+from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, spring_impulse
 from .lcp import solve_lcp
-from .mindist import side_geometry
+from .mindist import world_feature
 
 
 def _cross(a, b):
@@ -81,7 +82,7 @@ class ContactPoint:
                  "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
                  "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
                  "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive", "last_n", "side1_world")
+                 "reached", "addon", "alive", "last_n", "fixed_world")
 
     def __init__(self, side0, side1, mu: float, e: float, t: float):
         self.side0 = side0
@@ -108,7 +109,7 @@ class ContactPoint:
         self.alive = True
         self.last_n = None              # the last update's normal (an edge pair keeps its side)
         self.broken = False
-        self.side1_world = None         # single_contact's memo of side 1's world feature
+        self.fixed_world = [None, None]  # side_data of a fixed side, made once
 
     def __repr__(self) -> str:
         return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
@@ -137,61 +138,61 @@ class ContactPoint:
         return out
 
     def update(self, now: float) -> None:
-        """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi."""
+        """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi
+        (the arithmetic: friction_kernels.contact_update_k)."""
         self.impacts_while_system = 0
         self.test_fresh = False
-        s0 = self.side0
-        s1 = self.side1
-        if s0.shape.is_ball:
-            self.needs_recheck = True
-        m0 = self.core0.m_world_f_core_last_psi
-        m1 = self.core1.m_world_f_core_last_psi
-        g = side_geometry(s0, m0, s1, m1, self.needs_recheck)
+        check = self.needs_recheck or self.side0.shape.is_ball
         self.needs_recheck = False
-        if g.gap is None:                                   # parallel edges (5.3)
-            g.gap = 0.023
-        elif s0.feature[0] == "K" and s1.feature[0] == "K" and self.last_n is not None \
-                and _dot(g.n, self.last_n) < 0.0:
-            g.n = (-g.n[0], -g.n[1], -g.n[2])               # the edges crossed: penetration
-            g.gap = -g.gap
-        n = g.n
+        k0, d0 = self.side_data(0)
+        k1, d1 = self.side_data(1)
+        a = self.core0
+        b = self.core1
+        last_n = self.last_n
+        mov0 = not a.physical_unmoveable
+        mov1 = not b.physical_unmoveable
+        Ra, pa = a.m_world_f_core_last_psi
+        Rb, pb = b.m_world_f_core_last_psi
+        (gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) = contact_update_k(
+            k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and last_n is not None,
+            ZERO3 if last_n is None else last_n, float(self.obj0.extra_radius), float(self.obj1.extra_radius),
+            mov0, Ra, pa, a.speed, a.rot_speed, a.inv_rot_inertia, a.inv_mass,
+            mov1, Rb, pb, b.speed, b.rot_speed, b.inv_rot_inertia, b.inv_mass, self.span_s, now - self.last_time)
         self.last_n = n
-        self.broken = g.broken
-        x0 = float(self.obj0.extra_radius)
-        p = g.p
-        if x0 != 0.0:
-            p = (p[0] + n[0] * x0, p[1] + n[1] * x0, p[2] + n[2] * x0)
-        gap = g.gap - x0 - float(self.obj1.extra_radius)
-        self.gap = f32(gap if gap > 0.0 else 0.0)
-        t0 = g.t0
-        k = math.sqrt(_dot(t0, t0))
-        t0 = (t0[0] / k, t0[1] / k, t0[2] / k) if k > 0.0 else (1.0, 0.0, 0.0)
+        self.broken = broken
+        self.gap = gap
         self.n = n
         self.p = p
         self.t0 = t0
-        self.t1 = _cross(n, t0)
-        inv_vm = 0.0
-        r_cs = [None, None]
-        rxn = [None, None]
-        w = [(0.0, 0.0, 0.0), (0.0, 0.0, 0.0)]
-        for i, core in self.movable_sides():
-            R, vv = core.m_world_f_core_last_psi
-            r = f32v(*_rt(R, (p[0] - vv[0], p[1] - vv[1], p[2] - vv[2])))
-            c = _cross(r, _rt(R, n))
-            r_cs[i] = r
-            rxn[i] = c
-            w[i] = surface_speed(core, r)
-            ii = core.inv_rot_inertia
-            inv_vm += core.inv_mass + c[0] * c[0] * ii[0] + c[1] * c[1] * ii[1] + c[2] * c[2] * ii[2]
-        self.r_cs = r_cs
-        self.rxn = rxn
+        self.t1 = t1
+        self.r_cs = [r0 if mov0 else None, r1 if mov1 else None]
+        self.rxn = [c0 if mov0 else None, c1 if mov1 else None]
         self.inv_vm = inv_vm
-        dt = now - self.last_time
         self.last_time = now
-        if dt != 0.0:
-            u = (w[0][0] - w[1][0], w[0][1] - w[1][1], w[0][2] - w[1][2])
-            sa, sb = self.span_s
-            self.span_s = (f32(sa - _dot(u, t0) * dt), f32(sb - _dot(u, self.t1) * dt))
+        self.span_s = span
+
+    def side_data(self, i: int):
+        """Side i's feature for the kernels: its kind (0 P, 1 K, 2 F, 3 ball) and
+        four world points (F a, b, c and its outward normal; K its ends; P or
+        a ball's centre first). A fixed side's is made once: a fixed body's
+        pieces are kept in world coordinates and a contact point keeps its sides."""
+        kept = self.fixed_world[i]
+        if kept is not None:
+            return kept
+        side = self.side0 if i == 0 else self.side1
+        core = self.core0 if i == 0 else self.core1
+        d = world_feature(side, core.m_world_f_core_last_psi)
+        kind = side.feature[0]
+        if kind == "F":
+            out = 2, d
+        elif kind == "K":
+            out = 1, (d[0], d[1], ZERO3, ZERO3)
+        else:
+            out = (3 if kind == "B" else 0), (d, ZERO3, ZERO3, ZERO3)
+        if core.physical_unmoveable:
+            out = out[0], tuple(tuple(float(x) for x in v) for v in out[1])
+            self.fixed_world[i] = out
+        return out
 
     def init_virt_mass(self) -> None:
         """5.3: 1/vm of the worst case, computed once at creation."""

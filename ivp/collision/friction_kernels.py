@@ -8,6 +8,8 @@ import math
 import numpy as np
 
 from ..jit import kernel
+from ..kmath import f32_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from .feature_kernels import edge_edge, point_edge, point_face, point_point
 
 
 @kernel
@@ -108,3 +110,75 @@ def gauss_solve_k(A, b, eps):
         if row_of_col[c] >= 0:
             x[c] = M[row_of_col[c], n]
     return True, x
+
+
+@kernel
+def _pair_geometry_k(kind0, d0, kind1, d1, check):
+    """features.pair_geometry on packed sides (kinds 0 P, 1 K, 2 F, 3 ball; d
+    four points: F a, b, c and its outward normal, K its ends, P / ball the
+    point): (gap known, gap, n, p, t0, broken). Parallel edges: gap unknown."""
+    if kind1 == 2:
+        gap, n, p, t0, broken = point_face(d0[0], d1[0], d1[1], d1[2], d1[3], check)
+        return True, gap, n, p, t0, broken
+    if kind0 != 1 and kind1 == 1:
+        gap, n, p, t0, broken = point_edge(d0[0], d1[0], d1[1], check)
+        return True, gap, n, p, t0, broken
+    if kind0 != 1:
+        gap, n, p, t0, broken = point_point(d0[0], d1[0])
+        return True, gap, n, p, t0, broken
+    k0 = d0[0]
+    k1 = d0[1]
+    ok, gap, n_ok, n, pk, sk, sl = edge_edge(k0, k1, d1[0], d1[1])
+    if not ok:
+        return False, 0.0, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True
+    broken = check and not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0)
+    if not n_ok:                        # touching parallel-ish edges of no length: a fixed normal
+        n = (0.0, 1.0, 0.0)
+    return True, gap, n, pk, (k1[0] - k0[0], k1[1] - k0[1], k1[2] - k0[2]), broken
+
+
+@kernel
+def _lever(R, pos, v, w, ii, im, p, n):
+    """5.3 per movable side: the lever r (core axes, f32), r x n in core axes,
+    the surface speed at r and the side's 1/m + (r x n)^2 / I."""
+    q = rot_t_mul_v_k(R, (p[0] - pos[0], p[1] - pos[1], p[2] - pos[2]))
+    r = (f32_k(q[0]), f32_k(q[1]), f32_k(q[2]))
+    c = vcross(r, rot_t_mul_v_k(R, n))
+    o = rot_mul_v_k(R, vcross(w, r))
+    s = (v[0] + o[0], v[1] + o[1], v[2] + o[2])
+    return r, c, s, im + c[0] * c[0] * ii[0] + c[1] * c[1] * ii[1] + c[2] * c[2] * ii[2]
+
+
+@kernel
+def contact_update_k(kind0, d0, kind1, d1, check, flip_test, last_n, x0, x1,
+                     mov0, R0, pos0, v0, w0, ii0, im0, mov1, R1, pos1, v1, w1, ii1, im1, span, du):
+    """5.3 recalc_friction_s_vals (ContactPoint.update) on packed sides and the
+    cores' fields: (gap, n, p, t0, t1, r0, r1, rxn0, rxn1, inv_vm, broken, span).
+    ``flip_test``: an edge pair with a previous normal (crossed edges flip it)."""
+    known, gap, n, p, t0, broken = _pair_geometry_k(kind0, d0, kind1, d1, check)
+    if not known:                       # parallel edges (5.3)
+        gap = 0.023
+    elif flip_test and n[0] * last_n[0] + n[1] * last_n[1] + n[2] * last_n[2] < 0.0:
+        n = (-n[0], -n[1], -n[2])       # the edges crossed: penetration
+        gap = -gap
+    if x0 != 0.0:
+        p = (p[0] + n[0] * x0, p[1] + n[1] * x0, p[2] + n[2] * x0)
+    gap = gap - x0 - x1
+    gap = f32_k(gap if gap > 0.0 else 0.0)
+    k = math.sqrt(vdot(t0, t0))
+    t0 = (t0[0] / k, t0[1] / k, t0[2] / k) if k > 0.0 else (1.0, 0.0, 0.0)
+    t1 = vcross(n, t0)
+    inv_vm = 0.0
+    r0 = c0 = s0 = r1 = c1 = s1 = (0.0, 0.0, 0.0)
+    if mov0:
+        r0, c0, s0, a = _lever(R0, pos0, v0, w0, ii0, im0, p, n)
+        inv_vm += a
+    if mov1:
+        r1, c1, s1, a = _lever(R1, pos1, v1, w1, ii1, im1, p, n)
+        inv_vm += a
+    sa = span[0]
+    sb = span[1]
+    if du != 0.0:
+        u = (s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2])
+        sa, sb = f32_k(sa - vdot(u, t0) * du), f32_k(sb - vdot(u, t1) * du)
+    return gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, (sa, sb)

@@ -20,14 +20,9 @@ import math
 
 from ..core import ZERO3
 from ..jit import kernel
-from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from ..kmath import f32_k, push_core_k, rot_t_mul_v_k, vcross, vdot
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP, P_FLOAT_RES
-from .feature_kernels import point_edge, point_face, point_point
-from .features import feature_points
-from .friction_kernels import spring_impulse
-
-KIND = {"P": 0, "K": 1, "F": 2}
-
+from .friction_kernels import contact_update_k, spring_impulse
 
 def resting_contact(env, su):
     """The contact point when the unit is such a unit (see the module), else None."""
@@ -48,23 +43,6 @@ def resting_contact(env, su):
     return cp
 
 
-def _side1_data(cp):
-    """Side 1's feature in world coordinates (kind, four points: F a, b, c and
-    its outward normal; K the two ends; P the point). A fixed body's pieces are
-    kept in world coordinates and a contact point keeps its sides, so it is
-    made once per point."""
-    data = cp.side1_world
-    if data is None:
-        s1 = cp.side1
-        kind = s1.feature[0]
-        pts = feature_points(s1.shape.piece_world(s1.piece_key, cp.core1.m_world_f_core_last_psi), s1.feature)
-        if kind == "P":
-            pts = (pts,)
-        pts = tuple(tuple(float(x) for x in v) for v in pts)
-        data = cp.side1_world = (KIND[kind],) + pts + (ZERO3,) * (4 - len(pts))
-    return data
-
-
 def run_controllers(env, ev, su) -> bool:
     """The unit's four controllers as the kernel, then 5.9's deletion and the
     static handle's after_static, if the unit is such a unit; else False."""
@@ -82,7 +60,7 @@ def run_controllers(env, ev, su) -> bool:
 
 def _run(env, ev, core, cp) -> None:
     """The four controllers of the unit (see the module) on ``core`` and ``cp``."""
-    kind, a, b, c, g = _side1_data(cp)
+    kind, d1 = cp.side_data(1)
     dt = ev.delta_time
     gv = env.gravity_controller.gravity
     rc = core.rot_speed_change
@@ -92,7 +70,7 @@ def _run(env, ev, core, cp) -> None:
     (speed, rot_speed, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck) = _controllers(
         ev.environment.current_time, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(dt),
         R, pos, core.speed, core.rot_speed, rc, sc, pending, core.inv_rot_inertia, core.inv_mass,
-        kind, a, b, c, g, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius),
+        kind, d1, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius),
         cp.span_s, cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
     core.speed = speed
     core.rot_speed = rot_speed
@@ -119,35 +97,13 @@ def _run(env, ev, core, cp) -> None:
 
 @kernel
 def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pending, ii, im,
-                 kind, a, b, c, g, x0, x1, span, N, mu, ivm_nodir, last_time):
+                 kind, d1, x0, x1, span, N, mu, ivm_nodir, last_time):
     """5.3, 7.1, 5.6 and 5.5 for the unit (see the module): the core's new
     speeds and the contact point's new fields."""
     # 5.3 recalc_friction_s_vals (a ball on side 0: the validity test every update)
-    if kind == 2:
-        gap0, n, p, t0, broken = point_face(pos, a, b, c, g, True)
-    elif kind == 1:
-        gap0, n, p, t0, broken = point_edge(pos, a, b, True)
-    else:
-        gap0, n, p, t0, broken = point_point(pos, a)
-    if x0 != 0.0:
-        p = (p[0] + n[0] * x0, p[1] + n[1] * x0, p[2] + n[2] * x0)
-    gap = gap0 - x0 - x1
-    gap = f32_k(gap if gap > 0.0 else 0.0)
-    k = math.sqrt(vdot(t0, t0))
-    t0 = (t0[0] / k, t0[1] / k, t0[2] / k) if k > 0.0 else (1.0, 0.0, 0.0)
-    t1 = vcross(n, t0)
-    q = rot_t_mul_v_k(R, (p[0] - pos[0], p[1] - pos[1], p[2] - pos[2]))
-    r = (f32_k(q[0]), f32_k(q[1]), f32_k(q[2]))
-    rxn = vcross(r, rot_t_mul_v_k(R, n))
-    o = rot_mul_v_k(R, vcross(rot_speed, r))
-    w = (speed[0] + o[0], speed[1] + o[1], speed[2] + o[2])
-    inv_vm = 0.0 + (im + rxn[0] * rxn[0] * ii[0] + rxn[1] * rxn[1] * ii[1] + rxn[2] * rxn[2] * ii[2])
-    sa = span[0]
-    sb = span[1]
-    du = now - last_time
-    if du != 0.0:
-        u = (w[0] - 0.0, w[1] - 0.0, w[2] - 0.0)
-        sa, sb = f32_k(sa - vdot(u, t0) * du), f32_k(sb - vdot(u, t1) * du)
+    gap, n, p, t0, t1, r, _, rxn, _, inv_vm, broken, (sa, sb) = contact_update_k(
+        3, (pos, ZERO3, ZERO3, ZERO3), kind, d1, True, False, ZERO3, x0, x1,
+        True, R, pos, speed, rot_speed, ii, im, False, R, pos, ZERO3, ZERO3, ZERO3, 0.0, span, now - last_time)
     # 7.1 gravity: damp, commit, speed += g dt
     rx = f32_k(rot_speed[0] * damp[0])
     ry = f32_k(rot_speed[1] * damp[1])
