@@ -33,9 +33,8 @@ from .constants import (
     MAX_FRICTION_MATRIX,
     NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
-    P_FLOAT_RES,
 )
-from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, spring_impulse
+from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, tangential_k
 from .lcp import solve_lcp
 from .mindist import world_feature
 
@@ -57,6 +56,14 @@ def _rt(R, v):
 def _r(R, v):
     return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2], R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
             R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
+
+
+def _kernel_side(core):
+    """A contact side's core as the friction kernels take it: movable, R, pos,
+    speed, rot_speed, inv_rot_inertia, inv_mass."""
+    R, pos = core.m_world_f_core_last_psi
+    return (not core.physical_unmoveable, R, pos, core.speed, core.rot_speed, core.inv_rot_inertia,
+            core.inv_mass)
 
 
 def surface_speed(core, r_cs, speed=None, rot_speed=None):
@@ -146,18 +153,15 @@ class ContactPoint:
         self.needs_recheck = False
         k0, d0 = self.side_data(0)
         k1, d1 = self.side_data(1)
-        a = self.core0
-        b = self.core1
         last_n = self.last_n
-        mov0 = not a.physical_unmoveable
-        mov1 = not b.physical_unmoveable
-        Ra, pa = a.m_world_f_core_last_psi
-        Rb, pb = b.m_world_f_core_last_psi
+        side0 = _kernel_side(self.core0)
+        side1 = _kernel_side(self.core1)
+        mov0 = side0[0]
+        mov1 = side1[0]
         (gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) = contact_update_k(
             k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and last_n is not None,
             ZERO3 if last_n is None else last_n, float(self.obj0.extra_radius), float(self.obj1.extra_radius),
-            mov0, Ra, pa, a.speed, a.rot_speed, a.inv_rot_inertia, a.inv_mass,
-            mov1, Rb, pb, b.speed, b.rot_speed, b.inv_rot_inertia, b.inv_mass, self.span_s, now - self.last_time)
+            *side0, *side1, self.span_s, now - self.last_time)
         self.last_n = n
         self.broken = broken
         self.gap = gap
@@ -416,53 +420,28 @@ class StaticHandle(_Handle):
 
 
 def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
-    """5.6 for one contact point with spring limit L; returns the spring-energy
-    increase (multi-contact bookkeeping)."""
-    sa, sb = cp.span_s
-    s2 = sa * sa + sb * sb
-    if s2 > L * L + P_FLOAT_RES:
-        s = math.sqrt(s2)
-        k = L / s
-        sa, sb = f32(sa * k), f32(sb * k)
-        cp.span_s = (sa, sb)
+    """5.6 for one contact point with spring limit L (friction_kernels.tangential_k);
+    returns the spring-energy increase (multi-contact bookkeeping)."""
+    a = cp.core0
+    b = cp.core1
+    side0 = _kernel_side(a)
+    side1 = _kernel_side(b)
+    mov0 = side0[0]
+    mov1 = side1[0]
+    r0, r1 = cp.r_cs
+    span, clipped, v0, w0, v1, w1, gain = tangential_k(
+        cp.span_s, L, cp.now_friction_pressure, cp.real_friction_factor, dt, cp.t0, cp.t1, cp.p,
+        *side0, *side1, ZERO3 if r0 is None else r0, ZERO3 if r1 is None else r1)
+    if clipped:
+        cp.span_s = span
         cp.needs_recheck = True
-    mu = cp.real_friction_factor
-    N = cp.now_friction_pressure
-    cap = N * mu * dt
-    if cap < P_FLOAT_RES:
-        return 0.0
-    d = (cp.t0, cp.t1)
-    p = cp.p
-    K00 = K01 = K11 = 0.0
-    u0 = u1 = 0.0
-    gs = []
-    for i, core in cp.movable_sides():
-        R, vv = core.m_world_f_core_last_psi
-        rel = f32v(p[0] - vv[0], p[1] - vv[1], p[2] - vv[2])
-        g0 = _rt(R, _cross(rel, d[0]))
-        g1 = _rt(R, _cross(rel, d[1]))
-        ii = core.inv_rot_inertia
-        im = core.inv_mass
-        K00 += ii[0] * g0[0] * g0[0] + ii[1] * g0[1] * g0[1] + ii[2] * g0[2] * g0[2] + im
-        K01 += ii[0] * g0[0] * g1[0] + ii[1] * g0[1] * g1[1] + ii[2] * g0[2] * g1[2]
-        K11 += ii[0] * g1[0] * g1[0] + ii[1] * g1[1] * g1[1] + ii[2] * g1[2] * g1[2] + im
-        sign = 1.0 if i == 0 else -1.0
-        w = core.rot_speed
-        v = core.speed
-        u0 += sign * (_dot(w, g0) + _dot(v, d[0]))
-        u1 += sign * (_dot(w, g1) + _dot(v, d[1]))
-        gs.append((i, core, g0, g1))
-    ok, x0, x1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
-    if not ok:
-        return 0.0
-    t0, t1 = d
-    for i, core, g0, g1 in gs:
-        sign = 1.0 if i == 0 else -1.0
-        imp = f32v(sign * (x0 * t0[0] + x1 * t1[0]), sign * (x0 * t0[1] + x1 * t1[1]),
-                   sign * (x0 * t0[2] + x1 * t1[2]))
-        R = core.m_world_f_core_last_psi[0]
-        core.push_core(cp.r_cs[i], _rt(R, imp), imp)
-    return 0.5 * math.sqrt((x0 * x0 + x1 * x1) * dt * dt * s2)
+    if mov0:
+        a.speed = v0
+        a.rot_speed = w0
+    if mov1:
+        b.speed = v1
+        b.rot_speed = w1
+    return gain
 
 
 def ease(pair: CorePair) -> None:

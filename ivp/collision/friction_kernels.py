@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from ..kmath import f32_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from .constants import P_FLOAT_RES
 from .feature_kernels import edge_edge, point_edge, point_face, point_point
 
 
@@ -182,3 +183,62 @@ def contact_update_k(kind0, d0, kind1, d1, check, flip_test, last_n, x0, x1,
         u = (s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2])
         sa, sb = f32_k(sa - vdot(u, t0) * du), f32_k(sb - vdot(u, t1) * du)
     return gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, (sa, sb)
+
+
+@kernel
+def _tangent_levers(R, pos, p, t0, t1):
+    """5.6 per movable side: R^T (rel x t0), R^T (rel x t1) with rel = p - pos (f32)."""
+    rel = (f32_k(p[0] - pos[0]), f32_k(p[1] - pos[1]), f32_k(p[2] - pos[2]))
+    return rot_t_mul_v_k(R, vcross(rel, t0)), rot_t_mul_v_k(R, vcross(rel, t1))
+
+
+@kernel
+def _tangent_push(R, v, w, ii, im, r, sign, x0, x1, t0, t1):
+    """5.6's push of one side: the impulse sign (x0 t0 + x1 t1), stored f32, at r."""
+    imp = (f32_k(sign * (x0 * t0[0] + x1 * t1[0])), f32_k(sign * (x0 * t0[1] + x1 * t1[1])),
+           f32_k(sign * (x0 * t0[2] + x1 * t1[2])))
+    return push_core_k(v, w, ii, im, r, rot_t_mul_v_k(R, imp), imp)
+
+
+@kernel
+def tangential_k(span, L, N, mu, dt, t0, t1, p, mov0, R0, pos0, v0, w0, ii0, im0,
+                 mov1, R1, pos1, v1, w1, ii1, im1, r0, r1):
+    """5.6 for one contact point with spring limit L (friction.tangential_friction):
+    (span, clipped, v0, w0, v1, w1, spring-energy gain)."""
+    sa = span[0]
+    sb = span[1]
+    s2 = sa * sa + sb * sb
+    clipped = False
+    if s2 > L * L + P_FLOAT_RES:
+        s = math.sqrt(s2)
+        k = L / s
+        sa, sb = f32_k(sa * k), f32_k(sb * k)
+        clipped = True
+    cap = N * mu * dt
+    if cap < P_FLOAT_RES:
+        return (sa, sb), clipped, v0, w0, v1, w1, 0.0
+    K00 = K01 = K11 = 0.0
+    u0 = u1 = 0.0
+    a0 = a1 = b0 = b1 = (0.0, 0.0, 0.0)
+    if mov0:
+        a0, a1 = _tangent_levers(R0, pos0, p, t0, t1)
+        K00 += ii0[0] * a0[0] * a0[0] + ii0[1] * a0[1] * a0[1] + ii0[2] * a0[2] * a0[2] + im0
+        K01 += ii0[0] * a0[0] * a1[0] + ii0[1] * a0[1] * a1[1] + ii0[2] * a0[2] * a1[2]
+        K11 += ii0[0] * a1[0] * a1[0] + ii0[1] * a1[1] * a1[1] + ii0[2] * a1[2] * a1[2] + im0
+        u0 += 1.0 * (vdot(w0, a0) + vdot(v0, t0))
+        u1 += 1.0 * (vdot(w0, a1) + vdot(v0, t1))
+    if mov1:
+        b0, b1 = _tangent_levers(R1, pos1, p, t0, t1)
+        K00 += ii1[0] * b0[0] * b0[0] + ii1[1] * b0[1] * b0[1] + ii1[2] * b0[2] * b0[2] + im1
+        K01 += ii1[0] * b0[0] * b1[0] + ii1[1] * b0[1] * b1[1] + ii1[2] * b0[2] * b1[2]
+        K11 += ii1[0] * b1[0] * b1[0] + ii1[1] * b1[1] * b1[1] + ii1[2] * b1[2] * b1[2] + im1
+        u0 += -1.0 * (vdot(w1, b0) + vdot(v1, t0))
+        u1 += -1.0 * (vdot(w1, b1) + vdot(v1, t1))
+    ok, x0, x1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
+    if not ok:
+        return (sa, sb), clipped, v0, w0, v1, w1, 0.0
+    if mov0:
+        v0, w0 = _tangent_push(R0, v0, w0, ii0, im0, r0, 1.0, x0, x1, t0, t1)
+    if mov1:
+        v1, w1 = _tangent_push(R1, v1, w1, ii1, im1, r1, -1.0, x0, x1, t0, t1)
+    return (sa, sb), clipped, v0, w0, v1, w1, 0.5 * math.sqrt((x0 * x0 + x1 * x1) * dt * dt * s2)

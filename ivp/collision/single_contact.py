@@ -16,13 +16,11 @@ every PSI.
 
 from __future__ import annotations
 
-import math
-
 from ..core import ZERO3
 from ..jit import kernel
-from ..kmath import f32_k, push_core_k, rot_t_mul_v_k, vcross, vdot
-from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP, P_FLOAT_RES
-from .friction_kernels import contact_update_k, spring_impulse
+from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
+from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
+from .friction_kernels import contact_update_k, tangential_k
 
 def resting_contact(env, su):
     """The contact point when the unit is such a unit (see the module), else None."""
@@ -119,29 +117,9 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
     v = (f32_k(sx + gx), f32_k(sy + gy), f32_k(sz + gz))
     wr = (rx, ry, rz)
     # 5.6 tangential friction with the spring limit N mu inv_virt_mass dt^2
-    recheck = False
-    L = N * mu * ivm_nodir * dt * dt
-    s2 = sa * sa + sb * sb
-    if s2 > L * L + P_FLOAT_RES:
-        s = math.sqrt(s2)
-        kk = L / s
-        sa, sb = f32_k(sa * kk), f32_k(sb * kk)
-        recheck = True
-    cap = N * mu * dt
-    if cap >= P_FLOAT_RES:
-        rel = (f32_k(p[0] - pos[0]), f32_k(p[1] - pos[1]), f32_k(p[2] - pos[2]))
-        g0 = rot_t_mul_v_k(R, vcross(rel, t0))
-        g1 = rot_t_mul_v_k(R, vcross(rel, t1))
-        K00 = 0.0 + (ii[0] * g0[0] * g0[0] + ii[1] * g0[1] * g0[1] + ii[2] * g0[2] * g0[2] + im)
-        K01 = 0.0 + (ii[0] * g0[0] * g1[0] + ii[1] * g0[1] * g1[1] + ii[2] * g0[2] * g1[2])
-        K11 = 0.0 + (ii[0] * g1[0] * g1[0] + ii[1] * g1[1] * g1[1] + ii[2] * g1[2] * g1[2] + im)
-        u0 = 0.0 + 1.0 * (vdot(wr, g0) + vdot(v, t0))
-        u1 = 0.0 + 1.0 * (vdot(wr, g1) + vdot(v, t1))
-        ok, y0, y1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
-        if ok:
-            imp = (f32_k(1.0 * (y0 * t0[0] + y1 * t1[0])), f32_k(1.0 * (y0 * t0[1] + y1 * t1[1])),
-                   f32_k(1.0 * (y0 * t0[2] + y1 * t1[2])))
-            v, wr = push_core_k(v, wr, ii, im, r, rot_t_mul_v_k(R, imp), imp)
+    (sa, sb), recheck, v, wr, _, _, _ = tangential_k(
+        (sa, sb), N * mu * ivm_nodir * dt * dt, N, mu, dt, t0, t1, p, True, R, pos, v, wr, ii, im,
+        False, R, pos, ZERO3, ZERO3, ZERO3, 0.0, r, ZERO3)
     # 5.5 one contact: the normal impulse towards the desired separation
     closing = 0.0 + (v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + wr[0] * rxn[0] + wr[1] * rxn[1] + wr[2] * rxn[2])
     ks = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
