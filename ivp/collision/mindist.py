@@ -12,7 +12,6 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
-from itertools import chain
 
 import numpy as np
 
@@ -454,26 +453,32 @@ class SoupPairs:
     (CollisionSystem._take_soup): measured as one slice of the grid's kernel
     pass, their previous features kept between PSIs as that slice of codes."""
 
-    __slots__ = ("ball", "soup", "keys", "version", "mds", "core", "tris", "sum_extra", "prev", "measures")
+    __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "prev", "batch", "measures")
 
     def __init__(self, ball, soup, keys, mds):
         self.ball = ball
         self.soup = soup
-        self.keys = keys
-        self.version = ball.md_version
         self.mds = mds
         self.core = ball.obj.core
         self.tris = np.fromiter([k[1] for k in keys], dtype=np.int64, count=len(keys))
         self.sum_extra = mds[0].sum_extra_radius
-        self.prev = None                # the codes of the last pass
+        self.prev = None                # the codes of the last pass (batch)
+        self.batch = None
         self.measures = -1              # the ball's soup_measures at that pass
 
     def previous_codes(self):
-        """The pairs' previous features: the last pass's codes, unless a pair
-        of the ball with a triangle was measured on its own since."""
-        if self.measures != self.ball.soup_measures:
-            mds = self.mds
+        """The pairs' previous features: the last pass's codes, but a pair's own
+        where it was measured on its own since (it left the pass's batch)."""
+        mds = self.mds
+        if self.prev is None:
             self.prev = np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
+        elif self.measures != self.ball.soup_measures:
+            prev = self.prev.copy()
+            b = self.batch
+            for q, md in enumerate(mds):
+                if md._batch is not b:
+                    prev[q] = md.prev_code
+            self.prev = prev
         return self.prev
 
     def update_events(self, env) -> None:
@@ -503,6 +508,24 @@ def recalc_all(items, t: float) -> None:
         _recalc_ball_triangles(shape.grid, single, soups, t)
 
 
+def _previous_codes(mds):
+    """The pairs' previous features as an (n, 3) array: the rows of the pass
+    most of them were measured in, taken at once, and the others' own."""
+    prev = np.empty((len(mds), 3), dtype=np.int64)
+    b = next((md._batch for md in mds if md._batch is not None), None)
+    at = []
+    rows = []
+    for q, md in enumerate(mds):
+        if md._batch is b and b is not None:
+            at.append(q)
+            rows.append(md._row)
+        else:
+            prev[q] = md.prev_code
+    if at:
+        prev[at] = b[1][rows]
+    return prev
+
+
 def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
     """recalc's ball branch for pairs with one grid's triangles (same values):
     the single pairs' rows first, then each SoupPairs' slice; each pair keeps
@@ -516,40 +539,40 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         if c is None:
             c = centres[core] = core_pose(core, t)[1]
         C.append(c)
+    tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
+    prev = [_previous_codes(single)] if n else []
     counts = [1] * n
-    tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)]
-    prev = [np.fromiter(chain.from_iterable([md.prev_code for md in single]), dtype=np.int64,
-                        count=3 * n).reshape(n, 3)]
-    extra = [md.sum_extra_radius for md in single]
     for sp in soups:
         core = sp.core
         c = centres.get(core)
         if c is None:
             c = centres[core] = core_pose(core, t)[1]
         C.append(c)
-        k = len(sp.mds)
-        counts.append(k)
+        counts.append(len(sp.mds))
         tris.append(sp.tris)
         prev.append(sp.previous_codes())
-        extra += [sp.sum_extra] * k
-    F, G = ball_triangles_measure(np.repeat(np.array(C, dtype=np.float64), counts, axis=0),
-                                  np.concatenate(tris), np.concatenate(prev), *grid.kernel_arrays())
+    C = np.array(C, dtype=np.float64)
+    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C,
+                                  tris[0] if len(tris) == 1 else np.concatenate(tris),
+                                  prev[0] if len(prev) == 1 else np.concatenate(prev), *grid.kernel_arrays())
     batch = (G, F)
-    lens = (G[:, 0] - np.array(extra)).tolist()
+    gaps = G[:, 0].tolist()
     for q, md in enumerate(single):
         md._batch = batch
         md._row = q
-        md.len_numerator = lens[q]
+        md.len_numerator = gaps[q] - md.sum_extra_radius
         md.intrusion = False            # a two-sided triangle has a back: never intruded
     o = n
     for sp in soups:
         k = len(sp.mds)
         sp.prev = F[o:o + k]
+        sp.batch = batch
         sp.measures = sp.ball.soup_measures
+        extra = sp.sum_extra
         for q, md in enumerate(sp.mds, o):
             md._batch = batch
             md._row = q
-            md.len_numerator = lens[q]
+            md.len_numerator = gaps[q] - extra
         o += k
 
 

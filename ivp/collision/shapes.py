@@ -269,7 +269,7 @@ class Shape:
         self.grid = None
         self.mindists = {}
         self.soup_cache = {}
-        self.soup_pairs = {}            # fixed serial -> mindist.SoupPairs
+        self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, mindist.SoupPairs or None)
         self.md_version = 0             # bumped when one of its mindists goes
         self.soup_measures = 0          # bumped when one of its pairs with a triangle is measured on its own
         self._cache_key = None

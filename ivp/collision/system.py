@@ -420,13 +420,19 @@ class CollisionSystem:
         return out
 
     def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp) -> None:
-        """The ball's mindists with the soup's triangles near (c, r): while the
-        soup query and the ball's mindists are unchanged, last PSI's pairs (the
-        same pairs in the same order as :meth:`_fixed_pieces` gives) as one
-        :class:`SoupPairs` entry of ``measured``."""
+        """The ball's mindists with the soup's triangles near (c, r). When the
+        soup query and the ball's mindists are what they were last PSI, the
+        same pairs in the same order (as :meth:`_fixed_pieces` gives them) are
+        one :class:`SoupPairs` entry of ``measured``, made at the second PSI
+        they stay (a rolling ball's pairs change every few PSIs)."""
         keys = self._soup_keys(ball, soup, c, r)
-        sp = ball.soup_pairs.get(soup.serial)
-        if sp is not None and sp.keys is keys and sp.version == ball.md_version:
+        kept = ball.soup_pairs.get(soup.serial)
+        if kept is not None and kept[0] is keys and kept[1] == ball.md_version:
+            sp = kept[2]
+            if sp is None:
+                mds = ball.mindists
+                sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
+                ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
             for md in sp.mds:
                 md.seen = stamp
             measured.append((sp, None))
@@ -434,9 +440,7 @@ class CollisionSystem:
         for kf in keys:
             take(ball, ("b", 0), soup, kf)
         if keys:
-            mds = ball.mindists
-            ball.soup_pairs[soup.serial] = SoupPairs(ball, soup, keys,
-                                                     [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
+            ball.soup_pairs[soup.serial] = (keys, ball.md_version, None)
 
     def after_integration(self, cores) -> None:
         """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
