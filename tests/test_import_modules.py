@@ -181,6 +181,21 @@ def test_a_level_with_every_module_builds_and_plays(tmp_path):
     assert len(bridge.hinges) == 10 and all(h.handle is not None for h in bridge.hinges)
 
 
+def level_with_module(tmp_path, group: str, position, at):
+    """The two-sector level with one placeholder of ``group`` in sector 1 at
+    ``position``, the module's prefab beside it (parts at ``at``), loaded."""
+    b = two_sector_level()
+    p = b.box(group + "_01", (2, 0.4, 2), position, None)
+    b.group(group, [p])
+    next(o for o in b.objects if o.name == "Sector_01").members.append(p)
+    level = tmp_path / "3D Entities" / "Level"
+    level.mkdir(parents=True)
+    (level / "Level_01.NMO").write_bytes(b.data())
+    (tmp_path / "3D Entities" / "PH").mkdir()
+    (tmp_path / "3D Entities" / "PH" / f"{group}.nmo").write_bytes(prefab(group, at=at))
+    return scenes.load(str(level / "Level_01.NMO"))
+
+
 def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):
     """Module 03 unloaded: the platform (mass 3) on its vertical slider, the
     spring (length 0, k 15) from its low frame to the high frame: at rest the
@@ -189,16 +204,7 @@ def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):
     far = {f"_Wall0{k}": (ROOT[0] + 10 * k, -100.0, 50.0) for k in range(1, 8)}
     at = {"_Floor": (ROOT[0], 0.0, 0.0), "_frame_low": (ROOT[0], 0.0, 0.0), "_frame_high": (ROOT[0], 30.0, 0.0),
           "_Gate": (ROOT[0], -100.0, 90.0), **far}
-    b = two_sector_level()
-    p = b.box("P_Modul_03_01", (2, 0.4, 2), (0, 10, 20), None)      # over the course: the ball is near
-    b.group("P_Modul_03", [p])
-    next(o for o in b.objects if o.name == "Sector_01").members.append(p)
-    level = tmp_path / "3D Entities" / "Level"
-    level.mkdir(parents=True)
-    (level / "Level_01.NMO").write_bytes(b.data())
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "PH" / "P_Modul_03.nmo").write_bytes(prefab("P_Modul_03", at=at))
-    scene = scenes.load(str(level / "Level_01.NMO"))
+    scene = level_with_module(tmp_path, "P_Modul_03", (0, 10, 20), at)   # over the course: the ball is near
     platform = scene.entity("P_Modul_03_01.P_Modul_03_Floor")
     seen = []
     replay(scene.ctx, Recording([Frame(FRAME_MS, frozenset())] * 600), lambda ctx, i: seen.append(
@@ -217,16 +223,7 @@ def test_the_falling_stone_slides_along_its_slider(tmp_path):
     top = (ROOT[0], 10.0 * math.cos(tilt), 10.0 * math.sin(tilt))
     at = {"_Schiebestein": (ROOT[0], 0.0, 0.0), "_Kiste": (ROOT[0], -100.0, 50.0),
           "_Slider_Frame01": (ROOT[0], 0.0, 0.0), "_Slider_Frame02": top}
-    b = two_sector_level()
-    p = b.box("P_Modul_34_01", (2, 0.4, 2), (0, 20, 20), None)
-    b.group("P_Modul_34", [p])
-    next(o for o in b.objects if o.name == "Sector_01").members.append(p)
-    level = tmp_path / "3D Entities" / "Level"
-    level.mkdir(parents=True)
-    (level / "Level_01.NMO").write_bytes(b.data())
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "PH" / "P_Modul_34.nmo").write_bytes(prefab("P_Modul_34", at=at))
-    scene = scenes.load(str(level / "Level_01.NMO"))
+    scene = level_with_module(tmp_path, "P_Modul_34", (0, 20, 20), at)
     stone = scene.entity("P_Modul_34_01.P_Modul_34_Schiebestein")
     seen = []
     replay(scene.ctx, Recording([Frame(FRAME_MS, frozenset())] * 40), lambda ctx, i: seen.append(

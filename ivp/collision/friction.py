@@ -66,14 +66,6 @@ def _kernel_side(core):
             core.inv_mass)
 
 
-def surface_speed(core, r_cs, speed=None, rot_speed=None):
-    """0.1: v + R (w x r) of core at the core-space point r_cs."""
-    v = core.speed if speed is None else speed
-    w = core.rot_speed if rot_speed is None else rot_speed
-    o = _r(core.m_world_f_core_last_psi[0], _cross(w, r_cs))
-    return (v[0] + o[0], v[1] + o[1], v[2] + o[2])
-
-
 def worst_case_inv_virt_mass(core, r_cs) -> float:
     """5.3 calc_virt_mass_worst_case for one movable side: 1/m + max of the
     lever terms over the core axes."""
@@ -147,8 +139,6 @@ class ContactPoint:
     def update(self, now: float) -> None:
         """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi
         (the arithmetic: friction_kernels.contact_update_k)."""
-        self.impacts_while_system = 0
-        self.test_fresh = False
         check = self.needs_recheck or self.side0.shape.is_ball
         self.needs_recheck = False
         k0, d0 = self.side_data(0)
@@ -162,6 +152,13 @@ class ContactPoint:
             k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and last_n is not None,
             ZERO3 if last_n is None else last_n, float(self.obj0.extra_radius), float(self.obj1.extra_radius),
             *side0, *side1, self.span_s, now - self.last_time)
+        self.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
+                     [c0 if mov0 else None, c1 if mov1 else None], inv_vm, broken, span)
+
+    def updated(self, now, gap, n, p, t0, t1, r_cs, rxn, inv_vm, broken, span) -> None:
+        """5.3's results into the point (update, and the resting-contact kernel)."""
+        self.impacts_while_system = 0
+        self.test_fresh = False
         self.last_n = n
         self.broken = broken
         self.gap = gap
@@ -169,8 +166,8 @@ class ContactPoint:
         self.p = p
         self.t0 = t0
         self.t1 = t1
-        self.r_cs = [r0 if mov0 else None, r1 if mov1 else None]
-        self.rxn = [c0 if mov0 else None, c1 if mov1 else None]
+        self.r_cs = r_cs
+        self.rxn = rxn
         self.inv_vm = inv_vm
         self.last_time = now
         self.span_s = span

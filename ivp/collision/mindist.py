@@ -516,7 +516,7 @@ def _previous_codes(mds):
     at = []
     rows = []
     for q, md in enumerate(mds):
-        if md._batch is b and b is not None:
+        if b is not None and md._batch is b:
             at.append(q)
             rows.append(md._row)
         else:

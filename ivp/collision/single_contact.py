@@ -22,6 +22,7 @@ from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
 
+
 def resting_contact(env, su):
     """The contact point when the unit is such a unit (see the module), else None."""
     entries = su.entries
@@ -74,21 +75,8 @@ def _run(env, ev, core, cp) -> None:
     core.rot_speed = rot_speed
     core.rot_speed_change = ZERO3
     core.speed_change = ZERO3
-    cp.impacts_while_system = 0
-    cp.test_fresh = False
+    cp.updated(ev.environment.current_time, gap, n, p, t0, t1, [r, None], [rxn, None], inv_vm, broken, span)
     cp.needs_recheck = recheck
-    cp.last_n = n
-    cp.broken = broken
-    cp.gap = gap
-    cp.n = n
-    cp.p = p
-    cp.t0 = t0
-    cp.t1 = t1
-    cp.r_cs = [r, None]
-    cp.rxn = [rxn, None]
-    cp.inv_vm = inv_vm
-    cp.last_time = ev.environment.current_time
-    cp.span_s = span
     cp.last_gap_len = gap
     cp.now_friction_pressure = N
 

@@ -199,28 +199,32 @@ def _numbers(parts, n: int, where: str) -> tuple:
     return out
 
 
+def _records(path: str):
+    """An OBJ or MTL file's lines that say something, comments cut: ("file:line", words)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        for lineno, line in enumerate(fh, 1):
+            parts = line.split("#", 1)[0].split()
+            if parts:
+                yield f"{path}:{lineno}", parts
+
+
 def read_materials(path: str) -> dict:
     """An MTL file's materials: name -> (colour (r, g, b, a), texture path or None)."""
     if os.path.getsize(path) > MAX_OBJ_BYTES:
         raise ValueError(f"{path}: the MTL file has {os.path.getsize(path)} bytes, more than MAX_OBJ_BYTES")
     out, name = {}, None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split("#", 1)[0].split()
-            where = f"{path}:{lineno}"
-            if not parts:
-                continue
-            if parts[0] == "newmtl":
-                name = " ".join(parts[1:])
-                out[name] = [(0.8, 0.8, 0.8, 1.0), None]
-            elif name is None and parts[0] in ("Kd", "d", "map_Kd"):
-                raise ValueError(f"{where}: {parts[0]} before any newmtl")
-            elif parts[0] == "Kd":
-                out[name][0] = _numbers(parts, 3, where) + out[name][0][3:]
-            elif parts[0] == "d":
-                out[name][0] = out[name][0][:3] + _numbers(parts, 1, where)
-            elif parts[0] == "map_Kd" and len(parts) > 1:
-                out[name][1] = os.path.normpath(os.path.join(os.path.dirname(path), parts[-1]))
+    for where, parts in _records(path):
+        if parts[0] == "newmtl":
+            name = " ".join(parts[1:])
+            out[name] = [(0.8, 0.8, 0.8, 1.0), None]
+        elif name is None and parts[0] in ("Kd", "d", "map_Kd"):
+            raise ValueError(f"{where}: {parts[0]} before any newmtl")
+        elif parts[0] == "Kd":
+            out[name][0] = _numbers(parts, 3, where) + out[name][0][3:]
+        elif parts[0] == "d":
+            out[name][0] = out[name][0][:3] + _numbers(parts, 1, where)
+        elif parts[0] == "map_Kd" and len(parts) > 1:
+            out[name][1] = os.path.normpath(os.path.join(os.path.dirname(path), parts[-1]))
     return {k: (tuple(c), t) for k, (c, t) in out.items()}
 
 
@@ -230,39 +234,34 @@ def obj_look(path: str, warnings: list) -> Look | None:
     Faces count as bbglue.meshes.load_obj counts them (polygons fanned)."""
     uvs_in, uv_of, materials, face_mtl, vertex_count = [], {}, None, [], 0
     current = None
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        for lineno, line in enumerate(fh, 1):
-            parts = line.split("#", 1)[0].split()
-            where = f"{path}:{lineno}"
-            if not parts:
-                continue
-            if parts[0] == "v":
-                vertex_count += 1
-            elif parts[0] == "vt":
-                u, v = _numbers(parts, 2, where)
-                uvs_in.append((u, 1.0 - v))
-            elif parts[0] == "mtllib" and materials is None:
-                mtl = os.path.normpath(os.path.join(os.path.dirname(path), " ".join(parts[1:])))
-                if not os.path.isfile(mtl):
-                    warnings.append(f"{where}: no material file {mtl}: drawn in the entity colour")
-                    return None
-                materials = read_materials(mtl)
-            elif parts[0] == "usemtl":
-                current = " ".join(parts[1:])
-                if materials is not None and current not in materials:
-                    warnings.append(f"{where}: material {current!r} is not in the material file")
-            elif parts[0] == "f":
-                corners = [tok.split("/") for tok in parts[1:]]
-                for c in corners:
-                    if len(c) > 1 and c[1]:
-                        if not c[1].lstrip("-").isdigit():
-                            raise ValueError(f"{where}: texture index {c[1]!r} is not an integer")
-                        vi, ti = int(c[0]), int(c[1])
-                        vi = vi - 1 if vi > 0 else vertex_count + vi
-                        ti = ti - 1 if ti > 0 else len(uvs_in) + ti
-                        if 0 <= ti < len(uvs_in):
-                            uv_of.setdefault(vi, uvs_in[ti])
-                face_mtl += [current] * max(len(corners) - 2, 0)
+    for where, parts in _records(path):
+        if parts[0] == "v":
+            vertex_count += 1
+        elif parts[0] == "vt":
+            u, v = _numbers(parts, 2, where)
+            uvs_in.append((u, 1.0 - v))
+        elif parts[0] == "mtllib" and materials is None:
+            mtl = os.path.normpath(os.path.join(os.path.dirname(path), " ".join(parts[1:])))
+            if not os.path.isfile(mtl):
+                warnings.append(f"{where}: no material file {mtl}: drawn in the entity colour")
+                return None
+            materials = read_materials(mtl)
+        elif parts[0] == "usemtl":
+            current = " ".join(parts[1:])
+            if materials is not None and current not in materials:
+                warnings.append(f"{where}: material {current!r} is not in the material file")
+        elif parts[0] == "f":
+            corners = [tok.split("/") for tok in parts[1:]]
+            for c in corners:
+                if len(c) > 1 and c[1]:
+                    if not c[1].lstrip("-").isdigit():
+                        raise ValueError(f"{where}: texture index {c[1]!r} is not an integer")
+                    vi, ti = int(c[0]), int(c[1])
+                    vi = vi - 1 if vi > 0 else vertex_count + vi
+                    ti = ti - 1 if ti > 0 else len(uvs_in) + ti
+                    if 0 <= ti < len(uvs_in):
+                        uv_of.setdefault(vi, uvs_in[ti])
+            face_mtl += [current] * max(len(corners) - 2, 0)
     if materials is None or all(m is None for m in face_mtl):
         return None
     uvs = np.zeros((vertex_count, 2), np.float32)
