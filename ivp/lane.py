@@ -66,6 +66,16 @@ WIDTH = 86
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
+_epoch = [0]
+
+
+def touch() -> None:
+    """Something a :class:`Plan` is made from changed (a unit's cores,
+    controllers, state or list; a core's friction system, impact or row; a
+    shape's mindists or collision data): every plan is made again at its
+    next PSI."""
+    _epoch[0] += 1
+
 
 class LoanedCore(Core):
     """A core whose state is in its lane row (see the module docstring)."""
@@ -101,10 +111,13 @@ class Lane:
         self.environment = env
         self.rows = np.zeros((64, WIDTH))
         self.cores = []                 # the core of each row
-        self.ran = []                   # rows run this PSI, to integrate
+        self.ran = []                   # arrays of the rows run this PSI, to integrate
+        self.plan = None
+        self.planned_psi = -1           # the PSI whose units all ran as the plan says
 
     def _before_snapshot(self) -> None:
         self.give_back_all()
+        self.plan = None
 
     def can_take(self, core) -> bool:
         """A movable core with no friction system, impact in progress or pair
@@ -145,6 +158,7 @@ class Lane:
         self.cores.append(core)
         core.lane_slot = k
         core.__class__ = LoanedCore
+        touch()
         return k
 
     def give_back(self, core) -> None:
@@ -172,15 +186,16 @@ class Lane:
         core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
         core.movement_state = int(r[62])
         core.lane_slot = -1
+        touch()
         last = len(self.cores) - 1
         moved = self.cores.pop()
+        ran = [a[a != k] for a in self.ran]
         if k != last:                   # the last row moves into the freed one
             self.rows[k] = self.rows[last]
             self.cores[k] = moved
             moved.lane_slot = k
-            self.ran = [k if j == last else j for j in self.ran if j != k]
-        else:
-            self.ran = [j for j in self.ran if j != k]
+            ran = [np.where(a == last, k, a) for a in ran]
+        self.ran = ran
 
     def give_back_all(self) -> None:
         while self.cores:
@@ -191,10 +206,11 @@ class Lane:
         is over an anomaly limit come back to be integrated by the object path
         (the anomaly manager's handlers are Python). Returns them."""
         env = self.environment
-        rows = np.array(self.ran, dtype=np.int64)
+        ran = self.ran
         self.ran = []
-        if rows.shape[0] == 0:
+        if not ran:
             return []
+        rows = ran[0] if len(ran) == 1 else np.concatenate(ran)
         lim = env.anomaly_limits
         over = _integrate(self.rows, rows, delta_time, i_delta_time, env.current_time,
                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
@@ -203,10 +219,10 @@ class Lane:
             self.give_back(c)
         return out
 
-    def broad_values(self, cores):
+    def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
-        BOUND) of loaned cores, for the broad phase."""
-        R = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)]
+        BOUND) of the rows ``slots``, for the broad phase."""
+        R = self.rows[slots]
         return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
 
 
@@ -244,19 +260,38 @@ def lane_unit(env, su) -> bool:
     return len(cores) == 1 and env.lane.can_take(cores[0])
 
 
-def run_units(env, units, cores_out: list) -> int:
+def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") -> int:
     """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
     count-down, gravity and calm test in one pass. A unit found calm is given
     back and frozen by the object path, and the run ends there (the caller
     looks at the next units again: a frozen listener may have changed them).
-    Returns how many units ran."""
+    The run, ``order[i:j]``, is a step of ``plan`` when one is being
+    recorded. Returns how many units ran."""
+    lane = env.lane
+    units = order[i:j]
+    cores = [su.cores[0] for su in units]
+    rows = []
+    for c in cores:
+        if c.lane_slot < 0:
+            lane.take(c)
+            if plan is not None:
+                plan.takes += 1
+        rows.append(c.lane_slot)
+    rows = np.array(rows, dtype=np.int64)
+    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
+    if plan is not None:
+        plan.steps.append((i, None, units, cores, rows, flags))
+        plan.cores.extend(cores)
+    return _run_rows(env, units, cores, rows, flags, cores_out)
+
+
+def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
+    """run_units on the units' rows and their (fast, fast_prev) flags; a
+    unit's flags that change are written back to it."""
     from .sim_unit import freeze_unit
     lane = env.lane
     col = env.collision
-    rows = np.array([c.lane_slot if c.lane_slot >= 0 else lane.take(c) for c in (su.cores[0] for su in units)],
-                    dtype=np.int64)
-    n = len(units)
-    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(n, 2)
+    before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
     stop, countdown, seed = _run(lane.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
@@ -264,14 +299,12 @@ def run_units(env, units, cores_out: list) -> int:
                                  rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
-    ran = n if stop < 0 else stop + 1
-    for i in range(ran):
-        su = units[i]
-        su.fast = bool(flags[i, 0])
-        su.fast_prev = bool(flags[i, 1])
-        c = su.cores[0]
-        cores_out.append(c)
-        lane.ran.append(c.lane_slot)
+    ran = len(units) if stop < 0 else stop + 1
+    for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
+        units[i].fast = bool(flags[i, 0])
+        units[i].fast_prev = bool(flags[i, 1])
+    cores_out.extend(cores[:ran])
+    lane.ran.append(rows[:ran])
     if col is not None:
         col.update_after_controllers(None)
     if stop >= 0:
@@ -281,6 +314,70 @@ def run_units(env, units, cores_out: list) -> int:
         if col is not None:
             col.update_after_controllers(su)
     return ran
+
+
+class Plan:
+    """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
+    them and run again at every later PSI while nothing they were chosen by
+    changes (:func:`touch`): a run of lane units with their cores, rows and
+    flags, or one other unit. ``cores`` are the cores in the order the PSI
+    hands them on; ``awake`` is the collision system's cache for them."""
+
+    __slots__ = ("epoch", "start", "takes", "steps", "cores", "awake")
+
+    def __init__(self):
+        self.start = _epoch[0]
+        self.takes = 0                  # the recording's own touches
+        self.epoch = -1
+        self.steps = []
+        self.cores = []
+        self.awake = None
+
+    def other_unit(self, i: int, su) -> None:
+        """The recording: the order's unit i, run by the object path."""
+        self.steps.append((i, su, None, None, None, None))
+        self.cores.extend(reversed(su.cores))
+
+    def recorded(self, env, complete: bool) -> bool:
+        """The recording is over: it holds from now when every unit of the
+        order ran as recorded and nothing else touched (this PSI is then
+        planned: its cores are ``cores``)."""
+        if complete and _epoch[0] - self.start == self.takes:
+            self.epoch = _epoch[0]
+            env.lane.planned_psi = env.psi_count
+            return True
+        return False
+
+    def holds(self) -> bool:
+        return self.epoch == _epoch[0]
+
+    def run(self, env, ev, cores_out: list) -> int:
+        """The steps in order while the plan holds; returns the index in the
+        order of the first unit not run (the caller goes on from there unit
+        by unit), or -1 when every step ran."""
+        for i, su, units, cores, rows, flags in self.steps:
+            if su is not None:
+                su.do_sim_unit_psi(env, ev, cores_out)
+                i += 1
+            else:
+                ran = _run_rows(env, units, cores, rows, flags, cores_out)
+                i += ran
+                if ran < len(units):
+                    return i
+            if self.epoch != _epoch[0]:
+                return i
+        env.lane.planned_psi = env.psi_count
+        return -1
+
+
+def planned_cores(env, cores) -> "Plan | None":
+    """The plan, when ``cores`` are its cores: this PSI's units all ran as
+    planned (or recorded) and nothing changed since."""
+    lane = env.lane
+    if lane is None or lane.planned_psi != env.psi_count:
+        return None
+    plan = lane.plan
+    return plan if plan is not None and plan.holds() else None
 
 
 # --- the compiled pass -----------------------------------------------------------------

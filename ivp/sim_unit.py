@@ -11,7 +11,7 @@ from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
 from .collision.single_contact import run_controllers
-from .lane import ENABLED as LANE_ENABLED, lane_unit, run_units
+from .lane import ENABLED as LANE_ENABLED, Plan, lane_unit, run_units, touch
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -56,12 +56,14 @@ class SimUnit:
             self.entries.append(e)
         e.cores.append(core)
         self.sort_entries()
+        touch()
 
     def remove_controller_core(self, controller, core) -> None:
         """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
         e = self.find_entry(controller)
         if e is None:
             return
+        touch()
         if core in e.cores:
             e.cores.remove(core)
         if not e.cores:
@@ -120,10 +122,12 @@ class SimUnitManager:
 
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""
+        touch()
         (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
 
     def remove_sim_unit(self, su: SimUnit) -> None:
         """0x10011f50."""
+        touch()
         lst = self.active if su.state < SU_FROZEN else self.frozen
         lst.remove(su)
 
@@ -145,7 +149,16 @@ class SimUnitManager:
         ev = SimEvent(env.delta_PSI_time, env.inv_delta_PSI_time, env)
         lane = env.lane
         i = 0
+        plan = None
+        if lane is not None:
+            if lane.plan is not None and lane.plan.holds():
+                i = lane.plan.run(env, ev, cores_out)
+                if i < 0:
+                    return
+            else:
+                plan = lane.plan = Plan()
         n = len(order)
+        complete = i == 0
         while i < n:
             su = order[i]
             if not (su.alive and su.state < SU_FROZEN):
@@ -154,10 +167,16 @@ class SimUnitManager:
                 j = i + 1               # the run of lane units from here
                 while j < n and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
                     j += 1
-                i += run_units(env, order[i:j], cores_out)
+                ran = run_units(env, order, i, j, cores_out, plan)
+                complete = complete and ran == j - i
+                i += ran
             else:
+                if plan is not None:
+                    plan.other_unit(i, su)
                 su.do_sim_unit_psi(env, ev, cores_out)
                 i += 1
+        if plan is not None and not plan.recorded(env, complete):
+            lane.plan = None
 
     # --- controllers (6.4, 10.0) ------------------------------------------------
 
@@ -193,6 +212,7 @@ class SimUnitManager:
 
     def merge(self, units) -> SimUnit:
         """0x10011720: join units into the first; the others are removed."""
+        touch()
         first = units[0]
         for su in units[1:]:
             if su is first or not su.alive:
@@ -220,6 +240,7 @@ class SimUnitManager:
         constraints, contacts); the environment's gravity controller does not.
         """
         su.changed = False
+        touch()
         parts = _connected_parts(su)
         if len(parts) < 2:
             return
@@ -246,6 +267,7 @@ class SimUnitManager:
 
     def remove_core(self, core) -> None:
         """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
+        touch()
         su = core.sim_unit_of_core
         if core in su.cores:
             su.cores.remove(core)

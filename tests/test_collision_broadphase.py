@@ -91,3 +91,38 @@ def test_a_grid_query_far_larger_than_the_floor_walks_only_the_occupied_cells():
     assert grid.query(1e30, 0.0, 0.0, 1.0) == []
     with pytest.raises(ValueError, match="not finite"):
         grid.query(0.0, math.nan, 0.0, 1.0)
+
+
+@pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled grid needs numba")
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_grid_gives_the_numpy_grids_pairs_in_its_order(seed):
+    """Centres on both sides of 0 (cells wrapped by the key mask), some on
+    cell borders, equal radii (many equal keys): the same pairs, in the same
+    order, awake one first."""
+    from ivp.collision.broadphase import _cell_size, _grid_candidates, _grid_pairs_k
+    rnd = np.random.default_rng(seed)
+    n = 3000
+    C = rnd.normal(size=(n, 3)) * (4.0, 8.0, 12.0)[seed % 3]
+    C[: n // 3] = np.round(C[: n // 3])
+    R = rnd.uniform(0.05, 2.0, n) if seed % 2 else np.full(n, 0.75)
+    is_awake = rnd.random(n) < 0.3
+    a, b = _grid_candidates(C, R)
+    keep = is_awake[a] | is_awake[b]
+    a, b = a[keep], b[keep]
+    keep = ((C[a] - C[b]) ** 2).sum(axis=1) <= (R[a] + R[b]) ** 2
+    a, b = a[keep], b[keep]
+    swap = ~is_awake[a]
+    i, j = _grid_pairs_k(C, R, is_awake, _cell_size(R))
+    assert len(a) > 20
+    assert i.tolist() == np.where(swap, b, a).tolist() and j.tolist() == np.where(swap, a, b).tolist()
+
+
+@pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled sort needs numba")
+def test_the_cell_order_is_the_stable_sort_of_the_packed_keys():
+    from ivp.collision.broadphase import _CELL_MASK, _cell_keys, _cell_order_k
+    rnd = np.random.default_rng(7)
+    for span in (1, 3, 40, 3000, 1 << 20, 1 << 22):
+        for n in (1, 2, 50, 4000):
+            X, Y, Z = (rnd.integers(-span, span, n) for _ in range(3))
+            want = np.argsort(_cell_keys(X, Y, Z), kind="stable")
+            assert _cell_order_k(X & _CELL_MASK, Y & _CELL_MASK, Z & _CELL_MASK).tolist() == want.tolist()

@@ -126,3 +126,75 @@ def test_deleting_a_loaned_body_frees_its_row():
     env.delete_object(next(b for b in bodies if b.core is env.lane.cores[0]))
     assert len(env.lane.cores) == n - 1 and all(c.lane_slot == k for k, c in enumerate(env.lane.cores))
     env.simulate(env.delta_PSI_time)
+
+
+def test_a_quiet_psi_runs_the_recorded_plan_again():
+    """Free bodies, nothing changing: the plan recorded at one PSI is the one
+    every later PSI runs, and each PSI's cores are its cores."""
+    env, bodies = sparse_world()
+    for _ in range(2):                  # the first PSI's broad phase reads every core (its rows are made)
+        env.simulate(env.delta_PSI_time)
+    plan = env.lane.plan
+    assert plan is not None and plan.holds()
+    for _ in range(10):
+        env.simulate(env.delta_PSI_time)
+        assert env.lane.plan is plan and env.lane.planned_psi == env.psi_count - 1
+    assert sorted(map(id, plan.cores)) == sorted(id(b.core) for b in bodies)
+
+
+def test_a_spring_added_between_psis_is_felt_at_the_next_one():
+    """A new controller touches the plan: the two bodies leave the lane and the
+    spring pulls them together (10 m apart, rest length 1 m), as it does in a
+    world that never had a plan."""
+    from ivp import SpringTemplate, create_spring
+
+    def gap(lane: bool):
+        env, bodies = sparse_world()
+        if not lane:
+            env.lane = None
+        for _ in range(5):
+            env.simulate(env.delta_PSI_time)
+        a, b = bodies[2], bodies[3]
+        plan = env.lane.plan if lane else None
+        create_spring(env, SpringTemplate(a, a.core.m_world_f_core_last_psi[1], b, b.core.m_world_f_core_last_psi[1],
+                                          length=1.0, constant=50.0))
+        for _ in range(20):
+            env.simulate(env.delta_PSI_time)
+        if lane:
+            assert env.lane.plan is not plan and type(a.core) is Core and type(bodies[5].core) is LoanedCore
+        pa, pb = a.core.m_world_f_core_last_psi[1], b.core.m_world_f_core_last_psi[1]
+        return pb[0] - pa[0], state(env)
+
+    with_plans, s1 = gap(True)
+    without, s2 = gap(False)
+    assert with_plans < 9.0 and s1 == s2
+
+
+def touch_every_psi(env) -> None:
+    """A PSI listener that makes every PSI go unit by unit (no plan holds)."""
+    from ivp.lane import touch
+    env.add_listener_psi(lambda e: touch())
+
+
+def test_planned_psis_give_the_unit_by_unit_bits_with_bodies_landing_and_falling_asleep():
+    """Balls and boxes dropped on a floor (lane runs cut by units with contacts,
+    units freezing mid-run): the same state at every PSI whether the plans run
+    or every PSI goes unit by unit."""
+    def run(plans: bool):
+        rng.reset()
+        env = Environment(gravity=(0.0, -20.0, 0.0))
+        floor(env)
+        bodies = [(ball if i % 2 else box)(env, (3.0 * i, 1.0 + 0.4 * i, 0.0), name=f"o{i}") for i in range(12)]
+        for b in bodies:
+            b.wake()
+        if not plans:
+            touch_every_psi(env)
+        out = []
+        for _ in range(400):
+            env.simulate(env.delta_PSI_time)
+            out.append(state(env))
+        return out, sum(o.core.movement_state >= 2 for o in bodies)
+
+    planned, resting = run(True)
+    assert resting > 6                                  # most have landed and gone calm
+    assert planned == run(False)[0]

@@ -14,6 +14,9 @@ import math
 
 import numpy as np
 
+from .. import jit
+from ..jit import kernel
+
 DENSE_LIMIT = 4096           # awake x all sphere tests below this go in one broadcast
 _CELL_BITS = 21              # cell coordinates are packed modulo 2^21 per axis
 _CELL_MASK = (1 << _CELL_BITS) - 1
@@ -30,6 +33,7 @@ class MovableSpheres:
         self.center = np.zeros((0, 3))
         self.radius = np.zeros(0)
         self.dirty = False
+        self.version = 0
 
     def add(self, shape) -> None:
         self.shapes.append(shape)
@@ -53,15 +57,20 @@ class MovableSpheres:
         self.center = np.array([c.m_world_f_core_last_psi[1] for c in cores], dtype=float).reshape(-1, 3)
         self.radius = np.array([c.upper_limit_radius for c in cores], dtype=float)
         self.dirty = False
+        self.version += 1
 
-    def pairs(self, awake, centers, radii) -> list:
+    def pairs(self, aw, centers, radii) -> list:
         """(awake shape, other movable shape) whose spheres overlap, each pair
-        once; ``centers``/``radii`` are the awake shapes' swept spheres."""
+        once; ``aw`` is the PSI's AwakeSet, ``centers``/``radii`` the awake
+        shapes' swept spheres."""
         if len(self.shapes) < 2:
             return []
         if self.dirty:
             self._rebuild()
-        rows = np.array([self.row[s.serial] for s in awake], dtype=np.int64)
+        version, rows = aw.sphere_rows
+        if version != self.version:
+            rows = np.array([self.row[s.serial] for s in aw.shapes], dtype=np.int64)
+            aw.sphere_rows = (self.version, rows)
         C = self.center.copy()
         R = self.radius.copy()
         C[rows] = centers
@@ -129,6 +138,8 @@ def sphere_pairs(C, R, awake_rows):
         return awake_rows[a], j
     is_awake = np.zeros(M, dtype=bool)
     is_awake[awake_rows] = True
+    if jit.ENABLED:
+        return _grid_pairs_k(C, R, is_awake, _cell_size(R))
     a, b = _grid_candidates(C, R)
     keep = is_awake[a] | is_awake[b]
     a = a[keep]
@@ -148,13 +159,16 @@ def _cell_keys(x, y, z):
     return ((x & _CELL_MASK) << (2 * _CELL_BITS)) | ((y & _CELL_MASK) << _CELL_BITS) | (z & _CELL_MASK)
 
 
+def _cell_size(R) -> float:
+    h = 2.0 * float(R.max())
+    return h if h > 0.0 else 1.0
+
+
 def _grid_candidates(C, R):
     """Row pairs (a < b) sharing a grid cell, cells twice the largest radius
     (so a sphere's box touches at most 2 cells per axis). A pair sharing
     several cells is kept in the lowest cell both touch only."""
-    h = 2.0 * float(R.max())
-    if h <= 0.0:
-        h = 1.0
+    h = _cell_size(R)
     lo = np.floor((C - R[:, None]) / h).astype(np.int64)
     hi = np.floor((C + R[:, None]) / h).astype(np.int64)
     lx, ly, lz = lo[:, 0:1], lo[:, 1:2], lo[:, 2:3]
@@ -184,3 +198,139 @@ def _grid_candidates(C, R):
     a = a[keep]
     b = b[keep]
     return np.minimum(a, b), np.maximum(a, b)
+
+
+@kernel(inline=True)
+def _cell_key_k(x, y, z):
+    return ((x & _CELL_MASK) << (2 * _CELL_BITS)) | ((y & _CELL_MASK) << _CELL_BITS) | (z & _CELL_MASK)
+
+
+@kernel
+def _compact_k(V):
+    """A field's masked values mapped to 0..span-1 in the same order: the
+    low half (non-negative cells) from its minimum, then the high half
+    (negative cells, wrapped by the mask) from its minimum. Returns span."""
+    half = 1 << (_CELL_BITS - 1)
+    lo0, lo1, hi0, hi1 = half, -1, 1 << _CELL_BITS, half - 1
+    for v in V:
+        if v < half:
+            lo0 = min(lo0, v)
+            lo1 = max(lo1, v)
+        else:
+            hi0 = min(hi0, v)
+            hi1 = max(hi1, v)
+    n_lo = lo1 - lo0 + 1 if lo1 >= 0 else 0
+    for i in range(V.shape[0]):
+        V[i] = V[i] - lo0 if V[i] < half else n_lo + V[i] - hi0
+    return n_lo + (hi1 - hi0 + 1 if hi1 >= half else 0)
+
+
+@kernel
+def _cell_order_k(X, Y, Z):
+    """The stable argsort of the packed cell keys of (X, Y, Z) (each masked to
+    21 bits): np.argsort(_cell_keys(...), kind="stable"). Each field is made
+    compact (:func:`_compact_k`, in place), the fields mixed into one key (the
+    same order), and the keys sorted by counting: in one pass when they span
+    at most a few times their number, else by LSD radix with 11-bit digits."""
+    n = X.shape[0]
+    order = np.arange(n)
+    if n < 2:
+        return order
+    ry = _compact_k(Y)
+    rz = _compact_k(Z)
+    top = _compact_k(X) * ry * rz - 1     # < 2^63: each span is at most 2^21
+    key = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        key[i] = (X[i] * ry + Y[i]) * rz + Z[i]
+    width = 11
+    if top < max(4 * n, 4096):
+        width = 1
+        while (1 << width) <= top:
+            width += 1
+    mask = (1 << width) - 1
+    tmp = np.empty(n, dtype=np.int64)
+    count = np.empty(mask + 2, dtype=np.int64)
+    shift = 0
+    while top >> shift > 0:
+        count[:] = 0
+        for i in range(n):
+            count[((key[order[i]] >> shift) & mask) + 1] += 1
+        for d in range(mask + 1):
+            count[d + 1] += count[d]
+        for i in range(n):
+            d = (key[order[i]] >> shift) & mask
+            tmp[count[d]] = order[i]
+            count[d] += 1
+        order, tmp = tmp, order
+        shift += width
+    return order
+
+
+@kernel
+def _grid_pairs_k(C, R, is_awake, h):
+    """sphere_pairs' grid branch compiled: :func:`_grid_candidates` (the same
+    cells, the same stable order of keys, each pair once in its lowest
+    shared cell), then the awake and exact sphere tests, the awake row first:
+    the same pairs in the same order."""
+    M = R.shape[0]
+    lo = np.empty((M, 3), dtype=np.int64)
+    hi = np.empty((M, 3), dtype=np.int64)
+    for m in range(M):
+        for x in range(3):
+            lo[m, x] = np.int64(math.floor((C[m, x] - R[m]) / h))
+            hi[m, x] = np.int64(math.floor((C[m, x] + R[m]) / h))
+    keys = np.empty(8 * M, dtype=np.int64)
+    rows = np.empty(8 * M, dtype=np.int64)
+    X = np.empty(8 * M, dtype=np.int64)
+    Y = np.empty(8 * M, dtype=np.int64)
+    Z = np.empty(8 * M, dtype=np.int64)
+    n = 0
+    for m in range(M):
+        for c in range(8):
+            cx = lo[m, 0] + (c >> 2)
+            cy = lo[m, 1] + ((c >> 1) & 1)
+            cz = lo[m, 2] + (c & 1)
+            if hi[m, 0] >= cx and hi[m, 1] >= cy and hi[m, 2] >= cz:
+                keys[n] = _cell_key_k(cx, cy, cz)
+                X[n] = cx & _CELL_MASK
+                Y[n] = cy & _CELL_MASK
+                Z[n] = cz & _CELL_MASK
+                rows[n] = m
+                n += 1
+    order = _cell_order_k(X[:n], Y[:n], Z[:n])
+    out_a = np.empty(64, dtype=np.int64)
+    out_b = np.empty(64, dtype=np.int64)
+    k = 0
+    g = 0
+    while g < n:
+        key = keys[order[g]]
+        e = g + 1
+        while e < n and keys[order[e]] == key:
+            e += 1
+        for ip in range(g, e):
+            ra = rows[order[ip]]
+            for jp in range(ip + 1, e):
+                rb = rows[order[jp]]
+                if _cell_key_k(max(lo[ra, 0], lo[rb, 0]), max(lo[ra, 1], lo[rb, 1]), max(lo[ra, 2], lo[rb, 2])) != key:
+                    continue
+                a = min(ra, rb)
+                b = max(ra, rb)
+                if not (is_awake[a] or is_awake[b]):
+                    continue
+                d0 = C[a, 0] - C[b, 0]
+                d1 = C[a, 1] - C[b, 1]
+                d2 = C[a, 2] - C[b, 2]
+                rr = R[a] + R[b]
+                if d0 * d0 + d1 * d1 + d2 * d2 <= rr * rr:
+                    if k == out_a.shape[0]:
+                        out_a = np.concatenate((out_a, np.empty_like(out_a)))
+                        out_b = np.concatenate((out_b, np.empty_like(out_b)))
+                    if is_awake[a]:
+                        out_a[k] = a
+                        out_b[k] = b
+                    else:
+                        out_a[k] = b
+                        out_b[k] = a
+                    k += 1
+        g = e
+    return out_a[:k], out_b[:k]

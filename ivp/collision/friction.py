@@ -17,6 +17,7 @@ import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
+from ..lane import touch
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
@@ -629,6 +630,7 @@ class FrictionSystem:
         for h in self.handles:
             mgr.add_controller_to_core(h, core)
         core.friction_system = self
+        touch()
 
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
@@ -644,6 +646,7 @@ class FrictionSystem:
                 core.controllers_of_core.remove(h)
                 core.sim_unit_of_core.remove_controller_core(h, core)
         core.sim_unit_of_core.changed = True
+        touch()
         if getattr(core, "friction_system", None) is self:
             core.friction_system = None
 

@@ -10,6 +10,7 @@ import math
 
 from .. import umath
 from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32, f32v
+from ..lane import touch
 from ..states import STATE_BETWEEN_PSIS
 from .constants import (
     COLL_DETECT_MIN_INV_TIME,
@@ -54,6 +55,7 @@ def synchronize(core, t: float) -> None:
     core.m_world_f_core_last_psi = (umath.quat_to_matrix(q_at), (p[0] + d[0] * dt, p[1] + d[1] * dt,
                                                                   p[2] + d[2] * dt))
     core.impact_sync = (q_at, core.rot_speed)
+    touch()
     if not core.rot_inertias_are_equal:
         x, y, z, w = umath.quat_mul((-q_last[0], -q_last[1], -q_last[2], q_last[3]), q_next)
         k = 2.0 * core.i_delta_time

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core import MT_NOT_SIM
 from ..fp import f32
+from ..lane import planned_cores, touch
 from ..sim_unit import revive_sim_unit
 from .broadphase import MovableSpheres, PoseGrid
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
@@ -92,6 +93,37 @@ def _reach(dt: float, speed):
     return COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
 
 
+class AwakeSet:
+    """The shapes of a PSI's awake cores, in order: which are on loan to the
+    lane (their indices and rows), the others' indices, the index of each
+    serial, and their rows in the movable spheres (kept for one version)."""
+
+    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "index_of", "sphere_rows")
+
+    def __init__(self, cores):
+        shapes = []
+        loaned = []
+        slots = []
+        other = []
+        for core in cores:
+            slot = core.lane_slot
+            for obj in core.objects:
+                s = obj.collision_data
+                if s is not None:
+                    if slot >= 0:
+                        loaned.append(len(shapes))
+                        slots.append(slot)
+                    else:
+                        other.append(len(shapes))
+                    shapes.append(s)
+        self.shapes = shapes
+        self.loaned_k = np.array(loaned, dtype=np.int64)
+        self.slots = np.array(slots, dtype=np.int64)
+        self.other_k = other
+        self.index_of = {s.serial: k for k, s in enumerate(shapes)}
+        self.sphere_rows = (-1, None)
+
+
 class CollisionSystem:
     """``env.collision``: shapes, mindists, contact points, impacts, listeners."""
 
@@ -160,6 +192,7 @@ class CollisionSystem:
         self.serial += 1
         shape = Shape(obj, self.serial)
         obj.collision_data = shape
+        touch()
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
         else:
@@ -183,6 +216,7 @@ class CollisionSystem:
             self.spheres.remove(shape)
             self._pose_grid = None
         obj.collision_data = None
+        touch()
 
     def core_deleted(self, core) -> None:
         """A friction system's controller learns of a deleted core: its contact
@@ -320,6 +354,7 @@ class CollisionSystem:
                 new.add_contact(cp)
             for core in part:
                 core.sim_unit_of_core.changed = True
+            touch()
 
     def revive_partners(self, core) -> bool:
         """5.2 grow_friction_system: a revived core gets contact points to the
@@ -369,6 +404,7 @@ class CollisionSystem:
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
+            touch()
         return md
 
     def _drop_mindist(self, md: Mindist) -> None:
@@ -379,6 +415,7 @@ class CollisionSystem:
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
+        touch()
 
     def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
         """Piece keys of the triangles of b's grid near the sphere (c, r), from a
@@ -450,30 +487,28 @@ class CollisionSystem:
         dt = env.delta_PSI_time
         self.psi_stamp += 1
         stamp = self.psi_stamp
-        awake = []
-        loaned = []                         # (index in awake, core) of cores on loan to the lane
-        for core in cores:
-            on_loan = core.lane_slot >= 0
-            for obj in core.objects:
-                if obj.collision_data is not None:
-                    if on_loan:
-                        loaned.append((len(awake), core))
-                    awake.append(obj.collision_data)
+        plan = planned_cores(env, cores)
+        if plan is None:
+            aw = AwakeSet(cores)
+        else:
+            aw = plan.awake
+            if aw is None:
+                aw = plan.awake = AwakeSet(cores)
+        awake = aw.shapes
         if not awake:
             return
         t = env.current_time
-        reach_of = {}
         centers = np.empty((len(awake), 3))
         radii = np.empty(len(awake))
-        near_fixed = self._lane_broad_phase(loaned, awake, centers, radii, reach_of, dt)
-        for k, s in enumerate(awake):
-            if s.serial in reach_of:
-                continue
-            core = s.obj.core
+        reach_of = np.empty(len(awake))
+        near = self._lane_broad_phase(aw, centers, radii, reach_of, dt)
+        for k in aw.other_k:
+            core = awake[k].obj.core
             reach = _reach(dt, _speed_of(core))
-            reach_of[s.serial] = reach
+            reach_of[k] = reach
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
+        reach_of = reach_of.tolist()
         measured = []
 
         def take(s, ks, o, ko) -> None:
@@ -489,10 +524,9 @@ class CollisionSystem:
                 md.seen = stamp
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
-        for k, s in enumerate(awake):
-            if k in near_fixed and not near_fixed[k]:
-                continue                    # a loaned body far from every fixed body's box
-            reach = reach_of[s.serial]
+        for k in near:
+            s = awake[k]
+            reach = reach_of[k]
             fixed = [f for f in self.fixed if may_collide(s.obj, f.obj)]
             for ks, c, r in self._piece_spheres(s):
                 rr = r + reach
@@ -508,10 +542,12 @@ class CollisionSystem:
                     for kf in self._fixed_pieces(s, f, c, rr):
                         take(s, ks, f, kf)
         found = []
-        for s, o in self.spheres.pairs(awake, centers, radii):
+        index_of = aw.index_of
+        for s, o in self.spheres.pairs(aw, centers, radii):
             if not may_collide(s.obj, o.obj):
                 continue
-            reach = reach_of[s.serial] + reach_of.get(o.serial, COLL_DIST + BROAD_MARGIN)
+            j = index_of.get(o.serial)
+            reach = reach_of[index_of[s.serial]] + (COLL_DIST + BROAD_MARGIN if j is None else reach_of[j])
             for ks, c, r in self._piece_spheres(s):
                 for ko, oc, orad in self._piece_spheres(o):
                     rr = r + orad + reach
@@ -527,35 +563,41 @@ class CollisionSystem:
             if md.intrusion:
                 self.intruded(md)
             update_events(env, md, True, hint)
-        for s in awake:
+        for k in aw.other_k:                # a loaned body had no mindist before this pass
+            s = awake[k]
             if not s.mindists:
                 continue
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
                     self._drop_mindist(md)
 
-    def _lane_broad_phase(self, loaned, awake, centers, radii, reach_of, dt) -> dict:
+    def _lane_broad_phase(self, aw, centers, radii, reach_of, dt) -> list:
         """The broad-phase values of the lane's bodies from its rows, in one
-        pass (centre, radius + reach into centers / radii, reach_of), and
-        for each whether its sphere of every piece (lane.BOUND) reaches some
-        fixed body's box: {index in awake: bool}. Those that do are measured
-        by the per-piece loop as any other body; the others cannot meet a
-        fixed piece (the loop's test would miss every one)."""
-        if not loaned:
-            return {}
-        idx = [k for k, _ in loaned]
-        C, radius, speed, bound = self.environment.lane.broad_values([c for _, c in loaned])
+        pass (centre, radius + reach into centers / radii / reach_of), and the
+        indices in ``aw.shapes``, in order, of the bodies the per-piece loop
+        measures against the fixed bodies: every body not on loan, and those
+        on loan whose sphere of every piece (lane.BOUND) reaches some fixed
+        body's box (the others cannot meet a fixed piece: the loop's test
+        would miss every one)."""
+        idx = aw.loaned_k
+        if idx.shape[0] == 0:
+            return aw.other_k
+        C, radius, speed, bound = self.environment.lane.broad_values(aw.slots)
         reach = _reach(dt, speed)
         centers[idx] = C
         radii[idx] = radius + reach
-        reach_of.update(zip((awake[k].serial for k in idx), reach.tolist()))
+        reach_of[idx] = reach
         rr = (bound + reach)[:, None]
-        near = np.zeros(len(idx), dtype=bool)
+        near = np.zeros(idx.shape[0], dtype=bool)
         for f in self.fixed:
             lo = np.array(f.lo)
             hi = np.array(f.hi)
             near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
-        return dict(zip(idx, near.tolist()))
+        if not near.any():
+            return aw.other_k
+        todo = np.ones(len(aw.shapes), dtype=bool)
+        todo[idx] = near
+        return np.flatnonzero(todo).tolist()
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""
