@@ -153,3 +153,88 @@ def test_grid_query_finds_every_triangle_within_reach_and_few_others():
         assert set(near) <= set(got)
         assert got == sorted(got)
         assert len(got) <= len(near) + 12 + 4 * r * r    # triangles of 1 m cells grazing the sphere
+
+
+def _point_segments(P, A, B):
+    """Distances from points P (n, 3) to segments A-B (m, 3 each): (n, m)."""
+    d = B - A
+    w = P[:, None, :] - A[None, :, :]
+    dd = np.maximum((d * d).sum(axis=1), 1e-300)
+    t = np.clip((w * d[None]).sum(axis=2) / dd, 0.0, 1.0)
+    return np.linalg.norm(w - t[..., None] * d[None], axis=2)
+
+
+def _points_triangles(P, V, T):
+    """Distances from points P to the triangles T of vertices V: (n, m)."""
+    a, b, c = V[T[:, 0]], V[T[:, 1]], V[T[:, 2]]
+    n = np.cross(b - a, c - a)
+    n /= np.linalg.norm(n, axis=1)[:, None]
+    h = ((P[:, None, :] - a[None]) * n[None]).sum(axis=2)
+    q = P[:, None, :] - h[..., None] * n[None]
+    inside = np.ones(h.shape, dtype=bool)
+    for v0, v1 in ((a, b), (b, c), (c, a)):
+        inside &= (np.cross(v1 - v0, q - v0[None]) * n[None]).sum(axis=2) >= 0.0
+    edges = np.minimum.reduce([_point_segments(P, u, v) for u, v in ((a, b), (b, c), (c, a))])
+    return np.where(inside, np.abs(h), edges)
+
+
+def _segments_segments(P0, P1, Q0, Q1):
+    """Least distance between any segment P0-P1 and any Q0-Q1: the interior
+    stationary point where it lies in the unit square, else the four sides'
+    clamped projections (a convex quadratic's minimum on a square)."""
+    e = (P1 - P0)[:, None, :]
+    d = (Q1 - Q0)[None, :, :]
+    r = P0[:, None, :] - Q0[None, :, :]
+    a, b, c = (e * e).sum(axis=2), (e * d).sum(axis=2), (d * d).sum(axis=2)
+    f, g = (e * r).sum(axis=2), (d * r).sum(axis=2)
+    den = a * c - b * b
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (b * g - c * f) / den
+        t = (a * g - b * f) / den
+    best = np.full(a.shape, np.inf)
+    ok = (den > 1e-12) & (s >= 0.0) & (s <= 1.0) & (t >= 0.0) & (t <= 1.0)
+    interior = np.linalg.norm(r + np.nan_to_num(s)[..., None] * e - np.nan_to_num(t)[..., None] * d, axis=2)
+    best = np.where(ok, interior, best)
+    best = np.minimum(best, _point_segments(P0, Q0, Q1))
+    best = np.minimum(best, _point_segments(P1, Q0, Q1))
+    best = np.minimum(best, _point_segments(Q0, P0, P1).T)
+    best = np.minimum(best, _point_segments(Q1, P0, P1).T)
+    return best
+
+
+def _hull_distance(A, B):
+    """The distance between two separated convex pieces, by brute force over
+    every vertex-triangle and edge-edge pair."""
+    VA, VB = np.array(A.verts), np.array(B.verts)
+    TA, TB = np.array(A.tris), np.array(B.tris)
+    EA, EB = np.array(A.edges), np.array(B.edges)
+    return float(min(_points_triangles(VA, VB, TB).min(), _points_triangles(VB, VA, TA).min(),
+                     _segments_segments(VA[EA[:, 0]], VA[EA[:, 1]], VB[EB[:, 0]], VB[EB[:, 1]]).min()))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_big_hull_near_and_far_from_a_triangles_edges_gets_the_true_distance(seed):
+    """A hull of many vertices (most of them and most of its edges farther from
+    the other piece than the nearest pair: the search's sphere bounds skip
+    them) over a triangle, beside its edges and corners, and over a box: the
+    distance is the brute-force one, and the previous pair kept when given."""
+    rnd = np.random.default_rng(seed)
+    pts = rnd.normal(size=(60, 3))
+    pts /= np.linalg.norm(pts, axis=1)[:, None]
+    cp = convex_piece([tuple(p * 0.5) for p in pts])
+    ball = hull_piece(cp.vertices, cp.faces)
+    tri = triangle_piece((-3.0, 0.0, -3.0), (-3.0, 0.0, 4.0), (4.0, 0.0, -3.0))
+    bx = convex_piece(box_points(1.0, 1.0, 1.0))
+    box = hull_piece(bx.vertices, bx.faces)
+    for k in range(16):
+        x = rnd.uniform(-4.0, 5.0)
+        z = rnd.uniform(-4.0, 5.0)
+        y = rnd.uniform(0.55, 1.5)
+        placed = ball.transformed(((1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (x, y, z)))
+        for other in (tri, box.transformed(((1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.5, -1.0, 0.5)))):
+            want = _hull_distance(placed, other)
+            fa, fb, d = piece_piece_closest(placed, other, None)
+            assert d == pytest.approx(want, abs=1e-7)
+            assert piece_piece_closest(placed, other, (fa, fb)) == (fa, fb, d)
+            fb2, fa2, d2 = piece_piece_closest(other, placed, None)
+            assert d2 == pytest.approx(want, abs=1e-7)

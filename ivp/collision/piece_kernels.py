@@ -63,8 +63,13 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     nm = 0
     side_b = face_range(twoB, plB, cA)
     side_a = face_range(twoA, plA, cB)
+    rA = _reach(VA, cA)
+    rB = _reach(VB, cB)
     for i in range(VA.shape[0]):
-        d, k, fi, fj = nearest_on(vert(VA, i), VB, TB, twoB, NB, side_b)
+        v = vert(VA, i)
+        if have and not twoB and not (prev[0] == 0 and prev[1] == i) and _beyond(_dist(v, cB) - rB, best_d):
+            continue                     # hull B lies in its sphere: this vertex cannot come nearer than the best
+        d, k, fi, fj = nearest_on(v, VB, TB, twoB, NB, side_b)
         cand = (0, i, -1, k, fi, fj)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -74,7 +79,10 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
             m0 = d
             nm = 1
     for j in range(VB.shape[0]):
-        d, k, fi, fj = nearest_on(vert(VB, j), VA, TA, twoA, NA, side_a)
+        v = vert(VB, j)
+        if have and not twoA and not (prev[3] == 0 and prev[4] == j) and _beyond(_dist(v, cA) - rA, best_d):
+            continue
+        d, k, fi, fj = nearest_on(v, VA, TA, twoA, NA, side_a)
         cand = (k, fi, fj, 0, j, -1)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -92,9 +100,12 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
         ma = ((k0[0] + k1[0]) * 0.5, (k0[1] + k1[1]) * 0.5, (k0[2] + k1[2]) * 0.5)
         dk = vsub(k1, k0)
         ha = 0.5 * math.sqrt(vdot(dk, dk))
+        far = _beyond(_point_segment(cB, k0, k1) - rB, best_d)    # every edge of B is farther than the best
         for eb in range(EB.shape[0]):
             cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
                     1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
+            if far and cand != prev:
+                continue
             if cand != prev and _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
                                              vert(MB, eb), HB[eb], best_d):
                 continue                 # farther than the best for sure: cannot win
@@ -157,6 +168,28 @@ def pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     if fb[0] < fa[0]:
         return d, f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
     return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
+
+
+@kernel(inline=True)
+def _dist(p, q):
+    d = vsub(p, q)
+    return math.sqrt(vdot(d, d))
+
+
+@kernel
+def _reach(V, c):
+    """The radius about c of a sphere holding every vertex of V."""
+    r = 0.0
+    for i in range(V.shape[0]):
+        r = max(r, _dist(vert(V, i), c))
+    return r
+
+
+@kernel(inline=True)
+def _beyond(lower, best_d) -> bool:
+    """A lower bound of a candidate's distance is surely past the best (the
+    candidate could not replace it: _edges_apart's slack)."""
+    return lower > best_d + EDGE_BOUND_SLACK * (1.0 + abs(best_d)) * (1.0 + abs(lower))
 
 
 @kernel
