@@ -63,13 +63,13 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     nm = 0
     side_b = face_range(twoB, plB, cA)
     side_a = face_range(twoA, plA, cB)
-    rA = _reach(VA, cA)
+    low_a = _lower_bounds(VA, VB, TB, twoB, NB, side_b, cB)
+    low_b = _lower_bounds(VB, VA, TA, twoA, NA, side_a, cA)
     rB = _reach(VB, cB)
     for i in range(VA.shape[0]):
-        v = vert(VA, i)
-        if have and not twoB and not (prev[0] == 0 and prev[1] == i) and _beyond(_dist(v, cB) - rB, best_d):
-            continue                     # hull B lies in its sphere: this vertex cannot come nearer than the best
-        d, k, fi, fj = nearest_on(v, VB, TB, twoB, NB, side_b)
+        if have and not (prev[0] == 0 and prev[1] == i) and _beyond(low_a[i], best_d):
+            continue                     # this vertex cannot come nearer than the best
+        d, k, fi, fj = nearest_on(vert(VA, i), VB, TB, twoB, NB, side_b)
         cand = (0, i, -1, k, fi, fj)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -79,10 +79,9 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
             m0 = d
             nm = 1
     for j in range(VB.shape[0]):
-        v = vert(VB, j)
-        if have and not twoA and not (prev[3] == 0 and prev[4] == j) and _beyond(_dist(v, cA) - rA, best_d):
+        if have and not (prev[3] == 0 and prev[4] == j) and _beyond(low_b[j], best_d):
             continue
-        d, k, fi, fj = nearest_on(v, VA, TA, twoA, NA, side_a)
+        d, k, fi, fj = nearest_on(vert(VB, j), VA, TA, twoA, NA, side_a)
         cand = (k, fi, fj, 0, j, -1)
         if not have or d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
             have = True
@@ -100,14 +99,22 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
         ma = ((k0[0] + k1[0]) * 0.5, (k0[1] + k1[1]) * 0.5, (k0[2] + k1[2]) * 0.5)
         dk = vsub(k1, k0)
         ha = 0.5 * math.sqrt(vdot(dk, dk))
-        far = _beyond(_point_segment(cB, k0, k1) - rB, best_d)    # every edge of B is farther than the best
+        # every edge of B farther than the best (B lies in its sphere, or in its plane, a triangle):
+        # only the previous pair is measured
+        lower = _point_segment(cB, k0, k1) - rB
+        if twoB:
+            lower = max(lower, _off_plane(low_a[EA[ea, 0]], low_a[EA[ea, 1]]))
+        a0 = min(EA[ea, 0], EA[ea, 1])
+        a1 = max(EA[ea, 0], EA[ea, 1])
+        prev_here = prev[0] == 1 and prev[3] == 1 and prev[1] == a0 and prev[2] == a1
+        if _beyond(lower, best_d) and not prev_here:
+            continue
         for eb in range(EB.shape[0]):
-            cand = (1, min(EA[ea, 0], EA[ea, 1]), max(EA[ea, 0], EA[ea, 1]),
-                    1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
-            if far and cand != prev:
-                continue
-            if cand != prev and _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
-                                             vert(MB, eb), HB[eb], best_d):
+            cand = (1, a0, a1, 1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
+            if (not prev_here or cand != prev) and (
+                    (twoA and _beyond(_off_plane(low_b[EB[eb, 0]], low_b[EB[eb, 1]]), best_d))
+                    or _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
+                                    vert(MB, eb), HB[eb], best_d)):
                 continue                 # farther than the best for sure: cannot win
             ok, d, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
@@ -183,6 +190,36 @@ def _reach(V, c):
     for i in range(V.shape[0]):
         r = max(r, _dist(vert(V, i), c))
     return r
+
+
+@kernel
+def _lower_bounds(V, W, TW, twoW, NW, side, cW):
+    """For each vertex of V, a lower bound of its nearest_on distance to piece
+    W: a two-sided triangle's signed height over its shown face (the value
+    itself where the vertex projects on it, else a distance at least as
+    large), a hull's bounding sphere distance (inside the hull, the value's
+    depth is less than the sphere's)."""
+    low = np.empty(V.shape[0])
+    if twoW:
+        a, b, c, n, ia, ib, ic = face_k(W, TW, twoW, NW, side)
+        for i in range(V.shape[0]):
+            low[i] = vdot(n, vsub(vert(V, i), a))
+        return low
+    r = _reach(W, cW)
+    for i in range(V.shape[0]):
+        low[i] = _dist(vert(V, i), cW) - r
+    return low
+
+
+@kernel(inline=True)
+def _off_plane(h0, h1):
+    """A lower bound of the distance from a segment to a triangle's edges,
+    from its ends' signed heights over the triangle's plane."""
+    if h0 > 0.0 and h1 > 0.0:
+        return min(h0, h1)
+    if h0 < 0.0 and h1 < 0.0:
+        return min(-h0, -h1)
+    return 0.0
 
 
 @kernel(inline=True)
