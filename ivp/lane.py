@@ -51,9 +51,20 @@ from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
 # (read-only for the pass, or bookkeeping the pass does not touch)
 KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
                   "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
-                  "inv_object_diameter", "damping_memo", "lane_slot", "impacts_since_last_psi",
+                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_mirror", "impacts_since_last_psi",
                   "impact_count_psi", "temporarily_unmovable_psi")
 LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
+# the loaned fields the passes write (give_back writes them into the core); the
+# others are copied into the row at take and only read, so their slots stay true
+WRITTEN = ("speed", "rot_speed", "speed_change", "rot_speed_change", "pos_world_f_core_last_psi",
+           "delta_world_f_core_psis", "q_world_f_core_last_psi", "q_world_f_core_next_psi",
+           "m_world_f_core_last_psi", "rotation_axis_world", "current_speed", "abs_omega",
+           "max_surface_rot_speed", "time_of_last_psi", "i_delta_time", "time_calm_ref", "q_calm_ref",
+           "pos_calm_ref", "movement_state")
+# the written fields a resting ball's pairs read after the integration: the lane
+# copies them into the slots of the resting units' cores (Lane.mirror)
+MIRRORED = ("m_world_f_core_last_psi", "speed", "rotation_axis_world", "max_surface_rot_speed", "current_speed",
+            "time_of_last_psi", "movement_state")
 
 # row layout
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
@@ -85,13 +96,31 @@ class LoanedCore(Core):
     def _before_snapshot(self) -> None:
         self.environment.lane.give_back(self)
 
+    def reset_freeze_check_values(self) -> None:
+        """Core.reset_freeze_check_values (10.4) on the row: both calm windows
+        restart now (wake() of an awake body keeps it on loan)."""
+        row = self.environment.lane.rows[self.lane_slot]
+        row[CALM_T] = row[CALM_T + 1] = self.environment.current_time
+
 
 def _loaned_field(name: str):
+    """A loaned core's field: a written one is read from the row (the core
+    given back first; a mirrored one read as it is while the mirror is fresh),
+    a read-only one from its slot; any write gives the core back first."""
     slot = Core.__dict__[name]
 
-    def get(core):
-        core.environment.lane.give_back(core)
-        return slot.__get__(core, Core)
+    if name in MIRRORED:
+        def get(core):
+            lane = core.environment.lane
+            if core.lane_mirror != lane.mirror_stamp:
+                lane.give_back(core)
+            return slot.__get__(core, Core)
+    elif name in WRITTEN:
+        def get(core):
+            core.environment.lane.give_back(core)
+            return slot.__get__(core, Core)
+    else:
+        get = slot.__get__
 
     def put(core, value):
         core.environment.lane.give_back(core)
@@ -114,6 +143,8 @@ class Lane:
         self.ran = []                   # arrays of the rows run this PSI, to integrate
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
+        self.mirror_stamp = 0           # counts the passes; a mirror made since the last one is fresh
+        self.resting = []               # the cores of this PSI's resting units, to mirror
 
     def _before_snapshot(self) -> None:
         self.give_back_all()
@@ -208,6 +239,7 @@ class Lane:
         env = self.environment
         ran = self.ran
         self.ran = []
+        self.mirror_stamp += 1
         if not ran:
             return []
         rows = ran[0] if len(ran) == 1 else np.concatenate(ran)
@@ -217,13 +249,44 @@ class Lane:
         out = [self.cores[k] for k in over.tolist()]
         for c in out:
             self.give_back(c)
+        resting = [c for c in self.resting if c.lane_slot >= 0]
+        self.resting = []
+        if resting:
+            self.mirror(resting)
         return out
+
+    def mirror(self, cores) -> None:
+        """The MIRRORED fields of loaned cores written into their slots (fresh
+        until the next pass): a resting ball's pairs read them after the
+        integration without giving the core back."""
+        stamp = self.mirror_stamp
+        V = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)][:, _MIRROR_COLS].tolist()
+        for c, v in zip(cores, V):
+            _set_m(c, (tuple(v[0:9]), (v[9], v[10], v[11])))
+            _set_speed(c, (v[12], v[13], v[14]))
+            _set_axis(c, (v[15], v[16], v[17]))
+            _set_surface(c, v[18])
+            _set_current(c, v[19])
+            _set_time(c, v[20])
+            _set_state(c, int(v[21]))
+            c.lane_mirror = stamp
 
     def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
         BOUND) of the rows ``slots``, for the broad phase."""
         R = self.rows[slots]
         return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
+
+
+_MIRROR_COLS = np.array(list(range(M_R, M_R + 9)) + list(range(M_POS, M_POS + 3)) + list(range(SPEED, SPEED + 3))
+                        + list(range(AXIS, AXIS + 3)) + [MAX_SURF_ROT, CUR_SPEED, T_LAST, STATE], dtype=np.int64)
+_set_m = Core.__dict__["m_world_f_core_last_psi"].__set__
+_set_speed = Core.__dict__["speed"].__set__
+_set_axis = Core.__dict__["rotation_axis_world"].__set__
+_set_surface = Core.__dict__["max_surface_rot_speed"].__set__
+_set_current = Core.__dict__["current_speed"].__set__
+_set_time = Core.__dict__["time_of_last_psi"].__set__
+_set_state = Core.__dict__["movement_state"].__set__
 
 
 def _vec_or_zero(r, i):
@@ -280,7 +343,7 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     rows = np.array(rows, dtype=np.int64)
     flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
     if plan is not None:
-        plan.steps.append((i, None, units, cores, rows, flags))
+        plan.steps.append((i, None, units, cores, rows, flags, None))
         plan.cores.extend(cores)
     return _run_rows(env, units, cores, rows, flags, cores_out)
 
@@ -291,6 +354,7 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     from .sim_unit import freeze_unit
     lane = env.lane
     col = env.collision
+    lane.mirror_stamp += 1
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
@@ -300,9 +364,7 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     ran = len(units) if stop < 0 else stop + 1
-    for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
-        units[i].fast = bool(flags[i, 0])
-        units[i].fast_prev = bool(flags[i, 1])
+    flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
     lane.ran.append(rows[:ran])
     if col is not None:
@@ -316,11 +378,19 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     return ran
 
 
+def flags_back(units, flags, before, ran: int) -> None:
+    """The (fast, fast_prev) flags a pass changed, back into the first ran units."""
+    for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
+        units[i].fast = bool(flags[i, 0])
+        units[i].fast_prev = bool(flags[i, 1])
+
+
 class Plan:
     """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
     them and run again at every later PSI while nothing they were chosen by
     changes (:func:`touch`): a run of lane units with their cores, rows and
-    flags, or one other unit. ``cores`` are the cores in the order the PSI
+    flags, a resting run (collision.single_contact) with its contact points
+    too, or one other unit. ``cores`` are the cores in the order the PSI
     hands them on; ``awake`` is the collision system's cache for them."""
 
     __slots__ = ("epoch", "start", "takes", "steps", "cores", "awake")
@@ -335,7 +405,7 @@ class Plan:
 
     def other_unit(self, i: int, su) -> None:
         """The recording: the order's unit i, run by the object path."""
-        self.steps.append((i, su, None, None, None, None))
+        self.steps.append((i, su, None, None, None, None, None))
         self.cores.extend(reversed(su.cores))
 
     def recorded(self, env, complete: bool) -> bool:
@@ -355,12 +425,16 @@ class Plan:
         """The steps in order while the plan holds; returns the index in the
         order of the first unit not run (the caller goes on from there unit
         by unit), or -1 when every step ran."""
-        for i, su, units, cores, rows, flags in self.steps:
+        from .collision.single_contact import resting_rows
+        for i, su, units, cores, rows, flags, cps in self.steps:
             if su is not None:
                 su.do_sim_unit_psi(env, ev, cores_out)
                 i += 1
             else:
-                ran = _run_rows(env, units, cores, rows, flags, cores_out)
+                if cps is None:
+                    ran = _run_rows(env, units, cores, rows, flags, cores_out)
+                else:
+                    ran = resting_rows(env, units, cores, rows, flags, cps, cores_out)
                 i += ran
                 if ran < len(units):
                     return i
@@ -406,7 +480,7 @@ def _rng(seed):
 
 
 @kernel
-def _calm_state(S, k, t, fct):
+def calm_state(S, k, t, fct):
     """Core.calc_movement_state (10.2) on row k: 1 moving, 2 slow, 3 calm."""
     R = S[k, RADIUS]
     d0x = S[k, POS] - S[k, CALM_P0]
@@ -437,46 +511,54 @@ def _calm_state(S, k, t, fct):
     return MT_CALM if t - S[k, CALM_T + 1] > SLEEP_LONG_WINDOW else 1
 
 
+@kernel(inline=True)
+def begin_unit(S, k, flags, u, t, valve, countdown, seed):
+    """The head of do_sim_unit_PSI (6.3) for a unit of one core, row k, its
+    (fast, fast_prev) flags row u: the begin of the PSI (0x10012470: the pose
+    at t, the pending pushes landed) and the sleep count-down (10.1).
+    Returns (whether the unit takes the sleep test, count-down, seed)."""
+    dtp = t - S[k, T_LAST]
+    R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
+    for i in range(9):
+        S[k, M_R + i] = R[i]
+    for i in range(3):
+        S[k, M_POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
+    for i in range(3):
+        S[k, ROT_SPEED + i] = f32_k(S[k, ROT_SPEED + i] + S[k, ROT_SPEED_CHANGE + i])
+        S[k, SPEED + i] = f32_k(S[k, SPEED + i] + S[k, SPEED_CHANGE + i])
+        S[k, ROT_SPEED_CHANGE + i] = 0.0
+        S[k, SPEED_CHANGE + i] = 0.0
+    sx = S[k, SPEED]
+    sy = S[k, SPEED + 1]
+    sz = S[k, SPEED + 2]
+    fast = math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
+    test_sleep = False
+    if fast:
+        flags[u, 0] = 1
+        tick = valve
+    else:
+        flags[u, 1] = flags[u, 0]
+        if flags[u, 1] != 0:
+            S[k, CALM_T] = t
+            S[k, CALM_T + 1] = t
+        flags[u, 0] = 0
+        tick = True
+    if tick:
+        countdown = (countdown - 1) & 0xFFFF
+        if countdown == 0:
+            seed, r = _rng(seed)
+            countdown = 15 - int(r * MINUS_FIVE_F)
+            test_sleep = not fast
+    return test_sleep, countdown, seed
+
+
 @kernel
 def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
     """do_sim_unit_PSI (6.3) for the lane units of rows, in order, until one
     is calm at its sleep test: (its index or -1, count-down, seed)."""
     for u in range(rows.shape[0]):
         k = rows[u]
-        # begin of the PSI (0x10012470): the pose at t, the pending pushes landed
-        dtp = t - S[k, T_LAST]
-        R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
-        for i in range(9):
-            S[k, M_R + i] = R[i]
-        for i in range(3):
-            S[k, M_POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
-        for i in range(3):
-            S[k, ROT_SPEED + i] = f32_k(S[k, ROT_SPEED + i] + S[k, ROT_SPEED_CHANGE + i])
-            S[k, SPEED + i] = f32_k(S[k, SPEED + i] + S[k, SPEED_CHANGE + i])
-            S[k, ROT_SPEED_CHANGE + i] = 0.0
-            S[k, SPEED_CHANGE + i] = 0.0
-        sx = S[k, SPEED]
-        sy = S[k, SPEED + 1]
-        sz = S[k, SPEED + 2]
-        fast = math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
-        # the sleep count-down (10.1)
-        test_sleep = False
-        if fast:
-            flags[u, 0] = 1
-            tick = valve
-        else:
-            flags[u, 1] = flags[u, 0]
-            if flags[u, 1] != 0:
-                S[k, CALM_T] = t
-                S[k, CALM_T + 1] = t
-            flags[u, 0] = 0
-            tick = True
-        if tick:
-            countdown = (countdown - 1) & 0xFFFF
-            if countdown == 0:
-                seed, r = _rng(seed)
-                countdown = 15 - int(r * MINUS_FIVE_F)
-                test_sleep = not fast
+        test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
         # gravity (7.1): damp, commit, speed += g dt
         d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
         for i in range(3):
@@ -484,7 +566,7 @@ def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
             S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + 0.0)
                                     + (gx if i == 0 else gy if i == 1 else gz))
         if test_sleep:
-            s = _calm_state(S, k, t, fct)
+            s = calm_state(S, k, t, fct)
             S[k, STATE] = s
             if s == MT_CALM:
                 return u, countdown, seed

@@ -10,7 +10,7 @@ from __future__ import annotations
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
-from .collision.single_contact import run_controllers
+from .collision.single_contact import resting_unit, run_controllers, run_resting
 from .lane import ENABLED as LANE_ENABLED, Plan, lane_unit, run_units, touch
 
 SU_ACTIVE = 1
@@ -168,6 +168,18 @@ class SimUnitManager:
                 while j < n and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
                     j += 1
                 ran = run_units(env, order, i, j, cores_out, plan)
+                complete = complete and ran == j - i
+                i += ran
+            elif lane is not None and (cp := resting_unit(env, su)) is not None:
+                cps = [cp]
+                j = i + 1               # the resting run from here
+                while j < n and order[j].alive and order[j].state < SU_FROZEN:
+                    cp = resting_unit(env, order[j])
+                    if cp is None:
+                        break
+                    cps.append(cp)
+                    j += 1
+                ran = run_resting(env, order, i, j, cps, cores_out, plan)
                 complete = complete and ran == j - i
                 i += ran
             else:

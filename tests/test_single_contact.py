@@ -27,12 +27,14 @@ def state(env):
     return repr(out)
 
 
-def world():
+def world(lane: bool = True):
     """Balls on a 4 x 4-quad floor (40 m): some dropped to rest (sleep), some
     rolling across the triangles' edges and vertices, one over the floor's
     edge, some damped, some on a tilted floor."""
     rng.reset()
     env = Environment(gravity=(0.0, -20.0, 0.0))
+    if not lane:
+        env.lane = None
     floor(env)
     floor(env, tilt=math.radians(12.0), position=(0.0, -30.0, 60.0), name="slope")
     balls = [ball(env, (-15.0 + 3.1 * i, 0.52 + 0.4 * (i % 3), -12.0 + 1.7 * i), radius=0.5, name=f"r{i}",
@@ -49,18 +51,28 @@ def world():
     return env
 
 
-def run(kernel: bool, monkeypatch, psis: int = 500):
-    monkeypatch.setattr(sim_unit, "LANE_ENABLED", kernel)
+def run(way: str, monkeypatch, psis: int = 500):
+    """way: "lane" (resting runs), "kernel" (the unit's controllers as one
+    kernel, no lane) or "objects"; returns the states and how many units the
+    kernel ran (resting runs, or run_controllers)."""
+    monkeypatch.setattr(sim_unit, "LANE_ENABLED", way == "kernel")
     ran = [0]
     real = single_contact.run_controllers
+    real_rows = single_contact.resting_rows
 
     def counted(env, ev, su):
         done = real(env, ev, su)
         ran[0] += done
         return done
 
+    def counted_rows(env, units, *rest):
+        done = real_rows(env, units, *rest)
+        ran[0] += done
+        return done
+
     monkeypatch.setattr(sim_unit, "run_controllers", counted)
-    env = world()
+    monkeypatch.setattr(single_contact, "resting_rows", counted_rows)
+    env = world(lane=way == "lane")
     seen = []
     for _ in range(psis):
         env.simulate(env.delta_PSI_time)
@@ -68,9 +80,10 @@ def run(kernel: bool, monkeypatch, psis: int = 500):
     return seen, ran[0]
 
 
-def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(monkeypatch):
-    by_kernel, ran = run(True, monkeypatch)
-    by_objects, ran_objects = run(False, monkeypatch)
+@pytest.mark.parametrize("way", ["kernel", "lane"])
+def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(way, monkeypatch):
+    by_kernel, ran = run(way, monkeypatch)
+    by_objects, ran_objects = run("objects", monkeypatch)
     assert ran > 1000 and ran_objects == 0            # the kernel path did run (and only there)
     for k, (a, b) in enumerate(zip(by_kernel, by_objects)):
         assert a == b, f"PSI {k}"

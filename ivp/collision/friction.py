@@ -652,6 +652,7 @@ class FrictionSystem:
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
+        touch()
         self.add_core(cp.core0)
         self.add_core(cp.core1)
         cp.system = self
@@ -667,6 +668,7 @@ class FrictionSystem:
 
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
+        touch()
         self.contacts.remove(cp)
         pair = cp.pair
         pair.contacts.remove(cp)

@@ -10,17 +10,29 @@ single-contact normal impulse, 0), in that order, with the object path's
 order of operations and f32 stores, so the results are the same bits. The
 point's deletion (5.9) and everything after the controllers stay Python.
 
-The state stays in the objects: it goes into the kernel and comes back at
-every PSI.
+In the object path the state stays in the objects: it goes into the kernel
+and comes back at every PSI. With the lane, a run of such units whose cores
+the lane may hold is a *resting run* (:func:`run_resting`): the cores stay
+on loan in their rows, the head of the PSI (begin, count-down), the four
+controllers and the sleep test are one pass over the run (:func:`_resting`),
+and the integration is the lane's; only the contact points' fields go in
+and come back.
 """
 
 from __future__ import annotations
 
-from ..core import ZERO3
+import numpy as np
+
+from .. import lane as ln, rng
+from ..core import MT_CALM, MT_SLOW, ZERO3
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
+
+CP_IN = 21          # a resting run's contact point inputs: side 1's kind and points, extra radii, span, N, mu,
+                    # inv_virt_mass_no_dir, last_time
+CP_OUT = 25         # and results: gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck
 
 
 def resting_contact(env, su):
@@ -55,6 +67,102 @@ def run_controllers(env, ev, su) -> bool:
         col.delete_contact(cp)
     col.after_static(fs)
     return True
+
+
+def resting_unit(env, su):
+    """The contact point when the lane may run the unit in a resting run: a
+    resting_contact unit, unchanged, its system needing no split, its core
+    movable and in no impact."""
+    if su.changed:
+        return None
+    cp = resting_contact(env, su)
+    if cp is None or cp.system.union_find_necessary:
+        return None
+    core = su.cores[0]
+    if core.physical_unmoveable or core.impact_sync is not None:
+        return None
+    return cp
+
+
+def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) -> int:
+    """A resting run, ``order[i:j]`` with their contact points: their cores
+    taken on loan, then :func:`resting_rows`; the run is a step of ``plan``
+    when one is being recorded. Returns how many units ran."""
+    lane = env.lane
+    units = order[i:j]
+    cores = [su.cores[0] for su in units]
+    rows = []
+    for c in cores:
+        if c.lane_slot < 0:
+            lane.take(c)
+            if plan is not None:
+                plan.takes += 1
+        rows.append(c.lane_slot)
+    rows = np.array(rows, dtype=np.int64)
+    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
+    if plan is not None:
+        plan.steps.append((i, None, units, cores, rows, flags, cps))
+        plan.cores.extend(cores)
+    return resting_rows(env, units, cores, rows, flags, cps, cores_out)
+
+
+def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
+    """do_sim_unit_psi (6.3) with the four controllers for a resting run, in
+    order, in one pass; a unit whose point is to be deleted (5.9) or that is
+    calm at its sleep test ends the run there, and the object path finishes
+    it. Returns how many units ran."""
+    from ..sim_unit import freeze_unit, try_to_freeze
+    lane = env.lane
+    col = env.collision
+    lane.mirror_stamp += 1
+    before = flags.copy()
+    n = len(units)
+    CP = np.array([_inputs(cp) for cp in cps], dtype=np.float64).reshape(n, CP_IN)
+    out = np.empty((n, CP_OUT))
+    g = env.gravity_controller.gravity
+    dt = env.delta_PSI_time
+    t = env.current_time
+    stop, delete, test_sleep, countdown, seed = _resting(
+        lane.rows, rows, flags, CP, out, t, dt, g[0] * dt, g[1] * dt, g[2] * dt, env.freeze_check_time,
+        env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
+    env.sleep_countdown_value = countdown
+    rng.set_seed(seed)
+    ran = n if stop < 0 else stop + 1
+    ln.flags_back(units, flags, before, ran)
+    for cp, o in zip(cps, out[:ran].tolist()):
+        cp.updated(t, o[0], (o[1], o[2], o[3]), (o[4], o[5], o[6]), (o[7], o[8], o[9]), (o[10], o[11], o[12]),
+                   [(o[13], o[14], o[15]), None], [(o[16], o[17], o[18]), None], o[19], o[20] != 0.0,
+                   (o[21], o[22]))
+        cp.needs_recheck = o[24] != 0.0
+        cp.last_gap_len = o[0]
+        cp.now_friction_pressure = o[23]
+    cores_out.extend(cores[:ran])
+    lane.ran.append(rows[:ran])
+    lane.resting.extend(cores[:ran])
+    col.update_after_controllers(None)
+    if stop >= 0:
+        su = units[stop]
+        lane.give_back(cores[stop])
+        if delete:
+            cp = cps[stop]
+            fs = cp.system
+            col.delete_contact(cp)
+            col.after_static(fs)
+            if test_sleep:
+                try_to_freeze(env, su)
+        else:
+            freeze_unit(env, su)
+        col.update_after_controllers(su)
+        if su.changed and su.alive:
+            env.sim_unit_manager.split(su)
+    return ran
+
+
+def _inputs(cp) -> tuple:
+    kind, d1 = cp.side_data(1)
+    return ((kind,) + d1[0] + d1[1] + d1[2] + d1[3] + (float(cp.obj0.extra_radius), float(cp.obj1.extra_radius))
+            + cp.span_s + (cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir,
+                           cp.last_time))
 
 
 def _run(env, ev, core, cp) -> None:
@@ -120,3 +228,53 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
     else:
         N = 0.0
     return v, wr, gap, n, p, t0, t1, r, rxn, inv_vm, broken, (sa, sb), N, recheck
+
+
+@kernel
+def _resting(S, rows, flags, CP, out, t, dt, gx, gy, gz, fct, valve, countdown, seed):
+    """The resting run's pass: per unit, lane.begin_unit, the four controllers
+    (:func:`_controllers`) on the row and the point's inputs, then 5.9's
+    deletion test and the sleep test. Returns (the index of the unit that
+    ends the run or -1, whether its point is to be deleted, whether it takes
+    the sleep test, count-down, seed)."""
+    for u in range(rows.shape[0]):
+        k = rows[u]
+        test_sleep, countdown, seed = ln.begin_unit(S, k, flags, u, t, valve, countdown, seed)
+        c = CP[u]
+        d = ln.DAMP_CALM if S[k, ln.STATE] >= MT_SLOW else ln.DAMP
+        R = (S[k, ln.M_R], S[k, ln.M_R + 1], S[k, ln.M_R + 2], S[k, ln.M_R + 3], S[k, ln.M_R + 4],
+             S[k, ln.M_R + 5], S[k, ln.M_R + 6], S[k, ln.M_R + 7], S[k, ln.M_R + 8])
+        v, wr, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck = _controllers(
+            t, dt, gx, gy, gz, (S[k, d], S[k, d + 1], S[k, d + 2], S[k, d + 3]), R,
+            (S[k, ln.M_POS], S[k, ln.M_POS + 1], S[k, ln.M_POS + 2]),
+            (S[k, ln.SPEED], S[k, ln.SPEED + 1], S[k, ln.SPEED + 2]),
+            (S[k, ln.ROT_SPEED], S[k, ln.ROT_SPEED + 1], S[k, ln.ROT_SPEED + 2]), ZERO3, ZERO3, False,
+            (S[k, ln.INV_I], S[k, ln.INV_I + 1], S[k, ln.INV_I + 2]), S[k, ln.INV_M], int(c[0]),
+            ((c[1], c[2], c[3]), (c[4], c[5], c[6]), (c[7], c[8], c[9]), (c[10], c[11], c[12])),
+            c[13], c[14], (c[15], c[16]), c[17], c[18], c[19], c[20])
+        for i in range(3):
+            S[k, ln.SPEED + i] = v[i]
+            S[k, ln.ROT_SPEED + i] = wr[i]
+        o = out[u]
+        o[0] = gap
+        for i in range(3):
+            o[1 + i] = n[i]
+            o[4 + i] = p[i]
+            o[7 + i] = t0[i]
+            o[10 + i] = t1[i]
+            o[13 + i] = r[i]
+            o[16 + i] = rxn[i]
+        o[19] = inv_vm
+        o[20] = 1.0 if broken else 0.0
+        o[21] = span[0]
+        o[22] = span[1]
+        o[23] = N
+        o[24] = 1.0 if recheck else 0.0
+        if gap >= MAX_DISTANCE_FOR_FRICTION or broken:
+            return u, True, test_sleep, countdown, seed
+        if test_sleep:
+            s = ln.calm_state(S, k, t, fct)
+            S[k, ln.STATE] = s
+            if s == MT_CALM:
+                return u, False, True, countdown, seed
+    return -1, False, False, countdown, seed

@@ -95,10 +95,11 @@ def _reach(dt: float, speed):
 
 class AwakeSet:
     """The shapes of a PSI's awake cores, in order: which are on loan to the
-    lane (their indices and rows), the others' indices, the index of each
-    serial, and their rows in the movable spheres (kept for one version)."""
+    lane (their indices and rows), the others' indices, those that may have
+    mindists, the index of each serial, and their rows in the movable spheres
+    (kept for one version)."""
 
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "index_of", "sphere_rows")
+    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows")
 
     def __init__(self, cores):
         shapes = []
@@ -120,6 +121,9 @@ class AwakeSet:
         self.loaned_k = np.array(loaned, dtype=np.int64)
         self.slots = np.array(slots, dtype=np.int64)
         self.other_k = other
+        # the bodies whose mindists this pass may drop: a free body on loan had none before it
+        others = set(other)
+        self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
 
@@ -563,7 +567,7 @@ class CollisionSystem:
             if md.intrusion:
                 self.intruded(md)
             update_events(env, md, True, hint)
-        for k in aw.other_k:                # a loaned body had no mindist before this pass
+        for k in aw.with_mindists:
             s = awake[k]
             if not s.mindists:
                 continue
