@@ -260,16 +260,21 @@ class Lane:
         until the next pass): a resting ball's pairs read them after the
         integration without giving the core back."""
         stamp = self.mirror_stamp
-        V = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)][:, _MIRROR_COLS].tolist()
-        for c, v in zip(cores, V):
-            _set_m(c, (tuple(v[0:9]), (v[9], v[10], v[11])))
-            _set_speed(c, (v[12], v[13], v[14]))
-            _set_axis(c, (v[15], v[16], v[17]))
-            _set_surface(c, v[18])
-            _set_current(c, v[19])
-            _set_time(c, v[20])
-            _set_state(c, int(v[21]))
+        col = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)][:, _MIRROR_COLS].T.tolist()
+        poses = zip(zip(*col[0:9]), zip(col[9], col[10], col[11]))
+        for c, m, v, a, s, cur, t, state in zip(cores, poses, zip(col[12], col[13], col[14]),
+                                                zip(col[15], col[16], col[17]), col[18], col[19], col[20],
+                                                map(int, col[21])):
+            c.__class__ = Core          # the slots themselves, not the loaned fields
+            c.m_world_f_core_last_psi = m
+            c.speed = v
+            c.rotation_axis_world = a
+            c.max_surface_rot_speed = s
+            c.current_speed = cur
+            c.time_of_last_psi = t
+            c.movement_state = state
             c.lane_mirror = stamp
+            c.__class__ = LoanedCore
 
     def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
@@ -280,14 +285,6 @@ class Lane:
 
 _MIRROR_COLS = np.array(list(range(M_R, M_R + 9)) + list(range(M_POS, M_POS + 3)) + list(range(SPEED, SPEED + 3))
                         + list(range(AXIS, AXIS + 3)) + [MAX_SURF_ROT, CUR_SPEED, T_LAST, STATE], dtype=np.int64)
-_set_m = Core.__dict__["m_world_f_core_last_psi"].__set__
-_set_speed = Core.__dict__["speed"].__set__
-_set_axis = Core.__dict__["rotation_axis_world"].__set__
-_set_surface = Core.__dict__["max_surface_rot_speed"].__set__
-_set_current = Core.__dict__["current_speed"].__set__
-_set_time = Core.__dict__["time_of_last_psi"].__set__
-_set_state = Core.__dict__["movement_state"].__set__
-
 
 def _vec_or_zero(r, i):
     """A pending change as the object path keeps it: ZERO3 itself when it is +0."""
