@@ -51,7 +51,8 @@ from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
 # (read-only for the pass, or bookkeeping the pass does not touch)
 KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
                   "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
-                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_mirror", "impacts_since_last_psi",
+                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_mirror", "lane_static",
+                  "impacts_since_last_psi",
                   "impact_count_psi", "temporarily_unmovable_psi")
 LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
 # the loaned fields the passes write (give_back writes them into the core); the
@@ -140,7 +141,8 @@ class Lane:
         self.environment = env
         self.rows = np.zeros((64, WIDTH))
         self.cores = []                 # the core of each row
-        self.ran = []                   # arrays of the rows run this PSI, to integrate
+        self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
+        self.ran_moved = False          # a row was given back since: ``rows`` are stale
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
         self.mirror_stamp = 0           # counts the passes; a mirror made since the last one is fresh
@@ -166,26 +168,16 @@ class Lane:
         k = len(self.cores)
         if k == self.rows.shape[0]:
             self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
-        dt = self.environment.delta_PSI_time
-        m = core.max_rot_speed
-        r = core.rot_speed_damp_factor
+        m = core.m_world_f_core_last_psi
         ref_t, ref_q, ref_p = core.time_calm_ref, core.q_calm_ref, core.pos_calm_ref
-        row = (core.speed + core.rot_speed + core.speed_change + core.rot_speed_change
-               + core.pos_world_f_core_last_psi + core.delta_world_f_core_psis
-               + core.q_world_f_core_last_psi + core.q_world_f_core_next_psi
-               + core.m_world_f_core_last_psi[0] + core.m_world_f_core_last_psi[1]
-               + core.rotation_axis_world + (core.current_speed, core.abs_omega, core.max_surface_rot_speed,
-                                             core.time_of_last_psi, core.i_delta_time, ref_t[0], ref_t[1])
-               + ref_q[0] + ref_q[1] + ref_p[0] + ref_p[1] + (float(core.movement_state),)
-               + core.inv_rot_inertia + (core.inv_mass,) + core.rot_inertia
-               + (1.0 if core.rot_inertias_are_equal else 0.0,)
-               + ((0.0, 0.0, 0.0, 0.0) if m is None else tuple(m) + (1.0,))
-               + (core.max_surface_deviation, core.upper_limit_radius)
-               + damping_factors(dt, r, core.speed_damp_factor)
-               + damping_factors(dt, f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F),
-                                 core.speed_damp_factor + TENTH_F)
-               + (_bound(core),))
-        self.rows[k] = row
+        R = self.rows[k]
+        R[:INV_I] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
+                     *core.pos_world_f_core_last_psi, *core.delta_world_f_core_psis,
+                     *core.q_world_f_core_last_psi, *core.q_world_f_core_next_psi, *m[0], *m[1],
+                     *core.rotation_axis_world, core.current_speed, core.abs_omega, core.max_surface_rot_speed,
+                     core.time_of_last_psi, core.i_delta_time, ref_t[0], ref_t[1], *ref_q[0], *ref_q[1],
+                     *ref_p[0], *ref_p[1], float(core.movement_state))
+        R[INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         self.cores.append(core)
         core.lane_slot = k
         core.__class__ = LoanedCore
@@ -220,13 +212,11 @@ class Lane:
         touch()
         last = len(self.cores) - 1
         moved = self.cores.pop()
-        ran = [a[a != k] for a in self.ran]
         if k != last:                   # the last row moves into the freed one
             self.rows[k] = self.rows[last]
             self.cores[k] = moved
             moved.lane_slot = k
-            ran = [np.where(a == last, k, a) for a in ran]
-        self.ran = ran
+        self.ran_moved = bool(self.ran)
 
     def give_back_all(self) -> None:
         while self.cores:
@@ -242,7 +232,11 @@ class Lane:
         self.mirror_stamp += 1
         if not ran:
             return []
-        rows = ran[0] if len(ran) == 1 else np.concatenate(ran)
+        if self.ran_moved:              # the runs' cores still on loan, in run order
+            self.ran_moved = False
+            rows = np.array([c.lane_slot for _, cores in ran for c in cores if c.lane_slot >= 0], dtype=np.int64)
+        else:
+            rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
         lim = env.anomaly_limits
         over = _integrate(self.rows, rows, delta_time, i_delta_time, env.current_time,
                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
@@ -292,6 +286,29 @@ def _vec_or_zero(r, i):
     if v == ZERO3 and math.copysign(1.0, v[0]) + math.copysign(1.0, v[1]) + math.copysign(1.0, v[2]) == 3.0:
         return ZERO3
     return v
+
+
+def _static_part(core, dt: float):
+    """The row from INV_I on (the fields the passes only read, the damping
+    factors for dt, the bound), kept on the core while its inputs stay."""
+    key = (dt, core.inv_rot_inertia, core.inv_mass, core.rot_inertia, core.rot_inertias_are_equal,
+           core.max_rot_speed, core.max_surface_deviation, core.upper_limit_radius, core.rot_speed_damp_factor,
+           core.speed_damp_factor, [o.collision_data for o in core.objects])
+    kept = core.lane_static
+    if kept is not None and kept[0] == key:
+        return kept[1]
+    m = core.max_rot_speed
+    r = core.rot_speed_damp_factor
+    part = np.array(core.inv_rot_inertia + (core.inv_mass,) + core.rot_inertia
+                    + (1.0 if core.rot_inertias_are_equal else 0.0,)
+                    + ((0.0, 0.0, 0.0, 0.0) if m is None else tuple(m) + (1.0,))
+                    + (core.max_surface_deviation, core.upper_limit_radius)
+                    + damping_factors(dt, r, core.speed_damp_factor)
+                    + damping_factors(dt, f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F),
+                                      core.speed_damp_factor + TENTH_F)
+                    + (_bound(core),))
+    core.lane_static = (key, part)
+    return part
 
 
 def _bound(core) -> float:
@@ -363,7 +380,7 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     ran = len(units) if stop < 0 else stop + 1
     flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
-    lane.ran.append(rows[:ran])
+    lane.ran.append((rows[:ran], cores[:ran]))
     if col is not None:
         col.update_after_controllers(None)
     if stop >= 0:
@@ -412,6 +429,7 @@ class Plan:
         if complete and _epoch[0] - self.start == self.takes:
             self.epoch = _epoch[0]
             env.lane.planned_psi = env.psi_count
+            self.steps = _merged(self.steps)
             return True
         return False
 
@@ -439,6 +457,22 @@ class Plan:
                 return i
         env.lane.planned_psi = env.psi_count
         return -1
+
+
+def _merged(steps) -> list:
+    """Runs of one kind that follow each other in the order (recorded at most
+    RUN_LENGTH units at a time) as one run: the same pass, in fewer calls."""
+    out = []
+    for step in steps:
+        i, su, units, cores, rows, flags, cps = step
+        if out and su is None:
+            j, su0, units0, cores0, rows0, flags0, cps0 = out[-1]
+            if su0 is None and (cps is None) == (cps0 is None) and j + len(units0) == i:
+                out[-1] = (j, None, units0 + units, cores0 + cores, np.concatenate((rows0, rows)),
+                           np.concatenate((flags0, flags)), None if cps is None else cps0 + cps)
+                continue
+        out.append(step)
+    return out
 
 
 def planned_cores(env, cores) -> "Plan | None":

@@ -15,6 +15,8 @@ from .lane import ENABLED as LANE_ENABLED, Plan, lane_unit, run_units, touch
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
+RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
+                    # finishes (calm, a point to delete), and the units after it are looked at again
 
 
 class ControllerEntry:
@@ -164,8 +166,9 @@ class SimUnitManager:
             if not (su.alive and su.state < SU_FROZEN):
                 i += 1
             elif lane is not None and lane_unit(env, su):
-                j = i + 1               # the run of lane units from here
-                while j < n and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
+                j = i + 1               # the run of lane units from here (at most RUN_LENGTH)
+                end = min(n, i + RUN_LENGTH)
+                while j < end and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
                     j += 1
                 ran = run_units(env, order, i, j, cores_out, plan)
                 complete = complete and ran == j - i
@@ -173,7 +176,8 @@ class SimUnitManager:
             elif lane is not None and (cp := resting_unit(env, su)) is not None:
                 cps = [cp]
                 j = i + 1               # the resting run from here
-                while j < n and order[j].alive and order[j].state < SU_FROZEN:
+                end = min(n, i + RUN_LENGTH)
+                while j < end and order[j].alive and order[j].state < SU_FROZEN:
                     cp = resting_unit(env, order[j])
                     if cp is None:
                         break

@@ -178,8 +178,8 @@ def touch_every_psi(env) -> None:
 
 def test_planned_psis_give_the_unit_by_unit_bits_with_bodies_landing_and_falling_asleep():
     """Balls and boxes dropped on a floor (lane runs cut by units with contacts,
-    units freezing mid-run): the same state at every PSI whether the plans run
-    or every PSI goes unit by unit."""
+    units freezing mid-run): the same state every 25 PSIs whether the plans
+    run or every PSI goes unit by unit."""
     def run(plans: bool):
         rng.reset()
         env = Environment(gravity=(0.0, -20.0, 0.0))
@@ -190,11 +190,49 @@ def test_planned_psis_give_the_unit_by_unit_bits_with_bodies_landing_and_falling
         if not plans:
             touch_every_psi(env)
         out = []
-        for _ in range(400):
+        for k in range(400):
             env.simulate(env.delta_PSI_time)
-            out.append(state(env))
+            if k % 25 == 24:            # reading gives the cores back: planned PSIs come between
+                out.append(state(env))
         return out, sum(o.core.movement_state >= 2 for o in bodies)
 
     planned, resting = run(True)
     assert resting > 6                                  # most have landed and gone calm
+    assert planned == run(False)[0]
+
+
+def test_runs_longer_than_a_run_length_recorded_in_pieces_give_the_same_bits():
+    """140 balls dropped in rows onto a floor (lane runs, then resting runs,
+    each recorded at most RUN_LENGTH units at a time and merged in the plan;
+    balls landing end runs early), then kept awake: the same state every 60
+    PSIs as going unit by unit, and the plan's merged runs are longer than
+    RUN_LENGTH."""
+    from ivp import sim_unit
+
+    def run(plans: bool):
+        rng.reset()
+        env = Environment(gravity=(0.0, -20.0, 0.0))
+        floor(env)
+        bodies = [ball(env, (-15.0 + 2.2 * (i % 14), 0.6 + 0.05 * (i // 14), -10.0 + 2.2 * (i // 14)), radius=0.5,
+                       name=f"o{i}", speed_damp_factor=0.4 * (i % 3)) for i in range(140)]
+        for b in bodies:
+            b.wake()
+        if not plans:
+            touch_every_psi(env)
+        out = []
+        longest = 0
+        for k in range(240):
+            if k >= 5:                  # kept awake: quiet PSIs once they have landed
+                for b in bodies:
+                    b.wake()
+            env.simulate(env.delta_PSI_time)
+            plan = env.lane.plan
+            if plans and plan is not None and plan.holds():
+                longest = max([longest] + [len(s[2]) for s in plan.steps if s[2] is not None])
+            if k % 60 == 59:            # reading gives the cores back: planned PSIs come between
+                out.append(state(env))
+        return out, longest
+
+    planned, longest = run(True)
+    assert longest > sim_unit.RUN_LENGTH
     assert planned == run(False)[0]

@@ -137,7 +137,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
         cp.last_gap_len = o[0]
         cp.now_friction_pressure = o[23]
     cores_out.extend(cores[:ran])
-    lane.ran.append(rows[:ran])
+    lane.ran.append((rows[:ran], cores[:ran]))
     lane.resting.extend(cores[:ran])
     col.update_after_controllers(None)
     if stop >= 0:
