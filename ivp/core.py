@@ -155,15 +155,17 @@ class Core:
 
     def get_m_world_f_core_PSI(self, t: float):
         """Spec 4.1 (0x1000c510): the core pose at time t."""
-        dt = t - self.time_of_last_psi
-        if self.movement_state < MT_NOT_SIM and dt != 0.0:
-            q = umath.quat_slerp(self.q_world_f_core_last_psi, self.q_world_f_core_next_psi,
-                                 self.i_delta_time * dt)
-            p = self.pos_world_f_core_last_psi
-            d = self.delta_world_f_core_psis
-            return (umath.quat_to_matrix(q),
-                    (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt))
+        if self.movement_state < MT_NOT_SIM and t != self.time_of_last_psi:
+            return pose_at(t, *self.pose_parts())
         return self.m_world_f_core_last_psi
+
+    def pose_parts(self):
+        """What a pose at a time is made from (4.1, 4.2): time_of_last_psi,
+        movement_state, q_world_f_core_last_psi and _next_psi, i_delta_time,
+        pos_world_f_core_last_psi, delta_world_f_core_psis, m_world_f_core_last_psi."""
+        return (self.time_of_last_psi, self.movement_state, self.q_world_f_core_last_psi,
+                self.q_world_f_core_next_psi, self.i_delta_time, self.pos_world_f_core_last_psi,
+                self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
 
     def begin_psi(self, t: float) -> bool:
         """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
@@ -475,6 +477,16 @@ class Core:
         self.rot_speed_change = ZERO3
         self.delta_world_f_core_psis = ZERO3
         self.init_core_for_simulation(env.inv_delta_PSI_time)
+
+
+def pose_at(t, t_last, state, q_last, q_next, i_dt, p, d, m):
+    """Spec 4.1 (0x1000c510) on a core's pose_parts: the pose at time t
+    (fixed and frozen cores, and t at the PSI, their last PSI's pose)."""
+    dt = t - t_last
+    if state < MT_NOT_SIM and dt != 0.0:
+        q = umath.quat_slerp(q_last, q_next, i_dt * dt)
+        return umath.quat_to_matrix(q), (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt)
+    return m
 
 
 def damping_factors(dt: float, rf, lf: float):

@@ -27,7 +27,7 @@ import os
 import numpy as np
 
 from . import jit, rng
-from .core import MT_CALM, MT_SLOW, Core, ZERO3, damping_factors
+from .core import MT_CALM, MT_SLOW, Core, ZERO3, damping_factors, pose_at
 from .fp import (
     ASIN_S5_F,
     GYRO_144,
@@ -96,6 +96,22 @@ class LoanedCore(Core):
 
     def _before_snapshot(self) -> None:
         self.environment.lane.give_back(self)
+
+    def get_m_world_f_core_PSI(self, t: float):
+        """Core.get_m_world_f_core_PSI (4.1) from the mirror while it is fresh,
+        else from the row: the core stays on loan."""
+        if self.lane_mirror == self.environment.lane.mirror_stamp:
+            return Core.get_m_world_f_core_PSI(self, t)
+        return pose_at(t, *self.pose_parts())
+
+    def pose_parts(self):
+        """Core.pose_parts read from the row (a pose asked for, as the glue's
+        write-back does every frame, keeps the core on loan)."""
+        v = self.environment.lane.rows[self.lane_slot, POS:STATE + 1].tolist()
+        return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
+                tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
+                tuple(v[DELTA - POS:DELTA - POS + 3]),
+                (tuple(v[M_R - POS:M_R - POS + 9]), tuple(v[M_POS - POS:M_POS - POS + 3])))
 
     def reset_freeze_check_values(self) -> None:
         """Core.reset_freeze_check_values (10.4) on the row: both calm windows

@@ -181,12 +181,9 @@ class RealObject:
 
     def get_m_world_f_object_AT(self, t: float):
         """Spec 4.2 (0x10009d70): the object pose at time t, no movement-state test."""
-        core = self.core
-        dt = t - core.time_of_last_psi
-        q = umath.quat_slerp(core.q_world_f_core_last_psi, core.q_world_f_core_next_psi,
-                             dt * core.i_delta_time)
-        px, py, pz = core.pos_world_f_core_last_psi
-        dx, dy, dz = core.delta_world_f_core_psis
+        t_last, _, q_last, q_next, i_dt, (px, py, pz), (dx, dy, dz), _ = self.core.pose_parts()
+        dt = t - t_last
+        q = umath.quat_slerp(q_last, q_next, dt * i_dt)
         vv = (px + dx * dt, py + dy * dt, pz + dz * dt)
         R = umath.quat_to_matrix(q)
         if not self.shift_is_zero:

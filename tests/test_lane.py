@@ -236,3 +236,28 @@ def test_runs_longer_than_a_run_length_recorded_in_pieces_give_the_same_bits():
     planned, longest = run(True)
     assert longest > sim_unit.RUN_LENGTH
     assert planned == run(False)[0]
+
+
+def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
+    """The glue's write-back asks every body's pose each frame (4.2) and a
+    force block the core's (4.1): a loaned core answers from its row, stays
+    on loan, and gives the values a world without the lane gives, between
+    PSIs and at them."""
+    def poses(lane: bool):
+        env, bodies = flying_world(lane)
+        out = []
+        kept = []
+        for k in range(40):
+            env.simulate(env.delta_PSI_time)
+            t = env.current_time
+            before = [type(b.core) for b in bodies]
+            for b in bodies:
+                for tt in (t, t + 0.3 * env.delta_PSI_time):
+                    out.append((b.get_m_world_f_object_AT(tt), b.core.get_m_world_f_core_PSI(tt)))
+            kept.append((before.count(LoanedCore), [type(b.core) for b in bodies] == before))
+        return out, kept
+
+    loaned, kept = poses(True)
+    plain, _ = poses(False)
+    assert all(same for _, same in kept) and min(n for n, _ in kept[5:]) >= 2
+    assert loaned == plain
