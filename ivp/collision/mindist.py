@@ -15,6 +15,8 @@ import math
 
 import numpy as np
 
+from .. import lane as ln
+
 from .constants import (
     COLL_DIST,
     EVENT_RASTER,
@@ -453,7 +455,7 @@ class SoupPairs:
     (CollisionSystem._take_soup): measured as one slice of the grid's kernel
     pass, their previous features kept between PSIs as that slice of codes."""
 
-    __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "prev", "batch", "measures")
+    __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures")
 
     def __init__(self, ball, soup, keys, mds):
         self.ball = ball
@@ -462,24 +464,24 @@ class SoupPairs:
         self.core = ball.obj.core
         self.tris = np.fromiter([k[1] for k in keys], dtype=np.int64, count=len(keys))
         self.sum_extra = mds[0].sum_extra_radius
-        self.prev = None                # the codes of the last pass (batch)
-        self.batch = None
+        self.batch = None               # the last pass (G, F) and the first row of this group in it
+        self.offset = 0
         self.measures = -1              # the ball's soup_measures at that pass
 
     def previous_codes(self):
         """The pairs' previous features: the last pass's codes, but a pair's own
         where it was measured on its own since (it left the pass's batch)."""
         mds = self.mds
-        if self.prev is None:
-            self.prev = np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
-        elif self.measures != self.ball.soup_measures:
-            prev = self.prev.copy()
-            b = self.batch
+        b = self.batch
+        if b is None:
+            return np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
+        prev = b[1][self.offset:self.offset + len(mds)]
+        if self.measures != self.ball.soup_measures:
+            prev = prev.copy()
             for q, md in enumerate(mds):
                 if md._batch is not b:
                     prev[q] = md.prev_code
-            self.prev = prev
-        return self.prev
+        return prev
 
     def update_events(self, env) -> None:
         """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
@@ -529,32 +531,27 @@ def _previous_codes(mds):
 def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
     """recalc's ball branch for pairs with one grid's triangles (same values):
     the single pairs' rows first, then each SoupPairs' slice; each pair keeps
-    its gap and its row of the pass."""
+    its gap and its row of the pass. When the pass is the last one's groups
+    again (no single pair, each group's codes its slice of the last pass),
+    the last pass's triangles and codes are its own."""
     n = len(single)
-    centres = {}                        # a ball's pairs share its pose
-    C = []
-    for md in single:
-        core = md.a.obj.core
-        c = centres.get(core)
-        if c is None:
-            c = centres[core] = core_pose(core, t)[1]
-        C.append(c)
-    tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
-    prev = [_previous_codes(single)] if n else []
-    counts = [1] * n
-    for sp in soups:
-        core = sp.core
-        c = centres.get(core)
-        if c is None:
-            c = centres[core] = core_pose(core, t)[1]
-        C.append(c)
-        counts.append(len(sp.mds))
-        tris.append(sp.tris)
-        prev.append(sp.previous_codes())
-    C = np.array(C, dtype=np.float64)
-    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C,
-                                  tris[0] if len(tris) == 1 else np.concatenate(tris),
-                                  prev[0] if len(prev) == 1 else np.concatenate(prev), *grid.kernel_arrays())
+    last = grid.last_pass
+    if (not single and last is not None and last[0] == soups
+            and all(sp.measures == sp.ball.soup_measures for sp in soups)):
+        _, tris, counts, prev = last
+        C = _centres([sp.core for sp in soups], t)
+    else:
+        C = _centres([md.a.obj.core for md in single] + [sp.core for sp in soups], t)
+        tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
+        prev = [_previous_codes(single)] if n else []
+        for sp in soups:
+            tris.append(sp.tris)
+            prev.append(sp.previous_codes())
+        tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
+        prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
+        counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
+    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, *grid.kernel_arrays())
+    grid.last_pass = (soups, tris, counts, F) if not single else None
     batch = (G, F)
     gaps = G[:, 0].tolist()
     for q, md in enumerate(single):
@@ -564,16 +561,34 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         md.intrusion = False            # a two-sided triangle has a back: never intruded
     o = n
     for sp in soups:
-        k = len(sp.mds)
-        sp.prev = F[o:o + k]
         sp.batch = batch
+        sp.offset = o
         sp.measures = sp.ball.soup_measures
         extra = sp.sum_extra
-        for q, md in enumerate(sp.mds, o):
+        for md in sp.mds:
             md._batch = batch
-            md._row = q
-            md.len_numerator = gaps[q] - extra
-        o += k
+            md._row = o
+            md.len_numerator = gaps[o] - extra
+            o += 1
+
+
+def _centres(cores, t: float):
+    """The cores' centres at t (core_pose), as an (n, 3) array: a core on
+    loan to the lane whose row is at t from its row, the others from core_pose."""
+    C = np.empty((len(cores), 3))
+    done = np.zeros(len(cores), dtype=bool)
+    lane = cores[0].environment.lane if cores else None
+    if lane is not None:
+        slots = np.fromiter([c.lane_slot for c in cores], dtype=np.int64, count=len(cores))
+        k = np.flatnonzero(slots >= 0)
+        if k.shape[0]:
+            rows = lane.rows[slots[k]]
+            at_t = rows[:, ln.T_LAST] == t
+            C[k[at_t]] = rows[at_t, ln.M_POS:ln.M_POS + 3]
+            done[k[at_t]] = True
+    for i in np.flatnonzero(~done).tolist():
+        C[i] = core_pose(cores[i], t)[1]
+    return C
 
 
 class MindistEvent:

@@ -528,10 +528,15 @@ class CollisionSystem:
                 md.seen = stamp
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
+        enabled = [f for f in self.fixed if f.obj.collision_enabled]
         for k in near:
             s = awake[k]
             reach = reach_of[k]
-            fixed = [f for f in self.fixed if may_collide(s.obj, f.obj)]
+            o = s.obj
+            if o.collision_enabled and not o.nocoll_group:
+                fixed = enabled             # may_collide's answer for every fixed body
+            else:
+                fixed = [f for f in self.fixed if may_collide(o, f.obj)]
             for ks, c, r in self._piece_spheres(s):
                 rr = r + reach
                 for f in fixed:
