@@ -360,6 +360,13 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
+    return _run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
+
+
+def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
+    """A run's units ``order[i:j]``, their cores (taken on loan), rows and
+    (fast, fast_prev) flags; the run (with its contact points ``cps``, a
+    resting run) recorded as a step of ``plan`` when one is being recorded."""
     lane = env.lane
     units = order[i:j]
     cores = [su.cores[0] for su in units]
@@ -373,9 +380,9 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     rows = np.array(rows, dtype=np.int64)
     flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
     if plan is not None:
-        plan.steps.append((i, None, units, cores, rows, flags, None))
+        plan.steps.append((i, None, units, cores, rows, flags, cps))
         plan.cores.extend(cores)
-    return _run_rows(env, units, cores, rows, flags, cores_out)
+    return units, cores, rows, flags
 
 
 def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:

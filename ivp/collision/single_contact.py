@@ -88,21 +88,7 @@ def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) ->
     """A resting run, ``order[i:j]`` with their contact points: their cores
     taken on loan, then :func:`resting_rows`; the run is a step of ``plan``
     when one is being recorded. Returns how many units ran."""
-    lane = env.lane
-    units = order[i:j]
-    cores = [su.cores[0] for su in units]
-    rows = []
-    for c in cores:
-        if c.lane_slot < 0:
-            lane.take(c)
-            if plan is not None:
-                plan.takes += 1
-        rows.append(c.lane_slot)
-    rows = np.array(rows, dtype=np.int64)
-    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
-    if plan is not None:
-        plan.steps.append((i, None, units, cores, rows, flags, cps))
-        plan.cores.extend(cores)
+    units, cores, rows, flags = ln.take_run(env, order, i, j, plan, cps)
     return resting_rows(env, units, cores, rows, flags, cps, cores_out)
 
 
