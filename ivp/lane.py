@@ -120,18 +120,48 @@ class LoanedCore(Core):
         row[CALM_T] = row[CALM_T + 1] = self.environment.current_time
 
 
+def _vec(at: int, n: int = 3):
+    return lambda r: tuple(r[at:at + n].tolist())
+
+
+def _change(at: int):
+    return lambda r: _vec_or_zero(r[at:at + 3].tolist(), 0)
+
+
+def _number(at: int):
+    return lambda r: float(r[at])
+
+
+# a written field's value as give_back would write it, read from the row
+_READ = {
+    "speed": _vec(SPEED), "rot_speed": _vec(ROT_SPEED), "speed_change": _change(SPEED_CHANGE),
+    "rot_speed_change": _change(ROT_SPEED_CHANGE), "pos_world_f_core_last_psi": _vec(POS),
+    "delta_world_f_core_psis": _vec(DELTA), "q_world_f_core_last_psi": _vec(Q_LAST, 4),
+    "q_world_f_core_next_psi": _vec(Q_NEXT, 4),
+    "m_world_f_core_last_psi": lambda r: (tuple(r[M_R:M_R + 9].tolist()), tuple(r[M_POS:M_POS + 3].tolist())),
+    "rotation_axis_world": _vec(AXIS), "current_speed": _number(CUR_SPEED), "abs_omega": _number(ABS_OMEGA),
+    "max_surface_rot_speed": _number(MAX_SURF_ROT), "time_of_last_psi": _number(T_LAST),
+    "i_delta_time": _number(I_DT), "movement_state": lambda r: int(r[STATE]),
+}
+
+
 def _loaned_field(name: str):
-    """A loaned core's field: a written one is read from the row (the core
-    given back first; a mirrored one read as it is while the mirror is fresh),
-    a read-only one from its slot; any write gives the core back first."""
+    """A loaned core's field: a written one is read from the row (a mirrored
+    one from its slot while the mirror is fresh; the calm references, lists a
+    caller may change, give the core back first), a read-only one from its
+    slot; any write gives the core back first."""
     slot = Core.__dict__[name]
+    read = _READ.get(name)
 
     if name in MIRRORED:
         def get(core):
             lane = core.environment.lane
             if core.lane_mirror != lane.mirror_stamp:
-                lane.give_back(core)
+                return read(lane.rows[core.lane_slot])
             return slot.__get__(core, Core)
+    elif read is not None:
+        def get(core):
+            return read(core.environment.lane.rows[core.lane_slot])
     elif name in WRITTEN:
         def get(core):
             core.environment.lane.give_back(core)

@@ -4,7 +4,7 @@ to the object path, and a core on loan behaves as a plain core to every caller."
 import pytest
 
 from ivp import Environment, rng
-from ivp.core import Core
+from ivp.core import ZERO3, Core
 from ivp.lane import LoanedCore
 from test_collision_scenes import ball, box, floor
 
@@ -89,8 +89,12 @@ def test_free_bodies_stay_on_loan_between_psis_and_come_back_when_read():
     loaned = [b for b in bodies if type(b.core) is LoanedCore]
     assert len(loaned) == len(bodies) == len(env.lane.cores)
     c = loaned[0].core
-    y = c.pos_world_f_core_last_psi[1]                 # reading gives the core back
-    assert type(c) is Core and c.lane_slot == -1 and y == pytest.approx(500.0 - 10.0 * (5 / 66) ** 2, abs=0.1)
+    y = c.pos_world_f_core_last_psi[1]                 # a value is read from the row: still on loan
+    v = c.speed
+    assert type(c) is LoanedCore and y == pytest.approx(500.0 - 10.0 * (5 / 66) ** 2, abs=0.1)
+    assert v[1] == pytest.approx(-20.0 * 5 / 66, rel=0.05) and c.speed_change is ZERO3
+    refs = c.time_calm_ref                             # a list a caller may change: given back
+    assert type(c) is Core and c.lane_slot == -1 and refs == c.time_calm_ref
     c.speed = (0.0, 0.0, 0.0)                          # a write to a plain core, then taken again
     env.simulate(env.delta_PSI_time)
     assert type(c) is LoanedCore
@@ -239,10 +243,10 @@ def test_runs_longer_than_a_run_length_recorded_in_pieces_give_the_same_bits():
 
 
 def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
-    """The glue's write-back asks every body's pose each frame (4.2) and a
-    force block the core's (4.1): a loaned core answers from its row, stays
-    on loan, and gives the values a world without the lane gives, between
-    PSIs and at them."""
+    """The glue's write-back asks every body's pose each frame (4.2), a force
+    block the core's (4.1), a HUD its speed: a loaned core answers from its
+    row, stays on loan, and gives the values a world without the lane gives,
+    between PSIs and at them."""
     def poses(lane: bool):
         env, bodies = flying_world(lane)
         out = []
@@ -254,6 +258,10 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
             for b in bodies:
                 for tt in (t, t + 0.3 * env.delta_PSI_time):
                     out.append((b.get_m_world_f_object_AT(tt), b.core.get_m_world_f_core_PSI(tt)))
+                c = b.core
+                out.append((c.speed, c.rot_speed, c.speed_change, c.pos_world_f_core_last_psi,
+                            c.q_world_f_core_next_psi, c.m_world_f_core_last_psi, c.current_speed,
+                            c.movement_state, c.time_of_last_psi))
             kept.append((before.count(LoanedCore), [type(b.core) for b in bodies] == before))
         return out, kept
 
