@@ -258,7 +258,7 @@ class Shape:
     """
 
     __slots__ = ("obj", "is_ball", "radius", "pieces", "world_pieces", "grid", "lo", "hi",
-                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "soup_measures", "_cache_key", "_cache")
+                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "soup_measures", "all_seen", "_cache_key", "_cache")
 
     def __init__(self, obj, serial: int):
         self.obj = obj
@@ -273,6 +273,7 @@ class Shape:
         self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, mindist.SoupPairs or None)
         self.md_version = 0             # bumped when one of its mindists goes
         self.soup_measures = 0          # bumped when one of its pairs with a triangle is measured on its own
+        self.all_seen = 0               # the collision system's stamp of a pass that saw every one of its mindists
         self._cache_key = None
         self._cache = {}
         core = obj.core

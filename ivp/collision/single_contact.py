@@ -115,13 +115,18 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     rng.set_seed(seed)
     ran = n if stop < 0 else stop + 1
     ln.flags_back(units, flags, before, ran)
-    for cp, o in zip(cps, out[:ran].tolist()):
-        cp.updated(t, o[0], (o[1], o[2], o[3]), (o[4], o[5], o[6]), (o[7], o[8], o[9]), (o[10], o[11], o[12]),
-                   [(o[13], o[14], o[15]), None], [(o[16], o[17], o[18]), None], o[19], o[20] != 0.0,
-                   (o[21], o[22]))
-        cp.needs_recheck = o[24] != 0.0
-        cp.last_gap_len = o[0]
-        cp.now_friction_pressure = o[23]
+    c = out[:ran].T.tolist()            # columns, made into the points' tuples by zip
+
+    def vec(i):
+        return zip(c[i], c[i + 1], c[i + 2])
+
+    for cp, gap, nn, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck in zip(
+            cps, c[0], vec(1), vec(4), vec(7), vec(10), vec(13), vec(16), c[19], c[20], zip(c[21], c[22]),
+            c[23], c[24]):
+        cp.updated(t, gap, nn, p, t0, t1, [r, None], [rxn, None], inv_vm, broken != 0.0, span)
+        cp.needs_recheck = recheck != 0.0
+        cp.last_gap_len = gap
+        cp.now_friction_pressure = N
     cores_out.extend(cores[:ran])
     lane.ran.append((rows[:ran], cores[:ran]))
     lane.resting.extend(cores[:ran])
@@ -145,10 +150,10 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
 
 
 def _inputs(cp) -> tuple:
-    kind, d1 = cp.side_data(1)
-    return ((kind,) + d1[0] + d1[1] + d1[2] + d1[3] + (float(cp.obj0.extra_radius), float(cp.obj1.extra_radius))
-            + cp.span_s + (cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir,
-                           cp.last_time))
+    """A contact point's CP_IN inputs of the resting pass."""
+    kind, (a, b, c, d) = cp.side_data(1)
+    return (kind, *a, *b, *c, *d, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s,
+            cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
 
 
 def _run(env, ev, core, cp) -> None:

@@ -476,6 +476,8 @@ class CollisionSystem:
                 ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
             for md in sp.mds:
                 md.seen = stamp
+            if len(sp.mds) == len(ball.mindists):
+                ball.all_seen = stamp       # any mindist made later in this pass is seen too
             measured.append((sp, None))
             return
         for kf in keys:
@@ -574,7 +576,7 @@ class CollisionSystem:
             update_events(env, md, True, hint)
         for k in aw.with_mindists:
             s = awake[k]
-            if not s.mindists:
+            if not s.mindists or s.all_seen == stamp:
                 continue
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
