@@ -57,7 +57,7 @@ class Core:
         "rotation_axis_world", "current_speed", "abs_omega",
         "max_surface_rot_speed", "controllers_of_core", "sim_unit_of_core",
         "time_calm_ref", "q_calm_ref", "pos_calm_ref", "damping_memo",
-        "friction_system", "impact_sync", "lane_slot", "lane_mirror", "lane_static",
+        "friction_system", "impact_sync", "lane_slot", "lane_static",
         "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
     )
 
@@ -106,7 +106,6 @@ class Core:
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
         self.lane_slot = -1             # the core's row while the lane has it on loan (ivp.lane)
-        self.lane_mirror = -1           # the lane's stamp when its row was last mirrored into the fields
         self.lane_static = None         # the lane row's read-only part, with what it was made from
         # ivp-contacts 4.7: the impacts between two PSIs, counted for the PSI count
         # they belong to (a count of an older PSI reads as 0: the spec's clear at

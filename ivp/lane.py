@@ -51,8 +51,7 @@ from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
 # (read-only for the pass, or bookkeeping the pass does not touch)
 KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
                   "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
-                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_mirror", "lane_static",
-                  "impacts_since_last_psi",
+                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_static", "impacts_since_last_psi",
                   "impact_count_psi", "temporarily_unmovable_psi")
 LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
 # the loaned fields the passes write (give_back writes them into the core); the
@@ -62,11 +61,6 @@ WRITTEN = ("speed", "rot_speed", "speed_change", "rot_speed_change", "pos_world_
            "m_world_f_core_last_psi", "rotation_axis_world", "current_speed", "abs_omega",
            "max_surface_rot_speed", "time_of_last_psi", "i_delta_time", "time_calm_ref", "q_calm_ref",
            "pos_calm_ref", "movement_state")
-# the written fields a resting ball's pairs read after the integration: the lane
-# copies them into the slots of the resting units' cores (Lane.mirror)
-MIRRORED = ("m_world_f_core_last_psi", "speed", "rotation_axis_world", "max_surface_rot_speed", "current_speed",
-            "time_of_last_psi", "movement_state")
-
 # row layout
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
 POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
@@ -98,10 +92,7 @@ class LoanedCore(Core):
         self.environment.lane.give_back(self)
 
     def get_m_world_f_core_PSI(self, t: float):
-        """Core.get_m_world_f_core_PSI (4.1) from the mirror while it is fresh,
-        else from the row: the core stays on loan."""
-        if self.lane_mirror == self.environment.lane.mirror_stamp:
-            return Core.get_m_world_f_core_PSI(self, t)
+        """Core.get_m_world_f_core_PSI (4.1) from the row: the core stays on loan."""
         return pose_at(t, *self.pose_parts())
 
     def pose_parts(self):
@@ -146,20 +137,13 @@ _READ = {
 
 
 def _loaned_field(name: str):
-    """A loaned core's field: a written one is read from the row (a mirrored
-    one from its slot while the mirror is fresh; the calm references, lists a
-    caller may change, give the core back first), a read-only one from its
-    slot; any write gives the core back first."""
+    """A loaned core's field: a written one is read from the row (the calm
+    references, lists a caller may change, give the core back first), a
+    read-only one from its slot; any write gives the core back first."""
     slot = Core.__dict__[name]
     read = _READ.get(name)
 
-    if name in MIRRORED:
-        def get(core):
-            lane = core.environment.lane
-            if core.lane_mirror != lane.mirror_stamp:
-                return read(lane.rows[core.lane_slot])
-            return slot.__get__(core, Core)
-    elif read is not None:
+    if read is not None:
         def get(core):
             return read(core.environment.lane.rows[core.lane_slot])
     elif name in WRITTEN:
@@ -191,8 +175,6 @@ class Lane:
         self.ran_moved = False          # a row was given back since: ``rows`` are stale
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
-        self.mirror_stamp = 0           # counts the passes; a mirror made since the last one is fresh
-        self.resting = []               # the cores of this PSI's resting units, to mirror
 
     def _before_snapshot(self) -> None:
         self.give_back_all()
@@ -275,7 +257,6 @@ class Lane:
         env = self.environment
         ran = self.ran
         self.ran = []
-        self.mirror_stamp += 1
         if not ran:
             return []
         if self.ran_moved:              # the runs' cores still on loan, in run order
@@ -289,32 +270,7 @@ class Lane:
         out = [self.cores[k] for k in over.tolist()]
         for c in out:
             self.give_back(c)
-        resting = [c for c in self.resting if c.lane_slot >= 0]
-        self.resting = []
-        if resting:
-            self.mirror(resting)
         return out
-
-    def mirror(self, cores) -> None:
-        """The MIRRORED fields of loaned cores written into their slots (fresh
-        until the next pass): a resting ball's pairs read them after the
-        integration without giving the core back."""
-        stamp = self.mirror_stamp
-        col = self.rows[np.array([c.lane_slot for c in cores], dtype=np.int64)][:, _MIRROR_COLS].T.tolist()
-        poses = zip(zip(*col[0:9]), zip(col[9], col[10], col[11]))
-        for c, m, v, a, s, cur, t, state in zip(cores, poses, zip(col[12], col[13], col[14]),
-                                                zip(col[15], col[16], col[17]), col[18], col[19], col[20],
-                                                map(int, col[21])):
-            c.__class__ = Core          # the slots themselves, not the loaned fields
-            c.m_world_f_core_last_psi = m
-            c.speed = v
-            c.rotation_axis_world = a
-            c.max_surface_rot_speed = s
-            c.current_speed = cur
-            c.time_of_last_psi = t
-            c.movement_state = state
-            c.lane_mirror = stamp
-            c.__class__ = LoanedCore
 
     def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
@@ -322,9 +278,6 @@ class Lane:
         R = self.rows[slots]
         return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
 
-
-_MIRROR_COLS = np.array(list(range(M_R, M_R + 9)) + list(range(M_POS, M_POS + 3)) + list(range(SPEED, SPEED + 3))
-                        + list(range(AXIS, AXIS + 3)) + [MAX_SURF_ROT, CUR_SPEED, T_LAST, STATE], dtype=np.int64)
 
 def _vec_or_zero(r, i):
     """A pending change as the object path keeps it: ZERO3 itself when it is +0."""
@@ -411,7 +364,6 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
     if plan is not None:
         plan.steps.append((i, None, units, cores, rows, flags, cps))
-        plan.cores.extend(cores)
     return units, cores, rows, flags
 
 
@@ -421,7 +373,6 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     from .sim_unit import freeze_unit
     lane = env.lane
     col = env.collision
-    lane.mirror_stamp += 1
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
@@ -457,28 +408,26 @@ class Plan:
     them and run again at every later PSI while nothing they were chosen by
     changes (:func:`touch`): a run of lane units with their cores, rows and
     flags, a resting run (collision.single_contact) with its contact points
-    too, or one other unit. ``cores`` are the cores in the order the PSI
-    hands them on; ``awake`` is the collision system's cache for them."""
+    too, or one other unit. ``awake`` is the collision system's cache of
+    the PSI's awake shapes (the plan's cores, in order)."""
 
-    __slots__ = ("epoch", "start", "takes", "steps", "cores", "awake")
+    __slots__ = ("epoch", "start", "takes", "steps", "awake")
 
     def __init__(self):
         self.start = _epoch[0]
         self.takes = 0                  # the recording's own touches
         self.epoch = -1
         self.steps = []
-        self.cores = []
         self.awake = None
 
     def other_unit(self, i: int, su) -> None:
         """The recording: the order's unit i, run by the object path."""
         self.steps.append((i, su, None, None, None, None, None))
-        self.cores.extend(reversed(su.cores))
 
     def recorded(self, env, complete: bool) -> bool:
         """The recording is over: it holds from now when every unit of the
         order ran as recorded and nothing else touched (this PSI is then
-        planned: its cores are ``cores``)."""
+        planned)."""
         if complete and _epoch[0] - self.start == self.takes:
             self.epoch = _epoch[0]
             env.lane.planned_psi = env.psi_count
@@ -528,9 +477,9 @@ def _merged(steps) -> list:
     return out
 
 
-def planned_cores(env, cores) -> "Plan | None":
-    """The plan, when ``cores`` are its cores: this PSI's units all ran as
-    planned (or recorded) and nothing changed since."""
+def planned_psi(env) -> "Plan | None":
+    """The plan, when this PSI's units all ran as planned (or recorded) and
+    nothing changed since: the PSI's cores are the plan's."""
     lane = env.lane
     if lane is None or lane.planned_psi != env.psi_count:
         return None

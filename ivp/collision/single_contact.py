@@ -100,7 +100,6 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     col = env.collision
-    lane.mirror_stamp += 1
     before = flags.copy()
     n = len(units)
     CP = np.array([_inputs(cp) for cp in cps], dtype=np.float64).reshape(n, CP_IN)
@@ -129,7 +128,6 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
         cp.now_friction_pressure = N
     cores_out.extend(cores[:ran])
     lane.ran.append((rows[:ran], cores[:ran]))
-    lane.resting.extend(cores[:ran])
     col.update_after_controllers(None)
     if stop >= 0:
         su = units[stop]

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core import MT_NOT_SIM
 from ..fp import f32
-from ..lane import planned_cores, touch
+from ..lane import planned_psi, touch
 from ..sim_unit import revive_sim_unit
 from .broadphase import MovableSpheres, PoseGrid
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
@@ -121,7 +121,8 @@ class AwakeSet:
         self.loaned_k = np.array(loaned, dtype=np.int64)
         self.slots = np.array(slots, dtype=np.int64)
         self.other_k = other
-        # the bodies whose mindists this pass may drop: a free body on loan had none before it
+        # the bodies whose mindists a pass may drop: one on loan with none now gets none before
+        # the pass (a mindist made touches the plan this set is kept with)
         others = set(other)
         self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
@@ -493,7 +494,7 @@ class CollisionSystem:
         dt = env.delta_PSI_time
         self.psi_stamp += 1
         stamp = self.psi_stamp
-        plan = planned_cores(env, cores)
+        plan = planned_psi(env)
         if plan is None:
             aw = AwakeSet(cores)
         else:
