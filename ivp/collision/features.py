@@ -184,14 +184,15 @@ def piece_piece_measure(A, B, prev):
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = pieces_measure(
-        VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, _prev_code(prev))
+        VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, prev_codes(prev))
     face_piece = A if f[0] == 2 else B
     intrusion = d < (-BEHIND_TRIANGLE_DEPTH if face_piece.two_sided else -INTRUSION_DEPTH)
     return (feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), swapped,
             Geometry(gap if gap_ok else None, n if n_ok else None, p, t0, broken), intrusion)
 
 
-def _prev_code(prev):
+def prev_codes(prev):
+    """A piece pair's previous features (fa, fb), or None, as the kernels' six ints."""
     return NO_FEATURE + NO_FEATURE if prev is None else _code(prev[0]) + _code(prev[1])
 
 
@@ -205,5 +206,5 @@ def piece_piece_closest(A, B, prev):
     VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f = pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center,
-                           _prev_code(prev))
+                           prev_codes(prev))
     return feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), d

@@ -31,7 +31,9 @@ from .constants import (
 )
 from ..umath import rot_mul_v, rot_t_mul_v
 from .feature_kernels import ball_triangles_measure
+from .piece_kernels import hull_triangles_measure
 from .features import (
+    BEHIND_TRIANGLE_DEPTH,
     INTRUSION_DEPTH,
     NO_FEATURE,
     Geometry,
@@ -42,6 +44,7 @@ from .features import (
     pair_geometry,
     piece_piece_closest,
     piece_piece_measure,
+    prev_codes,
 )
 
 HINT_NOW = 0
@@ -131,6 +134,9 @@ class Mindist:
 
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
+        if type(self._batch) is PieceBatch:
+            self._batch.unbatch(self)
+            return
         G, F = self._batch
         g = G[self._row].tolist()
         f = self._prev_code = tuple(F[self._row].tolist())
@@ -179,7 +185,10 @@ class Mindist:
 
     @property
     def cores(self):
-        if self._batch is not None:             # a batched pair: the ball (a) is side 0
+        b = self._batch
+        if b is not None:                       # a batched pair: the ball (a) is side 0, or as its row says
+            if type(b) is PieceBatch and b.swapped[self._row]:
+                return self.b.obj.core, self.a.obj.core
             return self.a.obj.core, self.b.obj.core
         return self._side0.shape.obj.core, self._side1.shape.obj.core
 
@@ -497,17 +506,84 @@ class SoupPairs:
 def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
-    kernel pass per grid."""
+    kernel pass per grid, those of another piece and a grid's triangles in
+    one pass per piece and grid."""
     groups = {}
+    pieces = {}
     for it in items:
         if type(it) is SoupPairs:
             groups.setdefault(it.soup, ([], []))[1].append(it)
-        elif it.a.is_ball and it.kb[0] == "t":
-            groups.setdefault(it.b, ([], []))[0].append(it)
+        elif it.kb[0] == "t":
+            if it.a.is_ball:
+                groups.setdefault(it.b, ([], []))[0].append(it)
+            else:
+                pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
+        elif it.ka[0] == "t":
+            pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
         else:
             it.recalc(t)
     for shape, (single, soups) in groups.items():
         _recalc_ball_triangles(shape.grid, single, soups, t)
+    for (shape, key, soup, tri_first), mds in pieces.items():
+        _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
+
+
+class PieceBatch:
+    """One pass of hull_triangles_measure (a piece against a grid's
+    triangles): each pair's row of features (A's, B's: also its previous
+    features at the next pass), whether its sides are swapped, and its
+    geometry; the sides and geometry are made from the row when first read."""
+
+    __slots__ = ("F", "swapped", "G")
+
+    def __init__(self, F, swapped, G):
+        self.F = F
+        self.swapped = swapped
+        self.G = G
+
+    def unbatch(self, md: Mindist) -> None:
+        """recalc's piece branch's results from md's row."""
+        q = md._row
+        f = self.F[q].tolist()
+        g = self.G[q].tolist()
+        fa = feature_of(f[0], f[1], f[2])
+        fb = feature_of(f[3], f[4], f[5])
+        geom = Geometry(g[1] if g[0] else 0.0, (g[3], g[4], g[5]) if g[2] else None, (g[6], g[7], g[8]),
+                        (g[9], g[10], g[11]), bool(g[12]))
+        if self.swapped[q]:
+            md._measured(Side(md.b, md.kb, fb), Side(md.a, md.ka, fa), geom, (fa, fb))
+        else:
+            md._measured(Side(md.a, md.ka, fa), Side(md.b, md.kb, fb), geom, (fa, fb))
+
+
+def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) -> None:
+    """recalc's piece branch for the pairs of piece ``key`` of ``shape`` with
+    triangles of ``soup``'s grid (on side A when ``tri_first``), in one kernel
+    pass (same values): each pair keeps its gap, intrusion and row."""
+    piece = shape.piece_world(key, core_pose(shape.obj.core, t))
+    V, T, E, two, pl, N, M, H = piece.kernel_data()
+    k = len(mds)
+    tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
+    prev = np.empty((k, 6), dtype=np.int64)
+    for q, md in enumerate(mds):
+        b = md._batch
+        prev[q] = b.F[md._row] if type(b) is PieceBatch else prev_codes(md._prev)
+    grid = soup.grid
+    GV, GPL, GN = grid.kernel_arrays()
+    D, F, S, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, piece.center, tris, prev, tri_first,
+                                        GV, GPL, GN)
+    batch = PieceBatch(F, S, G)
+    # piece_piece_measure's intrusion: the vertex's distance against a face of
+    # the triangle (two-sided) or of the piece
+    face_on_a = F[:, 0] == 2
+    face_two = face_on_a == tri_first if not two else np.ones(k, dtype=bool)
+    intrudes = np.where(face_two, D < -BEHIND_TRIANGLE_DEPTH, D < -INTRUSION_DEPTH).tolist()
+    gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
+    for q, md in enumerate(mds):
+        md._batch = batch
+        md._row = q
+        md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.intrusion = intrudes[q]
 
 
 def _previous_codes(mds):

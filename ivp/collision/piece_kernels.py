@@ -296,3 +296,53 @@ def moved_arrays(V, T, E, two, pl, R, vv):
         W[i, 2] = R[6] * x + R[7] * y + R[8] * z + vv[2]
     M, H = _edge_spheres(W, E)
     return W, normals(W, T, two, pl), M, H
+
+
+@kernel
+def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, GV, GPL, GN):
+    """pieces_measure of one moved piece (V ... c: its kernel arrays and
+    centre) against triangles ``tris`` of a grid (as feature_kernels.
+    ball_triangles_measure reads them), each as its triangle_piece is searched:
+    on side A when ``tri_first`` (the mindist's first shape is the grid's),
+    else on side B; ``prev`` (k, 6) the pairs' previous features in A/B terms.
+    Returns the distances, features (k, 6), whether each pair is swapped, and
+    geometry rows (gap known, gap, n known, n, p, t0, broken)."""
+    k = tris.shape[0]
+    D = np.empty(k)
+    F = np.empty((k, 6), dtype=np.int64)
+    S = np.empty(k, dtype=np.bool_)
+    G = np.empty((k, 13))
+    TT = np.zeros((1, 3), dtype=np.int64)
+    TT[0, 1] = 1
+    TT[0, 2] = 2
+    ET = np.zeros((3, 2), dtype=np.int64)
+    ET[0, 1] = 1
+    ET[1, 0] = 1
+    ET[1, 1] = 2
+    ET[2, 0] = 2
+    for q in range(k):
+        t = tris[q]
+        VT = GV[t]
+        ct = (((0.0 + VT[0, 0]) + VT[1, 0]) + VT[2, 0]) / 3.0, \
+            (((0.0 + VT[0, 1]) + VT[1, 1]) + VT[2, 1]) / 3.0, \
+            (((0.0 + VT[0, 2]) + VT[1, 2]) + VT[2, 2]) / 3.0
+        pq = (prev[q, 0], prev[q, 1], prev[q, 2], prev[q, 3], prev[q, 4], prev[q, 5])
+        if tri_first:
+            d, f, sw, g = pieces_measure(VT, TT, ET, True, GPL[t], GN[t], ct, V, T, E, two, pl, N, M, H, c, pq)
+        else:
+            MT, HT = _edge_spheres(VT, ET)
+            d, f, sw, g = pieces_measure(V, T, E, two, pl, N, c, VT, TT, ET, True, GPL[t], GN[t], MT, HT, ct, pq)
+        gap_ok, gap, n_ok, n, p, t0, broken = g
+        D[q] = d
+        S[q] = sw
+        for j in range(6):
+            F[q, j] = f[j]
+        G[q, 0] = 1.0 if gap_ok else 0.0
+        G[q, 1] = gap
+        G[q, 2] = 1.0 if n_ok else 0.0
+        for j in range(3):
+            G[q, 3 + j] = n[j]
+            G[q, 6 + j] = p[j]
+            G[q, 9 + j] = t0[j]
+        G[q, 12] = 1.0 if broken else 0.0
+    return D, F, S, G

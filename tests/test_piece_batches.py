@@ -1,0 +1,126 @@
+"""A piece against a grid's triangles measured in one kernel pass
+(mindist._recalc_piece_triangles, issue 11) gives each pair's own recalc."""
+
+import math
+
+import numpy as np
+import pytest
+
+from ivp import Environment, ObjectTemplate, build_surface, rng
+from ivp.collision import mindist
+from ivp.collision.features import feature_of, piece_piece_measure, prev_codes
+from ivp.collision.piece_kernels import hull_triangles_measure
+from ivp.collision.shapes import TriangleGrid, hull_piece, triangle_piece
+from ivp.surface import convex_piece
+from test_collision_scenes import box, box_points, floor, grid_mesh
+from test_lane import state
+
+
+def _round_hull(n: int, radius: float, seed: int):
+    rnd = np.random.default_rng(seed)
+    pts = rnd.normal(size=(n, 3))
+    pts /= np.linalg.norm(pts, axis=1)[:, None]
+    return [tuple(p * radius) for p in pts]
+
+
+def _pose(rnd, y):
+    """A random rotation (as a matrix from a unit quaternion) and a position at height y."""
+    w, x, yy, z = rnd.normal(size=4)
+    s = math.sqrt(w * w + x * x + yy * yy + z * z)
+    w, x, yy, z = w / s, x / s, yy / s, z / s
+    R = (1 - 2 * (yy * yy + z * z), 2 * (x * yy - w * z), 2 * (x * z + w * yy),
+         2 * (x * yy + w * z), 1 - 2 * (x * x + z * z), 2 * (yy * z - w * x),
+         2 * (x * z - w * yy), 2 * (yy * z + w * x), 1 - 2 * (x * x + yy * yy))
+    return R, (rnd.uniform(-3.0, 3.0), y, rnd.uniform(-3.0, 3.0))
+
+
+def _single(A, B, prev):
+    fa, fb, swapped, g, intrusion = piece_piece_measure(A, B, prev)
+    return fa, fb, swapped, g.gap, g.n, g.p, g.t0, g.broken, intrusion
+
+
+@pytest.mark.parametrize("tri_first", [True, False])
+def test_the_pass_gives_each_triangles_single_measurement_with_and_without_its_previous_pair(tri_first):
+    """A box, a 60-vertex hull and a two-sided triangle (a movable soup's
+    piece) over a bumpy grid, some of them sunk into it: every row of the pass
+    equals piece_piece_measure of the grid triangle's piece and the moved
+    piece, in the mindist's order, fresh and with the features it found."""
+    V, F = grid_mesh(6, 8.0)
+    rnd = np.random.default_rng(11)
+    V = V + rnd.normal(0.0, 0.08, V.shape)
+    grid = TriangleGrid(V, F)
+    bx = convex_piece(box_points(1.0, 0.4, 2.0))
+    rh = convex_piece(_round_hull(60, 0.7, 2))
+    pieces = [hull_piece(bx.vertices, bx.faces), hull_piece(rh.vertices, rh.faces),
+              triangle_piece((0.0, 0.0, 0.0), (1.5, 0.2, 0.0), (0.0, -0.3, 1.2))]
+    GV, GPL, GN = grid.kernel_arrays()
+    checked = 0
+    for k in range(24):
+        piece = pieces[k % 3]
+        moved = piece.transformed(_pose(rnd, rnd.uniform(-0.3, 1.2)))
+        V2, T2, E2, two, pl, N2, M2, H2 = moved.kernel_data()
+        tris = grid.query(*moved.center, moved.radius + 0.5)
+        assert tris
+        prev = [None] * len(tris)
+        for _ in range(2):
+            codes = np.array([prev_codes(p) for p in prev], dtype=np.int64).reshape(-1, 6)
+            D, Fk, S, G = hull_triangles_measure(V2, T2, E2, two, pl, N2, M2, H2, moved.center,
+                                                 np.array(tris, dtype=np.int64), codes, tri_first, GV, GPL, GN)
+            for q, t in enumerate(tris):
+                A, B = (grid.piece(t), moved) if tri_first else (moved, grid.piece(t))
+                fa, fb, swapped, gap, n, p, t0, broken, _ = _single(A, B, prev[q])
+                row = Fk[q].tolist()
+                assert feature_of(*row[:3]) == fa and feature_of(*row[3:]) == fb
+                assert bool(S[q]) == swapped
+                g = G[q].tolist()
+                assert (g[1] if g[0] else None) == gap
+                assert ((g[3], g[4], g[5]) if g[2] else None) == n
+                assert (g[6], g[7], g[8]) == p and (g[9], g[10], g[11]) == t0 and bool(g[12]) == broken
+                prev[q] = (fa, fb)
+                checked += 1
+    assert checked > 200
+
+
+def _sunk_world():
+    """Boxes and a round hull dropped tilted, spinning, onto a bumpy floor,
+    one box started 0.15 m into it (an intrusion), one box on another."""
+    rng.reset()
+    env = Environment()
+    floor(env, n=8, size=20.0)
+    rnd = np.random.default_rng(4)
+    bodies = []
+    for i in range(4):
+        q = rnd.normal(size=4)
+        q = tuple(q / np.linalg.norm(q))
+        bodies.append(box(env, (3.0 * i - 4.5, 0.8 + 0.3 * i, 1.0), size=(1.0, 0.5, 1.5), name=f"b{i}",
+                          quaternion=q))
+    bodies.append(box(env, (6.0, 0.35 - 0.15, -3.0), size=(1.0, 0.7, 1.0), name="sunk"))
+    bodies.append(box(env, (-4.5, 2.5, 1.0), name="on_top"))
+    surf = build_surface("round", convex_point_sets=[_round_hull(40, 0.6, 8)])
+    bodies.append(env.create_polygon(surf, ObjectTemplate(name="round", mass=2.0), (0.0, 1.5, -4.0)))
+    for b in bodies:
+        b.wake()
+        b.core.rot_speed = tuple(rnd.uniform(-3.0, 3.0, 3))
+    return env
+
+
+def _run(monkeypatch, batched: bool):
+    if not batched:
+        def one_by_one(shape, key, soup, tri_first, mds, t):
+            for md in mds:
+                md.recalc(t)
+        monkeypatch.setattr(mindist, "_recalc_piece_triangles", one_by_one)
+    env = _sunk_world()
+    seen = []
+    for _ in range(240):
+        env.simulate(env.delta_PSI_time)
+        seen.append(state(env))
+    monkeypatch.undo()
+    return seen
+
+
+def test_bodies_landing_tipping_and_pushed_out_of_a_floor_run_the_same_bits_batched(monkeypatch):
+    batched = _run(monkeypatch, True)
+    single = _run(monkeypatch, False)
+    assert batched == single
+    assert batched[0] != batched[-1]
