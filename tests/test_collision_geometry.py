@@ -13,6 +13,7 @@ from ivp.collision.features import (
     piece_piece_closest,
     triangle_region,
 )
+from ivp.collision.feature_kernels import _vertex_triangle, face_k, nearest_on
 from ivp.collision.shapes import TriangleGrid, hull_piece, triangle_piece
 from ivp.surface import convex_piece
 from test_collision_scenes import box_points, grid_mesh
@@ -238,3 +239,45 @@ def test_a_big_hull_near_and_far_from_a_triangles_edges_gets_the_true_distance(s
             assert piece_piece_closest(placed, other, (fa, fb)) == (fa, fb, d)
             fb2, fa2, d2 = piece_piece_closest(other, placed, None)
             assert d2 == pytest.approx(want, abs=1e-7)
+
+
+def _nearest_on_every_face(v, V, T, N):
+    """nearest_on for a hull as a walk over every face: the first face reaching
+    the least distance, faces the vertex is behind not counted, and the
+    highest plane when it is behind every one."""
+    best = (math.inf, -1, -1, -1)
+    behind, behind_f = -math.inf, -1
+    for f in range(T.shape[0]):
+        a, b, c, n, ia, ib, ic = face_k(V, T, False, N, f)
+        h = sum(n[k] * (v[k] - a[k]) for k in range(3))
+        if h > behind:
+            behind, behind_f = h, f
+        d, k, i, j = _vertex_triangle(v, a, b, c, n, ia, ib, ic, f)
+        if k == 2 and d < 0.0:
+            continue
+        if d < best[0]:
+            best = (d, k, i, j)
+    if behind < 0.0:
+        return behind, 2, behind_f, -1
+    return best
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_vertex_against_a_hull_finds_what_a_walk_over_every_face_finds(seed):
+    """nearest_on skips faces by the highest plane's distance and the faces'
+    bounding spheres: points near and far, inside, over faces, edges and
+    corners of a round hull and of a box (whose top face is two coplanar
+    triangles: a point over their shared diagonal is a tie the first face
+    wins) give the full walk's distance and feature."""
+    rnd = np.random.default_rng(seed)
+    pts = rnd.normal(size=(80, 3))
+    pts /= np.linalg.norm(pts, axis=1)[:, None]
+    rh = convex_piece([tuple(p) for p in pts])
+    bx = convex_piece(box_points(2.0, 1.0, 2.0))
+    for cp in (rh, bx):
+        V, T, E, two, pl, N, M, H = hull_piece(cp.vertices, cp.faces).kernel_data()
+        probes = [tuple(rnd.normal(size=3) * s) for s in (0.3, 1.0, 1.5, 4.0, 30.0) for _ in range(40)]
+        probes += [tuple(V[i] * f) for i in range(V.shape[0]) for f in (1.0, 1.3)]
+        probes += [(x, 0.5 + h, x) for x in (-0.5, 0.0, 0.25, 1.0) for h in (0.0, 0.2, 3.0)]   # the box's diagonal
+        for v in probes:
+            assert nearest_on(v, V, T, False, N, -1) == _nearest_on_every_face(v, V, T, N)

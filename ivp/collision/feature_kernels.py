@@ -172,20 +172,30 @@ def point_point(q, r):
 
 @kernel
 def normals(V, T, two, pl):
-    """The outward unit normals of a piece's faces (face_data's n), once per search."""
+    """The outward unit normals of a piece's faces (face_data's n), once per
+    search; a hull's rows also hold each face's centroid and the radius about
+    it of a sphere holding the face (columns 3-5 and 6: nearest_on's bound)."""
     if two:
         N = np.empty((2, 3))
         for k in range(3):
             N[0, k] = pl[k]
             N[1, k] = -pl[k]
         return N
-    N = np.empty((T.shape[0], 3))
+    N = np.empty((T.shape[0], 7))
     for f in range(T.shape[0]):
         a = vert(V, T[f, 0])
-        ok, n = unit_k(vcross(vsub(vert(V, T[f, 1]), a), vsub(vert(V, T[f, 2]), a)))
+        b = vert(V, T[f, 1])
+        c = vert(V, T[f, 2])
+        ok, n = unit_k(vcross(vsub(b, a), vsub(c, a)))
         N[f, 0] = n[0]
         N[f, 1] = n[1]
         N[f, 2] = n[2]
+        m = ((a[0] + b[0] + c[0]) / 3.0, (a[1] + b[1] + c[1]) / 3.0, (a[2] + b[2] + c[2]) / 3.0)
+        N[f, 3] = m[0]
+        N[f, 4] = m[1]
+        N[f, 5] = m[2]
+        r2 = max(vdot(vsub(a, m), vsub(a, m)), vdot(vsub(b, m), vsub(b, m)), vdot(vsub(c, m), vsub(c, m)))
+        N[f, 6] = math.sqrt(r2) * (1.0 + 1e-12)
     return N
 
 
@@ -236,28 +246,55 @@ def _vertex_triangle(v, a, b, c, n, ia, ib, ic, f):
 @kernel(inline=True)
 def nearest_on(v, V, T, two, N, side):
     """A vertex against a piece: the least signed distance over its faces whose
-    region holds the projection (negative when behind every face of a hull)."""
-    best_d = math.inf
-    bk, bi, bj = -1, -1, -1
+    region holds the projection (negative when behind every face of a hull),
+    and the feature of the first face reaching it (a two-sided triangle: its
+    shown side ``side``)."""
+    if two:
+        a, b, c, n, ia, ib, ic = face_k(V, T, True, N, side)
+        d, k, i, j = _vertex_triangle(v, a, b, c, n, ia, ib, ic, side)
+        if d < math.inf:
+            return d, k, i, j
+        return math.inf, -1, -1, -1
+    return _nearest_on_hull(v, V, T, N)
+
+
+@kernel
+def _nearest_on_hull(v, V, T, N):
+    """nearest_on for a hull. Its planes are walked first: a vertex below
+    every one is inside, else the distance to the face of the highest plane
+    bounds the least one, and a face whose plane or bounding sphere
+    (normals' columns 3-6) is farther than the bound or the best so far is
+    skipped: it cannot reach the least distance, so the result is the one of
+    a walk over every face."""
     behind = -math.inf
     behind_f = -1
-    f0, f1 = (side, side + 1) if two else (0, T.shape[0])
-    for f in range(f0, f1):
-        a, b, c, n, ia, ib, ic = face_k(V, T, two, N, f)
-        h = vdot(n, vsub(v, a))
+    for f in range(T.shape[0]):
+        h = vdot((N[f, 0], N[f, 1], N[f, 2]), vsub(v, vert(V, T[f, 0])))
         if h > behind:
             behind = h
             behind_f = f
-        if abs(h) > best_d + EDGE_BOUND_SLACK * (1.0 + abs(h)):
+    if behind < 0.0:
+        return behind, 2, behind_f, -1
+    a, b, c, n, ia, ib, ic = face_k(V, T, False, N, behind_f)
+    bound = _vertex_triangle(v, a, b, c, n, ia, ib, ic, behind_f)[0]
+    best_d = math.inf
+    bk, bi, bj = -1, -1, -1
+    for f in range(T.shape[0]):
+        a, b, c, n, ia, ib, ic = face_k(V, T, False, N, f)
+        h = vdot(n, vsub(v, a))
+        lim = bound if bound < best_d else best_d
+        if abs(h) > lim + EDGE_BOUND_SLACK * (1.0 + abs(h)):
             continue                     # the plane is farther than the best: so is the face
+        e = (v[0] - N[f, 3], v[1] - N[f, 4], v[2] - N[f, 5])
+        lower = math.sqrt(vdot(e, e)) - N[f, 6]
+        if lower > lim + EDGE_BOUND_SLACK * (1.0 + abs(lower)):
+            continue                     # so is its bounding sphere
         d, k, i, j = _vertex_triangle(v, a, b, c, n, ia, ib, ic, f)
-        if k == 2 and d < 0.0 and not two:
+        if k == 2 and d < 0.0:
             continue
         if d < best_d:
             best_d = d
             bk, bi, bj = k, i, j
-    if not two and behind < 0.0:
-        return behind, 2, behind_f, -1
     return best_d, bk, bi, bj
 
 
