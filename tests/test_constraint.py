@@ -402,7 +402,12 @@ def test_solver_failure_path_applies_nothing(monkeypatch):
     import ivp.controllers.constraint as cmod
     env = Environment(gravity=(0.0, -10.0, 0.0))
     plank, _ = hanging_plank(env, 0.3)
-    monkeypatch.setattr(cmod, "lin_solve", lambda A, rhs: None)
+    def failed(*args):
+        state, lam, cs_a, v_r, w_r, v_a, w_a = solve(*args)
+        return cmod.SOLVE_FAILED, lam, cs_a, v_r, w_r, v_a, w_a
+
+    solve = cmod._solve_step
+    monkeypatch.setattr(cmod, "_solve_step", failed)
     env.simulate(10 * DT - 1e-6)                     # 10 PSIs of free fall
     assert plank.core.speed[1] == pytest.approx(-10.0 * DT * 10, rel=1e-5)
     assert plank.core.rot_speed == (0.0, 0.0, 0.0)

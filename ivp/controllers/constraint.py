@@ -222,28 +222,29 @@ class Constraint(Joint):
         core_a = None if self.obj_a is None else self.obj_a.core
         r = _side_state(core_r)
         a = _side_state(core_a)
-        active, rhs, M, cs_a = _constraint_rows(
+        limited = self.max_force is not None
+        state, lam, cs_a, v_r, w_r, v_a, w_a = _solve_step(
             *r, *a, self.m_rcs_f_rcore[0], self.m_acs_f_acore[0], self.n_fixed_rot + self.n_limited_rot,
             self.rot_order, self.anchor_r, self.anchor_a, self.axis_type, self.borders_low, self.borders_high,
-            f32(ev.delta_time), self.damp_factor, self.force_factor, f32(ev.i_delta_time), self.limit_factor)
-        if active.shape[0] == 0:
-            return
-        x = lin_solve(M, rhs)
-        if x is None:
-            return                          # the failure path: nothing this PSI
-        lam = [0.0] * 6
-        for k, i in enumerate(active.tolist()):
-            lam[i] = x[k]
-        if self.max_force is not None and not self.limit_to_max_force(lam, f32(ev.delta_time)):
-            return
-        lam = tuple(lam)
+            f32(ev.delta_time), self.damp_factor, self.force_factor, f32(ev.i_delta_time), self.limit_factor,
+            LIN_SOLVE_EPS, not limited)
+        if state != SOLVED:
+            return                          # nothing active, or the failure path: nothing this PSI
+        if limited:
+            lam = lam.tolist()
+            if not self.limit_to_max_force(lam, f32(ev.delta_time)):
+                return
+            lam = tuple(lam)
+            if r[0]:
+                v_r, w_r = _push_side(core_r.speed, core_r.rot_speed, core_r.inv_rot_inertia, core_r.inv_mass,
+                                      self.anchor_r, self.m_rcs_f_rcore[0], r[1], lam, 1.0)
+            if a[0]:
+                v_a, w_a = _push_side(core_a.speed, core_a.rot_speed, core_a.inv_rot_inertia, core_a.inv_mass,
+                                      self.anchor_a, cs_a, a[1], lam, -1.0)
         if r[0]:
-            core_r.speed, core_r.rot_speed = _push_side(core_r.speed, core_r.rot_speed, core_r.inv_rot_inertia,
-                                                        core_r.inv_mass, self.anchor_r, self.m_rcs_f_rcore[0],
-                                                        r[1], lam, 1.0)
+            core_r.speed, core_r.rot_speed = v_r, w_r
         if a[0]:
-            core_a.speed, core_a.rot_speed = _push_side(core_a.speed, core_a.rot_speed, core_a.inv_rot_inertia,
-                                                        core_a.inv_mass, self.anchor_a, cs_a, a[1], lam, -1.0)
+            core_a.speed, core_a.rot_speed = v_a, w_a
 
     def angular_error(self, cs_a):
         """Spec 12.6: the rotation of A's constraint frame in R's, by the number
@@ -374,6 +375,40 @@ def _constraint_rows(move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_
     return active[:n], rhs[:n], M, cs_a
 
 
+NOTHING_ACTIVE = 0
+SOLVE_FAILED = 1
+SOLVED = 2
+
+
+@kernel
+def _solve_step(move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_a, v_a, w_a, ii_a, im_a,
+                rr, r_acs, n_locked, rot_order, anchor_r, anchor_a, types, low, high,
+                dt, damp_factor, force_factor, i_dt, lf, eps, push):
+    """Spec 12.6 in one pass: :func:`_constraint_rows`, :func:`_lin_solve`, the
+    impulses of the six axes (lam: the active ones' solution, 0 on the
+    others) and, with ``push``, both sides' speeds after them (else their
+    speeds unchanged). Returns (NOTHING_ACTIVE, SOLVE_FAILED or SOLVED, lam,
+    CsA, R's speed and rotation speed, A's)."""
+    active, rhs, M, cs_a = _constraint_rows(move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_a,
+                                            v_a, w_a, ii_a, im_a, rr, r_acs, n_locked, rot_order,
+                                            anchor_r, anchor_a, types, low, high, dt, damp_factor,
+                                            force_factor, i_dt, lf)
+    lam = np.zeros(6)
+    if active.shape[0] == 0:
+        return NOTHING_ACTIVE, lam, cs_a, v_r, w_r, v_a, w_a
+    ok, x = _lin_solve(M, rhs, eps)
+    if not ok:
+        return SOLVE_FAILED, lam, cs_a, v_r, w_r, v_a, w_a
+    for k in range(active.shape[0]):
+        lam[active[k]] = x[k]
+    if push:
+        if move_r:
+            v_r, w_r = _push_side(v_r, w_r, ii_r, im_r, anchor_r, rr, R_r, lam, 1.0)
+        if move_a:
+            v_a, w_a = _push_side(v_a, w_a, ii_a, im_a, anchor_a, cs_a, R_a, lam, -1.0)
+    return SOLVED, lam, cs_a, v_r, w_r, v_a, w_a
+
+
 @kernel
 def _push_side(speed, rot_speed, ii, im, anchor, cs_f_core, R_world, lam, sign):
     """Spec 12.6's impulses on one side: sign lam_t at the anchor and sign
@@ -464,18 +499,12 @@ def _inverse(M, joint, what: str):
     return inv
 
 
-def lin_solve(A, rhs):
-    """0x10033e50: Gaussian elimination with the original's pivoting and
-    epsilons (:func:`_lin_solve`). Returns the solution as a list, or None
-    when the system is singular and inconsistent (the caller then applies
-    nothing)."""
-    ok, x = _lin_solve(np.array(A, dtype=np.float64), np.array(rhs, dtype=np.float64), LIN_SOLVE_EPS)
-    return x.tolist() if ok else None
-
-
 @kernel
 def _lin_solve(A, rhs, eps):
-    """lin_solve on arrays (A and rhs are modified): (solved, x)."""
+    """0x10033e50: Gaussian elimination with the original's pivoting and
+    epsilons, on arrays (A and rhs are modified). Returns (solved, x): not
+    solved when the system is singular and inconsistent (the caller then
+    applies nothing)."""
     n = rhs.shape[0]
     for i in range(n):
         # 0x10033f80: the pivot is the largest |A[r][i]|, r > i scanned from the
