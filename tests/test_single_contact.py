@@ -8,7 +8,9 @@ import math
 import pytest
 
 from ivp import Environment, rng, sim_unit
+from ivp.core import MT_NOT_SIM
 from ivp.collision import single_contact
+from ivp.collision.points import LoanedPoint
 from test_collision_scenes import ball, floor
 
 pytestmark = pytest.mark.skipif(not sim_unit.LANE_ENABLED, reason="the kernel path needs the compiled kernels")
@@ -87,3 +89,81 @@ def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(way, monkeypatch):
     assert ran > 1000 and ran_objects == 0            # the kernel path did run (and only there)
     for k, (a, b) in enumerate(zip(by_kernel, by_objects)):
         assert a == b, f"PSI {k}"
+
+
+def point_state(env):
+    """The points' fields a reader keeps a point on loan by (all but the lever lists)."""
+    return repr([(cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm, cp.span_s, cp.now_friction_pressure,
+                  cp.last_gap_len, cp.needs_recheck, cp.broken, cp.last_time, cp.last_n,
+                  cp.impacts_while_system, cp.test_fresh, cp.real_friction_factor)
+                 for cp in env.collision.contacts()])
+
+
+def _loaned(env):
+    return [cp for cp in env.collision.contacts() if type(cp) is LoanedPoint]
+
+
+def _points_run(lane: bool, psis: int, write_at: int = -1):
+    """point_state after every PSI of world(lane) (run alone: the RNG is global);
+    at PSI ``write_at`` the first point's friction is set to 0.05."""
+    env = world(lane=lane)
+    seen = []
+    for k in range(psis):
+        if k == write_at:
+            cp = next(iter(env.collision.contacts()))
+            cp.real_friction_factor = 0.05
+            assert cp.real_friction_factor == 0.05 and type(cp) is not LoanedPoint
+        env.simulate(env.delta_PSI_time)
+        seen.append(point_state(env))
+    return env, seen
+
+
+def test_points_stay_on_loan_while_read_and_read_as_the_object_path():
+    """The resting runs' points read between PSIs (every field a pass writes
+    but the lever lists) from their rows stay on loan and equal a world
+    without the lane; the lever lists give a point back, and the next PSI
+    takes it again."""
+    lane, seen = _points_run(True, 300)
+    plain, seen_plain = _points_run(False, 300)
+    for k, (a, b) in enumerate(zip(seen, seen_plain)):
+        assert a == b, f"PSI {k}"
+    loaned = _loaned(lane)
+    assert len(loaned) >= 5
+    cp = next(p for p in loaned if p.core0.movement_state != MT_NOT_SIM)
+    rows = lane.lane.points
+    assert rows.points[cp.point_slot] is cp
+    twin = next(p for p in plain.collision.contacts() if p.side0.shape.obj.name == cp.side0.shape.obj.name)
+    assert cp.r_cs == twin.r_cs and type(cp) is not LoanedPoint and cp.point_slot == -1
+    assert all(p.point_slot == k for k, p in enumerate(rows.points))
+    lane.simulate(lane.delta_PSI_time)
+    assert type(cp) is LoanedPoint
+
+
+def test_a_write_to_a_loaned_point_lands_and_a_deleted_one_frees_its_row():
+    lane, seen = _points_run(True, 120, write_at=60)
+    plain, seen_plain = _points_run(False, 120, write_at=60)
+    assert seen == seen_plain
+    rows = lane.lane.points
+    n = len(rows.points)
+    victim = _loaned(lane)[0]
+    lane.delete_object(victim.side0.shape.obj)
+    assert victim not in rows.points and len(rows.points) == n - 1
+    assert all(p.point_slot == k for k, p in enumerate(rows.points))
+    lane.simulate(lane.delta_PSI_time)
+
+
+def test_a_snapshot_holds_no_loaned_point_and_its_copy_runs_on_identically():
+    env = world(lane=True)
+    for _ in range(80):
+        env.simulate(env.delta_PSI_time)
+    assert _loaned(env)
+    copy = env.snapshot().restore()
+    assert not _loaned(copy) and not copy.lane.points.points
+    seed = rng.get_seed()
+    for _ in range(60):
+        env.simulate(env.delta_PSI_time)
+    a = point_state(env), state(env)
+    rng.set_seed(seed)
+    for _ in range(60):
+        copy.simulate(copy.delta_PSI_time)
+    assert (point_state(copy), state(copy)) == a

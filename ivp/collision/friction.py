@@ -82,7 +82,7 @@ class ContactPoint:
                  "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
                  "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
                  "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive", "last_n", "fixed_world")
+                 "reached", "addon", "alive", "last_n", "fixed_world", "point_slot")
 
     def __init__(self, side0, side1, mu: float, e: float, t: float):
         self.side0 = side0
@@ -110,6 +110,7 @@ class ContactPoint:
         self.last_n = None              # the last update's normal (an edge pair keeps its side)
         self.broken = False
         self.fixed_world = [None, None]  # side_data of a fixed side, made once
+        self.point_slot = -1            # its row while a resting run has it (single_contact.PointRows)
 
     def __repr__(self) -> str:
         return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "

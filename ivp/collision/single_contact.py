@@ -13,10 +13,10 @@ point's deletion (5.9) and everything after the controllers stay Python.
 In the object path the state stays in the objects: it goes into the kernel
 and comes back at every PSI. With the lane, a run of such units whose cores
 the lane may hold is a *resting run* (:func:`run_resting`): the cores stay
-on loan in their rows, the head of the PSI (begin, count-down), the four
+on loan in their rows and the contact points in theirs (:class:`PointRows`,
+:class:`LoanedPoint`), the head of the PSI (begin, count-down), the four
 controllers and the sleep test are one pass over the run (:func:`_resting`),
-and the integration is the lane's; only the contact points' fields go in
-and come back.
+and the integration is the lane's: nothing goes in or comes back.
 """
 
 from __future__ import annotations
@@ -30,9 +30,14 @@ from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
 
-CP_IN = 21          # a resting run's contact point inputs: side 1's kind and points, extra radii, span, N, mu,
-                    # inv_virt_mass_no_dir, last_time
-CP_OUT = 25         # and results: gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck
+# a loaned contact point's row (PointRows): the resting pass's inputs, side 1's
+# kind and points, the extra radii, span, N, mu, inv_virt_mass_no_dir and
+# last_time (span, N and last_time also the pass's results), then its other results
+CP_IN = 21
+IN_SPAN, IN_N, IN_LAST_TIME = 15, 17, 20
+GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
+INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
+POINT_WIDTH = 50
 
 
 def resting_contact(env, su):
@@ -86,46 +91,42 @@ def resting_unit(env, su):
 
 def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) -> int:
     """A resting run, ``order[i:j]`` with their contact points: their cores
-    taken on loan, then :func:`resting_rows`; the run is a step of ``plan``
-    when one is being recorded. Returns how many units ran."""
+    and points taken on loan, then :func:`resting_rows`; the run is a step of
+    ``plan`` when one is being recorded. Returns how many units ran."""
     units, cores, rows, flags = ln.take_run(env, order, i, j, plan, cps)
+    points = point_rows(env.lane)
+    for cp in cps:
+        if cp.point_slot < 0:
+            points.take(cp)
+            if plan is not None:
+                plan.takes += 1
     return resting_rows(env, units, cores, rows, flags, cps, cores_out)
 
 
 def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     """do_sim_unit_psi (6.3) with the four controllers for a resting run, in
-    order, in one pass; a unit whose point is to be deleted (5.9) or that is
-    calm at its sleep test ends the run there, and the object path finishes
-    it. Returns how many units ran."""
+    order, in one pass over the cores' and the points' rows; a unit whose
+    point is to be deleted (5.9) or that is calm at its sleep test ends the
+    run there, and the object path finishes it. Returns how many units ran."""
     from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     col = env.collision
-    before = flags.copy()
+    points = point_rows(lane)
     n = len(units)
-    CP = np.array([_inputs(cp) for cp in cps], dtype=np.float64).reshape(n, CP_IN)
-    out = np.empty((n, CP_OUT))
+    slots = np.fromiter([cp.point_slot for cp in cps], dtype=np.int64, count=n)
+    for k in np.flatnonzero(slots < 0).tolist():     # given back since the run was recorded
+        slots[k] = points.take(cps[k])
+    before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
     t = env.current_time
     stop, delete, test_sleep, countdown, seed = _resting(
-        lane.rows, rows, flags, CP, out, t, dt, g[0] * dt, g[1] * dt, g[2] * dt, env.freeze_check_time,
-        env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
+        lane.rows, rows, flags, points.rows, slots, t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+        env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     ran = n if stop < 0 else stop + 1
     ln.flags_back(units, flags, before, ran)
-    c = out[:ran].T.tolist()            # columns, made into the points' tuples by zip
-
-    def vec(i):
-        return zip(c[i], c[i + 1], c[i + 2])
-
-    for cp, gap, nn, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck in zip(
-            cps, c[0], vec(1), vec(4), vec(7), vec(10), vec(13), vec(16), c[19], c[20], zip(c[21], c[22]),
-            c[23], c[24]):
-        cp.updated(t, gap, nn, p, t0, t1, [r, None], [rxn, None], inv_vm, broken != 0.0, span)
-        cp.needs_recheck = recheck != 0.0
-        cp.last_gap_len = gap
-        cp.now_friction_pressure = N
     cores_out.extend(cores[:ran])
     lane.ran.append((rows[:ran], cores[:ran]))
     col.update_after_controllers(None)
@@ -147,11 +148,19 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     return ran
 
 
-def _inputs(cp) -> tuple:
+def inputs(cp) -> tuple:
     """A contact point's CP_IN inputs of the resting pass."""
     kind, (a, b, c, d) = cp.side_data(1)
     return (kind, *a, *b, *c, *d, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s,
             cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
+
+
+def point_rows(lane):
+    """The lane's contact point rows (points.PointRows), made when first asked for."""
+    if lane.points is None:
+        from .points import PointRows
+        lane.points = PointRows()
+    return lane.points
 
 
 def _run(env, ev, core, cp) -> None:
@@ -220,16 +229,17 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 
 
 @kernel
-def _resting(S, rows, flags, CP, out, t, dt, gx, gy, gz, fct, valve, countdown, seed):
+def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
     """The resting run's pass: per unit, lane.begin_unit, the four controllers
-    (:func:`_controllers`) on the row and the point's inputs, then 5.9's
-    deletion test and the sleep test. Returns (the index of the unit that
+    (:func:`_controllers`) on the core's row and the point's (``P[slots[u]]``:
+    its results written into it as ContactPoint.updated and the handles store
+    them), then 5.9's deletion test and the sleep test. Returns (the index of the unit that
     ends the run or -1, whether its point is to be deleted, whether it takes
     the sleep test, count-down, seed)."""
     for u in range(rows.shape[0]):
         k = rows[u]
         test_sleep, countdown, seed = ln.begin_unit(S, k, flags, u, t, valve, countdown, seed)
-        c = CP[u]
+        c = P[slots[u]]
         d = ln.DAMP_CALM if S[k, ln.STATE] >= MT_SLOW else ln.DAMP
         R = (S[k, ln.M_R], S[k, ln.M_R + 1], S[k, ln.M_R + 2], S[k, ln.M_R + 3], S[k, ln.M_R + 4],
              S[k, ln.M_R + 5], S[k, ln.M_R + 6], S[k, ln.M_R + 7], S[k, ln.M_R + 8])
@@ -244,21 +254,26 @@ def _resting(S, rows, flags, CP, out, t, dt, gx, gy, gz, fct, valve, countdown, 
         for i in range(3):
             S[k, ln.SPEED + i] = v[i]
             S[k, ln.ROT_SPEED + i] = wr[i]
-        o = out[u]
-        o[0] = gap
+        c[GAP] = gap
+        c[LAST_GAP] = gap
         for i in range(3):
-            o[1 + i] = n[i]
-            o[4 + i] = p[i]
-            o[7 + i] = t0[i]
-            o[10 + i] = t1[i]
-            o[13 + i] = r[i]
-            o[16 + i] = rxn[i]
-        o[19] = inv_vm
-        o[20] = 1.0 if broken else 0.0
-        o[21] = span[0]
-        o[22] = span[1]
-        o[23] = N
-        o[24] = 1.0 if recheck else 0.0
+            c[NORMAL + i] = n[i]
+            c[LAST_N + i] = n[i]
+            c[POINT + i] = p[i]
+            c[T0 + i] = t0[i]
+            c[T1 + i] = t1[i]
+            c[R_CS + i] = r[i]
+            c[RXN + i] = rxn[i]
+        c[NO_LAST_N] = 0.0
+        c[INV_VM] = inv_vm
+        c[BROKEN] = 1.0 if broken else 0.0
+        c[IN_SPAN] = span[0]
+        c[IN_SPAN + 1] = span[1]
+        c[IN_N] = N
+        c[IN_LAST_TIME] = t
+        c[RECHECK] = 1.0 if recheck else 0.0
+        c[IMPACTS] = 0.0
+        c[FRESH] = 0.0
         if gap >= MAX_DISTANCE_FOR_FRICTION or broken:
             return u, True, test_sleep, countdown, seed
         if test_sleep:

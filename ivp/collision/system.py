@@ -313,6 +313,8 @@ class CollisionSystem:
         """5.9 delete_friction_distance."""
         if not cp.alive:
             return
+        if cp.point_slot >= 0:
+            self.environment.lane.points.give_back(cp)
         cp.alive = False
         for _, core in cp.movable_sides():
             core.reset_freeze_check_values()

@@ -1,0 +1,144 @@
+"""The rows of the contact points of resting runs (issue 11): while a
+resting run (collision.single_contact) has a point, its fields are in a row of
+the lane's :class:`PointRows` and the point is a :class:`LoanedPoint`, the way
+the lane holds a core (ivp.lane)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import lane as ln
+from ..core import ZERO3
+from .friction import ContactPoint
+from .single_contact import (
+    BROKEN,
+    FRESH,
+    GAP,
+    IMPACTS,
+    IN_LAST_TIME,
+    IN_N,
+    IN_SPAN,
+    INV_VM,
+    LAST_GAP,
+    LAST_N,
+    NO_LAST_N,
+    NORMAL,
+    POINT,
+    POINT_WIDTH,
+    R_CS,
+    RECHECK,
+    RXN,
+    T0,
+    T1,
+    inputs,
+)
+
+
+class PointRows:
+    """The rows of the contact points of resting runs (see LoanedPoint)."""
+
+    def __init__(self):
+        self.rows = np.zeros((64, POINT_WIDTH))
+        self.points = []                # the point of each row
+
+    def take(self, cp) -> int:
+        """Put the point's fields in a new row; the point is on loan from now."""
+        k = len(self.points)
+        if k == self.rows.shape[0]:
+            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
+        last_n = cp.last_n
+        self.rows[k] = (*inputs(cp), cp.gap, *cp.n, *cp.p, *cp.t0, *cp.t1, *cp.r_cs[0], *cp.rxn[0], cp.inv_vm,
+                        float(cp.broken), float(cp.needs_recheck), cp.last_gap_len,
+                        *(ZERO3 if last_n is None else last_n), float(last_n is None),
+                        float(cp.impacts_while_system), float(cp.test_fresh))
+        self.points.append(cp)
+        cp.point_slot = k
+        cp.__class__ = LoanedPoint
+        ln.touch()
+        return k
+
+    def give_back(self, cp) -> None:
+        """The row into the point's fields; the point is a plain ContactPoint again."""
+        k = cp.point_slot
+        cp.__class__ = ContactPoint
+        r = self.rows[k].tolist()
+        for name, read in _POINT_READ.items():
+            setattr(cp, name, read(r))
+        cp.r_cs = [tuple(r[R_CS:R_CS + 3]), None]
+        cp.rxn = [tuple(r[RXN:RXN + 3]), None]
+        cp.point_slot = -1
+        ln.touch()
+        last = len(self.points) - 1
+        moved = self.points.pop()
+        if k != last:                   # the last row moves into the freed one
+            self.rows[k] = self.rows[last]
+            self.points[k] = moved
+            moved.point_slot = k
+
+    def give_back_all(self) -> None:
+        while self.points:
+            self.give_back(self.points[-1])
+
+
+def _tuple(at: int):
+    return lambda r: tuple(r[at:at + 3])
+
+
+def _flag(at: int):
+    return lambda r: r[at] != 0.0
+
+
+# a loaned point's written fields as read from its row (a list from tolist())
+_POINT_READ = {
+    "span_s": lambda r: (r[IN_SPAN], r[IN_SPAN + 1]), "now_friction_pressure": lambda r: r[IN_N],
+    "last_time": lambda r: r[IN_LAST_TIME], "gap": lambda r: r[GAP], "n": _tuple(NORMAL), "p": _tuple(POINT),
+    "t0": _tuple(T0), "t1": _tuple(T1), "inv_vm": lambda r: r[INV_VM], "broken": _flag(BROKEN),
+    "needs_recheck": _flag(RECHECK), "last_gap_len": lambda r: r[LAST_GAP],
+    "last_n": lambda r: None if r[NO_LAST_N] != 0.0 else tuple(r[LAST_N:LAST_N + 3]),
+    "impacts_while_system": lambda r: int(r[IMPACTS]), "test_fresh": _flag(FRESH),
+}
+# the fields the pass only reads (from the row, copied at take) and the
+# objects they come from: a write gives the point back first
+_POINT_INPUTS = ("side0", "side1", "obj0", "obj1", "core0", "core1", "real_friction_factor",
+                 "inv_virt_mass_no_dir", "fixed_world")
+
+
+class LoanedPoint(ContactPoint):
+    """A contact point of a resting run whose fields are in its row of the
+    lane's PointRows, like a loaned core's (ivp.lane): the fields the pass
+    writes are read from the row, the lever lists (a caller may change them)
+    and any write give the point back first; a snapshot gives every point
+    back first."""
+
+    __slots__ = ()
+
+    def _before_snapshot(self) -> None:
+        self.core0.environment.lane.points.give_back(self)
+
+
+def _point_field(name: str):
+    slot = ContactPoint.__dict__[name]
+    read = _POINT_READ.get(name)
+
+    def points_of(cp):
+        return cp.core0.environment.lane.points
+
+    if read is not None:
+        def get(cp):
+            return read(points_of(cp).rows[cp.point_slot].tolist())
+    elif name in ("r_cs", "rxn"):
+        def get(cp):
+            points_of(cp).give_back(cp)
+            return slot.__get__(cp, ContactPoint)
+    else:
+        get = slot.__get__
+
+    def put(cp, value):
+        points_of(cp).give_back(cp)
+        slot.__set__(cp, value)
+
+    return property(get, put, doc=f"ContactPoint.{name}, given back from its row first")
+
+
+for _name in (*_POINT_READ, "r_cs", "rxn", *_POINT_INPUTS):
+    setattr(LoanedPoint, _name, _point_field(_name))
