@@ -337,7 +337,12 @@ def look_ahead(env, c0, c1):
     """3.5: the two cores' worst surface speed wc and the gap beyond which a
     pair of them gets no event before the next PSI."""
     wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
-    return wc, COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
+    return wc, look_ahead_limit(env, wc)
+
+
+def look_ahead_limit(env, wc: float) -> float:
+    """look_ahead's gap for the worst surface speed wc."""
+    return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
 
 
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
@@ -492,13 +497,17 @@ class SoupPairs:
                     prev[q] = md.prev_code
         return prev
 
-    def update_events(self, env) -> None:
+    def update_events(self, env, speed: float) -> None:
         """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
-        look-ahead only has its event cleared, as update_events does."""
-        limit = look_ahead(env, self.core, self.soup.obj.core)[1]
+        look-ahead only has its event cleared, as update_events does
+        (``speed``: the ball's current_speed + max_surface_rot_speed, as
+        look_ahead adds them)."""
+        c1 = self.soup.obj.core
+        limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         for md in self.mds:
             if md.len_numerator > limit:
-                md.event = None
+                if md.event is not None:
+                    md.event = None
             else:
                 update_events(env, md, True, HINT_SMALL_DELAY)
 

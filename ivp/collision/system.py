@@ -82,6 +82,9 @@ def _ordered(a: Shape, b: Shape):
     return (a, b) if a.serial < b.serial else (b, a)
 
 
+BALL_KEY = ("b", 0)             # a ball's one piece
+
+
 def _speed_of(core) -> float:
     return core.current_speed + core.max_surface_rot_speed
 
@@ -442,7 +445,7 @@ class CollisionSystem:
         """(key, centre, radius) of a movable shape's pieces at its PSI pose."""
         m = shape.obj.core.m_world_f_core_last_psi
         if shape.is_ball:
-            return [(("b", 0), m[1], shape.radius)]
+            return [(BALL_KEY, m[1], shape.radius)]
         return shape.piece_spheres_at(m)
 
     def _fixed_pieces(self, shape: Shape, fixed: Shape, c, r):
@@ -452,7 +455,7 @@ class CollisionSystem:
             fc = fixed.obj.core.m_world_f_core_last_psi[1]
             rr = r + fixed.radius
             if (fc[0] - c[0]) ** 2 + (fc[1] - c[1]) ** 2 + (fc[2] - c[2]) ** 2 <= rr * rr:
-                out.append(("b", 0))
+                out.append(BALL_KEY)
             return out
         for k, p in enumerate(fixed.world_pieces):
             rr = r + p.radius
@@ -463,7 +466,7 @@ class CollisionSystem:
             out += self._soup_keys(shape, fixed, c, r)
         return out
 
-    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp) -> None:
+    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, speed: float) -> None:
         """The ball's mindists with the soup's triangles near (c, r). When the
         soup query and the ball's mindists are what they were last PSI, the
         same pairs in the same order (as :meth:`_fixed_pieces` gives them) are
@@ -475,16 +478,17 @@ class CollisionSystem:
             sp = kept[2]
             if sp is None:
                 mds = ball.mindists
-                sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, ("b", 0), soup.serial, kf)] for kf in keys])
+                sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, BALL_KEY, soup.serial, kf)] for kf in keys])
                 ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
-            for md in sp.mds:
-                md.seen = stamp
             if len(sp.mds) == len(ball.mindists):
-                ball.all_seen = stamp       # any mindist made later in this pass is seen too
-            measured.append((sp, None))
+                ball.all_seen = stamp       # every one seen, and any made later in this pass
+            else:
+                for md in sp.mds:
+                    md.seen = stamp
+            measured.append((sp, speed))
             return
         for kf in keys:
-            take(ball, ("b", 0), soup, kf)
+            take(ball, BALL_KEY, soup, kf)
         if keys:
             ball.soup_pairs[soup.serial] = (keys, ball.md_version, None)
 
@@ -510,14 +514,18 @@ class CollisionSystem:
         centers = np.empty((len(awake), 3))
         radii = np.empty(len(awake))
         reach_of = np.empty(len(awake))
-        near = self._lane_broad_phase(aw, centers, radii, reach_of, dt)
+        speeds = np.empty(len(awake))
+        near = self._lane_broad_phase(aw, centers, radii, reach_of, speeds, dt)
         for k in aw.other_k:
             core = awake[k].obj.core
-            reach = _reach(dt, _speed_of(core))
+            speed = speeds[k] = _speed_of(core)
+            reach = _reach(dt, speed)
             reach_of[k] = reach
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
         reach_of = reach_of.tolist()
+        speeds = speeds.tolist()        # each body's current_speed + max_surface_rot_speed (fixed in this pass)
+        at = centers.tolist()
         measured = []
 
         def take(s, ks, o, ko) -> None:
@@ -542,7 +550,7 @@ class CollisionSystem:
                 fixed = enabled             # may_collide's answer for every fixed body
             else:
                 fixed = [f for f in self.fixed if may_collide(o, f.obj)]
-            for ks, c, r in self._piece_spheres(s):
+            for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else self._piece_spheres(s)):
                 rr = r + reach
                 for f in fixed:
                     lo = f.lo
@@ -551,7 +559,7 @@ class CollisionSystem:
                             or c[2] + rr < lo[2] or c[2] - rr > hi[2]):
                         continue            # the sphere misses the fixed body's box
                     if s.is_ball and not f.world_pieces and f.grid is not None:
-                        self._take_soup(s, f, c, rr, take, measured, stamp)
+                        self._take_soup(s, f, c, rr, take, measured, stamp, speeds[k])
                         continue
                     for kf in self._fixed_pieces(s, f, c, rr):
                         take(s, ks, f, kf)
@@ -571,8 +579,8 @@ class CollisionSystem:
             take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
         for md, hint in measured:
-            if hint is None:
-                md.update_events(env)       # a SoupPairs (never intruded: two-sided triangles)
+            if type(md) is SoupPairs:
+                md.update_events(env, hint)     # never intruded (two-sided triangles); hint: the ball's speed
                 continue
             if md.intrusion:
                 self.intruded(md)
@@ -585,9 +593,10 @@ class CollisionSystem:
                 if md.seen != stamp:
                     self._drop_mindist(md)
 
-    def _lane_broad_phase(self, aw, centers, radii, reach_of, dt) -> list:
+    def _lane_broad_phase(self, aw, centers, radii, reach_of, speeds, dt) -> list:
         """The broad-phase values of the lane's bodies from its rows, in one
-        pass (centre, radius + reach into centers / radii / reach_of), and the
+        pass (centre, radius + reach, reach and current_speed +
+        max_surface_rot_speed into centers / radii / reach_of / speeds), and the
         indices in ``aw.shapes``, in order, of the bodies the per-piece loop
         measures against the fixed bodies: every body not on loan, and those
         on loan whose sphere of every piece (lane.BOUND) reaches some fixed
@@ -601,6 +610,7 @@ class CollisionSystem:
         centers[idx] = C
         radii[idx] = radius + reach
         reach_of[idx] = reach
+        speeds[idx] = speed
         rr = (bound + reach)[:, None]
         near = np.zeros(idx.shape[0], dtype=bool)
         for f in self.fixed:
