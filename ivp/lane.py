@@ -241,12 +241,7 @@ class Lane:
         core.movement_state = int(r[62])
         core.lane_slot = -1
         touch()
-        last = len(self.cores) - 1
-        moved = self.cores.pop()
-        if k != last:                   # the last row moves into the freed one
-            self.rows[k] = self.rows[last]
-            self.cores[k] = moved
-            moved.lane_slot = k
+        free_row(self.rows, self.cores, k, "lane_slot")
         self.ran_moved = bool(self.ran)
 
     def give_back_all(self) -> None:
@@ -280,6 +275,18 @@ class Lane:
         BOUND) of the rows ``slots``, for the broad phase."""
         R = self.rows[slots]
         return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
+
+
+def free_row(rows, holders: list, k: int, slot: str) -> None:
+    """Row k of ``rows`` is free: the last row moves into it, and its holder
+    (the last of ``holders``, the object of each row) to ``holders[k]``, its
+    ``slot`` attribute following."""
+    last = len(holders) - 1
+    moved = holders.pop()
+    if k != last:
+        rows[k] = rows[last]
+        holders[k] = moved
+        setattr(moved, slot, k)
 
 
 def _vec_or_zero(r, i):

@@ -68,12 +68,7 @@ class PointRows:
         cp.rxn = [tuple(r[RXN:RXN + 3]), None]
         cp.point_slot = -1
         ln.touch()
-        last = len(self.points) - 1
-        moved = self.points.pop()
-        if k != last:                   # the last row moves into the freed one
-            self.rows[k] = self.rows[last]
-            self.points[k] = moved
-            moved.point_slot = k
+        ln.free_row(self.rows, self.points, k, "point_slot")
 
     def give_back_all(self) -> None:
         while self.points:
