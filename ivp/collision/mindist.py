@@ -573,10 +573,7 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
     V, T, E, two, pl, N, M, H = piece.kernel_data()
     k = len(mds)
     tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
-    prev = np.empty((k, 6), dtype=np.int64)
-    for q, md in enumerate(mds):
-        b = md._batch
-        prev[q] = b.F[md._row] if type(b) is PieceBatch else prev_codes(md._prev)
+    prev = _previous_codes(mds, 6)
     grid = soup.grid
     GV, GPL, GN = grid.kernel_arrays()
     D, F, S, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, piece.center, tris, prev, tri_first,
@@ -595,10 +592,12 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
         md.intrusion = intrudes[q]
 
 
-def _previous_codes(mds):
-    """The pairs' previous features as an (n, 3) array: the rows of the pass
-    most of them were measured in, taken at once, and the others' own."""
-    prev = np.empty((len(mds), 3), dtype=np.int64)
+def _previous_codes(mds, width: int = 3):
+    """The pairs' previous features as an (n, width) array: the rows of the
+    pass most of them were measured in, taken at once, and the others' own
+    (width 3: a ball's pairs, side 1's feature; 6: a piece's with a grid's
+    triangles, PieceBatch rows)."""
+    prev = np.empty((len(mds), width), dtype=np.int64)
     b = next((md._batch for md in mds if md._batch is not None), None)
     at = []
     rows = []
@@ -606,10 +605,13 @@ def _previous_codes(mds):
         if b is not None and md._batch is b:
             at.append(q)
             rows.append(md._row)
-        else:
+        elif width == 3:
             prev[q] = md.prev_code
+        else:
+            mb = md._batch
+            prev[q] = mb.F[md._row] if mb is not None else prev_codes(md._prev)
     if at:
-        prev[at] = b[1][rows]
+        prev[at] = (b[1] if width == 3 else b.F)[rows]
     return prev
 
 
