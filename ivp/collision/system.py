@@ -524,8 +524,9 @@ class CollisionSystem:
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
         reach_of = reach_of.tolist()
-        speeds = speeds.tolist()        # each body's current_speed + max_surface_rot_speed (fixed in this pass)
-        at = centers.tolist()
+        # each body's centre and current_speed + max_surface_rot_speed (fixed in
+        # this pass) as floats, made for the first ball the loop below meets
+        at = speed_of = None
         measured = []
 
         def take(s, ks, o, ko) -> None:
@@ -550,6 +551,9 @@ class CollisionSystem:
                 fixed = enabled             # may_collide's answer for every fixed body
             else:
                 fixed = [f for f in self.fixed if may_collide(o, f.obj)]
+            if s.is_ball and at is None:
+                at = centers.tolist()
+                speed_of = speeds.tolist()
             for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else self._piece_spheres(s)):
                 rr = r + reach
                 for f in fixed:
@@ -559,7 +563,7 @@ class CollisionSystem:
                             or c[2] + rr < lo[2] or c[2] - rr > hi[2]):
                         continue            # the sphere misses the fixed body's box
                     if s.is_ball and not f.world_pieces and f.grid is not None:
-                        self._take_soup(s, f, c, rr, take, measured, stamp, speeds[k])
+                        self._take_soup(s, f, c, rr, take, measured, stamp, speed_of[k])
                         continue
                     for kf in self._fixed_pieces(s, f, c, rr):
                         take(s, ks, f, kf)
