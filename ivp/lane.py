@@ -75,6 +75,11 @@ ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 _epoch = [0]
 
 
+def epoch() -> int:
+    """How many times :func:`touch` was called: a cache made at one value holds while it stays."""
+    return _epoch[0]
+
+
 def touch() -> None:
     """Something a :class:`Plan` is made from changed (a unit's cores,
     controllers, state or list; a core's friction system, impact or row; a

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
-from ..lane import touch
+from ..lane import epoch as ln_epoch, touch
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
@@ -35,7 +35,7 @@ from .constants import (
     NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
 )
-from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, tangential_k
+from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, tangential_k, tangential_system_k
 from .lcp import solve_lcp
 from .mindist import world_feature
 
@@ -380,13 +380,9 @@ class DynamicHandle(_Handle):
                 lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 tangential_friction(cp, lam * dt * dt, dt)
             return
-        for pair in reversed(list(fs.pairs.values())):
-            L = sum(cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
-                    for cp in pair.contacts) * dt * dt
-            for cp in reversed(pair.contacts):
-                gain = tangential_friction(cp, L, dt)
-                if gain > 0.0:
-                    pair.integrated_anti_energy += gain
+        pairs = fs.layout_pairs()
+        tangential_system(fs, pairs, dt)
+        for pair in pairs:                  # easing reads and writes only its own pair's points
             pair.next_ease_nr_psi -= 1
             if pair.next_ease_nr_psi <= 0:
                 pair.next_ease_nr_psi = EASE_EVERY_NTH_PSI
@@ -441,6 +437,37 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
         b.speed = v1
         b.rot_speed = w1
     return gain
+
+
+def tangential_system(fs, pairs, dt: float) -> None:
+    """5.6 for every point of a multi-contact system: per core pair in
+    ``pairs``' order, the spring limit L = sum of N mu inv_virt_mass_no_dir
+    over its points times dt^2, then tangential_friction of its points last
+    to first, the positive spring-energy gains added to the pair's
+    integrated_anti_energy (one pass: friction_kernels.tangential_system_k)."""
+    cores, cps, starts, I, MOV, II, IM, _ = fs.layout()
+    C = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
+                  for c in cores], dtype=np.float64).reshape(len(cores), 18)
+    F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
+                   *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                 dtype=np.float64).reshape(len(cps), 20)
+    anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
+    V = np.ascontiguousarray(C[:, 12:15])
+    W = np.ascontiguousarray(C[:, 15:18])
+    SPAN = np.empty((len(cps), 2))
+    CLIP = np.zeros(len(cps), dtype=np.bool_)
+    tangential_system_k(starts, I, F, MOV, np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]),
+                        V, W, II, IM, anti, dt, SPAN, CLIP)
+    for k in np.flatnonzero(CLIP).tolist():
+        cp = cps[k]
+        cp.span_s = (float(SPAN[k, 0]), float(SPAN[k, 1]))
+        cp.needs_recheck = True
+    for c, mov, v, w in zip(cores, MOV.tolist(), V.tolist(), W.tolist()):
+        if mov:
+            c.speed = (v[0], v[1], v[2])
+            c.rot_speed = (w[0], w[1], w[2])
+    for pair, e in zip(pairs, anti.tolist()):
+        pair.integrated_anti_energy = e
 
 
 def ease(pair: CorePair) -> None:
@@ -614,6 +641,37 @@ class FrictionSystem:
         self.core_contacts = {}          # core -> its contact points in this system
         self.union_find_necessary = False
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
+        self._layout = None
+
+    def _before_snapshot(self) -> None:
+        self._layout = None             # its epoch means nothing in another process
+
+    def layout_pairs(self) -> list:
+        """The core pairs last to first (the dynamic handle's order)."""
+        return self.layout()[7]
+
+    def layout(self):
+        """What tangential_system reads of the system's shape, made again after
+        any change (ivp.lane.touch): the cores, the points of the core pairs
+        last to first, each pair's first row, each point's cores (indices),
+        and the cores' movable flags, inverse inertias and masses (set when
+        a body is made); then the pairs in that order."""
+        kept = self._layout
+        if kept is not None and kept[0] == ln_epoch():
+            return kept[1]
+        pairs = list(reversed(list(self.pairs.values())))
+        cores = list(self.cores)
+        at = {c: i for i, c in enumerate(cores)}
+        cps = [cp for pair in pairs for cp in pair.contacts]
+        starts = np.zeros(len(pairs) + 1, dtype=np.int64)
+        np.cumsum([len(pair.contacts) for pair in pairs], out=starts[1:])
+        I = np.array([(at[cp.core0], at[cp.core1]) for cp in cps], dtype=np.int64).reshape(len(cps), 2)
+        MOV = np.array([not c.physical_unmoveable for c in cores], dtype=np.bool_)
+        II = np.array([c.inv_rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
+        IM = np.array([c.inv_mass for c in cores], dtype=np.float64)
+        out = (cores, cps, starts, I, MOV, II, IM, pairs)
+        self._layout = (ln_epoch(), out)
+        return out
 
     def has_core(self, core) -> bool:
         return core in self.core_contacts

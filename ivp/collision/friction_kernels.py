@@ -242,3 +242,55 @@ def tangential_k(span, L, N, mu, dt, t0, t1, p, mov0, R0, pos0, v0, w0, ii0, im0
     if mov1:
         v1, w1 = _tangent_push(R1, v1, w1, ii1, im1, r1, -1.0, x0, x1, t0, t1)
     return (sa, sb), clipped, v0, w0, v1, w1, 0.5 * math.sqrt((x0 * x0 + x1 * x1) * dt * dt * s2)
+
+
+@kernel
+def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP):
+    """The multi-contact dynamic handle's 5.6 over a friction system's core
+    pairs, in the handle's order: pair p's points are rows starts[p] to
+    starts[p + 1] - 1 (in the pair's order: its spring limit L is summed
+    forwards, the points run backwards). Per point: I its sides' cores, F its
+    N, mu, inv_virt_mass_no_dir, span, t0, t1, p, r0, r1; per core (the
+    system's): movable, R, position, speed V and rotation speed W (updated),
+    inverse inertia and mass. Each pair's positive spring-energy gains go
+    into anti[p]; each point's span and whether it was clipped into SPAN and
+    CLIP."""
+    for q in range(starts.shape[0] - 1):
+        a = starts[q]
+        b = starts[q + 1]
+        L = 0.0
+        for k in range(a, b):
+            L += F[k, 0] * F[k, 1] * F[k, 2]
+        L = L * dt * dt
+        for k in range(b - 1, a - 1, -1):
+            i0 = I[k, 0]
+            i1 = I[k, 1]
+            span, clipped, v0, w0, v1, w1, gain = tangential_k(
+                (F[k, 3], F[k, 4]), L, F[k, 0], F[k, 1], dt, (F[k, 5], F[k, 6], F[k, 7]),
+                (F[k, 8], F[k, 9], F[k, 10]), (F[k, 11], F[k, 12], F[k, 13]),
+                MOV[i0], _row9(R, i0), _row3(POS, i0), _row3(V, i0), _row3(W, i0), _row3(II, i0), IM[i0],
+                MOV[i1], _row9(R, i1), _row3(POS, i1), _row3(V, i1), _row3(W, i1), _row3(II, i1), IM[i1],
+                (F[k, 14], F[k, 15], F[k, 16]), (F[k, 17], F[k, 18], F[k, 19]))
+            SPAN[k, 0] = span[0]
+            SPAN[k, 1] = span[1]
+            CLIP[k] = clipped
+            if MOV[i0]:
+                for j in range(3):
+                    V[i0, j] = v0[j]
+                    W[i0, j] = w0[j]
+            if MOV[i1]:
+                for j in range(3):
+                    V[i1, j] = v1[j]
+                    W[i1, j] = w1[j]
+            if gain > 0.0:
+                anti[q] += gain
+
+
+@kernel(inline=True)
+def _row3(A, i):
+    return (A[i, 0], A[i, 1], A[i, 2])
+
+
+@kernel(inline=True)
+def _row9(A, i):
+    return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
