@@ -35,7 +35,14 @@ from .constants import (
     NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
 )
-from .friction_kernels import contact_update_k, gauss_solve_k, response_matrix_k, tangential_k, tangential_system_k
+from .friction_kernels import (
+    contact_update_k,
+    contact_update_system_k,
+    gauss_solve_k,
+    response_matrix_k,
+    tangential_k,
+    tangential_system_k,
+)
 from .lcp import solve_lcp
 from .mindist import world_feature
 
@@ -279,18 +286,12 @@ class EnergyHandle(_Handle):
     def do_simulation_controller(self, ev, cores) -> None:
         fs = self.system
         now = ev.environment.current_time
-        multi = len(fs.contacts) > 1
-        for pair in fs.pairs.values():
-            anti = 0.0
-            for cp in pair.contacts:
-                old = cp.last_gap_len
+        if len(fs.contacts) <= 1:
+            for cp in fs.contacts:
                 cp.update(now)
                 cp.last_gap_len = cp.gap
-                anti += cp.now_friction_pressure * (old - cp.gap)
-            if multi and anti > 0.0:
-                pair.integrated_anti_energy += anti
-        if not multi:
             return
+        update_system(fs, now)
         unit = ev.sim_unit
         if unit.fast:
             return
@@ -439,6 +440,53 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     return gain
 
 
+def _core_states(cores) -> tuple:
+    """The cores' R, position, speed and rotation speed as (n, 9), (n, 3),
+    (n, 3), (n, 3) arrays, for the system passes."""
+    C = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
+                  for c in cores], dtype=np.float64).reshape(len(cores), 18)
+    return (np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]), np.ascontiguousarray(C[:, 12:15]),
+            np.ascontiguousarray(C[:, 15:18]))
+
+
+def update_system(fs, now: float) -> None:
+    """The energy handle's 5.3 in a multi-contact system: every point's
+    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
+    pair's positive sum of N (last gap - gap) over its points added to its
+    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
+    cores, cps, starts, I, MOV, II, IM, pairs = fs.layout()
+    R, POS, V, W = _core_states(cores)
+    rows = []
+    for cp in cps:
+        check = cp.needs_recheck or cp.side0.shape.is_ball
+        cp.needs_recheck = False
+        k0, (a0, b0, c0, d0) = cp.side_data(0)
+        k1, (a1, b1, c1, d1) = cp.side_data(1)
+        last_n = cp.last_n
+        rows.append((k0, *a0, *b0, *c0, *d0, k1, *a1, *b1, *c1, *d1, check,
+                     k0 == 1 and k1 == 1 and last_n is not None, *(ZERO3 if last_n is None else last_n),
+                     float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s, now - cp.last_time,
+                     cp.now_friction_pressure, cp.last_gap_len))
+    F = np.array(rows, dtype=np.float64).reshape(len(cps), 38)
+    O = np.empty((len(cps), 29))
+    anti = np.empty(len(pairs))
+    contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
+    c = O.T.tolist()
+
+    def vec(i):
+        return zip(c[i], c[i + 1], c[i + 2])
+
+    for cp, mov0, mov1, gap, n, p, t0, t1, r0, r1, x0, x1, inv_vm, broken, span in zip(
+            cps, MOV[I[:, 0]].tolist(), MOV[I[:, 1]].tolist(), c[0], vec(1), vec(4), vec(7), vec(10), vec(13),
+            vec(16), vec(19), vec(22), c[25], c[26], zip(c[27], c[28])):
+        cp.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
+                   [x0 if mov0 else None, x1 if mov1 else None], inv_vm, broken != 0.0, span)
+        cp.last_gap_len = gap
+    for pair, e in zip(pairs, anti.tolist()):
+        if e > 0.0:
+            pair.integrated_anti_energy += e
+
+
 def tangential_system(fs, pairs, dt: float) -> None:
     """5.6 for every point of a multi-contact system: per core pair in
     ``pairs``' order, the spring limit L = sum of N mu inv_virt_mass_no_dir
@@ -446,18 +494,14 @@ def tangential_system(fs, pairs, dt: float) -> None:
     to first, the positive spring-energy gains added to the pair's
     integrated_anti_energy (one pass: friction_kernels.tangential_system_k)."""
     cores, cps, starts, I, MOV, II, IM, _ = fs.layout()
-    C = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
-                  for c in cores], dtype=np.float64).reshape(len(cores), 18)
+    R, POS, V, W = _core_states(cores)
     F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                    *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
                  dtype=np.float64).reshape(len(cps), 20)
     anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
-    V = np.ascontiguousarray(C[:, 12:15])
-    W = np.ascontiguousarray(C[:, 15:18])
     SPAN = np.empty((len(cps), 2))
     CLIP = np.zeros(len(cps), dtype=np.bool_)
-    tangential_system_k(starts, I, F, MOV, np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]),
-                        V, W, II, IM, anti, dt, SPAN, CLIP)
+    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
     for k in np.flatnonzero(CLIP).tolist():
         cp = cps[k]
         cp.span_s = (float(SPAN[k, 0]), float(SPAN[k, 1]))

@@ -294,3 +294,46 @@ def _row3(A, i):
 @kernel(inline=True)
 def _row9(A, i):
     return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
+
+
+@kernel
+def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
+    """The multi-contact energy handle's 5.3 over a friction system's points
+    (rows as tangential_system_k's; the updates do not depend on one
+    another): per point, F its sides' kinds and packed points, the validity
+    test, the edge-pair flip test and last normal, the extra radii, span and
+    the time since its last update, N and its last gap; O gets
+    contact_update_k's results (gap, n, p, t0, t1, r0, r1, rxn0, rxn1,
+    inv_vm, broken, span). anti[p]: pair p's sum of N (last gap - gap) in
+    its points' order."""
+    for q in range(starts.shape[0] - 1):
+        e = 0.0
+        for k in range(starts[q], starts[q + 1]):
+            i0 = I[k, 0]
+            i1 = I[k, 1]
+            f = F[k]
+            gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span = contact_update_k(
+                int(f[0]), ((f[1], f[2], f[3]), (f[4], f[5], f[6]), (f[7], f[8], f[9]), (f[10], f[11], f[12])),
+                int(f[13]), ((f[14], f[15], f[16]), (f[17], f[18], f[19]), (f[20], f[21], f[22]),
+                             (f[23], f[24], f[25])),
+                f[26] != 0.0, f[27] != 0.0, (f[28], f[29], f[30]), f[31], f[32],
+                MOV[i0], _row9(R, i0), _row3(POS, i0), _row3(V, i0), _row3(W, i0), _row3(II, i0), IM[i0],
+                MOV[i1], _row9(R, i1), _row3(POS, i1), _row3(V, i1), _row3(W, i1), _row3(II, i1), IM[i1],
+                (f[33], f[34]), f[35])
+            o = O[k]
+            o[0] = gap
+            for j in range(3):
+                o[1 + j] = n[j]
+                o[4 + j] = p[j]
+                o[7 + j] = t0[j]
+                o[10 + j] = t1[j]
+                o[13 + j] = r0[j]
+                o[16 + j] = r1[j]
+                o[19 + j] = c0[j]
+                o[22 + j] = c1[j]
+            o[25] = inv_vm
+            o[26] = 1.0 if broken else 0.0
+            o[27] = span[0]
+            o[28] = span[1]
+            e += f[36] * (f[37] - gap)
+        anti[q] = e

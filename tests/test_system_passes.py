@@ -1,6 +1,7 @@
-"""The multi-contact dynamic handle's tangential friction (ivp-contacts 5.6) in
-one pass over the system (friction.tangential_system, issue 11) gives the
-bits of tangential_friction point by point, in the handle's order."""
+"""A several-contact friction system's points updated (ivp-contacts 5.3, the
+energy handle) and their tangential friction (5.6, the dynamic handle) in one
+pass over the system each (friction.update_system, tangential_system, issue
+11) give the bits of the handles' loops point by point."""
 
 import math
 
@@ -10,8 +11,21 @@ from test_collision_scenes import ball, box, floor
 from test_lane import state
 
 
+def _update_point_by_point(fs, now):
+    """The energy handle's loop as ivp-contacts 5.3 and 5.8 state it."""
+    for pair in fs.pairs.values():
+        anti = 0.0
+        for cp in pair.contacts:
+            old = cp.last_gap_len
+            cp.update(now)
+            cp.last_gap_len = cp.gap
+            anti += cp.now_friction_pressure * (old - cp.gap)
+        if anti > 0.0:
+            pair.integrated_anti_energy += anti
+
+
 def _point_by_point(fs, pairs, dt):
-    """The handle's loop as ivp-contacts 5.6 states it."""
+    """The dynamic handle's loop as ivp-contacts 5.6 states it."""
     for pair in pairs:
         L = sum(cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 for cp in pair.contacts) * dt * dt
@@ -38,6 +52,7 @@ def _heap():
 
 def _run(monkeypatch, one_pass: bool):
     if not one_pass:
+        monkeypatch.setattr(friction, "update_system", _update_point_by_point)
         monkeypatch.setattr(friction, "tangential_system", _point_by_point)
     env, boxes = _heap()
     seen = []
@@ -47,7 +62,8 @@ def _run(monkeypatch, one_pass: bool):
         env.simulate(env.delta_PSI_time)
         seen.append((state(env), [(p.integrated_anti_energy, p.next_ease_nr_psi) for fs in env.collision.systems
                                   for p in fs.pairs.values()],
-                     [(cp.span_s, cp.needs_recheck) for cp in env.collision.contacts()]))
+                     [(cp.span_s, cp.needs_recheck, cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.r_cs, cp.rxn, cp.inv_vm,
+                       cp.broken, cp.last_gap_len, cp.last_time) for cp in env.collision.contacts()]))
     monkeypatch.undo()
     return seen
 
