@@ -24,8 +24,10 @@ def _update_point_by_point(fs, now):
             pair.integrated_anti_energy += anti
 
 
-def _point_by_point(fs, pairs, dt):
-    """The dynamic handle's loop as ivp-contacts 5.6 states it."""
+def _point_by_point(fs, dt):
+    """The dynamic handle's loop as ivp-contacts 5.6 states it: the core pairs
+    last to first (returned, for the easing that follows)."""
+    pairs = list(reversed(list(fs.pairs.values())))
     for pair in pairs:
         L = sum(cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 for cp in pair.contacts) * dt * dt
@@ -33,6 +35,7 @@ def _point_by_point(fs, pairs, dt):
             gain = friction.tangential_friction(cp, L, dt)
             if gain > 0.0:
                 pair.integrated_anti_energy += gain
+    return pairs
 
 
 def _heap():

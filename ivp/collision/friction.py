@@ -381,9 +381,7 @@ class DynamicHandle(_Handle):
                 lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 tangential_friction(cp, lam * dt * dt, dt)
             return
-        pairs = fs.layout_pairs()
-        tangential_system(fs, pairs, dt)
-        for pair in pairs:                  # easing reads and writes only its own pair's points
+        for pair in tangential_system(fs, dt):  # easing reads and writes only its own pair's points
             pair.next_ease_nr_psi -= 1
             if pair.next_ease_nr_psi <= 0:
                 pair.next_ease_nr_psi = EASE_EVERY_NTH_PSI
@@ -487,13 +485,14 @@ def update_system(fs, now: float) -> None:
             pair.integrated_anti_energy += e
 
 
-def tangential_system(fs, pairs, dt: float) -> None:
-    """5.6 for every point of a multi-contact system: per core pair in
-    ``pairs``' order, the spring limit L = sum of N mu inv_virt_mass_no_dir
-    over its points times dt^2, then tangential_friction of its points last
-    to first, the positive spring-energy gains added to the pair's
-    integrated_anti_energy (one pass: friction_kernels.tangential_system_k)."""
-    cores, cps, starts, I, MOV, II, IM, _ = fs.layout()
+def tangential_system(fs, dt: float) -> list:
+    """5.6 for every point of a multi-contact system: per core pair, last to
+    first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
+    points times dt^2, then tangential_friction of its points last to first,
+    the positive spring-energy gains added to the pair's
+    integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
+    Returns the pairs in that order."""
+    cores, cps, starts, I, MOV, II, IM, pairs = fs.layout()
     R, POS, V, W = _core_states(cores)
     F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                    *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
@@ -512,6 +511,7 @@ def tangential_system(fs, pairs, dt: float) -> None:
             c.rot_speed = (w[0], w[1], w[2])
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
+    return pairs
 
 
 def ease(pair: CorePair) -> None:
@@ -690,12 +690,9 @@ class FrictionSystem:
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
 
-    def layout_pairs(self) -> list:
-        """The core pairs last to first (the dynamic handle's order)."""
-        return self.layout()[7]
-
     def layout(self):
-        """What tangential_system reads of the system's shape, made again after
+        """What the system passes (update_system, tangential_system) read of
+        the system's shape, made again after
         any change (ivp.lane.touch): the cores, the points of the core pairs
         last to first, each pair's first row, each point's cores (indices),
         and the cores' movable flags, inverse inertias and masses (set when

@@ -10,7 +10,7 @@ import numpy as np
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
 from .constants import P_FLOAT_RES
-from .feature_kernels import edge_edge, point_edge, point_face, point_point
+from .feature_kernels import edge_edge, point_edge, point_face, point_point, vert
 
 
 @kernel
@@ -268,8 +268,8 @@ def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN,
             span, clipped, v0, w0, v1, w1, gain = tangential_k(
                 (F[k, 3], F[k, 4]), L, F[k, 0], F[k, 1], dt, (F[k, 5], F[k, 6], F[k, 7]),
                 (F[k, 8], F[k, 9], F[k, 10]), (F[k, 11], F[k, 12], F[k, 13]),
-                MOV[i0], _row9(R, i0), _row3(POS, i0), _row3(V, i0), _row3(W, i0), _row3(II, i0), IM[i0],
-                MOV[i1], _row9(R, i1), _row3(POS, i1), _row3(V, i1), _row3(W, i1), _row3(II, i1), IM[i1],
+                MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(II, i0), IM[i0],
+                MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(II, i1), IM[i1],
                 (F[k, 14], F[k, 15], F[k, 16]), (F[k, 17], F[k, 18], F[k, 19]))
             SPAN[k, 0] = span[0]
             SPAN[k, 1] = span[1]
@@ -287,12 +287,8 @@ def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN,
 
 
 @kernel(inline=True)
-def _row3(A, i):
-    return (A[i, 0], A[i, 1], A[i, 2])
-
-
-@kernel(inline=True)
 def _row9(A, i):
+    """Row i of an (n, 9) array (a rotation) as a tuple."""
     return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
 
 
@@ -317,8 +313,8 @@ def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
                 int(f[13]), ((f[14], f[15], f[16]), (f[17], f[18], f[19]), (f[20], f[21], f[22]),
                              (f[23], f[24], f[25])),
                 f[26] != 0.0, f[27] != 0.0, (f[28], f[29], f[30]), f[31], f[32],
-                MOV[i0], _row9(R, i0), _row3(POS, i0), _row3(V, i0), _row3(W, i0), _row3(II, i0), IM[i0],
-                MOV[i1], _row9(R, i1), _row3(POS, i1), _row3(V, i1), _row3(W, i1), _row3(II, i1), IM[i1],
+                MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(II, i0), IM[i0],
+                MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(II, i1), IM[i1],
                 (f[33], f[34]), f[35])
             o = O[k]
             o[0] = gap

@@ -573,7 +573,7 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
     V, T, E, two, pl, N, M, H = piece.kernel_data()
     k = len(mds)
     tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
-    prev = _previous_codes(mds, 6)
+    prev = _previous_codes(mds, 6, _piece_prev_code)
     grid = soup.grid
     GV, GPL, GN = grid.kernel_arrays()
     D, F, S, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, piece.center, tris, prev, tri_first,
@@ -592,11 +592,11 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
         md.intrusion = intrudes[q]
 
 
-def _previous_codes(mds, width: int = 3):
+def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     """The pairs' previous features as an (n, width) array: the rows of the
-    pass most of them were measured in, taken at once, and the others' own
-    (width 3: a ball's pairs, side 1's feature; 6: a piece's with a grid's
-    triangles, PieceBatch rows)."""
+    pass most of them were measured in, taken at once, and the others'
+    ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
+    grid's triangles, with :func:`_piece_prev_code`)."""
     prev = np.empty((len(mds), width), dtype=np.int64)
     b = next((md._batch for md in mds if md._batch is not None), None)
     at = []
@@ -605,14 +605,22 @@ def _previous_codes(mds, width: int = 3):
         if b is not None and md._batch is b:
             at.append(q)
             rows.append(md._row)
-        elif width == 3:
-            prev[q] = md.prev_code
         else:
-            mb = md._batch
-            prev[q] = mb.F[md._row] if mb is not None else prev_codes(md._prev)
+            prev[q] = own(md)
     if at:
-        prev[at] = (b[1] if width == 3 else b.F)[rows]
+        prev[at] = _pass_codes(b)[rows]
     return prev
+
+
+def _pass_codes(batch):
+    """A pass's feature code rows: a ball pass's (G, F), or a PieceBatch."""
+    return batch.F if type(batch) is PieceBatch else batch[1]
+
+
+def _piece_prev_code(md):
+    """A piece pair's previous features (six ints): its row of a pass, or its own."""
+    b = md._batch
+    return prev_codes(md._prev) if b is None else b.F[md._row]
 
 
 def _recalc_ball_triangles(grid, single, soups, t: float) -> None:

@@ -582,13 +582,13 @@ class CollisionSystem:
         for s, ks, o, ko in found:
             take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
-        for md, hint in measured:
+        for md, how in measured:            # how: the hint, or a SoupPairs' ball's speed
             if type(md) is SoupPairs:
-                md.update_events(env, hint)     # never intruded (two-sided triangles); hint: the ball's speed
+                md.update_events(env, how)      # never intruded (two-sided triangles)
                 continue
             if md.intrusion:
                 self.intruded(md)
-            update_events(env, md, True, hint)
+            update_events(env, md, True, how)
         for k in aw.with_mindists:
             s = awake[k]
             if not s.mindists or s.all_seen == stamp:
