@@ -3,7 +3,6 @@ impulses are pending pushes, committed only if the system's kinetic energy
 (pending changes included) rises by no more than the sum over its movable
 cores of m 9.81 0.1; otherwise every pending change of its cores is dropped."""
 
-import numpy as np
 import pytest
 
 from ivp import Environment
@@ -42,11 +41,15 @@ def after_the_normal_solve(env, b, monkeypatch):
 
 def test_impulses_that_would_add_more_than_the_allowance_are_dropped(monkeypatch):
     env, b = resting_box()
-    # a solve that asks every contact for 1000 times the largest desired
-    # speed change (the solve works on A and b scaled by their largest
-    # entries): kinetic energy far above 1 kg 9.81 0.1 = 0.981 J
-    monkeypatch.setattr(friction, "gauss_solve", lambda A, b: np.full(len(b), 1e3))
-    monkeypatch.setattr(friction, "solve_lcp", lambda A, q, free: np.full(len(q), 1e3))
+    # every contact 1000 m deep, so the solve asks for 1000 m/s apart (the
+    # push-out rate 1/s times 1000 m): kinetic energy far above 1 kg 9.81 0.1 = 0.981 J
+    real = friction.normal_system_k
+
+    def deep(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, *rest):
+        P[:, 0] = -1000.0
+        return real(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, *rest)
+
+    monkeypatch.setattr(friction, "normal_system_k", deep)
     v0, v1 = after_the_normal_solve(env, b, monkeypatch)
     # the PSI's gravity (committed at 1000) stays, the normal impulses went
     assert v1[0] == pytest.approx(v0[0] - 20.0 / 66.0, abs=1e-3)

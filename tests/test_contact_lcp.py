@@ -1,5 +1,5 @@
-"""The multi-contact normal solve (ivp-contacts 5.5): Gauss elimination on the
-active set (friction.gauss_solve), the complementarity solver behind it
+"""The multi-contact normal solve (ivp-contacts 5.5): Gauss elimination
+(lcp.gauss_solve_k), the complementarity solver in IVP's pivoting order
 (lcp.solve_lcp) on hand-made problems, and the weight a stack carries."""
 
 import math
@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from ivp import Environment
-from ivp.collision import Material, friction, lcp
+from ivp.collision import Material, lcp
+from ivp.collision.constants import GAUSS_MATRIX_EPS
 from test_collision_scenes import box, floor, run
 
 G = 20.0
@@ -29,40 +30,61 @@ BOTTOM = [(x, -0.5, z) for x in (-0.5, 0.5) for z in (-0.5, 0.5)]
 
 
 def test_one_contact_closing_gets_the_impulse_that_stops_it():
-    # a 2 kg ball closing at 1 m/s: lam = m v (diagonal 1/m), up to the 1e-6 regularisation
-    (lam,) = lcp.solve_lcp(np.array([[0.5]]), np.array([-1.0]), np.array([False]))
-    assert lam == pytest.approx(2.0, rel=1e-5)
+    # a 2 kg ball to be sped apart by 1 m/s: x = m v (diagonal 1/m)
+    (x,) = lcp.solve_lcp(np.array([[0.5]]), np.array([1.0]), 0)
+    assert x == 2.0
 
 
 def test_a_separating_contact_gets_no_impulse():
     A = np.array([[1.0, 0.2], [0.2, 1.0]])
-    q = np.array([-1.0, 2.0])                     # the second separates even after the first pushes
-    lam = lcp.solve_lcp(A, q, np.array([True, True]))
-    assert lam[1] == 0.0
-    assert lam[0] == pytest.approx(1.0, rel=1e-5)
+    b = np.array([1.0, -2.0])                     # the second separates even after the first pushes
+    x = lcp.solve_lcp(A, b, 2)
+    assert x[1] == 0.0
+    assert x[0] == pytest.approx(1.0, rel=1e-12)
 
 
-def test_four_coplanar_corners_share_the_weight():
-    # A is singular (4 contacts, 3 degrees of freedom along the normal); by
-    # symmetry each corner takes a quarter of m g dt, the rows of A summing to 4/m
+def test_indeterminate_corners_load_in_ivps_pivoting_order():
+    # A box on four coplanar corners: A is singular (3 degrees of freedom along
+    # the normal), every corner is to be held. 5.5 drives the corners in list
+    # order from no active one, and the first three take the weight; a
+    # centred load on three corners of a square puts nothing on the corner
+    # between the other two (moments about the centre), so it ends on the
+    # diagonal pair (-x, +z), (+x, -z), half each, and corner 3 is at its
+    # target without an impulse.
     A = cube_corner_matrix(BOTTOM)
     assert np.linalg.matrix_rank(A) == 3
-    lam = lcp.solve_lcp(A, np.full(4, -G * DT), np.zeros(4, bool))
-    assert lam == pytest.approx(np.full(4, G * DT / 4), rel=1e-5)
-    assert A @ lam - G * DT == pytest.approx(np.zeros(4), abs=1e-6)
+    b = np.full(4, G * DT)
+    x = lcp.solve_lcp(A, b, 0)
+    half = G * DT / (A[1, 1] + A[1, 2])
+    assert x[0] == 0.0 and x[3] == 0.0
+    assert x[1:3] == pytest.approx([half, half], rel=1e-12)
+    assert A @ x - b == pytest.approx(np.zeros(4), abs=1e-12)     # all four at their target
+    # the same box with the other diagonal listed first: that one carries it
+    corners = [BOTTOM[0], BOTTOM[3], BOTTOM[1], BOTTOM[2]]
+    A = cube_corner_matrix(corners)
+    x = lcp.solve_lcp(A, b, 0)
+    half = G * DT / (A[0, 0] + A[0, 1])
+    assert x[0:2] == pytest.approx([half, half], rel=1e-12)
+    assert x[2:].tolist() == [0.0, 0.0]
 
 
-def test_each_corner_held_twice_shares_it_evenly():
-    # aligned boxes see every corner from both bodies: identical rows
+def test_a_start_on_a_singular_set_keeps_the_first_independent_contacts():
+    # every corner seen from both bodies (identical rows), all eight active at
+    # the start: Gauss skips the dependent columns (their x 0), the three first
+    # corners take the load as above
     A = cube_corner_matrix(BOTTOM + BOTTOM)
-    lam = lcp.solve_lcp(A, np.full(8, -G * DT), np.ones(8, bool))
-    assert lam == pytest.approx(np.full(8, G * DT / 8), rel=1e-5)
+    b = np.full(8, G * DT)
+    x = lcp.solve_lcp(A, b, 8)
+    half = G * DT / (A[1, 1] + A[1, 2])
+    assert x[0] == pytest.approx(0.0, abs=1e-12)
+    assert x[1:3] == pytest.approx([half, half], rel=1e-12)
+    assert x[3:].tolist() == [0.0] * 5
 
 
 def random_problem(seed: int):
     """Contacts between three rigid bodies (random Jacobians, random positive
     definite inverse masses), often more contacts than degrees of freedom, and
-    a q that lam = x0 >= 0 makes feasible (A x0 + q = r >= 0)."""
+    a b that x = x0 >= 0 makes feasible (A x0 - b = r >= 0)."""
     rs = np.random.default_rng(seed)
     n = int(rs.integers(4, 30))
     J = np.zeros((n, 18))
@@ -76,42 +98,46 @@ def random_problem(seed: int):
     A = J @ Minv @ J.T
     x0 = np.where(rs.random(n) < 0.5, rs.random(n), 0.0)
     r = np.where(rs.random(n) < 0.5, rs.random(n), 0.0)
-    return A, r - A @ x0, x0, rs.random(n) < 0.5
+    return A, A @ x0 - r, x0, int(rs.integers(0, n))
 
 
 @pytest.mark.parametrize("seed", range(20))
 def test_random_problems_are_solved_complementarily(seed):
-    A, q, x0, free = random_problem(seed)
-    lam = lcp.solve_lcp(A, q, free)
-    w = A @ lam + q
-    scale = np.abs(q).max()
-    assert lam.min() >= 0.0
-    assert w.min() >= -1e-5 * scale
-    assert np.abs(lam * w).max() <= 1e-5 * scale * max(lam.max(), 1.0)
-    # and it is the minimum of 1/2 lam A lam + q lam over lam >= 0: no worse than x0
-    assert 0.5 * lam @ A @ lam + q @ lam <= 0.5 * x0 @ A @ x0 + q @ x0 + 1e-9 * scale
+    A, b, x0, k = random_problem(seed)
+    x = lcp.solve_lcp(A, b, k)
+    w = A @ x - b
+    scale = np.abs(b).max()
+    assert x.min() >= 0.0
+    assert w.min() >= -1e-6 * scale
+    assert np.abs(x * w).max() <= 1e-6 * scale * max(x.max(), 1.0)
+    # and so the minimum of 1/2 x A x - b x over x >= 0: no worse than x0
+    assert 0.5 * x @ A @ x - b @ x <= 0.5 * x0 @ A @ x0 - b @ x0 + 1e-9 * scale
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_the_start_changes_the_path_not_the_solution(seed):
-    A, q, _, _ = random_problem(seed)
-    n = len(q)
-    cold = lcp.solve_lcp(A, q, np.zeros(n, bool))
-    warm = lcp.solve_lcp(A, q, np.ones(n, bool))
-    assert warm == pytest.approx(cold, abs=1e-6 * max(cold.max(), 1.0))
+def test_the_start_changes_the_path_not_the_speeds(seed):
+    # with more contacts than degrees of freedom x is not unique, A x is
+    A, b, _, _ = random_problem(seed)
+    n = len(b)
+    cold = lcp.solve_lcp(A, b, 0)
+    warm = lcp.solve_lcp(A, b, n)
+    assert A @ warm == pytest.approx(A @ cold, abs=1e-6 * np.abs(b).max())
 
 
-def test_gives_up_when_the_solves_run_out(monkeypatch):
-    A = np.array([[1.0, 0.2], [0.2, 1.0]])
-    q = np.array([-1.0, 2.0])
-    monkeypatch.setattr(lcp, "MAX_SOLVES", 1)
-    assert lcp.solve_lcp(A, q, np.array([True, True])) is None       # the first guess was wrong
+def test_fails_when_no_impulse_can_open_a_contact():
+    # a closing contact whose impulse moves nothing: no step limits the drive
+    assert lcp.solve_lcp(np.array([[0.0]]), np.array([1.0]), 0) is None
+
+
+def gauss(A, b):
+    ok, x = lcp.gauss_solve_k(np.array(A, dtype=float), np.array(b, dtype=float), GAUSS_MATRIX_EPS)
+    return x if ok else None
 
 
 def test_gauss_solves_a_regular_system_with_pivoting():
     A = np.array([[1e-3, 2.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 3.0]])
     b = np.array([1.0, 2.0, 3.0])
-    x = friction.gauss_solve(A, b)
+    x = gauss(A, b)
     assert A @ x == pytest.approx(b, abs=1e-12)
 
 
@@ -119,8 +145,8 @@ def test_gauss_skips_a_dependent_column_and_fails_on_an_inconsistent_row():
     # two equal contacts (a box corner held twice): the second column has no
     # pivot above 1e-9 after the first, its x is 0, the rows stay consistent
     A = np.array([[1.0, 1.0], [1.0, 1.0]])
-    assert friction.gauss_solve(A, np.array([2.0, 2.0])).tolist() == [2.0, 0.0]
-    assert friction.gauss_solve(A, np.array([2.0, 3.0])) is None
+    assert gauss(A, [2.0, 2.0]).tolist() == [2.0, 0.0]
+    assert gauss(A, [2.0, 3.0]) is None
 
 
 def resting_stack(n: int, seconds: float):

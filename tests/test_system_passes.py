@@ -1,12 +1,24 @@
 """A several-contact friction system's points updated (ivp-contacts 5.3, the
-energy handle) and their tangential friction (5.6, the dynamic handle) in one
-pass over the system each (friction.update_system, tangential_system, issue
+energy handle), their tangential friction (5.6, the dynamic handle) and
+their normal solve (5.5, the static handle) in one pass over the system
+each (friction.update_system, tangential_system, normal_solve_multi, issue
 11) give the bits of the handles' loops point by point."""
 
 import math
 
+import numpy as np
+
 from ivp import Environment, rng
-from ivp.collision import friction
+from ivp.collision import friction, lcp
+from ivp.collision.constants import (
+    ENERGY_GAIN_ALLOWANCE,
+    GAUSS_MATRIX_EPS,
+    INEQUALITY_EPS,
+    MAX_ADHESION_GAUSS,
+    MAX_DISTANCE_FOR_FRICTION,
+    NEGATIVE_PULL_LIMIT,
+)
+from ivp.fp import f32
 from test_collision_scenes import ball, box, floor
 from test_lane import state
 
@@ -38,6 +50,98 @@ def _point_by_point(fs, dt):
     return pairs
 
 
+def _response(cps):
+    """5.5's A: A[j, i] the change of contact j's separation speed per unit
+    impulse at contact i, over i's movable cores."""
+    n = len(cps)
+    A = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            s = 0.0
+            for a, core in cps[i].movable_sides():
+                for b, other in cps[j].movable_sides():
+                    if other is not core:
+                        continue
+                    ni, nj = cps[i].n, cps[j].n
+                    ci, cj = cps[i].rxn[a], cps[j].rxn[b]
+                    ii = core.inv_rot_inertia
+                    dn = ni[0] * nj[0] + ni[1] * nj[1] + ni[2] * nj[2]
+                    ic = (ii[0] * ci[0], ii[1] * ci[1], ii[2] * ci[2])
+                    dc = ic[0] * cj[0] + ic[1] * cj[1] + ic[2] * cj[2]
+                    s += (-1.0 if a == 0 else 1.0) * (-1.0 if b == 0 else 1.0) * (dn * core.inv_mass + dc)
+                    break
+            A[i, j] = A[j, i] = s
+    return A
+
+
+def _energy(cores):
+    e = 0.0
+    for c in cores:
+        v = [c.speed[k] + c.speed_change[k] for k in range(3)]
+        w = [c.rot_speed[k] + c.rot_speed_change[k] for k in range(3)]
+        I = c.rot_inertia
+        e += 0.5 * c.mass * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+        e += 0.5 * (I[0] * w[0] * w[0] + I[1] * w[1] * w[1] + I[2] * w[2] * w[2])
+    return e
+
+
+def _normal_point_by_point(fs, env, dt, idt):
+    """The static handle's several-contact solve as ivp-contacts 5.5 states it."""
+    fs.contacts.sort(key=lambda cp: cp.has_negative_pull_since)
+    for cp in list(fs.contacts):
+        if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
+            fs.collision.delete_contact(cp)
+    cps = list(fs.contacts)
+    if not cps:
+        return
+    n = len(cps)
+    b = np.array([friction.desired_separation(cp.gap, cp.closing_speed()) for cp in cps])
+    A = _response(cps)
+    da = float(A.diagonal().max())
+    db = float(np.abs(b).max()) or 1.0
+    if da <= 0.0:
+        return
+    An, bn, scale = A / da, b / db, db / da
+    active = [cp.has_negative_pull_since != 0 for cp in cps]
+    g = math.sqrt(sum(c * c for c in env.gravity))
+    x = None
+    at = [i for i in range(n) if active[i]]
+    if at:
+        ok, xa = lcp.gauss_solve_k(np.ascontiguousarray(An[np.ix_(at, at)]), bn[at], GAUSS_MATRIX_EPS)
+        xt = np.zeros(n)
+        xt[at] = xa
+        ok = ok and all(xt[i] * scale * cps[i].inv_vm >= MAX_ADHESION_GAUSS * g for i in at)
+        ok = ok and all(sum(An[j, i] * xt[i] for i in range(n)) + INEQUALITY_EPS * abs(bn[j]) >= bn[j]
+                        for j in range(n) if not active[j])
+        if ok:
+            x = xt
+    if x is None:
+        k = 0
+        while k < n and cps[k].has_negative_pull_since < 0:
+            k += 1
+        x = lcp.solve_lcp(An, bn, k)
+        if x is None:
+            return
+    before = _energy(fs.movable)
+    for cp, xi in zip(cps, (x * scale).tolist()):
+        h = cp.has_negative_pull_since
+        if xi > 0.0:
+            cp.has_negative_pull_since = -1 if h >= 0 else h - 1
+        elif xi == 0.0:
+            cp.has_negative_pull_since = 0
+        else:
+            cp.has_negative_pull_since = 0 if h + 1 > NEGATIVE_PULL_LIMIT else h + 1
+        if xi != 0.0:
+            cp.apply_impulse(xi, asynchronous=True)
+        cp.now_friction_pressure = f32(max(xi, 0.0) * idt)
+    if _energy(fs.movable) > before + sum(c.mass for c in fs.movable) * ENERGY_GAIN_ALLOWANCE:
+        for core in fs.movable:
+            core.speed_change = core.rot_speed_change = (0.0, 0.0, 0.0)
+    else:
+        for core in fs.movable:
+            core.commit_all_async_pushs()
+
+
 def _heap():
     """Balls dropped in a pile on a tilted floor and boxes stacked and pushed
     sideways: several-contact systems of ball-ball, ball-floor, box-box and
@@ -57,6 +161,7 @@ def _run(monkeypatch, one_pass: bool):
     if not one_pass:
         monkeypatch.setattr(friction, "update_system", _update_point_by_point)
         monkeypatch.setattr(friction, "tangential_system", _point_by_point)
+        monkeypatch.setattr(friction, "normal_solve_multi", _normal_point_by_point)
     env, boxes = _heap()
     seen = []
     for k in range(260):
@@ -66,7 +171,9 @@ def _run(monkeypatch, one_pass: bool):
         seen.append((state(env), [(p.integrated_anti_energy, p.next_ease_nr_psi) for fs in env.collision.systems
                                   for p in fs.pairs.values()],
                      [(cp.span_s, cp.needs_recheck, cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.r_cs, cp.rxn, cp.inv_vm,
-                       cp.broken, cp.last_gap_len, cp.last_time) for cp in env.collision.contacts()]))
+                       cp.broken, cp.last_gap_len, cp.last_time, cp.has_negative_pull_since,
+                       cp.now_friction_pressure) for cp in env.collision.contacts()],
+                     [(o.core.speed_change, o.core.rot_speed_change) for o in env.objects]))
     monkeypatch.undo()
     return seen
 

@@ -49,6 +49,11 @@ ENERGY_GAIN_ALLOWANCE = 9.81 * 0.1           # per kg of movable mass
 NEGATIVE_PULL_LIMIT = 9
 GAUSS_MATRIX_EPS = 1.0 / 10e8                # written 1/10E8f
 INEQUALITY_EPS = 1e-5
+LCP_SOLVER_EPS = 1e-7                        # the LCP's zero (5.5)
+LCP_TEST_EPS = 1e-4                          # its residual test
+LCP_MAX_STEP_LEN = 10000.0
+LCP_MAX_STEPS = 250                          # steps that move the sets
+LCP_TEST_EVERY = 7                           # steps between residual tests
 P_FLOAT_RES = 1e-6
 
 # 3 mindists and events

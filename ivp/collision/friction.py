@@ -12,6 +12,7 @@ deletes dead contact points (5.9).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
@@ -25,25 +26,18 @@ from .constants import (
     MAX_ENERGY_DESTROY,
     MUTUAL_FIXED_FACTOR,
     EASE_EVERY_NTH_PSI,
-    ENERGY_GAIN_ALLOWANCE,
     FRICTION_DIST,
-    GAUSS_MATRIX_EPS,
-    INEQUALITY_EPS,
-    MAX_ADHESION_GAUSS,
     MAX_DISTANCE_FOR_FRICTION,
     MAX_FRICTION_MATRIX,
-    NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
 )
 from .friction_kernels import (
     contact_update_k,
     contact_update_system_k,
-    gauss_solve_k,
-    response_matrix_k,
+    normal_system_k,
     tangential_k,
     tangential_system_k,
 )
-from .lcp import solve_lcp
 from .mindist import world_feature
 
 
@@ -452,7 +446,7 @@ def update_system(fs, now: float) -> None:
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
     integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
-    cores, cps, starts, I, MOV, II, IM, pairs = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _ = fs.layout()
     R, POS, V, W = _core_states(cores)
     rows = []
     for cp in cps:
@@ -492,7 +486,7 @@ def tangential_system(fs, dt: float) -> list:
     the positive spring-energy gains added to the pair's
     integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
     Returns the pairs in that order."""
-    cores, cps, starts, I, MOV, II, IM, pairs = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _ = fs.layout()
     R, POS, V, W = _core_states(cores)
     F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                    *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
@@ -553,40 +547,10 @@ def _spring_world(cp):
 
 # --- 5.5 several contacts -----------------------------------------------------------------
 
-def response_matrix(cps) -> np.ndarray:
-    """5.5: A[j, i] = the change of contact j's separation speed per unit
-    normal impulse at contact i (symmetric; A_ii = inv_vm_i), from the
-    contacts' sides in arrays (friction_kernels.response_matrix_k)."""
-    n = len(cps)
-    number = {}
-    IDX = np.full((n, 2), -1, dtype=np.int64)
-    S = np.zeros((n, 2))
-    C = np.zeros((n, 2, 3))
-    IC = np.zeros((n, 2, 3))
-    IM = np.zeros((n, 2))
-    for q, cp in enumerate(cps):
-        for i, core in cp.movable_sides():
-            c = cp.rxn[i]
-            ii = core.inv_rot_inertia
-            IDX[q, i] = number.setdefault(core, len(number))
-            S[q, i] = -1.0 if i == 0 else 1.0
-            C[q, i] = c
-            IC[q, i] = (ii[0] * c[0], ii[1] * c[1], ii[2] * c[2])
-            IM[q, i] = core.inv_mass
-    return response_matrix_k(np.array([cp.n for cp in cps], dtype=np.float64), IDX, S, C, IC, IM)
-
-
-def gauss_solve(A, b):
-    """5.5's Gauss elimination with column pivoting: a pivot below 1e-9 skips
-    its column; a zero row with |rhs| < 1e-6 gives 0, else None (failure)."""
-    ok, x = gauss_solve_k(np.ascontiguousarray(A, dtype=np.float64), np.ascontiguousarray(b, dtype=np.float64),
-                          GAUSS_MATRIX_EPS)
-    return x if ok else None
-
-
 def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
-    """5.5 do_friction_system: deletion, Gauss on the active set, else the
-    complementarity solve, async impulses, the energy check."""
+    """5.5 do_friction_system: the sort, deletion and the panic here; the
+    solve (Gauss on the active set, else the LCP), the async impulses and
+    the energy check in one pass (friction_kernels.normal_system_k)."""
     col = fs.collision
     fs.contacts.sort(key=lambda cp: cp.has_negative_pull_since)      # stable
     for cp in list(fs.contacts):
@@ -601,75 +565,52 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
             core.speed = (0.0, 0.0, 0.0)
             core.rot_speed = (0.0, 0.0, 0.0)
         return
-    n = len(cps)
-    b = np.array([desired_separation(cp.gap, cp.closing_speed()) for cp in cps])
-    A = response_matrix(cps)
-    da = float(A.diagonal().max())
-    db = float(np.abs(b).max())
-    if da <= 0.0:
-        return
-    if db == 0.0:
-        db = 1.0
-    An = A / da
-    bn = b / db
-    scale = db / da
-    active = np.array([cp.has_negative_pull_since != 0 for cp in cps])
-    x = None
+    lay = fs.layout()
+    cores = lay.cores
+    C = np.array([(*c.m_world_f_core_last_psi[0], *c.speed, *c.rot_speed, *c.speed_change, *c.rot_speed_change)
+                  for c in cores], dtype=np.float64).reshape(len(cores), 21)
+    R = np.ascontiguousarray(C[:, 0:9])
+    V = np.ascontiguousarray(C[:, 9:12])
+    W = np.ascontiguousarray(C[:, 12:15])
+    SC = np.ascontiguousarray(C[:, 15:18])
+    WC = np.ascontiguousarray(C[:, 18:21])
+    P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
+                   *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                 dtype=np.float64).reshape(len(cps), 17)
+    H = np.array([cp.has_negative_pull_since for cp in cps], dtype=np.int64)
+    NP = np.empty(len(cps))
+    row = lay.row
+    I = lay.I[[row[cp] for cp in cps]]
     g = math.sqrt(sum(c * c for c in env.gravity))
-    if active.any():
-        xa = gauss_solve(An[np.ix_(active, active)], bn[active])
-        if xa is not None:
-            xt = np.zeros(n)
-            xt[active] = xa
-            ok = all(xt[i] * scale * cps[i].inv_vm >= MAX_ADHESION_GAUSS * g for i in np.nonzero(active)[0])
-            if ok:
-                w = An @ xt
-                ok = all(w[j] + INEQUALITY_EPS * abs(bn[j]) >= bn[j] for j in np.nonzero(~active)[0])
-            if ok:
-                x = xt
-    if x is None:
-        x = solve_lcp(An, -bn, active)
-    if x is None:
+    done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
+    if done == 0:
         return
-    x = x * scale
-    movable = fs.movable
-    before = _kinetic_energy(movable)
-    for cp, xi in zip(cps, x.tolist()):
-        if xi > 0.0:
-            cp.has_negative_pull_since = -1 if cp.has_negative_pull_since >= 0 else cp.has_negative_pull_since - 1
-            cp.apply_impulse(xi, asynchronous=True)
-        elif xi == 0.0:
-            cp.has_negative_pull_since = 0
-        else:
-            cp.has_negative_pull_since += 1
-            if cp.has_negative_pull_since > NEGATIVE_PULL_LIMIT:
-                cp.has_negative_pull_since = 0
-            cp.apply_impulse(xi, asynchronous=True)
-        cp.now_friction_pressure = f32(max(xi, 0.0) * idt)
-    after = _kinetic_energy(movable)
-    if after > before + sum(c.mass for c in movable) * ENERGY_GAIN_ALLOWANCE:
-        for core in movable:
-            core.speed_change = (0.0, 0.0, 0.0)
-            core.rot_speed_change = (0.0, 0.0, 0.0)
-    else:
-        for core in movable:
-            core.commit_all_async_pushs()
+    for cp, h, pressure in zip(cps, H.tolist(), NP.tolist()):
+        cp.has_negative_pull_since = h
+        cp.now_friction_pressure = pressure
+    for c, mov, v, w in zip(cores, lay.MOV.tolist(), V.tolist(), W.tolist()):
+        if mov:
+            if done == 1:
+                c.speed = (v[0], v[1], v[2])
+                c.rot_speed = (w[0], w[1], w[2])
+            c.speed_change = ZERO3
+            c.rot_speed_change = ZERO3
 
 
-def _kinetic_energy(cores) -> float:
-    """Sum of 1/2 m v^2 + 1/2 I w^2 with the pending changes included."""
-    e = 0.0
-    for c in cores:
-        v = c.speed
-        dv = c.speed_change
-        w = c.rot_speed
-        dw = c.rot_speed_change
-        I = c.rot_inertia
-        vx, vy, vz = v[0] + dv[0], v[1] + dv[1], v[2] + dv[2]
-        wx, wy, wz = w[0] + dw[0], w[1] + dw[1], w[2] + dw[2]
-        e += 0.5 * c.mass * (vx * vx + vy * vy + vz * vz)
-        e += 0.5 * (I[0] * wx * wx + I[1] * wy * wy + I[2] * wz * wz)
-    return e
+class SystemLayout(NamedTuple):
+    """What the system passes read of a friction system's shape
+    (FrictionSystem.layout)."""
+    cores: list          # the system's cores
+    cps: list            # the points of the core pairs, last pair to first
+    starts: np.ndarray   # each pair's first row of cps
+    I: np.ndarray        # each point's cores (indices into cores)
+    MOV: np.ndarray      # per core: movable
+    II: np.ndarray       # inv_rot_inertia
+    IM: np.ndarray       # inv_mass
+    M: np.ndarray        # mass
+    RI: np.ndarray       # rot_inertia
+    pairs: list          # the core pairs, last to first
+    row: dict            # a point's row of cps
 
 
 class FrictionSystem:
@@ -690,13 +631,11 @@ class FrictionSystem:
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
 
-    def layout(self):
-        """What the system passes (update_system, tangential_system) read of
-        the system's shape, made again after
-        any change (ivp.lane.touch): the cores, the points of the core pairs
-        last to first, each pair's first row, each point's cores (indices),
-        and the cores' movable flags, inverse inertias and masses (set when
-        a body is made); then the pairs in that order."""
+    def layout(self) -> SystemLayout:
+        """The system's shape for the system passes (update_system,
+        tangential_system, normal_solve_multi), made again after any change
+        (ivp.lane.touch); the cores' masses and inertias are set when a body
+        is made."""
         kept = self._layout
         if kept is not None and kept[0] == ln_epoch():
             return kept[1]
@@ -710,7 +649,9 @@ class FrictionSystem:
         MOV = np.array([not c.physical_unmoveable for c in cores], dtype=np.bool_)
         II = np.array([c.inv_rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
         IM = np.array([c.inv_mass for c in cores], dtype=np.float64)
-        out = (cores, cps, starts, I, MOV, II, IM, pairs)
+        M = np.array([c.mass for c in cores], dtype=np.float64)
+        RI = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
+        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)})
         self._layout = (ln_epoch(), out)
         return out
 

@@ -9,8 +9,19 @@ import numpy as np
 
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
-from .constants import P_FLOAT_RES
+from .constants import (
+    DESCENDING_SPEEDUP,
+    ENERGY_GAIN_ALLOWANCE,
+    FRICTION_DIST,
+    GAUSS_MATRIX_EPS,
+    INEQUALITY_EPS,
+    MAX_ADHESION_GAUSS,
+    NEGATIVE_PULL_LIMIT,
+    NORMAL_SPEEDUP,
+    P_FLOAT_RES,
+)
 from .feature_kernels import edge_edge, point_edge, point_face, point_point, vert
+from .lcp import gauss_solve_k, lcp_k
 
 
 @kernel
@@ -31,86 +42,6 @@ def spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap):
         x0 *= k
         x1 *= k
     return True, x0, x1
-
-
-@kernel
-def response_matrix_k(N, IDX, S, C, IC, IM):
-    """5.5's response matrix from per-contact arrays: N (n, 3) normals; per
-    side (n, 2): IDX the movable core's number (-1: fixed), S its sign, C its
-    r x n (n, 2, 3), IC inv_rot_inertia (.) C, IM its inverse mass. For each
-    pair, each core of contact i (side 0 first) that contact j also moves adds
-    s_i s_j (n_i . n_j / m + IC_i . C_j)."""
-    n = N.shape[0]
-    A = np.zeros((n, n))
-    for i in range(n):
-        for j in range(i, n):
-            s = 0.0
-            for a in range(2):
-                k = IDX[i, a]
-                if k < 0:
-                    continue
-                for b in range(2):
-                    if IDX[j, b] != k:
-                        continue
-                    dn = N[i, 0] * N[j, 0] + N[i, 1] * N[j, 1] + N[i, 2] * N[j, 2]
-                    dc = IC[i, a, 0] * C[j, b, 0] + IC[i, a, 1] * C[j, b, 1] + IC[i, a, 2] * C[j, b, 2]
-                    s += S[i, a] * S[j, b] * (dn * IM[i, a] + dc)
-                    break
-            A[i, j] = s
-            A[j, i] = s
-    return A
-
-
-@kernel
-def gauss_solve_k(A, b, eps):
-    """5.5's Gauss elimination with column pivoting (friction.gauss_solve):
-    (True, x), or (False, zeros) when a zero row keeps a right side of 1e-6 or more."""
-    n = b.shape[0]
-    M = np.empty((n, n + 1))
-    for i in range(n):
-        for j in range(n):
-            M[i, j] = A[i, j]
-        M[i, n] = b[i]
-    row_of_col = np.full(n, -1, dtype=np.int64)
-    r = 0
-    for c in range(n):
-        if r >= n:
-            break
-        p = r
-        best = abs(M[r, c])
-        if not math.isnan(best):
-            for i in range(r + 1, n):
-                v = abs(M[i, c])
-                if math.isnan(v) or v > best:
-                    p = i
-                    best = v
-                    if math.isnan(v):
-                        break
-        if abs(M[p, c]) < eps:
-            continue
-        if p != r:
-            for j in range(n + 1):
-                t = M[r, j]
-                M[r, j] = M[p, j]
-                M[p, j] = t
-        piv = M[r, c]
-        for j in range(n + 1):
-            M[r, j] = M[r, j] / piv
-        for k in range(n):
-            f = M[k, c]
-            if k != r and f != 0.0:
-                for j in range(n + 1):
-                    M[k, j] = M[k, j] - f * M[r, j]
-        row_of_col[c] = r
-        r += 1
-    x = np.zeros(n)
-    for k in range(r, n):
-        if abs(M[k, n]) >= 1e-6:
-            return False, x
-    for c in range(n):
-        if row_of_col[c] >= 0:
-            x[c] = M[row_of_col[c], n]
-    return True, x
 
 
 @kernel
@@ -333,3 +264,175 @@ def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
             o[28] = span[1]
             e += f[36] * (f[37] - gap)
         anti[q] = e
+
+
+@kernel(inline=True)
+def _max_k(v):
+    """numpy's max of a vector (a NaN wins)."""
+    m = v[0]
+    for i in range(1, v.shape[0]):
+        if math.isnan(v[i]) or v[i] > m:
+            m = v[i]
+            if math.isnan(m):
+                break
+    return m
+
+
+@kernel
+def _kinetic_energy_k(MOV, V, W, SC, WC, M, RI) -> float:
+    """friction._kinetic_energy over the movable cores in order: 1/2 m v^2 +
+    1/2 I w^2 with the pending changes included."""
+    e = 0.0
+    for c in range(MOV.shape[0]):
+        if not MOV[c]:
+            continue
+        vx, vy, vz = V[c, 0] + SC[c, 0], V[c, 1] + SC[c, 1], V[c, 2] + SC[c, 2]
+        wx, wy, wz = W[c, 0] + WC[c, 0], W[c, 1] + WC[c, 1], W[c, 2] + WC[c, 2]
+        e += 0.5 * M[c] * (vx * vx + vy * vy + vz * vz)
+        e += 0.5 * (RI[c, 0] * wx * wx + RI[c, 1] * wy * wy + RI[c, 2] * wz * wz)
+    return e
+
+
+@kernel
+def _async_push_k(SC, WC, c, R, ii, im, p_cs, n, k):
+    """ContactPoint.apply_impulse's side c (asynchronous): imp = f32(n k)
+    at lever p_cs into the core's pending changes (Core.async_push_core)."""
+    imp = (f32_k(n[0] * k), f32_k(n[1] * k), f32_k(n[2] * k))
+    imp_cs = rot_t_mul_v_k(R, imp)
+    x = vcross(p_cs, imp_cs)
+    x = (f32_k(x[0]), f32_k(x[1]), f32_k(x[2]))
+    for a in range(3):
+        WC[c, a] = f32_k(WC[c, a] + f32_k(ii[a] * x[a]))
+        SC[c, a] = f32_k(SC[c, a] + f32_k(imp[a] * im))
+
+
+@kernel
+def normal_system_k(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, H, g, idt, NP):
+    """5.5 do_friction_system after the sort and deletion, over the points
+    in list order: I their sides' cores; P per point its gap, inv_vm, n,
+    rxn and r_cs of both sides; H has_negative_pull_since (updated); per
+    core (the system's): movable, R, V and W (committed into), SC and WC the
+    pending changes, II, IM, mass M and rot_inertia RI. The Gauss solution
+    of the active set when accepted, else the LCP's; the impulses as
+    pending pushes, N into NP, then the energy check. Returns 0 when nothing
+    was applied, 1 when the changes were committed, 2 when discarded."""
+    n = P.shape[0]
+    b = np.empty(n)
+    for i in range(n):
+        s = 0.0
+        for side in range(2):
+            c = I[i, side]
+            if MOV[c]:
+                u = (V[c, 0] * P[i, 2] + V[c, 1] * P[i, 3] + V[c, 2] * P[i, 4]
+                     + W[c, 0] * P[i, 5 + 3 * side] + W[c, 1] * P[i, 6 + 3 * side] + W[c, 2] * P[i, 7 + 3 * side])
+                s += u if side == 0 else -u
+        gap = P[i, 0]
+        rate = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
+        b[i] = s + (FRICTION_DIST - gap) * rate
+    A = np.zeros((n, n))
+    for i in range(n):
+        for j in range(i, n):
+            s = 0.0
+            for a in range(2):
+                c = I[i, a]
+                if not MOV[c]:
+                    continue
+                for e in range(2):
+                    if I[j, e] != c:
+                        continue
+                    dn = P[i, 2] * P[j, 2] + P[i, 3] * P[j, 3] + P[i, 4] * P[j, 4]
+                    ci = (P[i, 5 + 3 * a], P[i, 6 + 3 * a], P[i, 7 + 3 * a])
+                    ic = (II[c, 0] * ci[0], II[c, 1] * ci[1], II[c, 2] * ci[2])
+                    dc = ic[0] * P[j, 5 + 3 * e] + ic[1] * P[j, 6 + 3 * e] + ic[2] * P[j, 7 + 3 * e]
+                    sa = -1.0 if a == 0 else 1.0
+                    se = -1.0 if e == 0 else 1.0
+                    s += sa * se * (dn * IM[c] + dc)
+                    break
+            A[i, j] = s
+            A[j, i] = s
+    da = _max_k(np.diag(A))
+    db = _max_k(np.abs(b))
+    if da <= 0.0:
+        return 0
+    if db == 0.0:
+        db = 1.0
+    An = A / da
+    bn = b / db
+    scale = db / da
+    na = 0
+    for i in range(n):
+        if H[i] != 0:
+            na += 1
+    ok = False
+    x = np.zeros(n)
+    if na > 0:
+        act = np.empty(na, dtype=np.int64)
+        q = 0
+        for i in range(n):
+            if H[i] != 0:
+                act[q] = i
+                q += 1
+        M_a = np.empty((na, na))
+        b_a = np.empty(na)
+        for p in range(na):
+            b_a[p] = bn[act[p]]
+            for q in range(na):
+                M_a[p, q] = An[act[p], act[q]]
+        ok, xa = gauss_solve_k(M_a, b_a, GAUSS_MATRIX_EPS)
+        if ok:
+            for p in range(na):
+                x[act[p]] = xa[p]
+            for p in range(na):
+                i = act[p]
+                if not x[i] * scale * P[i, 1] >= MAX_ADHESION_GAUSS * g:
+                    ok = False
+                    break
+        if ok:
+            for j in range(n):
+                if H[j] != 0:
+                    continue
+                s = 0.0
+                for i in range(n):
+                    s += An[j, i] * x[i]
+                if not s + INEQUALITY_EPS * abs(bn[j]) >= bn[j]:
+                    ok = False
+                    break
+    if not ok:
+        k = 0
+        while k < n and H[k] < 0:
+            k += 1
+        ok, x = lcp_k(An, bn, k)
+        if not ok:
+            return 0
+    before = _kinetic_energy_k(MOV, V, W, SC, WC, M, RI)
+    for i in range(n):
+        xi = x[i] * scale
+        if xi > 0.0:
+            H[i] = -1 if H[i] >= 0 else H[i] - 1
+        elif xi == 0.0:
+            H[i] = 0
+        else:
+            H[i] += 1
+            if H[i] > NEGATIVE_PULL_LIMIT:
+                H[i] = 0
+        if xi != 0.0:
+            for side in range(2):
+                c = I[i, side]
+                if MOV[c]:
+                    _async_push_k(SC, WC, c, _row9(R, c), vert(II, c), IM[c],
+                                  (P[i, 11 + 3 * side], P[i, 12 + 3 * side], P[i, 13 + 3 * side]),
+                                  (P[i, 2], P[i, 3], P[i, 4]), -xi if side == 0 else xi)
+        NP[i] = f32_k((0.0 if 0.0 > xi else xi) * idt)
+    after = _kinetic_energy_k(MOV, V, W, SC, WC, M, RI)
+    mass = 0.0
+    for c in range(MOV.shape[0]):
+        if MOV[c]:
+            mass += M[c]
+    if after > before + mass * ENERGY_GAIN_ALLOWANCE:
+        return 2
+    for c in range(MOV.shape[0]):
+        if MOV[c]:
+            for a in range(3):
+                V[c, a] = f32_k(V[c, a] + SC[c, a])
+                W[c, a] = f32_k(W[c, a] + WC[c, a])
+    return 1
