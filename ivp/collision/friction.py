@@ -23,8 +23,6 @@ from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
     ENERGY_DAMP_LOG,
-    MAX_ENERGY_DESTROY,
-    MUTUAL_FIXED_FACTOR,
     EASE_EVERY_NTH_PSI,
     FRICTION_DIST,
     MAX_DISTANCE_FOR_FRICTION,
@@ -34,15 +32,12 @@ from .constants import (
 from .friction_kernels import (
     contact_update_k,
     contact_update_system_k,
+    damp_system_k,
     normal_system_k,
     tangential_k,
     tangential_system_k,
 )
 from .mindist import world_feature
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
 
 
 def _dot(a, b):
@@ -53,11 +48,6 @@ def _rt(R, v):
     """R^T v (world -> core axes)."""
     return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2], R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
             R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
-
-
-def _r(R, v):
-    return (R[0] * v[0] + R[1] * v[1] + R[2] * v[2], R[3] * v[0] + R[4] * v[1] + R[5] * v[2],
-            R[6] * v[0] + R[7] * v[1] + R[8] * v[2])
 
 
 def _kernel_side(core):
@@ -293,73 +283,7 @@ class EnergyHandle(_Handle):
             for pair in fs.pairs.values():
                 pair.integrated_anti_energy = 0.0
             return
-        damp = math.exp(ENERGY_DAMP_LOG * ev.delta_time)
-        for pair in fs.pairs.values():
-            pair.integrated_anti_energy *= damp
-            if pair.integrated_anti_energy >= 0.0:
-                pair.integrated_anti_energy -= destroy_mutual_energy(pair, pair.integrated_anti_energy)
-
-
-def _mutual_part(p: float, mu_x: float, mu_y: float):
-    """5.8: the energy of a relative speed p between 'masses' mu_x, mu_y (the
-    part lost if both moved at their common speed) and 1/mu_x + 1/mu_y."""
-    k = 1.0 / mu_x + 1.0 / mu_y
-    return 0.5 * p * p / k, k
-
-
-def destroy_mutual_energy(pair, wanted: float) -> float:
-    """5.8 destroy_mutual_energy: remove up to ``wanted`` (at most
-    MAX_ENERGY_DESTROY of it) of the pair's relative kinetic energy by
-    opposite pending impulses along the relative velocity and the relative
-    angular velocity; returns the energy removed."""
-    X, Y = pair.cores
-    if Y.physical_unmoveable:
-        X, Y = Y, X
-    if Y.physical_unmoveable:
-        return 0.0
-    fixed = X.physical_unmoveable
-    vx = (0.0, 0.0, 0.0) if fixed else X.speed
-    dv = (Y.speed[0] - vx[0], Y.speed[1] - vx[1], Y.speed[2] - vx[2])
-    wy = _r(Y.m_world_f_core_last_psi[0], Y.rot_speed)
-    wx = (0.0, 0.0, 0.0) if fixed else _r(X.m_world_f_core_last_psi[0], X.rot_speed)
-    dw = (wy[0] - wx[0], wy[1] - wx[1], wy[2] - wx[2])
-    parts = []
-    p = math.sqrt(_dot(dv, dv))
-    if p > 0.0:
-        u = (dv[0] / p, dv[1] / p, dv[2] / p)
-        mu_y = Y.mass
-        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else X.mass
-        parts.append(("v", u, p, mu_x, mu_y))
-    q = math.sqrt(_dot(dw, dw))
-    if q > 0.0:
-        a = (dw[0] / q, dw[1] / q, dw[2] / q)
-        mu_y = _axis_inertia(Y, a)
-        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else _axis_inertia(X, a)
-        parts.append(("w", a, q, mu_x, mu_y))
-    energies = [(_mutual_part(sp, mx, my), part) for part in parts for sp, mx, my in [part[2:]]]
-    E = sum(e for (e, _), _ in energies)
-    if E <= 0.0:
-        return 0.0
-    D = min(wanted, MAX_ENERGY_DESTROY * E)
-    frac = D / E
-    for (e_part, k), (kind, d, sp, _, _) in energies:
-        J = (sp - math.sqrt(abs(sp * sp - 2.0 * k * frac * e_part))) / k
-        for core, sign in ((Y, -1.0), (X, 1.0)):
-            if core.physical_unmoveable:
-                continue
-            imp = (d[0] * J * sign, d[1] * J * sign, d[2] * J * sign)
-            if kind == "v":
-                core.async_push_core((0.0, 0.0, 0.0), _rt(core.m_world_f_core_last_psi[0], imp), imp)
-            else:
-                core.async_rot_push_core_cs(_rt(core.m_world_f_core_last_psi[0], imp))
-    return D
-
-
-def _axis_inertia(core, a_ws) -> float:
-    """5.8's rotational 'mass' |I (.) axis| with the axis in core axes."""
-    a = _rt(core.m_world_f_core_last_psi[0], a_ws)
-    I = core.rot_inertia
-    return math.sqrt((I[0] * a[0]) ** 2 + (I[1] * a[1]) ** 2 + (I[2] * a[2]) ** 2)
+        damp_system(fs, math.exp(ENERGY_DAMP_LOG * ev.delta_time))
 
 
 class DynamicHandle(_Handle):
@@ -441,12 +365,46 @@ def _core_states(cores) -> tuple:
             np.ascontiguousarray(C[:, 15:18]))
 
 
+def _pending_states(cores) -> tuple:
+    """The cores' R, speed, rotation speed and pending changes (speed_change,
+    rot_speed_change) as (n, 9) and four (n, 3) arrays."""
+    C = np.array([(*c.m_world_f_core_last_psi[0], *c.speed, *c.rot_speed, *c.speed_change, *c.rot_speed_change)
+                  for c in cores], dtype=np.float64).reshape(len(cores), 21)
+    return (np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]), np.ascontiguousarray(C[:, 12:15]),
+            np.ascontiguousarray(C[:, 15:18]), np.ascontiguousarray(C[:, 18:21]))
+
+
+def _put_pending(lay, SC, WC) -> None:
+    """The movable cores' pending changes from their rows of SC, WC."""
+    for c, mov, sc, wc in zip(lay.cores, lay.MOV.tolist(), SC.tolist(), WC.tolist()):
+        if mov:
+            c.speed_change = (sc[0], sc[1], sc[2])
+            c.rot_speed_change = (wc[0], wc[1], wc[2])
+
+
+def damp_system(fs, damp: float) -> None:
+    """The energy handle's 5.8 in a multi-contact system: per core pair in
+    the system's order, integrated_anti_energy times ``damp``, and while it
+    is not negative, destroy_mutual_energy of that much (at most
+    MAX_ENERGY_DESTROY of the pair's relative kinetic energy) by opposite
+    pending pushes along the relative velocity and angular velocity, the
+    energy removed taken off (one pass: friction_kernels.damp_system_k)."""
+    lay = fs.layout()
+    R, V, W, SC, WC = _pending_states(lay.cores)
+    pairs = lay.pairs[::-1]
+    anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
+    damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
+    for pair, e in zip(pairs, anti.tolist()):
+        pair.integrated_anti_energy = e
+    _put_pending(lay, SC, WC)
+
+
 def update_system(fs, now: float) -> None:
     """The energy handle's 5.3 in a multi-contact system: every point's
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
     integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _ = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = fs.layout()
     R, POS, V, W = _core_states(cores)
     rows = []
     for cp in cps:
@@ -486,7 +444,7 @@ def tangential_system(fs, dt: float) -> list:
     the positive spring-energy gains added to the pair's
     integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
     Returns the pairs in that order."""
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _ = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = fs.layout()
     R, POS, V, W = _core_states(cores)
     F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                    *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
@@ -566,14 +524,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
             core.rot_speed = (0.0, 0.0, 0.0)
         return
     lay = fs.layout()
-    cores = lay.cores
-    C = np.array([(*c.m_world_f_core_last_psi[0], *c.speed, *c.rot_speed, *c.speed_change, *c.rot_speed_change)
-                  for c in cores], dtype=np.float64).reshape(len(cores), 21)
-    R = np.ascontiguousarray(C[:, 0:9])
-    V = np.ascontiguousarray(C[:, 9:12])
-    W = np.ascontiguousarray(C[:, 12:15])
-    SC = np.ascontiguousarray(C[:, 15:18])
-    WC = np.ascontiguousarray(C[:, 18:21])
+    R, V, W, SC, WC = _pending_states(lay.cores)
     P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
                    *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
                  dtype=np.float64).reshape(len(cps), 17)
@@ -588,11 +539,15 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     for cp, h, pressure in zip(cps, H.tolist(), NP.tolist()):
         cp.has_negative_pull_since = h
         cp.now_friction_pressure = pressure
-    for c, mov, v, w in zip(cores, lay.MOV.tolist(), V.tolist(), W.tolist()):
-        if mov:
-            if done == 1:
+    if done == 1:
+        for c, mov, v, w in zip(lay.cores, lay.MOV.tolist(), V.tolist(), W.tolist()):
+            if mov:
                 c.speed = (v[0], v[1], v[2])
                 c.rot_speed = (w[0], w[1], w[2])
+                c.speed_change = ZERO3
+                c.rot_speed_change = ZERO3
+    else:
+        for c in fs.movable:
             c.speed_change = ZERO3
             c.rot_speed_change = ZERO3
 
@@ -611,6 +566,7 @@ class SystemLayout(NamedTuple):
     RI: np.ndarray       # rot_inertia
     pairs: list          # the core pairs, last to first
     row: dict            # a point's row of cps
+    PC: np.ndarray       # each pair's cores (indices, the pair's order), the pairs first to last
 
 
 class FrictionSystem:
@@ -651,7 +607,9 @@ class FrictionSystem:
         IM = np.array([c.inv_mass for c in cores], dtype=np.float64)
         M = np.array([c.mass for c in cores], dtype=np.float64)
         RI = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
-        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)})
+        PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
+                      dtype=np.int64).reshape(len(pairs), 2)
+        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC)
         self._layout = (ln_epoch(), out)
         return out
 

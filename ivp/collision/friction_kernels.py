@@ -16,6 +16,8 @@ from .constants import (
     GAUSS_MATRIX_EPS,
     INEQUALITY_EPS,
     MAX_ADHESION_GAUSS,
+    MAX_ENERGY_DESTROY,
+    MUTUAL_FIXED_FACTOR,
     NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
@@ -294,16 +296,97 @@ def _kinetic_energy_k(MOV, V, W, SC, WC, M, RI) -> float:
 
 
 @kernel
-def _async_push_k(SC, WC, c, R, ii, im, p_cs, n, k):
-    """ContactPoint.apply_impulse's side c (asynchronous): imp = f32(n k)
-    at lever p_cs into the core's pending changes (Core.async_push_core)."""
-    imp = (f32_k(n[0] * k), f32_k(n[1] * k), f32_k(n[2] * k))
+def _async_push_k(SC, WC, c, R, ii, im, p_cs, imp):
+    """Core.async_push_core (spec 5) of core c: the world impulse imp at
+    lever p_cs into its pending changes SC, WC."""
     imp_cs = rot_t_mul_v_k(R, imp)
     x = vcross(p_cs, imp_cs)
     x = (f32_k(x[0]), f32_k(x[1]), f32_k(x[2]))
     for a in range(3):
         WC[c, a] = f32_k(WC[c, a] + f32_k(ii[a] * x[a]))
         SC[c, a] = f32_k(SC[c, a] + f32_k(imp[a] * im))
+
+
+@kernel
+def _axis_inertia_k(R, I, a_ws) -> float:
+    """friction._axis_inertia: |I (.) axis| with the axis in core axes."""
+    a = rot_t_mul_v_k(R, a_ws)
+    return math.sqrt((I[0] * a[0]) ** 2 + (I[1] * a[1]) ** 2 + (I[2] * a[2]) ** 2)
+
+
+@kernel
+def _destroy_mutual_energy_k(x, y, wanted, MOV, R, V, W, SC, WC, II, IM, M, RI) -> float:
+    """friction.destroy_mutual_energy (5.8) for the pair of cores x, y (the
+    pair's order): the pending pushes into SC, WC; the energy removed."""
+    if not MOV[y]:
+        x, y = y, x
+    if not MOV[y]:
+        return 0.0
+    fixed = not MOV[x]
+    Ry = _row9(R, y)
+    Rx = _row9(R, x)
+    vx = (0.0, 0.0, 0.0) if fixed else vert(V, x)
+    dv = (V[y, 0] - vx[0], V[y, 1] - vx[1], V[y, 2] - vx[2])
+    wy = rot_mul_v_k(Ry, vert(W, y))
+    wx = (0.0, 0.0, 0.0) if fixed else rot_mul_v_k(Rx, vert(W, x))
+    dw = (wy[0] - wx[0], wy[1] - wx[1], wy[2] - wx[2])
+    p = math.sqrt(vdot(dv, dv))
+    q = math.sqrt(vdot(dw, dw))
+    u = (1.0, 0.0, 0.0)
+    a = (1.0, 0.0, 0.0)
+    E = 0.0
+    ev = kv = ew = kw = 0.0
+    if p > 0.0:
+        u = (dv[0] / p, dv[1] / p, dv[2] / p)
+        mu_y = M[y]
+        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else M[x]
+        kv = 1.0 / mu_x + 1.0 / mu_y
+        ev = 0.5 * p * p / kv
+        E += ev
+    if q > 0.0:
+        a = (dw[0] / q, dw[1] / q, dw[2] / q)
+        mu_y = _axis_inertia_k(Ry, vert(RI, y), a)
+        mu_x = MUTUAL_FIXED_FACTOR * mu_y if fixed else _axis_inertia_k(Rx, vert(RI, x), a)
+        kw = 1.0 / mu_x + 1.0 / mu_y
+        ew = 0.5 * q * q / kw
+        E += ew
+    if E <= 0.0:
+        return 0.0
+    D = MAX_ENERGY_DESTROY * E
+    if not D < wanted:
+        D = wanted
+    frac = D / E
+    for part in range(2):
+        sp = p if part == 0 else q
+        if not sp > 0.0:
+            continue
+        k = kv if part == 0 else kw
+        e = ev if part == 0 else ew
+        d = u if part == 0 else a
+        J = (sp - math.sqrt(abs(sp * sp - 2.0 * k * frac * e))) / k
+        for c, sign in ((y, -1.0), (x, 1.0)):
+            if not MOV[c]:
+                continue
+            imp = (d[0] * J * sign, d[1] * J * sign, d[2] * J * sign)
+            Rc = _row9(R, c)
+            if part == 0:
+                _async_push_k(SC, WC, c, Rc, vert(II, c), IM[c], (0.0, 0.0, 0.0), imp)
+            else:
+                t = rot_t_mul_v_k(Rc, imp)
+                for j in range(3):
+                    WC[c, j] = f32_k(WC[c, j] + II[c, j] * t[j])
+    return D
+
+
+@kernel
+def damp_system_k(PC, anti, damp, MOV, R, V, W, SC, WC, II, IM, M, RI):
+    """The multi-contact energy handle's 5.8 over the core pairs PC (the
+    system's order): each pair's integrated_anti_energy anti damped, and
+    while not negative, that much mutual energy destroyed by pending pushes."""
+    for q in range(PC.shape[0]):
+        anti[q] *= damp
+        if anti[q] >= 0.0:
+            anti[q] -= _destroy_mutual_energy_k(PC[q, 0], PC[q, 1], anti[q], MOV, R, V, W, SC, WC, II, IM, M, RI)
 
 
 @kernel
@@ -419,9 +502,10 @@ def normal_system_k(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, H, g, idt, NP):
             for side in range(2):
                 c = I[i, side]
                 if MOV[c]:
+                    sx = -xi if side == 0 else xi
                     _async_push_k(SC, WC, c, _row9(R, c), vert(II, c), IM[c],
                                   (P[i, 11 + 3 * side], P[i, 12 + 3 * side], P[i, 13 + 3 * side]),
-                                  (P[i, 2], P[i, 3], P[i, 4]), -xi if side == 0 else xi)
+                                  (f32_k(P[i, 2] * sx), f32_k(P[i, 3] * sx), f32_k(P[i, 4] * sx)))
         NP[i] = f32_k((0.0 if 0.0 > xi else xi) * idt)
     after = _kinetic_energy_k(MOV, V, W, SC, WC, M, RI)
     mass = 0.0
