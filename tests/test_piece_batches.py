@@ -124,3 +124,35 @@ def test_bodies_landing_tipping_and_pushed_out_of_a_floor_run_the_same_bits_batc
     single = _run(monkeypatch, False)
     assert batched == single
     assert batched[0] != batched[-1]
+
+
+def test_ball_pairs_in_one_pass_give_each_pairs_own_recalc():
+    """Balls dropped in a heap: at every PSI each ball-ball mindist measured
+    in the pass (mindist._recalc_ball_pairs) has the sides, geometry, gap and
+    intrusion flag of its own recalc, read back from its row."""
+    from test_collision_scenes import ball
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    for i in range(9):
+        ball(env, (1.05 * (i % 3) - 1.0, 0.6 + 1.1 * (i // 3), 0.3 * (i % 2)), radius=0.5, name=f"b{i}")
+    for o in env.objects:
+        o.wake()
+    checked = 0
+    for _ in range(60):
+        env.simulate(env.delta_PSI_time)
+        mds = [md for md in env.collision.mindists() if md.a.is_ball and md.b.is_ball]
+        t = env.current_time
+        mindist.recalc_all(mds, t)
+        assert all(type(md._batch) is mindist.BallPairBatch for md in mds)
+        batched = [(md.len_numerator, md.intrusion, md.side0.feature, md.side1.feature, md.side0.shape,
+                    md.side1.shape, md.geom.gap, md.geom.n, md.geom.p, md.geom.t0, md.geom.broken, md.prev)
+                   for md in mds]
+        for md in mds:
+            md.recalc(t)
+        single = [(md.len_numerator, md.intrusion, md.side0.feature, md.side1.feature, md.side0.shape,
+                   md.side1.shape, md.geom.gap, md.geom.n, md.geom.p, md.geom.t0, md.geom.broken, md.prev)
+                  for md in mds]
+        assert batched == single
+        checked += len(mds)
+    assert checked > 100

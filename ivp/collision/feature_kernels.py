@@ -389,6 +389,22 @@ def ball_triangles_measure(C, tris, prev, GV, GPL, GN):
 
 
 @kernel
+def balls_measure(C0, C1):
+    """point_point (5.3) of ball centres C0[q] (side 0) and C1[q]: the
+    geometry rows (gap, n, p, t0) of ball-ball pairs."""
+    k = C0.shape[0]
+    G = np.empty((k, 10))
+    for q in range(k):
+        gap, n, p, t0, broken = point_point(vert(C0, q), vert(C1, q))
+        G[q, 0] = gap
+        for j in range(3):
+            G[q, 1 + j] = n[j]
+            G[q, 4 + j] = p[j]
+            G[q, 7 + j] = t0[j]
+    return G
+
+
+@kernel
 def triangle_planes(GV):
     """Each triangle's (n, n.a) as triangle_piece makes it (umath's order:
     n = (b - a) x (c - a) scaled by 1 / |n|), and its front and back normals."""

@@ -30,7 +30,7 @@ from .constants import (
     ROOT_TOLERANCE,
 )
 from ..umath import rot_mul_v, rot_t_mul_v
-from .feature_kernels import ball_triangles_measure
+from .feature_kernels import ball_triangles_measure, balls_measure
 from .piece_kernels import hull_triangles_measure
 from .features import (
     BEHIND_TRIANGLE_DEPTH,
@@ -128,13 +128,15 @@ class Mindist:
     def prev_code(self):
         """The previous feature pair as the kernels' ints (a ball pair: side 1's three)."""
         b = self._batch
-        if b is not None:
+        if type(b) is tuple:
             return tuple(b[1][self._row].tolist())
+        if b is not None:
+            self._unbatch()
         return self._prev_code
 
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
-        if type(self._batch) is PieceBatch:
+        if type(self._batch) is not tuple:
             self._batch.unbatch(self)
             return
         G, F = self._batch
@@ -516,9 +518,10 @@ def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
     kernel pass per grid, those of another piece and a grid's triangles in
-    one pass per piece and grid."""
+    one pass per piece and grid, the pairs of two balls in one pass."""
     groups = {}
     pieces = {}
+    balls = []
     for it in items:
         if type(it) is SoupPairs:
             groups.setdefault(it.soup, ([], []))[1].append(it)
@@ -529,12 +532,46 @@ def recalc_all(items, t: float) -> None:
                 pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
         elif it.ka[0] == "t":
             pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
+        elif it.a.is_ball and it.b.is_ball:
+            balls.append(it)
         else:
             it.recalc(t)
+    if balls:
+        _recalc_ball_pairs(balls, t)
     for shape, (single, soups) in groups.items():
         _recalc_ball_triangles(shape.grid, single, soups, t)
     for (shape, key, soup, tri_first), mds in pieces.items():
         _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
+
+
+class BallPairBatch:
+    """One pass of balls_measure: each ball-ball pair's geometry row; its
+    sides and geometry are made from the row when first read."""
+
+    __slots__ = ("G",)
+
+    def __init__(self, G):
+        self.G = G
+
+    def unbatch(self, md: Mindist) -> None:
+        """recalc's ball-ball branch's results from md's row."""
+        g = self.G[md._row].tolist()
+        md._measured(Side(md.a, md.ka, BALL), Side(md.b, md.kb, BALL),
+                     Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False), None)
+
+
+def _recalc_ball_pairs(mds, t: float) -> None:
+    """recalc's ball-ball branch for the pairs (same values) in one kernel
+    pass: each keeps its gap and its row."""
+    n = len(mds)
+    C = _centres([md.a.obj.core for md in mds] + [md.b.obj.core for md in mds], t)
+    batch = BallPairBatch(balls_measure(C[:n], C[n:]))
+    gaps = batch.G[:, 0].tolist()
+    for q, md in enumerate(mds):
+        md._batch = batch
+        md._row = q
+        md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.intrusion = False
 
 
 class PieceBatch:
