@@ -45,6 +45,43 @@ def solve_lcp(A, b, k: int):
     return x if ok else None
 
 
+@kernel(inline=True)
+def _pivot_to(M, r, c, j0, eps) -> bool:
+    """5.5's pivot of column c at or below row r (the largest |element|, a
+    NaN first), swapped into row r from column j0 on; False when it is below
+    eps (the column is skipped)."""
+    n = M.shape[0]
+    p = r
+    best = abs(M[r, c])
+    if not math.isnan(best):
+        for i in range(r + 1, n):
+            v = abs(M[i, c])
+            if math.isnan(v) or v > best:
+                p = i
+                best = v
+                if math.isnan(v):
+                    break
+    if abs(M[p, c]) < eps:
+        return False
+    if p != r:
+        for j in range(j0, M.shape[1]):
+            t = M[r, j]
+            M[r, j] = M[p, j]
+            M[p, j] = t
+    return True
+
+
+@kernel(inline=True)
+def _zero_rows_hold(M, r) -> bool:
+    """5.5: the rows from r on (no pivot left) hold only if their right side
+    (the last column) is below 1e-6."""
+    n = M.shape[0]
+    for k in range(r, n):
+        if abs(M[k, M.shape[1] - 1]) >= 1e-6:
+            return False
+    return True
+
+
 @kernel
 def gauss_solve_k(A, b, eps):
     """5.5's Gauss elimination with column pivoting (friction.gauss_solve):
@@ -60,23 +97,8 @@ def gauss_solve_k(A, b, eps):
     for c in range(n):
         if r >= n:
             break
-        p = r
-        best = abs(M[r, c])
-        if not math.isnan(best):
-            for i in range(r + 1, n):
-                v = abs(M[i, c])
-                if math.isnan(v) or v > best:
-                    p = i
-                    best = v
-                    if math.isnan(v):
-                        break
-        if abs(M[p, c]) < eps:
+        if not _pivot_to(M, r, c, 0, eps):
             continue
-        if p != r:
-            for j in range(n + 1):
-                t = M[r, j]
-                M[r, j] = M[p, j]
-                M[p, j] = t
         piv = M[r, c]
         for j in range(n + 1):
             M[r, j] = M[r, j] / piv
@@ -88,9 +110,8 @@ def gauss_solve_k(A, b, eps):
         row_of_col[c] = r
         r += 1
     x = np.zeros(n)
-    for k in range(r, n):
-        if abs(M[k, n]) >= 1e-6:
-            return False, x
+    if not _zero_rows_hold(M, r):
+        return False, x
     for c in range(n):
         if row_of_col[c] >= 0:
             x[c] = M[row_of_col[c], n]
@@ -112,23 +133,8 @@ def _active_solve(A, order, na, rhs):
     for c in range(na):
         if r >= na:
             break
-        p = r
-        best = abs(M[r, c])
-        if not math.isnan(best):
-            for i in range(r + 1, na):
-                v = abs(M[i, c])
-                if math.isnan(v) or v > best:
-                    p = i
-                    best = v
-                    if math.isnan(v):
-                        break
-        if abs(M[p, c]) < GAUSS_MATRIX_EPS:
+        if not _pivot_to(M, r, c, c, GAUSS_MATRIX_EPS):
             continue
-        if p != r:
-            for j in range(c, na + 1):
-                t = M[r, j]
-                M[r, j] = M[p, j]
-                M[p, j] = t
         piv = M[r, c]
         for k in range(r + 1, na):
             f = M[k, c] / piv
@@ -138,9 +144,8 @@ def _active_solve(A, order, na, rhs):
         col_of_row[r] = c
         r += 1
     y = np.zeros(na)
-    for k in range(r, na):
-        if abs(M[k, na]) >= 1e-6:
-            return False, y
+    if not _zero_rows_hold(M, r):
+        return False, y
     for k in range(r - 1, -1, -1):
         c = col_of_row[k]
         s = M[k, na]
