@@ -9,12 +9,12 @@ order, each driven up until its w reaches 0 or another variable changes set.
 For statically indeterminate sets (a box on four coplanar corners) that
 order decides which contacts carry the load, so it is kept literally.
 
-The active sub-system is solved afresh at every step (5.5's Gauss, pivoting
-by the largest element of the column); IVP updates a factorisation instead
-and tests it every 7 steps. The test is kept: when it fails, or a step is
-too long, or too many steps in a row are zero, the solve starts again from
-the active set, its order turned by one place (the spec's "small
-deterministic permutation").
+The active sub-system is solved afresh at every step (5.5's Gauss pivots,
+skipped columns and zero-row test, by elimination and back substitution);
+IVP updates a factorisation instead and tests it every 7 steps. The test
+is kept: when it fails, or a step is too long, or too many steps in a row
+are zero, the solve starts again from the active set, its order turned by
+one place (the spec's "small deterministic permutation").
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ def _zero_rows_hold(M, r) -> bool:
 
 @kernel
 def gauss_solve_k(A, b, eps):
-    """5.5's Gauss elimination with column pivoting (friction.gauss_solve):
-    (True, x), or (False, zeros) when a zero row keeps a right side of 1e-6 or more."""
+    """5.5's Gauss elimination with column pivoting (the several-contact
+    solve's first try, on the active set): (True, x), or (False, zeros) when a zero row keeps a right side of 1e-6 or more."""
     n = b.shape[0]
     M = np.empty((n, n + 1))
     for i in range(n):
