@@ -156,3 +156,30 @@ def test_ball_pairs_in_one_pass_give_each_pairs_own_recalc():
         assert batched == single
         checked += len(mds)
     assert checked > 100
+
+
+def test_a_batched_pairs_normal_is_its_geometrys():
+    """update_events reads a pair's normal from its row (Mindist.normal)
+    without making its sides and geometry: balls and boxes over a grid floor
+    and on each other, every batched pair's normal is the one its geometry
+    then gives."""
+    from test_collision_scenes import ball
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env, n=8, size=16.0)
+    for i in range(4):
+        ball(env, (1.05 * i - 1.5, 0.6 + 1.1 * (i % 2), 0.0), radius=0.5, name=f"b{i}")
+        box(env, (1.2 * i - 1.8, 1.0, 2.5), name=f"x{i}")
+    for o in env.objects:
+        o.wake()
+    kinds = set()
+    for _ in range(40):
+        env.simulate(env.delta_PSI_time)
+        for md in env.collision.mindists():
+            b = md._batch
+            if b is None:
+                continue
+            kinds.add(type(b).__name__)
+            n = md.normal
+            assert n == md.geom.n
+    assert kinds == {"tuple", "BallPairBatch", "PieceBatch"}

@@ -171,6 +171,17 @@ class Mindist:
         return self._geom
 
     @property
+    def normal(self):
+        """geom.n, read from a batched pair's row without making its sides and geometry."""
+        b = self._batch
+        if b is None:
+            return self._geom.n
+        if type(b) is tuple:
+            g = b[0][self._row]
+            return (float(g[1]), float(g[2]), float(g[3]))
+        return b.normal_of(self._row)
+
+    @property
     def prev(self):
         if self._batch is not None:
             self._unbatch()
@@ -357,7 +368,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     if md.len_numerator > limit:
         return
     dt = env.delta_PSI_time
-    n = md.geom.n
+    n = md.normal
     s0 = c0.speed
     s1 = c1.speed
     proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
@@ -553,6 +564,10 @@ class BallPairBatch:
     def __init__(self, G):
         self.G = G
 
+    def normal_of(self, q: int):
+        g = self.G[q]
+        return (float(g[1]), float(g[2]), float(g[3]))
+
     def unbatch(self, md: Mindist) -> None:
         """recalc's ball-ball branch's results from md's row."""
         g = self.G[md._row].tolist()
@@ -586,6 +601,10 @@ class PieceBatch:
         self.F = F
         self.swapped = swapped
         self.G = G
+
+    def normal_of(self, q: int):
+        g = self.G[q]
+        return (float(g[3]), float(g[4]), float(g[5])) if g[2] else None
 
     def unbatch(self, md: Mindist) -> None:
         """recalc's piece branch's results from md's row."""
