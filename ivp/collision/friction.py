@@ -356,22 +356,22 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     return gain
 
 
-def _core_states(cores) -> tuple:
+_STATE_CUTS = (0, 9, 12, 15, 18, 21, 24)     # R, position, speed, rot_speed, speed_change, rot_speed_change
+
+
+def _core_states(cores, pending: bool = False) -> tuple:
     """The cores' R, position, speed and rotation speed as (n, 9), (n, 3),
-    (n, 3), (n, 3) arrays, for the system passes."""
-    C = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
-                  for c in cores], dtype=np.float64).reshape(len(cores), 18)
-    return (np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]), np.ascontiguousarray(C[:, 12:15]),
-            np.ascontiguousarray(C[:, 15:18]))
-
-
-def _pending_states(cores) -> tuple:
-    """The cores' R, speed, rotation speed and pending changes (speed_change,
-    rot_speed_change) as (n, 9) and four (n, 3) arrays."""
-    C = np.array([(*c.m_world_f_core_last_psi[0], *c.speed, *c.rot_speed, *c.speed_change, *c.rot_speed_change)
-                  for c in cores], dtype=np.float64).reshape(len(cores), 21)
-    return (np.ascontiguousarray(C[:, 0:9]), np.ascontiguousarray(C[:, 9:12]), np.ascontiguousarray(C[:, 12:15]),
-            np.ascontiguousarray(C[:, 15:18]), np.ascontiguousarray(C[:, 18:21]))
+    (n, 3), (n, 3) arrays for the system passes; with ``pending`` also their
+    pending changes (speed_change, rot_speed_change), two more (n, 3)."""
+    if pending:
+        rows = [(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed,
+                 *c.speed_change, *c.rot_speed_change) for c in cores]
+    else:
+        rows = [(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
+                for c in cores]
+    cuts = _STATE_CUTS if pending else _STATE_CUTS[:5]
+    C = np.array(rows, dtype=np.float64).reshape(len(cores), cuts[-1])
+    return tuple(np.ascontiguousarray(C[:, a:b]) for a, b in zip(cuts, cuts[1:]))
 
 
 def _put_pending(lay, SC, WC) -> None:
@@ -390,7 +390,7 @@ def damp_system(fs, damp: float) -> None:
     pending pushes along the relative velocity and angular velocity, the
     energy removed taken off (one pass: friction_kernels.damp_system_k)."""
     lay = fs.layout()
-    R, V, W, SC, WC = _pending_states(lay.cores)
+    R, _, V, W, SC, WC = _core_states(lay.cores, pending=True)
     pairs = lay.pairs[::-1]
     anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
     damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
@@ -524,7 +524,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
             core.rot_speed = (0.0, 0.0, 0.0)
         return
     lay = fs.layout()
-    R, V, W, SC, WC = _pending_states(lay.cores)
+    R, _, V, W, SC, WC = _core_states(lay.cores, pending=True)
     P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
                    *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
                  dtype=np.float64).reshape(len(cps), 17)

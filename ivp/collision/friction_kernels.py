@@ -282,8 +282,8 @@ def _max_k(v):
 
 @kernel
 def _kinetic_energy_k(MOV, V, W, SC, WC, M, RI) -> float:
-    """friction._kinetic_energy over the movable cores in order: 1/2 m v^2 +
-    1/2 I w^2 with the pending changes included."""
+    """5.5's energy check: the movable cores' 1/2 m v^2 + 1/2 I w^2 summed in
+    order, the pending changes included."""
     e = 0.0
     for c in range(MOV.shape[0]):
         if not MOV[c]:
@@ -298,26 +298,26 @@ def _kinetic_energy_k(MOV, V, W, SC, WC, M, RI) -> float:
 @kernel
 def _async_push_k(SC, WC, c, R, ii, im, p_cs, imp):
     """Core.async_push_core (spec 5) of core c: the world impulse imp at
-    lever p_cs into its pending changes SC, WC."""
-    imp_cs = rot_t_mul_v_k(R, imp)
-    x = vcross(p_cs, imp_cs)
-    x = (f32_k(x[0]), f32_k(x[1]), f32_k(x[2]))
+    lever p_cs into its pending changes SC, WC (push_core's arithmetic on them)."""
+    sc, wc = push_core_k(vert(SC, c), vert(WC, c), ii, im, p_cs, rot_t_mul_v_k(R, imp), imp)
     for a in range(3):
-        WC[c, a] = f32_k(WC[c, a] + f32_k(ii[a] * x[a]))
-        SC[c, a] = f32_k(SC[c, a] + f32_k(imp[a] * im))
+        SC[c, a] = sc[a]
+        WC[c, a] = wc[a]
 
 
 @kernel
 def _axis_inertia_k(R, I, a_ws) -> float:
-    """friction._axis_inertia: |I (.) axis| with the axis in core axes."""
+    """5.8's rotational 'mass' |I (.) axis|, the axis in core axes."""
     a = rot_t_mul_v_k(R, a_ws)
     return math.sqrt((I[0] * a[0]) ** 2 + (I[1] * a[1]) ** 2 + (I[2] * a[2]) ** 2)
 
 
 @kernel
 def _destroy_mutual_energy_k(x, y, wanted, MOV, R, V, W, SC, WC, II, IM, M, RI) -> float:
-    """friction.destroy_mutual_energy (5.8) for the pair of cores x, y (the
-    pair's order): the pending pushes into SC, WC; the energy removed."""
+    """5.8 destroy_mutual_energy for the pair of cores x, y (the pair's
+    order): up to ``wanted`` (at most MAX_ENERGY_DESTROY) of their relative
+    kinetic energy removed by opposite pending pushes (into SC, WC) along
+    the relative velocity and angular velocity; the energy removed."""
     if not MOV[y]:
         x, y = y, x
     if not MOV[y]:
