@@ -182,4 +182,4 @@ def test_a_batched_pairs_normal_is_its_geometrys():
             kinds.add(type(b).__name__)
             n = md.normal
             assert n == md.geom.n
-    assert kinds == {"tuple", "BallPairBatch", "PieceBatch"}
+    assert kinds == {"tuple", "SoupPairs", "BallPairBatch", "PieceBatch"}

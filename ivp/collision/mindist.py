@@ -97,9 +97,12 @@ class Mindist:
 
     A measurement made in a batch (:func:`recalc_all`) keeps only its gap and
     its row of the batch (``_batch``: the pass's geometry and feature codes);
-    the sides, geometry and previous feature are made from them when first read."""
+    the sides, geometry and previous feature are made from them when first read.
+    A member of a :class:`SoupPairs` is linked to it (``_batch`` the group,
+    ``_row`` its index there): its gap and row are the group's last pass, so a
+    pass writes nothing per member."""
 
-    __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "len_numerator", "_geom", "sum_extra_radius",
+    __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "_len", "_geom", "sum_extra_radius",
                  "coll_type", "event", "alive", "seen", "_prev", "_prev_code", "_batch", "_row", "intrusion",
                  "intrusion_psi")
 
@@ -110,7 +113,7 @@ class Mindist:
         self.kb = kb
         self._side0 = None
         self._side1 = None
-        self.len_numerator = math.inf
+        self._len = math.inf
         self._geom = None
         self.sum_extra_radius = float(a.obj.extra_radius) + float(b.obj.extra_radius)
         self.coll_type = COLL_TYPE_COLLISION
@@ -125,23 +128,43 @@ class Mindist:
         self.intrusion_psi = -1         # the PSI whose anomaly push it last had
 
     @property
+    def len_numerator(self) -> float:
+        """3.1's gap less both extra radii (a linked member's: its group's)."""
+        b = self._batch
+        if type(b) is SoupPairs:
+            return b.L[b.start + self._row]
+        return self._len
+
+    @len_numerator.setter
+    def len_numerator(self, value: float) -> None:
+        self._len = value
+
+    @property
     def prev_code(self):
         """The previous feature pair as the kernels' ints (a ball pair: side 1's three)."""
         b = self._batch
         if type(b) is tuple:
             return tuple(b[1][self._row].tolist())
+        if type(b) is SoupPairs:
+            return tuple(b.batch[1][b.offset + self._row].tolist())
         if b is not None:
             self._unbatch()
         return self._prev_code
 
     def _unbatch(self) -> None:
         """The batch row as sides, geometry and previous feature (the ball on side 0)."""
-        if type(self._batch) is not tuple:
-            self._batch.unbatch(self)
-            return
-        G, F = self._batch
-        g = G[self._row].tolist()
-        f = self._prev_code = tuple(F[self._row].tolist())
+        b = self._batch
+        if type(b) is tuple:
+            self._unbatch_ball_row(b, self._row)
+        else:
+            b.unbatch(self)
+
+    def _unbatch_ball_row(self, batch, row: int) -> None:
+        """A ball pass's row (G, F)[row] as the pair's sides, geometry and previous feature."""
+        G, F = batch
+        g = G[row].tolist()
+        f = self._prev_code = tuple(F[row].tolist())
+        self._len = g[0] - self.sum_extra_radius
         self._batch = None
         fb = feature_of(f[0], f[1], f[2])
         self._prev = fb
@@ -177,8 +200,7 @@ class Mindist:
         if b is None:
             return self._geom.n
         if type(b) is tuple:
-            g = b[0][self._row]
-            return (float(g[1]), float(g[2]), float(g[3]))
+            return _ball_row_normal(b[0], self._row)
         return b.normal_of(self._row)
 
     @property
@@ -358,6 +380,11 @@ def look_ahead_limit(env, wc: float) -> float:
     return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
 
 
+def _ball_row_normal(G, row: int):
+    g = G[row]
+    return (float(g[1]), float(g[2]), float(g[3]))
+
+
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
     md.event = None
@@ -399,6 +426,8 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
                 return
     ev = MindistEvent(md)
     md.event = ev
+    if type(md._batch) is SoupPairs:
+        md._batch.armed = True
     md.coll_type = COLL_TYPE_COLLISION
     env.time_manager.insert(ev, t_ev)
 
@@ -480,9 +509,14 @@ class SoupPairs:
     """A ball's mindists with the triangles of one soup near it, kept as one
     group while the soup query and the ball's mindists stay the same
     (CollisionSystem._take_soup): measured as one slice of the grid's kernel
-    pass, their previous features kept between PSIs as that slice of codes."""
+    pass, their previous features kept between PSIs as that slice of codes.
+    The members are linked to the group (Mindist): their rows are the slice
+    of ``batch`` from ``offset``, their gaps the pass's gaps ``L`` from
+    ``start`` (the least of them ``least``); ``relink`` when a member left the
+    link since (made its sides), ``armed`` when a member may have an event."""
 
-    __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures")
+    __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
+                 "start", "least", "relink", "armed")
 
     def __init__(self, ball, soup, keys, mds):
         self.ball = ball
@@ -494,6 +528,43 @@ class SoupPairs:
         self.batch = None               # the last pass (G, F) and the first row of this group in it
         self.offset = 0
         self.measures = -1              # the ball's soup_measures at that pass
+        self.L = None
+        self.start = 0
+        self.least = math.inf
+        self.relink = True
+        self.armed = True
+
+    def normal_of(self, q: int):
+        return _ball_row_normal(self.batch[0], self.offset + q)
+
+    def unbatch(self, md: Mindist) -> None:
+        """A member's row as its sides and geometry: it leaves the group's link."""
+        self.relink = True
+        md._unbatch_ball_row(self.batch, self.offset + md._row)
+
+    def passed(self, batch, offset: int, L, start: int, least: float) -> None:
+        """The group measured as ``batch``'s rows from ``offset`` (``L``: the
+        pass's gaps less the extra radii, its members' from ``start``): a
+        member that left the link since the last pass (measured or read on
+        its own) is linked again."""
+        self.batch = batch
+        self.offset = offset
+        self.L = L
+        self.start = start
+        self.least = least
+        measures = self.ball.soup_measures
+        if self.relink or self.measures != measures:
+            self.link()
+        self.measures = measures
+
+    def link(self) -> None:
+        armed = False
+        for q, md in enumerate(self.mds):
+            md._batch = self
+            md._row = q
+            armed = armed or md.event is not None
+        self.armed = armed
+        self.relink = False
 
     def previous_codes(self):
         """The pairs' previous features: the last pass's codes, but a pair's own
@@ -506,7 +577,7 @@ class SoupPairs:
         if self.measures != self.ball.soup_measures:
             prev = prev.copy()
             for q, md in enumerate(mds):
-                if md._batch is not b:
+                if md._batch is not self:
                     prev[q] = md.prev_code
         return prev
 
@@ -517,12 +588,28 @@ class SoupPairs:
         look_ahead adds them)."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
-        for md in self.mds:
-            if md.len_numerator > limit:
-                if md.event is not None:
-                    md.event = None
-            else:
-                update_events(env, md, True, HINT_SMALL_DELAY)
+        mds = self.mds
+        if self.armed:
+            armed = False
+            for md in mds:
+                if md.len_numerator > limit:
+                    if md.event is not None:
+                        md.event = None
+                else:
+                    update_events(env, md, True, HINT_SMALL_DELAY)
+                    armed = armed or md.event is not None
+        elif self.least > limit:    # no member has an event, and none is searched
+            return
+        else:                       # no member has an event: those beyond the limit keep none
+            armed = False
+            L = self.L
+            s = self.start
+            for q in range(len(mds)):
+                if L[s + q] <= limit:
+                    md = mds[q]
+                    update_events(env, md, True, HINT_SMALL_DELAY)
+                    armed = armed or md.event is not None
+        self.armed = armed
 
 
 def recalc_all(items, t: float) -> None:
@@ -538,6 +625,7 @@ def recalc_all(items, t: float) -> None:
             groups.setdefault(it.soup, ([], []))[1].append(it)
         elif it.kb[0] == "t":
             if it.a.is_ball:
+                it.a.soup_measures += 1     # as recalc: a SoupPairs of a's keeps no codes past this
                 groups.setdefault(it.b, ([], []))[0].append(it)
             else:
                 pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
@@ -654,7 +742,7 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
     grid's triangles, with :func:`_piece_prev_code`)."""
     prev = np.empty((len(mds), width), dtype=np.int64)
-    b = next((md._batch for md in mds if md._batch is not None), None)
+    b = next((md._batch for md in mds if md._batch is not None and type(md._batch) is not SoupPairs), None)
     at = []
     rows = []
     for q, md in enumerate(mds):
@@ -687,9 +775,10 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
     the last pass's triangles and codes are its own."""
     n = len(single)
     last = grid.last_pass
-    if (not single and last is not None and last[0] == soups
-            and all(sp.measures == sp.ball.soup_measures for sp in soups)):
-        _, tris, counts, prev = last
+    again = (not single and last is not None and last[0] == soups
+             and all(sp.measures == sp.ball.soup_measures for sp in soups))
+    if again:
+        _, tris, counts, prev, extras, starts = last
         C = _centres([sp.core for sp in soups], t)
     else:
         C = _centres([md.a.obj.core for md in single] + [sp.core for sp in soups], t)
@@ -701,26 +790,34 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
         prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
         counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
+        if soups:
+            extras = np.repeat(np.array([sp.sum_extra for sp in soups]), counts[n:])
+            starts = np.cumsum(counts[n:]) - counts[n:]
     F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, *grid.kernel_arrays())
-    grid.last_pass = (soups, tris, counts, F) if not single else None
+    grid.last_pass = (soups, tris, counts, F, extras, starts) if not single else None
     batch = (G, F)
-    gaps = G[:, 0].tolist()
-    for q, md in enumerate(single):
-        md._batch = batch
-        md._row = q
-        md.len_numerator = gaps[q] - md.sum_extra_radius
-        md.intrusion = False            # a two-sided triangle has a back: never intruded
-    o = n
-    for sp in soups:
-        sp.batch = batch
-        sp.offset = o
-        sp.measures = sp.ball.soup_measures
-        extra = sp.sum_extra
-        for md in sp.mds:
+    if single:
+        gaps = G[:n, 0].tolist()
+        for q, md in enumerate(single):
             md._batch = batch
-            md._row = o
-            md.len_numerator = gaps[o] - extra
-            o += 1
+            md._row = q
+            md.len_numerator = gaps[q] - md.sum_extra_radius
+            md.intrusion = False            # a two-sided triangle has a back: never intruded
+    if not soups:
+        return
+    Ls = G[n:, 0] - extras
+    L = Ls.tolist()
+    least = np.minimum.reduceat(Ls, starts).tolist()
+    if again:                           # the same groups at the same rows: linked already
+        for sp, m in zip(soups, least):
+            sp.batch = batch
+            sp.L = L
+            sp.least = m
+            if sp.relink:
+                sp.link()
+        return
+    for sp, s0, m in zip(soups, starts.tolist(), least):
+        sp.passed(batch, n + s0, L, s0, m)
 
 
 def _centres(cores, t: float):

@@ -100,9 +100,9 @@ class AwakeSet:
     """The shapes of a PSI's awake cores, in order: which are on loan to the
     lane (their indices and rows), the others' indices, those that may have
     mindists, the index of each serial, and their rows in the movable spheres
-    (kept for one version)."""
+    (kept for one version); and the balls' steady records (:class:`SteadyBalls`)."""
 
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows")
+    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady")
 
     def __init__(self, cores):
         shapes = []
@@ -130,6 +130,70 @@ class AwakeSet:
         self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
+        self.steady = SteadyBalls(shapes)
+
+
+class SteadyBalls:
+    """The awake balls whose pairs with the fixed bodies were, at their last
+    PSI, one kept SoupPairs (CollisionSystem._take_soup) of the one fixed body
+    whose box their sphere met: while the same fixed bodies may collide, no
+    mindist of the ball has gone (md_version), its sphere meets that box
+    alone and stays inside the soup query it was made for, the per-piece loop
+    of after_integration would take the same group again, so it is taken at
+    once (:meth:`holds` tests every ball in one pass)."""
+
+    __slots__ = ("sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
+
+    def __init__(self, shapes):
+        n = len(shapes)
+        self.sp = [None] * n
+        self.f = np.full(n, -1, dtype=np.int64)
+        self.version = np.full(n, -1, dtype=np.int64)
+        self.qc = np.zeros((n, 3))
+        self.qr = np.zeros(n)
+        self.radius = np.array([s.radius if s.is_ball else 0.0 for s in shapes])
+        self.fixed = None               # the collision-enabled fixed shapes the records were made with
+        self.count = 0
+
+    def record(self, k: int, ball: Shape, sp, f: int) -> None:
+        if self.sp[k] is None:
+            self.count += 1
+        self.sp[k] = sp
+        self.f[k] = f
+        self.version[k] = ball.md_version
+        qc, qr, _ = ball.soup_cache[sp.soup.serial]
+        self.qc[k] = qc
+        self.qr[k] = qr
+
+    def forget(self, k: int) -> None:
+        if self.sp[k] is not None:
+            self.count -= 1
+            self.sp[k] = None
+            self.f[k] = -1
+
+    def holds(self, shapes, fixed, centers, reach):
+        """Which records still hold (a bool per shape), or None: the box tests
+        and the query test as the loop and _soup_keys make them."""
+        if self.count == 0:
+            return None
+        if self.fixed != fixed:
+            self.__init__(shapes)
+            self.fixed = fixed
+            return None
+        rr = self.radius + reach
+        hit = np.zeros(len(shapes), dtype=np.int64)
+        which = np.full(len(shapes), -1, dtype=np.int64)
+        for j, f in enumerate(fixed):
+            lo = f.lo
+            hi = f.hi
+            miss = ((centers[:, 0] + rr < lo[0]) | (centers[:, 0] - rr > hi[0]) | (centers[:, 1] + rr < lo[1])
+                    | (centers[:, 1] - rr > hi[1]) | (centers[:, 2] + rr < lo[2]) | (centers[:, 2] - rr > hi[2]))
+            hit += ~miss
+            which[~miss] = j
+        d = centers - self.qc
+        inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr <= self.qr
+        version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
+        return ((self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)).tolist()
 
 
 class CollisionSystem:
@@ -433,8 +497,10 @@ class CollisionSystem:
         cached = a.soup_cache.get(b.serial)
         if cached is not None:
             qc, qr, keys = cached
-            d = math.sqrt((c[0] - qc[0]) ** 2 + (c[1] - qc[1]) ** 2 + (c[2] - qc[2]) ** 2)
-            if d + r <= qr:
+            dx = c[0] - qc[0]
+            dy = c[1] - qc[1]
+            dz = c[2] - qc[2]
+            if math.sqrt(dx * dx + dy * dy + dz * dz) + r <= qr:       # SteadyBalls.holds's test
                 return keys
         qr = r + SOUP_QUERY_MARGIN
         keys = [("t", t) for t in b.grid.query(c[0], c[1], c[2], qr)]
@@ -466,12 +532,13 @@ class CollisionSystem:
             out += self._soup_keys(shape, fixed, c, r)
         return out
 
-    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, speed: float) -> None:
+    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, speed: float):
         """The ball's mindists with the soup's triangles near (c, r). When the
         soup query and the ball's mindists are what they were last PSI, the
         same pairs in the same order (as :meth:`_fixed_pieces` gives them) are
         one :class:`SoupPairs` entry of ``measured``, made at the second PSI
-        they stay (a rolling ball's pairs change every few PSIs)."""
+        they stay (a rolling ball's pairs change every few PSIs); it is
+        returned (else None)."""
         keys = self._soup_keys(ball, soup, c, r)
         kept = ball.soup_pairs.get(soup.serial)
         if kept is not None and kept[0] is keys and kept[1] == ball.md_version:
@@ -486,11 +553,12 @@ class CollisionSystem:
                 for md in sp.mds:
                     md.seen = stamp
             measured.append((sp, speed))
-            return
+            return sp
         for kf in keys:
             take(ball, BALL_KEY, soup, kf)
         if keys:
             ball.soup_pairs[soup.serial] = (keys, ball.md_version, None)
+        return None
 
     def after_integration(self, cores) -> None:
         """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
@@ -523,6 +591,7 @@ class CollisionSystem:
             reach_of[k] = reach
             centers[k] = core.m_world_f_core_last_psi[1]
             radii[k] = core.upper_limit_radius + reach
+        reach_arr = reach_of
         reach_of = reach_of.tolist()
         # each body's centre and current_speed + max_surface_rot_speed (fixed in
         # this pass) as floats, made for the first ball the loop below meets
@@ -543,30 +612,52 @@ class CollisionSystem:
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
         enabled = [f for f in self.fixed if f.obj.collision_enabled]
+        steady = aw.steady
+        holds = steady.holds(awake, enabled, centers, reach_arr)
+        if holds is not None:
+            at = centers.tolist()
+            speed_of = speeds.tolist()
         for k in near:
             s = awake[k]
-            reach = reach_of[k]
             o = s.obj
             if o.collision_enabled and not o.nocoll_group:
                 fixed = enabled             # may_collide's answer for every fixed body
+                if holds is not None and holds[k]:
+                    sp = steady.sp[k]       # what the loop below would take
+                    if len(sp.mds) == len(s.mindists):
+                        s.all_seen = stamp
+                    else:
+                        for md in sp.mds:
+                            md.seen = stamp
+                    measured.append((sp, speed_of[k]))
+                    continue
             else:
                 fixed = [f for f in self.fixed if may_collide(o, f.obj)]
+            reach = reach_of[k]
             if s.is_ball and at is None:
                 at = centers.tolist()
                 speed_of = speeds.tolist()
+            hits = 0
+            kept = None
             for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else self._piece_spheres(s)):
                 rr = r + reach
-                for f in fixed:
+                for j, f in enumerate(fixed):
                     lo = f.lo
                     hi = f.hi
                     if (c[0] + rr < lo[0] or c[0] - rr > hi[0] or c[1] + rr < lo[1] or c[1] - rr > hi[1]
                             or c[2] + rr < lo[2] or c[2] - rr > hi[2]):
                         continue            # the sphere misses the fixed body's box
+                    hits += 1
                     if s.is_ball and not f.world_pieces and f.grid is not None:
-                        self._take_soup(s, f, c, rr, take, measured, stamp, speed_of[k])
+                        sp = self._take_soup(s, f, c, rr, take, measured, stamp, speed_of[k])
+                        kept = (sp, j) if sp is not None else None
                         continue
                     for kf in self._fixed_pieces(s, f, c, rr):
                         take(s, ks, f, kf)
+            if kept is not None and hits == 1 and fixed is enabled:
+                steady.record(k, s, *kept)
+            else:
+                steady.forget(k)
         found = []
         index_of = aw.index_of
         for s, o in self.spheres.pairs(aw, centers, radii):
@@ -632,19 +723,23 @@ class CollisionSystem:
         env = self.environment
         t = env.current_time
         seen = set()
+        mds = []
         for core in cores:
             for obj in core.objects:
                 shape = obj.collision_data
                 if shape is None:
                     continue
-                for md in list(shape.mindists.values()):
-                    if id(md) in seen:
-                        continue
-                    seen.add(id(md))
-                    md.recalc(t)
-                    if md.intrusion:
-                        self.intruded(md)
-                    update_events(env, md, False, HINT_BIG_DELAY)
+                for md in shape.mindists.values():
+                    if id(md) not in seen:
+                        seen.add(id(md))
+                        mds.append(md)
+        # measured at once (a measurement reads poses only, which the pushes
+        # of intruded pairs leave alone: they are pending speed changes)
+        recalc_all(mds, t)
+        for md in mds:
+            if md.intrusion:
+                self.intruded(md)
+            update_events(env, md, False, HINT_BIG_DELAY)
 
     # --- 3.3 intrusion ----------------------------------------------------------------------
 
