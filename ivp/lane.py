@@ -278,8 +278,9 @@ class Lane:
     def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
         BOUND) of the rows ``slots``, for the broad phase."""
-        R = self.rows[slots]
-        return R[:, M_POS:M_POS + 3], R[:, RADIUS], R[:, CUR_SPEED] + R[:, MAX_SURF_ROT], R[:, BOUND]
+        rows = self.rows
+        return (rows[slots, M_POS:M_POS + 3], rows[slots, RADIUS],
+                rows[slots, CUR_SPEED] + rows[slots, MAX_SURF_ROT], rows[slots, BOUND])
 
 
 def free_row(rows, holders: list, k: int, slot: str) -> None:

@@ -298,8 +298,21 @@ def _grid_pairs_k(C, R, is_awake, h):
                 rows[n] = m
                 n += 1
     order = _cell_order_k(X[:n], Y[:n], Z[:n])
-    out_a = np.empty(64, dtype=np.int64)
-    out_b = np.empty(64, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    k = _cell_pairs_k(C, R, is_awake, lo, keys, rows, order, n, none, none)
+    out_a = np.empty(k, dtype=np.int64)
+    out_b = np.empty(k, dtype=np.int64)
+    if k:
+        _cell_pairs_k(C, R, is_awake, lo, keys, rows, order, n, out_a, out_b)
+    return out_a, out_b
+
+
+@kernel
+def _cell_pairs_k(C, R, is_awake, lo, keys, rows, order, n, out_a, out_b):
+    """_grid_pairs_k's pairs of the cells: counted, and written to out_a /
+    out_b when they are not empty (the count first, then the arrays of that
+    length: no array grows inside the loop)."""
+    fill = out_a.shape[0] > 0
     k = 0
     g = 0
     while g < n:
@@ -322,15 +335,13 @@ def _grid_pairs_k(C, R, is_awake, h):
                 d2 = C[a, 2] - C[b, 2]
                 rr = R[a] + R[b]
                 if d0 * d0 + d1 * d1 + d2 * d2 <= rr * rr:
-                    if k == out_a.shape[0]:
-                        out_a = np.concatenate((out_a, np.empty_like(out_a)))
-                        out_b = np.concatenate((out_b, np.empty_like(out_b)))
-                    if is_awake[a]:
-                        out_a[k] = a
-                        out_b[k] = b
-                    else:
-                        out_a[k] = b
-                        out_b[k] = a
+                    if fill:
+                        if is_awake[a]:
+                            out_a[k] = a
+                            out_b[k] = b
+                        else:
+                            out_a[k] = b
+                            out_b[k] = a
                     k += 1
         g = e
-    return out_a[:k], out_b[:k]
+    return k
