@@ -47,6 +47,8 @@ from .features import (
     prev_codes,
 )
 
+FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+
 HINT_NOW = 0
 HINT_SMALL_DELAY = 1
 HINT_BIG_DELAY = 2
@@ -821,18 +823,19 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
 
 
 def _centres(cores, t: float):
-    """The cores' centres at t (core_pose), as an (n, 3) array: a core on
-    loan to the lane whose row is at t from its row, the others from core_pose."""
+    """The cores' centres at t (core_pose), as an (n, 3) array: of more than
+    a few cores, one on loan to the lane whose row is at t from its row (the
+    same values, read at once), the others from core_pose."""
     C = np.empty((len(cores), 3))
     done = np.zeros(len(cores), dtype=bool)
-    lane = cores[0].environment.lane if cores else None
+    lane = cores[0].environment.lane if len(cores) > FEW_CENTRES else None
     if lane is not None:
         slots = np.fromiter([c.lane_slot for c in cores], dtype=np.int64, count=len(cores))
         k = np.flatnonzero(slots >= 0)
         if k.shape[0]:
-            rows = lane.rows[slots[k]]
-            at_t = rows[:, ln.T_LAST] == t
-            C[k[at_t]] = rows[at_t, ln.M_POS:ln.M_POS + 3]
+            rows = slots[k]
+            at_t = lane.rows[rows, ln.T_LAST] == t
+            C[k[at_t]] = lane.rows[rows[at_t], ln.M_POS:ln.M_POS + 3]
             done[k[at_t]] = True
     for i in np.flatnonzero(~done).tolist():
         C[i] = core_pose(cores[i], t)[1]

@@ -100,7 +100,9 @@ class AwakeSet:
     """The shapes of a PSI's awake cores, in order: which are on loan to the
     lane (their indices and rows), the others' indices, those that may have
     mindists, the index of each serial, and their rows in the movable spheres
-    (kept for one version); and the balls' steady records (:class:`SteadyBalls`)."""
+    (kept for one version); and, for a set the lane's plan keeps from PSI
+    to PSI, the balls' steady records (:class:`SteadyBalls`, made when first
+    needed)."""
 
     __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady")
 
@@ -130,7 +132,7 @@ class AwakeSet:
         self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
-        self.steady = SteadyBalls(shapes)
+        self.steady = None
 
 
 class SteadyBalls:
@@ -142,10 +144,11 @@ class SteadyBalls:
     of after_integration would take the same group again, so it is taken at
     once (:meth:`holds` tests every ball in one pass)."""
 
-    __slots__ = ("sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
+    __slots__ = ("shapes", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
 
     def __init__(self, shapes):
         n = len(shapes)
+        self.shapes = shapes
         self.sp = [None] * n
         self.f = np.full(n, -1, dtype=np.int64)
         self.version = np.full(n, -1, dtype=np.int64)
@@ -154,6 +157,24 @@ class SteadyBalls:
         self.radius = np.array([s.radius if s.is_ball else 0.0 for s in shapes])
         self.fixed = None               # the collision-enabled fixed shapes the records were made with
         self.count = 0
+
+    def carried(self, shapes) -> "SteadyBalls":
+        """The records for another awake set's ``shapes`` (each ball's own)."""
+        out = SteadyBalls(shapes)
+        out.fixed = self.fixed
+        index_of = {s.serial: j for j, s in enumerate(self.shapes)}
+        old = np.fromiter((index_of.get(s.serial, -1) for s in shapes), dtype=np.int64, count=len(shapes))
+        k = np.flatnonzero(old >= 0)
+        j = old[k]
+        out.f[k] = self.f[j]
+        out.version[k] = self.version[j]
+        out.qc[k] = self.qc[j]
+        out.qr[k] = self.qr[j]
+        sp = self.sp
+        for kk, jj in zip(k.tolist(), j.tolist()):
+            out.sp[kk] = sp[jj]
+        out.count = sum(x is not None for x in out.sp)
+        return out
 
     def record(self, k: int, ball: Shape, sp, f: int) -> None:
         if self.sp[k] is None:
@@ -211,6 +232,7 @@ class CollisionSystem:
         self.listeners_contact = []
         self.psi_stamp = 0
         self._pose_grid = None
+        self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
 
     # --- listeners and queries -------------------------------------------------
 
@@ -569,12 +591,14 @@ class CollisionSystem:
         self.psi_stamp += 1
         stamp = self.psi_stamp
         plan = planned_psi(env)
-        if plan is None:
+        aw = None if plan is None else plan.awake
+        if aw is None:
             aw = AwakeSet(cores)
-        else:
-            aw = plan.awake
-            if aw is None:
-                aw = plan.awake = AwakeSet(cores)
+            if plan is not None:
+                plan.awake = aw
+            last = self._steady
+            if last is not None and last.count:
+                aw.steady = last.carried(aw.shapes)
         awake = aw.shapes
         if not awake:
             return
@@ -613,7 +637,7 @@ class CollisionSystem:
 
         enabled = [f for f in self.fixed if f.obj.collision_enabled]
         steady = aw.steady
-        holds = steady.holds(awake, enabled, centers, reach_arr)
+        holds = None if steady is None else steady.holds(awake, enabled, centers, reach_arr)
         if holds is not None:
             at = centers.tolist()
             speed_of = speeds.tolist()
@@ -655,9 +679,13 @@ class CollisionSystem:
                     for kf in self._fixed_pieces(s, f, c, rr):
                         take(s, ks, f, kf)
             if kept is not None and hits == 1 and fixed is enabled:
+                if steady is None:
+                    steady = aw.steady = SteadyBalls(awake)
+                    steady.fixed = enabled
                 steady.record(k, s, *kept)
-            else:
+            elif steady is not None:
                 steady.forget(k)
+        self._steady = steady
         found = []
         index_of = aw.index_of
         for s, o in self.spheres.pairs(aw, centers, radii):
