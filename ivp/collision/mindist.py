@@ -781,7 +781,7 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
              and all(sp.measures == sp.ball.soup_measures for sp in soups))
     if again:
         _, tris, counts, prev, extras, starts = last
-        C = _centres([sp.core for sp in soups], t)
+        C = _unique_centres([sp.core for sp in soups], t)      # mostly one group per ball
     else:
         C = _centres([md.a.obj.core for md in single] + [sp.core for sp in soups], t)
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
@@ -823,9 +823,20 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
 
 
 def _centres(cores, t: float):
-    """The cores' centres at t (core_pose), as an (n, 3) array: of more than
-    a few cores, one on loan to the lane whose row is at t from its row (the
-    same values, read at once), the others from core_pose."""
+    """The cores' centres at t (core_pose), as an (n, 3) array, each core's
+    found once (a ball's pairs name its core many times): of more than a few
+    cores, one on loan to the lane whose row is at t from its row (the same
+    values, read at once), the others from core_pose."""
+    index = {}
+    at = [index.setdefault(id(c), len(index)) for c in cores]
+    if len(index) < len(cores):
+        unique = list({id(c): c for c in cores}.values())
+        return _unique_centres(unique, t)[at]
+    return _unique_centres(cores, t)
+
+
+def _unique_centres(cores, t: float):
+    """_centres without looking for a core named twice."""
     C = np.empty((len(cores), 3))
     done = np.zeros(len(cores), dtype=bool)
     lane = cores[0].environment.lane if len(cores) > FEW_CENTRES else None
@@ -837,8 +848,9 @@ def _centres(cores, t: float):
             at_t = lane.rows[rows, ln.T_LAST] == t
             C[k[at_t]] = lane.rows[rows[at_t], ln.M_POS:ln.M_POS + 3]
             done[k[at_t]] = True
-    for i in np.flatnonzero(~done).tolist():
-        C[i] = core_pose(cores[i], t)[1]
+    rest = np.flatnonzero(~done).tolist()
+    if rest:
+        C[rest] = [core_pose(cores[i], t)[1] for i in rest]
     return C
 
 
