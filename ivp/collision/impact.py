@@ -451,7 +451,6 @@ class ImpactSystem:
                 break
         self.finish()
         return n > MAXIMUM_SYSTEM_PUSH_NUMBER
-        return n > MAXIMUM_SYSTEM_PUSH_NUMBER
 
     def loop_once(self) -> bool:
         best = None
