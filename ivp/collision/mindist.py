@@ -139,6 +139,8 @@ class Mindist:
 
     @len_numerator.setter
     def len_numerator(self, value: float) -> None:
+        if type(self._batch) is SoupPairs:
+            self._unbatch()                 # its own value now: it leaves the group's link
         self._len = value
 
     @property
@@ -383,6 +385,7 @@ def look_ahead_limit(env, wc: float) -> float:
 
 
 def _ball_row_normal(G, row: int):
+    """The normal of a ball pass's geometry row."""
     g = G[row]
     return (float(g[1]), float(g[2]), float(g[3]))
 
@@ -560,6 +563,7 @@ class SoupPairs:
         self.measures = measures
 
     def link(self) -> None:
+        """Every member linked to the group (``armed`` as their events say)."""
         armed = False
         for q, md in enumerate(self.mds):
             md._batch = self

@@ -100,9 +100,8 @@ class AwakeSet:
     """The shapes of a PSI's awake cores, in order: which are on loan to the
     lane (their indices and rows), the others' indices, those that may have
     mindists, the index of each serial, and their rows in the movable spheres
-    (kept for one version); and, for a set the lane's plan keeps from PSI
-    to PSI, the balls' steady records (:class:`SteadyBalls`, made when first
-    needed)."""
+    (kept for one version); and the balls' steady records
+    (:class:`SteadyBalls`: made when first needed, carried to the next set)."""
 
     __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady")
 
@@ -177,6 +176,7 @@ class SteadyBalls:
         return out
 
     def record(self, k: int, ball: Shape, sp, f: int) -> None:
+        """Shape k took ``sp`` of fixed body ``f`` (its index in ``fixed``) alone."""
         if self.sp[k] is None:
             self.count += 1
         self.sp[k] = sp
