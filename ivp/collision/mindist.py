@@ -834,7 +834,9 @@ def _centres(cores, t: float):
     index = {}
     at = [index.setdefault(id(c), len(index)) for c in cores]
     if len(index) < len(cores):
-        unique = list({id(c): c for c in cores}.values())
+        unique = [None] * len(index)
+        for c, k in zip(cores, at):
+            unique[k] = c
         return _unique_centres(unique, t)[at]
     return _unique_centres(cores, t)
 

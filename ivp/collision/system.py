@@ -143,11 +143,12 @@ class SteadyBalls:
     of after_integration would take the same group again, so it is taken at
     once (:meth:`holds` tests every ball in one pass)."""
 
-    __slots__ = ("shapes", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
+    __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
 
-    def __init__(self, shapes):
+    def __init__(self, aw: AwakeSet):
+        shapes = aw.shapes
         n = len(shapes)
-        self.shapes = shapes
+        self.aw = aw
         self.sp = [None] * n
         self.f = np.full(n, -1, dtype=np.int64)
         self.version = np.full(n, -1, dtype=np.int64)
@@ -157,12 +158,12 @@ class SteadyBalls:
         self.fixed = None               # the collision-enabled fixed shapes the records were made with
         self.count = 0
 
-    def carried(self, shapes) -> "SteadyBalls":
-        """The records for another awake set's ``shapes`` (each ball's own)."""
-        out = SteadyBalls(shapes)
+    def carried(self, aw: AwakeSet) -> "SteadyBalls":
+        """The records for another awake set (each ball's own)."""
+        out = SteadyBalls(aw)
         out.fixed = self.fixed
-        index_of = {s.serial: j for j, s in enumerate(self.shapes)}
-        old = np.fromiter((index_of.get(s.serial, -1) for s in shapes), dtype=np.int64, count=len(shapes))
+        index_of = self.aw.index_of
+        old = np.fromiter((index_of.get(s.serial, -1) for s in aw.shapes), dtype=np.int64, count=len(aw.shapes))
         k = np.flatnonzero(old >= 0)
         j = old[k]
         out.f[k] = self.f[j]
@@ -192,15 +193,16 @@ class SteadyBalls:
             self.sp[k] = None
             self.f[k] = -1
 
-    def holds(self, shapes, fixed, centers, reach):
+    def holds(self, fixed, centers, reach):
         """Which records still hold (a bool per shape), or None: the box tests
         and the query test as the loop and _soup_keys make them."""
         if self.count == 0:
             return None
         if self.fixed != fixed:
-            self.__init__(shapes)
+            self.__init__(self.aw)
             self.fixed = fixed
             return None
+        shapes = self.aw.shapes
         rr = self.radius + reach
         hit = np.zeros(len(shapes), dtype=np.int64)
         which = np.full(len(shapes), -1, dtype=np.int64)
@@ -598,7 +600,7 @@ class CollisionSystem:
                 plan.awake = aw
             last = self._steady
             if last is not None and last.count:
-                aw.steady = last.carried(aw.shapes)
+                aw.steady = last.carried(aw)
         awake = aw.shapes
         if not awake:
             return
@@ -637,7 +639,7 @@ class CollisionSystem:
 
         enabled = [f for f in self.fixed if f.obj.collision_enabled]
         steady = aw.steady
-        holds = None if steady is None else steady.holds(awake, enabled, centers, reach_arr)
+        holds = None if steady is None else steady.holds(enabled, centers, reach_arr)
         if holds is not None:
             at = centers.tolist()
             speed_of = speeds.tolist()
@@ -680,7 +682,7 @@ class CollisionSystem:
                         take(s, ks, f, kf)
             if kept is not None and hits == 1 and fixed is enabled:
                 if steady is None:
-                    steady = aw.steady = SteadyBalls(awake)
+                    steady = aw.steady = SteadyBalls(aw)
                     steady.fixed = enabled
                 steady.record(k, s, *kept)
             elif steady is not None:
