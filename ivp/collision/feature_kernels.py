@@ -203,15 +203,21 @@ def normals(V, T, two, pl):
 def face_k(V, T, two, N, f):
     """face_data in kernel form: a, b, c, outward unit normal and the piece's
     vertex indices of a, b, c."""
-    n = (N[f, 0], N[f, 1], N[f, 2])
     if two:
-        if f == 0:
-            return vert(V, 0), vert(V, 1), vert(V, 2), n, 0, 1, 2
-        return vert(V, 0), vert(V, 2), vert(V, 1), n, 0, 2, 1
+        return triangle_side(vert(V, 0), vert(V, 1), vert(V, 2), (N[0, 0], N[0, 1], N[0, 2]), f)
     i = T[f, 0]
     j = T[f, 1]
     k = T[f, 2]
-    return vert(V, i), vert(V, j), vert(V, k), n, i, j, k
+    return vert(V, i), vert(V, j), vert(V, k), (N[f, 0], N[f, 1], N[f, 2]), i, j, k
+
+
+@kernel
+def triangle_side(v0, v1, v2, n0, f):
+    """face_k of a two-sided triangle (v0, v1, v2) with front normal n0: side
+    f's corners, outward normal and vertex indices (the back: reversed, -n0)."""
+    if f == 0:
+        return v0, v1, v2, n0, 0, 1, 2
+    return v0, v2, v1, (-n0[0], -n0[1], -n0[2]), 0, 2, 1
 
 
 @kernel
@@ -299,37 +305,84 @@ def _nearest_on_hull(v, V, T, N):
 
 
 @kernel
-def _prev_distance(c, V, T, two, N, kind, i, j):
-    """The ball centre's distance to its previous feature, and whether that
-    feature still holds the centre's projection."""
+def _feature_distance(c, kind, a, b, cc, n):
+    """The ball centre's distance to a feature (face a, b, cc with normal n;
+    edge a-b; vertex a), and whether the feature holds the centre's projection."""
     if kind == 2:
-        a, b, cc, n, ia, ib, ic = face_k(V, T, two, N, i)
         if not projects_inside(c, a, b, cc, n):
             return False, 0.0
         return True, vdot(n, vsub(c, a))
     if kind == 1:
-        gap, outside = _point_line(c, vert(V, i), vert(V, j))
+        gap, outside = _point_line(c, a, b)
         return not outside, gap
-    d = vsub(c, vert(V, i))
+    d = vsub(c, a)
     return True, math.sqrt(vdot(d, d))
 
 
 @kernel
-def _ball_closest(c, V, T, two, pl, N, prev):
-    """3.3's BF / BK / BP for a ball centre c against a convex piece (the ball
-    on side 0); a centre behind a two-sided triangle sees the back face, a
-    centre inside a hull its least penetrated face."""
+def _feature_geometry(c, kind, a, b, cc, n):
+    """5.3's geometry of the ball centre against a feature given as in
+    :func:`_feature_distance`: (gap, n, p, t0, broken)."""
+    if kind == 2:
+        return point_face(c, a, b, cc, n, False)
+    if kind == 1:
+        return point_edge(c, a, b, False)
+    return point_point(c, a)
+
+
+@kernel(inline=True)
+def _hull_feature(V, T, N, kind, i, j):
+    """A hull's feature (kind, i, j) as _feature_distance's points."""
+    if kind == 2:
+        a, b, cc, n, ia, ib, ic = face_k(V, T, False, N, i)
+        return a, b, cc, n
+    a = vert(V, i)
+    return a, vert(V, j) if kind == 1 else a, a, a
+
+
+@kernel
+def _corner(v0, v1, v2, i):
+    """A triangle's vertex i (-1, no feature: the last, as an array's V[-1])."""
+    if i == 0:
+        return v0
+    return v1 if i == 1 else v2
+
+
+@kernel
+def _triangle_feature(v0, v1, v2, n0, kind, i, j):
+    """A two-sided triangle's feature (kind, i, j) as _feature_distance's points."""
+    if kind == 2:
+        a, b, cc, n, ia, ib, ic = triangle_side(v0, v1, v2, n0, i)
+        return a, b, cc, n
+    a = _corner(v0, v1, v2, i)
+    return a, _corner(v0, v1, v2, j) if kind == 1 else a, a, a
+
+
+@kernel
+def _kept(c, best, kind, i, j, feature):
+    """3.3's tie: the previous feature (kind, i, j; ``feature``: its points) is
+    kept when it still holds the centre's projection within the tie of the best."""
+    if kind >= 0 and (kind, i, j) != (best[1], best[2], best[3]):
+        a, b, cc, n = feature
+        ok, keep = _feature_distance(c, kind, a, b, cc, n)
+        if ok and keep <= best[0] * TIE_FACTOR + TIE_ABS:
+            return kind, i, j
+    return best[1], best[2], best[3]
+
+
+@kernel
+def _ball_closest_hull(c, V, T, N, prev):
+    """3.3's BF / BK / BP for a ball centre c against a hull (the ball on
+    side 0); a centre inside it sees its least penetrated face."""
     best_d = math.inf
     bk, bi, bj = -1, -1, -1
-    inside = not two
-    side = face_range(two, pl, c)
-    f0, f1 = (side, side + 1) if two else (0, T.shape[0])
-    for f in range(f0, f1):
-        a, b, cc, n, ia, ib, ic = face_k(V, T, two, N, f)
+    inside = True
+    for f in range(T.shape[0]):
+        a, b, cc, n, ia, ib, ic = face_k(V, T, False, N, f)
         if vdot(n, vsub(c, a)) > 0.0:
             inside = False
         d, k, i, j = _vertex_triangle(c, a, b, cc, n, ia, ib, ic, f)
-        if k == 2 and d < 0.0 and not two:
+        if k == 2 and d < 0.0:
             continue                     # behind this hull face: another face is nearer
         if d < best_d:
             best_d = d
@@ -337,47 +390,56 @@ def _ball_closest(c, V, T, two, pl, N, prev):
     if inside:
         best_h = -math.inf
         for f in range(T.shape[0]):
-            a, b, cc, n, ia, ib, ic = face_k(V, T, two, N, f)
+            a, b, cc, n, ia, ib, ic = face_k(V, T, False, N, f)
             h = vdot(n, vsub(c, a))
             if h > best_h:
                 best_h = h
                 bk, bi, bj = 2, f, -1
-    if prev[0] >= 0 and (prev[0], prev[1], prev[2]) != (bk, bi, bj):
-        ok, keep = _prev_distance(c, V, T, two, N, prev[0], prev[1], prev[2])
-        if ok and keep <= best_d * TIE_FACTOR + TIE_ABS:
-            return prev
-    return bk, bi, bj
+    return _kept(c, (best_d, bk, bi, bj), prev[0], prev[1], prev[2],
+                 _hull_feature(V, T, N, prev[0], prev[1], prev[2]))
+
+
+@kernel
+def ball_triangle_measure(c, v0, v1, v2, pl, prev):
+    """3.3 and 5.3 for a ball centre c and a two-sided triangle (v0, v1, v2)
+    with plane pl, all in floats: the centre sees the side it is on; the
+    closest feature (kind, i, j) and its geometry (gap, n, p, t0, broken)."""
+    n0 = (pl[0], pl[1], pl[2])
+    side = 0 if pl[0] * c[0] + pl[1] * c[1] + pl[2] * c[2] - pl[3] >= 0.0 else 1    # face_range
+    a, b, cc, n, ia, ib, ic = triangle_side(v0, v1, v2, n0, side)
+    d, k, i, j = _vertex_triangle(c, a, b, cc, n, ia, ib, ic, side)
+    best = (d, k, i, j) if d < math.inf else (math.inf, -1, -1, -1)
+    kind, i, j = _kept(c, best, prev[0], prev[1], prev[2],
+                       _triangle_feature(v0, v1, v2, n0, prev[0], prev[1], prev[2]))
+    a, b, cc, n = _triangle_feature(v0, v1, v2, n0, kind, i, j)
+    return (kind, i, j), _feature_geometry(c, kind, a, b, cc, n)
 
 
 @kernel
 def ball_measure(c, V, T, two, pl, N, prev):
     """3.3 for a ball centre c and a piece in one pass: the closest feature
     (kind, i, j) and its 5.3 geometry (gap, n, p, t0, broken)."""
-    kind, i, j = _ball_closest(c, V, T, two, pl, N, prev)
-    if kind == 2:
-        a, b, cc, n, ia, ib, ic = face_k(V, T, two, N, i)
-        return (kind, i, j), point_face(c, a, b, cc, n, False)
-    if kind == 1:
-        return (kind, i, j), point_edge(c, vert(V, i), vert(V, j), False)
-    return (kind, i, j), point_point(c, vert(V, i))
+    if two:
+        return ball_triangle_measure(c, vert(V, 0), vert(V, 1), vert(V, 2), (pl[0], pl[1], pl[2], pl[3]), prev)
+    kind, i, j = _ball_closest_hull(c, V, T, N, prev)
+    a, b, cc, n = _hull_feature(V, T, N, kind, i, j)
+    return (kind, i, j), _feature_geometry(c, kind, a, b, cc, n)
 
 
 @kernel
-def ball_triangles_measure(C, tris, prev, GV, GPL, GN):
-    """ball_measure for many ball centres C (k, 3) against two-sided
-    triangles ``tris`` of a grid (GV: vertices, GPL: planes, GN: front and
-    back normals, per triangle), with their previous features ``prev`` (k, 3):
-    features (k, 3) and geometry rows (gap, n, p, t0)."""
+def ball_triangles_measure(C, tris, prev, GV, GPL):
+    """ball_triangle_measure for many ball centres C (k, 3) against two-sided
+    triangles ``tris`` of a grid (GV: vertices, GPL: planes, per triangle),
+    with their previous features ``prev`` (k, 3): features (k, 3) and
+    geometry rows (gap, n, p, t0)."""
     k = tris.shape[0]
     F = np.empty((k, 3), dtype=np.int64)
     G = np.empty((k, 10))
-    T1 = np.zeros((1, 3), dtype=np.int64)
-    T1[0, 1] = 1
-    T1[0, 2] = 2
     for q in range(k):
         t = tris[q]
-        f, g = ball_measure((C[q, 0], C[q, 1], C[q, 2]), GV[t], T1, True, GPL[t], GN[t],
-                             (prev[q, 0], prev[q, 1], prev[q, 2]))
+        f, g = ball_triangle_measure(vert(C, q), (GV[t, 0, 0], GV[t, 0, 1], GV[t, 0, 2]),
+                                     (GV[t, 1, 0], GV[t, 1, 1], GV[t, 1, 2]), (GV[t, 2, 0], GV[t, 2, 1], GV[t, 2, 2]),
+                                     (GPL[t, 0], GPL[t, 1], GPL[t, 2], GPL[t, 3]), (prev[q, 0], prev[q, 1], prev[q, 2]))
         gap, n, p, t0, broken = g
         for j in range(3):
             F[q, j] = f[j]

@@ -799,7 +799,8 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         if soups:
             extras = np.repeat(np.array([sp.sum_extra for sp in soups]), counts[n:])
             starts = np.cumsum(counts[n:]) - counts[n:]
-    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, *grid.kernel_arrays())
+    GV, GPL, _ = grid.kernel_arrays()
+    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, GV, GPL)
     grid.last_pass = (soups, tris, counts, F, extras, starts) if not single else None
     batch = (G, F)
     if single:
