@@ -48,6 +48,7 @@ MAX_SPEED_CHANGE = 1e5                          # m/s: |x|, |y|, |z| of one asyn
 MAX_ROT_SPEED_CHANGE = 1e4                      # rad/s: |x|, |y|, |z| of one async_add_rot_speed
 MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
 MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
+F32_FINITE = 3.4028234663852886e38             # the largest f32: a float within it stays finite as f32 (spec 0.2)
 
 
 def check(what: str, value, low: str | None = None, high: str | None = None, size: int | None = None) -> None:
@@ -57,6 +58,9 @@ def check(what: str, value, low: str | None = None, high: str | None = None, siz
     infinities, values that become infinite once stored as f32 (beyond about
     3.4e38, spec 0.2) and values of the wrong kind or length are always
     refused. ``what`` says where: "object 'ball': radius"."""
+    if (size is None and low is None and high is None and type(value) is float
+            and -F32_FINITE <= value <= F32_FINITE):
+        return                          # the usual case: a finite float, no named limits
     if size is not None:
         if isinstance(value, (str, bytes, dict)) or not hasattr(value, "__len__") or len(value) != size:
             raise ValueError(f"{what} {_short(value)} must be {size} numbers")
