@@ -9,33 +9,22 @@ from __future__ import annotations
 import math
 
 from .. import umath
-from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32, f32v
+from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32v
 from ..lane import touch
 from ..states import STATE_BETWEEN_PSIS
+from ..umath import IDENTITY_R as IDENTITY
+from ..umath import ZERO
+from ..umath import dot as _dot
 from .constants import (
     COLL_DETECT_MIN_INV_TIME,
-    COMPRESSION_STEP_LIMIT,
-    FIXED_VIRTUAL_MASS_FACTOR,
-    IMPACT_EPS,
-    IMPACT_STEP_FRACTION,
-    INV_HALF_CONSERVATION_STEPS,
     MAX_DISTANCE_FOR_IMPACT_SYSTEM,
     MAXIMUM_SYSTEM_PUSH_NUMBER,
     MIN_COLL_DISTS,
-    MIN_VERTICAL_SPEED_AT_COLLISION,
     MINIMUM_FRICTION_DIST,
     ROT_MAX_UNCERTAINTY,
     SAFETY_FACTOR_FOR_DELAY,
-    SPEED_ADDON_SYSTEM_IMPACT,
 )
-
-
-def _cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+from .impact_kernels import impact_solve, lever_speed
 
 
 # --- 1.4 poses at an impact ---------------------------------------------------------------
@@ -90,17 +79,16 @@ class Trial:
     """A core's trial velocities in an impact solve (pending pushes included,
     4.2); a fixed core has none and is never pushed."""
 
-    __slots__ = ("core", "fixed", "r", "v", "w", "R", "last")
+    __slots__ = ("core", "fixed", "r", "v", "w", "R")
 
     def __init__(self, core, r_cs):
         self.core = core
         self.fixed = core.physical_unmoveable
-        self.r = r_cs
-        self.last = None
         if self.fixed:
-            self.v = (0.0, 0.0, 0.0)
-            self.w = (0.0, 0.0, 0.0)
+            self.r = self.v = self.w = ZERO
+            self.R = IDENTITY
             return
+        self.r = r_cs
         s = core.speed
         ds = core.speed_change
         w = core.rot_speed
@@ -109,59 +97,16 @@ class Trial:
         self.w = (w[0] + dw[0], w[1] + dw[1], w[2] + dw[2])
         self.R = core.m_world_f_core_last_psi[0]
 
+    def body(self) -> tuple:
+        """The trial body as impact_kernels reads it: (fixed, R, r, v, w, im, ii)."""
+        if self.fixed:
+            return True, IDENTITY, ZERO, ZERO, ZERO, 0.0, ZERO
+        core = self.core
+        return False, self.R, self.r, self.v, self.w, float(core.inv_mass), core.inv_rot_inertia
+
     def surface(self, v=None, w=None):
         """v + R (w x r) at the lever point."""
-        if self.fixed:
-            return (0.0, 0.0, 0.0)
-        v = self.v if v is None else v
-        w = self.w if w is None else w
-        o = umath.rot_mul_v(self.R, _cross(w, self.r))
-        return (v[0] + o[0], v[1] + o[1], v[2] + o[2])
-
-    def change(self, J: float, d):
-        """(dv, dw) of the impulse J d at the lever point (4.4 push)."""
-        core = self.core
-        im = core.inv_mass
-        ii = core.inv_rot_inertia
-        t = _cross(self.r, umath.rot_t_mul_v(self.R, d))
-        return ((J * d[0] * im, J * d[1] * im, J * d[2] * im),
-                (J * ii[0] * t[0], J * ii[1] * t[1], J * ii[2] * t[2]))
-
-    def push(self, J: float, d) -> None:
-        if self.fixed:
-            return
-        dv, dw = self.change(J, d)
-        self.v = (self.v[0] + dv[0], self.v[1] + dv[1], self.v[2] + dv[2])
-        self.w = (self.w[0] + dw[0], self.w[1] + dw[1], self.w[2] + dw[2])
-        self.last = (dv, dw)
-
-    def undo(self) -> None:
-        if self.fixed or self.last is None:
-            return
-        dv, dw = self.last
-        self.v = (self.v[0] - dv[0], self.v[1] - dv[1], self.v[2] - dv[2])
-        self.w = (self.w[0] - dw[0], self.w[1] - dw[1], self.w[2] - dw[2])
-        self.last = None
-
-    def point_response(self, d) -> float:
-        """|speed change of the lever point| per unit impulse along d."""
-        dv, dw = self.change(1.0, d)
-        o = umath.rot_mul_v(self.R, _cross(dw, self.r))
-        x = (dv[0] + o[0], dv[1] + o[1], dv[2] + o[2])
-        return math.sqrt(_dot(x, x))
-
-
-def approx_cos(phi: float) -> float:
-    """4.4: 1 - phi^2/2 + phi^4/24, stored f32."""
-    p2 = phi * phi
-    return f32(1.0 - p2 * 0.5 + p2 * p2 / 24.0)
-
-
-def _normalize(v):
-    d = math.sqrt(_dot(v, v))
-    if d == 0.0:
-        return v
-    return (v[0] / d, v[1] / d, v[2] / d)
+        return lever_speed(self.fixed, self.R, self.r, self.v if v is None else v, self.w if w is None else w)
 
 
 class ImpactSolver:
@@ -179,93 +124,13 @@ class ImpactSolver:
             self.B = Trial(cp.core1, cp.r_cs[1])
             self.N = cp.n
 
-    def u(self):
-        """The relative velocity of B's lever point against A's."""
-        b = self.B.surface()
-        a = self.A.surface()
-        return (b[0] - a[0], b[1] - a[1], b[2] - a[2])
-
-    def push(self, J: float, d) -> None:
-        """A += J d, B -= J d."""
-        self.A.push(J, d)
-        self.B.push(-J, d)
-
-    def undo(self) -> None:
-        self.A.undo()
-        self.B.undo()
-
-    def rescue_push(self, rescue: float, panic: bool) -> None:
-        """4.6 rescue_push(-N, panic): at least the rescue speed of separation."""
-        N = self.N
-        sep = _dot(self.u(), N)
-        if panic and sep > 0.0:
-            sep = 0.0
-        want = rescue - sep
-        if want < 0.0:
-            return
-        k = 0.0
-        for X, s in ((self.B, 1.0), (self.A, -1.0)):
-            if X.fixed:
-                continue
-            dv, dw = X.change(s, N)
-            o = umath.rot_mul_v(X.R, _cross(dw, X.r))
-            k += s * _dot((dv[0] + o[0], dv[1] + o[1], dv[2] + o[2]), N)
-        J = want / (k + 1e-15)
-        if J < 0.0:
-            return
-        self.B.push(J, N)
-        self.A.push(-J, N)
-
     def solve(self, mu: float, e: float, addon: float, system_pushes: int):
-        """4.3-4.7; returns (u before the impact, the cores actually pushed)."""
+        """4.3-4.7 (impact_kernels.impact_solve, then the write-back); returns
+        (u before the impact, the cores actually pushed)."""
         A = self.A
         B = self.B
-        N = self.N
-        u = self.u()
-        u_before = u
-        used_e = 1.0 - (1.0 - e) / (INV_HALF_CONSERVATION_STEPS * system_pushes + 1.0)
-        rescue = (MIN_VERTICAL_SPEED_AT_COLLISION + addon) * SAFETY_FACTOR_FOR_DELAY
-        minus_N = (-N[0], -N[1], -N[2])
-        if B.fixed:
-            vm_A = 1.0 / A.point_response(minus_N)
-            vm_B = FIXED_VIRTUAL_MASS_FACTOR * vm_A
-        else:
-            vm_B = 1.0 / B.point_response(N)
-            vm_A = FIXED_VIRTUAL_MASS_FACTOR * vm_B if A.fixed else 1.0 / A.point_response(minus_N)
-        un = _dot(u, N)
-        delaying = True
-        if un > -IMPACT_EPS:
-            self.rescue_push(rescue, True)
-            if system_pushes > 10:
-                delaying = False
-        else:
-            J0 = 2.0 * vm_A * vm_B / (vm_A + vm_B) * (-un)
-            step = IMPACT_STEP_FRACTION * J0
-            se = math.sqrt(used_e)
-            tan_c = mu * (1.0 + se)
-            phi = math.atan(tan_c)
-            cos_c = approx_cos(phi)
-            sin_c = cos_c * tan_c
-            vn = -un
-            give = vn * se + SPEED_ADDON_SYSTEM_IMPACT * math.sqrt(system_pushes)
-            d = _direction(u, N, cos_c, sin_c)
-            count = 0
-            while vn > 0.0 and count < COMPRESSION_STEP_LIMIT:
-                count += 1
-                self.push(step, d)
-                u = self.u()
-                vn = -_dot(u, N)
-                d = _direction(u, N, cos_c, sin_c)
-            # 4.5 restitution, frictionless
-            give += vn
-            if give > 0.0 and count != COMPRESSION_STEP_LIMIT:
-                self.push(1.0, minus_N)
-                s1 = _dot(self.u(), N)
-                ds = s1 + vn
-                J = give / ds if abs(ds) > 1e-4 else 0.0
-                self.undo()
-                self.push(J, minus_N)
-            self.rescue_push(rescue, False)
+        u_before, A.v, A.w, B.v, B.w, vm_A, vm_B, rescue, delaying = impact_solve(
+            *A.body(), *B.body(), self.N, float(mu), float(e), float(addon), system_pushes)
         return u_before, self.write_back(vm_A, vm_B, rescue, delaying)
 
     def write_back(self, vm_A: float, vm_B: float, rescue: float, delaying: bool) -> list:
@@ -349,18 +214,6 @@ def _clip(core, v, w):
         k = wmax * ANOMALY_W_FACTOR / math.sqrt(w2)
         w = (w[0] * k, w[1] * k, w[2] * k)
     return v, w
-
-
-def _direction(u, N, cos_c: float, sin_c: float):
-    """4.4 direction(u, N): u's direction, clipped to the friction cone around -N."""
-    d = _normalize(u)
-    c = _dot(d, N)
-    if c > 0.0:
-        return d
-    if c > -cos_c:
-        t = _normalize((d[0] - c * N[0], d[1] - c * N[1], d[2] - c * N[2]))
-        return (sin_c * t[0] - cos_c * N[0], sin_c * t[1] - cos_c * N[1], sin_c * t[2] - cos_c * N[2])
-    return d
 
 
 def rescue_addon(env, cp) -> float:
