@@ -158,6 +158,11 @@ class Core:
             return pose_at(t, *self.pose_parts())
         return self.m_world_f_core_last_psi
 
+    def centre_at(self, t: float):
+        """The centre of get_m_world_f_core_PSI(t) (4.1), its rotation not made."""
+        return centre_at(t, self.time_of_last_psi, self.movement_state, self.pos_world_f_core_last_psi,
+                         self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
+
     def pose_parts(self):
         """What a pose at a time is made from (4.1, 4.2): time_of_last_psi,
         movement_state, q_world_f_core_last_psi and _next_psi, i_delta_time,
@@ -486,6 +491,14 @@ def pose_at(t, t_last, state, q_last, q_next, i_dt, p, d, m):
         q = umath.quat_slerp(q_last, q_next, i_dt * dt)
         return umath.quat_to_matrix(q), (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt)
     return m
+
+
+def centre_at(t, t_last, state, p, d, m):
+    """pose_at's centre alone (the same values)."""
+    dt = t - t_last
+    if state < MT_NOT_SIM and dt != 0.0:
+        return (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt)
+    return m[1]
 
 
 def damping_factors(dt: float, rf, lf: float):

@@ -27,7 +27,7 @@ import os
 import numpy as np
 
 from . import jit, rng
-from .core import MT_CALM, MT_SLOW, Core, ZERO3, damping_factors, pose_at
+from .core import MT_CALM, MT_SLOW, Core, ZERO3, centre_at, damping_factors, pose_at
 from .fp import (
     ASIN_S5_F,
     GYRO_144,
@@ -108,6 +108,12 @@ class LoanedCore(Core):
                 tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
                 tuple(v[DELTA - POS:DELTA - POS + 3]),
                 (tuple(v[M_R - POS:M_R - POS + 9]), tuple(v[M_POS - POS:M_POS - POS + 3])))
+
+    def centre_at(self, t: float):
+        """Core.centre_at from the row."""
+        v = self.environment.lane.rows[self.lane_slot, POS:STATE + 1].tolist()
+        return centre_at(t, v[T_LAST - POS], v[STATE - POS], v[0:3], v[DELTA - POS:DELTA - POS + 3],
+                         (None, tuple(v[M_POS - POS:M_POS - POS + 3])))
 
     def reset_freeze_check_values(self) -> None:
         """Core.reset_freeze_check_values (10.4) on the row: both calm windows

@@ -857,7 +857,7 @@ def _unique_centres(cores, t: float):
             done[k[at_t]] = True
     rest = np.flatnonzero(~done).tolist()
     if rest:
-        C[rest] = [core_pose(cores[i], t)[1] for i in rest]
+        C[rest] = [cores[i].centre_at(t) for i in rest]
     return C
 
 
