@@ -158,6 +158,16 @@ class Core:
             return pose_at(t, *self.pose_parts())
         return self.m_world_f_core_last_psi
 
+    def look_values(self):
+        """(max_surface_rot_speed, current_speed): what the look-ahead of a
+        pair adds (ivp-contacts 3.5)."""
+        return self.max_surface_rot_speed, self.current_speed
+
+    def event_values(self):
+        """(speed, rotation_axis_world, max_surface_rot_speed): what the
+        approach speed of a pair reads (ivp-contacts 3.5)."""
+        return self.speed, self.rotation_axis_world, self.max_surface_rot_speed
+
     def centre_at(self, t: float):
         """The centre of get_m_world_f_core_PSI(t) (4.1), its rotation not made."""
         return centre_at(t, self.time_of_last_psi, self.movement_state, self.pos_world_f_core_last_psi,

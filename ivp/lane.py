@@ -109,6 +109,16 @@ class LoanedCore(Core):
                 tuple(v[DELTA - POS:DELTA - POS + 3]),
                 (tuple(v[M_R - POS:M_R - POS + 9]), tuple(v[M_POS - POS:M_POS - POS + 3])))
 
+    def look_values(self):
+        """Core.look_values from the row, read at once."""
+        v = self.environment.lane.rows[self.lane_slot, CUR_SPEED:MAX_SURF_ROT + 1].tolist()
+        return v[MAX_SURF_ROT - CUR_SPEED], v[0]
+
+    def event_values(self):
+        """Core.event_values from the row, read at once."""
+        r = self.environment.lane.rows[self.lane_slot]
+        return (tuple(r[SPEED:SPEED + 3].tolist()), tuple(r[AXIS:AXIS + 3].tolist()), float(r[MAX_SURF_ROT]))
+
     def centre_at(self, t: float):
         """Core.centre_at from the row."""
         v = self.environment.lane.rows[self.lane_slot, POS:STATE + 1].tolist()

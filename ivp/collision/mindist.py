@@ -375,7 +375,9 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
 def look_ahead(env, c0, c1):
     """3.5: the two cores' worst surface speed wc and the gap beyond which a
     pair of them gets no event before the next PSI."""
-    wc = c0.max_surface_rot_speed + c0.current_speed + c1.max_surface_rot_speed + c1.current_speed
+    m0, s0 = c0.look_values()
+    m1, s1 = c1.look_values()
+    wc = m0 + s0 + m1 + s1
     return wc, look_ahead_limit(env, wc)
 
 
@@ -401,14 +403,13 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         return
     dt = env.delta_PSI_time
     n = md.normal
-    s0 = c0.speed
-    s1 = c1.speed
+    s0, a0, m0 = c0.event_values()
+    s1, a1, m1 = c1.event_values()
     proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
     mcs = proj
-    for c in (c0, c1):
-        a = c.rotation_axis_world
+    for a, m in ((a0, m0), (a1, m1)):
         k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
-        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * c.max_surface_rot_speed
+        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
     if mcs < NOT_APPROACHING_EPS:
         return
     t_now = env.current_time
