@@ -313,9 +313,11 @@ class Mindist:
         s0 = self.side0
         s1 = self.side1
         c0, c1 = self.cores
+        ball1 = s1.shape.is_ball
 
-        def gap(t):
-            return side_geometry(s0, core_pose(c0, t), s1, core_pose(c1, t), False)
+        def gap(t):                     # a ball side reads its centre alone
+            return side_geometry(s0, (None, c0.centre_at(t)), s1,
+                                 (None, c1.centre_at(t)) if ball1 else core_pose(c1, t), False)
 
         k1 = s1.feature[0]
         if k1 == "F":
@@ -388,8 +390,7 @@ def look_ahead_limit(env, wc: float) -> float:
 
 def _ball_row_normal(G, row: int):
     """The normal of a ball pass's geometry row."""
-    g = G[row]
-    return (float(g[1]), float(g[2]), float(g[3]))
+    return tuple(G[row, 1:4].tolist())
 
 
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
@@ -660,8 +661,7 @@ class BallPairBatch:
         self.G = G
 
     def normal_of(self, q: int):
-        g = self.G[q]
-        return (float(g[1]), float(g[2]), float(g[3]))
+        return _ball_row_normal(self.G, q)
 
     def unbatch(self, md: Mindist) -> None:
         """recalc's ball-ball branch's results from md's row."""
