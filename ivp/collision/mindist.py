@@ -759,6 +759,9 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
         else:
             prev[q] = own(md)
     if at:
+        r0 = rows[0]
+        if len(at) == len(mds) and rows == list(range(r0, r0 + len(rows))):
+            return _pass_codes(b)[r0:r0 + len(rows)]      # the pass's rows in order: read as they are
         prev[at] = _pass_codes(b)[rows]
     return prev
 
@@ -845,9 +848,11 @@ def _centres(cores, t: float):
 
 def _unique_centres(cores, t: float):
     """_centres without looking for a core named twice."""
+    if len(cores) <= FEW_CENTRES:
+        return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
     C = np.empty((len(cores), 3))
     done = np.zeros(len(cores), dtype=bool)
-    lane = cores[0].environment.lane if len(cores) > FEW_CENTRES else None
+    lane = cores[0].environment.lane
     if lane is not None:
         slots = np.fromiter([c.lane_slot for c in cores], dtype=np.int64, count=len(cores))
         k = np.flatnonzero(slots >= 0)
