@@ -270,3 +270,36 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
     plain, _ = poses(False)
     assert all(same for _, same in kept) and min(n for n, _ in kept[5:]) >= 2
     assert loaned == plain
+
+
+def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not():
+    """centre_at(t) is get_m_world_f_core_PSI(t)'s centre, look_values and
+    event_values the fields they name, read at once from a loaned core's row
+    (the collision passes read them instead of the fields one by one), at a
+    PSI and between PSIs, for moving and frozen cores; the core stays on loan."""
+    def values(lane: bool):
+        env, bodies = flying_world(lane)
+        out = []
+        loaned = 0
+        for k in range(30):
+            env.simulate(env.delta_PSI_time)
+            t = env.current_time
+            for b in bodies:
+                c = b.core
+                loaned += type(c) is LoanedCore
+                for tt in (t, t + 0.3 * env.delta_PSI_time, t - 0.7 * env.delta_PSI_time):
+                    centre = c.centre_at(tt)
+                    assert tuple(centre) == c.get_m_world_f_core_PSI(tt)[1]
+                    out.append(tuple(centre))
+                look = c.look_values()
+                ev = c.event_values()
+                assert look == (c.max_surface_rot_speed, c.current_speed)
+                assert ev == (c.speed, c.rotation_axis_world, c.max_surface_rot_speed)
+                out.append((look, ev))
+                assert type(b.core) is type(c)   # still on loan (or still not)
+        return out, loaned
+
+    on_loan, loaned = values(True)
+    plain, _ = values(False)
+    assert loaned >= 50                 # at least two bodies on loan at each PSI after the first few
+    assert on_loan == plain

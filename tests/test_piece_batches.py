@@ -81,6 +81,43 @@ def test_the_pass_gives_each_triangles_single_measurement_with_and_without_its_p
     assert checked > 200
 
 
+def test_the_ball_pass_gives_each_triangles_single_measurement_with_its_previous_feature():
+    """Ball centres above, below, beside and on the edges of a bumpy grid's
+    triangles: every row of the grid's ball pass (ball_triangles_measure, on
+    the grid's vertex and plane arrays) equals ball_piece_measure of that
+    triangle's own piece (its vertices, normals and plane), fresh, with the
+    feature it found and with another feature (kept within the tie or not)."""
+    from ivp.collision.feature_kernels import ball_triangles_measure
+    from ivp.collision.features import ball_piece_measure, code_of
+    V, F = grid_mesh(6, 8.0)
+    rnd = np.random.default_rng(5)
+    V = V + rnd.normal(0.0, 0.08, V.shape)
+    grid = TriangleGrid(V, F)
+    GV, GPL, _ = grid.kernel_arrays()
+    kinds = set()
+    checked = 0
+    for _ in range(40):
+        c = (rnd.uniform(-4.5, 4.5), rnd.uniform(-0.6, 0.9), rnd.uniform(-4.5, 4.5))
+        tris = grid.query(*c, 1.5)
+        assert tris
+        others = [("F", 0), ("F", 1), ("K", (0, 1)), ("K", (1, 2)), ("P", 2), None]
+        prev = [None] * len(tris)
+        for step in range(3):
+            codes = np.array([code_of(p) for p in prev], dtype=np.int64).reshape(-1, 3)
+            C = np.repeat(np.array([c]), len(tris), axis=0)
+            Fk, G = ball_triangles_measure(C, np.array(tris, dtype=np.int64), codes, GV, GPL)
+            for q, t in enumerate(tris):
+                f, g = ball_piece_measure(c, grid.piece(t), prev[q])
+                assert feature_of(*Fk[q].tolist()) == f
+                row = G[q].tolist()
+                assert row[0] == g.gap and tuple(row[1:4]) == g.n
+                assert tuple(row[4:7]) == g.p and tuple(row[7:10]) == g.t0
+                kinds.add(f[0])
+                prev[q] = f if step == 0 else others[(q + step) % len(others)]
+                checked += 1
+    assert checked > 500 and kinds == {"F", "K", "P"}
+
+
 def _sunk_world():
     """Boxes and a round hull dropped tilted, spinning, onto a bumpy floor,
     one box started 0.15 m into it (an intrusion), one box on another."""
