@@ -30,6 +30,7 @@ from .constants import (
     NORMAL_SPEEDUP,
 )
 from .friction_kernels import (
+    BALL_SIDE,
     contact_update_k,
     contact_update_system_k,
     damp_system_k,
@@ -182,7 +183,7 @@ class ContactPoint:
         elif kind == "K":
             out = 1, (d[0], d[1], ZERO3, ZERO3)
         else:
-            out = (3 if kind == "B" else 0), (d, ZERO3, ZERO3, ZERO3)
+            out = (BALL_SIDE if kind == "B" else 0), (d, ZERO3, ZERO3, ZERO3)
         if core.physical_unmoveable:
             out = out[0], tuple(tuple(float(x) for x in v) for v in out[1])
             self.fixed_world[i] = out
@@ -399,6 +400,9 @@ def damp_system(fs, damp: float) -> None:
     _put_pending(lay, SC, WC)
 
 
+_BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
+
+
 def update_system(fs, now: float) -> None:
     """The energy handle's 5.3 in a multi-contact system: every point's
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
@@ -408,10 +412,11 @@ def update_system(fs, now: float) -> None:
     R, POS, V, W = _core_states(cores)
     rows = []
     for cp in cps:
-        check = cp.needs_recheck or cp.side0.shape.is_ball
+        ball0 = cp.side0.shape.is_ball
+        check = cp.needs_recheck or ball0
         cp.needs_recheck = False
-        k0, (a0, b0, c0, d0) = cp.side_data(0)
-        k1, (a1, b1, c1, d1) = cp.side_data(1)
+        k0, (a0, b0, c0, d0) = _BALL_ROW if ball0 else cp.side_data(0)      # the kernel reads a ball's centre
+        k1, (a1, b1, c1, d1) = _BALL_ROW if cp.side1.shape.is_ball else cp.side_data(1)
         last_n = cp.last_n
         rows.append((k0, *a0, *b0, *c0, *d0, k1, *a1, *b1, *c1, *d1, check,
                      k0 == 1 and k1 == 1 and last_n is not None, *(ZERO3 if last_n is None else last_n),

@@ -25,6 +25,8 @@ from .constants import (
 from .feature_kernels import edge_edge, point_edge, point_face, point_point, vert
 from .lcp import gauss_solve_k, lcp_k
 
+BALL_SIDE = 3                  # a side's kind code for a ball (0 P, 1 K, 2 F as the feature kernels)
+
 
 @kernel
 def spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap):
@@ -231,7 +233,8 @@ def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
     (rows as tangential_system_k's; the updates do not depend on one
     another): per point, F its sides' kinds and packed points, the validity
     test, the edge-pair flip test and last normal, the extra radii, span and
-    the time since its last update, N and its last gap; O gets
+    the time since its last update, N and its last gap (a ball side's point
+    is read from POS); O gets
     contact_update_k's results (gap, n, p, t0, t1, r0, r1, rxn0, rxn1,
     inv_vm, broken, span). anti[p]: pair p's sum of N (last gap - gap) in
     its points' order."""
@@ -241,10 +244,14 @@ def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
             i0 = I[k, 0]
             i1 = I[k, 1]
             f = F[k]
+            k0 = int(f[0])
+            k1 = int(f[13])
+            # a ball side's point is its centre, its core's position
+            a0 = vert(POS, i0) if k0 == BALL_SIDE else (f[1], f[2], f[3])
+            a1 = vert(POS, i1) if k1 == BALL_SIDE else (f[14], f[15], f[16])
             gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span = contact_update_k(
-                int(f[0]), ((f[1], f[2], f[3]), (f[4], f[5], f[6]), (f[7], f[8], f[9]), (f[10], f[11], f[12])),
-                int(f[13]), ((f[14], f[15], f[16]), (f[17], f[18], f[19]), (f[20], f[21], f[22]),
-                             (f[23], f[24], f[25])),
+                k0, (a0, (f[4], f[5], f[6]), (f[7], f[8], f[9]), (f[10], f[11], f[12])),
+                k1, (a1, (f[17], f[18], f[19]), (f[20], f[21], f[22]), (f[23], f[24], f[25])),
                 f[26] != 0.0, f[27] != 0.0, (f[28], f[29], f[30]), f[31], f[32],
                 MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(II, i0), IM[i0],
                 MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(II, i1), IM[i1],
