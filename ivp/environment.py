@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from . import rng
 from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, simulate_in_slices
 from .anomaly import AnomalyLimits, AnomalyManager
@@ -98,6 +100,26 @@ class Environment:
     @property
     def gravity(self):
         return self.gravity_controller.gravity
+
+    def movable_motion(self):
+        """The movable objects' cores in object order as arrays: mass (n,),
+        rot_inertia, speed, rot_speed and pos_world_f_core_last_psi (n, 3) each.
+        The cores on loan to the lane are read from their rows at once (a
+        per-frame measure of a thousand bodies needs no property per field)."""
+        cores = [o.core for o in self.objects if not o.core.physical_unmoveable]
+        n = len(cores)
+        mass = np.array([c.mass for c in cores], dtype=np.float64)
+        inertia = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(n, 3)
+        M = np.empty((n, 9))
+        slots = np.array([c.lane_slot for c in cores], dtype=np.int64)
+        on = slots >= 0
+        k = np.flatnonzero(on)
+        if k.shape[0]:
+            M[k] = self.lane.motion_values(slots[k])
+        for i in np.flatnonzero(~on).tolist():
+            c = cores[i]
+            M[i] = (*c.speed, *c.rot_speed, *c.pos_world_f_core_last_psi)
+        return mass, inertia, M[:, 0:3], M[:, 3:6], M[:, 6:9]
 
     # --- objects (2.1, 2.2) ---------------------------------------------------------
 

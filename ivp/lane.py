@@ -291,6 +291,12 @@ class Lane:
             self.give_back(c)
         return out
 
+    def motion_values(self, slots):
+        """(speed, rot_speed, pos_world_f_core_last_psi) of the rows ``slots``,
+        as one (n, 9) array."""
+        rows = self.rows
+        return np.concatenate((rows[slots, SPEED:ROT_SPEED + 3], rows[slots, POS:POS + 3]), axis=1)
+
     def broad_values(self, slots):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
         BOUND) of the rows ``slots``, for the broad phase."""

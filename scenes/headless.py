@@ -38,17 +38,12 @@ def energy(env) -> float:
     I w^2 / 2 - m g . p). After a PSI a core holds its position p_k and the speed
     v that takes it to p_k + v dt at the next one (spec 8); taking p halfway, at
     p_k + v dt / 2, makes E exactly constant in free fall."""
+    m, inertia, v, w, p = env.movable_motion()
     g = env.gravity
     half_dt = 0.5 * env.delta_PSI_time
-    total = 0.0
-    for obj in env.objects:
-        c = obj.core
-        if c.physical_unmoveable:
-            continue
-        v, w, inertia, p = c.speed, c.rot_speed, c.rot_inertia, c.pos_world_f_core_last_psi
-        total += 0.5 * c.mass * umath.dot(v, v) + 0.5 * sum(inertia[i] * w[i] * w[i] for i in range(3))
-        total -= c.mass * sum(g[i] * (p[i] + v[i] * half_dt) for i in range(3))
-    return total
+    kinetic = 0.5 * m * (v * v).sum(axis=1) + 0.5 * (inertia * w * w).sum(axis=1)
+    potential = m * ((p + v * half_dt) * g).sum(axis=1)
+    return float((kinetic - potential).sum())
 
 
 def body_pose(body, t: float):
