@@ -12,6 +12,7 @@ The scenes layer adds its own subcommands (run, check, list) through
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from behaviors.api import hook_watchdog
@@ -156,7 +157,16 @@ def add_viewer_subcommands(sub) -> None:
     p.set_defaults(func=_render)
 
 
+# Python's cycle collector, tuned for a world of many long-lived objects (the
+# program's own setting; docs/ivp.md): a young collection after 50,000
+# allocations instead of 700. ivp.limits.advance pauses the collector during a
+# PSI, so each frame's allocations come due at once: stress/floor_1000 at time
+# factor 2 spent 0.30 s of 3 s in it, 0.04 s with this.
+GC_THRESHOLDS = (50_000, 20, 10)
+
+
 def main(argv=None) -> int:
+    gc.set_threshold(*GC_THRESHOLDS)
     parser = argparse.ArgumentParser(prog="ivp", description="Ballance's IVP physics in Python")
     sub = parser.add_subparsers(dest="command", required=True)
     add_viewer_subcommands(sub)
