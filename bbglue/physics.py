@@ -22,6 +22,7 @@ import numpy as np
 
 import ivp
 from ivp.fp import DELTA_PSI_TIME
+from ivp.real_object import object_poses
 
 from .entity import set_world_matrices
 
@@ -299,19 +300,19 @@ class PhysicsManager:
         """Spec 4.3 (0x10006ec0) for every awake movable body: the pose at
         env.current_time, transposed into the entity's world matrix (f32).
 
-        The matrices of all bodies are rounded to f32 in one numpy array and
-        handed to the entities together (set_world_matrices)."""
+        The poses of all bodies come from one pass (ivp.real_object.object_poses),
+        their matrices are rounded to f32 in one numpy array and handed to the
+        entities together (set_world_matrices)."""
         objs = self.write_back_objects
         if not objs:
             return
-        t = self.env.current_time
-        rows = []
-        for obj in objs:
-            R, vv = obj.get_m_world_f_object_AT(t)
-            rows.append((R[0], R[3], R[6], 0.0, R[1], R[4], R[7], 0.0, R[2], R[5], R[8], 0.0,
-                         vv[0], vv[1], vv[2], 1.0))
-        set_world_matrices([obj.client_data for obj in objs],
-                           np.array(rows, dtype=np.float32).reshape(len(rows), 4, 4))
+        R, V = object_poses(objs, self.env.current_time)
+        M = np.zeros((len(objs), 4, 4))
+        for i in range(3):
+            M[:, i, :3] = R[:, i::3]        # row i: column i of R (the transpose)
+        M[:, 3, :3] = V
+        M[:, 3, 3] = 1.0
+        set_world_matrices([obj.client_data for obj in objs], M.astype(np.float32))
 
     # --- the scripting calls' old home (deprecated) -----------------------------------
 

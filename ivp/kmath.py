@@ -21,6 +21,7 @@ rot_transpose_k = kernel(umath.rot_transpose)
 mat_mul_point_k = kernel(umath.mat_mul_point)
 quat_mul_k = kernel(umath.quat_mul)
 quat_to_matrix_k = kernel(umath.quat_to_matrix)
+quat_slerp_k = kernel(umath.quat_slerp)
 matrix_to_quat_k = kernel(umath.matrix_to_quat)
 
 

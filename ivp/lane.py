@@ -291,6 +291,14 @@ class Lane:
             self.give_back(c)
         return out
 
+    def pose_values(self, slots):
+        """(time_of_last_psi, i_delta_time, q_world_f_core_last_psi,
+        q_world_f_core_next_psi, pos_world_f_core_last_psi,
+        delta_world_f_core_psis) of the rows ``slots``, as one (n, 16) array."""
+        rows = self.rows
+        return np.concatenate((rows[slots, T_LAST:I_DT + 1], rows[slots, Q_LAST:Q_NEXT + 4],
+                               rows[slots, POS:DELTA + 3]), axis=1)
+
     def motion_values(self, slots):
         """(speed, rot_speed, pos_world_f_core_last_psi) of the rows ``slots``,
         as one (n, 9) array."""

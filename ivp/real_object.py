@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 from . import umath
 from .core import MT_NOT_SIM, MT_STATIC
 from .fp import (
@@ -18,6 +20,8 @@ from .fp import (
     f32v,
     inv_dt,
 )
+from .jit import kernel
+from .kmath import mat_mul_point_k, quat_mul_k, quat_slerp_k, quat_to_matrix_k
 from .limits import check
 from .sim_unit import enqueue_revive
 
@@ -234,3 +238,52 @@ class RealObject:
         self.wake()
         r = self.core.rot_speed_change
         self.core.rot_speed_change = f32v(r[0] + dw[0], r[1] + dw[1], r[2] + dw[2])
+
+
+@kernel
+def _object_poses_k(G, S, QC, shifted, turned, t):
+    """get_m_world_f_object_AT (4.2) per row of G (time_of_last_psi,
+    i_delta_time, q_last, q_next, position, delta: Lane.pose_values' columns),
+    S the object shifts and QC its rotations from the core where ``shifted``
+    / ``turned``: the rotations (n, 9) and positions (n, 3)."""
+    n = G.shape[0]
+    R = np.empty((n, 9))
+    V = np.empty((n, 3))
+    for k in range(n):
+        g = G[k]
+        dt = t - g[0]
+        q = quat_slerp_k((g[2], g[3], g[4], g[5]), (g[6], g[7], g[8], g[9]), dt * g[1])
+        vv = (g[10] + g[13] * dt, g[11] + g[14] * dt, g[12] + g[15] * dt)
+        M = quat_to_matrix_k(q)
+        if shifted[k]:
+            vv = mat_mul_point_k((M, vv), (S[k, 0], S[k, 1], S[k, 2]))
+        if turned[k]:
+            M = quat_to_matrix_k(quat_mul_k(q, (QC[k, 0], QC[k, 1], QC[k, 2], QC[k, 3])))
+        for j in range(9):
+            R[k, j] = M[j]
+        for j in range(3):
+            V[k, j] = vv[j]
+    return R, V
+
+
+def object_poses(objs, t: float):
+    """Each object's get_m_world_f_object_AT(t) (4.2, the same values) in one
+    compiled pass, as rotations (n, 9) and positions (n, 3); a core on loan to
+    the lane is read from its row (the glue's write-back of every awake body,
+    each frame)."""
+    n = len(objs)
+    cores = [o.core for o in objs]
+    G = np.empty((n, 16))
+    slots = np.array([c.lane_slot for c in cores], dtype=np.int64)
+    on = slots >= 0
+    k = np.flatnonzero(on)
+    if k.shape[0]:
+        G[k] = cores[0].environment.lane.pose_values(slots[k])
+    for i in np.flatnonzero(~on).tolist():
+        t_last, _, q_last, q_next, i_dt, p, d, _ = cores[i].pose_parts()
+        G[i] = (t_last, i_dt, *q_last, *q_next, *p, *d)
+    shifted = np.array([not o.shift_is_zero for o in objs], dtype=np.bool_)
+    turned = np.array([o.q_core_f_object is not None for o in objs], dtype=np.bool_)
+    S = np.array([o.shift_core_f_object for o in objs], dtype=np.float64).reshape(n, 3)
+    QC = np.array([o.q_core_f_object or umath.IDENTITY_Q for o in objs], dtype=np.float64).reshape(n, 4)
+    return _object_poses_k(G, S, QC, shifted, turned, t)

@@ -303,3 +303,38 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
     plain, _ = values(False)
     assert loaned >= 50                 # at least two bodies on loan at each PSI after the first few
     assert on_loan == plain
+
+
+def test_object_poses_are_each_objects_pose_on_loan_or_not():
+    """ivp.real_object.object_poses (the glue's write-back of every awake body)
+    gives each object's get_m_world_f_object_AT(t), bit for bit, at PSIs and
+    between them: loaned cores read from their rows, others from their
+    fields, objects whose core is shifted (an off-centre box) or turned (a
+    lopsided hull) from them included."""
+    import numpy as np
+    from ivp import ObjectTemplate, build_surface, umath
+    from ivp.real_object import object_poses
+    from test_collision_scenes import box_points
+    env, bodies = flying_world(True)
+    off = [(x + 0.4, y - 0.1, z) for x, y, z in box_points(1.0, 0.5, 2.0)]
+    for name, pts in (("off", off), ("turned", box_points(1.0, 0.5, 2.0))):
+        o = env.create_polygon(build_surface(name, convex_point_sets=[pts]), ObjectTemplate(name=name),
+                               (20.0, 3.0, 4.0 if name == "off" else -4.0))
+        o.wake()
+        o.core.rot_speed = (1.0, -2.0, 0.5)
+        bodies.append(o)
+    q = np.array([0.3, -0.2, 0.5, 0.78])
+    bodies[-1].set_new_m_object_f_core((umath.quat_to_matrix(tuple(q / np.linalg.norm(q))), (0.2, 0.0, -0.3)))
+    assert not bodies[-2].shift_is_zero and bodies[-1].q_core_f_object is not None
+    loaned = 0
+    for _ in range(30):
+        env.simulate(env.delta_PSI_time)
+        for tt in (env.current_time, env.current_time + 0.4 * env.delta_PSI_time):
+            kinds = [type(b.core) for b in bodies]
+            loaned += kinds.count(LoanedCore)
+            R, V = object_poses(bodies, tt)
+            assert [type(b.core) for b in bodies] == kinds
+            for k, b in enumerate(bodies):
+                Rk, vk = b.get_m_world_f_object_AT(tt)
+                assert tuple(R[k].tolist()) == tuple(Rk) and tuple(V[k].tolist()) == tuple(vk)
+    assert loaned >= 60
