@@ -24,7 +24,7 @@ def point(p, s, core0="box", n=UP):
 
 
 def pair_of(*cps):
-    pair = CorePair("box", "floor")
+    pair = CorePair("box", "floor", 1)
     pair.contacts = list(cps)
     return pair
 

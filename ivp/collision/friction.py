@@ -230,11 +230,15 @@ def desired_separation(gap: float, closing: float) -> float:
 
 
 class CorePair:
-    """5.1 IVP_Friction_Core_Pair."""
+    """5.1 IVP_Friction_Core_Pair. ``made``: its number in its system (a pair
+    lives in one system's dict, entered when made: the dict's order is that
+    of ``made``)."""
 
-    __slots__ = ("cores", "contacts", "next_ease_nr_psi", "integrated_anti_energy", "last_impact_time_pair")
+    __slots__ = ("cores", "contacts", "next_ease_nr_psi", "integrated_anti_energy", "last_impact_time_pair",
+                 "made")
 
-    def __init__(self, c0, c1):
+    def __init__(self, c0, c1, made: int):
+        self.made = made
         self.cores = (c0, c1)
         self.contacts = []
         self.next_ease_nr_psi = 1
@@ -584,6 +588,7 @@ class FrictionSystem:
         self.cores = []
         self.movable = []
         self.pairs = {}
+        self.pairs_made = 0             # the pairs made in it so far (CorePair.made)
         self.core_contacts = {}          # core -> its contact points in this system
         self.union_find_necessary = False
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
@@ -666,7 +671,8 @@ class FrictionSystem:
         key = pair_key(cp.core0, cp.core1)
         pair = self.pairs.get(key)
         if pair is None:
-            pair = self.pairs[key] = CorePair(cp.core0, cp.core1)
+            self.pairs_made += 1
+            pair = self.pairs[key] = CorePair(cp.core0, cp.core1, self.pairs_made)
         pair.contacts.append(cp)
         cp.pair = pair
 

@@ -241,6 +241,10 @@ def solve_single_impact(env, cp, addon: float, system_pushes: int):
 
 # --- 4.8 the impact system -------------------------------------------------------------------
 
+def _made(pair):
+    return pair.made
+
+
 class ImpactSystem:
     """4.8 IVP_Impact_System: propagation over the contact points of the
     friction system reachable through pushed bodies (fires no events)."""
@@ -276,8 +280,9 @@ class ImpactSystem:
         self.pushed.append(core)
         if self.fs is None or not self.fs.has_core(core):
             return
-        for pair in list(self.fs.pairs.values()):
-            if pair is except_pair or pair in self.pairs or core not in pair.cores:
+        # the system's pairs of the core, in the system's order
+        for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made):
+            if pair is except_pair or pair in self.pairs:
                 continue
             self.remeasure(pair)
             if pair.contacts:
