@@ -12,9 +12,7 @@ from .. import umath
 from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32v
 from ..lane import touch
 from ..states import STATE_BETWEEN_PSIS
-from ..umath import IDENTITY_R as IDENTITY
-from ..umath import ZERO
-from ..umath import dot as _dot
+from ..umath import IDENTITY_R as IDENTITY, ZERO, dot as _dot
 from .constants import (
     COLL_DETECT_MIN_INV_TIME,
     MAX_DISTANCE_FOR_IMPACT_SYSTEM,
