@@ -30,3 +30,18 @@ def test_the_checks_catch_a_ball_through_the_floor_and_a_toppled_stack():
     assert check_stack(world, P, None, P, None, 0 * P) == []
     P[1] = (0.7, 0.5, 0.0)                          # the top box fell beside the bottom one
     assert len(check_stack(world, P, None, P, None, 0 * P)) == 2
+
+
+def test_the_ab_benchmark_refuses_an_unknown_workload_or_no_rounds_before_checking_anything_out():
+    import subprocess
+
+    import ab_peers
+    before = subprocess.run(["git", "worktree", "list"], capture_output=True, text=True).stdout
+    for args in (["HEAD", "--only", "nope"], ["HEAD", "--rounds", "0"]):
+        try:
+            ab_peers.main(args)
+        except SystemExit as exc:
+            assert exc.code == 2
+        else:
+            raise AssertionError(f"ab_peers {args} ran")
+    assert subprocess.run(["git", "worktree", "list"], capture_output=True, text=True).stdout == before
