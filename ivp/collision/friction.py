@@ -412,21 +412,24 @@ def update_system(fs, now: float) -> None:
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
     integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = fs.layout()
+    lay = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(cores)
+    S, moving, edges = fs.side_columns(lay)
+    F = np.empty((len(cps), 38))
+    F[:, :26] = S
+    for q, i in moving:
+        k, (a, b, c, d) = cps[q].side_data(i)
+        F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
     rows = []
-    for cp in cps:
-        ball0 = cp.side0.shape.is_ball
-        check = cp.needs_recheck or ball0
+    for cp, edge in zip(cps, edges):
+        check = cp.needs_recheck or cp.side0.shape.is_ball
         cp.needs_recheck = False
-        k0, (a0, b0, c0, d0) = _BALL_ROW if ball0 else cp.side_data(0)      # the kernel reads a ball's centre
-        k1, (a1, b1, c1, d1) = _BALL_ROW if cp.side1.shape.is_ball else cp.side_data(1)
         last_n = cp.last_n
-        rows.append((k0, *a0, *b0, *c0, *d0, k1, *a1, *b1, *c1, *d1, check,
-                     k0 == 1 and k1 == 1 and last_n is not None, *(ZERO3 if last_n is None else last_n),
+        rows.append((check, edge and last_n is not None, *(ZERO3 if last_n is None else last_n),
                      float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s, now - cp.last_time,
                      cp.now_friction_pressure, cp.last_gap_len))
-    F = np.array(rows, dtype=np.float64).reshape(len(cps), 38)
+    F[:, 26:] = np.array(rows, dtype=np.float64).reshape(len(cps), 12)
     O = np.empty((len(cps), 29))
     anti = np.empty(len(pairs))
     contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
@@ -593,9 +596,40 @@ class FrictionSystem:
         self.union_find_necessary = False
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
         self._layout = None
+        self._sides = None
 
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
+        self._sides = None
+
+    def side_columns(self, lay: SystemLayout):
+        """update_system's side columns of the layout's points, made once per
+        layout: (S, moving, edges). S (n, 26): each side's kind and points as
+        ContactPoint.side_data packs them, a ball's as _BALL_ROW (the kernel
+        reads its centre), a fixed side's as it stays; ``moving``: the (row,
+        side) of the movable sides that are not balls, whose points move (made
+        again at each update); ``edges``: both sides edges."""
+        kept = self._sides
+        if kept is not None and kept[0] is lay:
+            return kept[1]
+        S = np.empty((len(lay.cps), 26))
+        moving = []
+        edges = []
+        for q, cp in enumerate(lay.cps):
+            kinds = []
+            for i, (side, core) in enumerate(((cp.side0, cp.core0), (cp.side1, cp.core1))):
+                if side.shape.is_ball:
+                    k, (a, b, c, d) = _BALL_ROW
+                else:
+                    k, (a, b, c, d) = cp.side_data(i)
+                    if not core.physical_unmoveable:
+                        moving.append((q, i))
+                S[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
+                kinds.append(k)
+            edges.append(kinds[0] == 1 and kinds[1] == 1)
+        out = (S, moving, edges)
+        self._sides = (lay, out)
+        return out
 
     def layout(self) -> SystemLayout:
         """The system's shape for the system passes (update_system,
