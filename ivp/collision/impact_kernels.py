@@ -44,11 +44,17 @@ def impulse_change(R, r, im, ii, J, d):
 
 
 @kernel
+def _lever_change(R, r, im, ii, J, d):
+    """The lever point's speed change from the impulse J d: dv + R (dw x r)."""
+    dv, dw = impulse_change(R, r, im, ii, J, d)
+    o = rot_mul_v_k(R, vcross(dw, r))
+    return (dv[0] + o[0], dv[1] + o[1], dv[2] + o[2])
+
+
+@kernel
 def _point_response(R, r, im, ii, d):
     """|speed change of the lever point| per unit impulse along d."""
-    dv, dw = impulse_change(R, r, im, ii, 1.0, d)
-    o = rot_mul_v_k(R, vcross(dw, r))
-    x = (dv[0] + o[0], dv[1] + o[1], dv[2] + o[2])
+    x = _lever_change(R, r, im, ii, 1.0, d)
     return math.sqrt(vdot(x, x))
 
 
@@ -113,15 +119,11 @@ def _rescue_push(fa, Ra, ra, ima, iia, va, wa, fb, Rb, rb, imb, iib, vb, wb, N, 
     want = rescue - sep
     if want < 0.0:
         return va, wa, vb, wb
-    k = 0.0
+    k = 0.0                             # s (change of s N) . N for B (s = 1), then A (s = -1)
     if not fb:
-        dv, dw = impulse_change(Rb, rb, imb, iib, 1.0, N)
-        o = rot_mul_v_k(Rb, vcross(dw, rb))
-        k += 1.0 * vdot((dv[0] + o[0], dv[1] + o[1], dv[2] + o[2]), N)
+        k += vdot(_lever_change(Rb, rb, imb, iib, 1.0, N), N)
     if not fa:
-        dv, dw = impulse_change(Ra, ra, ima, iia, -1.0, N)
-        o = rot_mul_v_k(Ra, vcross(dw, ra))
-        k += -1.0 * vdot((dv[0] + o[0], dv[1] + o[1], dv[2] + o[2]), N)
+        k -= vdot(_lever_change(Ra, ra, ima, iia, -1.0, N), N)
     J = want / (k + 1e-15)
     if J < 0.0:
         return va, wa, vb, wb

@@ -564,6 +564,16 @@ class SoupPairs:
             self.link()
         self.measures = measures
 
+    def mark_seen(self, stamp: int) -> None:
+        """The members seen by the collision pass ``stamp``: when they are all
+        the ball's mindists, the ball's every one (and any made later in the pass)."""
+        ball = self.ball
+        if len(self.mds) == len(ball.mindists):
+            ball.all_seen = stamp
+        else:
+            for md in self.mds:
+                md.seen = stamp
+
     def link(self) -> None:
         """Every member linked to the group (``armed`` as their events say)."""
         armed = False

@@ -571,11 +571,7 @@ class CollisionSystem:
                 mds = ball.mindists
                 sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, BALL_KEY, soup.serial, kf)] for kf in keys])
                 ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
-            if len(sp.mds) == len(ball.mindists):
-                ball.all_seen = stamp       # every one seen, and any made later in this pass
-            else:
-                for md in sp.mds:
-                    md.seen = stamp
+            sp.mark_seen(stamp)
             measured.append((sp, speed))
             return sp
         for kf in keys:
@@ -650,11 +646,7 @@ class CollisionSystem:
                 fixed = enabled             # may_collide's answer for every fixed body
                 if holds is not None and holds[k]:
                     sp = steady.sp[k]       # what the loop below would take
-                    if len(sp.mds) == len(s.mindists):
-                        s.all_seen = stamp
-                    else:
-                        for md in sp.mds:
-                            md.seen = stamp
+                    sp.mark_seen(stamp)
                     measured.append((sp, speed_of[k]))
                     continue
             else:
