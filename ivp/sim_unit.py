@@ -11,12 +11,14 @@ from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
 from .collision.single_contact import resting_unit, run_controllers, run_resting
-from .lane import ENABLED as LANE_ENABLED, Plan, lane_unit, run_units, touch
+from .jit import ENABLED as JIT_ENABLED
+from .lane import ENABLED as LANE_ENABLED, Plan, epoch, lane_unit, run_units, touch
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
+CONTROLLER_RUNS = JIT_ENABLED   # consecutive controllers of a run_class called as one compiled step
 
 
 class ControllerEntry:
@@ -32,7 +34,7 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive")
+    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps")
 
     def __init__(self):
         self.state = SU_FROZEN
@@ -42,6 +44,37 @@ class SimUnit:
         self.cores = []
         self.entries = []           # ascending priority
         self.alive = True
+        self._steps = None
+
+    def _before_snapshot(self) -> None:
+        self._steps = None              # its epoch means nothing in another process
+
+    def controller_steps(self) -> list:
+        """(controller, cores) in calling order (6.3: the entries last to
+        first), two or more consecutive controllers of one run_class that
+        are in_run as one step (run_class(controllers), None); made again
+        when the unit's structure changes (ivp.lane.epoch)."""
+        kept = self._steps
+        if kept is not None and kept[0] == epoch():
+            return kept[1]
+        steps = []
+        group = []
+        for e in self.entries[::-1] + [None]:
+            c = None if e is None else e.controller
+            if group and (c is None or type(c).run_class is not type(group[0][0]).run_class or not c.in_run()):
+                if len(group) > 1:
+                    steps.append((type(group[0][0]).run_class([g for g, _ in group]), None))
+                else:
+                    steps += group
+                group = []
+            if c is None:
+                break
+            if CONTROLLER_RUNS and type(c).run_class is not None and c.in_run():
+                group.append((c, e.cores))
+            else:
+                steps.append((c, e.cores))
+        self._steps = (epoch(), steps)
+        return steps
 
     def find_entry(self, controller):
         """0x10011370."""
@@ -103,8 +136,8 @@ class SimUnit:
             self.fast = False
             test_sleep = env.sleep_countdown()
         if not (LANE_ENABLED and env.collision is not None and run_controllers(env, ev, self)):
-            for e in self.entries[::-1]:
-                e.controller.do_simulation_controller(ev, e.cores)
+            for c, on in self.controller_steps():
+                c.do_simulation_controller(ev, on)
         cores_out.extend(reversed(self.cores))
         if test_sleep:
             try_to_freeze(env, self)

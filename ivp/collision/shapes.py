@@ -258,7 +258,8 @@ class Shape:
     """
 
     __slots__ = ("obj", "is_ball", "radius", "pieces", "world_pieces", "grid", "lo", "hi",
-                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "soup_measures", "all_seen", "_cache_key", "_cache")
+                 "serial", "mindists", "soup_cache", "soup_pairs", "md_version", "soup_measures", "all_seen", "_cache_key", "_cache",
+                 "_spare_key", "_spare")
 
     def __init__(self, obj, serial: int):
         self.obj = obj
@@ -276,6 +277,8 @@ class Shape:
         self.all_seen = 0               # the collision system's stamp of a pass that saw every one of its mindists
         self._cache_key = None
         self._cache = {}
+        self._spare_key = None
+        self._spare = {}
         core = obj.core
         if not self.is_ball:
             m_core_f_object = obj.get_m_core_f_object()
@@ -335,17 +338,24 @@ class Shape:
         return [("p", k) for k in range(len(self.pieces))]
 
     def piece_world(self, key, m):
-        """The piece ``key`` in world space for the core pose m."""
+        """The piece ``key`` in world space for the core pose m, kept for two
+        poses: one asked for again (the PSI pose, which many pairs read) is not
+        pushed out by the poses an event search asks for once."""
         if key[0] == "t":
             return self.grid.piece(key[1])
         if self.world_pieces is not None:
             return self.world_pieces[key[1]]
-        if self._cache_key is not m:              # pieces moved to this pose, as asked for
-            self._cache = {}
-            self._cache_key = m
-        p = self._cache.get(key[1])
+        if self._cache_key is not m:
+            if self._spare_key is not m:        # a pose not asked for before: kept beside the other
+                self._spare_key = m
+                self._spare = {}
+            else:                               # asked for again (the PSI pose, many pairs): kept first
+                self._cache_key, self._cache, self._spare_key, self._spare = (
+                    m, self._spare, self._cache_key, self._cache)
+        cache = self._cache if self._cache_key is m else self._spare
+        p = cache.get(key[1])
         if p is None:
-            p = self._cache[key[1]] = self.pieces[key[1]].transformed(m)
+            p = cache[key[1]] = self.pieces[key[1]].transformed(m)
         return p
 
     def piece_spheres_at(self, m) -> list:

@@ -20,11 +20,18 @@ class Controller:
 
     ``links_cores`` is True for controllers that join several cores into one
     sim unit (springs, constraints, contacts; spec 10.0): a unit whose structure
-    changed splits along them.
+    changed splits along them. A unit calls consecutive controllers whose
+    ``run_class`` is the same and who are ``in_run`` as one step of that
+    class (the same values as calling each in turn).
     """
 
     priority = 0
     links_cores = False
+    run_class = None            # a class that runs consecutive controllers of this kind as one step
+
+    def in_run(self) -> bool:
+        """Whether this controller may be one of a run_class step."""
+        return False
 
     def do_simulation_controller(self, ev: SimEvent, cores: list) -> None:
         raise NotImplementedError

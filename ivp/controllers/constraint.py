@@ -216,6 +216,10 @@ class Constraint(Joint):
 
     # --- the solver (12.6) -------------------------------------------------------
 
+    def in_run(self) -> bool:
+        """A constraint without a maximum force is solved in a ConstraintRun."""
+        return self.max_force is None
+
     def do_simulation_controller(self, ev, cores) -> None:
         """Spec 12.6 (0x10028960): one exact velocity solve per PSI, applied at once."""
         core_r = None if self.obj_r is None else self.obj_r.core
@@ -275,6 +279,110 @@ class Constraint(Joint):
         for i in range(6):
             lam[i] *= scale
         return True
+
+
+class ConstraintRun:
+    """Consecutive constraints of a unit without a maximum force, solved in
+    one compiled pass (:func:`solve_run_k`): 12.6 for each in turn, each
+    reading the speeds the ones before it left, as their
+    do_simulation_controller one after the other. Made once per unit
+    structure (ivp.lane.epoch); each constraint's axis types become a row of
+    the run's array."""
+
+    __slots__ = ("cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F")
+
+    def __init__(self, constraints):
+        cores = []
+        at = {}
+
+        def index(obj):
+            if obj is None:
+                return -1
+            c = obj.core
+            if c not in at:
+                at[c] = len(cores)
+                cores.append(c)
+            return at[c]
+
+        self.IR = np.array([index(c.obj_r) for c in constraints], dtype=np.int64)
+        self.IA = np.array([index(c.obj_a) for c in constraints], dtype=np.int64)
+        self.cores = cores
+        self.RR = np.array([c.m_rcs_f_rcore[0] for c in constraints], dtype=np.float64)
+        self.RA = np.array([c.m_acs_f_acore[0] for c in constraints], dtype=np.float64)
+        self.NL = np.array([c.n_fixed_rot + c.n_limited_rot for c in constraints], dtype=np.int64)
+        self.RO = np.array([c.rot_order for c in constraints], dtype=np.int64)
+        self.AR = np.array([c.anchor_r for c in constraints], dtype=np.float64)
+        self.AA = np.array([c.anchor_a for c in constraints], dtype=np.float64)
+        self.TY = np.array([c.axis_type for c in constraints], dtype=np.int64)
+        for k, c in enumerate(constraints):
+            c.axis_type = self.TY[k]            # the solve keeps AXIS_ACTIVE in the run's row
+        self.LO = np.array([c.borders_low for c in constraints], dtype=np.float64)
+        self.HI = np.array([c.borders_high for c in constraints], dtype=np.float64)
+        self.F = np.array([(c.damp_factor, c.force_factor, c.limit_factor) for c in constraints],
+                          dtype=np.float64)
+
+    def do_simulation_controller(self, ev, cores) -> None:
+        """Every constraint's 12.6 solve, in order (one pass); the speeds of
+        the cores a solve pushed written back."""
+        cs = self.cores
+        S = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed,
+                       *c.inv_rot_inertia, c.inv_mass, 0.0 if c.physical_unmoveable else 1.0) for c in cs],
+                     dtype=np.float64).reshape(len(cs), 23)
+        pushed = np.zeros(len(cs), dtype=np.bool_)
+        solve_run_k(self.IR, self.IA, S, self.RR, self.RA, self.NL, self.RO, self.AR, self.AA, self.TY,
+                    self.LO, self.HI, self.F, f32(ev.delta_time), f32(ev.i_delta_time), LIN_SOLVE_EPS, pushed)
+        for k in np.flatnonzero(pushed).tolist():
+            v = S[k, 12:18].tolist()
+            c = cs[k]
+            c.speed = (v[0], v[1], v[2])
+            c.rot_speed = (v[3], v[4], v[5])
+
+
+Constraint.run_class = ConstraintRun
+
+
+@kernel
+def _row_state(S, i):
+    """_side_state of a run's core row i (columns: R, position, speed,
+    rotation speed, inverse inertia, inverse mass, moving), or of no core (i < 0)."""
+    if i < 0:
+        return (False, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), ZERO3, ZERO3, ZERO3, ZERO3, 0.0)
+    R = (S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5], S[i, 6], S[i, 7], S[i, 8])
+    return (S[i, 22] != 0.0, R, (S[i, 9], S[i, 10], S[i, 11]), (S[i, 12], S[i, 13], S[i, 14]),
+            (S[i, 15], S[i, 16], S[i, 17]), (S[i, 18], S[i, 19], S[i, 20]), S[i, 21])
+
+
+@kernel
+def _put_speeds(S, i, v, w, pushed):
+    for k in range(3):
+        S[i, 12 + k] = v[k]
+        S[i, 15 + k] = w[k]
+    pushed[i] = True
+
+
+@kernel
+def solve_run_k(IR, IA, S, RR, RA, NL, RO, AR, AA, TY, LO, HI, F, dt, i_dt, eps, pushed):
+    """ConstraintRun's pass: for each constraint k in order, _solve_step on
+    its cores' rows of S (IR / IA, -1: no core) with its frames, anchors,
+    axis types, borders and factors (F: damp, force, limit); a solved
+    constraint's speeds into the rows of its moving cores (``pushed``)."""
+    for k in range(IR.shape[0]):
+        r = IR[k]
+        a = IA[k]
+        move_r, R_r, pos_r, v_r, w_r, ii_r, im_r = _row_state(S, r)
+        move_a, R_a, pos_a, v_a, w_a, ii_a, im_a = _row_state(S, a)
+        rr = (RR[k, 0], RR[k, 1], RR[k, 2], RR[k, 3], RR[k, 4], RR[k, 5], RR[k, 6], RR[k, 7], RR[k, 8])
+        ra = (RA[k, 0], RA[k, 1], RA[k, 2], RA[k, 3], RA[k, 4], RA[k, 5], RA[k, 6], RA[k, 7], RA[k, 8])
+        state, lam, cs_a, v_r, w_r, v_a, w_a = _solve_step(
+            move_r, R_r, pos_r, v_r, w_r, ii_r, im_r, move_a, R_a, pos_a, v_a, w_a, ii_a, im_a, rr, ra, NL[k],
+            (RO[k, 0], RO[k, 1], RO[k, 2]), (AR[k, 0], AR[k, 1], AR[k, 2]), (AA[k, 0], AA[k, 1], AA[k, 2]),
+            TY[k], LO[k], HI[k], dt, F[k, 0], F[k, 1], i_dt, F[k, 2], eps, True)
+        if state != SOLVED:
+            continue
+        if move_r:
+            _put_speeds(S, r, v_r, w_r, pushed)
+        if move_a:
+            _put_speeds(S, a, v_a, w_a, pushed)
 
 
 def _side_data(core, anchor):
