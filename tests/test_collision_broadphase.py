@@ -10,6 +10,8 @@ import pytest
 from ivp import MT_NOT_SIM, Environment
 from ivp.collision import Material
 from ivp.collision.broadphase import PoseGrid, sphere_pairs
+from ivp.collision.constants import COLL_DIST
+from ivp.collision.system import BROAD_MARGIN
 from test_collision_scenes import ball, box, floor, run
 
 
@@ -126,3 +128,25 @@ def test_the_cell_order_is_the_stable_sort_of_the_packed_keys():
             X, Y, Z = (rnd.integers(-span, span, n) for _ in range(3))
             want = np.argsort(_cell_keys(X, Y, Z), kind="stable")
             assert _cell_order_k(X & _CELL_MASK, Y & _CELL_MASK, Z & _CELL_MASK).tolist() == want.tolist()
+
+
+def test_movable_pairs_get_a_mindist_exactly_when_their_spheres_grown_by_the_reach_meet():
+    # resting balls (no speed: the reach is coll_dist + the margin on each side) in
+    # a row at gaps just inside and just outside twice that, one pair in one
+    # collision group, and a box at the end (its pieces' spheres tested one by one)
+    env = Environment(gravity=(0.0, 0.0, 0.0))
+    reach = COLL_DIST + BROAD_MARGIN
+    gaps = [2 * reach - 1e-6, 2 * reach + 1e-6, 2 * reach - 1e-6, 0.5 * reach, 2 * reach - 1e-6, 2 * reach + 1e-6]
+    groups = ["", "", "", "g", "g", "", ""]
+    x = 0.0
+    balls = []
+    for k, group in enumerate(groups):
+        balls.append(ball(env, (x, 0.0, 0.0), radius=0.5, name=f"b{k}", group=group))
+        if k < len(gaps):
+            x += 1.0 + gaps[k]
+    blk = box(env, (x + 1.0 + 0.5 * reach, 0.0, 0.0), size=(1.0, 1.0, 1.0))   # half a reach from b6
+    for b in balls + [blk]:
+        b.wake()
+    env.simulate(2 * env.delta_PSI_time)         # the pairs a wake made are measured again, or dropped
+    pairs = {frozenset((md.a.obj.name, md.b.obj.name)) for md in env.collision.mindists()}
+    assert pairs == {frozenset(p) for p in (("b0", "b1"), ("b2", "b3"), ("b4", "b5"), ("b6", "box"))}

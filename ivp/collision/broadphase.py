@@ -63,8 +63,16 @@ class MovableSpheres:
         """(awake shape, other movable shape) whose spheres overlap, each pair
         once; ``aw`` is the PSI's AwakeSet, ``centers``/``radii`` the awake
         shapes' swept spheres."""
+        i, j, _ = self.pair_rows(aw, centers, radii)
+        shapes = self.shapes
+        return [(shapes[a], shapes[b]) for a, b in zip(i.tolist(), j.tolist())]
+
+    def pair_rows(self, aw, centers, radii):
+        """:meth:`pairs` as rows of ``shapes`` (i awake, j), and each row's
+        index in ``aw.shapes`` (-1: not awake)."""
         if len(self.shapes) < 2:
-            return []
+            none = np.empty(0, dtype=np.int64)
+            return none, none, none
         if self.dirty:
             self._rebuild()
         version, rows = aw.sphere_rows
@@ -76,8 +84,9 @@ class MovableSpheres:
         C[rows] = centers
         R[rows] = radii
         i, j = sphere_pairs(C, R, rows)
-        shapes = self.shapes
-        return [(shapes[a], shapes[b]) for a, b in zip(i.tolist(), j.tolist())]
+        awake_k = np.full(len(self.shapes), -1, dtype=np.int64)
+        awake_k[rows] = np.arange(rows.shape[0])
+        return i, j, awake_k
 
 
 class PoseGrid:

@@ -103,7 +103,8 @@ class AwakeSet:
     (kept for one version); and the balls' steady records
     (:class:`SteadyBalls`: made when first needed, carried to the next set)."""
 
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady")
+    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady",
+                 "_ball_radii")
 
     def __init__(self, cores):
         shapes = []
@@ -132,6 +133,13 @@ class AwakeSet:
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
         self.steady = None
+        self._ball_radii = None
+
+    def ball_radii(self):
+        """Each shape's ball radius (-1: not a ball), made when first asked for."""
+        if self._ball_radii is None:
+            self._ball_radii = np.array([s.radius if s.is_ball else -1.0 for s in self.shapes], dtype=np.float64)
+        return self._ball_radii
 
 
 class SteadyBalls:
@@ -680,19 +688,7 @@ class CollisionSystem:
             elif steady is not None:
                 steady.forget(k)
         self._steady = steady
-        found = []
-        index_of = aw.index_of
-        for s, o in self.spheres.pairs(aw, centers, radii):
-            if not may_collide(s.obj, o.obj):
-                continue
-            j = index_of.get(o.serial)
-            reach = reach_of[index_of[s.serial]] + (COLL_DIST + BROAD_MARGIN if j is None else reach_of[j])
-            for ks, c, r in self._piece_spheres(s):
-                for ko, oc, orad in self._piece_spheres(o):
-                    rr = r + orad + reach
-                    if (oc[0] - c[0]) ** 2 + (oc[1] - c[1]) ** 2 + (oc[2] - c[2]) ** 2 <= rr * rr:
-                        found.append((s, ks, o, ko))
-        for s, ks, o, ko in found:
+        for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
             take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
         for md, how in measured:            # how: the hint, or a SoupPairs' ball's speed
@@ -709,6 +705,50 @@ class CollisionSystem:
             for md in list(s.mindists.values()):
                 if md.seen != stamp:
                     self._drop_mindist(md)
+
+    def _movable_pairs(self, aw, centers, reach_arr, reach_of, radii) -> list:
+        """(s, ks, o, ko) of the movable pairs the broad phase finds (in its
+        order) that may collide, each pair of their pieces whose spheres,
+        grown by both bodies' reach (one not awake: coll_dist + the margin),
+        meet; the sphere test of the pairs of two awake balls made at once."""
+        i, j, awake_k = self.spheres.pair_rows(aw, centers, radii)
+        if i.shape[0] == 0:
+            return []
+        ki = awake_k[i]
+        kj = awake_k[j]
+        radius = aw.ball_radii()
+        balls = (kj >= 0) & (radius[ki] >= 0.0) & (radius[np.maximum(kj, 0)] >= 0.0)
+        meet = np.zeros(i.shape[0], dtype=bool)
+        b = np.flatnonzero(balls)
+        if b.shape[0]:
+            p = ki[b]
+            q = kj[b]
+            d = centers[q] - centers[p]
+            rr = (radius[p] + radius[q]) + (reach_arr[p] + reach_arr[q])
+            meet[b] = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2] <= rr * rr
+        shapes = self.spheres.shapes
+        found = []
+        for a, b, ka, kb, ball_pair, m in zip(i.tolist(), j.tolist(), ki.tolist(), kj.tolist(), balls.tolist(),
+                                              meet.tolist()):
+            if ball_pair and not m:
+                continue
+            s = shapes[a]
+            o = shapes[b]
+            if not may_collide(s.obj, o.obj):
+                continue
+            if ball_pair:
+                found.append((s, BALL_KEY, o, BALL_KEY))
+                continue
+            reach = reach_of[ka] + (COLL_DIST + BROAD_MARGIN if kb < 0 else reach_of[kb])
+            for ks, c, r in self._piece_spheres(s):
+                for ko, oc, orad in self._piece_spheres(o):
+                    rr = r + orad + reach
+                    dx = oc[0] - c[0]
+                    dy = oc[1] - c[1]
+                    dz = oc[2] - c[2]
+                    if dx * dx + dy * dy + dz * dz <= rr * rr:
+                        found.append((s, ks, o, ko))
+        return found
 
     def _lane_broad_phase(self, aw, centers, radii, reach_of, speeds, dt) -> list:
         """The broad-phase values of the lane's bodies from its rows, in one
