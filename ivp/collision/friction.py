@@ -280,7 +280,7 @@ class EnergyHandle(_Handle):
                 cp.update(now)
                 cp.last_gap_len = cp.gap
             return
-        update_system(fs, now)
+        update_system(fs, ev.environment, now)
         unit = ev.sim_unit
         if unit.fast:
             return
@@ -304,7 +304,7 @@ class DynamicHandle(_Handle):
                 lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 tangential_friction(cp, lam * dt * dt, dt)
             return
-        for pair in tangential_system(fs, dt):  # easing reads and writes only its own pair's points
+        for pair in tangential_system(fs, ev.environment, dt):  # easing reads and writes only its own pair's points
             pair.next_ease_nr_psi -= 1
             if pair.next_ease_nr_psi <= 0:
                 pair.next_ease_nr_psi = EASE_EVERY_NTH_PSI
@@ -407,7 +407,7 @@ def damp_system(fs, damp: float) -> None:
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
 
 
-def update_system(fs, now: float) -> None:
+def update_system(fs, env, now: float) -> None:
     """The energy handle's 5.3 in a multi-contact system: every point's
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
@@ -433,6 +433,7 @@ def update_system(fs, now: float) -> None:
     O = np.empty((len(cps), 29))
     anti = np.empty(len(pairs))
     contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
+    fs._updated = (lay, env.psi_count, O)
     c = O.T.tolist()
 
     def vec(i):
@@ -449,18 +450,29 @@ def update_system(fs, now: float) -> None:
             pair.integrated_anti_energy += e
 
 
-def tangential_system(fs, dt: float) -> list:
+def tangential_system(fs, env, dt: float) -> list:
     """5.6 for every point of a multi-contact system: per core pair, last to
     first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
     points times dt^2, then tangential_friction of its points last to first,
     the positive spring-energy gains added to the pair's
     integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
     Returns the pairs in that order."""
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = fs.layout()
+    lay = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(cores)
-    F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
-                   *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                 dtype=np.float64).reshape(len(cps), 20)
+    O = fs.updated_rows(lay, env.psi_count)
+    if O is None:
+        F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
+                       *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                     dtype=np.float64).reshape(len(cps), 20)
+    else:
+        F = np.empty((len(cps), 20))
+        F[:, :3] = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir)
+                             for cp in cps], dtype=np.float64).reshape(len(cps), 3)
+        F[:, 3:5] = O[:, 27:29]                 # span_s
+        F[:, 5:11] = O[:, 7:13]                 # t0, t1
+        F[:, 11:14] = O[:, 4:7]                 # p
+        F[:, 14:20] = _lever_columns(O, MOV, I, 13)
     anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
     SPAN = np.empty((len(cps), 2))
     CLIP = np.zeros(len(cps), dtype=np.bool_)
@@ -476,6 +488,16 @@ def tangential_system(fs, dt: float) -> list:
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
     return pairs
+
+
+def _lever_columns(O, MOV, I, at: int):
+    """Both sides' three columns of update_system's rows O from ``at`` (r_cs
+    at 13, r x n at 19), zero for a side that does not move (ContactPoint
+    keeps None there, which the passes read as zero)."""
+    out = O[:, at:at + 6].copy()
+    out[~MOV[I[:, 0]], 0:3] = 0.0
+    out[~MOV[I[:, 1]], 3:6] = 0.0
+    return out
 
 
 def ease(pair: CorePair) -> None:
@@ -537,13 +559,24 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
         return
     lay = fs.layout()
     R, _, V, W, SC, WC = _core_states(lay.cores, pending=True)
-    P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
-                   *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                 dtype=np.float64).reshape(len(cps), 17)
+    row = lay.row
+    rows = [row[cp] for cp in cps]
+    I = lay.I[rows]
+    O = fs.updated_rows(lay, env.psi_count)
+    if O is None:
+        P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
+                       *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                     dtype=np.float64).reshape(len(cps), 17)
+    else:
+        O = O[rows]
+        P = np.empty((len(cps), 17))
+        P[:, 0] = O[:, 0]                       # gap
+        P[:, 1] = O[:, 25]                      # inv_vm
+        P[:, 2:5] = O[:, 1:4]                   # n
+        P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
+        P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
     H = np.array([cp.has_negative_pull_since for cp in cps], dtype=np.int64)
     NP = np.empty(len(cps))
-    row = lay.row
-    I = lay.I[[row[cp] for cp in cps]]
     g = math.sqrt(sum(c * c for c in env.gravity))
     done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
     if done == 0:
@@ -597,10 +630,22 @@ class FrictionSystem:
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
         self._layout = None
         self._sides = None
+        self._updated = None
 
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
         self._sides = None
+        self._updated = None
+
+    def updated_rows(self, lay: SystemLayout, psi: int):
+        """update_system's result rows (its O) when made at PSI ``psi`` for
+        the layout ``lay``: the points' values as the energy handle left them
+        (the handles after it in a PSI read them; nothing between them
+        changes a point), else None."""
+        kept = self._updated
+        if kept is not None and kept[0] is lay and kept[1] == psi:
+            return kept[2]
+        return None
 
     def side_columns(self, lay: SystemLayout):
         """update_system's side columns of the layout's points, made once per

@@ -1,0 +1,51 @@
+"""Several-contact systems (issue 11): the dynamic and static handles read the
+points' values from the rows the energy handle's pass left in the same PSI
+(FrictionSystem.updated_rows), with the same values as packing them again
+from the contact points."""
+
+from ivp import Environment, rng
+from ivp.collision.friction import FrictionSystem
+from test_collision_scenes import ball, box, floor
+
+
+def heap_world():
+    """A stack of four boxes, one turned, and six balls dropped on it and on the floor."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -10.0, 0.0))
+    floor(env, n=6, size=30.0)
+    for k in range(4):
+        box(env, (0.1 * k, 0.5 + 1.02 * k, 0.0), size=(2.0, 1.0, 1.5 - 0.2 * k), name=f"box{k}",
+            quaternion=(0.0, 0.1, 0.0, 0.995) if k == 2 else None)
+    for k in range(6):
+        ball(env, (-1.5 + 0.6 * k, 5.0 + 0.7 * k, 0.3 * (k % 2)), radius=0.4, name=f"ball{k}")
+    for o in env.objects:
+        if not o.core.physical_unmoveable:
+            o.wake()
+    return env
+
+
+def states(env, psis: int) -> list:
+    out = []
+    for _ in range(psis):
+        env.simulate(env.delta_PSI_time)
+        out.append(repr([rng.get_seed()] + [(o.core.pos_world_f_core_last_psi, o.core.q_world_f_core_last_psi,
+                                             o.core.speed, o.core.rot_speed) for o in env.objects]))
+    return out
+
+
+def test_the_handles_read_the_energy_handles_rows_with_the_values_of_the_points(monkeypatch):
+    read = []
+    kept = FrictionSystem.updated_rows
+
+    def counted(self, lay, psi):
+        rows = kept(self, lay, psi)
+        read.append(rows is not None)
+        return rows
+
+    monkeypatch.setattr(FrictionSystem, "updated_rows", counted)
+    from_rows = states(heap_world(), 200)
+    assert sum(read) > 100                               # the rows were read, PSI after PSI
+    monkeypatch.setattr(FrictionSystem, "updated_rows", lambda self, lay, psi: None)
+    packed = states(heap_world(), 200)
+    assert from_rows == packed
+    assert from_rows[20] != from_rows[199]               # the heap moved
