@@ -28,7 +28,7 @@ from test_collision_scenes import ball, box, floor
 from test_lane import state
 
 
-def _update_point_by_point(fs, now):
+def _update_point_by_point(fs, env, now):
     """The energy handle's loop as ivp-contacts 5.3 and 5.8 state it."""
     for pair in fs.pairs.values():
         anti = 0.0
@@ -41,7 +41,7 @@ def _update_point_by_point(fs, now):
             pair.integrated_anti_energy += anti
 
 
-def _point_by_point(fs, dt):
+def _point_by_point(fs, env, dt):
     """The dynamic handle's loop as ivp-contacts 5.6 states it: the core pairs
     last to first (returned, for the easing that follows)."""
     pairs = list(reversed(list(fs.pairs.values())))
