@@ -7,6 +7,8 @@ an active and a frozen list, each with the newest unit first (10.0).
 
 from __future__ import annotations
 
+from itertools import groupby
+
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
@@ -58,21 +60,12 @@ class SimUnit:
         if kept is not None and kept[0] == epoch():
             return kept[1]
         steps = []
-        group = []
-        for e in self.entries[::-1] + [None]:
-            c = None if e is None else e.controller
-            if group and (c is None or type(c).run_class is not type(group[0][0]).run_class or not c.in_run()):
-                if len(group) > 1:
-                    steps.append((type(group[0][0]).run_class([g for g, _ in group]), None))
-                else:
-                    steps += group
-                group = []
-            if c is None:
-                break
-            if CONTROLLER_RUNS and type(c).run_class is not None and c.in_run():
-                group.append((c, e.cores))
+        for _, run in groupby(self.entries[::-1], _run_key):
+            run = list(run)
+            if len(run) > 1:
+                steps.append((type(run[0].controller).run_class([e.controller for e in run]), None))
             else:
-                steps.append((c, e.cores))
+                steps.append((run[0].controller, run[0].cores))
         self._steps = (epoch(), steps)
         return steps
 
@@ -145,6 +138,13 @@ class SimUnit:
             env.collision.update_after_controllers(self)
         if self.changed and self.alive:
             env.sim_unit_manager.split(self)
+
+
+def _run_key(entry):
+    """controller_steps' grouping: a controller that may be one of a run is
+    keyed by its run_class, any other by itself (a step of its own)."""
+    c = entry.controller
+    return type(c).run_class if CONTROLLER_RUNS and c.in_run() else entry
 
 
 class SimUnitManager:

@@ -52,6 +52,7 @@ AXIS_LIMITED = 2
 AXIS_ACTIVE = 1                                # bit 0 of a runtime axis type (12.5)
 OVER_MAX_MODES = {"scale": 1, "break": 2}
 ZERO3 = (0.0, 0.0, 0.0)
+IDENTITY_R = umath.IDENTITY_R
 
 
 class ConstraintTemplate:
@@ -346,7 +347,7 @@ def _row_state(S, i):
     """_side_state of a run's core row i (columns: R, position, speed,
     rotation speed, inverse inertia, inverse mass, moving), or of no core (i < 0)."""
     if i < 0:
-        return (False, (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), ZERO3, ZERO3, ZERO3, ZERO3, 0.0)
+        return (False, IDENTITY_R, ZERO3, ZERO3, ZERO3, ZERO3, 0.0)
     R = (S[i, 0], S[i, 1], S[i, 2], S[i, 3], S[i, 4], S[i, 5], S[i, 6], S[i, 7], S[i, 8])
     return (S[i, 22] != 0.0, R, (S[i, 9], S[i, 10], S[i, 11]), (S[i, 12], S[i, 13], S[i, 14]),
             (S[i, 15], S[i, 16], S[i, 17]), (S[i, 18], S[i, 19], S[i, 20]), S[i, 21])
