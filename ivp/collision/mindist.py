@@ -48,6 +48,8 @@ from .features import (
 )
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
+HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
 
 HINT_NOW = 0
 HINT_SMALL_DELAY = 1
@@ -106,7 +108,7 @@ class Mindist:
 
     __slots__ = ("a", "ka", "b", "kb", "_side0", "_side1", "_len", "_geom", "sum_extra_radius",
                  "coll_type", "event", "alive", "seen", "_prev", "_prev_code", "_batch", "_row", "intrusion",
-                 "intrusion_psi")
+                 "intrusion_psi", "hull")
 
     def __init__(self, a, ka, b, kb):
         self.a = a
@@ -128,6 +130,7 @@ class Mindist:
         self._row = 0
         self.intrusion = False          # 3.3's INTRUSION: the pair is on the invalid list
         self.intrusion_psi = -1         # the PSI whose anomaly push it last had
+        self.hull = None                # 3.4's hull mode: (gap, core 0, its pose, core 1, its pose) then
 
     @property
     def len_numerator(self) -> float:
@@ -388,6 +391,34 @@ def look_ahead_limit(env, wc: float) -> float:
     return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
 
 
+def hull_holds(env, md: Mindist, t: float) -> bool:
+    """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
+    when update_events put it there): whether its gap at t is surely still
+    beyond the look-ahead, so that measuring it and update_events would queue
+    nothing. The gap can have shrunk by no more than both bodies have moved
+    (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
+    that: a push, an impact or a teleport is in it."""
+    gap, c0, m0, c1, m1 = md.hull
+    _, limit = look_ahead(env, c0, c1)
+    room = gap - limit - moved_bound(c0, m0, core_pose(c0, t)) - moved_bound(c1, m1, core_pose(c1, t))
+    return room > HULL_SLACK * (1.0 + abs(gap))
+
+
+def moved_bound(core, m0, m) -> float:
+    """How far a point of the core's object can be from where it was at pose m0
+    when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
+    object's upper_limit_radius (a point at u from the centre moves by
+    (R - R0) u + (v - v0))."""
+    if m is m0:
+        return 0.0
+    (R, v), (S, v0) = m, m0
+    x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
+    a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
+                                 R[6] - S[6], R[7] - S[7], R[8] - S[8])
+    dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
+    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
+
+
 def _ball_row_normal(G, row: int):
     """The normal of a ball pass's geometry row."""
     return tuple(G[row, 1:4].tolist())
@@ -396,11 +427,15 @@ def _ball_row_normal(G, row: int):
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
     md.event = None
+    md.hull = None
     if md.intrusion:                    # on the invalid list: no events until measurable (3.3)
         return
     c0, c1 = md.cores
     wc, limit = look_ahead(env, c0, c1)
     if md.len_numerator > limit:
+        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):
+            t = env.current_time
+            md.hull = (md.len_numerator, c0, core_pose(c0, t), c1, core_pose(c1, t))
         return
     dt = env.delta_PSI_time
     n = md.normal

@@ -25,8 +25,8 @@ from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal
-from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, recalc_all,
-                      update_events)
+from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, hull_holds,
+                      recalc_all, update_events)
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -639,6 +639,8 @@ class CollisionSystem:
                 md = self._mindist(a, ka, b, kb)
             if md.seen != stamp:
                 md.seen = stamp
+                if md.hull is not None and hull_holds(env, md, t):
+                    return                  # 3.4: in hull mode, not measured
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
         enabled = [f for f in self.fixed if f.obj.collision_enabled]
@@ -794,7 +796,8 @@ class CollisionSystem:
                 for md in shape.mindists.values():
                     if id(md) not in seen:
                         seen.add(id(md))
-                        mds.append(md)
+                        if md.hull is None or not hull_holds(env, md, t):    # 3.4: only the exact ones
+                            mds.append(md)
         # measured at once (a measurement reads poses only, which the pushes
         # of intruded pairs leave alone: they are pending speed changes)
         recalc_all(mds, t)

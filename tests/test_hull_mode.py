@@ -1,0 +1,120 @@
+"""3.4 hull mode: a polygon pair beyond the look-ahead is not measured again
+while the poses its bodies have reached cannot have closed its gap to the
+look-ahead (mindist.hull_holds), which is when measuring it and update_events
+would queue nothing (issue 11)."""
+
+import copy
+import hashlib
+import math
+import struct
+
+import numpy as np
+
+from ivp import Environment, rng
+from ivp.collision import mindist, system
+from test_collision_scenes import ball, box, floor
+from test_piece_batches import _pose
+
+
+class _Core:
+    def __init__(self, radius):
+        self.upper_limit_radius = radius
+
+
+def test_moved_bound_is_the_shift_for_a_translation_and_covers_a_turned_bodys_points():
+    """A shift (3, 4, 0): 5. A turn by a about z of a body of radius r: its
+    farthest point moves 2 r sin(a/2), the bound is |R - I| r = 2 sqrt(2) r sin(a/2)."""
+    I = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+    m0 = (I, (1.0, 2.0, 3.0))
+    assert mindist.moved_bound(_Core(7.0), m0, (I, (4.0, 6.0, 3.0))) == 5.0
+    assert mindist.moved_bound(_Core(7.0), m0, m0) == 0.0
+    a = 0.3
+    c, s = math.cos(a), math.sin(a)
+    turned = ((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (1.0, 2.0, 3.0))
+    bound = mindist.moved_bound(_Core(2.0), m0, turned)
+    assert math.isclose(bound, 2.0 * math.sqrt(2.0) * 2.0 * math.sin(a / 2) * (1 + 1e-6), rel_tol=1e-12)
+    assert bound > 2.0 * 2.0 * math.sin(a / 2)
+
+
+def test_no_point_of_a_body_moves_farther_than_moved_bound():
+    """Random poses and points within the radius: the point's move is never above the bound."""
+    rnd = np.random.default_rng(4)
+    for _ in range(500):
+        (R0, v0), (R, v) = _pose(rnd, rnd.uniform(-1, 1)), _pose(rnd, rnd.uniform(-1, 1))
+        if rnd.uniform() < 0.5:                 # small moves too, where rounding matters
+            R = tuple(x + rnd.normal(0.0, 1e-9) for x in R0)
+            v = tuple(x + rnd.normal(0.0, 1e-9) for x in v0)
+        r = rnd.uniform(0.1, 5.0)
+        bound = mindist.moved_bound(_Core(r), (R0, v0), (R, v))
+        u = rnd.normal(size=3)
+        u *= r / np.linalg.norm(u)
+        p0 = np.array(R0).reshape(3, 3) @ u + v0
+        p = np.array(R).reshape(3, 3) @ u + v
+        assert np.linalg.norm(p - p0) <= bound
+
+
+def _scene():
+    """Boxes dropped, turned, on a triangle floor and onto each other, one
+    thrown fast along the floor into the others and a ball rolled at them
+    (the random numbers from their start)."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    floor(env, n=8, size=30.0)
+    bodies = [box(env, (0.0, 0.52, 0.0), name="b0"), box(env, (0.1, 1.6, 0.05), name="b1"),
+              box(env, (2.5, 0.7, 1.0), name="b2", quaternion=(0.9, 0.3, 0.2, 0.1)),
+              box(env, (-3.0, 2.5, -1.0), size=(2.0, 0.5, 1.0), name="b3"),
+              box(env, (-9.0, 0.6, 0.2), name="b4"), ball(env, (3.0, 0.5, 8.0), radius=0.5)]
+    bodies[4].async_add_speed_object_ws((14.0, 0.0, 0.0))
+    bodies[5].async_add_speed_object_ws((0.0, 0.0, -9.0))
+    for b in bodies:
+        b.wake()
+    return env, bodies
+
+
+def _hash(env, bodies, psis: int) -> str:
+    h = hashlib.sha256()
+    for _ in range(psis):
+        env.simulate(env.delta_PSI_time)
+        for b in bodies:
+            c = b.core
+            h.update(struct.pack("<13d", *c.pos_world_f_core_last_psi, *c.q_world_f_core_last_psi, *c.speed,
+                                 *c.rot_speed))
+    return h.hexdigest()
+
+
+def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
+    """Whenever hull_holds keeps a pair unmeasured, a copy of it measured at
+    that time is beyond the look-ahead, so update_events would have returned
+    at once; and pairs do go to hull mode and come back."""
+    held = []
+    woken = []
+    real = mindist.hull_holds
+
+    def checked(env, md, t):
+        holds = real(env, md, t)
+        if holds:
+            probe = copy.copy(md)
+            probe.recalc(t)
+            _, limit = mindist.look_ahead(env, *probe.cores)
+            assert not probe.intrusion and probe.len_numerator > limit
+            held.append(probe.len_numerator - limit)
+        else:
+            woken.append(md)
+        return holds
+
+    monkeypatch.setattr(system, "hull_holds", checked)
+    env, bodies = _scene()
+    _hash(env, bodies, 200)
+    assert len(held) > 1000 and woken
+    assert min(held) < 0.05                 # some were kept close to the look-ahead
+    assert any(md.a.is_ball for md in woken)
+
+
+def test_hull_mode_leaves_the_scene_as_measuring_every_pair_every_psi(monkeypatch):
+    """The same scene with every pair measured every PSI (hull_holds never
+    true) gives the same state, bit for bit, at every PSI."""
+    env, bodies = _scene()
+    with_hull = _hash(env, bodies, 200)
+    monkeypatch.setattr(system, "hull_holds", lambda env, md, t: False)
+    env, bodies = _scene()
+    assert _hash(env, bodies, 200) == with_hull
