@@ -1,10 +1,15 @@
 """Several-contact systems (issue 11): the dynamic and static handles read the
 points' values from the rows the energy handle's pass left in the same PSI
 (FrictionSystem.updated_rows), with the same values as packing them again
-from the contact points."""
+from the contact points; the energy handle moves the movable hull sides'
+points from the core frame (friction_kernels.moving_sides_k) to side_data's
+values."""
+
+import numpy as np
 
 from ivp import Environment, rng
-from ivp.collision.friction import FrictionSystem
+from ivp.collision.friction import FrictionSystem, _core_states
+from ivp.collision.friction_kernels import moving_sides_k
 from test_collision_scenes import ball, box, floor
 
 
@@ -49,3 +54,23 @@ def test_the_handles_read_the_energy_handles_rows_with_the_values_of_the_points(
     packed = states(heap_world(), 200)
     assert from_rows == packed
     assert from_rows[20] != from_rows[199]               # the heap moved
+
+
+def test_the_movable_hull_sides_moved_from_the_core_frame_are_side_data_bit_for_bit():
+    """Every movable hull side of the heap's systems (points, edges and faces
+    of the boxes, PSI after PSI) packs as ContactPoint.side_data packs it."""
+    env = heap_world()
+    kinds = set()
+    for _ in range(120):
+        env.simulate(env.delta_PSI_time)
+        for fs in env.collision.systems:
+            lay = fs.layout()
+            R, POS, _, _ = _core_states(lay.cores)
+            _, _, _, L, AT = fs.side_columns(lay)
+            F = np.full((len(lay.cps), 26), np.nan)
+            moving_sides_k(L, AT, R, POS, F)
+            for q, o, _ in AT.tolist():
+                k, pts = lay.cps[q].side_data(o // 13)
+                assert F[q, o:o + 13].tolist() == [k] + [x for v in pts for x in v]
+                kinds.add(k)
+    assert kinds == {0, 1, 2}

@@ -34,6 +34,7 @@ from .friction_kernels import (
     contact_update_k,
     contact_update_system_k,
     damp_system_k,
+    moving_sides_k,
     normal_system_k,
     tangential_k,
     tangential_system_k,
@@ -188,6 +189,28 @@ class ContactPoint:
             out = out[0], tuple(tuple(float(x) for x in v) for v in out[1])
             self.fixed_world[i] = out
         return out
+
+    def side_local(self, i: int):
+        """Side i's feature in its core's frame, for friction_kernels.moving_sides_k:
+        its kind (0 P, 1 K, 2 F) and three points (P first; K's ends; F's corners
+        as face_data orders them), or None where side_data makes it (a ball, a
+        fixed body, a two-sided triangle, whose normal is its moved plane's)."""
+        side = self.side0 if i == 0 else self.side1
+        shape = side.shape
+        core = self.core0 if i == 0 else self.core1
+        if shape.is_ball or core.physical_unmoveable or side.piece_key[0] != "p":
+            return None
+        piece = shape.pieces[side.piece_key[1]]
+        if piece.two_sided:
+            return None
+        kind, idx = side.feature
+        V = piece.verts
+        if kind == "P":
+            return 0, V[idx], ZERO3, ZERO3
+        if kind == "K":
+            return 1, V[idx[0]], V[idx[1]], ZERO3
+        a, b, c = piece.tris[idx]
+        return 2, V[a], V[b], V[c]
 
     def init_virt_mass(self) -> None:
         """5.3: 1/vm of the worst case, computed once at creation."""
@@ -415,9 +438,10 @@ def update_system(fs, env, now: float) -> None:
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(cores)
-    S, moving, edges = fs.side_columns(lay)
+    S, moving, edges, L, AT = fs.side_columns(lay)
     F = np.empty((len(cps), 38))
     F[:, :26] = S
+    moving_sides_k(L, AT, R, POS, F)
     for q, i in moving:
         k, (a, b, c, d) = cps[q].side_data(i)
         F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
@@ -649,16 +673,20 @@ class FrictionSystem:
 
     def side_columns(self, lay: SystemLayout):
         """update_system's side columns of the layout's points, made once per
-        layout: (S, moving, edges). S (n, 26): each side's kind and points as
-        ContactPoint.side_data packs them, a ball's as _BALL_ROW (the kernel
-        reads its centre), a fixed side's as it stays; ``moving``: the (row,
-        side) of the movable sides that are not balls, whose points move (made
-        again at each update); ``edges``: both sides edges."""
+        layout: (S, moving, edges, L, AT). S (n, 26): each side's kind and
+        points as ContactPoint.side_data packs them, a ball's as _BALL_ROW (the
+        kernel reads its centre), a fixed side's as it stays; the movable hull
+        sides, whose points move, made again at each update by moving_sides_k
+        from L (their side_local rows) and AT (point row, first column, core
+        row); ``moving``: the (row, side) of the other movable sides that are
+        not balls (side_data makes them); ``edges``: both sides edges."""
         kept = self._sides
         if kept is not None and kept[0] is lay:
             return kept[1]
         S = np.empty((len(lay.cps), 26))
         moving = []
+        local = []
+        at = []
         edges = []
         for q, cp in enumerate(lay.cps):
             kinds = []
@@ -668,11 +696,18 @@ class FrictionSystem:
                 else:
                     k, (a, b, c, d) = cp.side_data(i)
                     if not core.physical_unmoveable:
-                        moving.append((q, i))
+                        loc = cp.side_local(i)
+                        if loc is None:
+                            moving.append((q, i))
+                        else:
+                            local.append((loc[0], *loc[1], *loc[2], *loc[3]))
+                            at.append((q, 13 * i, int(lay.I[q, i])))
                 S[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
                 kinds.append(k)
             edges.append(kinds[0] == 1 and kinds[1] == 1)
-        out = (S, moving, edges)
+        L = np.array(local, dtype=np.float64).reshape(len(local), 10)
+        AT = np.array(at, dtype=np.int64).reshape(len(at), 3)
+        out = (S, moving, edges, L, AT)
         self._sides = (lay, out)
         return out
 

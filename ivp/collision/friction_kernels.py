@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot, vsub
 from .constants import (
     DESCENDING_SPEEDUP,
     ENERGY_GAIN_ALLOWANCE,
@@ -22,7 +22,7 @@ from .constants import (
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
 )
-from .feature_kernels import edge_edge, point_edge, point_face, point_point, vert
+from .feature_kernels import edge_edge, point_edge, point_face, point_point, unit_k, vert
 from .lcp import gauss_solve_k, lcp_k
 
 BALL_SIDE = 3                  # a side's kind code for a ball (0 P, 1 K, 2 F as the feature kernels)
@@ -225,6 +225,39 @@ def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN,
 def _row9(A, i):
     """Row i of an (n, 9) array (a rotation) as a tuple."""
     return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
+
+
+@kernel
+def moving_sides_k(L, AT, R, POS, F):
+    """ContactPoint.side_data of movable hull sides from their points in the
+    core frame: L[r] the kind (0 P, 1 K, 2 F) and up to three points (P, K's
+    ends, F's corners), each moved as R p + v (umath.mat_mul_point's order,
+    as Piece.transformed moves them), a face's normal the unit of
+    (b - a) x (c - a) as features.face_data makes it, unused points zero;
+    written into F[AT[r, 0]] from column AT[r, 1], AT[r, 2] the core's row
+    of R and POS."""
+    for r in range(L.shape[0]):
+        q = AT[r, 0]
+        o = AT[r, 1]
+        c = AT[r, 2]
+        kind = L[r, 0]
+        F[q, o] = kind
+        for j in range(4):
+            for k in range(3):
+                F[q, o + 1 + 3 * j + k] = 0.0
+        for j in range(int(kind) + 1):
+            x = L[r, 1 + 3 * j]
+            y = L[r, 2 + 3 * j]
+            z = L[r, 3 + 3 * j]
+            for k in range(3):
+                F[q, o + 1 + 3 * j + k] = R[c, 3 * k] * x + R[c, 3 * k + 1] * y + R[c, 3 * k + 2] * z + POS[c, k]
+        if kind == 2.0:
+            a = (F[q, o + 1], F[q, o + 2], F[q, o + 3])
+            b = (F[q, o + 4], F[q, o + 5], F[q, o + 6])
+            cc = (F[q, o + 7], F[q, o + 8], F[q, o + 9])
+            _, n = unit_k(vcross(vsub(b, a), vsub(cc, a)))
+            for k in range(3):
+                F[q, o + 10 + k] = n[k]
 
 
 @kernel

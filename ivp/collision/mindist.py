@@ -400,7 +400,13 @@ def hull_holds(env, md: Mindist, t: float) -> bool:
     that: a push, an impact or a teleport is in it."""
     gap, c0, m0, c1, m1 = md.hull
     _, limit = look_ahead(env, c0, c1)
-    room = gap - limit - moved_bound(c0, m0, core_pose(c0, t)) - moved_bound(c1, m1, core_pose(c1, t))
+    room = gap - limit
+    m = core_pose(c0, t)
+    if m is not m0:
+        room -= moved_bound(c0, m0, m)
+    m = core_pose(c1, t)
+    if m is not m1:
+        room -= moved_bound(c1, m1, m)
     return room > HULL_SLACK * (1.0 + abs(gap))
 
 
@@ -408,15 +414,26 @@ def moved_bound(core, m0, m) -> float:
     """How far a point of the core's object can be from where it was at pose m0
     when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
     object's upper_limit_radius (a point at u from the centre moves by
-    (R - R0) u + (v - v0))."""
+    (R - R0) u + (v - v0)). The last one is kept: a body's pairs that went to
+    hull mode at one PSI ask for the same two poses."""
     if m is m0:
         return 0.0
+    last = _last_moved
+    if last[0] is m0 and last[1] is m:
+        return last[2]
     (R, v), (S, v0) = m, m0
     x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
     a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
                                  R[6] - S[6], R[7] - S[7], R[8] - S[8])
     dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
-    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
+    out = math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
+    last[0] = m0
+    last[1] = m
+    last[2] = out
+    return out
+
+
+_last_moved = [None, None, 0.0]         # moved_bound's last poses (m0, m) and its value
 
 
 def _ball_row_normal(G, row: int):
