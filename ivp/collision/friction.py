@@ -191,14 +191,13 @@ class ContactPoint:
         return out
 
     def side_local(self, i: int):
-        """Side i's feature in its core's frame, for friction_kernels.moving_sides_k:
-        its kind (0 P, 1 K, 2 F) and three points (P first; K's ends; F's corners
-        as face_data orders them), or None where side_data makes it (a ball, a
-        fixed body, a two-sided triangle, whose normal is its moved plane's)."""
+        """Movable side i's feature in its core's frame, for friction_kernels.
+        moving_sides_k: its kind (0 P, 1 K, 2 F) and three points (P first; K's
+        ends; F's corners as face_data orders them), or None where side_data
+        makes it (a ball, a two-sided triangle, whose normal is its moved plane's)."""
         side = self.side0 if i == 0 else self.side1
         shape = side.shape
-        core = self.core0 if i == 0 else self.core1
-        if shape.is_ball or core.physical_unmoveable or side.piece_key[0] != "p":
+        if shape.is_ball or side.piece_key[0] != "p":
             return None
         piece = shape.pieces[side.piece_key[1]]
         if piece.two_sided:

@@ -130,7 +130,7 @@ class Mindist:
         self._row = 0
         self.intrusion = False          # 3.3's INTRUSION: the pair is on the invalid list
         self.intrusion_psi = -1         # the PSI whose anomaly push it last had
-        self.hull = None                # 3.4's hull mode: (gap, core 0, its pose, core 1, its pose) then
+        self.hull = None                # in 3.4's hull mode: (gap, core 0, its pose, core 1, its pose)
 
     @property
     def len_numerator(self) -> float:
@@ -414,26 +414,15 @@ def moved_bound(core, m0, m) -> float:
     """How far a point of the core's object can be from where it was at pose m0
     when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
     object's upper_limit_radius (a point at u from the centre moves by
-    (R - R0) u + (v - v0)). The last one is kept: a body's pairs that went to
-    hull mode at one PSI ask for the same two poses."""
+    (R - R0) u + (v - v0))."""
     if m is m0:
         return 0.0
-    last = _last_moved
-    if last[0] is m0 and last[1] is m:
-        return last[2]
     (R, v), (S, v0) = m, m0
     x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
     a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
                                  R[6] - S[6], R[7] - S[7], R[8] - S[8])
     dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
-    out = math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
-    last[0] = m0
-    last[1] = m
-    last[2] = out
-    return out
-
-
-_last_moved = [None, None, 0.0]         # moved_bound's last poses (m0, m) and its value
+    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
 
 
 def _ball_row_normal(G, row: int):
@@ -449,10 +438,11 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         return
     c0, c1 = md.cores
     wc, limit = look_ahead(env, c0, c1)
-    if md.len_numerator > limit:
-        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):
+    gap = md.len_numerator
+    if gap > limit:
+        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
             t = env.current_time
-            md.hull = (md.len_numerator, c0, core_pose(c0, t), c1, core_pose(c1, t))
+            md.hull = (gap, c0, core_pose(c0, t), c1, core_pose(c1, t))
         return
     dt = env.delta_PSI_time
     n = md.normal
@@ -467,7 +457,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         return
     t_now = env.current_time
     t_max = env.time_of_next_psi
-    if md.len_numerator >= COLL_DIST + (t_max - t_now) * mcs:
+    if gap >= COLL_DIST + (t_max - t_now) * mcs:
         return
     t_ev = event_search(md, mcs, t_now, t_max)
     if t_ev is None:
@@ -476,7 +466,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         if hint == HINT_NOW:
             t_ev = t_now
         else:
-            m = md.len_numerator - REAL_COLL_DIST
+            m = gap - REAL_COLL_DIST
             if hint == HINT_BIG_DELAY:
                 t_ev = t_now + (m / wc + 1e-4 * dt if m >= 1e-12 and wc > 0.0 else 1e-3 * dt)
             else:
