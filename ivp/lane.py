@@ -382,6 +382,74 @@ def lane_unit(env, su) -> bool:
     return len(cores) == 1 and env.lane.can_take(cores[0])
 
 
+def joint_unit(env, su):
+    """The lane's step for a unit of joints it runs whole, or None: the
+    unit's controllers are gravity on every core, then one step that runs on
+    rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
+    may be taken (can_take) and is taken on loan, and the step's other cores
+    are fixed. The step, (run, rows, cores, the run's cores' rows or -1),
+    is kept while nothing changes (:func:`epoch`)."""
+    kept = su._lane
+    if kept is not None and kept[0] == _epoch[0]:
+        return kept[1]
+    step = _joint_step(env, su)
+    su._lane = (_epoch[0], step)
+    return step
+
+
+def _joint_step(env, su):
+    steps = su.controller_steps()
+    cores = tuple(su.cores)
+    if len(steps) != 2 or steps[0][0] is not env.gravity_controller or len(steps[0][1]) != len(cores):
+        return None
+    run = steps[1][0]
+    if not hasattr(run, "lane_psi"):
+        cls = type(run).run_class
+        if cls is None or not hasattr(cls, "lane_psi") or not run.in_run():
+            return None
+        run = cls([run])
+    lane = env.lane
+    if not all(lane.can_take(c) for c in cores):
+        return None
+    if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
+        return None
+    for c in cores:
+        if c.lane_slot < 0:
+            lane.take(c)
+    rows = np.array([c.lane_slot for c in cores], dtype=np.int64)
+    slots = np.array([c.lane_slot if c.sim_unit_of_core is su else -1 for c in run.cores], dtype=np.int64)
+    return run, rows, cores, slots
+
+
+def run_joint_unit(env, su, step, cores_out: list) -> None:
+    """do_sim_unit_PSI (6.3) of a unit of joints (:func:`joint_unit`) on its
+    rows in one pass (the step's ``lane_psi``: the head, gravity, the
+    constraints, the sleep test); a unit calm at its sleep test is given
+    back and frozen by the object path."""
+    from .sim_unit import freeze_unit
+    run, rows, cores, slots = step
+    lane = env.lane
+    flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
+    g = env.gravity_controller.gravity
+    dt = env.delta_PSI_time
+    calm, countdown, seed = run.lane_psi(lane.rows, rows, slots, flags, env.current_time, dt,
+                                         env.inv_delta_PSI_time, g[0] * dt, g[1] * dt, g[2] * dt,
+                                         env.freeze_check_time, env.valve_sleep_countdown,
+                                         env.sleep_countdown_value, rng.get_seed())
+    env.sleep_countdown_value = countdown
+    rng.set_seed(seed)
+    su.fast = bool(flags[0, 0])
+    su.fast_prev = bool(flags[0, 1])
+    cores_out.extend(reversed(cores))
+    lane.ran.append((rows, cores))
+    if calm:
+        for c in cores:
+            lane.give_back(c)
+        freeze_unit(env, su)
+    if env.collision is not None:
+        env.collision.update_after_controllers(su)
+
+
 def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") -> int:
     """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
     count-down, gravity and calm test in one pass. A unit found calm is given
@@ -591,11 +659,9 @@ def calm_state(S, k, t, fct):
 
 
 @kernel(inline=True)
-def begin_unit(S, k, flags, u, t, valve, countdown, seed):
-    """The head of do_sim_unit_PSI (6.3) for a unit of one core, row k, its
-    (fast, fast_prev) flags row u: the begin of the PSI (0x10012470: the pose
-    at t, the pending pushes landed) and the sleep count-down (10.1).
-    Returns (whether the unit takes the sleep test, count-down, seed)."""
+def begin_row(S, k, t):
+    """Core.begin_psi (6.3, 0x10012470) on row k: the pose at t, the pending
+    pushes landed; returns the fast test (|speed| > 1 m/s)."""
     dtp = t - S[k, T_LAST]
     R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
     for i in range(9):
@@ -610,16 +676,23 @@ def begin_unit(S, k, flags, u, t, valve, countdown, seed):
     sx = S[k, SPEED]
     sy = S[k, SPEED + 1]
     sz = S[k, SPEED + 2]
-    fast = math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
+    return math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
+
+
+@kernel(inline=True)
+def unit_flags(flags, u, fast, valve, countdown, seed):
+    """The rest of do_sim_unit_PSI's head (6.3) for a unit whose cores' fast
+    tests gave ``fast``, its (fast, fast_prev) flags row u: the flags and the
+    sleep count-down (10.1). Returns (whether the unit takes the sleep test,
+    whether its cores' calm windows restart (0x1000cec0), count-down, seed)."""
     test_sleep = False
+    reset = False
     if fast:
         flags[u, 0] = 1
         tick = valve
     else:
         flags[u, 1] = flags[u, 0]
-        if flags[u, 1] != 0:
-            S[k, CALM_T] = t
-            S[k, CALM_T + 1] = t
+        reset = flags[u, 1] != 0
         flags[u, 0] = 0
         tick = True
     if tick:
@@ -628,7 +701,31 @@ def begin_unit(S, k, flags, u, t, valve, countdown, seed):
             seed, r = _rng(seed)
             countdown = 15 - int(r * MINUS_FIVE_F)
             test_sleep = not fast
+    return test_sleep, reset, countdown, seed
+
+
+@kernel(inline=True)
+def begin_unit(S, k, flags, u, t, valve, countdown, seed):
+    """The head of do_sim_unit_PSI (6.3) for a unit of one core, row k, its
+    (fast, fast_prev) flags row u: begin_row, then unit_flags. Returns
+    (whether the unit takes the sleep test, count-down, seed)."""
+    fast = begin_row(S, k, t)
+    test_sleep, reset, countdown, seed = unit_flags(flags, u, fast, valve, countdown, seed)
+    if reset:
+        S[k, CALM_T] = t
+        S[k, CALM_T + 1] = t
     return test_sleep, countdown, seed
+
+
+@kernel(inline=True)
+def gravity_row(S, k, gx, gy, gz):
+    """The gravity controller (7.1) on row k: damp (7.3), commit (nothing
+    pending on a row), speed += g dt, stored f32."""
+    d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
+    for i in range(3):
+        S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + 0.0)
+        S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + 0.0)
+                                + (gx if i == 0 else gy if i == 1 else gz))
 
 
 @kernel
@@ -638,12 +735,7 @@ def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
     for u in range(rows.shape[0]):
         k = rows[u]
         test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
-        # gravity (7.1): damp, commit, speed += g dt
-        d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
-        for i in range(3):
-            S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + 0.0)
-            S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + 0.0)
-                                    + (gx if i == 0 else gy if i == 1 else gz))
+        gravity_row(S, k, gx, gy, gz)
         if test_sleep:
             s = calm_state(S, k, t, fct)
             S[k, STATE] = s

@@ -14,7 +14,7 @@ from .fp import inv_dt
 from .controllers.base import SimEvent
 from .collision.single_contact import resting_unit, run_controllers, run_resting
 from .jit import ENABLED as JIT_ENABLED
-from .lane import ENABLED as LANE_ENABLED, Plan, epoch, lane_unit, run_units, touch
+from .lane import ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -36,7 +36,7 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps")
+    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane")
 
     def __init__(self):
         self.state = SU_FROZEN
@@ -47,9 +47,11 @@ class SimUnit:
         self.entries = []           # ascending priority
         self.alive = True
         self._steps = None
+        self._lane = None           # (epoch, lane.joint_unit's step)
 
     def _before_snapshot(self) -> None:
-        self._steps = None              # its epoch means nothing in another process
+        self._steps = None              # their epoch means nothing in another process
+        self._lane = None
 
     def controller_steps(self) -> list:
         """(controller, cores) in calling order (6.3: the entries last to
@@ -108,8 +110,12 @@ class SimUnit:
                 j -= 1
 
     def do_sim_unit_psi(self, env, ev: SimEvent, cores_out: list) -> None:
-        """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test."""
+        """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test
+        (a unit of joints the lane runs whole: lane.run_joint_unit)."""
         ev.sim_unit = self
+        if env.lane is not None and not self.changed and (step := joint_unit(env, self)) is not None:
+            run_joint_unit(env, self, step, cores_out)
+            return
         fast = False
         t = env.current_time
         cores = self.cores

@@ -401,6 +401,7 @@ def test_quat_error_x_uses_f32_q_x():
 def test_solver_failure_path_applies_nothing(monkeypatch):
     import ivp.controllers.constraint as cmod
     env = Environment(gravity=(0.0, -10.0, 0.0))
+    env.lane = None                 # the object path, whose _solve_step the patch replaces
     plank, _ = hanging_plank(env, 0.3)
     def failed(*args):
         state, lam, cs_a, v_r, w_r, v_a, w_a = solve(*args)

@@ -38,6 +38,7 @@ from ..kmath import (
     vsub,
 )
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
+from ..lane import CALM_T, INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, STATE, begin_row, calm_state, gravity_row, unit_flags
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
@@ -290,7 +291,7 @@ class ConstraintRun:
     structure (ivp.lane.epoch); each constraint's axis types become a row of
     the run's array."""
 
-    __slots__ = ("cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F")
+    __slots__ = ("cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F", "fixed")
 
     def __init__(self, constraints):
         cores = []
@@ -321,14 +322,13 @@ class ConstraintRun:
         self.HI = np.array([c.borders_high for c in constraints], dtype=np.float64)
         self.F = np.array([(c.damp_factor, c.force_factor, c.limit_factor) for c in constraints],
                           dtype=np.float64)
+        self.fixed = None                       # lane_psi's rows of the cores not on loan, and their inputs
 
     def do_simulation_controller(self, ev, cores) -> None:
         """Every constraint's 12.6 solve, in order (one pass); the speeds of
         the cores a solve pushed written back."""
         cs = self.cores
-        S = np.array([(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed,
-                       *c.inv_rot_inertia, c.inv_mass, 0.0 if c.physical_unmoveable else 1.0) for c in cs],
-                     dtype=np.float64).reshape(len(cs), 23)
+        S = np.array([_state_row(c) for c in cs], dtype=np.float64).reshape(len(cs), 23)
         pushed = np.zeros(len(cs), dtype=np.bool_)
         solve_run_k(self.IR, self.IA, S, self.RR, self.RA, self.NL, self.RO, self.AR, self.AA, self.TY,
                     self.LO, self.HI, self.F, f32(ev.delta_time), f32(ev.i_delta_time), LIN_SOLVE_EPS, pushed)
@@ -339,7 +339,96 @@ class ConstraintRun:
             c.rot_speed = (v[3], v[4], v[5])
 
 
+    def lane_psi(self, S, rows, slots, flags, t, dt, i_dt, gx, gy, gz, fct, valve, countdown, seed):
+        """do_sim_unit_PSI (6.3) of the run's unit, its cores on loan in the
+        lane rows ``rows`` of S (lane.run_joint_unit): :func:`unit_psi_k`.
+        ``slots``: each of the run's cores' row, -1 for a fixed core (read
+        from its fields). Returns (calm, count-down, seed)."""
+        return unit_psi_k(S, rows, slots, self.fixed_rows(slots), flags, t, valve, countdown, seed, gx, gy, gz,
+                          fct, self.IR, self.IA, self.RR, self.RA, self.NL, self.RO, self.AR, self.AA, self.TY,
+                          self.LO, self.HI, self.F, f32(dt), f32(i_dt), LIN_SOLVE_EPS)
+
+    def fixed_rows(self, slots):
+        """The solve's rows (_state_row) of the run's cores not on loan
+        (slot -1), zeros for the others; made again when such a core's pose
+        or speeds are new objects."""
+        inputs = [(c.m_world_f_core_last_psi, c.speed, c.rot_speed) if k < 0 else None
+                  for c, k in zip(self.cores, slots.tolist())]
+        kept = self.fixed
+        if kept is not None and len(kept[0]) == len(inputs) and all(
+                a is b or (a is not None and b is not None and all(x is y for x, y in zip(a, b)))
+                for a, b in zip(kept[0], inputs)):
+            return kept[1]
+        rows = np.zeros((len(inputs), 23))
+        for i, c in enumerate(self.cores):
+            if inputs[i] is not None:
+                rows[i] = _state_row(c)
+        self.fixed = (inputs, rows)
+        return rows
+
+
 Constraint.run_class = ConstraintRun
+
+
+def _state_row(c):
+    """A run's row of core c: world rotation and position, speed, rotation
+    speed, inverse inertia and mass, moving (1.0) or not."""
+    R, vv = c.m_world_f_core_last_psi
+    return (*R, *vv, *c.speed, *c.rot_speed, *c.inv_rot_inertia, c.inv_mass, 0.0 if c.physical_unmoveable else 1.0)
+
+
+@kernel
+def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, gz, fct, IR, IA, RR, RA, NL, RO,
+               AR, AA, TY, LO, HI, F, dt, i_dt, eps):
+    """do_sim_unit_PSI (6.3) of a unit of joints on lane rows: each core's
+    begin of the PSI (lane.begin_row, last core first), the flags and
+    count-down (lane.unit_flags), gravity (lane.gravity_row), the run's solve
+    (solve_run_k on the rows gathered from S by ``slots``, the fixed cores'
+    from ``fixed``; the pushed speeds back into S), and at a sleep test each
+    core's calm state (10.2). Returns (all calm, count-down, seed)."""
+    n = rows.shape[0]
+    fast = False
+    for u in range(n - 1, -1, -1):
+        if begin_row(S, rows[u], t):
+            fast = True
+    test_sleep, reset, countdown, seed = unit_flags(flags, 0, fast, valve, countdown, seed)
+    if reset:
+        for u in range(n - 1, -1, -1):
+            S[rows[u], CALM_T] = t
+            S[rows[u], CALM_T + 1] = t
+    for u in range(n - 1, -1, -1):
+        gravity_row(S, rows[u], gx, gy, gz)
+    R = fixed.copy()
+    m = slots.shape[0]
+    for i in range(m):
+        k = slots[i]
+        if k >= 0:
+            for j in range(9):
+                R[i, j] = S[k, M_R + j]
+            for j in range(3):
+                R[i, 9 + j] = S[k, M_POS + j]
+                R[i, 12 + j] = S[k, SPEED + j]
+                R[i, 15 + j] = S[k, ROT_SPEED + j]
+                R[i, 18 + j] = S[k, INV_I + j]
+            R[i, 21] = S[k, INV_M]
+            R[i, 22] = 1.0
+    pushed = np.zeros(m, dtype=np.bool_)
+    solve_run_k(IR, IA, R, RR, RA, NL, RO, AR, AA, TY, LO, HI, F, dt, i_dt, eps, pushed)
+    for i in range(m):
+        k = slots[i]
+        if pushed[i] and k >= 0:
+            for j in range(3):
+                S[k, SPEED + j] = R[i, 12 + j]
+                S[k, ROT_SPEED + j] = R[i, 15 + j]
+    calm = False
+    if test_sleep:
+        acc = 3
+        for u in range(n - 1, -1, -1):
+            s = calm_state(S, rows[u], t, fct)
+            S[rows[u], STATE] = s
+            acc &= s
+        calm = acc == 3
+    return calm, countdown, seed
 
 
 @kernel
