@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import signal
 import threading
+import time
 import traceback
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -56,6 +57,8 @@ class HookTimeout(BaseException):
 
 
 _watchdog_limit = None              # seconds while a hook_watchdog is on (the main thread only)
+_starts = []                        # the running hooks' start times (time.monotonic), innermost last
+_armed = [False]                    # the interval timer is set
 
 
 @contextmanager
@@ -63,38 +66,66 @@ def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
     """While inside, each behaviour hook and timer runs under a deadline of
     ``seconds`` of real time (a SIGALRM interval timer, Linux and other POSIX
     systems, the main thread): past it the hook gets a HookTimeout, and its
-    behaviour fails as if it had raised. None or 0: no watchdog."""
+    behaviour fails as if it had raised. None or 0: no watchdog.
+
+    A hook costs no system call: it puts its start time on a stack
+    (:data:`_deadline`). The timer is set when a hook starts and none is
+    set; when it goes off, the innermost running hook older than ``seconds``
+    gets the HookTimeout (the timer set again for HOOK_TIMEOUT_REPEAT), a
+    younger one has it set again for what is left of its time, and with no
+    hook running it stays off."""
     global _watchdog_limit
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
         return
     if not 0.0 < seconds < float("inf"):
         raise ValueError(f"the hook time limit must be a number of seconds > 0, got {seconds!r}")
+    limit = float(seconds)
 
     def expired(_signum, _frame):
+        if not _starts:
+            _armed[0] = False
+            return
+        left = _starts[-1] + limit - time.monotonic()
+        if left > 0.0:
+            signal.setitimer(signal.ITIMER_REAL, left)
+            return
+        _starts[-1] += HOOK_TIMEOUT_REPEAT      # raised again after HOOK_TIMEOUT_REPEAT if it goes on
+        signal.setitimer(signal.ITIMER_REAL, HOOK_TIMEOUT_REPEAT)
         raise HookTimeout(f"the hook did not return within {seconds:g} s (the watchdog's limit)")
 
     old = signal.signal(signal.SIGALRM, expired)
-    _watchdog_limit = float(seconds)
+    _watchdog_limit = limit
     try:
         yield
     finally:
         _watchdog_limit = None
+        _starts.clear()
+        _armed[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0.0)
         signal.signal(signal.SIGALRM, old)
 
 
-@contextmanager
-def _deadline():
-    """One hook's deadline when a watchdog is on."""
-    if _watchdog_limit is None:
-        yield
-        return
-    outer = signal.setitimer(signal.ITIMER_REAL, _watchdog_limit, HOOK_TIMEOUT_REPEAT)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, *outer)        # a hook's deadline around a nested one
+class _Deadline:
+    """``with _deadline:`` around one hook: its start on the watchdog's stack
+    when a watchdog is on (the timer set if it is off)."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        if _watchdog_limit is not None:
+            _starts.append(time.monotonic())
+            if not _armed[0]:
+                _armed[0] = True
+                signal.setitimer(signal.ITIMER_REAL, _watchdog_limit)
+
+    def __exit__(self, *exc) -> bool:
+        if _starts:
+            _starts.pop()
+        return False
+
+
+_deadline = _Deadline()
 
 
 @dataclass
@@ -393,7 +424,7 @@ class BehaviorManager:
 
     def _call(self, b: Behavior, hook: str, *args) -> bool:
         try:
-            with _deadline():
+            with _deadline:
                 getattr(b, hook)(*args)
             return True
         except (Exception, HookTimeout) as exc:
@@ -528,7 +559,7 @@ class BehaviorManager:
                 continue
             if t.period_ms is None:
                 try:
-                    with _deadline():
+                    with _deadline:
                         finished = t.fn(dt)
                 except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)
@@ -539,7 +570,7 @@ class BehaviorManager:
                 t.done = not t.repeat
                 t.next_ms += t.period_ms
                 try:
-                    with _deadline():
+                    with _deadline:
                         t.fn(*t.args)
                 except (Exception, HookTimeout) as exc:
                     self._fail(t.owner, f"timer {_fn_name(t.fn)}", exc)

@@ -4,12 +4,13 @@ below one PSI are refused, and under the hook watchdog of ``ivp play`` /
 
 import subprocess
 import sys
+import time
 
 import pytest
 
 from bbglue.context import CKContext
 from behaviors import Behavior, manager_of, register, registry
-from behaviors.api import FAILED, RUNNING, HookTimeout, hook_watchdog
+from behaviors.api import FAILED, HOOK_TIMEOUT_REPEAT, RUNNING, HookTimeout, hook_watchdog
 
 LIMIT = 0.2          # seconds: the watchdog's limit in these tests
 
@@ -38,6 +39,38 @@ class StuckTimer(Behavior):
     def spin(self):
         while True:
             pass
+
+
+@register("test.watchdog.slow")
+class Slow(Behavior):
+    """Takes 0.6 of the limit in each frame's hook: never over it, though the
+    timer set by one frame's hook goes off in the next one's."""
+
+    def on_start(self):
+        self.frames = 0
+
+    def on_frame(self, dt):
+        self.frames += 1
+        end = time.monotonic() + 0.6 * LIMIT
+        while time.monotonic() < end:
+            pass
+
+
+@register("test.watchdog.catcher")
+class Catcher(Behavior):
+    """Catches HookTimeout itself (a BaseException) and goes on: it gets it
+    again every HOOK_TIMEOUT_REPEAT seconds, until it gives up after three."""
+
+    def on_start(self):
+        self.caught = []
+
+    def on_frame(self, dt):
+        while len(self.caught) < 3:
+            try:
+                while True:
+                    pass
+            except HookTimeout:
+                self.caught.append(time.monotonic())
 
 
 @register("test.watchdog.counter")
@@ -71,6 +104,28 @@ def test_a_stuck_hook_is_named_and_disabled_and_the_frame_goes_on(name, hook):
     assert isinstance(err.error, HookTimeout) and f"within {LIMIT:g} s" in str(err.error)
     assert ctx.physics.env.psi_count > 0
     assert name in ctx.console[0] and hook in ctx.console[0]
+
+
+def test_a_hook_under_its_limit_is_never_stopped_by_an_earlier_hooks_timer():
+    ctx = make_ctx()
+    slow = registry.create(ctx, "test.watchdog.slow", "Cube")
+    with hook_watchdog(LIMIT):
+        for _ in range(4):
+            ctx.process_frame(20.0)
+    assert slow.state == RUNNING and slow.frames == 4 and not manager_of(ctx).errors
+
+
+def test_a_hook_that_catches_the_timeout_gets_it_again_every_repeat():
+    ctx = make_ctx()
+    b = registry.create(ctx, "test.watchdog.catcher", "Cube")
+    t0 = time.monotonic()
+    with hook_watchdog(LIMIT):
+        ctx.process_frame(20.0)
+    first, second, third = b.caught
+    assert LIMIT <= first - t0 < LIMIT + 0.5
+    assert HOOK_TIMEOUT_REPEAT * 0.9 <= second - first < HOOK_TIMEOUT_REPEAT + 0.2
+    assert HOOK_TIMEOUT_REPEAT * 0.9 <= third - second < HOOK_TIMEOUT_REPEAT + 0.2
+    assert b.state == RUNNING                   # it returned in the end
 
 
 def test_the_watchdog_leaves_no_timer_behind():
