@@ -25,8 +25,8 @@ from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal
-from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, hull_holds,
-                      recalc_all, update_events)
+from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, HULL_SLACK, Mindist, SoupPairs, core_pose,
+                      hull_holds, recalc_all, update_events)
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -225,6 +225,37 @@ class SteadyBalls:
         inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr <= self.qr
         version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
         return ((self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)).tolist()
+
+    def quiet(self, holds, centers, speeds, dt: float):
+        """Which held balls' groups stay in hull mode (3.4; SoupPairs.hull), a
+        bool per shape: the least gap less how far the ball's centre has
+        moved (a ball's gap to a fixed triangle shrinks by no more) is still
+        beyond this PSI's look-ahead (SoupPairs.update_events' limit), so
+        their measurement and update_events would queue and search nothing.
+        (A member's event or a member leaving the link ends the hull mode.)"""
+        ks = []
+        gaps = []
+        at = []
+        for k, sp in enumerate(self.sp):
+            if holds[k]:
+                h = sp.hull
+                if h is not None:
+                    ks.append(k)
+                    gaps.append(h[0])
+                    at.append(h[1])
+        out = [False] * len(holds)
+        if not ks:
+            return out
+        k = np.array(ks, dtype=np.int64)
+        gap = np.array(gaps)
+        d = centers[k] - np.array(at)
+        moved = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
+        c1 = [f.obj.core for f in self.fixed]
+        w1 = np.array([c.max_surface_rot_speed + c.current_speed for c in c1])[self.f[k]]
+        limit = COLL_DIST + dt * (speeds[k] + w1) * HULL_LOOK_AHEAD_PSIS
+        for q in k[gap - moved - limit > HULL_SLACK * (1.0 + np.abs(gap))].tolist():
+            out[q] = True
+        return out
 
 
 class CollisionSystem:
@@ -564,13 +595,13 @@ class CollisionSystem:
             out += self._soup_keys(shape, fixed, c, r)
         return out
 
-    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, speed: float):
+    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, k: int):
         """The ball's mindists with the soup's triangles near (c, r). When the
         soup query and the ball's mindists are what they were last PSI, the
         same pairs in the same order (as :meth:`_fixed_pieces` gives them) are
         one :class:`SoupPairs` entry of ``measured``, made at the second PSI
         they stay (a rolling ball's pairs change every few PSIs); it is
-        returned (else None)."""
+        returned (else None). ``k``: the ball's index in the awake set."""
         keys = self._soup_keys(ball, soup, c, r)
         kept = ball.soup_pairs.get(soup.serial)
         if kept is not None and kept[0] is keys and kept[1] == ball.md_version:
@@ -580,7 +611,7 @@ class CollisionSystem:
                 sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, BALL_KEY, soup.serial, kf)] for kf in keys])
                 ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
             sp.mark_seen(stamp)
-            measured.append((sp, speed))
+            measured.append((sp, k))
             return sp
         for kf in keys:
             take(ball, BALL_KEY, soup, kf)
@@ -649,6 +680,7 @@ class CollisionSystem:
         if holds is not None:
             at = centers.tolist()
             speed_of = speeds.tolist()
+            quiet = steady.quiet(holds, centers, speeds, dt)
         for k in near:
             s = awake[k]
             o = s.obj
@@ -657,7 +689,8 @@ class CollisionSystem:
                 if holds is not None and holds[k]:
                     sp = steady.sp[k]       # what the loop below would take
                     sp.mark_seen(stamp)
-                    measured.append((sp, speed_of[k]))
+                    if not quiet[k]:        # in hull mode: not measured
+                        measured.append((sp, k))
                     continue
             else:
                 fixed = [f for f in self.fixed if may_collide(o, f.obj)]
@@ -677,7 +710,7 @@ class CollisionSystem:
                         continue            # the sphere misses the fixed body's box
                     hits += 1
                     if s.is_ball and not f.world_pieces and f.grid is not None:
-                        sp = self._take_soup(s, f, c, rr, take, measured, stamp, speed_of[k])
+                        sp = self._take_soup(s, f, c, rr, take, measured, stamp, k)
                         kept = (sp, j) if sp is not None else None
                         continue
                     for kf in self._fixed_pieces(s, f, c, rr):
@@ -693,9 +726,9 @@ class CollisionSystem:
         for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
             take(s, ks, o, ko)
         recalc_all([md for md, _ in measured], t)
-        for md, how in measured:            # how: the hint, or a SoupPairs' ball's speed
+        for md, how in measured:            # how: the hint, or a SoupPairs' ball's index
             if type(md) is SoupPairs:
-                md.update_events(env, how)      # never intruded (two-sided triangles)
+                md.update_events(env, speed_of[how], at[how])     # never intruded (two-sided triangles)
                 continue
             if md.intrusion:
                 self.intruded(md)
