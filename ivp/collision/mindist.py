@@ -564,7 +564,7 @@ class SoupPairs:
     of ``batch`` from ``offset``, their gaps the pass's gaps ``L`` from
     ``start`` (the least of them ``least``); ``relink`` when a member left the
     link since (made its sides), ``armed`` when a member may have an event.
-    ``hull``: the group in 3.4's hull mode, (least, the ball's centre) of
+    ``hull``: the group in 3.4's hull mode, (least, the ball's centre x, y, z) of
     the pass whose update_events queued nothing and searched nothing, until
     a member has an event or leaves the link (system.SteadyBalls.quiet)."""
 
@@ -667,7 +667,7 @@ class SoupPairs:
                     update_events(env, md, True, HINT_SMALL_DELAY)
                     armed = armed or md.event is not None
         elif self.least > limit:    # no member has an event, and none is searched
-            self.hull = (self.least, at)
+            self.hull = (self.least, at[0], at[1], at[2])
             return
         else:                       # no member has an event: those beyond the limit keep none
             armed = False

@@ -233,29 +233,21 @@ class SteadyBalls:
         beyond this PSI's look-ahead (SoupPairs.update_events' limit), so
         their measurement and update_events would queue and search nothing.
         (A member's event or a member leaving the link ends the hull mode.)"""
-        ks = []
-        gaps = []
-        at = []
-        for k, sp in enumerate(self.sp):
-            if holds[k]:
-                h = sp.hull
-                if h is not None:
-                    ks.append(k)
-                    gaps.append(h[0])
-                    at.append(h[1])
-        out = [False] * len(holds)
+        H = [sp.hull if h else None for sp, h in zip(self.sp, holds)]
+        ks = [k for k, h in enumerate(H) if h is not None]
         if not ks:
-            return out
+            return [False] * len(holds)
         k = np.array(ks, dtype=np.int64)
-        gap = np.array(gaps)
-        d = centers[k] - np.array(at)
+        A = np.array([H[q] for q in ks])
+        gap = A[:, 0]
+        d = centers[k] - A[:, 1:]
         moved = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
         c1 = [f.obj.core for f in self.fixed]
         w1 = np.array([c.max_surface_rot_speed + c.current_speed for c in c1])[self.f[k]]
         limit = COLL_DIST + dt * (speeds[k] + w1) * HULL_LOOK_AHEAD_PSIS
-        for q in k[gap - moved - limit > HULL_SLACK * (1.0 + np.abs(gap))].tolist():
-            out[q] = True
-        return out
+        out = np.zeros(len(holds), dtype=bool)
+        out[k[gap - moved - limit > HULL_SLACK * (1.0 + np.abs(gap))]] = True
+        return out.tolist()
 
 
 class CollisionSystem:
