@@ -152,7 +152,7 @@ def test_a_balls_soup_group_left_in_hull_mode_would_have_had_no_event(monkeypatc
         for k, q in enumerate(out):
             sp = self.sp[k]
             if not q:
-                if holds[k] and sp.hull is not None:
+                if holds[k] and sp.hull:
                     woken.append(k)
                 continue
             c1 = sp.soup.obj.core

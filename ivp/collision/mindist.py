@@ -477,7 +477,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     md.event = ev
     if type(md._batch) is SoupPairs:
         md._batch.armed = True
-        md._batch.hull = None
+        md._batch.hull = False
     md.coll_type = COLL_TYPE_COLLISION
     env.time_manager.insert(ev, t_ev)
 
@@ -564,9 +564,9 @@ class SoupPairs:
     of ``batch`` from ``offset``, their gaps the pass's gaps ``L`` from
     ``start`` (the least of them ``least``); ``relink`` when a member left the
     link since (made its sides), ``armed`` when a member may have an event.
-    ``hull``: the group in 3.4's hull mode, (least, the ball's centre x, y, z) of
-    the pass whose update_events queued nothing and searched nothing, until
-    a member has an event or leaves the link (system.SteadyBalls.quiet)."""
+    ``hull``: the group is in 3.4's hull mode: the last update_events queued
+    and searched nothing (the least gap beyond the look-ahead), and no
+    member has had an event or left the link since (system.SteadyBalls.quiet)."""
 
     __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
                  "start", "least", "relink", "armed", "hull")
@@ -586,7 +586,7 @@ class SoupPairs:
         self.least = math.inf
         self.relink = True
         self.armed = True
-        self.hull = None
+        self.hull = False
 
     def normal_of(self, q: int):
         return _ball_row_normal(self.batch[0], self.offset + q)
@@ -594,7 +594,7 @@ class SoupPairs:
     def unbatch(self, md: Mindist) -> None:
         """A member's row as its sides and geometry: it leaves the group's link."""
         self.relink = True
-        self.hull = None
+        self.hull = False
         md._unbatch_ball_row(self.batch, self.offset + md._row)
 
     def passed(self, batch, offset: int, L, start: int, least: float) -> None:
@@ -647,16 +647,16 @@ class SoupPairs:
                     prev[q] = md.prev_code
         return prev
 
-    def update_events(self, env, speed: float, at) -> None:
+    def update_events(self, env, speed: float) -> None:
         """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
         look-ahead only has its event cleared, as update_events does
         (``speed``: the ball's current_speed + max_surface_rot_speed, as
         look_ahead adds them). A group with no event whose least gap is
-        beyond the look-ahead goes to hull mode (``at``: the ball's centre)."""
+        beyond the look-ahead goes to hull mode."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         mds = self.mds
-        self.hull = None
+        self.hull = False
         if self.armed:
             armed = False
             for md in mds:
@@ -667,7 +667,7 @@ class SoupPairs:
                     update_events(env, md, True, HINT_SMALL_DELAY)
                     armed = armed or md.event is not None
         elif self.least > limit:    # no member has an event, and none is searched
-            self.hull = (self.least, at[0], at[1], at[2])
+            self.hull = True
             return
         else:                       # no member has an event: those beyond the limit keep none
             armed = False

@@ -151,7 +151,7 @@ class SteadyBalls:
     of after_integration would take the same group again, so it is taken at
     once (:meth:`holds` tests every ball in one pass)."""
 
-    __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count")
+    __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count", "hgap", "hc")
 
     def __init__(self, aw: AwakeSet):
         shapes = aw.shapes
@@ -163,6 +163,8 @@ class SteadyBalls:
         self.qc = np.zeros((n, 3))
         self.qr = np.zeros(n)
         self.radius = np.array([s.radius if s.is_ball else 0.0 for s in shapes])
+        self.hgap = np.zeros(n)             # a group's least gap and the ball's centre when it went to hull mode
+        self.hc = np.zeros((n, 3))
         self.fixed = None               # the collision-enabled fixed shapes the records were made with
         self.count = 0
 
@@ -178,6 +180,8 @@ class SteadyBalls:
         out.version[k] = self.version[j]
         out.qc[k] = self.qc[j]
         out.qr[k] = self.qr[j]
+        out.hgap[k] = self.hgap[j]
+        out.hc[k] = self.hc[j]
         sp = self.sp
         for kk, jj in zip(k.tolist(), j.tolist()):
             out.sp[kk] = sp[jj]
@@ -226,6 +230,12 @@ class SteadyBalls:
         version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
         return ((self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)).tolist()
 
+    def went_to_hull(self, k: int, sp, centre) -> None:
+        """Ball k's group ``sp`` went to hull mode at this pass, the ball at ``centre``."""
+        if self.sp[k] is sp:
+            self.hgap[k] = sp.least
+            self.hc[k] = centre
+
     def quiet(self, holds, centers, speeds, dt: float):
         """Which held balls' groups stay in hull mode (3.4; SoupPairs.hull), a
         bool per shape: the least gap less how far the ball's centre has
@@ -233,14 +243,11 @@ class SteadyBalls:
         beyond this PSI's look-ahead (SoupPairs.update_events' limit), so
         their measurement and update_events would queue and search nothing.
         (A member's event or a member leaving the link ends the hull mode.)"""
-        H = [sp.hull if h else None for sp, h in zip(self.sp, holds)]
-        ks = [k for k, h in enumerate(H) if h is not None]
-        if not ks:
+        k = np.flatnonzero(np.array([h and sp.hull for sp, h in zip(self.sp, holds)], dtype=bool))
+        if not k.shape[0]:
             return [False] * len(holds)
-        k = np.array(ks, dtype=np.int64)
-        A = np.array([H[q] for q in ks])
-        gap = A[:, 0]
-        d = centers[k] - A[:, 1:]
+        gap = self.hgap[k]
+        d = centers[k] - self.hc[k]
         moved = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
         c1 = [f.obj.core for f in self.fixed]
         w1 = np.array([c.max_surface_rot_speed + c.current_speed for c in c1])[self.f[k]]
@@ -720,7 +727,9 @@ class CollisionSystem:
         recalc_all([md for md, _ in measured], t)
         for md, how in measured:            # how: the hint, or a SoupPairs' ball's index
             if type(md) is SoupPairs:
-                md.update_events(env, speed_of[how], at[how])     # never intruded (two-sided triangles)
+                md.update_events(env, speed_of[how])      # never intruded (two-sided triangles)
+                if md.hull and steady is not None:
+                    steady.went_to_hull(how, md, centers[how])
                 continue
             if md.intrusion:
                 self.intruded(md)
