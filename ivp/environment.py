@@ -261,11 +261,13 @@ class Environment:
         self.sim_unit_manager.simulate_sim_units(self, cores)
         delta = self.delta_PSI_time
         i_dt = inv_dt(delta)
-        for c in reversed(cores):
-            if c.lane_slot < 0:
-                c.calc_next_psi_matrix(delta, i_dt)
-        if self.lane is not None:
-            for c in self.lane.integrate(delta, i_dt):
+        lane = self.lane
+        if lane is None or not lane.runs_all(cores):
+            for c in reversed(cores):
+                if c.lane_slot < 0:
+                    c.calc_next_psi_matrix(delta, i_dt)
+        if lane is not None:
+            for c in lane.integrate(delta, i_dt):
                 c.calc_next_psi_matrix(delta, i_dt)
         self.state = STATE_HULLS
         if col is not None:

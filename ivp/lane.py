@@ -269,6 +269,11 @@ class Lane:
         while self.cores:
             self.give_back(self.cores[-1])
 
+    def runs_all(self, cores) -> bool:
+        """Whether every one of the PSI's cores is on loan in a run of this
+        PSI (none given back since): the object path integrates none of them."""
+        return not self.ran_moved and sum(len(c) for _, c in self.ran) == len(cores)
+
     def integrate(self, delta_time: float, i_delta_time: float) -> list:
         """Dynamics 8.2 / 8.3 for the rows run this PSI; the cores whose speed
         is over an anomaly limit come back to be integrated by the object path
