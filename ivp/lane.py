@@ -408,14 +408,16 @@ def _joint_step(env, su):
     if len(steps) != 2 or steps[0][0] is not env.gravity_controller or len(steps[0][1]) != len(cores):
         return None
     run = steps[1][0]
+    lane = env.lane
+    if not all(lane.can_take(c) for c in cores):
+        return None
     if not hasattr(run, "lane_psi"):
         cls = type(run).run_class
         if cls is None or not hasattr(cls, "lane_psi") or not run.in_run():
             return None
-        run = cls([run])
-    lane = env.lane
-    if not all(lane.can_take(c) for c in cores):
-        return None
+        kept = su._lane                 # a constraint of its own: its run of one kept
+        old = None if kept is None or kept[1] is None else kept[1][0]
+        run = old if old is not None and old.controllers == [run] else cls([run])
     if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
         return None
     for c in cores:

@@ -57,15 +57,21 @@ class SimUnit:
         """(controller, cores) in calling order (6.3: the entries last to
         first), two or more consecutive controllers of one run_class that
         are in_run as one step (run_class(controllers), None); made again
-        when the unit's structure changes (ivp.lane.epoch)."""
+        when the unit's structure changes (ivp.lane.epoch), a run of the
+        same controllers kept."""
         kept = self._steps
         if kept is not None and kept[0] == epoch():
             return kept[1]
+        runs = [] if kept is None else [c for c, on in kept[1] if on is None]
         steps = []
         for _, run in groupby(self.entries[::-1], _run_key):
             run = list(run)
             if len(run) > 1:
-                steps.append((type(run[0].controller).run_class([e.controller for e in run]), None))
+                controllers = [e.controller for e in run]
+                step = next((r for r in runs if r.controllers == controllers), None)
+                if step is None:
+                    step = type(controllers[0]).run_class(controllers)
+                steps.append((step, None))
             else:
                 steps.append((run[0].controller, run[0].cores))
         self._steps = (epoch(), steps)

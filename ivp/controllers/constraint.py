@@ -291,9 +291,11 @@ class ConstraintRun:
     structure (ivp.lane.epoch); each constraint's axis types become a row of
     the run's array."""
 
-    __slots__ = ("cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F", "fixed")
+    __slots__ = ("controllers", "cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F",
+                 "fixed")
 
     def __init__(self, constraints):
+        self.controllers = list(constraints)
         cores = []
         at = {}
 
