@@ -70,10 +70,10 @@ def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
 
     A hook costs no system call: it puts its start time on a stack
     (:data:`_deadline`). The timer is set when a hook starts and none is
-    set; when it goes off, the innermost running hook older than ``seconds``
-    gets the HookTimeout (the timer set again for HOOK_TIMEOUT_REPEAT), a
-    younger one has it set again for what is left of its time, and with no
-    hook running it stays off."""
+    set, and put off at the end of a frame's hooks; when it goes off, the
+    innermost running hook older than ``seconds`` gets the HookTimeout (the
+    timer set again for HOOK_TIMEOUT_REPEAT), a younger one has it set again
+    for what is left of its time, and with no hook running it stays off."""
     global _watchdog_limit
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
@@ -126,6 +126,14 @@ class _Deadline:
 
 
 _deadline = _Deadline()
+
+
+def _timer_off() -> None:
+    """The watchdog's timer off when no hook runs (at the end of a frame's
+    hooks: no SIGALRM between the frames)."""
+    if _armed[0] and not _starts:
+        _armed[0] = False
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
 
 
 @dataclass
@@ -549,6 +557,7 @@ class BehaviorManager:
             self._call(b, "on_frame", dt)
         self._run_timers(dt)
         self._deliver_events()
+        _timer_off()
 
     def _running(self) -> list:
         return [b for b in self.behaviors if b.state == RUNNING]

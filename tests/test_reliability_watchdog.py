@@ -128,6 +128,15 @@ def test_a_hook_that_catches_the_timeout_gets_it_again_every_repeat():
     assert b.state == RUNNING                   # it returned in the end
 
 
+def test_no_timer_runs_between_the_frames_hooks():
+    import signal
+    ctx = make_ctx()
+    registry.create(ctx, "test.watchdog.counter", "Cube")
+    with hook_watchdog(LIMIT):
+        ctx.process_frame(20.0)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
 def test_the_watchdog_leaves_no_timer_behind():
     import signal
     with hook_watchdog(LIMIT):
