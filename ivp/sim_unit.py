@@ -121,7 +121,13 @@ class SimUnit:
         ev.sim_unit = self
         if env.lane is not None and not self.changed and (step := joint_unit(env, self)) is not None:
             run_joint_unit(env, self, step, cores_out)
-            return
+        else:
+            self._object_psi(env, ev, cores_out)
+        if self.changed and self.alive:
+            env.sim_unit_manager.split(self)
+
+    def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
+        """do_sim_unit_psi on the objects, up to the split."""
         fast = False
         t = env.current_time
         cores = self.cores
@@ -148,8 +154,6 @@ class SimUnit:
             try_to_freeze(env, self)
         if env.collision is not None:
             env.collision.update_after_controllers(self)
-        if self.changed and self.alive:
-            env.sim_unit_manager.split(self)
 
 
 def _run_key(entry):

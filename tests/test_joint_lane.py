@@ -24,8 +24,8 @@ def world(lane: bool, gravity=(0.0, -20.0, 0.0)):
     return env
 
 
-def plank(env, name, pos, mass, collide):
-    tmpl = ObjectTemplate(name=name, mass=mass, speed_damp_factor=0.1, rot_speed_damp_factor=(0.1,) * 3,
+def plank(env, name, pos, mass, collide, damp=0.1):
+    tmpl = ObjectTemplate(name=name, mass=mass, speed_damp_factor=damp, rot_speed_damp_factor=(damp,) * 3,
                           collision_enabled=collide)
     return env.create_polygon(box_surface(1.0, 0.1, 1.5), tmpl, pos)
 
@@ -187,3 +187,49 @@ def test_a_ball_hitting_the_loaned_bridge_takes_it_back_to_the_object_path():
 
     first, env = same_worlds(make, 120)
     assert first is None, f"the worlds differ from PSI {first}"
+
+
+def test_a_frozen_listener_that_breaks_a_loaned_chain_splits_its_unit_at_once():
+    """Two damped planks hanging on hinges fall asleep on loan; the frozen
+    listener of the lower one deletes the hinge between them: the unit is
+    split in that PSI, as on the object path, and both worlds go on the same."""
+    units = []
+
+    def make(env):
+        a = plank(env, "upper", (1.0, 5.0, 0.0), 0.5, False, damp=4.0)
+        b = plank(env, "lower", (3.0, 5.0, 0.0), 0.5, False, damp=4.0)
+        create_hinge(env, a, None, (0.0, 5.0, 0.0), (0.0, 0.0, 1.0))
+        link = create_hinge(env, b, a, (2.0, 5.0, 0.0), (0.0, 0.0, 1.0))
+
+        class Breaker:
+            def event_object_frozen(self, o):
+                if o is b and not link.deleted:
+                    link.delete()
+                    units.append((id(env), env.psi_count, len(env.sim_unit_manager.frozen)))
+
+            def event_object_revived(self, o):
+                pass
+
+            def event_object_deleted(self, o):
+                pass
+
+        env.add_listener_object(Breaker())
+        a.wake()
+
+    shapes = {}
+
+    def look(env, k):
+        m = env.sim_unit_manager
+        a, b = env.objects
+        shapes.setdefault(id(env), []).append((len(m.active), len(m.frozen),
+                                               a.core.sim_unit_of_core is b.core.sim_unit_of_core))
+        if k == 600:
+            for o in env.objects:
+                o.wake()
+
+    first, env = same_worlds(make, 700, look, look_every=50)
+    assert first is None, f"the worlds differ from look {first}"
+    assert len(units) == 2 and units[0][1:] == units[1][1:], units
+    lane, plain = shapes.values()
+    assert lane == plain                    # the units, PSI by PSI
+    assert lane[-1][2] is False             # split
