@@ -403,6 +403,9 @@ def joint_unit(env, su):
 
 
 def _joint_step(env, su):
+    entries = su.entries
+    if len(entries) < 2 or entries[-1].controller is not env.gravity_controller:
+        return None                     # gravity is not the first step: no steps made for nothing
     steps = su.controller_steps()
     cores = tuple(su.cores)
     if len(steps) != 2 or steps[0][0] is not env.gravity_controller or len(steps[0][1]) != len(cores):

@@ -354,17 +354,15 @@ class ConstraintRun:
         """The solve's rows (_state_row) of the run's cores not on loan
         (slot -1), zeros for the others; made again when such a core's pose
         or speeds are new objects."""
-        inputs = [(c.m_world_f_core_last_psi, c.speed, c.rot_speed) if k < 0 else None
-                  for c, k in zip(self.cores, slots.tolist())]
+        fixed = [i for i, k in enumerate(slots.tolist()) if k < 0]
+        inputs = [x for i in fixed for x in (self.cores[i].m_world_f_core_last_psi, self.cores[i].speed,
+                                             self.cores[i].rot_speed)]
         kept = self.fixed
-        if kept is not None and len(kept[0]) == len(inputs) and all(
-                a is b or (a is not None and b is not None and all(x is y for x, y in zip(a, b)))
-                for a, b in zip(kept[0], inputs)):
+        if kept is not None and len(kept[0]) == len(inputs) and all(a is b for a, b in zip(kept[0], inputs)):
             return kept[1]
-        rows = np.zeros((len(inputs), 23))
-        for i, c in enumerate(self.cores):
-            if inputs[i] is not None:
-                rows[i] = _state_row(c)
+        rows = np.zeros((slots.shape[0], 23))
+        for i in fixed:
+            rows[i] = _state_row(self.cores[i])
         self.fixed = (inputs, rows)
         return rows
 
