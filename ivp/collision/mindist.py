@@ -17,6 +17,7 @@ import numpy as np
 
 from .. import lane as ln
 
+from ..jit import kernel
 from .constants import (
     COLL_DIST,
     EVENT_RASTER,
@@ -29,12 +30,15 @@ from .constants import (
     ROOT_MAX_ITERATIONS,
     ROOT_TOLERANCE,
 )
+from ..states import MT_NOT_SIM
 from ..umath import rot_mul_v, rot_t_mul_v
+from .event_kernels import ball_event_search_k
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .piece_kernels import hull_triangles_measure
 from .features import (
     BEHIND_TRIANGLE_DEPTH,
     INTRUSION_DEPTH,
+    KIND_CODE,
     NO_FEATURE,
     Geometry,
     ball_piece_measure,
@@ -48,6 +52,9 @@ from .features import (
 )
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+BALL_KIND = 3                   # event_kernels' other side a ball
+NO_POINTS = np.zeros((0, 3))
+QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
 
@@ -482,11 +489,102 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     env.time_manager.insert(ev, t_ev)
 
 
+@kernel
+def quiet_rows_k(G, rows, gaps, V, limit, horizon, Q):
+    """update_events' tests before its search for pairs of one ball and one
+    fixed body measured in a ball pass (their normals G's ``rows``, their
+    len_numerators ``gaps``; V: the cores' speed difference, the ball's
+    rotation axis and max_surface_rot_speed, the other's; ``limit`` the
+    look-ahead, ``horizon`` the time to the next PSI), the same operations
+    in the same order: Q True where it returns with no event (the gap beyond
+    the look-ahead, the pair not approaching, or too far for its closing
+    speed before the next PSI)."""
+    for q in range(rows.shape[0]):
+        r = rows[q]
+        gap = gaps[q]
+        if gap > limit:
+            Q[q] = True
+            continue
+        n0 = G[r, 1]
+        n1 = G[r, 2]
+        n2 = G[r, 3]
+        mcs = V[0] * n0 + V[1] * n1 + V[2] * n2
+        for a in (3, 7):
+            k = n0 * V[a] + n1 * V[a + 1] + n2 * V[a + 2]
+            x = 1.001 - k * k
+            if 0.0 > x:                 # max(x, 0.0)
+                x = 0.0
+            mcs += math.sqrt(x) * V[a + 3]
+        Q[q] = mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
+
+
+def quiet_pairs(env, mds) -> list:
+    """Per entry of mds, True where update_events would queue no event, found
+    by :func:`quiet_rows_k` at once for the pairs of a ball and a grid's
+    triangles measured in one ball pass, QUIET_GROUP or more of one ball in
+    it; False for the others (SoupPairs entries among them)."""
+    out = [False] * len(mds)
+    groups = {}
+    for i, md in enumerate(mds):
+        if type(md) is Mindist:
+            b = md._batch
+            if type(b) is tuple:
+                g = groups.get((id(b), md.a))
+                if g is None:
+                    g = groups[(id(b), md.a)] = (b, md, [], [], [])
+                g[2].append(i)
+                g[3].append(md._row)
+                g[4].append(md._len)
+    horizon = env.time_of_next_psi - env.current_time
+    for b, md, at, rows, gaps in groups.values():
+        if len(at) >= QUIET_GROUP:
+            c0, c1 = md.cores
+            _, limit = look_ahead(env, c0, c1)
+            s0, a0, m0 = c0.event_values()
+            s1, a1, m1 = c1.event_values()
+            V = np.array((s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2], *a0, m0, *a1, m1), dtype=np.float64)
+            Q = np.empty(len(at), dtype=np.bool_)
+            quiet_rows_k(b[0], np.array(rows, dtype=np.int64), np.array(gaps), V, limit, horizon, Q)
+            for i, quiet in zip(at, Q.tolist()):
+                out[i] = quiet
+    return out
+
+
 def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
     """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
-    the value reaches the threshold, or None."""
+    the value reaches the threshold, or None; a ball against a ball, or
+    against a body whose pose stays, in one compiled pass (event_kernels)."""
     thr, real = md.bounds()
-    f = md.value_function(t_now)
+    kind, D = _ball_search_kind(md)
+    if kind is None:
+        return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max)
+    c0, c1 = md.side0.shape.obj.core, md.side1.shape.obj.core
+    found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), 0.5 * (COLL_DIST + md.sum_extra_radius),
+                                   thr, real, dev, t_now, t_max)
+    return t if found else None
+
+
+def _ball_search_kind(md: Mindist):
+    """(kind, D) of ball_event_search_k's other side when md is a ball's pair
+    it takes (the other side a ball, or a feature whose core's pose stays
+    (at or beyond MT_NOT_SIM): its world points), else (None, None)."""
+    if not md.a.is_ball:
+        return None, None
+    s1 = md.side1
+    if s1.shape.is_ball:
+        return BALL_KIND, NO_POINTS
+    c1 = s1.shape.obj.core
+    if c1.movement_state < MT_NOT_SIM:
+        return None, None
+    f = s1.feature[0]
+    D = world_feature(s1, c1.m_world_f_core_last_psi)
+    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64)
+
+
+def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float):
+    """event_search on the value function f (threshold thr, real bound real,
+    closing speed dev): the raster from t_now by the gap over the speed, then
+    :func:`_first_crossing`."""
     v_now = f(t_now)
     if v_now > thr:
         return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max)

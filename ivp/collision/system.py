@@ -26,7 +26,7 @@ from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal
 from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, HULL_SLACK, Mindist, SoupPairs, core_pose,
-                      hull_holds, recalc_all, update_events)
+                      hull_holds, quiet_pairs, recalc_all, update_events)
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -724,16 +724,9 @@ class CollisionSystem:
         self._steady = steady
         for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
             take(s, ks, o, ko)
-        recalc_all([md for md, _ in measured], t)
-        for md, how in measured:            # how: the hint, or a SoupPairs' ball's index
-            if type(md) is SoupPairs:
-                md.update_events(env, speed_of[how])      # never intruded (two-sided triangles)
-                if md.hull and steady is not None:
-                    steady.went_to_hull(how, md, centers[how])
-                continue
-            if md.intrusion:
-                self.intruded(md)
-            update_events(env, md, True, how)
+        mds = [md for md, _ in measured]
+        recalc_all(mds, t)
+        self._update_events(mds, [how for _, how in measured], True, centers, speed_of, steady)
         for k in aw.with_mindists:
             s = awake[k]
             if not s.mindists or s.all_seen == stamp:
@@ -835,10 +828,27 @@ class CollisionSystem:
         # measured at once (a measurement reads poses only, which the pushes
         # of intruded pairs leave alone: they are pending speed changes)
         recalc_all(mds, t)
-        for md in mds:
+        self._update_events(mds, [HINT_BIG_DELAY] * len(mds), False)
+
+    def _update_events(self, mds, hows, allow_hull: bool, centers=None, speed_of=None, steady=None) -> None:
+        """update_events of each measured entry (``hows``: the hint, or a
+        SoupPairs' ball's index), an intruded pair on the invalid list first;
+        the pairs quiet_pairs finds get no event at once (the intrusion pushes
+        are pending speed changes: they leave what its tests read alone)."""
+        env = self.environment
+        for md, how, quiet in zip(mds, hows, quiet_pairs(env, mds)):
+            if type(md) is SoupPairs:
+                md.update_events(env, speed_of[how])      # never intruded (two-sided triangles)
+                if md.hull and steady is not None:
+                    steady.went_to_hull(how, md, centers[how])
+                continue
             if md.intrusion:
                 self.intruded(md)
-            update_events(env, md, False, HINT_BIG_DELAY)
+            if quiet:
+                md.event = None             # as update_events' early returns
+                md.hull = None
+            else:
+                update_events(env, md, allow_hull, how)
 
     # --- 3.3 intrusion ----------------------------------------------------------------------
 

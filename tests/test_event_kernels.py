@@ -1,0 +1,107 @@
+"""3.5's event search of a ball in one compiled pass (event_kernels) and
+update_events' early returns tested at once for a ball's triangles
+(mindist.quiet_pairs): each gives what the value functions and
+update_events give pair by pair (issue 11)."""
+
+import collections
+import copy
+
+from ivp import Environment, rng
+from ivp.collision import mindist, system
+from test_collision_scenes import ball, box, floor
+from test_hull_mode import _hash
+
+
+def _scene():
+    """Balls on a fine triangle floor, thrown along it and into each other,
+    one dropped onto another, a big one rolled fast across the floor and
+    balls thrown at a fixed box's faces, edges and corners."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    floor(env, n=24, size=40.0)
+    box(env, (6.0, 1.0, 0.0), size=(2.0, 2.0, 2.0), name="wall", fixed=True)
+    bodies = [ball(env, (-9.0 + 2.0 * i, 0.55 + 0.1 * (i % 3), -4.0 + 2.5 * (i % 4)), radius=0.5, name=f"s{i}")
+              for i in range(8)]
+    bodies.append(ball(env, (-5.0, 6.0, -4.0), radius=0.5, name="dropped"))
+    bodies.append(ball(env, (-12.0, 2.05, 8.0), radius=2.0, name="big"))
+    thrown = [((3.0, 0.0, 0.5), 1), ((-4.0, 0.0, 3.0), 5), ((14.0, 0.0, -9.0), 9)]
+    for (x, y, z), k in thrown:
+        bodies[k].async_add_speed_object_ws((x, y, z))
+    for k, (p, v) in enumerate([((2.0, 1.0, 0.0), (8.0, 0.0, 0.0)), ((2.0, 2.6, 2.5), (7.0, -1.0, -4.0)),
+                                ((6.0, 4.0, 3.5), (0.0, -3.0, -6.0)),
+                                ((9.0, 4.0, 3.0), (-6.0, -4.0, -6.0)), ((9.0, 3.2, 3.0), (-6.0, -3.0, -6.0))]):
+        b = ball(env, p, radius=0.5, name=f"at_wall{k}")
+        b.async_add_speed_object_ws(v)
+        bodies.append(b)
+    for b in bodies:
+        b.wake()
+    return env, bodies
+
+
+def test_the_compiled_ball_search_finds_what_the_value_function_finds(monkeypatch):
+    """Every search of a ball's pair (against the floor's faces and edges, the
+    box's faces, edges and corners, another ball) gives the time the raster
+    search on Mindist.value_function gives, bit for bit, or none where it
+    finds none; every kind of side is searched, with and without a result."""
+    seen = collections.Counter()
+    real = mindist.event_search
+
+    def checked(md, dev, t_now, t_max):
+        t = real(md, dev, t_now, t_max)
+        kind, _ = mindist._ball_search_kind(md)
+        if kind is not None:
+            thr, bound = md.bounds()
+            assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+            seen[(md.side1.feature[0], t is not None)] += 1
+        return t
+
+    monkeypatch.setattr(mindist, "event_search", checked)
+    env, bodies = _scene()
+    _hash(env, bodies, 240)
+    for k in "FKPB":
+        assert seen[(k, True)] > 0, (k, seen)
+    assert sum(n for (k, found), n in seen.items() if not found) > 0
+
+
+def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
+    """Each pair quiet_pairs lets go without update_events gets no event from
+    it (a copy updated queues nothing), and many do."""
+    quiet = []
+    searched = []
+    real = system.quiet_pairs
+
+    def checked(env, mds):
+        out = real(env, mds)
+        insert = env.time_manager.insert
+
+        def refused(ev, t):
+            raise AssertionError(f"a quiet pair queued an event at {t}")
+
+        env.time_manager.insert = refused
+        try:
+            for md, q in zip(mds, out):
+                if q:
+                    probe = copy.copy(md)
+                    mindist.update_events(env, probe, True, mindist.HINT_SMALL_DELAY)
+                    assert probe.event is None
+                    quiet.append(md)
+                elif type(md) is mindist.Mindist:
+                    searched.append(md)
+        finally:
+            env.time_manager.insert = insert
+        return out
+
+    monkeypatch.setattr(system, "quiet_pairs", checked)
+    env, bodies = _scene()
+    _hash(env, bodies, 240)
+    assert len(quiet) > 1000 and searched
+
+
+def test_quiet_pairs_leave_the_scene_as_updating_every_pair(monkeypatch):
+    """The scene with update_events run on every pair gives the same state,
+    bit for bit, at every PSI."""
+    env, bodies = _scene()
+    with_quiet = _hash(env, bodies, 240)
+    monkeypatch.setattr(system, "quiet_pairs", lambda env, mds: [False] * len(mds))
+    env, bodies = _scene()
+    assert _hash(env, bodies, 240) == with_quiet
