@@ -90,8 +90,8 @@ def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
     woken = []
     real = mindist.hull_holds
 
-    def checked(env, md, t):
-        holds = real(env, md, t)
+    def checked(env, md, t, memo=None):
+        holds = real(env, md, t, memo)
         if holds:
             probe = copy.copy(md)
             probe.recalc(t)
@@ -115,7 +115,7 @@ def test_hull_mode_leaves_the_scene_as_measuring_every_pair_every_psi(monkeypatc
     true) gives the same state, bit for bit, at every PSI."""
     env, bodies = _scene()
     with_hull = _hash(env, bodies, 200)
-    monkeypatch.setattr(system, "hull_holds", lambda env, md, t: False)
+    monkeypatch.setattr(system, "hull_holds", lambda env, md, t, memo=None: False)
     env, bodies = _scene()
     assert _hash(env, bodies, 200) == with_hull
 

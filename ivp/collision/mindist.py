@@ -398,22 +398,35 @@ def look_ahead_limit(env, wc: float) -> float:
     return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
 
 
-def hull_holds(env, md: Mindist, t: float) -> bool:
+def hull_holds(env, md: Mindist, t: float, memo=None) -> bool:
     """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
     when update_events put it there): whether its gap at t is surely still
     beyond the look-ahead, so that measuring it and update_events would queue
     nothing. The gap can have shrunk by no more than both bodies have moved
     (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
-    that: a push, an impact or a teleport is in it."""
+    that: a push, an impact or a teleport is in it. ``memo``: what the pairs
+    tested at t in one pass share, kept between the calls (per core its
+    look_values, their sum and its pose at t; per core and earlier pose its
+    move), the same values as read again."""
     gap, c0, m0, c1, m1 = md.hull
-    _, limit = look_ahead(env, c0, c1)
-    room = gap - limit
-    m = core_pose(c0, t)
-    if m is not m0:
-        room -= moved_bound(c0, m0, m)
-    m = core_pose(c1, t)
-    if m is not m1:
-        room -= moved_bound(c1, m1, m)
+    if memo is None:
+        memo = {}
+    k0 = memo.get(c0)
+    if k0 is None:
+        ms, cs = c0.look_values()
+        k0 = memo[c0] = (ms + cs, ms, cs, core_pose(c0, t))
+    k1 = memo.get(c1)
+    if k1 is None:
+        ms, cs = c1.look_values()
+        k1 = memo[c1] = (ms + cs, ms, cs, core_pose(c1, t))
+    room = gap - look_ahead_limit(env, k0[0] + k1[1] + k1[2])        # look_ahead's sum, in its order
+    for c, m0, m in ((c0, m0, k0[3]), (c1, m1, k1[3])):
+        if m is not m0:
+            key = (c, id(m0))
+            b = memo.get(key)
+            if b is None:
+                b = memo[key] = moved_bound(c, m0, m)
+            room -= b
     return room > HULL_SLACK * (1.0 + abs(gap))
 
 

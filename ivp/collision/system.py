@@ -657,6 +657,8 @@ class CollisionSystem:
         # this pass) as floats, made for the first ball the loop below meets
         at = speed_of = None
         measured = []
+        hull_memo = {}
+        fixed_of = {}                       # may_collide's fixed bodies for a body's (enabled, group, unmovable)
 
         def take(s, ks, o, ko) -> None:
             """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
@@ -669,7 +671,7 @@ class CollisionSystem:
                 md = self._mindist(a, ka, b, kb)
             if md.seen != stamp:
                 md.seen = stamp
-                if md.hull is not None and hull_holds(env, md, t):
+                if md.hull is not None and hull_holds(env, md, t, hull_memo):
                     return                  # 3.4: in hull mode, not measured
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
@@ -692,7 +694,10 @@ class CollisionSystem:
                         measured.append((sp, k))
                     continue
             else:
-                fixed = [f for f in self.fixed if may_collide(o, f.obj)]
+                alike = (bool(o.collision_enabled), o.nocoll_group[:8], bool(o.core.physical_unmoveable))
+                fixed = fixed_of.get(alike)
+                if fixed is None:
+                    fixed = fixed_of[alike] = [f for f in self.fixed if may_collide(o, f.obj)]
             reach = reach_of[k]
             if s.is_ball and at is None:
                 at = centers.tolist()
@@ -815,6 +820,7 @@ class CollisionSystem:
         t = env.current_time
         seen = set()
         mds = []
+        memo = {}
         for core in cores:
             for obj in core.objects:
                 shape = obj.collision_data
@@ -823,7 +829,7 @@ class CollisionSystem:
                 for md in shape.mindists.values():
                     if id(md) not in seen:
                         seen.add(id(md))
-                        if md.hull is None or not hull_holds(env, md, t):    # 3.4: only the exact ones
+                        if md.hull is None or not hull_holds(env, md, t, memo):    # 3.4: only the exact ones
                             mds.append(md)
         # measured at once (a measurement reads poses only, which the pushes
         # of intruded pairs leave alone: they are pending speed changes)
