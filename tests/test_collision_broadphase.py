@@ -119,6 +119,30 @@ def test_the_compiled_grid_gives_the_numpy_grids_pairs_in_its_order(seed):
     assert i.tolist() == np.where(swap, b, a).tolist() and j.tolist() == np.where(swap, a, b).tolist()
 
 
+@pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled pairs need numba")
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_broadcast_gives_the_numpy_broadcasts_pairs_in_its_order(seed):
+    """Small sets (awake x all within DENSE_LIMIT), some touching exactly, the
+    awake rows in any order: the same pairs as the broadcast, in its order."""
+    from ivp.collision.broadphase import DENSE_LIMIT, _dense_pairs_k
+    rnd = np.random.default_rng(seed)
+    n = 60
+    C = np.round(rnd.normal(size=(n, 3)) * 3.0, 1)
+    R = np.round(rnd.uniform(0.1, 2.0, n), 1)
+    awake = rnd.permutation(n)[: 10 + 8 * seed]
+    assert len(awake) * n <= DENSE_LIMIT
+    d = C[awake][:, None, :] - C[None, :, :]
+    reach = R[awake][:, None] + R[None, :]
+    hit = (d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= reach * reach
+    rank = np.full(n, -1)
+    rank[awake] = np.arange(len(awake))
+    hit &= (rank[None, :] < 0) | (rank[None, :] > np.arange(len(awake))[:, None])
+    a, j = np.nonzero(hit)
+    i, jj = _dense_pairs_k(C, R, awake)
+    assert len(a) > 20
+    assert i.tolist() == awake[a].tolist() and jj.tolist() == j.tolist()
+
+
 @pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled sort needs numba")
 def test_the_cell_order_is_the_stable_sort_of_the_packed_keys():
     from ivp.collision.broadphase import _CELL_MASK, _cell_keys, _cell_order_k

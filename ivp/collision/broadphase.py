@@ -137,6 +137,8 @@ def sphere_pairs(C, R, awake_rows):
     M = len(R)
     A = len(awake_rows)
     if A * M <= DENSE_LIMIT:
+        if jit.ENABLED:
+            return _dense_pairs_k(C, R, awake_rows)
         d = C[awake_rows][:, None, :] - C[None, :, :]
         reach = R[awake_rows][:, None] + R[None, :]
         hit = np.einsum("ijk,ijk->ij", d, d) <= reach * reach
@@ -314,6 +316,35 @@ def _grid_pairs_k(C, R, is_awake, h):
     if k:
         _cell_pairs_k(C, R, is_awake, lo, keys, rows, order, n, out_a, out_b)
     return out_a, out_b
+
+
+@kernel
+def _dense_pairs_k(C, R, awake_rows):
+    """sphere_pairs' broadcast branch compiled: each awake row against every
+    row (an awake-awake pair from the earlier awake row only), in the same
+    order, the same sphere test."""
+    M = R.shape[0]
+    A = awake_rows.shape[0]
+    rank = np.full(M, -1, dtype=np.int64)
+    for a in range(A):
+        rank[awake_rows[a]] = a
+    out_i = np.empty(A * M, dtype=np.int64)
+    out_j = np.empty(A * M, dtype=np.int64)
+    k = 0
+    for a in range(A):
+        r = awake_rows[a]
+        for j in range(M):
+            if 0 <= rank[j] <= a:
+                continue
+            d0 = C[r, 0] - C[j, 0]
+            d1 = C[r, 1] - C[j, 1]
+            d2 = C[r, 2] - C[j, 2]
+            rr = R[r] + R[j]
+            if d0 * d0 + d1 * d1 + d2 * d2 <= rr * rr:
+                out_i[k] = r
+                out_j[k] = j
+                k += 1
+    return out_i[:k].copy(), out_j[:k].copy()
 
 
 @kernel
