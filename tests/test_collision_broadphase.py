@@ -121,26 +121,30 @@ def test_the_compiled_grid_gives_the_numpy_grids_pairs_in_its_order(seed):
 
 @pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled pairs need numba")
 @pytest.mark.parametrize("seed", range(6))
-def test_the_compiled_broadcast_gives_the_numpy_broadcasts_pairs_in_its_order(seed):
-    """Small sets (awake x all within DENSE_LIMIT), some touching exactly, the
-    awake rows in any order: the same pairs as the broadcast, in its order."""
-    from ivp.collision.broadphase import DENSE_LIMIT, _dense_pairs_k
+def test_the_compiled_small_set_gives_the_numpy_broadcasts_pairs_in_its_order(seed):
+    """Small sets (awake x all within DENSE_LIMIT), the awake rows in any
+    order with their swept spheres put in: the same pairs as sphere_pairs'
+    broadcast, in its order, and each row's index among the awake."""
+    from ivp.collision.broadphase import DENSE_LIMIT, _dense_rows_k
     rnd = np.random.default_rng(seed)
     n = 60
     C = np.round(rnd.normal(size=(n, 3)) * 3.0, 1)
     R = np.round(rnd.uniform(0.1, 2.0, n), 1)
     awake = rnd.permutation(n)[: 10 + 8 * seed]
     assert len(awake) * n <= DENSE_LIMIT
-    d = C[awake][:, None, :] - C[None, :, :]
-    reach = R[awake][:, None] + R[None, :]
-    hit = (d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]) <= reach * reach
-    rank = np.full(n, -1)
-    rank[awake] = np.arange(len(awake))
-    hit &= (rank[None, :] < 0) | (rank[None, :] > np.arange(len(awake))[:, None])
-    a, j = np.nonzero(hit)
-    i, jj = _dense_pairs_k(C, R, awake)
+    centers = C[awake] + rnd.normal(size=(len(awake), 3)) * 0.3
+    radii = R[awake] + 0.2
+    swept_C = C.copy()
+    swept_R = R.copy()
+    swept_C[awake] = centers
+    swept_R[awake] = radii
+    a, b = sphere_pairs(swept_C, swept_R, awake)
+    i, j, rank = _dense_rows_k(C, R, awake, centers, radii)
     assert len(a) > 20
-    assert i.tolist() == awake[a].tolist() and jj.tolist() == j.tolist()
+    assert i.tolist() == a.tolist() and j.tolist() == b.tolist()
+    want = np.full(n, -1)
+    want[awake] = np.arange(len(awake))
+    assert rank.tolist() == want.tolist()
 
 
 @pytest.mark.skipif(not __import__("ivp.jit", fromlist=["ENABLED"]).ENABLED, reason="the compiled sort needs numba")

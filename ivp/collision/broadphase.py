@@ -79,6 +79,8 @@ class MovableSpheres:
         if version != self.version:
             rows = np.array([self.row[s.serial] for s in aw.shapes], dtype=np.int64)
             aw.sphere_rows = (self.version, rows)
+        if jit.ENABLED and rows.shape[0] * len(self.shapes) <= DENSE_LIMIT:
+            return _dense_rows_k(self.center, self.radius, rows, centers, radii)
         C = self.center.copy()
         R = self.radius.copy()
         C[rows] = centers
@@ -137,8 +139,6 @@ def sphere_pairs(C, R, awake_rows):
     M = len(R)
     A = len(awake_rows)
     if A * M <= DENSE_LIMIT:
-        if jit.ENABLED:
-            return _dense_pairs_k(C, R, awake_rows)
         d = C[awake_rows][:, None, :] - C[None, :, :]
         reach = R[awake_rows][:, None] + R[None, :]
         hit = np.einsum("ijk,ijk->ij", d, d) <= reach * reach
@@ -319,11 +319,13 @@ def _grid_pairs_k(C, R, is_awake, h):
 
 
 @kernel
-def _dense_pairs_k(C, R, awake_rows):
-    """sphere_pairs' broadcast branch compiled: each awake row against every
-    row (an awake-awake pair from the earlier awake row only), in the same
-    order, the same sphere test."""
-    M = R.shape[0]
+def _dense_rows_k(center, radius, awake_rows, centers, radii):
+    """MovableSpheres.pair_rows for a small set, compiled: the awake rows'
+    spheres (centers, radii) put in for theirs, sphere_pairs' broadcast
+    branch (each awake row against every row, an awake-awake pair from the
+    earlier awake row only: the same pairs in the same order, the same sphere
+    test) and each row's index among the awake (-1: not awake)."""
+    M = radius.shape[0]
     A = awake_rows.shape[0]
     rank = np.full(M, -1, dtype=np.int64)
     for a in range(A):
@@ -334,17 +336,49 @@ def _dense_pairs_k(C, R, awake_rows):
     for a in range(A):
         r = awake_rows[a]
         for j in range(M):
-            if 0 <= rank[j] <= a:
+            b = rank[j]
+            if 0 <= b <= a:
                 continue
-            d0 = C[r, 0] - C[j, 0]
-            d1 = C[r, 1] - C[j, 1]
-            d2 = C[r, 2] - C[j, 2]
-            rr = R[r] + R[j]
+            if b < 0:
+                d0 = centers[a, 0] - center[j, 0]
+                d1 = centers[a, 1] - center[j, 1]
+                d2 = centers[a, 2] - center[j, 2]
+                rr = radii[a] + radius[j]
+            else:
+                d0 = centers[a, 0] - centers[b, 0]
+                d1 = centers[a, 1] - centers[b, 1]
+                d2 = centers[a, 2] - centers[b, 2]
+                rr = radii[a] + radii[b]
             if d0 * d0 + d1 * d1 + d2 * d2 <= rr * rr:
                 out_i[k] = r
                 out_j[k] = j
                 k += 1
-    return out_i[:k].copy(), out_j[:k].copy()
+    return out_i[:k].copy(), out_j[:k].copy(), rank
+
+
+@kernel
+def ball_pairs_meet_k(i, j, awake_k, radius, centers, reach):
+    """Per pair of rows (i awake, j) their indices among the awake, whether
+    both are awake balls (``radius``: each awake one's ball radius, -1 not a
+    ball) and whether those balls' spheres grown by both reaches meet."""
+    n = i.shape[0]
+    ki = np.empty(n, dtype=np.int64)
+    kj = np.empty(n, dtype=np.int64)
+    balls = np.zeros(n, dtype=np.bool_)
+    meet = np.zeros(n, dtype=np.bool_)
+    for q in range(n):
+        a = awake_k[i[q]]
+        b = awake_k[j[q]]
+        ki[q] = a
+        kj[q] = b
+        if b >= 0 and radius[a] >= 0.0 and radius[b] >= 0.0:
+            balls[q] = True
+            d0 = centers[b, 0] - centers[a, 0]
+            d1 = centers[b, 1] - centers[a, 1]
+            d2 = centers[b, 2] - centers[a, 2]
+            rr = (radius[a] + radius[b]) + (reach[a] + reach[b])
+            meet[q] = d0 * d0 + d1 * d1 + d2 * d2 <= rr * rr
+    return ki, kj, balls, meet
 
 
 @kernel

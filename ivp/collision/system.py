@@ -19,7 +19,7 @@ from ..core import MT_NOT_SIM
 from ..fp import f32
 from ..lane import planned_psi, touch
 from ..sim_unit import revive_sim_unit
-from .broadphase import MovableSpheres, PoseGrid
+from .broadphase import MovableSpheres, PoseGrid, ball_pairs_meet_k
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
 from .friction import ContactPoint, FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
@@ -748,18 +748,7 @@ class CollisionSystem:
         i, j, awake_k = self.spheres.pair_rows(aw, centers, radii)
         if i.shape[0] == 0:
             return []
-        ki = awake_k[i]
-        kj = awake_k[j]
-        radius = aw.ball_radii()
-        balls = (kj >= 0) & (radius[ki] >= 0.0) & (radius[np.maximum(kj, 0)] >= 0.0)
-        meet = np.zeros(i.shape[0], dtype=bool)
-        b = np.flatnonzero(balls)
-        if b.shape[0]:
-            p = ki[b]
-            q = kj[b]
-            d = centers[q] - centers[p]
-            rr = (radius[p] + radius[q]) + (reach_arr[p] + reach_arr[q])
-            meet[b] = d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2] <= rr * rr
+        ki, kj, balls, meet = ball_pairs_meet_k(i, j, awake_k, aw.ball_radii(), centers, reach_arr)
         shapes = self.spheres.shapes
         found = []
         for a, b, ka, kb, ball_pair, m in zip(i.tolist(), j.tolist(), ki.tolist(), kj.tolist(), balls.tolist(),
