@@ -1,6 +1,6 @@
-"""3.5's event search of a ball in one compiled pass (event_kernels) and
-update_events' early returns tested at once for a ball's triangles
-(mindist.quiet_pairs): each gives what the value functions and
+"""3.5's event search in one compiled pass (event_kernels: a ball's, two
+pieces') and update_events' early returns tested at once for a ball's
+triangles (mindist.quiet_pairs): each gives what the value functions and
 update_events give pair by pair (issue 11)."""
 
 import collections
@@ -14,8 +14,9 @@ from test_hull_mode import _hash
 
 def _scene():
     """Balls on a fine triangle floor, thrown along it and into each other,
-    one dropped onto another, a big one rolled fast across the floor and
-    balls thrown at a fixed box's faces, edges and corners."""
+    one dropped onto another, a big one rolled fast across the floor, balls
+    thrown at a fixed box's faces, edges and corners, and boxes tumbling onto
+    the floor, each other and the fixed box."""
     rng.reset()
     env = Environment(gravity=(0.0, -9.81, 0.0))
     floor(env, n=24, size=40.0)
@@ -33,34 +34,39 @@ def _scene():
         b = ball(env, p, radius=0.5, name=f"at_wall{k}")
         b.async_add_speed_object_ws(v)
         bodies.append(b)
+    for k, (p, q, v) in enumerate([((-3.0, 1.2, 6.0), (0.9, 0.3, 0.2, 0.1), (0.0, 0.0, 0.0)),
+                                   ((-3.2, 2.6, 6.1), None, (0.5, 0.0, 0.0)),
+                                   ((2.0, 1.5, -1.0), (0.8, 0.1, 0.5, 0.3), (9.0, -1.0, 1.5))]):
+        b = box(env, p, name=f"tumbler{k}", quaternion=q)
+        b.async_add_speed_object_ws(v)
+        bodies.append(b)
     for b in bodies:
         b.wake()
     return env, bodies
 
 
-def test_the_compiled_ball_search_finds_what_the_value_function_finds(monkeypatch):
-    """Every search of a ball's pair (against the floor's faces and edges, the
-    box's faces, edges and corners, another ball) gives the time the raster
-    search on Mindist.value_function gives, bit for bit, or none where it
-    finds none; every kind of side is searched, with and without a result."""
+def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
+    """Every search (a ball against the floor's faces and edges, the box's
+    faces, edges and corners, another ball; a box against the floor, the
+    fixed box and another box) gives the time the raster search on
+    Mindist.value_function gives, bit for bit, or none where it finds none;
+    every kind of side is searched, with and without a result."""
     seen = collections.Counter()
     real = mindist.event_search
 
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
-        kind, _ = mindist._ball_search_kind(md)
-        if kind is not None:
-            thr, bound = md.bounds()
-            assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
-            seen[(md.side1.feature[0], t is not None)] += 1
+        thr, bound = md.bounds()
+        assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+        seen[("ball " if md.a.is_ball else "box ") + md.side1.feature[0], t is not None] += 1
         return t
 
     monkeypatch.setattr(mindist, "event_search", checked)
     env, bodies = _scene()
     _hash(env, bodies, 240)
-    for k in "FKPB":
+    for k in ("ball F", "ball K", "ball P", "ball B", "box F", "box K"):
         assert seen[(k, True)] > 0, (k, seen)
-    assert sum(n for (k, found), n in seen.items() if not found) > 0
+    assert sum(n for (k, found), n in seen.items() if not found) > 100
 
 
 def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):

@@ -1,15 +1,18 @@
-"""3.5's event search compiled (ivp.jit) for a ball against another ball,
-or against a feature of a body whose pose does not change before the next
-PSI (a fixed body, or a frozen one): mindist.event_search with
-Mindist.value_function's ball branch inlined, the same operations in the
-same order.
+"""3.5's event search compiled (ivp.jit): mindist.event_search's raster,
+bracket and root on Mindist.value_function's values, the same operations
+in the same order, for a ball against another ball or against a feature of
+a body whose pose does not change before the next PSI (a fixed body, or a
+frozen one), and for two convex pieces.
 
-A core's pose at t is dynamics 4.1's, from its Core.pose_parts (``B`` the
-ball's, ``B1`` the other's: the centre moved linearly from the last PSI,
-the rotation slerped; a fixed or frozen core's the last PSI's). The other
-side is ``kind`` 3 (a ball), or 0 P, 1 K, 2 F with the feature's world
-points in the rows of ``D`` (F: a, b, c and the outward normal; K: the
-ends; P: the point).
+A core's pose at t is dynamics 4.1's, from its Core.pose_parts (the centre
+moved linearly from the last PSI, the rotation slerped; a fixed or frozen
+core's the last PSI's). A search runs on :func:`_value` of its context
+``ctx`` = (kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs,
+offset): kind 0-3 a ball (:func:`_gap` reads kind and D; BA the ball's
+pose parts, BB the other's), PIECES two pieces (PA, PB as :func:`_piece_at`
+reads them, BA, BB their cores' pose parts, ``none`` the kernels' no
+previous features); the virtual plane's points q0_cs on core B0 and q1_cs
+on B1, its direction u_cs on Bu (:func:`_plane`), and a ball's edge offset.
 """
 
 from __future__ import annotations
@@ -17,10 +20,15 @@ from __future__ import annotations
 import math
 
 from ..jit import kernel
-from ..kmath import quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
+import numpy as np
+
+from ..kmath import mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
 from ..states import MT_NOT_SIM
 from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
 from .feature_kernels import point_edge, point_face, point_point
+from .piece_kernels import moved_arrays, pieces_closest
+
+PIECES = 4                      # a search context's kind: two convex pieces
 
 
 @kernel
@@ -48,8 +56,36 @@ def _pose(t, B):
 
 
 @kernel
+def _plane_at(t_now, B0, q0, B1, q1, Bu, u):
+    """mindist._moving_plane's body-fixed parts: q0 on core B0, q1 on B1 and
+    the direction u on Bu, from their world values at t_now."""
+    R, v = _pose(t_now, B0)
+    q0_cs = rot_t_mul_v_k(R, (q0[0] - v[0], q0[1] - v[1], q0[2] - v[2]))
+    R, v = _pose(t_now, B1)
+    q1_cs = rot_t_mul_v_k(R, (q1[0] - v[0], q1[1] - v[1], q1[2] - v[2]))
+    u_cs = rot_t_mul_v_k(_pose(t_now, Bu)[0], u)
+    return q0_cs, q1_cs, u_cs
+
+
+@kernel
+def _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs):
+    """mindist._moving_plane's f(t): (q0(t) - q1(t)) . u(t)."""
+    R0, v0 = _pose(t, B0)
+    R1, v1 = _pose(t, B1)
+    a = rot_mul_v_k(R0, q0_cs)
+    b = rot_mul_v_k(R1, q1_cs)
+    d = rot_mul_v_k(_pose(t, Bu)[0], u_cs)
+    return ((v0[0] + a[0] - v1[0] - b[0]) * d[0] + (v0[1] + a[1] - v1[1] - b[1]) * d[1]
+            + (v0[2] + a[2] - v1[2] - b[2]) * d[2])
+
+
+# --- a ball ----------------------------------------------------------------------------
+
+@kernel
 def _gap(t, kind, D, B, B1):
-    """pair_geometry's gap at t of the ball's centre against the other side."""
+    """pair_geometry's gap at t of the ball's centre against the other side:
+    ``kind`` 3 a ball, or 0 P, 1 K, 2 F with the feature's world points in
+    the rows of D (F: a, b, c and the outward normal; K: the ends; P: the point)."""
     q = _centre(t, B)
     if kind == 3:
         return point_point(q, _centre(t, B1))[0]
@@ -63,21 +99,25 @@ def _gap(t, kind, D, B, B1):
 
 
 @kernel
-def _value(t, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset):
-    """value_function's ball branch at t: F the gap; K the gap, or the virtual
-    plane plus offset when smaller; P the gap, or the plane when 1.2 times it
-    is smaller (the plane: the ball's point q0_cs and the other's point q1_cs
-    carried by their poses, along the other's direction u_cs)."""
-    g = _gap(t, kind, D, B, B1)
+def _value(t, ctx):
+    """Mindist.value_function at t. A ball: F the gap; K the gap, or the
+    virtual plane plus offset when smaller; P and a ball the gap, or the
+    plane when 1.2 times it is smaller (the plane: the ball's centre against
+    the other side's closest point, along the other's direction). Two pieces:
+    the closest distance, or the plane's value where the pieces are apart
+    but the plane is negative."""
+    kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, offset = ctx
+    if kind == PIECES:
+        d = _closest(t, PA, BA, PB, BB, none)
+        if d > 0.0:
+            v = _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs)
+            if v < 0.0:
+                return v
+        return d
+    g = _gap(t, kind, D, BA, BB)
     if kind == 2:
         return g
-    R0, v0 = _pose(t, B)
-    R1, o1 = _pose(t, B1)
-    a = rot_mul_v_k(R0, q0_cs)
-    b = rot_mul_v_k(R1, q1_cs)
-    dd = rot_mul_v_k(R1, u_cs)
-    p = ((v0[0] + a[0] - o1[0] - b[0]) * dd[0] + (v0[1] + a[1] - o1[1] - b[1]) * dd[1]
-         + (v0[2] + a[2] - o1[2] - b[2]) * dd[2])
+    p = _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs)
     if kind == 1:
         x = p + offset
         return x if x < g else g
@@ -86,8 +126,9 @@ def _value(t, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset):
 
 @kernel
 def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
-    """event_search for the ball: (True, t) of the first t in [t_now, t_max)
-    at which the value reaches thr, or (False, 0)."""
+    """event_search for a ball (pose parts B) against the other side (B1;
+    kind and D as :func:`_gap` reads them): (True, t) of the first t in
+    [t_now, t_max) at which the value reaches thr, or (False, 0)."""
     q0_cs = (0.0, 0.0, 0.0)
     q1_cs = (0.0, 0.0, 0.0)
     u_cs = (0.0, 0.0, 0.0)
@@ -100,14 +141,73 @@ def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
         else:
             gap, n, _, _, _ = point_point(q, (D[0, 0], D[0, 1], D[0, 2]))
         w = (q[0] + n[0] * gap, q[1] + n[1] * gap, q[2] + n[2] * gap)
-        R, v = _pose(t_now, B)
-        q0_cs = rot_t_mul_v_k(R, (q[0] - v[0], q[1] - v[1], q[2] - v[2]))
-        R1, o1 = _pose(t_now, B1)
-        q1_cs = rot_t_mul_v_k(R1, (w[0] - o1[0], w[1] - o1[1], w[2] - o1[2]))
-        u_cs = rot_t_mul_v_k(R1, (-n[0], -n[1], -n[2]))
-    v_now = _value(t_now, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset)
+        q0_cs, q1_cs, u_cs = _plane_at(t_now, B, q, B1, w, B1, (-n[0], -n[1], -n[2]))
+    return _search((kind, D, _no_piece(), B, _no_piece(), B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs,
+                    u_cs, offset), thr, real, dev, t_now, t_max)
+
+
+# --- two convex pieces -------------------------------------------------------------------
+
+@kernel
+def _piece_at(t, P, B):
+    """Shape.piece_world's kernel arrays and centre of a piece at t: P = (V,
+    T, E, two, pl, N, M, H, centre, moving); a moving one's are its local
+    ones, moved to the core's pose at t as Piece.transformed moves them."""
+    V, T, E, two, pl, N, M, H, c, moving = P
+    if not moving:
+        return V, T, E, two, pl, N, M, H, c
+    R, vv = _pose(t, B)
+    wpl = np.zeros(4)
+    if two:
+        n = rot_mul_v_k(R, (pl[0], pl[1], pl[2]))
+        wpl[0] = n[0]
+        wpl[1] = n[1]
+        wpl[2] = n[2]
+        wpl[3] = pl[3] + n[0] * vv[0] + n[1] * vv[1] + n[2] * vv[2]
+    W, WN, WM, WH = moved_arrays(V, T, E, two, wpl, R, vv)
+    return W, T, E, two, wpl, WN, WM, WH, mat_mul_point_k((R, vv), c)
+
+
+@kernel
+def _closest(t, PA, BA, PB, BB, none):
+    """value_function's closest(t): pieces_closest of the two pieces at t."""
+    VA, TA, EA, twoA, plA, NA, _, _, cA = _piece_at(t, PA, BA)
+    VB, TB, EB, twoB, plB, NB, MB, HB, cB = _piece_at(t, PB, BB)
+    return pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, none)[0]
+
+
+@kernel
+def _no_piece():
+    """An empty side for a ball's search context."""
+    return (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
+            np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
+
+
+@kernel
+def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max):
+    """event_search for two convex pieces (PA, PB as :func:`_piece_at` reads
+    them, BA, BB their cores' pose parts; ``none`` the kernels' no previous
+    features): the plane through the sides' closest points at t_now (q on
+    side 0, normal n), ``sides`` the pieces (0 A, 1 B) of side 0, side 1 and
+    the face the plane's direction is fixed on."""
+    d0 = _closest(t_now, PA, BA, PB, BB, none)
+    B0 = BA if sides[0] == 0 else BB
+    B1 = BA if sides[1] == 0 else BB
+    Bu = BA if sides[2] == 0 else BB
+    w = (q[0] + n[0] * d0, q[1] + n[1] * d0, q[2] + n[2] * d0)
+    q0_cs, q1_cs, u_cs = _plane_at(t_now, B0, q, B1, w, Bu, (-n[0], -n[1], -n[2]))
+    return _search((PIECES, np.zeros((0, 3)), PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, 0.0), thr, real,
+                   dev, t_now, t_max)
+
+
+# --- the search ----------------------------------------------------------------------------
+
+@kernel
+def _search(ctx, thr, real, dev, t_now, t_max):
+    """mindist.raster_search on _value(t, ctx): (True, t) or (False, 0)."""
+    v_now = _value(t_now, ctx)
     if v_now > thr:
-        return _first_crossing(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, dev, t_now, v_now, t_now, t_max)
+        return _first_crossing(ctx, thr, dev, t_now, v_now, t_now, t_max)
     t0 = t_now
     v0 = v_now
     while t0 < t_max:
@@ -119,11 +219,11 @@ def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
         if r < 1:
             r = 1
         t1 = t0 + r * EVENT_RASTER
-        v1 = _value(t1, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset)
+        v1 = _value(t1, ctx)
         if v1 > thr:
             if t1 > t_max:
                 return False, 0.0
-            return _first_crossing(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, dev, t1, v1, t_now, t_max)
+            return _first_crossing(ctx, thr, dev, t1, v1, t_now, t_max)
         if v1 <= v_now:
             return True, t0
         t0 = t1
@@ -142,8 +242,8 @@ def _round_half_even(x) -> int:
 
 
 @kernel
-def _first_crossing(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, dev, t0, v0, t_now, t_max):
-    """mindist._first_crossing on the ball's value."""
+def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max):
+    """mindist._first_crossing on _value(t, ctx)."""
     if v0 <= thr:
         return True, t0
     k = _round_half_even((t0 - t_now) * 200.0)
@@ -159,9 +259,9 @@ def _first_crossing(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, dev, t0, v0
             n = 1
         t1 = t0 + n * EVENT_RASTER
         k += n
-        v1 = _value(t1, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset)
+        v1 = _value(t1, ctx)
         if v1 <= thr:
-            t = _root(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, t0, v0, t1, v1)
+            t = _root(ctx, thr, t0, v0, t1, v1)
             if t > t_max:
                 return False, 0.0
             return True, t
@@ -172,8 +272,8 @@ def _first_crossing(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, dev, t0, v0
 
 
 @kernel
-def _root(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, t0, v0, t1, v1):
-    """mindist._root on the ball's value."""
+def _root(ctx, thr, t0, v0, t1, v1):
+    """mindist._root on _value(t, ctx)."""
     c = 0
     while True:
         if v1 == v0:
@@ -183,7 +283,7 @@ def _root(kind, D, B, B1, q0_cs, q1_cs, u_cs, offset, thr, t0, v0, t1, v1):
             if c > ROOT_MAX_ITERATIONS:
                 return t0
             tt += ((t0 - tt) + (t1 - tt)) * 0.375
-        v = _value(tt, kind, D, B, B1, q0_cs, q1_cs, u_cs, offset)
+        v = _value(tt, ctx)
         if abs(v - thr) < ROOT_TOLERANCE:
             return tt
         if v >= thr:

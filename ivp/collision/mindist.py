@@ -32,7 +32,7 @@ from .constants import (
 )
 from ..states import MT_NOT_SIM
 from ..umath import rot_mul_v, rot_t_mul_v
-from .event_kernels import ball_event_search_k
+from .event_kernels import ball_event_search_k, piece_event_search_k
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .piece_kernels import hull_triangles_measure
 from .features import (
@@ -293,7 +293,10 @@ class Mindist:
         the pieces are apart at t but the virtual plane of the features at
         t_now (for a vertex and a face, 3.5's signed plane distance) is
         negative, the box has passed through the feature between two raster
-        steps and the plane's value is taken, so it is seen."""
+        steps and the plane's value is taken, so it is seen.
+
+        event_search runs the compiled forms of this (event_kernels), tested
+        against it; itself it searches a ball against a moving polygon."""
         a = self.a
         if not a.is_ball:
             b = self.b
@@ -565,9 +568,19 @@ def quiet_pairs(env, mds) -> list:
 
 def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
     """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
-    the value reaches the threshold, or None; a ball against a ball, or
-    against a body whose pose stays, in one compiled pass (event_kernels)."""
+    the value reaches the threshold, or None; two pieces, and a ball against
+    a ball or a body whose pose stays, in one compiled pass (event_kernels)."""
     thr, real = md.bounds()
+    if not md.a.is_ball:
+        s0, s1 = md.side0, md.side1
+        g = md.geom
+        face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
+        a, b = md.a, md.b
+        found, t = piece_event_search_k(
+            _piece_arg(a, md.ka), a.obj.core.pose_parts(), _piece_arg(b, md.kb), b.obj.core.pose_parts(),
+            NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
+            g.p, g.n, thr, real, dev, t_now, t_max)
+        return t if found else None
     kind, D = _ball_search_kind(md)
     if kind is None:
         return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max)
@@ -575,6 +588,17 @@ def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
     found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), 0.5 * (COLL_DIST + md.sum_extra_radius),
                                    thr, real, dev, t_now, t_max)
     return t if found else None
+
+
+def _piece_arg(shape, key):
+    """piece_event_search_k's side: a piece's kernel arrays, centre and whether
+    it moves with its core (else it is in world space: a grid's triangle or a
+    fixed shape's piece)."""
+    if key[0] == "t" or shape.world_pieces is not None:
+        p = shape.piece_world(key, None)
+        return (*p.kernel_data(), p.center, False)
+    p = shape.pieces[key[1]]
+    return (*p.kernel_data(), p.center, True)
 
 
 def _ball_search_kind(md: Mindist):
