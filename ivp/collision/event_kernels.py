@@ -212,13 +212,7 @@ def _search(ctx, thr, real, dev, t_now, t_max):
     v0 = v_now
     while t0 < t_max:
         s = (v0 - real) / dev
-        step = s if s > 0.0 else 0.0            # max(0.0, s)
-        if t0 + step > t_max:
-            step = t_max - t0 + 1e-8
-        r = int(step * 200.0)
-        if r < 1:
-            r = 1
-        t1 = t0 + r * EVENT_RASTER
+        _, t1 = _raster_step(t0, s if s > 0.0 else 0.0, t_max)      # max(0.0, s)
         v1 = _value(t1, ctx)
         if v1 > thr:
             if t1 > t_max:
@@ -229,6 +223,18 @@ def _search(ctx, thr, real, dev, t_now, t_max):
         t0 = t1
         v0 = v1
     return False, 0.0
+
+
+@kernel(inline=True)
+def _raster_step(t0, step, t_max):
+    """The raster steps (at least one) of ``step`` from t0, the step cut to
+    just past t_max, and the time reached."""
+    if t0 + step > t_max:
+        step = t_max - t0 + 1e-8
+    n = int(step * 200.0)
+    if n < 1:
+        n = 1
+    return n, t0 + n * EVENT_RASTER
 
 
 @kernel
@@ -251,13 +257,7 @@ def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max):
         step = (v0 - thr) / dev
         if t0 + step > t_max:
             return False, 0.0
-        step *= 2.0
-        if t0 + step > t_max:
-            step = t_max - t0 + 1e-8
-        n = int(step * 200.0)
-        if n < 1:
-            n = 1
-        t1 = t0 + n * EVENT_RASTER
+        n, t1 = _raster_step(t0, 2.0 * step, t_max)
         k += n
         v1 = _value(t1, ctx)
         if v1 <= thr:
