@@ -22,6 +22,8 @@ except ImportError:
 
 ENABLED = numba is not None
 
+KERNELS = []                    # the compiled kernels' (source file, qualified name)
+
 
 def kernel(fn=None, *, inline: bool = False):
     """The function compiled (numba present) or itself (plain Python).
@@ -31,4 +33,25 @@ def kernel(fn=None, *, inline: bool = False):
         return lambda f: kernel(f, inline=inline)
     if numba is None:
         return fn
+    if not inline:
+        KERNELS.append((fn.__code__.co_filename, fn.__qualname__))
     return numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
+
+
+def uncached_kernels() -> int:
+    """How many kernels have no compiled copy in numba's disk cache yet (an
+    index ``<module>.<name>-<line>.py<version>.nbi`` in the __pycache__
+    beside their source): the first run after an install compiles them."""
+    out = 0
+    listed = {}
+    for path, name in KERNELS:
+        folder = os.path.join(os.path.dirname(path), "__pycache__")
+        if folder not in listed:
+            try:
+                listed[folder] = os.listdir(folder)
+            except OSError:
+                listed[folder] = []
+        prefix = f"{os.path.splitext(os.path.basename(path))[0]}.{name}-"
+        if not any(f.startswith(prefix) and f.endswith(".nbi") for f in listed[folder]):
+            out += 1
+    return out

@@ -21,7 +21,7 @@ from collections import Counter
 
 from bbglue.values import did_you_mean
 from behaviors.api import DEFAULT_HOOK_TIME_LIMIT, hook_watchdog
-from ivp import limits as engine_limits, rng
+from ivp import jit as engine_jit, limits as engine_limits, rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
@@ -72,6 +72,26 @@ def find_scene(name: str) -> str:
         return bundled_path(name)
     raise ValueError(f"no scene file {name}{did_you_mean(name, bundled_names())}; "
                      "`ivp list` names the bundled scenes")
+
+
+COMPILE_NOTICE = ("ivp: compiling the engine's {n} kernels for this install (the first run only: about a "
+                  "minute on 2 cores; later runs load them from numba's cache)")
+
+
+def compile_notice() -> str | None:
+    """What to tell a user whose first run compiles most of the kernels (numba
+    present, the disk cache holding fewer than half of them), else None."""
+    if not engine_jit.ENABLED:
+        return None
+    n = engine_jit.uncached_kernels()
+    return COMPILE_NOTICE.format(n=n) if 2 * n > len(engine_jit.KERNELS) else None
+
+
+def say_if_compiling() -> None:
+    """:func:`compile_notice` on stderr, when there is one."""
+    notice = compile_notice()
+    if notice is not None:
+        print(notice, file=sys.stderr, flush=True)
 
 
 def load_scene(name: str, behaviour_files=()):
@@ -160,6 +180,7 @@ def _run(args) -> int:
         raise ValueError("--per-psi goes with --trace")
     if args.time_factor is not None:
         engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
+    say_if_compiling()
     scene = load_scene(args.scene, args.behaviors)
     recording = scripted_input(scene, args.input, args.no_input)
     log = logging.getLogger("bbglue")        # the context logs every error in full: the lines below say it once

@@ -17,7 +17,7 @@ import sys
 
 from behaviors.api import hook_watchdog
 from scenes.cli import (add_behaviors_option, add_input_options, add_subcommands, add_watchdog_option, load_scene,
-                        scripted_input)
+                        say_if_compiling, scripted_input)
 
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
@@ -38,6 +38,7 @@ def _session(args, name: str, default_input: bool):
     demo input); SceneError says what is wrong. A restart loads the scene afresh
     without the input."""
     from .session import Session
+    say_if_compiling()
     session = Session(lambda: load_scene(name, args.behaviors))
     recording = scripted_input(session.scene, args.input, args.no_input or not default_input)
     if recording is not None:

@@ -1,0 +1,61 @@
+"""The first run after an install compiles the kernels (ivp.jit): the count
+of kernels numba's disk cache does not hold yet, and the line the ``ivp``
+commands print then (issue 11: a minute of silence otherwise)."""
+
+import importlib.util
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ivp import jit
+from scenes import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_kernel_counts_as_uncached_until_its_first_call_writes_the_cache(tmp_path, monkeypatch):
+    src = tmp_path / "fresh_kernels.py"
+    src.write_text(textwrap.dedent("""
+        from ivp.jit import kernel
+
+        @kernel
+        def twice(x):
+            return 2.0 * x
+    """))
+    monkeypatch.setattr(jit, "KERNELS", [])
+    spec = importlib.util.spec_from_file_location("fresh_kernels", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert jit.KERNELS == [(str(src), "twice")]
+    assert jit.uncached_kernels() == 1
+    assert mod.twice(1.5) == 3.0
+    assert jit.uncached_kernels() == 0
+    assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
+
+
+def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
+    monkeypatch.setattr(jit, "ENABLED", True)
+    monkeypatch.setattr(jit, "KERNELS", [("a.py", "f")] * 10)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: 6)
+    assert cli.compile_notice() == cli.COMPILE_NOTICE.format(n=6)
+    assert "first run only" in cli.compile_notice()
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: 5)
+    assert cli.compile_notice() is None
+    monkeypatch.setattr(jit, "ENABLED", False)
+    monkeypatch.setattr(jit, "uncached_kernels", lambda: 10)
+    assert cli.compile_notice() is None
+
+
+def test_ivp_run_says_nothing_of_compiling_once_the_cache_is_warm():
+    """This process's kernels are cached once the suite has run any scene;
+    the command then prints no notice (the first run's own line is shown by
+    the test above)."""
+    subprocess.run([sys.executable, "-m", "viewer.cli", "run", "--quiet", "--seconds", "0.2"], cwd=ROOT,
+                   capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "viewer.cli", "run", "--quiet", "--seconds", "0.2"], cwd=ROOT,
+                         capture_output=True, text=True, check=True)
+    assert "compiling the engine" not in out.stderr
