@@ -19,16 +19,17 @@ from __future__ import annotations
 
 import math
 
-from ..jit import kernel
 import numpy as np
 
+from ..jit import kernel
 from ..kmath import mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
 from ..states import MT_NOT_SIM
 from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
 from .feature_kernels import point_edge, point_face, point_point
 from .piece_kernels import moved_arrays, pieces_closest
 
-PIECES = 4                      # a search context's kind: two convex pieces
+BALL = 3                        # a search context's kind: a ball against a ball (0-2: KIND_CODE's P, K, F)
+PIECES = 4                      # two convex pieces
 
 
 @kernel
@@ -84,10 +85,10 @@ def _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs):
 @kernel
 def _gap(t, kind, D, B, B1):
     """pair_geometry's gap at t of the ball's centre against the other side:
-    ``kind`` 3 a ball, or 0 P, 1 K, 2 F with the feature's world points in
+    ``kind`` BALL, or 0 P, 1 K, 2 F with the feature's world points in
     the rows of D (F: a, b, c and the outward normal; K: the ends; P: the point)."""
     q = _centre(t, B)
-    if kind == 3:
+    if kind == BALL:
         return point_point(q, _centre(t, B1))[0]
     a = (D[0, 0], D[0, 1], D[0, 2])
     if kind == 2:
@@ -108,12 +109,7 @@ def _value(t, ctx):
     but the plane is negative."""
     kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, offset = ctx
     if kind == PIECES:
-        d = _closest(t, PA, BA, PB, BB, none)
-        if d > 0.0:
-            v = _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs)
-            if v < 0.0:
-                return v
-        return d
+        return _piece_value(t, _closest(t, PA, BA, PB, BB, none), ctx)
     g = _gap(t, kind, D, BA, BB)
     if kind == 2:
         return g
@@ -134,7 +130,7 @@ def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
     u_cs = (0.0, 0.0, 0.0)
     if kind != 2:                       # _moving_plane(c0, q, c1, w, c1, -n, t_now)
         q = _centre(t_now, B)
-        if kind == 3:
+        if kind == BALL:
             gap, n, _, _, _ = point_point(q, _centre(t_now, B1))
         elif kind == 1:
             gap, n, _, _, _ = point_edge(q, (D[0, 0], D[0, 1], D[0, 2]), (D[1, 0], D[1, 1], D[1, 2]), False)
@@ -142,8 +138,9 @@ def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
             gap, n, _, _, _ = point_point(q, (D[0, 0], D[0, 1], D[0, 2]))
         w = (q[0] + n[0] * gap, q[1] + n[1] * gap, q[2] + n[2] * gap)
         q0_cs, q1_cs, u_cs = _plane_at(t_now, B, q, B1, w, B1, (-n[0], -n[1], -n[2]))
-    return _search((kind, D, _no_piece(), B, _no_piece(), B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs,
-                    u_cs, offset), thr, real, dev, t_now, t_max)
+    none = _no_piece()
+    ctx = (kind, D, none, B, none, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
+    return _search(ctx, _value(t_now, ctx), thr, real, dev, t_now, t_max)
 
 
 # --- two convex pieces -------------------------------------------------------------------
@@ -177,6 +174,17 @@ def _closest(t, PA, BA, PB, BB, none):
 
 
 @kernel
+def _piece_value(t, d, ctx):
+    """The polygon value at t from the pieces' closest distance d there: d,
+    or the virtual plane's value where d is positive but the plane is negative."""
+    if d > 0.0:
+        v = _plane(t, ctx[7], ctx[8], ctx[9], ctx[10], ctx[11], ctx[12])
+        if v < 0.0:
+            return v
+    return d
+
+
+@kernel
 def _no_piece():
     """An empty side for a ball's search context."""
     return (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
@@ -196,16 +204,16 @@ def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_no
     Bu = BA if sides[2] == 0 else BB
     w = (q[0] + n[0] * d0, q[1] + n[1] * d0, q[2] + n[2] * d0)
     q0_cs, q1_cs, u_cs = _plane_at(t_now, B0, q, B1, w, Bu, (-n[0], -n[1], -n[2]))
-    return _search((PIECES, np.zeros((0, 3)), PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, 0.0), thr, real,
-                   dev, t_now, t_max)
+    ctx = (PIECES, np.zeros((0, 3)), PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, 0.0)
+    return _search(ctx, _piece_value(t_now, d0, ctx), thr, real, dev, t_now, t_max)   # closest(t_now) is d0
 
 
 # --- the search ----------------------------------------------------------------------------
 
 @kernel
-def _search(ctx, thr, real, dev, t_now, t_max):
-    """mindist.raster_search on _value(t, ctx): (True, t) or (False, 0)."""
-    v_now = _value(t_now, ctx)
+def _search(ctx, v_now, thr, real, dev, t_now, t_max):
+    """mindist.raster_search on _value(t, ctx), v_now its value at t_now:
+    (True, t) or (False, 0)."""
     if v_now > thr:
         return _first_crossing(ctx, thr, dev, t_now, v_now, t_now, t_max)
     t0 = t_now

@@ -16,8 +16,9 @@ import math
 import numpy as np
 
 from .. import lane as ln
-
 from ..jit import kernel
+from ..states import MT_NOT_SIM
+from ..umath import rot_mul_v, rot_t_mul_v
 from .constants import (
     COLL_DIST,
     EVENT_RASTER,
@@ -30,9 +31,7 @@ from .constants import (
     ROOT_MAX_ITERATIONS,
     ROOT_TOLERANCE,
 )
-from ..states import MT_NOT_SIM
-from ..umath import rot_mul_v, rot_t_mul_v
-from .event_kernels import ball_event_search_k, piece_event_search_k
+from .event_kernels import BALL as BALL_SIDE_KIND, ball_event_search_k, piece_event_search_k
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .piece_kernels import hull_triangles_measure
 from .features import (
@@ -52,7 +51,6 @@ from .features import (
 )
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
-BALL_KIND = 3                   # event_kernels' other side a ball
 NO_POINTS = np.zeros((0, 3))
 QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
@@ -602,14 +600,12 @@ def _piece_arg(shape, key):
 
 
 def _ball_search_kind(md: Mindist):
-    """(kind, D) of ball_event_search_k's other side when md is a ball's pair
-    it takes (the other side a ball, or a feature whose core's pose stays
-    (at or beyond MT_NOT_SIM): its world points), else (None, None)."""
-    if not md.a.is_ball:
-        return None, None
+    """(kind, D) of ball_event_search_k's other side for a ball's pair md it
+    takes (the other side a ball, or a feature whose core's pose stays (at or
+    beyond MT_NOT_SIM): its world points), else (None, None)."""
     s1 = md.side1
     if s1.shape.is_ball:
-        return BALL_KIND, NO_POINTS
+        return BALL_SIDE_KIND, NO_POINTS
     c1 = s1.shape.obj.core
     if c1.movement_state < MT_NOT_SIM:
         return None, None
