@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import math
 import os
+from itertools import chain
+from operator import attrgetter
 
 import numpy as np
 
@@ -73,6 +75,7 @@ WIDTH = 86
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
 _epoch = [0]
+_fast_flags = attrgetter("fast", "fast_prev")
 
 
 def epoch() -> int:
@@ -485,7 +488,8 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
                 plan.takes += 1
         rows.append(c.lane_slot)
     rows = np.array(rows, dtype=np.int64)
-    flags = np.array([(su.fast, su.fast_prev) for su in units], dtype=np.int64).reshape(len(units), 2)
+    flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
+                        count=2 * len(units)).reshape(len(units), 2)
     if plan is not None:
         plan.steps.append((i, None, units, cores, rows, flags, cps))
     return units, cores, rows, flags
@@ -522,6 +526,8 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
 
 def flags_back(units, flags, before, ran: int) -> None:
     """The (fast, fast_prev) flags a pass changed, back into the first ran units."""
+    if flags[:ran].tobytes() == before[:ran].tobytes():
+        return                          # (mostly none changed)
     for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
         units[i].fast = bool(flags[i, 0])
         units[i].fast_prev = bool(flags[i, 1])

@@ -21,6 +21,8 @@ and the integration is the lane's: nothing goes in or comes back.
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from .. import lane as ln, rng
@@ -38,6 +40,7 @@ IN_SPAN, IN_N, IN_LAST_TIME = 15, 17, 20
 GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
 INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
 POINT_WIDTH = 50
+_point_slot = attrgetter("point_slot")
 
 
 def resting_contact(env, su):
@@ -113,9 +116,10 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     col = env.collision
     points = point_rows(lane)
     n = len(units)
-    slots = np.fromiter([cp.point_slot for cp in cps], dtype=np.int64, count=n)
-    for k in np.flatnonzero(slots < 0).tolist():     # given back since the run was recorded
-        slots[k] = points.take(cps[k])
+    slots = list(map(_point_slot, cps))
+    if min(slots) < 0:                  # some given back since the run was recorded
+        slots = [points.take(cp) if k < 0 else k for cp, k in zip(cps, slots)]
+    slots = np.array(slots, dtype=np.int64)
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
