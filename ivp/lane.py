@@ -75,6 +75,7 @@ WIDTH = 86
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
 _epoch = [0]
+untagged = [0]          # the epoch of the last touch that named no units
 _fast_flags = attrgetter("fast", "fast_prev")
 
 
@@ -83,12 +84,25 @@ def epoch() -> int:
     return _epoch[0]
 
 
-def touch() -> None:
+def touch(units=None) -> None:
     """Something a :class:`Plan` is made from changed (a unit's cores,
     controllers, state or list; a core's friction system, impact or row; a
     shape's mindists or collision data): every plan is made again at its
-    next PSI."""
+    next PSI. ``units``: the units whose lane step (sim_unit.lane_kind) the
+    change may alter, each stamped with the new epoch (``touched``); None
+    when that is not known (every unit's kept step is then stale)."""
     _epoch[0] += 1
+    if units is None:
+        untagged[0] = _epoch[0]
+        return
+    for su in units:
+        if su is not None:
+            su.touched = _epoch[0]
+
+
+def touch_cores(cores) -> None:
+    """:func:`touch` naming the cores' units."""
+    touch([c.sim_unit_of_core for c in cores])
 
 
 class LoanedCore(Core):
@@ -236,7 +250,7 @@ class Lane:
         self.cores.append(core)
         core.lane_slot = k
         core.__class__ = LoanedCore
-        touch()
+        touch(())                       # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
@@ -264,7 +278,7 @@ class Lane:
         core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
         core.movement_state = int(r[62])
         core.lane_slot = -1
-        touch()
+        touch(())
         free_row(self.rows, self.cores, k, "lane_slot")
         self.ran_moved = bool(self.ran)
 

@@ -7,6 +7,7 @@ an active and a frozen list, each with the newest unit first (10.0).
 
 from __future__ import annotations
 
+import os
 from itertools import groupby
 
 from .core import MT_MOVING, MT_NOT_SIM
@@ -14,12 +15,14 @@ from .fp import inv_dt
 from .controllers.base import SimEvent
 from .collision.single_contact import resting_unit, run_controllers, run_resting
 from .jit import ENABLED as JIT_ENABLED
-from .lane import ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch
+from .lane import (ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch,
+                   untagged)
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
+VERIFY_KINDS = os.environ.get("IVP_VERIFY_KINDS", "0") != "0"     # lane_kind checks each kept answer
 CONTROLLER_RUNS = JIT_ENABLED   # consecutive controllers of a run_class called as one compiled step
 
 
@@ -36,7 +39,8 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane")
+    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
+                 "touched", "lane_kind")
 
     def __init__(self):
         self.state = SU_FROZEN
@@ -48,10 +52,14 @@ class SimUnit:
         self.alive = True
         self._steps = None
         self._lane = None           # (epoch, lane.joint_unit's step)
+        self.touched = epoch()      # the epoch of the last touch naming the unit (lane.touch)
+        self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
 
     def _before_snapshot(self) -> None:
         self._steps = None              # their epoch means nothing in another process
         self._lane = None
+        self.lane_kind = None
+        self.touched = 0                # (with no kept lane step, no touch before now matters)
 
     def controller_steps(self) -> list:
         """(controller, cores) in calling order (6.3: the entries last to
@@ -92,14 +100,14 @@ class SimUnit:
             self.entries.append(e)
         e.cores.append(core)
         self.sort_entries()
-        touch()
+        touch((self,))
 
     def remove_controller_core(self, controller, core) -> None:
         """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
         e = self.find_entry(controller)
         if e is None:
             return
-        touch()
+        touch((self,))
         if core in e.cores:
             e.cores.remove(core)
         if not e.cores:
@@ -163,6 +171,29 @@ def _run_key(entry):
     return type(c).run_class if CONTROLLER_RUNS and c.in_run() else entry
 
 
+LANE = "lane"           # lane_kind: a lane unit
+
+
+def lane_kind(env, su):
+    """The unit's way in the PSI loop: LANE (lane.lane_unit), its contact
+    point (single_contact.resting_unit) or None (the object path). Kept on
+    the unit while no touch names it (lane.touch): a settling heap, where
+    some unit lands or freezes at every PSI, looks at each unit again at
+    every PSI, and most of them are what they were."""
+    kept = su.lane_kind
+    if kept is not None and kept[1] >= su.touched and kept[1] >= untagged[0]:
+        if VERIFY_KINDS:
+            assert kept[0] is _lane_kind(env, su), f"a unit's kept lane step is stale: {kept[0]}"
+        return kept[0]
+    kind = _lane_kind(env, su)
+    su.lane_kind = (kind, epoch())
+    return kind
+
+
+def _lane_kind(env, su):
+    return LANE if lane_unit(env, su) else resting_unit(env, su)
+
+
 class SimUnitManager:
     """Spec 10.0: the active and frozen lists (newest first), merge and split."""
 
@@ -173,12 +204,12 @@ class SimUnitManager:
 
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""
-        touch()
+        touch((su,))
         (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
 
     def remove_sim_unit(self, su: SimUnit) -> None:
         """0x10011f50."""
-        touch()
+        touch((su,))
         lst = self.active if su.state < SU_FROZEN else self.frozen
         lst.remove(su)
 
@@ -214,21 +245,21 @@ class SimUnitManager:
             su = order[i]
             if not (su.alive and su.state < SU_FROZEN):
                 i += 1
-            elif lane is not None and lane_unit(env, su):
+            elif lane is not None and (kind := lane_kind(env, su)) is LANE:
                 j = i + 1               # the run of lane units from here (at most RUN_LENGTH)
                 end = min(n, i + RUN_LENGTH)
-                while j < end and order[j].alive and order[j].state < SU_FROZEN and lane_unit(env, order[j]):
+                while j < end and order[j].alive and order[j].state < SU_FROZEN and lane_kind(env, order[j]) is LANE:
                     j += 1
                 ran = run_units(env, order, i, j, cores_out, plan)
                 complete = complete and ran == j - i
                 i += ran
-            elif lane is not None and (cp := resting_unit(env, su)) is not None:
-                cps = [cp]
-                j = i + 1               # the resting run from here
+            elif lane is not None and kind is not None:
+                cps = [kind]            # the resting run from here
+                j = i + 1
                 end = min(n, i + RUN_LENGTH)
                 while j < end and order[j].alive and order[j].state < SU_FROZEN:
-                    cp = resting_unit(env, order[j])
-                    if cp is None:
+                    cp = lane_kind(env, order[j])
+                    if cp is None or cp is LANE:
                         break
                     cps.append(cp)
                     j += 1
@@ -277,7 +308,7 @@ class SimUnitManager:
 
     def merge(self, units) -> SimUnit:
         """0x10011720: join units into the first; the others are removed."""
-        touch()
+        touch(units)
         first = units[0]
         for su in units[1:]:
             if su is first or not su.alive:
@@ -305,7 +336,7 @@ class SimUnitManager:
         constraints, contacts); the environment's gravity controller does not.
         """
         su.changed = False
-        touch()
+        touch((su,))
         parts = _connected_parts(su)
         if len(parts) < 2:
             return
@@ -332,7 +363,7 @@ class SimUnitManager:
 
     def remove_core(self, core) -> None:
         """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
-        touch()
+        touch((core.sim_unit_of_core,))
         su = core.sim_unit_of_core
         if core in su.cores:
             su.cores.remove(core)

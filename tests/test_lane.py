@@ -4,7 +4,7 @@ to the object path, and a core on loan behaves as a plain core to every caller."
 import pytest
 
 from ivp import Environment, rng
-from ivp.core import ZERO3, Core
+from ivp.core import MT_NOT_SIM, ZERO3, Core
 from ivp.lane import LoanedCore
 from test_collision_scenes import ball, box, floor
 
@@ -338,3 +338,72 @@ def test_object_poses_are_each_objects_pose_on_loan_or_not():
                 Rk, vk = b.get_m_world_f_object_AT(tt)
                 assert tuple(R[k].tolist()) == tuple(Rk) and tuple(V[k].tolist()) == tuple(vk)
     assert loaned >= 60
+
+
+def resting_heap(n: int = 48):
+    """Balls of radius 0.5 dropped in rows 0.1 above a floor, landing over a
+    few PSIs and falling asleep one by one (a plan is recorded at most PSIs)."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env, n=40)                    # 1 m cells: balls roll over edges (a second point, one deleted)
+    bodies = [ball(env, (-6.0 + 1.05 * (i % 12), 0.6 + 0.03 * i, -3.0 + 1.5 * (i // 12)), radius=0.5,
+                   name=f"o{i}", speed_damp_factor=0.2 * (i % 3)) for i in range(n)]
+    for b in bodies:
+        b.wake()
+    return env, bodies
+
+
+def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
+    """sim_unit.lane_kind keeps each unit's way through the PSI loop while no
+    touch names the unit: in a heap landing and falling asleep (contacts made
+    and deleted, units merged, split and frozen), every kept answer is the
+    one looking at the unit again gives (IVP_VERIFY_KINDS), and most answers
+    are kept ones."""
+    from ivp import sim_unit
+    monkeypatch.setattr(sim_unit, "VERIFY_KINDS", True)
+    answers = []                        # per answer, whether it was the kept one
+    ask = sim_unit.lane_kind
+
+    def counted(env, su):
+        kept = su.lane_kind
+        out = ask(env, su)
+        answers.append(kept is not None and su.lane_kind is kept)
+        return out
+
+    monkeypatch.setattr(sim_unit, "lane_kind", counted)
+    env, bodies = resting_heap()
+    for _ in range(300):
+        env.simulate(env.delta_PSI_time)
+    assert sum(o.core.movement_state == MT_NOT_SIM for o in bodies) > len(bodies) // 2     # most fell asleep
+    assert sum(answers) > 0.75 * len(answers)
+
+
+def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
+    """A resting ball's kept step is its contact point; a force controller
+    added to its core (add_controller_core names the unit) sends it to the
+    object path, as does nothing else; a touch naming no unit makes every
+    kept step stale."""
+    from ivp import ForceController
+    from ivp.collision.friction import ContactPoint
+    from ivp.lane import touch
+    from ivp.sim_unit import LANE, lane_kind
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    b = ball(env, (0.0, 0.55, 0.0), radius=0.5, name="b")
+    far = ball(env, (30.0, 300.0, 0.0), radius=0.5, name="far")
+    b.wake()
+    far.wake()
+    for _ in range(40):
+        env.simulate(env.delta_PSI_time)
+        b.wake()
+    su, su_far = b.core.sim_unit_of_core, far.core.sim_unit_of_core
+    assert isinstance(lane_kind(env, su), ContactPoint) and lane_kind(env, su_far) is LANE
+    kept = su.lane_kind
+    assert lane_kind(env, su) is kept[0] and su.lane_kind is kept          # asked again: kept
+    env.sim_unit_manager.add_controller_to_core(ForceController(b.core, (0, 0, 0), (0.0, 0.1, 0.0)), b.core)
+    assert lane_kind(env, su) is None and su_far.lane_kind[1] < su.lane_kind[1]
+    far_kept = su_far.lane_kind
+    assert lane_kind(env, su_far) is LANE and su_far.lane_kind is far_kept  # not named: kept
+    touch()
+    assert lane_kind(env, su_far) is LANE and su_far.lane_kind is not far_kept

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
-from ..lane import epoch as ln_epoch, touch
+from ..lane import epoch as ln_epoch, touch, touch_cores
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
@@ -752,7 +752,7 @@ class FrictionSystem:
         for h in self.handles:
             mgr.add_controller_to_core(h, core)
         core.friction_system = self
-        touch()
+        touch((core.sim_unit_of_core,))
 
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
@@ -768,13 +768,13 @@ class FrictionSystem:
                 core.controllers_of_core.remove(h)
                 core.sim_unit_of_core.remove_controller_core(h, core)
         core.sim_unit_of_core.changed = True
-        touch()
+        touch((core.sim_unit_of_core,))
         if getattr(core, "friction_system", None) is self:
             core.friction_system = None
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
-        touch()
+        touch_cores(self.movable)       # resting_unit reads the system's first point and how many
         self.add_core(cp.core0)
         self.add_core(cp.core1)
         cp.system = self
@@ -791,7 +791,7 @@ class FrictionSystem:
 
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
-        touch()
+        touch_cores(self.movable)
         self.contacts.remove(cp)
         pair = cp.pair
         pair.contacts.remove(cp)

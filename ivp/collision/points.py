@@ -54,7 +54,7 @@ class PointRows:
         self.points.append(cp)
         cp.point_slot = k
         cp.__class__ = LoanedPoint
-        ln.touch()
+        ln.touch(())                    # (as Lane.take)
         return k
 
     def give_back(self, cp) -> None:
@@ -67,7 +67,7 @@ class PointRows:
         cp.r_cs = [tuple(r[R_CS:R_CS + 3]), None]
         cp.rxn = [tuple(r[RXN:RXN + 3]), None]
         cp.point_slot = -1
-        ln.touch()
+        ln.touch(())
         ln.free_row(self.rows, self.points, k, "point_slot")
 
     def give_back_all(self) -> None:
