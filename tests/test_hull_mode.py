@@ -176,6 +176,6 @@ def test_soup_groups_in_hull_mode_leave_the_scene_as_measuring_them_every_psi(mo
     never true) gives the same state, bit for bit, at every PSI."""
     env, bodies = _balls_scene()
     with_hull = _hash(env, bodies, 300)
-    monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: [False] * len(holds))
+    monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
     env, bodies = _balls_scene()
     assert _hash(env, bodies, 300) == with_hull

@@ -12,6 +12,8 @@ point, which joins the friction system from then on (5.2).
 from __future__ import annotations
 
 import math
+from itertools import compress
+from operator import attrgetter
 
 import numpy as np
 
@@ -83,6 +85,9 @@ def _ordered(a: Shape, b: Shape):
 
 
 BALL_KEY = ("b", 0)             # a ball's one piece
+_BALL = attrgetter("ball")
+_MDS = attrgetter("mds")
+_MINDISTS = attrgetter("mindists")
 
 
 def _speed_of(core) -> float:
@@ -103,8 +108,8 @@ class AwakeSet:
     (kept for one version); and the balls' steady records
     (:class:`SteadyBalls`: made when first needed, carried to the next set)."""
 
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "index_of", "sphere_rows", "steady",
-                 "_ball_radii")
+    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "with_mindists_k", "index_of",
+                 "sphere_rows", "steady", "_ball_radii")
 
     def __init__(self, cores):
         shapes = []
@@ -130,6 +135,7 @@ class AwakeSet:
         # the pass (a mindist made touches the plan this set is kept with)
         others = set(other)
         self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
+        self.with_mindists_k = np.array(self.with_mindists, dtype=np.int64)
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
         self.steady = None
@@ -149,7 +155,10 @@ class SteadyBalls:
     mindist of the ball has gone (md_version), its sphere meets that box
     alone and stays inside the soup query it was made for, the per-piece loop
     of after_integration would take the same group again, so it is taken at
-    once (:meth:`holds` tests every ball in one pass)."""
+    once (:meth:`holds` tests every ball in one pass, and the held balls leave
+    the loop together: a ball is recorded only when the loop takes it with
+    every enabled fixed body, and collision_enabled and nocoll_group stay as
+    the object was made)."""
 
     __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count", "hgap", "hc")
 
@@ -206,7 +215,7 @@ class SteadyBalls:
             self.f[k] = -1
 
     def holds(self, fixed, centers, reach):
-        """Which records still hold (a bool per shape), or None: the box tests
+        """Which records still hold (a bool array, one per shape), or None: the box tests
         and the query test as the loop and _soup_keys make them."""
         if self.count == 0:
             return None
@@ -228,7 +237,7 @@ class SteadyBalls:
         d = centers - self.qc
         inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr <= self.qr
         version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
-        return ((self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)).tolist()
+        return (self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)
 
     def went_to_hull(self, k: int, sp, centre) -> None:
         """Ball k's group ``sp`` went to hull mode at this pass, the ball at ``centre``."""
@@ -238,14 +247,16 @@ class SteadyBalls:
 
     def quiet(self, holds, centers, speeds, dt: float):
         """Which held balls' groups stay in hull mode (3.4; SoupPairs.hull), a
-        bool per shape: the least gap less how far the ball's centre has
+        bool array, one per shape: the least gap less how far the ball's centre has
         moved (a ball's gap to a fixed triangle shrinks by no more) is still
         beyond this PSI's look-ahead (SoupPairs.update_events' limit), so
         their measurement and update_events would queue and search nothing.
         (A member's event or a member leaving the link ends the hull mode.)"""
-        k = np.flatnonzero(np.array([h and sp.hull for sp, h in zip(self.sp, holds)], dtype=bool))
+        k = np.flatnonzero(holds)
+        sp = self.sp
+        k = k[np.fromiter((sp[i].hull for i in k.tolist()), dtype=bool, count=k.shape[0])]
         if not k.shape[0]:
-            return [False] * len(holds)
+            return np.zeros(len(holds), dtype=bool)
         gap = self.hgap[k]
         d = centers[k] - self.hc[k]
         moved = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
@@ -254,7 +265,7 @@ class SteadyBalls:
         limit = COLL_DIST + dt * (speeds[k] + w1) * HULL_LOOK_AHEAD_PSIS
         out = np.zeros(len(holds), dtype=bool)
         out[k[gap - moved - limit > HULL_SLACK * (1.0 + np.abs(gap))]] = True
-        return out.tolist()
+        return out
 
 
 class CollisionSystem:
@@ -619,6 +630,27 @@ class CollisionSystem:
             ball.soup_pairs[soup.serial] = (keys, ball.md_version, None)
         return None
 
+    @staticmethod
+    def _take_held(steady, near, holds, quiet, stamp: int):
+        """The per-piece loop's answer for the balls of ``near`` whose steady
+        record holds, at once: their groups seen (SoupPairs.mark_seen; a
+        ball whose group is all its mindists is marked in the returned mask
+        of shapes, for the pass's drop test, instead of its all_seen), and
+        the measured entries of those not quiet (in order); returned after
+        the rest of near."""
+        m = holds[near]
+        held = near[m]
+        sp = steady.sp
+        groups = list(map(sp.__getitem__, held.tolist()))
+        n = len(groups)
+        whole = (np.fromiter(map(len, map(_MDS, groups)), dtype=np.int64, count=n)
+                 == np.fromiter(map(len, map(_MINDISTS, map(_BALL, groups))), dtype=np.int64, count=n))
+        for g in compress(groups, (~whole).tolist()):
+            g.mark_seen(stamp)
+        seen_all = np.zeros(holds.shape[0], dtype=bool)
+        seen_all[held[whole]] = True
+        return near[~m], [(sp[k], k) for k in held[~quiet[held]].tolist()], seen_all
+
     def after_integration(self, cores) -> None:
         """1.2 steps 4-6: the mindists of every awake body (new ones for pieces
         that could reach coll_dist before the next PSI, none for pieces far
@@ -679,21 +711,26 @@ class CollisionSystem:
         enabled = [f for f in self.fixed if f.obj.collision_enabled]
         steady = aw.steady
         holds = None if steady is None else steady.holds(enabled, centers, reach_arr)
+        held = ()
+        seen_all = None
         if holds is not None:
             at = centers.tolist()
             speed_of = speeds.tolist()
             quiet = steady.quiet(holds, centers, speeds, dt)
+            near, held, seen_all = self._take_held(steady, near, holds, quiet, stamp)
+        near = near.tolist()
+        ei = 0
+        next_k = held[0][1] if held else len(awake)
         for k in near:
+            if k > next_k:                  # the held balls' entries before k, in order
+                while ei < len(held) and held[ei][1] < k:
+                    measured.append(held[ei])
+                    ei += 1
+                next_k = held[ei][1] if ei < len(held) else len(awake)
             s = awake[k]
             o = s.obj
             if o.collision_enabled and not o.nocoll_group:
                 fixed = enabled             # may_collide's answer for every fixed body
-                if holds is not None and holds[k]:
-                    sp = steady.sp[k]       # what the loop below would take
-                    sp.mark_seen(stamp)
-                    if not quiet[k]:        # in hull mode: not measured
-                        measured.append((sp, k))
-                    continue
             else:
                 alike = (bool(o.collision_enabled), o.nocoll_group[:8], bool(o.core.physical_unmoveable))
                 fixed = fixed_of.get(alike)
@@ -727,13 +764,18 @@ class CollisionSystem:
                 steady.record(k, s, *kept)
             elif steady is not None:
                 steady.forget(k)
+        measured.extend(held[ei:])
         self._steady = steady
         for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
             take(s, ks, o, ko)
         mds = [md for md, _ in measured]
         recalc_all(mds, t)
         self._update_events(mds, [how for _, how in measured], True, centers, speed_of, steady)
-        for k in aw.with_mindists:
+        todo = aw.with_mindists
+        if seen_all is not None:
+            k = aw.with_mindists_k
+            todo = k[~seen_all[k]].tolist()
+        for k in todo:
             s = awake[k]
             if not s.mindists or s.all_seen == stamp:
                 continue
@@ -778,14 +820,14 @@ class CollisionSystem:
         """The broad-phase values of the lane's bodies from its rows, in one
         pass (centre, radius + reach, reach and current_speed +
         max_surface_rot_speed into centers / radii / reach_of / speeds), and the
-        indices in ``aw.shapes``, in order, of the bodies the per-piece loop
+        indices in ``aw.shapes``, in order (an array), of the bodies the per-piece loop
         measures against the fixed bodies: every body not on loan, and those
         on loan whose sphere of every piece (lane.BOUND) reaches some fixed
         body's box (the others cannot meet a fixed piece: the loop's test
         would miss every one)."""
         idx = aw.loaned_k
         if idx.shape[0] == 0:
-            return aw.other_k
+            return np.array(aw.other_k, dtype=np.int64)
         C, radius, speed, bound = self.environment.lane.broad_values(aw.slots)
         reach = _reach(dt, speed)
         centers[idx] = C
@@ -799,10 +841,10 @@ class CollisionSystem:
             hi = np.array(f.hi)
             near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
         if not near.any():
-            return aw.other_k
+            return np.array(aw.other_k, dtype=np.int64)
         todo = np.ones(len(aw.shapes), dtype=bool)
         todo[idx] = near
-        return np.flatnonzero(todo).tolist()
+        return np.flatnonzero(todo)
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""
