@@ -717,8 +717,9 @@ class CollisionSystem:
             at = centers.tolist()
             speed_of = speeds.tolist()
             quiet = steady.quiet(holds, centers, speeds, dt)
-            near, held, seen_all = self._take_held(steady, near, holds, quiet, stamp)
-        near = near.tolist()
+            near, held, seen_all = self._take_held(steady, np.asarray(near, dtype=np.int64), holds, quiet, stamp)
+        if type(near) is not list:
+            near = near.tolist()
         ei = 0
         next_k = held[0][1] if held else len(awake)
         for k in near:
@@ -816,18 +817,19 @@ class CollisionSystem:
                         found.append((s, ks, o, ko))
         return found
 
-    def _lane_broad_phase(self, aw, centers, radii, reach_of, speeds, dt) -> list:
+    def _lane_broad_phase(self, aw, centers, radii, reach_of, speeds, dt):
         """The broad-phase values of the lane's bodies from its rows, in one
         pass (centre, radius + reach, reach and current_speed +
         max_surface_rot_speed into centers / radii / reach_of / speeds), and the
-        indices in ``aw.shapes``, in order (an array), of the bodies the per-piece loop
+        indices in ``aw.shapes``, in order (a list, or an array when the lane
+        has bodies), of the bodies the per-piece loop
         measures against the fixed bodies: every body not on loan, and those
         on loan whose sphere of every piece (lane.BOUND) reaches some fixed
         body's box (the others cannot meet a fixed piece: the loop's test
         would miss every one)."""
         idx = aw.loaned_k
         if idx.shape[0] == 0:
-            return np.array(aw.other_k, dtype=np.int64)
+            return aw.other_k
         C, radius, speed, bound = self.environment.lane.broad_values(aw.slots)
         reach = _reach(dt, speed)
         centers[idx] = C
@@ -841,7 +843,7 @@ class CollisionSystem:
             hi = np.array(f.hi)
             near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
         if not near.any():
-            return np.array(aw.other_k, dtype=np.int64)
+            return aw.other_k
         todo = np.ones(len(aw.shapes), dtype=bool)
         todo[idx] = near
         return np.flatnonzero(todo)
