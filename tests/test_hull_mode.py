@@ -179,3 +179,65 @@ def test_soup_groups_in_hull_mode_leave_the_scene_as_measuring_them_every_psi(mo
     monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
     env, bodies = _balls_scene()
     assert _hash(env, bodies, 300) == with_hull
+
+
+def _touching_balls_scene():
+    """The balls' scene with a row of balls side by side, 0.02 apart, on the
+    floor too (each has mindists with its neighbours besides its triangles)."""
+    env, bodies = _balls_scene()
+    bodies += [ball(env, (-6.0 + 1.02 * i, 0.5, 6.0), radius=0.5, name=f"row{i}") for i in range(6)]
+    for b in bodies[-6:]:
+        b.wake()
+    return env, bodies
+
+
+def test_the_held_balls_taken_at_once_leave_the_scene_as_the_per_piece_loop(monkeypatch):
+    """With no steady record ever holding (every ball through after_integration's
+    per-piece loop, PSI by PSI) the scene of balls, some resting side by side,
+    measures the same pairs in the same order at every PSI, drops the same
+    mindists and gives the same state, bit for bit (the groups in hull mode
+    measured both ways: the loop does not test them); and the held path did
+    run for balls whose group is all their mindists, for balls with others
+    too, and with entries measured among the loop's."""
+    real = system.CollisionSystem._take_held
+    seen = {"whole": 0, "partial": 0, "entries": 0}
+
+    def counted(steady, near, holds, quiet, stamp):
+        rest, entries, seen_all = real(steady, near, holds, quiet, stamp)
+        held = near[holds[near]]
+        seen["whole"] += int(seen_all.sum())
+        seen["partial"] += held.shape[0] - int(seen_all.sum())
+        if rest.shape[0] and any(k < rest.max() for _, k in entries):
+            seen["entries"] += 1
+        return rest, entries, seen_all
+
+    def run():
+        log = []
+        measure = system.recalc_all
+        drop = system.CollisionSystem._drop_mindist
+
+        def logged_measure(mds, t):
+            log.append([(type(md).__name__, md.ball.obj.name if type(md) is mindist.SoupPairs
+                         else (md.a.obj.name, md.ka, md.b.obj.name, md.kb)) for md in mds])
+            measure(mds, t)
+
+        def logged_drop(self, md):
+            log.append(("dropped", md.a.obj.name, md.ka, md.b.obj.name, md.kb))
+            drop(self, md)
+
+        monkeypatch.setattr(system, "recalc_all", logged_measure)
+        monkeypatch.setattr(system.CollisionSystem, "_drop_mindist", logged_drop)
+        env, bodies = _touching_balls_scene()
+        h = _hash(env, bodies, 300)
+        monkeypatch.setattr(system, "recalc_all", measure)
+        monkeypatch.setattr(system.CollisionSystem, "_drop_mindist", drop)
+        return h, log
+
+    monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
+    monkeypatch.setattr(system.CollisionSystem, "_take_held", staticmethod(counted))
+    held = run()
+    assert seen["whole"] > 500 and seen["partial"] > 100 and seen["entries"] > 0
+    monkeypatch.setattr(system.SteadyBalls, "holds", lambda self, *a: None)
+    loop = run()
+    assert loop[1] == held[1]
+    assert loop[0] == held[0]
