@@ -65,8 +65,8 @@ def test_the_movable_hull_sides_moved_from_the_core_frame_are_side_data_bit_for_
         env.simulate(env.delta_PSI_time)
         for fs in env.collision.systems:
             lay = fs.layout()
-            R, POS, _, _ = _core_states(lay.cores)
-            _, _, _, L, AT = fs.side_columns(lay)
+            R, POS, _, _ = _core_states(fs, lay)
+            _, _, _, L, AT, _ = fs.side_columns(lay)
             F = np.full((len(lay.cps), 26), np.nan)
             moving_sides_k(L, AT, R, POS, F)
             for q, o, _ in AT.tolist():
@@ -74,3 +74,31 @@ def test_the_movable_hull_sides_moved_from_the_core_frame_are_side_data_bit_for_
                 assert F[q, o:o + 13].tolist() == [k] + [x for v in pts for x in v]
                 kinds.add(k)
     assert kinds == {0, 1, 2}
+
+
+def test_the_passes_share_one_pose_read_and_read_it_again_when_a_core_has_a_new_pose():
+    """_core_states makes R and position once while every core's pose is the
+    object it was (the passes of one PSI), and from the poses again as soon as
+    one core has a new pose; speeds are read at every call."""
+    env = heap_world()
+    for _ in range(40):
+        env.simulate(env.delta_PSI_time)
+    fs = max(env.collision.systems, key=lambda s: len(s.cores))
+    lay = fs.layout()
+    R, POS, V, W = _core_states(fs, lay)
+    R2, POS2, _, _ = _core_states(fs, lay)
+    assert R2 is R and POS2 is POS
+    core = next(c for c in lay.cores if not c.physical_unmoveable)
+    k = lay.cores.index(core)
+    m = core.m_world_f_core_last_psi
+    core.m_world_f_core_last_psi = ((0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0), (1.5, 2.5, 3.5))
+    core.speed = (4.0, 5.0, 6.0)
+    try:
+        R3, POS3, V3, _ = _core_states(fs, lay)
+    finally:
+        core.m_world_f_core_last_psi = m
+    assert R3[k].tolist() == [0.0, 1.0, 0.0, -1.0, 0.0, 0.0, 0.0, 0.0, 1.0]
+    assert POS3[k].tolist() == [1.5, 2.5, 3.5] and V3[k].tolist() == [4.0, 5.0, 6.0]
+    for j, c in enumerate(lay.cores):
+        assert R3[j].tolist() == list(c.m_world_f_core_last_psi[0]) or j == k
+        assert POS3[j].tolist() == list(c.m_world_f_core_last_psi[1]) or j == k

@@ -12,6 +12,8 @@ deletes dead contact points (5.9).
 from __future__ import annotations
 
 import math
+from itertools import chain
+from operator import attrgetter, is_, itemgetter
 from typing import NamedTuple
 
 import numpy as np
@@ -383,22 +385,49 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     return gain
 
 
-_STATE_CUTS = (0, 9, 12, 15, 18, 21, 24)     # R, position, speed, rot_speed, speed_change, rot_speed_change
+_POSE = attrgetter("m_world_f_core_last_psi")
+_SPEED = attrgetter("speed")
+_ROT_SPEED = attrgetter("rot_speed")
+_SPEED_CHANGE = attrgetter("speed_change")
+_ROT_SPEED_CHANGE = attrgetter("rot_speed_change")
+_NEEDS_RECHECK = attrgetter("needs_recheck")
+_LAST_N = attrgetter("last_n")
+_SPAN_S = attrgetter("span_s")
+_LAST_TIME = attrgetter("last_time")
+_PRESSURE = attrgetter("now_friction_pressure")
+_LAST_GAP_LEN = attrgetter("last_gap_len")
+_MU = attrgetter("real_friction_factor")
+_INV_VM_NO_DIR = attrgetter("inv_virt_mass_no_dir")
+_ANTI = attrgetter("integrated_anti_energy")
+_NEGATIVE_PULL = attrgetter("has_negative_pull_since")
 
 
-def _core_states(cores, pending: bool = False) -> tuple:
-    """The cores' R, position, speed and rotation speed as (n, 9), (n, 3),
-    (n, 3), (n, 3) arrays for the system passes; with ``pending`` also their
-    pending changes (speed_change, rot_speed_change), two more (n, 3)."""
-    if pending:
-        rows = [(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed,
-                 *c.speed_change, *c.rot_speed_change) for c in cores]
+def _columns(values, n: int, width: int):
+    """The n values (each ``width`` floats) as an (n, width) float64 array."""
+    return np.fromiter(chain.from_iterable(values), dtype=np.float64, count=n * width).reshape(n, width)
+
+
+def _core_states(fs, lay, pending: bool = False) -> tuple:
+    """The layout's cores' R, position, speed and rotation speed as (n, 9),
+    (n, 3), (n, 3), (n, 3) arrays for the system passes; with ``pending`` also
+    their pending changes (speed_change, rot_speed_change), two more (n, 3).
+    R and position are made once while every core's pose is the same object
+    (the passes of one PSI read one pose: they only read R and position)."""
+    cores = lay.cores
+    n = len(cores)
+    ms = list(map(_POSE, cores))
+    kept = fs._poses
+    if kept is not None and kept[0] is lay and all(map(is_, ms, kept[1])):
+        R, POS = kept[2], kept[3]
     else:
-        rows = [(*c.m_world_f_core_last_psi[0], *c.m_world_f_core_last_psi[1], *c.speed, *c.rot_speed)
-                for c in cores]
-    cuts = _STATE_CUTS if pending else _STATE_CUTS[:5]
-    C = np.array(rows, dtype=np.float64).reshape(len(cores), cuts[-1])
-    return tuple(np.ascontiguousarray(C[:, a:b]) for a, b in zip(cuts, cuts[1:]))
+        R = _columns(map(itemgetter(0), ms), n, 9)
+        POS = _columns(map(itemgetter(1), ms), n, 3)
+        fs._poses = (lay, ms, R, POS)
+    V = _columns(map(_SPEED, cores), n, 3)
+    W = _columns(map(_ROT_SPEED, cores), n, 3)
+    if not pending:
+        return R, POS, V, W
+    return R, POS, V, W, _columns(map(_SPEED_CHANGE, cores), n, 3), _columns(map(_ROT_SPEED_CHANGE, cores), n, 3)
 
 
 def _put_pending(lay, SC, WC) -> None:
@@ -417,9 +446,9 @@ def damp_system(fs, damp: float) -> None:
     pending pushes along the relative velocity and angular velocity, the
     energy removed taken off (one pass: friction_kernels.damp_system_k)."""
     lay = fs.layout()
-    R, _, V, W, SC, WC = _core_states(lay.cores, pending=True)
+    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
     pairs = lay.pairs[::-1]
-    anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
+    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
     damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
@@ -436,23 +465,32 @@ def update_system(fs, env, now: float) -> None:
     integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
-    R, POS, V, W = _core_states(cores)
-    S, moving, edges, L, AT = fs.side_columns(lay)
-    F = np.empty((len(cps), 38))
+    R, POS, V, W = _core_states(fs, lay)
+    S, moving, edges, L, AT, X = fs.side_columns(lay)
+    n = len(cps)
+    F = np.empty((n, 38))
     F[:, :26] = S
     moving_sides_k(L, AT, R, POS, F)
     for q, i in moving:
         k, (a, b, c, d) = cps[q].side_data(i)
         F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
-    rows = []
-    for cp, edge in zip(cps, edges):
-        check = cp.needs_recheck or cp.side0.shape.is_ball
-        cp.needs_recheck = False
-        last_n = cp.last_n
-        rows.append((check, edge and last_n is not None, *(ZERO3 if last_n is None else last_n),
-                     float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s, now - cp.last_time,
-                     cp.now_friction_pressure, cp.last_gap_len))
-    F[:, 26:] = np.array(rows, dtype=np.float64).reshape(len(cps), 12)
+    # the points' inputs, a column at a time: recheck (or side 0 a ball), an
+    # edge pair's kept normal, the last normal, the extra radii, span_s,
+    # now - last_time, N, last_gap_len
+    F[:, 26] = np.fromiter(map(_NEEDS_RECHECK, cps), dtype=np.bool_, count=n) | X[:, 2].astype(np.bool_)
+    last_n = list(map(_LAST_N, cps))
+    if None in last_n:
+        known = np.fromiter((x is not None for x in last_n), dtype=np.bool_, count=n)
+        last_n = [ZERO3 if x is None else x for x in last_n]
+    else:
+        known = True
+    F[:, 27] = edges & known
+    F[:, 28:31] = _columns(last_n, n, 3)
+    F[:, 31:33] = X[:, :2]
+    F[:, 33:35] = _columns(map(_SPAN_S, cps), n, 2)
+    F[:, 35] = now - np.fromiter(map(_LAST_TIME, cps), dtype=np.float64, count=n)
+    F[:, 36] = np.fromiter(map(_PRESSURE, cps), dtype=np.float64, count=n)
+    F[:, 37] = np.fromiter(map(_LAST_GAP_LEN, cps), dtype=np.float64, count=n)
     O = np.empty((len(cps), 29))
     anti = np.empty(len(pairs))
     contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
@@ -465,6 +503,7 @@ def update_system(fs, env, now: float) -> None:
     for cp, mov0, mov1, gap, n, p, t0, t1, r0, r1, x0, x1, inv_vm, broken, span in zip(
             cps, MOV[I[:, 0]].tolist(), MOV[I[:, 1]].tolist(), c[0], vec(1), vec(4), vec(7), vec(10), vec(13),
             vec(16), vec(19), vec(22), c[25], c[26], zip(c[27], c[28])):
+        cp.needs_recheck = False
         cp.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
                    [x0 if mov0 else None, x1 if mov1 else None], inv_vm, broken != 0.0, span)
         cp.last_gap_len = gap
@@ -482,7 +521,7 @@ def tangential_system(fs, env, dt: float) -> list:
     Returns the pairs in that order."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
-    R, POS, V, W = _core_states(cores)
+    R, POS, V, W = _core_states(fs, lay)
     O = fs.updated_rows(lay, env.psi_count)
     if O is None:
         F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
@@ -490,13 +529,15 @@ def tangential_system(fs, env, dt: float) -> list:
                      dtype=np.float64).reshape(len(cps), 20)
     else:
         F = np.empty((len(cps), 20))
-        F[:, :3] = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir)
-                             for cp in cps], dtype=np.float64).reshape(len(cps), 3)
+        n = len(cps)
+        F[:, 0] = np.fromiter(map(_PRESSURE, cps), dtype=np.float64, count=n)
+        F[:, 1] = np.fromiter(map(_MU, cps), dtype=np.float64, count=n)
+        F[:, 2] = np.fromiter(map(_INV_VM_NO_DIR, cps), dtype=np.float64, count=n)
         F[:, 3:5] = O[:, 27:29]                 # span_s
         F[:, 5:11] = O[:, 7:13]                 # t0, t1
         F[:, 11:14] = O[:, 4:7]                 # p
         F[:, 14:20] = _lever_columns(O, MOV, I, 13)
-    anti = np.array([pair.integrated_anti_energy for pair in pairs], dtype=np.float64)
+    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
     SPAN = np.empty((len(cps), 2))
     CLIP = np.zeros(len(cps), dtype=np.bool_)
     tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
@@ -567,7 +608,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     solve (Gauss on the active set, else the LCP), the async impulses and
     the energy check in one pass (friction_kernels.normal_system_k)."""
     col = fs.collision
-    fs.contacts.sort(key=lambda cp: cp.has_negative_pull_since)      # stable
+    fs.contacts.sort(key=_NEGATIVE_PULL)      # stable
     for cp in list(fs.contacts):
         if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
             col.delete_contact(cp)
@@ -581,9 +622,9 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
             core.rot_speed = (0.0, 0.0, 0.0)
         return
     lay = fs.layout()
-    R, _, V, W, SC, WC = _core_states(lay.cores, pending=True)
+    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
     row = lay.row
-    rows = [row[cp] for cp in cps]
+    rows = list(map(row.__getitem__, cps))
     I = lay.I[rows]
     O = fs.updated_rows(lay, env.psi_count)
     if O is None:
@@ -598,7 +639,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
         P[:, 2:5] = O[:, 1:4]                   # n
         P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
         P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
-    H = np.array([cp.has_negative_pull_since for cp in cps], dtype=np.int64)
+    H = np.fromiter(map(_NEGATIVE_PULL, cps), dtype=np.int64, count=len(cps))
     NP = np.empty(len(cps))
     g = math.sqrt(sum(c * c for c in env.gravity))
     done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
@@ -654,11 +695,13 @@ class FrictionSystem:
         self._layout = None
         self._sides = None
         self._updated = None
+        self._poses = None              # _core_states' R and position, and the poses they were made from
 
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
         self._sides = None
         self._updated = None
+        self._poses = None
 
     def updated_rows(self, lay: SystemLayout, psi: int):
         """update_system's result rows (its O) when made at PSI ``psi`` for
@@ -672,13 +715,15 @@ class FrictionSystem:
 
     def side_columns(self, lay: SystemLayout):
         """update_system's side columns of the layout's points, made once per
-        layout: (S, moving, edges, L, AT). S (n, 26): each side's kind and
+        layout: (S, moving, edges, L, AT, X). S (n, 26): each side's kind and
         points as ContactPoint.side_data packs them, a ball's as _BALL_ROW (the
         kernel reads its centre), a fixed side's as it stays; the movable hull
         sides, whose points move, made again at each update by moving_sides_k
         from L (their side_local rows) and AT (point row, first column, core
         row); ``moving``: the (row, side) of the other movable sides that are
-        not balls (side_data makes them); ``edges``: both sides edges."""
+        not balls (side_data makes them); ``edges``: both sides edges (a
+        bool array); X (n, 3): both objects' extra_radius (set when an object
+        is made) and 1.0 where side 0 is a ball."""
         kept = self._sides
         if kept is not None and kept[0] is lay:
             return kept[1]
@@ -706,7 +751,9 @@ class FrictionSystem:
             edges.append(kinds[0] == 1 and kinds[1] == 1)
         L = np.array(local, dtype=np.float64).reshape(len(local), 10)
         AT = np.array(at, dtype=np.int64).reshape(len(at), 3)
-        out = (S, moving, edges, L, AT)
+        X = np.array([(float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), float(cp.side0.shape.is_ball))
+                      for cp in lay.cps], dtype=np.float64).reshape(len(lay.cps), 3)
+        out = (S, moving, np.array(edges, dtype=np.bool_), L, AT, X)
         self._sides = (lay, out)
         return out
 
