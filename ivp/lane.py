@@ -213,12 +213,9 @@ class Lane:
         self.ran_moved = False          # a row was given back since: ``rows`` are stale
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
-        self.points = None              # the resting runs' contact point rows (collision.single_contact)
 
     def _before_snapshot(self) -> None:
         self.give_back_all()
-        if self.points is not None:
-            self.points.give_back_all()
         self.plan = None
 
     def can_take(self, core) -> bool:

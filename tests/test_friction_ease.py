@@ -19,8 +19,8 @@ T1 = (0.0, 0.0, -1.0)               # n x t0
 
 def point(p, s, core0="box", n=UP):
     """A contact point's data that ease reads: normal, point, side-0 core,
-    the spring (s_0, s_1) in the tangents t0, t1."""
-    return SimpleNamespace(n=n, p=p, core0=core0, span_s=s, t0=T0, t1=T1)
+    the spring (s_0, s_1) in the tangents t0, t1; not on loan (point_slot -1)."""
+    return SimpleNamespace(n=n, p=p, core0=core0, span_s=s, t0=T0, t1=T1, point_slot=-1)
 
 
 def pair_of(*cps):

@@ -92,10 +92,10 @@ def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(way, monkeypatch):
 
 
 def point_state(env):
-    """The points' fields a reader keeps a point on loan by (all but the lever lists)."""
+    """The points' fields a reader keeps a point on loan by (every one)."""
     return repr([(cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm, cp.span_s, cp.now_friction_pressure,
                   cp.last_gap_len, cp.needs_recheck, cp.broken, cp.last_time, cp.last_n,
-                  cp.impacts_while_system, cp.test_fresh, cp.real_friction_factor)
+                  cp.impacts_while_system, cp.test_fresh, cp.real_friction_factor, cp.r_cs, cp.rxn)
                  for cp in env.collision.contacts()])
 
 
@@ -119,10 +119,11 @@ def _points_run(lane: bool, psis: int, write_at: int = -1):
 
 
 def test_points_stay_on_loan_while_read_and_read_as_the_object_path():
-    """The resting runs' points read between PSIs (every field a pass writes
-    but the lever lists) from their rows stay on loan and equal a world
-    without the lane; the lever lists give a point back, and the next PSI
-    takes it again."""
+    """The resting runs' points read between PSIs (every field a pass writes,
+    the lever lists too) from their rows stay on loan and equal a world
+    without the lane; a lever list read is the point's own copy (a change to
+    it changes nothing); a write gives a point back, and the next PSI takes
+    it again."""
     lane, seen = _points_run(True, 300)
     plain, seen_plain = _points_run(False, 300)
     for k, (a, b) in enumerate(zip(seen, seen_plain)):
@@ -130,10 +131,15 @@ def test_points_stay_on_loan_while_read_and_read_as_the_object_path():
     loaned = _loaned(lane)
     assert len(loaned) >= 5
     cp = next(p for p in loaned if p.core0.movement_state != MT_NOT_SIM)
-    rows = lane.lane.points
+    rows = lane.collision.points
     assert rows.points[cp.point_slot] is cp
     twin = next(p for p in plain.collision.contacts() if p.side0.shape.obj.name == cp.side0.shape.obj.name)
-    assert cp.r_cs == twin.r_cs and type(cp) is not LoanedPoint and cp.point_slot == -1
+    assert cp.r_cs == twin.r_cs and cp.rxn == twin.rxn and twin.r_cs[1] is None and type(cp) is LoanedPoint
+    levers = cp.r_cs
+    levers[0] = (9.0, 9.0, 9.0)
+    assert cp.r_cs == twin.r_cs and type(cp) is LoanedPoint
+    cp.test_fresh = cp.test_fresh
+    assert type(cp) is not LoanedPoint and cp.point_slot == -1 and cp.r_cs == twin.r_cs
     assert all(p.point_slot == k for k, p in enumerate(rows.points))
     lane.simulate(lane.delta_PSI_time)
     assert type(cp) is LoanedPoint
@@ -143,7 +149,7 @@ def test_a_write_to_a_loaned_point_lands_and_a_deleted_one_frees_its_row():
     lane, seen = _points_run(True, 120, write_at=60)
     plain, seen_plain = _points_run(False, 120, write_at=60)
     assert seen == seen_plain
-    rows = lane.lane.points
+    rows = lane.collision.points
     n = len(rows.points)
     victim = _loaned(lane)[0]
     lane.delete_object(victim.side0.shape.obj)
@@ -158,7 +164,7 @@ def test_a_snapshot_holds_no_loaned_point_and_its_copy_runs_on_identically():
         env.simulate(env.delta_PSI_time)
     assert _loaned(env)
     copy = env.snapshot().restore()
-    assert not _loaned(copy) and not copy.lane.points.points
+    assert not _loaned(copy) and not copy.collision.points.points
     seed = rng.get_seed()
     for _ in range(60):
         env.simulate(env.delta_PSI_time)

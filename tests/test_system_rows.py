@@ -10,6 +10,7 @@ import numpy as np
 from ivp import Environment, rng
 from ivp.collision.friction import FrictionSystem, _core_states
 from ivp.collision.friction_kernels import moving_sides_k
+from ivp.collision.points import LoanedPoint
 from test_collision_scenes import ball, box, floor
 
 
@@ -102,3 +103,38 @@ def test_the_passes_share_one_pose_read_and_read_it_again_when_a_core_has_a_new_
     for j, c in enumerate(lay.cores):
         assert R3[j].tolist() == list(c.m_world_f_core_last_psi[0]) or j == k
         assert POS3[j].tolist() == list(c.m_world_f_core_last_psi[1]) or j == k
+
+
+def point_state(env) -> str:
+    """Every contact point's fields as a reader sees them."""
+    return repr([(cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm, cp.span_s, cp.now_friction_pressure,
+                  cp.last_gap_len, cp.needs_recheck, cp.broken, cp.last_time, cp.last_n,
+                  cp.impacts_while_system, cp.test_fresh, cp.r_cs, cp.rxn, cp.has_negative_pull_since)
+                 for cp in env.collision.contacts()])
+
+
+def test_a_systems_points_stay_on_loan_and_run_as_points_given_back_at_every_psi():
+    """The points of the heap's several-point systems stay on loan from PSI
+    to PSI (their rows are the truth between the passes) and the world runs
+    as one whose points are all given back before every PSI (each pass then
+    takes them from their fields): every core and every point field equal."""
+    env = heap_world()
+    kept = []
+    for _ in range(150):
+        env.simulate(env.delta_PSI_time)
+        kept.append((states_now(env), point_state(env)))
+    loaned = [cp for cp in env.collision.contacts()
+              if type(cp) is LoanedPoint and cp.system is not None and len(cp.system.contacts) > 1]
+    assert len(loaned) >= 10
+    assert any(not cp.core0.physical_unmoveable and not cp.core1.physical_unmoveable for cp in loaned)
+    other = heap_world()
+    for k in range(150):
+        if other.collision.points is not None:
+            other.collision.points.give_back_all()
+        other.simulate(other.delta_PSI_time)
+        assert (states_now(other), point_state(other)) == kept[k], f"PSI {k}"
+
+
+def states_now(env) -> str:
+    return repr([rng.get_seed()] + [(o.core.pos_world_f_core_last_psi, o.core.q_world_f_core_last_psi,
+                                     o.core.speed, o.core.rot_speed) for o in env.objects])

@@ -42,6 +42,22 @@ from .friction_kernels import (
     tangential_system_k,
 )
 from .mindist import world_feature
+from .single_contact import (
+    BROKEN,
+    GAP,
+    IN_INV_VM_NO_DIR,
+    IN_MU,
+    IN_N,
+    IN_SPAN,
+    NORMAL,
+    POINT,
+    RECHECK,
+    T0,
+    T1,
+    point_rows,
+    system_inputs_k,
+    system_results_k,
+)
 
 
 def _dot(a, b):
@@ -105,7 +121,7 @@ class ContactPoint:
         self.last_n = None              # the last update's normal (an edge pair keeps its side)
         self.broken = False
         self.fixed_world = [None, None]  # side_data of a fixed side, made once
-        self.point_slot = -1            # its row while a resting run has it (single_contact.PointRows)
+        self.point_slot = -1            # its row while on loan (points.PointRows: a resting run, a system's passes)
 
     def __repr__(self) -> str:
         return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
@@ -390,14 +406,6 @@ _SPEED = attrgetter("speed")
 _ROT_SPEED = attrgetter("rot_speed")
 _SPEED_CHANGE = attrgetter("speed_change")
 _ROT_SPEED_CHANGE = attrgetter("rot_speed_change")
-_NEEDS_RECHECK = attrgetter("needs_recheck")
-_LAST_N = attrgetter("last_n")
-_SPAN_S = attrgetter("span_s")
-_LAST_TIME = attrgetter("last_time")
-_PRESSURE = attrgetter("now_friction_pressure")
-_LAST_GAP_LEN = attrgetter("last_gap_len")
-_MU = attrgetter("real_friction_factor")
-_INV_VM_NO_DIR = attrgetter("inv_virt_mass_no_dir")
 _ANTI = attrgetter("integrated_anti_energy")
 _NEGATIVE_PULL = attrgetter("has_negative_pull_since")
 
@@ -462,7 +470,10 @@ def update_system(fs, env, now: float) -> None:
     """The energy handle's 5.3 in a multi-contact system: every point's
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
-    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k)."""
+    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k).
+    The points are on loan (points.LoanedPoint): their inputs are read from
+    their rows and the new fields go into them, in one pass each
+    (single_contact.system_inputs_k, system_results_k)."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(fs, lay)
@@ -474,39 +485,14 @@ def update_system(fs, env, now: float) -> None:
     for q, i in moving:
         k, (a, b, c, d) = cps[q].side_data(i)
         F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
-    # the points' inputs, a column at a time: recheck (or side 0 a ball), an
-    # edge pair's kept normal, the last normal, the extra radii, span_s,
-    # now - last_time, N, last_gap_len
-    F[:, 26] = np.fromiter(map(_NEEDS_RECHECK, cps), dtype=np.bool_, count=n) | X[:, 2].astype(np.bool_)
-    last_n = list(map(_LAST_N, cps))
-    if None in last_n:
-        known = np.fromiter((x is not None for x in last_n), dtype=np.bool_, count=n)
-        last_n = [ZERO3 if x is None else x for x in last_n]
-    else:
-        known = True
-    F[:, 27] = edges & known
-    F[:, 28:31] = _columns(last_n, n, 3)
-    F[:, 31:33] = X[:, :2]
-    F[:, 33:35] = _columns(map(_SPAN_S, cps), n, 2)
-    F[:, 35] = now - np.fromiter(map(_LAST_TIME, cps), dtype=np.float64, count=n)
-    F[:, 36] = np.fromiter(map(_PRESSURE, cps), dtype=np.float64, count=n)
-    F[:, 37] = np.fromiter(map(_LAST_GAP_LEN, cps), dtype=np.float64, count=n)
-    O = np.empty((len(cps), 29))
+    points = point_rows(fs.collision)
+    slots = points.slots(cps)
+    system_inputs_k(points.rows, slots, X, edges, now, F)
+    O = np.empty((n, 29))
     anti = np.empty(len(pairs))
     contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
     fs._updated = (lay, env.psi_count, O)
-    c = O.T.tolist()
-
-    def vec(i):
-        return zip(c[i], c[i + 1], c[i + 2])
-
-    for cp, mov0, mov1, gap, n, p, t0, t1, r0, r1, x0, x1, inv_vm, broken, span in zip(
-            cps, MOV[I[:, 0]].tolist(), MOV[I[:, 1]].tolist(), c[0], vec(1), vec(4), vec(7), vec(10), vec(13),
-            vec(16), vec(19), vec(22), c[25], c[26], zip(c[27], c[28])):
-        cp.needs_recheck = False
-        cp.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
-                   [x0 if mov0 else None, x1 if mov1 else None], inv_vm, broken != 0.0, span)
-        cp.last_gap_len = gap
+    system_results_k(points.rows, slots, O, MOV, I, now)
     for pair, e in zip(pairs, anti.tolist()):
         if e > 0.0:
             pair.integrated_anti_energy += e
@@ -518,7 +504,8 @@ def tangential_system(fs, env, dt: float) -> list:
     points times dt^2, then tangential_friction of its points last to first,
     the positive spring-energy gains added to the pair's
     integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
-    Returns the pairs in that order."""
+    A clipped span and its recheck go into the points' rows. Returns the
+    pairs in that order."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(fs, lay)
@@ -527,12 +514,11 @@ def tangential_system(fs, env, dt: float) -> list:
         F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                        *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
                      dtype=np.float64).reshape(len(cps), 20)
-    else:
+    points = point_rows(fs.collision)
+    slots = points.slots(cps)
+    if O is not None:
         F = np.empty((len(cps), 20))
-        n = len(cps)
-        F[:, 0] = np.fromiter(map(_PRESSURE, cps), dtype=np.float64, count=n)
-        F[:, 1] = np.fromiter(map(_MU, cps), dtype=np.float64, count=n)
-        F[:, 2] = np.fromiter(map(_INV_VM_NO_DIR, cps), dtype=np.float64, count=n)
+        F[:, 0:3] = points.rows[slots][:, (IN_N, IN_MU, IN_INV_VM_NO_DIR)]
         F[:, 3:5] = O[:, 27:29]                 # span_s
         F[:, 5:11] = O[:, 7:13]                 # t0, t1
         F[:, 11:14] = O[:, 4:7]                 # p
@@ -541,10 +527,9 @@ def tangential_system(fs, env, dt: float) -> list:
     SPAN = np.empty((len(cps), 2))
     CLIP = np.zeros(len(cps), dtype=np.bool_)
     tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
-    for k in np.flatnonzero(CLIP).tolist():
-        cp = cps[k]
-        cp.span_s = (float(SPAN[k, 0]), float(SPAN[k, 1]))
-        cp.needs_recheck = True
+    clipped = slots[CLIP]
+    points.rows[clipped, IN_SPAN:IN_SPAN + 2] = SPAN[CLIP]
+    points.rows[clipped, RECHECK] = 1.0
     for c, mov, v, w in zip(cores, MOV.tolist(), V.tolist(), W.tolist()):
         if mov:
             c.speed = (v[0], v[1], v[2])
@@ -566,39 +551,57 @@ def _lever_columns(O, MOV, I, at: int):
 
 def ease(pair: CorePair) -> None:
     """5.7: the spring components along the line joining two contact points
-    with parallel normals are pulled towards their mean."""
+    with parallel normals are pulled towards their mean. A loaned point's
+    values are read from its row and its new span goes into it."""
     cps = pair.contacts
     n = len(cps)
     f = 1.0 / (n + 1e-10)
+    vals = list(map(_ease_values, cps))
     diff = [[0.0, 0.0, 0.0] for _ in cps]
     for i in range(n - 1):
         a = cps[i]
+        na, pa, _, _ = va = vals[i]
         for j in range(i + 1, n):
             b = cps[j]
-            if abs(abs(_dot(a.n, b.n)) - 1.0) >= 1e-3:
+            nb, pb, _, _ = vb = vals[j]
+            if abs(abs(_dot(na, nb)) - 1.0) >= 1e-3:
                 continue
             sgn = 1.0 if b.core0 is a.core0 else -1.0
-            c = (b.p[0] - a.p[0], b.p[1] - a.p[1], b.p[2] - a.p[2])
+            c = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
             cl = math.sqrt(_dot(c, c))
             if cl == 0.0:
                 continue
             c = (c[0] / cl, c[1] / cl, c[2] / cl)
-            Si = _spring_world(a)
-            Sj = _spring_world(b)
+            Si = _spring_world(va)
+            Sj = _spring_world(vb)
             ka = _dot(c, Sj)
             kb = sgn * _dot(c, Si)
             mean = 0.5 * (ka + kb)
             for k in range(3):
                 diff[j][k] += f * (mean - ka) * c[k]
                 diff[i][k] += f * sgn * (mean - kb) * c[k]
-    for cp, dv in zip(cps, diff):
-        sa, sb = cp.span_s
-        cp.span_s = (f32(sa + _dot(dv, cp.t0)), f32(sb + _dot(dv, cp.t1)))
+    for cp, (_, _, (sa, sb), (t0, t1)), dv in zip(cps, vals, diff):
+        span = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
+        if cp.point_slot >= 0:
+            cp.core0.environment.collision.points.rows[cp.point_slot, IN_SPAN:IN_SPAN + 2] = span
+        else:
+            cp.span_s = span
 
 
-def _spring_world(cp):
-    sa, sb = cp.span_s
-    return (sa * cp.t0[0] + sb * cp.t1[0], sa * cp.t0[1] + sb * cp.t1[1], sa * cp.t0[2] + sb * cp.t1[2])
+def _ease_values(cp):
+    """(n, p, span_s, (t0, t1)) of a point, a loaned one's from its row."""
+    k = cp.point_slot
+    if k < 0:
+        return cp.n, cp.p, cp.span_s, (cp.t0, cp.t1)
+    r = cp.core0.environment.collision.points.rows[k].tolist()
+    return (tuple(r[NORMAL:NORMAL + 3]), tuple(r[POINT:POINT + 3]), (r[IN_SPAN], r[IN_SPAN + 1]),
+            (tuple(r[T0:T0 + 3]), tuple(r[T1:T1 + 3])))
+
+
+def _spring_world(v):
+    """The spring of a point's ease values in world space: sa t0 + sb t1."""
+    _, _, (sa, sb), (t0, t1) = v
+    return (sa * t0[0] + sb * t1[0], sa * t0[1] + sb * t1[1], sa * t0[2] + sb * t1[2])
 
 
 # --- 5.5 several contacts -----------------------------------------------------------------
@@ -606,13 +609,20 @@ def _spring_world(cp):
 def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     """5.5 do_friction_system: the sort, deletion and the panic here; the
     solve (Gauss on the active set, else the LCP), the async impulses and
-    the energy check in one pass (friction_kernels.normal_system_k)."""
+    the energy check in one pass (friction_kernels.normal_system_k). The
+    deletion test and the new N read and write the points' rows."""
     col = fs.collision
+    points = point_rows(col)
     fs.contacts.sort(key=_NEGATIVE_PULL)      # stable
-    for cp in list(fs.contacts):
-        if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
-            col.delete_contact(cp)
     cps = list(fs.contacts)
+    slots = points.slots(cps)
+    G = points.rows[slots][:, (GAP, BROKEN)].tolist()
+    dead = [q for q, (gap, broken) in enumerate(G) if gap >= MAX_DISTANCE_FOR_FRICTION or broken != 0.0]
+    for q in dead:
+        col.delete_contact(cps[q])
+    if dead:                            # a deletion gives its row back: the others' may move
+        cps = list(fs.contacts)
+        slots = points.slots(cps)
     if not cps:
         return
     if len(cps) > MAX_FRICTION_MATRIX:
@@ -645,9 +655,9 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
     if done == 0:
         return
-    for cp, h, pressure in zip(cps, H.tolist(), NP.tolist()):
+    for cp, h in zip(cps, H.tolist()):
         cp.has_negative_pull_since = h
-        cp.now_friction_pressure = pressure
+    points.rows[slots, IN_N] = NP
     if done == 1:
         for c, mov, v, w in zip(lay.cores, lay.MOV.tolist(), V.tolist(), W.tolist()):
             if mov:

@@ -1,9 +1,12 @@
-"""The rows of the contact points of resting runs (issue 11): while a
-resting run (collision.single_contact) has a point, its fields are in a row of
-the lane's :class:`PointRows` and the point is a :class:`LoanedPoint`, the way
-the lane holds a core (ivp.lane)."""
+"""The rows of loaned contact points (issue 11): while a resting run
+(collision.single_contact) or the passes of a friction system of several
+points (collision.friction) have a point, its fields are in a row of the
+collision system's :class:`PointRows` and the point is a
+:class:`LoanedPoint`, the way the lane holds a core (ivp.lane)."""
 
 from __future__ import annotations
+
+from operator import attrgetter
 
 import numpy as np
 
@@ -26,8 +29,10 @@ from .single_contact import (
     POINT,
     POINT_WIDTH,
     R_CS,
+    R_CS1,
     RECHECK,
     RXN,
+    RXN1,
     T0,
     T1,
     inputs,
@@ -35,37 +40,47 @@ from .single_contact import (
 
 
 class PointRows:
-    """The rows of the contact points of resting runs (see LoanedPoint)."""
+    """The rows of the loaned contact points (see LoanedPoint); a snapshot
+    gives every point back first."""
 
     def __init__(self):
         self.rows = np.zeros((64, POINT_WIDTH))
         self.points = []                # the point of each row
 
-    def take(self, cp) -> int:
-        """Put the point's fields in a new row; the point is on loan from now."""
+    def _before_snapshot(self) -> None:
+        self.give_back_all()
+
+    def take(self, cp, touch: bool = True) -> int:
+        """Put the point's fields in a new row; the point is on loan from now.
+        ``touch``: a resting run's take touches like Lane.take; the system
+        passes' do not (a plan and a system's layout hold no point's row)."""
         k = len(self.points)
         if k == self.rows.shape[0]:
             self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
         last_n = cp.last_n
-        self.rows[k] = (*inputs(cp), cp.gap, *cp.n, *cp.p, *cp.t0, *cp.t1, *cp.r_cs[0], *cp.rxn[0], cp.inv_vm,
+        r0, r1 = cp.r_cs
+        x0, x1 = cp.rxn
+        self.rows[k] = (*inputs(cp), cp.gap, *cp.n, *cp.p, *cp.t0, *cp.t1, *_lever(r0), *_lever(x0), cp.inv_vm,
                         float(cp.broken), float(cp.needs_recheck), cp.last_gap_len,
                         *(ZERO3 if last_n is None else last_n), float(last_n is None),
-                        float(cp.impacts_while_system), float(cp.test_fresh))
+                        float(cp.impacts_while_system), float(cp.test_fresh), *_lever(r1), *_lever(x1))
         self.points.append(cp)
         cp.point_slot = k
         cp.__class__ = LoanedPoint
-        ln.touch(())                    # (as Lane.take)
+        if touch:
+            ln.touch(())                # (as Lane.take)
         return k
 
     def give_back(self, cp) -> None:
-        """The row into the point's fields; the point is a plain ContactPoint again."""
+        """The row into the point's fields; the point is a plain ContactPoint
+        again (a fixed side's levers None, as ContactPoint.update leaves them)."""
         k = cp.point_slot
         cp.__class__ = ContactPoint
         r = self.rows[k].tolist()
         for name, read in _POINT_READ.items():
             setattr(cp, name, read(r))
-        cp.r_cs = [tuple(r[R_CS:R_CS + 3]), None]
-        cp.rxn = [tuple(r[RXN:RXN + 3]), None]
+        cp.r_cs = _levers(cp, r, R_CS, R_CS1)
+        cp.rxn = _levers(cp, r, RXN, RXN1)
         cp.point_slot = -1
         ln.touch(())
         ln.free_row(self.rows, self.points, k, "point_slot")
@@ -73,6 +88,29 @@ class PointRows:
     def give_back_all(self) -> None:
         while self.points:
             self.give_back(self.points[-1])
+
+    def slots(self, cps):
+        """The rows of the points (an int array), each not on loan taken
+        first (without a touch: see take)."""
+        slots = list(map(_point_slot, cps))
+        if slots and min(slots) < 0:
+            slots = [self.take(cp, touch=False) if k < 0 else k for cp, k in zip(cps, slots)]
+        return np.array(slots, dtype=np.int64)
+
+
+_point_slot = attrgetter("point_slot")
+
+
+def _lever(r):
+    """A side's lever (r_cs or r x n) for its row: zero for a fixed side (None)."""
+    return ZERO3 if r is None else r
+
+
+def _levers(cp, r, at0: int, at1: int) -> list:
+    """A point's lever list (r_cs or rxn) from its row ``r`` (a list): a
+    fixed side's None, as ContactPoint.update leaves it."""
+    return [None if cp.core0.physical_unmoveable else tuple(r[at0:at0 + 3]),
+            None if cp.core1.physical_unmoveable else tuple(r[at1:at1 + 3])]
 
 
 def _tuple(at: int):
@@ -99,16 +137,17 @@ _POINT_INPUTS = ("side0", "side1", "obj0", "obj1", "core0", "core1", "real_frict
 
 
 class LoanedPoint(ContactPoint):
-    """A contact point of a resting run whose fields are in its row of the
-    lane's PointRows, like a loaned core's (ivp.lane): the fields the pass
-    writes are read from the row, the lever lists (a caller may change them)
-    and any write give the point back first; a snapshot gives every point
-    back first."""
+    """A contact point of a resting run or of a several-point system's
+    passes whose fields are in its row of the collision system's PointRows,
+    like a loaned core's (ivp.lane): the fields the passes write are read
+    from the row (a lever list read is a new list: changing it leaves the
+    point as it is), any write gives the point back first; a snapshot gives
+    every point back first."""
 
     __slots__ = ()
 
     def _before_snapshot(self) -> None:
-        self.core0.environment.lane.points.give_back(self)
+        self.core0.environment.collision.points.give_back(self)
 
 
 def _point_field(name: str):
@@ -116,15 +155,16 @@ def _point_field(name: str):
     read = _POINT_READ.get(name)
 
     def points_of(cp):
-        return cp.core0.environment.lane.points
+        return cp.core0.environment.collision.points
 
     if read is not None:
         def get(cp):
             return read(points_of(cp).rows[cp.point_slot].tolist())
     elif name in ("r_cs", "rxn"):
+        at0, at1 = (R_CS, R_CS1) if name == "r_cs" else (RXN, RXN1)
+
         def get(cp):
-            points_of(cp).give_back(cp)
-            return slot.__get__(cp, ContactPoint)
+            return _levers(cp, points_of(cp).rows[cp.point_slot].tolist(), at0, at1)
     else:
         get = slot.__get__
 

@@ -34,12 +34,14 @@ from .friction_kernels import contact_update_k, tangential_k
 
 # a loaned contact point's row (PointRows): the resting pass's inputs, side 1's
 # kind and points, the extra radii, span, N, mu, inv_virt_mass_no_dir and
-# last_time (span, N and last_time also the pass's results), then its other results
+# last_time (span, N and last_time also the pass's results), then its other
+# results; R_CS, RXN side 0's levers, R_CS1, RXN1 side 1's (zero for a fixed side)
 CP_IN = 21
-IN_SPAN, IN_N, IN_LAST_TIME = 15, 17, 20
+IN_SPAN, IN_N, IN_MU, IN_INV_VM_NO_DIR, IN_LAST_TIME = 15, 17, 18, 19, 20
 GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
 INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
-POINT_WIDTH = 50
+R_CS1, RXN1 = 50, 53
+POINT_WIDTH = 56
 _point_slot = attrgetter("point_slot")
 
 
@@ -97,7 +99,7 @@ def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) ->
     and points taken on loan, then :func:`resting_rows`; the run is a step of
     ``plan`` when one is being recorded. Returns how many units ran."""
     units, cores, rows, flags = ln.take_run(env, order, i, j, plan, cps)
-    points = point_rows(env.lane)
+    points = point_rows(env.collision)
     for cp in cps:
         if cp.point_slot < 0:
             points.take(cp)
@@ -114,7 +116,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     col = env.collision
-    points = point_rows(lane)
+    points = point_rows(col)
     n = len(units)
     slots = list(map(_point_slot, cps))
     if min(slots) < 0:                  # some given back since the run was recorded
@@ -159,12 +161,65 @@ def inputs(cp) -> tuple:
             cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
 
 
-def point_rows(lane):
-    """The lane's contact point rows (points.PointRows), made when first asked for."""
-    if lane.points is None:
+@kernel
+def system_inputs_k(rows, slots, X, edges, now, F):
+    """A several-point system's update inputs (friction.update_system's F
+    columns 26-37) from its points' rows: recheck (or side 0 a ball, X's
+    third column), an edge pair's kept normal, the last normal (zero when
+    none), the extra radii (X), span_s, now - last_time, N, last_gap_len."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        F[q, 26] = 1.0 if rows[k, RECHECK] != 0.0 or X[q, 2] != 0.0 else 0.0
+        F[q, 27] = 1.0 if edges[q] and rows[k, NO_LAST_N] == 0.0 else 0.0
+        for j in range(3):
+            F[q, 28 + j] = rows[k, LAST_N + j]
+        F[q, 31] = X[q, 0]
+        F[q, 32] = X[q, 1]
+        F[q, 33] = rows[k, IN_SPAN]
+        F[q, 34] = rows[k, IN_SPAN + 1]
+        F[q, 35] = now - rows[k, IN_LAST_TIME]
+        F[q, 36] = rows[k, IN_N]
+        F[q, 37] = rows[k, LAST_GAP]
+
+
+@kernel
+def system_results_k(rows, slots, O, MOV, I, now):
+    """ContactPoint.updated's fields of a several-point system's update (its
+    rows O, friction_kernels.contact_update_system_k) into the points' rows,
+    recheck off and last_gap_len the gap; a fixed side's levers zero."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        m0 = MOV[I[q, 0]]
+        m1 = MOV[I[q, 1]]
+        rows[k, GAP] = O[q, 0]
+        rows[k, LAST_GAP] = O[q, 0]
+        for j in range(3):
+            rows[k, NORMAL + j] = O[q, 1 + j]
+            rows[k, LAST_N + j] = O[q, 1 + j]
+            rows[k, POINT + j] = O[q, 4 + j]
+            rows[k, T0 + j] = O[q, 7 + j]
+            rows[k, T1 + j] = O[q, 10 + j]
+            rows[k, R_CS + j] = O[q, 13 + j] if m0 else 0.0
+            rows[k, R_CS1 + j] = O[q, 16 + j] if m1 else 0.0
+            rows[k, RXN + j] = O[q, 19 + j] if m0 else 0.0
+            rows[k, RXN1 + j] = O[q, 22 + j] if m1 else 0.0
+        rows[k, NO_LAST_N] = 0.0
+        rows[k, INV_VM] = O[q, 25]
+        rows[k, BROKEN] = 1.0 if O[q, 26] != 0.0 else 0.0
+        rows[k, IN_SPAN] = O[q, 27]
+        rows[k, IN_SPAN + 1] = O[q, 28]
+        rows[k, IN_LAST_TIME] = now
+        rows[k, RECHECK] = 0.0
+        rows[k, IMPACTS] = 0.0
+        rows[k, FRESH] = 0.0
+
+
+def point_rows(col):
+    """The collision system's contact point rows (points.PointRows), made when first asked for."""
+    if col.points is None:
         from .points import PointRows
-        lane.points = PointRows()
-    return lane.points
+        col.points = PointRows()
+    return col.points
 
 
 def _run(env, ev, core, cp) -> None:

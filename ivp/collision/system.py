@@ -284,6 +284,7 @@ class CollisionSystem:
         self.psi_stamp = 0
         self._pose_grid = None
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
+        self.points = None              # the loaned contact points' rows (points.PointRows), made when first asked for
 
     # --- listeners and queries -------------------------------------------------
 
@@ -454,7 +455,7 @@ class CollisionSystem:
         if not cp.alive:
             return
         if cp.point_slot >= 0:
-            self.environment.lane.points.give_back(cp)
+            self.points.give_back(cp)
         cp.alive = False
         for _, core in cp.movable_sides():
             core.reset_freeze_check_values()
