@@ -781,9 +781,8 @@ class CollisionSystem:
             s = awake[k]
             if not s.mindists or s.all_seen == stamp:
                 continue
-            for md in list(s.mindists.values()):
-                if md.seen != stamp:
-                    self._drop_mindist(md)
+            for md in [md for md in s.mindists.values() if md.seen != stamp]:
+                self._drop_mindist(md)
 
     def _movable_pairs(self, aw, centers, reach_arr, reach_of, radii) -> list:
         """(s, ks, o, ko) of the movable pairs the broad phase finds (in its
