@@ -77,3 +77,31 @@ def test_a_resting_box_pair_is_eased_in_its_first_multi_contact_psi_then_every_5
         friction.ease = real
     assert len(eased) >= 3
     assert all(q - p == 5 for p, q in zip(eased, eased[1:]))
+
+
+def test_the_pairs_of_one_loaned_point_are_eased_at_once_as_ease_leaves_a_point_alone():
+    """A pair of one point has no partner: ease only adds the zero change's
+    dot products and rounds to f32, so a -0.0 span stays -0.0 only when every
+    product is -0.0 (a tangent of negative components), and a span that is no
+    f32 value is rounded; ease_pairs does that for such pairs from their rows."""
+    from ivp.collision.friction import ease_pairs
+    from ivp.collision.points import PointRows
+    from ivp.collision.single_contact import IN_SPAN, T0, T1
+    third = 1.0 / 3.0
+    cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
+             ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),
+             ((0.004, -0.002), (0.0, -1.0, 0.0), (-1.0, -0.0, -0.0), (0.004000000189989805, -0.0020000000949949026))]
+    rows = PointRows()
+    fs = SimpleNamespace(collision=SimpleNamespace(points=rows))
+    pairs = []
+    for k, (span, t0, t1, _) in enumerate(cases):
+        rows.rows[k, IN_SPAN:IN_SPAN + 2] = span
+        rows.rows[k, T0:T0 + 3] = t0
+        rows.rows[k, T1:T1 + 3] = t1
+        pairs.append(SimpleNamespace(contacts=[SimpleNamespace(point_slot=k)]))
+    ease_pairs(fs, pairs)
+    for k, (span, t0, t1, want) in enumerate(cases):
+        got = tuple(rows.rows[k, IN_SPAN:IN_SPAN + 2].tolist())
+        plain = SimpleNamespace(n=UP, p=(0.0, 0.0, 0.0), core0="box", span_s=span, t0=t0, t1=t1, point_slot=-1)
+        ease(pair_of(plain))
+        assert repr(got) == repr(want) == repr(plain.span_s), k
