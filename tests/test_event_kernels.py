@@ -111,3 +111,58 @@ def test_quiet_pairs_leave_the_scene_as_updating_every_pair(monkeypatch):
     monkeypatch.setattr(system, "quiet_pairs", lambda env, mds: [False] * len(mds))
     env, bodies = _scene()
     assert _hash(env, bodies, 240) == with_quiet
+
+
+def _moving_hull_scene():
+    """Boxes sliding across a floor, balls thrown at their faces and edges
+    from every side, and balls dropped onto a slow box's corners."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    floor(env, n=12, size=40.0)
+    bodies = []
+    for k, (p, v) in enumerate([((-6.0, 0.6, 0.0), (4.0, 0.0, 0.0)), ((6.0, 0.6, 4.0), (-3.0, 0.0, -1.0)),
+                                ((0.0, 0.6, -6.0), (0.5, 0.0, 5.0))]):
+        b = box(env, p, size=(2.0, 1.2, 1.5), name=f"slider{k}", quaternion=(0.95, 0.0, 0.31, 0.0) if k else None)
+        b.async_add_speed_object_ws(v)
+        bodies.append(b)
+    slow = box(env, (10.0, 0.6, 10.0), size=(2.0, 1.2, 1.5), name="slow")
+    slow.async_add_speed_object_ws((0.3, 0.0, 0.0))
+    bodies.append(slow)
+    for k, p in enumerate([(11.2, 2.5, 10.95), (11.3, 3.0, 9.05)]):    # onto the slow box's corners
+        bodies.append(ball(env, p, radius=0.4, name=f"dropped{k}"))
+    for k, (p, v) in enumerate([((-1.0, 0.7, 0.0), (-6.0, 0.0, 0.0)), ((-3.0, 2.5, 0.0), (0.0, -2.0, 0.0)),
+                                ((3.0, 1.7, 3.0), (-5.0, -2.0, -1.0)), ((0.0, 2.2, -2.0), (0.3, -3.0, -4.0)),
+                                ((-4.6, 3.0, 0.7), (0.0, 0.0, 0.0)), ((5.0, 3.0, 2.4), (-2.5, 0.0, 0.5)),
+                                ((1.0, 1.2, -6.0), (-4.0, 0.0, 0.3))]):
+        b = ball(env, p, radius=0.4, name=f"thrown{k}")
+        b.async_add_speed_object_ws(v)
+        bodies.append(b)
+    for b in bodies:
+        b.wake()
+    return env, bodies
+
+
+def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_finds(monkeypatch):
+    """A ball's search against a moving box's face, edge or corner (the box's
+    feature moved to its pose at each t, as Shape.piece_world moves it) gives
+    the raster search's time on Mindist.value_function bit for bit, or none
+    where it finds none; each kind of feature is searched and found."""
+    from ivp.states import MT_NOT_SIM
+    seen = collections.Counter()
+    real = mindist.event_search
+
+    def checked(md, dev, t_now, t_max):
+        t = real(md, dev, t_now, t_max)
+        s1 = md.side1
+        if md.a.is_ball and not s1.shape.is_ball and s1.shape.obj.core.movement_state < MT_NOT_SIM:
+            thr, bound = md.bounds()
+            assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+            seen[s1.feature[0], t is not None] += 1
+        return t
+
+    monkeypatch.setattr(mindist, "event_search", checked)
+    env, bodies = _moving_hull_scene()
+    _hash(env, bodies, 200)
+    for k in ("F", "K", "P"):
+        assert seen[(k, True)] > 0, (k, seen)
+    assert sum(n for (k, found), n in seen.items() if not found) > 20, seen

@@ -1,15 +1,18 @@
 """3.5's event search compiled (ivp.jit): mindist.event_search's raster,
 bracket and root on Mindist.value_function's values, the same operations
-in the same order, for a ball against another ball or against a feature of
+in the same order, for a ball against another ball, against a feature of
 a body whose pose does not change before the next PSI (a fixed body, or a
-frozen one), and for two convex pieces.
+frozen one) or against a feature of a moving convex hull, and for two
+convex pieces.
 
 A core's pose at t is dynamics 4.1's, from its Core.pose_parts (the centre
 moved linearly from the last PSI, the rotation slerped; a fixed or frozen
 core's the last PSI's). A search runs on :func:`_value` of its context
 ``ctx`` = (kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs,
 offset): kind 0-3 a ball (:func:`_gap` reads kind and D; BA the ball's
-pose parts, BB the other's), PIECES two pieces (PA, PB as :func:`_piece_at`
+pose parts, BB the other's), MOVING + 0-2 a ball against a moving hull's
+feature (PB the hull as :func:`_piece_at` reads it, D the feature's
+indices: :func:`_feature_at`), PIECES two pieces (PA, PB as :func:`_piece_at`
 reads them, BA, BB their cores' pose parts, ``none`` the kernels' no
 previous features); the virtual plane's points q0_cs on core B0 and q1_cs
 on B1, its direction u_cs on Bu (:func:`_plane`), and a ball's edge offset.
@@ -25,11 +28,12 @@ from ..jit import kernel
 from ..kmath import mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
 from ..states import MT_NOT_SIM
 from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
-from .feature_kernels import point_edge, point_face, point_point
+from .feature_kernels import point_edge, point_face, point_point, unit_k
 from .piece_kernels import moved_arrays, pieces_closest
 
 BALL = 3                        # a search context's kind: a ball against a ball (0-2: KIND_CODE's P, K, F)
 PIECES = 4                      # two convex pieces
+MOVING = 5                      # 5-7: a ball against a moving hull's P, K, F
 
 
 @kernel
@@ -83,10 +87,44 @@ def _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs):
 # --- a ball ----------------------------------------------------------------------------
 
 @kernel
-def _gap(t, kind, D, B, B1):
+def _feature_at(t, kind, D, P, B):
+    """mindist.world_feature at t of a moving hull's feature (kind MOVING +
+    0 P, 1 K, 2 F; D[0]: its vertex indices, or the face's), the piece moved
+    to its core's pose at t as Shape.piece_world moves it: the rows _gap
+    reads (F: a, b, c and features.face_data's unit normal of (b - a) x (c - a))."""
+    W = _piece_at(t, P, B)[0]
+    T = P[1]
+    out = np.zeros((4, 3))
+    if kind == MOVING + 2:
+        f = int(D[0, 0])
+        a = (W[T[f, 0], 0], W[T[f, 0], 1], W[T[f, 0], 2])
+        b = (W[T[f, 1], 0], W[T[f, 1], 1], W[T[f, 1], 2])
+        c = (W[T[f, 2], 0], W[T[f, 2], 1], W[T[f, 2], 2])
+        u = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+        v = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+        n = unit_k((u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]))[1]
+        for j in range(3):
+            out[0, j] = a[j]
+            out[1, j] = b[j]
+            out[2, j] = c[j]
+            out[3, j] = n[j]
+        return out
+    for r in range(2 if kind == MOVING + 1 else 1):
+        i = int(D[0, r])
+        for j in range(3):
+            out[r, j] = W[i, j]
+    return out
+
+
+@kernel
+def _gap(t, kind, D, B, B1, P1):
     """pair_geometry's gap at t of the ball's centre against the other side:
     ``kind`` BALL, or 0 P, 1 K, 2 F with the feature's world points in
-    the rows of D (F: a, b, c and the outward normal; K: the ends; P: the point)."""
+    the rows of D (F: a, b, c and the outward normal; K: the ends; P: the
+    point), or MOVING + 0-2 with the moving hull P1's feature (_feature_at)."""
+    if kind >= MOVING:
+        D = _feature_at(t, kind, D, P1, B1)
+        kind -= MOVING
     q = _centre(t, B)
     if kind == BALL:
         return point_point(q, _centre(t, B1))[0]
@@ -110,7 +148,9 @@ def _value(t, ctx):
     kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, offset = ctx
     if kind == PIECES:
         return _piece_value(t, _closest(t, PA, BA, PB, BB, none), ctx)
-    g = _gap(t, kind, D, BA, BB)
+    g = _gap(t, kind, D, BA, BB, PB)
+    if kind >= MOVING:
+        kind -= MOVING
     if kind == 2:
         return g
     p = _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs)
@@ -121,25 +161,28 @@ def _value(t, ctx):
 
 
 @kernel
-def ball_event_search_k(kind, D, B, B1, offset, thr, real, dev, t_now, t_max):
+def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max):
     """event_search for a ball (pose parts B) against the other side (B1;
-    kind and D as :func:`_gap` reads them): (True, t) of the first t in
-    [t_now, t_max) at which the value reaches thr, or (False, 0)."""
+    kind, D and the moving hull P1 as :func:`_gap` reads them): (True, t)
+    of the first t in [t_now, t_max) at which the value reaches thr, or
+    (False, 0)."""
     q0_cs = (0.0, 0.0, 0.0)
     q1_cs = (0.0, 0.0, 0.0)
     u_cs = (0.0, 0.0, 0.0)
-    if kind != 2:                       # _moving_plane(c0, q, c1, w, c1, -n, t_now)
+    fk = kind - MOVING if kind >= MOVING else kind
+    if fk != 2:                         # _moving_plane(c0, q, c1, w, c1, -n, t_now)
+        W = _feature_at(t_now, kind, D, P1, B1) if kind >= MOVING else D
         q = _centre(t_now, B)
-        if kind == BALL:
+        if fk == BALL:
             gap, n, _, _, _ = point_point(q, _centre(t_now, B1))
-        elif kind == 1:
-            gap, n, _, _, _ = point_edge(q, (D[0, 0], D[0, 1], D[0, 2]), (D[1, 0], D[1, 1], D[1, 2]), False)
+        elif fk == 1:
+            gap, n, _, _, _ = point_edge(q, (W[0, 0], W[0, 1], W[0, 2]), (W[1, 0], W[1, 1], W[1, 2]), False)
         else:
-            gap, n, _, _, _ = point_point(q, (D[0, 0], D[0, 1], D[0, 2]))
+            gap, n, _, _, _ = point_point(q, (W[0, 0], W[0, 1], W[0, 2]))
         w = (q[0] + n[0] * gap, q[1] + n[1] * gap, q[2] + n[2] * gap)
         q0_cs, q1_cs, u_cs = _plane_at(t_now, B, q, B1, w, B1, (-n[0], -n[1], -n[2]))
     none = _no_piece()
-    ctx = (kind, D, none, B, none, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
+    ctx = (kind, D, none, B, P1, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
     return _search(ctx, _value(t_now, ctx), thr, real, dev, t_now, t_max)
 
 

@@ -31,7 +31,7 @@ from .constants import (
     ROOT_MAX_ITERATIONS,
     ROOT_TOLERANCE,
 )
-from .event_kernels import BALL as BALL_SIDE_KIND, ball_event_search_k, piece_event_search_k
+from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .piece_kernels import hull_triangles_measure
 from .features import (
@@ -52,6 +52,9 @@ from .features import (
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
 NO_POINTS = np.zeros((0, 3))
+# ball_event_search_k's empty side (event_kernels._no_piece's arrays)
+_NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
+             np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
 QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
@@ -567,7 +570,8 @@ def quiet_pairs(env, mds) -> list:
 def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
     """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
     the value reaches the threshold, or None; two pieces, and a ball against
-    a ball or a body whose pose stays, in one compiled pass (event_kernels)."""
+    a ball, a body whose pose stays or a moving hull, in one compiled pass
+    (event_kernels)."""
     thr, real = md.bounds()
     if not md.a.is_ball:
         s0, s1 = md.side0, md.side1
@@ -579,12 +583,12 @@ def event_search(md: Mindist, dev: float, t_now: float, t_max: float):
             NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
             g.p, g.n, thr, real, dev, t_now, t_max)
         return t if found else None
-    kind, D = _ball_search_kind(md)
+    kind, D, P1 = _ball_search_kind(md)
     if kind is None:
         return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max)
     c0, c1 = md.side0.shape.obj.core, md.side1.shape.obj.core
-    found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), 0.5 * (COLL_DIST + md.sum_extra_radius),
-                                   thr, real, dev, t_now, t_max)
+    found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), P1,
+                                   0.5 * (COLL_DIST + md.sum_extra_radius), thr, real, dev, t_now, t_max)
     return t if found else None
 
 
@@ -600,18 +604,26 @@ def _piece_arg(shape, key):
 
 
 def _ball_search_kind(md: Mindist):
-    """(kind, D) of ball_event_search_k's other side for a ball's pair md it
-    takes (the other side a ball, or a feature whose core's pose stays (at or
-    beyond MT_NOT_SIM): its world points), else (None, None)."""
+    """(kind, D, P1) of ball_event_search_k's other side for a ball's pair md
+    it takes, else (None, None, None): the other side a ball; a feature
+    whose core's pose stays (at or beyond MT_NOT_SIM): its world points; a
+    feature of a moving convex hull: MOVING + its kind, its vertex indices
+    (or the face's) and the hull (event_kernels._feature_at). P1 is an empty
+    side but for a moving hull."""
     s1 = md.side1
-    if s1.shape.is_ball:
-        return BALL_SIDE_KIND, NO_POINTS
-    c1 = s1.shape.obj.core
+    shape = s1.shape
+    if shape.is_ball:
+        return BALL_SIDE_KIND, NO_POINTS, _NO_PIECE
+    c1 = shape.obj.core
+    f, idx = s1.feature
     if c1.movement_state < MT_NOT_SIM:
-        return None, None
-    f = s1.feature[0]
+        if shape.world_pieces is not None or s1.piece_key[0] != "p" or shape.pieces[s1.piece_key[1]].two_sided:
+            return None, None, None
+        D = np.zeros((1, 3))
+        D[0, :2 if f == "K" else 1] = idx
+        return MOVING_KIND + KIND_CODE[f], D, _piece_arg(shape, s1.piece_key)
     D = world_feature(s1, c1.m_world_f_core_last_psi)
-    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64)
+    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
 
 
 def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float):
