@@ -119,27 +119,27 @@ def _moving_hull_scene():
     rng.reset()
     env = Environment(gravity=(0.0, -9.81, 0.0))
     floor(env, n=12, size=40.0)
-    bodies = []
-    for k, (p, v) in enumerate([((-6.0, 0.6, 0.0), (4.0, 0.0, 0.0)), ((6.0, 0.6, 4.0), (-3.0, 0.0, -1.0)),
-                                ((0.0, 0.6, -6.0), (0.5, 0.0, 5.0))]):
-        b = box(env, p, size=(2.0, 1.2, 1.5), name=f"slider{k}", quaternion=(0.95, 0.0, 0.31, 0.0) if k else None)
-        b.async_add_speed_object_ws(v)
-        bodies.append(b)
-    slow = box(env, (10.0, 0.6, 10.0), size=(2.0, 1.2, 1.5), name="slow")
-    slow.async_add_speed_object_ws((0.3, 0.0, 0.0))
-    bodies.append(slow)
-    for k, p in enumerate([(11.2, 2.5, 10.95), (11.3, 3.0, 9.05)]):    # onto the slow box's corners
-        bodies.append(ball(env, p, radius=0.4, name=f"dropped{k}"))
-    for k, (p, v) in enumerate([((-1.0, 0.7, 0.0), (-6.0, 0.0, 0.0)), ((-3.0, 2.5, 0.0), (0.0, -2.0, 0.0)),
-                                ((3.0, 1.7, 3.0), (-5.0, -2.0, -1.0)), ((0.0, 2.2, -2.0), (0.3, -3.0, -4.0)),
-                                ((-4.6, 3.0, 0.7), (0.0, 0.0, 0.0)), ((5.0, 3.0, 2.4), (-2.5, 0.0, 0.5)),
-                                ((1.0, 1.2, -6.0), (-4.0, 0.0, 0.3))]):
-        b = ball(env, p, radius=0.4, name=f"thrown{k}")
-        b.async_add_speed_object_ws(v)
-        bodies.append(b)
+    sliding = [((-6.0, 0.6, 0.0), (4.0, 0.0, 0.0)), ((6.0, 0.6, 4.0), (-3.0, 0.0, -1.0)),
+               ((0.0, 0.6, -6.0), (0.5, 0.0, 5.0)), ((10.0, 0.6, 10.0), (0.3, 0.0, 0.0))]
+    bodies = [_sent(box(env, p, size=(2.0, 1.2, 1.5), name=f"slider{k}",
+                        quaternion=(0.95, 0.0, 0.31, 0.0) if k in (1, 2) else None), v)
+              for k, (p, v) in enumerate(sliding)]
+    bodies += [ball(env, p, radius=0.4, name=f"dropped{k}")          # onto the slowest box's corners
+               for k, p in enumerate([(11.2, 2.5, 10.95), (11.3, 3.0, 9.05)])]
+    thrown = [((-1.0, 0.7, 0.0), (-6.0, 0.0, 0.0)), ((-3.0, 2.5, 0.0), (0.0, -2.0, 0.0)),
+              ((3.0, 1.7, 3.0), (-5.0, -2.0, -1.0)), ((0.0, 2.2, -2.0), (0.3, -3.0, -4.0)),
+              ((-4.6, 3.0, 0.7), (0.0, 0.0, 0.0)), ((5.0, 3.0, 2.4), (-2.5, 0.0, 0.5)),
+              ((1.0, 1.2, -6.0), (-4.0, 0.0, 0.3))]
+    bodies += [_sent(ball(env, p, radius=0.4, name=f"thrown{k}"), v) for k, (p, v) in enumerate(thrown)]
     for b in bodies:
         b.wake()
     return env, bodies
+
+
+def _sent(body, v):
+    """The body with the speed v added."""
+    body.async_add_speed_object_ws(v)
+    return body
 
 
 def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_finds(monkeypatch):
