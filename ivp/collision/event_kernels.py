@@ -10,9 +10,9 @@ moved linearly from the last PSI, the rotation slerped; a fixed or frozen
 core's the last PSI's). A search runs on :func:`_value` of its context
 ``ctx`` = (kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs,
 offset): kind 0-3 a ball (:func:`_gap` reads kind and D; BA the ball's
-pose parts, BB the other's), MOVING + 0-2 a ball against a moving hull's
-feature (PB the hull as :func:`_piece_at` reads it, D the feature's
-indices: :func:`_feature_at`), PIECES two pieces (PA, PB as :func:`_piece_at`
+pose parts, BB the other's; PA unused), MOVING + 0-2 a ball against a
+moving hull's feature (PB the hull as :func:`_piece_at` reads it, D the
+feature's indices: :func:`_feature_at`), PIECES two pieces (PA, PB as :func:`_piece_at`
 reads them, BA, BB their cores' pose parts, ``none`` the kernels' no
 previous features); the virtual plane's points q0_cs on core B0 and q1_cs
 on B1, its direction u_cs on Bu (:func:`_plane`), and a ball's edge offset.
@@ -181,8 +181,7 @@ def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max
             gap, n, _, _, _ = point_point(q, (W[0, 0], W[0, 1], W[0, 2]))
         w = (q[0] + n[0] * gap, q[1] + n[1] * gap, q[2] + n[2] * gap)
         q0_cs, q1_cs, u_cs = _plane_at(t_now, B, q, B1, w, B1, (-n[0], -n[1], -n[2]))
-    none = _no_piece()
-    ctx = (kind, D, none, B, P1, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
+    ctx = (kind, D, P1, B, P1, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
     return _search(ctx, _value(t_now, ctx), thr, real, dev, t_now, t_max)
 
 
@@ -225,13 +224,6 @@ def _piece_value(t, d, ctx):
         if v < 0.0:
             return v
     return d
-
-
-@kernel
-def _no_piece():
-    """An empty side for a ball's search context."""
-    return (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
-            np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
 
 
 @kernel

@@ -511,14 +511,14 @@ def tangential_system(fs, env, dt: float) -> list:
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
     R, POS, V, W = _core_states(fs, lay)
+    points = point_rows(fs.collision)
+    slots = points.slots(cps)
     O = fs.updated_rows(lay, env.psi_count)
     if O is None:
         F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
                        *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
                      dtype=np.float64).reshape(len(cps), 20)
-    points = point_rows(fs.collision)
-    slots = points.slots(cps)
-    if O is not None:
+    else:
         F = np.empty((len(cps), 20))
         F[:, 0:3] = points.rows[slots][:, (IN_N, IN_MU, IN_INV_VM_NO_DIR)]
         F[:, 3:5] = O[:, 27:29]                 # span_s

@@ -52,7 +52,7 @@ from .features import (
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
 NO_POINTS = np.zeros((0, 3))
-# ball_event_search_k's empty side (event_kernels._no_piece's arrays)
+# ball_event_search_k's other side when it is no moving hull: a piece of nothing
 _NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
              np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
 QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many

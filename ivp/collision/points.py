@@ -89,12 +89,12 @@ class PointRows:
         while self.points:
             self.give_back(self.points[-1])
 
-    def slots(self, cps):
+    def slots(self, cps, touch: bool = False):
         """The rows of the points (an int array), each not on loan taken
-        first (without a touch: see take)."""
+        first (``touch``: as take's; the system passes' takes touch nothing)."""
         slots = list(map(_point_slot, cps))
         if slots and min(slots) < 0:
-            slots = [self.take(cp, touch=False) if k < 0 else k for cp, k in zip(cps, slots)]
+            slots = [self.take(cp, touch) if k < 0 else k for cp, k in zip(cps, slots)]
         return np.array(slots, dtype=np.int64)
 
 

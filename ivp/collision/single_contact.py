@@ -21,10 +21,6 @@ and the integration is the lane's: nothing goes in or comes back.
 
 from __future__ import annotations
 
-from operator import attrgetter
-
-import numpy as np
-
 from .. import lane as ln, rng
 from ..core import MT_CALM, MT_SLOW, ZERO3
 from ..jit import kernel
@@ -42,7 +38,6 @@ GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
 INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
 R_CS1, RXN1 = 50, 53
 POINT_WIDTH = 56
-_point_slot = attrgetter("point_slot")
 
 
 def resting_contact(env, su):
@@ -118,10 +113,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     col = env.collision
     points = point_rows(col)
     n = len(units)
-    slots = list(map(_point_slot, cps))
-    if min(slots) < 0:                  # some given back since the run was recorded
-        slots = [points.take(cp) if k < 0 else k for cp, k in zip(cps, slots)]
-    slots = np.array(slots, dtype=np.int64)
+    slots = points.slots(cps, touch=True)   # (some given back since the run was recorded are taken)
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
