@@ -29,7 +29,7 @@ from operator import attrgetter
 import numpy as np
 
 from . import jit, rng
-from .core import MT_CALM, MT_SLOW, Core, ZERO3, centre_at, damping_factors, pose_at
+from .core import MT_CALM, MT_NOT_SIM, MT_SLOW, Core, ZERO3, centre_at, damping_factors, pose_at
 from .fp import (
     ASIN_S5_F,
     GYRO_144,
@@ -114,17 +114,24 @@ class LoanedCore(Core):
         self.environment.lane.give_back(self)
 
     def get_m_world_f_core_PSI(self, t: float):
-        """Core.get_m_world_f_core_PSI (4.1) from the row: the core stays on loan."""
-        return pose_at(t, *self.pose_parts())
+        """Core.get_m_world_f_core_PSI (4.1) from the row: the core stays on
+        loan; at its last PSI (or not simulated) the row's pose object
+        (Lane.pose_of), as the object path returns its one pose object."""
+        lane = self.environment.lane
+        k = self.lane_slot
+        r = lane.rows
+        if r[k, STATE] < MT_NOT_SIM and t != r[k, T_LAST]:
+            return pose_at(t, *self.pose_parts())
+        return lane.pose_of(k)
 
     def pose_parts(self):
         """Core.pose_parts read from the row (a pose asked for, as the glue's
         write-back does every frame, keeps the core on loan)."""
-        v = self.environment.lane.rows[self.lane_slot, POS:STATE + 1].tolist()
+        lane = self.environment.lane
+        v = lane.rows[self.lane_slot, POS:STATE + 1].tolist()
         return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
                 tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
-                tuple(v[DELTA - POS:DELTA - POS + 3]),
-                (tuple(v[M_R - POS:M_R - POS + 9]), tuple(v[M_POS - POS:M_POS - POS + 3])))
+                tuple(v[DELTA - POS:DELTA - POS + 3]), lane.pose_of(self.lane_slot))
 
     def look_values(self):
         """Core.look_values from the row, read at once."""
@@ -167,7 +174,6 @@ _READ = {
     "rot_speed_change": _change(ROT_SPEED_CHANGE), "pos_world_f_core_last_psi": _vec(POS),
     "delta_world_f_core_psis": _vec(DELTA), "q_world_f_core_last_psi": _vec(Q_LAST, 4),
     "q_world_f_core_next_psi": _vec(Q_NEXT, 4),
-    "m_world_f_core_last_psi": lambda r: (tuple(r[M_R:M_R + 9].tolist()), tuple(r[M_POS:M_POS + 3].tolist())),
     "rotation_axis_world": _vec(AXIS), "current_speed": _number(CUR_SPEED), "abs_omega": _number(ABS_OMEGA),
     "max_surface_rot_speed": _number(MAX_SURF_ROT), "time_of_last_psi": _number(T_LAST),
     "i_delta_time": _number(I_DT), "movement_state": lambda r: int(r[STATE]),
@@ -181,7 +187,10 @@ def _loaned_field(name: str):
     slot = Core.__dict__[name]
     read = _READ.get(name)
 
-    if read is not None:
+    if name == "m_world_f_core_last_psi":
+        def get(core):
+            return core.environment.lane.pose_of(core.lane_slot)
+    elif read is not None:
         def get(core):
             return read(core.environment.lane.rows[core.lane_slot])
     elif name in WRITTEN:
@@ -209,6 +218,7 @@ class Lane:
         self.environment = env
         self.rows = np.zeros((64, WIDTH))
         self.cores = []                 # the core of each row
+        self.poses = []                 # each row's pose object (pose_of), None until asked for
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
         self.ran_moved = False          # a row was given back since: ``rows`` are stale
         self.plan = None
@@ -245,6 +255,7 @@ class Lane:
                      *ref_p[0], *ref_p[1], float(core.movement_state))
         R[INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         self.cores.append(core)
+        self.poses.append(m)
         core.lane_slot = k
         core.__class__ = LoanedCore
         touch(())                       # (a row is not what a unit's lane step is chosen by)
@@ -263,7 +274,7 @@ class Lane:
         core.delta_world_f_core_psis = (r[15], r[16], r[17])
         core.q_world_f_core_last_psi = (r[18], r[19], r[20], r[21])
         core.q_world_f_core_next_psi = (r[22], r[23], r[24], r[25])
-        core.m_world_f_core_last_psi = (tuple(r[26:35]), (r[35], r[36], r[37]))
+        core.m_world_f_core_last_psi = self.pose_of(k)
         core.rotation_axis_world = (r[38], r[39], r[40])
         core.current_speed = r[41]
         core.abs_omega = r[42]
@@ -277,7 +288,27 @@ class Lane:
         core.lane_slot = -1
         touch(())
         free_row(self.rows, self.cores, k, "lane_slot")
+        last = self.poses.pop()
+        if k < len(self.poses):
+            self.poses[k] = last
         self.ran_moved = bool(self.ran)
+
+    def pose_of(self, k: int):
+        """Row k's m_world_f_core_last_psi as one object from the row, made
+        when first asked for after the row's begin of the PSI (``begun``):
+        the caches keyed by a pose object (Shape.piece_world, a pair's hull
+        record, the system passes') hold while it stays, as in the object path."""
+        m = self.poses[k]
+        if m is None:
+            v = self.rows[k, M_R:M_POS + 3].tolist()
+            m = self.poses[k] = (tuple(v[:9]), (v[9], v[10], v[11]))
+        return m
+
+    def begun(self, rows) -> None:
+        """The rows' begin of the PSI ran (begin_row wrote their poses)."""
+        poses = self.poses
+        for k in rows.tolist():
+            poses[k] = None
 
     def give_back_all(self) -> None:
         while self.cores:
@@ -462,6 +493,7 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
                                          env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
+    lane.begun(rows)
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     cores_out.extend(reversed(cores))
@@ -520,6 +552,7 @@ def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
                                  rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
+    lane.begun(rows)
     ran = len(units) if stop < 0 else stop + 1
     flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
@@ -746,13 +779,56 @@ def begin_unit(S, k, flags, u, t, valve, countdown, seed):
 
 @kernel(inline=True)
 def gravity_row(S, k, gx, gy, gz):
-    """The gravity controller (7.1) on row k: damp (7.3), commit (nothing
-    pending on a row), speed += g dt, stored f32."""
+    """The gravity controller (7.1) on row k: damp (7.3), commit the row's
+    pending changes (zero but for a several-point system's energy damping,
+    5.8: f32(x + 0) is the object path's x + 0 for an f32 x), speed += g dt,
+    stored f32."""
     d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
     for i in range(3):
-        S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + 0.0)
-        S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + 0.0)
+        S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + S[k, ROT_SPEED_CHANGE + i])
+        S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + S[k, SPEED_CHANGE + i])
                                 + (gx if i == 0 else gy if i == 1 else gz))
+        S[k, ROT_SPEED_CHANGE + i] = 0.0
+        S[k, SPEED_CHANGE + i] = 0.0
+
+
+@kernel
+def unit_head_k(S, rows, flags, t, valve, countdown, seed):
+    """The head of do_sim_unit_PSI (6.3) for a unit of the cores of
+    ``rows``, its (fast, fast_prev) flags row 0: each core's begin_row,
+    last first, then unit_flags, the calm windows of every core restarted
+    when the unit slowed (0x1000cec0). Returns (whether the unit takes the
+    sleep test, count-down, seed)."""
+    n = rows.shape[0]
+    fast = False
+    for u in range(n - 1, -1, -1):
+        if begin_row(S, rows[u], t):
+            fast = True
+    test_sleep, reset, countdown, seed = unit_flags(flags, 0, fast, valve, countdown, seed)
+    if reset:
+        for u in range(n - 1, -1, -1):
+            S[rows[u], CALM_T] = t
+            S[rows[u], CALM_T + 1] = t
+    return test_sleep, countdown, seed
+
+
+@kernel
+def gravity_rows_k(S, rows, gx, gy, gz):
+    """gravity_row on each of ``rows``."""
+    for u in range(rows.shape[0]):
+        gravity_row(S, rows[u], gx, gy, gz)
+
+
+@kernel
+def unit_calm_k(S, rows, t, fct):
+    """try_to_freeze's test (10.2) on the unit's rows: each core's calm
+    state (last first) into its row; whether every one is calm."""
+    acc = 3
+    for u in range(rows.shape[0] - 1, -1, -1):
+        s = calm_state(S, rows[u], t, fct)
+        S[rows[u], STATE] = s
+        acc &= s
+    return acc == 3
 
 
 @kernel

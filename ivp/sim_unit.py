@@ -14,6 +14,7 @@ from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
 from .controllers.base import SimEvent
 from .collision.single_contact import resting_unit, run_controllers, run_resting
+from .collision.system_unit import run_system_unit, system_unit
 from .jit import ENABLED as JIT_ENABLED
 from .lane import (ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch,
                    untagged)
@@ -40,7 +41,7 @@ class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
     __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
-                 "touched", "lane_kind")
+                 "system_step", "touched", "lane_kind")
 
     def __init__(self):
         self.state = SU_FROZEN
@@ -52,12 +53,14 @@ class SimUnit:
         self.alive = True
         self._steps = None
         self._lane = None           # (epoch, lane.joint_unit's step)
+        self.system_step = None     # (epoch, collision.system_unit's answer)
         self.touched = epoch()      # the epoch of the last touch naming the unit (lane.touch)
         self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
 
     def _before_snapshot(self) -> None:
         self._steps = None              # their epoch means nothing in another process
         self._lane = None
+        self.system_step = None
         self.lane_kind = None
         self.touched = 0                # (with no kept lane step, no touch before now matters)
 
@@ -125,10 +128,13 @@ class SimUnit:
 
     def do_sim_unit_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test
-        (a unit of joints the lane runs whole: lane.run_joint_unit)."""
+        (a unit of joints the lane runs whole: lane.run_joint_unit; a unit of
+        one several-point friction system: collision.system_unit)."""
         ev.sim_unit = self
         if env.lane is not None and not self.changed and (step := joint_unit(env, self)) is not None:
             run_joint_unit(env, self, step, cores_out)
+        elif env.lane is not None and not self.changed and (fs := system_unit(env, self)) is not None:
+            run_system_unit(env, self, fs, ev, cores_out)
         else:
             self._object_psi(env, ev, cores_out)
         if self.changed and self.alive:

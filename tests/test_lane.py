@@ -272,6 +272,42 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
     assert loaned == plain
 
 
+def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object_path():
+    """At its last PSI a core's pose is one object (the caches keyed by a pose
+    object hold on it: Shape.piece_world, a pair's hull record): a loaned
+    core's too, made from its row once (Lane.pose_of), the same object through
+    get_m_world_f_core_PSI, the field and a give-back, a new one with the
+    row's new values after the next PSI's begin."""
+    rng.reset()
+    env = Environment()
+    bodies = [ball(env, (3.0 * i, 50.0, 0.0), radius=0.5, name=f"s{i}") for i in range(4)]
+    for i, b in enumerate(bodies):
+        b.wake()
+        b.core.rot_speed = (0.5 * i, 1.0, -2.0)
+    moved = 0
+    last = {}
+    for k in range(30):
+        env.simulate(env.delta_PSI_time)
+        for b in bodies:
+            c = b.core
+            assert type(c) is LoanedCore
+            row = env.lane.rows[c.lane_slot]
+            t = c.time_of_last_psi
+            m = c.get_m_world_f_core_PSI(t)
+            assert m is c.m_world_f_core_last_psi and m is c.get_m_world_f_core_PSI(t)
+            assert c.get_m_world_f_core_PSI(env.current_time + 0.5 * env.delta_PSI_time) is not m
+            assert m == (tuple(row[26:35].tolist()), tuple(row[35:38].tolist()))
+            if b.name in last and m != last[b.name]:
+                assert m is not last[b.name]
+                moved += 1
+            last[b.name] = m
+    assert moved >= 100
+    c = bodies[1].core
+    m = c.m_world_f_core_last_psi
+    env.lane.give_back(c)
+    assert type(c) is Core and c.m_world_f_core_last_psi is m
+
+
 def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not():
     """centre_at(t) is get_m_world_f_core_PSI(t)'s centre, look_values and
     event_values the fields they name, read at once from a loaned core's row

@@ -80,10 +80,12 @@ def test_the_movable_hull_sides_moved_from_the_core_frame_are_side_data_bit_for_
 def test_the_passes_share_one_pose_read_and_read_it_again_when_a_core_has_a_new_pose():
     """_core_states makes R and position once while every core's pose is the
     object it was (the passes of one PSI), and from the poses again as soon as
-    one core has a new pose; speeds are read at every call."""
+    one core has a new pose; speeds are read at every call (the object path:
+    the cores given back by the lane, which holds a system unit's)."""
     env = heap_world()
     for _ in range(40):
         env.simulate(env.delta_PSI_time)
+    env.lane.give_back_all()
     fs = max(env.collision.systems, key=lambda s: len(s.cores))
     lay = fs.layout()
     R, POS, V, W = _core_states(fs, lay)

@@ -20,6 +20,7 @@ import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
+from .. import lane as ln
 from ..lane import epoch as ln_epoch, touch, touch_cores
 from ..fp import f32, f32v
 from .constants import (
@@ -421,8 +422,13 @@ def _core_states(fs, lay, pending: bool = False) -> tuple:
     """The layout's cores' R, position, speed and rotation speed as (n, 9),
     (n, 3), (n, 3), (n, 3) arrays for the system passes; with ``pending`` also
     their pending changes (speed_change, rot_speed_change), two more (n, 3).
-    R and position are made once while every core's pose is the same object
-    (the passes of one PSI read one pose: they only read R and position)."""
+    The cores on loan to the lane (a system unit, collision.system_unit) are
+    read from their rows at once. Of the others, R and position are made once
+    while every core's pose is the same object (the passes of one PSI read
+    one pose: they only read R and position)."""
+    on = _lane_slots(fs, lay)
+    if on is not None:
+        return _row_states(fs, lay, on, pending)
     cores = lay.cores
     n = len(cores)
     ms = list(map(_POSE, cores))
@@ -440,12 +446,73 @@ def _core_states(fs, lay, pending: bool = False) -> tuple:
     return R, POS, V, W, _columns(map(_SPEED_CHANGE, cores), n, 3), _columns(map(_ROT_SPEED_CHANGE, cores), n, 3)
 
 
-def _put_pending(lay, SC, WC) -> None:
-    """The movable cores' pending changes from their rows of SC, WC."""
-    for c, mov, sc, wc in zip(lay.cores, lay.MOV.tolist(), SC.tolist(), WC.tolist()):
-        if mov:
-            c.speed_change = (sc[0], sc[1], sc[2])
-            c.rot_speed_change = (wc[0], wc[1], wc[2])
+_LANE_SLOT = attrgetter("lane_slot")
+_STATE_COLUMNS = (ln.M_R, 9), (ln.M_POS, 3), (ln.SPEED, 3), (ln.ROT_SPEED, 3), (ln.SPEED_CHANGE, 3), \
+    (ln.ROT_SPEED_CHANGE, 3)
+_STATE_FIELDS = (lambda c: c.m_world_f_core_last_psi[0], lambda c: c.m_world_f_core_last_psi[1], _SPEED, _ROT_SPEED,
+                 _SPEED_CHANGE, _ROT_SPEED_CHANGE)
+
+
+def _lane_slots(fs, lay):
+    """(each layout core's lane row, -1 for a core not on loan; the indices
+    of those; the movable cores on loan (a mask), their rows; the movable
+    cores not on loan) when some core of the layout is on loan, else None;
+    kept while nothing touches (a take or give-back touches: ivp.lane.touch)."""
+    kept = fs._slots
+    e = ln_epoch()
+    if kept is not None and kept[0] == e and kept[1] is lay:
+        return kept[2]
+    out = None
+    lane = fs.collision.environment.lane
+    if lane is not None and lane.cores:
+        slots = np.fromiter(map(_LANE_SLOT, lay.cores), dtype=np.int64, count=len(lay.cores))
+        off = np.flatnonzero(slots < 0)
+        if off.shape[0] < slots.shape[0]:
+            loaned = lay.MOV & (slots >= 0)
+            out = slots, off.tolist(), loaned, slots[loaned], [i for i in off.tolist() if lay.MOV[i]]
+    fs._slots = (e, lay, out)
+    return out
+
+
+def _row_states(fs, lay, on, pending: bool) -> tuple:
+    """_core_states of a layout with cores on loan (``on``: _lane_slots):
+    theirs from the lane rows, the others' (the fixed cores) from their fields."""
+    slots, off = on[:2]
+    S = fs.collision.environment.lane.rows
+    out = [S[slots, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4]]
+    for i in off:
+        c = lay.cores[i]
+        for X, field in zip(out, _STATE_FIELDS):
+            X[i] = field(c)
+    return tuple(out)
+
+
+_SPEEDS = (("speed", ln.SPEED), ("rot_speed", ln.ROT_SPEED))
+_PENDING = (("speed_change", ln.SPEED_CHANGE), ("rot_speed_change", ln.ROT_SPEED_CHANGE))
+
+
+def _put_columns(fs, lay, fields, columns) -> None:
+    """The movable cores' ``fields`` ((name, lane column) pairs) from their
+    rows of ``columns`` (one (n, 3) array per field; None: zero, ZERO3):
+    into the lane rows of the cores on loan, as tuples into the others' fields."""
+    on = _lane_slots(fs, lay)
+    if on is not None:
+        _, _, loaned, k, idx = on
+        S = fs.collision.environment.lane.rows
+        for (_, at), X in zip(fields, columns):
+            S[k, at:at + 3] = 0.0 if X is None else X[loaned]
+    else:
+        idx = np.flatnonzero(lay.MOV).tolist()
+    if not idx:
+        return
+    cores = lay.cores
+    for (name, _), X in zip(fields, columns):
+        if X is None:
+            for i in idx:
+                setattr(cores[i], name, ZERO3)
+        else:
+            for i, v in zip(idx, X[idx].tolist()):
+                setattr(cores[i], name, (v[0], v[1], v[2]))
 
 
 def damp_system(fs, damp: float) -> None:
@@ -462,7 +529,7 @@ def damp_system(fs, damp: float) -> None:
     damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
-    _put_pending(lay, SC, WC)
+    _put_columns(fs, lay, _PENDING, (SC, WC))
 
 
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
@@ -532,10 +599,7 @@ def tangential_system(fs, env, dt: float) -> list:
     clipped = slots[CLIP]
     points.rows[clipped, IN_SPAN:IN_SPAN + 2] = SPAN[CLIP]
     points.rows[clipped, RECHECK] = 1.0
-    for c, mov, v, w in zip(cores, MOV.tolist(), V.tolist(), W.tolist()):
-        if mov:
-            c.speed = (v[0], v[1], v[2])
-            c.rot_speed = (w[0], w[1], w[2])
+    _put_columns(fs, lay, _SPEEDS, (V, W))
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
     return pairs
@@ -647,13 +711,12 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
         slots = points.slots(cps)
     if not cps:
         return
+    lay = fs.layout()
     if len(cps) > MAX_FRICTION_MATRIX:
         for core in fs.movable:
             core.fast_piling_allowed = True
-            core.speed = (0.0, 0.0, 0.0)
-            core.rot_speed = (0.0, 0.0, 0.0)
+        _put_columns(fs, lay, _SPEEDS, (None, None))
         return
-    lay = fs.layout()
     R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
     row = lay.row
     rows = list(map(row.__getitem__, cps))
@@ -681,16 +744,9 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
         cp.has_negative_pull_since = h
     points.rows[slots, IN_N] = NP
     if done == 1:
-        for c, mov, v, w in zip(lay.cores, lay.MOV.tolist(), V.tolist(), W.tolist()):
-            if mov:
-                c.speed = (v[0], v[1], v[2])
-                c.rot_speed = (w[0], w[1], w[2])
-                c.speed_change = ZERO3
-                c.rot_speed_change = ZERO3
+        _put_columns(fs, lay, _SPEEDS + _PENDING, (V, W, None, None))
     else:
-        for c in fs.movable:
-            c.speed_change = ZERO3
-            c.rot_speed_change = ZERO3
+        _put_columns(fs, lay, _PENDING, (None, None))
 
 
 class SystemLayout(NamedTuple):
@@ -728,12 +784,14 @@ class FrictionSystem:
         self._sides = None
         self._updated = None
         self._poses = None              # _core_states' R and position, and the poses they were made from
+        self._slots = None              # _lane_slots' answer, its epoch and layout
 
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
         self._sides = None
         self._updated = None
         self._poses = None
+        self._slots = None
 
     def updated_rows(self, lay: SystemLayout, psi: int):
         """update_system's result rows (its O) when made at PSI ``psi`` for

@@ -123,6 +123,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
         env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
+    lane.begun(rows)
     ran = n if stop < 0 else stop + 1
     ln.flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])

@@ -38,7 +38,7 @@ from ..kmath import (
     vsub,
 )
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
-from ..lane import CALM_T, INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, STATE, begin_row, calm_state, gravity_row, unit_flags
+from ..lane import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, gravity_rows_k, unit_calm_k, unit_head_k
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
@@ -386,18 +386,8 @@ def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, 
     (solve_run_k on the rows gathered from S by ``slots``, the fixed cores'
     from ``fixed``; the pushed speeds back into S), and at a sleep test each
     core's calm state (10.2). Returns (all calm, count-down, seed)."""
-    n = rows.shape[0]
-    fast = False
-    for u in range(n - 1, -1, -1):
-        if begin_row(S, rows[u], t):
-            fast = True
-    test_sleep, reset, countdown, seed = unit_flags(flags, 0, fast, valve, countdown, seed)
-    if reset:
-        for u in range(n - 1, -1, -1):
-            S[rows[u], CALM_T] = t
-            S[rows[u], CALM_T + 1] = t
-    for u in range(n - 1, -1, -1):
-        gravity_row(S, rows[u], gx, gy, gz)
+    test_sleep, countdown, seed = unit_head_k(S, rows, flags, t, valve, countdown, seed)
+    gravity_rows_k(S, rows, gx, gy, gz)
     R = fixed.copy()
     m = slots.shape[0]
     for i in range(m):
@@ -420,14 +410,7 @@ def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, 
             for j in range(3):
                 S[k, SPEED + j] = R[i, 12 + j]
                 S[k, ROT_SPEED + j] = R[i, 15 + j]
-    calm = False
-    if test_sleep:
-        acc = 3
-        for u in range(n - 1, -1, -1):
-            s = calm_state(S, rows[u], t, fct)
-            S[rows[u], STATE] = s
-            acc &= s
-        calm = acc == 3
+    calm = test_sleep and unit_calm_k(S, rows, t, fct)
     return calm, countdown, seed
 
 
