@@ -120,7 +120,7 @@ class LoanedCore(Core):
         lane = self.environment.lane
         k = self.lane_slot
         r = lane.rows
-        if r[k, STATE] < MT_NOT_SIM and t != r[k, T_LAST]:
+        if r.item(k, STATE) < MT_NOT_SIM and t != r.item(k, T_LAST):
             return pose_at(t, *self.pose_parts())
         return lane.pose_of(k)
 
@@ -135,8 +135,9 @@ class LoanedCore(Core):
 
     def look_values(self):
         """Core.look_values from the row, read at once."""
-        v = self.environment.lane.rows[self.lane_slot, CUR_SPEED:MAX_SURF_ROT + 1].tolist()
-        return v[MAX_SURF_ROT - CUR_SPEED], v[0]
+        r = self.environment.lane.rows
+        k = self.lane_slot
+        return r.item(k, MAX_SURF_ROT), r.item(k, CUR_SPEED)
 
     def event_values(self):
         """Core.event_values from the row, read at once."""

@@ -8,6 +8,7 @@ import copy
 
 from ivp import Environment, rng
 from ivp.collision import mindist, system
+from ivp.lane import LoanedCore
 from test_collision_scenes import ball, box, floor
 from test_hull_mode import _hash
 
@@ -74,6 +75,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
     it (a copy updated queues nothing), and many do."""
     quiet = []
     searched = []
+    ball_loans = []
     real = system.quiet_pairs
 
     def checked(env, mds):
@@ -91,6 +93,8 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
                     mindist.update_events(env, probe, True, mindist.HINT_SMALL_DELAY)
                     assert probe.event is None
                     quiet.append(md)
+                    if type(md._batch) is mindist.BallPairBatch:       # (BallPairBatch.quiet)
+                        ball_loans.append(sum(type(c) is LoanedCore for c in md.cores))
                 elif type(md) is mindist.Mindist:
                     searched.append(md)
         finally:
@@ -101,6 +105,9 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
     env, bodies = _scene()
     _hash(env, bodies, 240)
     assert len(quiet) > 1000 and searched
+    loaned = collections.Counter(ball_loans)
+    assert len(ball_loans) > 50 and loaned[2] > 0 and loaned[0] + loaned[1] > 0, loaned
+    assert any(type(md._batch) is mindist.BallPairBatch for md in searched)
 
 
 def test_quiet_pairs_leave_the_scene_as_updating_every_pair(monkeypatch):

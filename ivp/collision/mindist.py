@@ -12,6 +12,7 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 import numpy as np
 
@@ -55,6 +56,7 @@ NO_POINTS = np.zeros((0, 3))
 # ball_event_search_k's other side when it is no moving hull: a piece of nothing
 _NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
              np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
+_LANE_SLOT = attrgetter("lane_slot")
 QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
@@ -506,46 +508,65 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     env.time_manager.insert(ev, t_ev)
 
 
+@kernel(inline=True)
+def _quiet_row(G, r, gap, V, v, limit, horizon):
+    """update_events' tests before its search for a pair measured in a pass
+    (its normal G's row r, its len_numerator ``gap``; V's row v: the cores'
+    speed difference, side 0's rotation axis and max_surface_rot_speed, side
+    1's; ``limit`` the look-ahead, ``horizon`` the time to the next PSI), the
+    same operations in the same order: True where it returns with no event
+    (the gap beyond the look-ahead, the pair not approaching, or too far for
+    its closing speed before the next PSI)."""
+    if gap > limit:
+        return True
+    n0 = G[r, 1]
+    n1 = G[r, 2]
+    n2 = G[r, 3]
+    mcs = V[v, 0] * n0 + V[v, 1] * n1 + V[v, 2] * n2
+    for a in (3, 7):
+        k = n0 * V[v, a] + n1 * V[v, a + 1] + n2 * V[v, a + 2]
+        x = 1.001 - k * k
+        if 0.0 > x:                 # max(x, 0.0)
+            x = 0.0
+        mcs += math.sqrt(x) * V[v, a + 3]
+    return mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
+
+
 @kernel
 def quiet_rows_k(G, rows, gaps, V, limit, horizon, Q):
-    """update_events' tests before its search for pairs of one ball and one
-    fixed body measured in a ball pass (their normals G's ``rows``, their
-    len_numerators ``gaps``; V: the cores' speed difference, the ball's
-    rotation axis and max_surface_rot_speed, the other's; ``limit`` the
-    look-ahead, ``horizon`` the time to the next PSI), the same operations
-    in the same order: Q True where it returns with no event (the gap beyond
-    the look-ahead, the pair not approaching, or too far for its closing
-    speed before the next PSI)."""
+    """_quiet_row of pairs of one ball and one fixed body measured in a ball
+    pass (G's ``rows``, their gaps; V one row, ``limit`` theirs): Q True
+    where update_events returns with no event."""
     for q in range(rows.shape[0]):
-        r = rows[q]
-        gap = gaps[q]
-        if gap > limit:
-            Q[q] = True
-            continue
-        n0 = G[r, 1]
-        n1 = G[r, 2]
-        n2 = G[r, 3]
-        mcs = V[0] * n0 + V[1] * n1 + V[2] * n2
-        for a in (3, 7):
-            k = n0 * V[a] + n1 * V[a + 1] + n2 * V[a + 2]
-            x = 1.001 - k * k
-            if 0.0 > x:                 # max(x, 0.0)
-                x = 0.0
-            mcs += math.sqrt(x) * V[a + 3]
-        Q[q] = mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
+        Q[q] = _quiet_row(G, rows[q], gaps[q], V, 0, limit, horizon)
+
+
+@kernel
+def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
+    """_quiet_row of each pair of two balls of a balls_measure pass (G's rows,
+    each pair's own V row and look-ahead limit)."""
+    for q in range(G.shape[0]):
+        Q[q] = _quiet_row(G, q, gaps[q], V, q, limits[q], horizon)
 
 
 def quiet_pairs(env, mds) -> list:
     """Per entry of mds, True where update_events would queue no event, found
     by :func:`quiet_rows_k` at once for the pairs of a ball and a grid's
     triangles measured in one ball pass, QUIET_GROUP or more of one ball in
-    it; False for the others (SoupPairs entries among them)."""
+    it, and for the pairs of two balls of one balls_measure pass
+    (BallPairBatch.quiet); False for the others (SoupPairs entries among them)."""
     out = [False] * len(mds)
     groups = {}
+    pairs = {}
     for i, md in enumerate(mds):
         if type(md) is Mindist:
             b = md._batch
-            if type(b) is tuple:
+            if type(b) is BallPairBatch:
+                pairs.setdefault(id(b), (b, [], []))
+                p = pairs[id(b)]
+                p[1].append(i)
+                p[2].append(md._row)
+            elif type(b) is tuple:
                 g = groups.get((id(b), md.a))
                 if g is None:
                     g = groups[(id(b), md.a)] = (b, md, [], [], [])
@@ -559,11 +580,15 @@ def quiet_pairs(env, mds) -> list:
             _, limit = look_ahead(env, c0, c1)
             s0, a0, m0 = c0.event_values()
             s1, a1, m1 = c1.event_values()
-            V = np.array((s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2], *a0, m0, *a1, m1), dtype=np.float64)
+            V = np.array((s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2], *a0, m0, *a1, m1), dtype=np.float64)[None]
             Q = np.empty(len(at), dtype=np.bool_)
             quiet_rows_k(b[0], np.array(rows, dtype=np.int64), np.array(gaps), V, limit, horizon, Q)
             for i, quiet in zip(at, Q.tolist()):
                 out[i] = quiet
+    for b, at, rows in pairs.values():
+        Q = b.quiet(env, horizon)[rows]
+        for i, quiet in zip(at, Q.tolist()):
+            out[i] = quiet
     return out
 
 
@@ -857,12 +882,50 @@ def recalc_all(items, t: float) -> None:
 
 class BallPairBatch:
     """One pass of balls_measure: each ball-ball pair's geometry row; its
-    sides and geometry are made from the row when first read."""
+    sides and geometry are made from the row when first read. ``cores``:
+    the pairs' side-0 cores, then their side-1 cores; ``L`` their
+    len_numerators."""
 
-    __slots__ = ("G",)
+    __slots__ = ("G", "cores", "L")
 
-    def __init__(self, G):
+    def __init__(self, G, cores, L):
         self.G = G
+        self.cores = cores
+        self.L = L
+
+    def quiet(self, env, horizon: float):
+        """update_events' early returns of every pair at once (quiet_ball_pairs_k):
+        a bool per row. Each core's look_ahead and event values (3.5) are read
+        from its lane row when on loan (those rows at once), else from the core;
+        the look-ahead limits made as look_ahead makes them, in its order."""
+        cores = self.cores
+        m = len(cores)
+        T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
+        lane = env.lane
+        slots = (np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=m) if lane is not None and lane.cores
+                 else np.full(m, -1, dtype=np.int64))
+        on = slots >= 0
+        if on.any():
+            S = lane.rows[slots[on]]
+            T[on, 0:3] = S[:, ln.SPEED:ln.SPEED + 3]
+            T[on, 3:6] = S[:, ln.AXIS:ln.AXIS + 3]
+            T[on, 6] = S[:, ln.MAX_SURF_ROT]
+            T[on, 7] = S[:, ln.CUR_SPEED]
+        for j in np.flatnonzero(~on).tolist():
+            c = cores[j]
+            s, a, ms = c.event_values()
+            T[j] = (*s, *a, ms, c.look_values()[1])
+        n = m // 2
+        A = T[:n]
+        B = T[n:]
+        limits = COLL_DIST + (env.delta_PSI_time * (((A[:, 6] + A[:, 7]) + B[:, 6]) + B[:, 7])) * HULL_LOOK_AHEAD_PSIS
+        V = np.empty((n, 11))
+        V[:, 0:3] = A[:, 0:3] - B[:, 0:3]
+        V[:, 3:7] = A[:, 3:7]
+        V[:, 7:11] = B[:, 3:7]
+        Q = np.empty(n, dtype=np.bool_)
+        quiet_ball_pairs_k(self.G, self.L, V, limits, horizon, Q)
+        return Q
 
     def normal_of(self, q: int):
         return _ball_row_normal(self.G, q)
@@ -878,14 +941,18 @@ def _recalc_ball_pairs(mds, t: float) -> None:
     """recalc's ball-ball branch for the pairs (same values) in one kernel
     pass: each keeps its gap and its row."""
     n = len(mds)
-    C = _centres([md.a.obj.core for md in mds] + [md.b.obj.core for md in mds], t)
-    batch = BallPairBatch(balls_measure(C[:n], C[n:]))
-    gaps = batch.G[:, 0].tolist()
+    cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
+    C = _centres(cores, t)
+    G = balls_measure(C[:n], C[n:])
+    gaps = G[:, 0].tolist()
+    L = [0.0] * n
+    batch = BallPairBatch(G, cores, L)
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q
-        md.len_numerator = gaps[q] - md.sum_extra_radius
+        L[q] = md.len_numerator = gaps[q] - md.sum_extra_radius
         md.intrusion = False
+    batch.L = np.array(L)
 
 
 class PieceBatch:
