@@ -886,12 +886,16 @@ class BallPairBatch:
     the pairs' side-0 cores, then their side-1 cores; ``L`` their
     len_numerators."""
 
-    __slots__ = ("G", "cores", "L")
+    __slots__ = ("G", "cores", "L", "slots")
 
-    def __init__(self, G, cores, L):
+    def __init__(self, G, cores, L, slots):
         self.G = G
         self.cores = cores
         self.L = L
+        self.slots = slots              # (lane epoch, the cores' lane rows or None): _loaned_slots then
+
+    def _before_snapshot(self) -> None:
+        self.slots = (-1, None)         # its epoch means nothing in another process
 
     def quiet(self, env, horizon: float):
         """update_events' early returns of every pair at once (quiet_ball_pairs_k):
@@ -902,8 +906,11 @@ class BallPairBatch:
         m = len(cores)
         T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
         lane = env.lane
-        slots = (np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=m) if lane is not None and lane.cores
-                 else np.full(m, -1, dtype=np.int64))
+        e, slots = self.slots
+        if e != ln.epoch():             # (a take or give-back since the pass)
+            slots = _loaned_slots(cores)
+        if slots is None:
+            slots = np.full(m, -1, dtype=np.int64)
         on = slots >= 0
         if on.any():
             S = lane.rows[slots[on]]
@@ -942,11 +949,15 @@ def _recalc_ball_pairs(mds, t: float) -> None:
     pass: each keeps its gap and its row."""
     n = len(mds)
     cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
-    C = _centres(cores, t)
+    slots = _loaned_slots(cores)
+    if slots is not None and (slots >= 0).all() and (cores[0].environment.lane.rows[slots, ln.T_LAST] == t).all():
+        C = cores[0].environment.lane.rows[slots, ln.M_POS:ln.M_POS + 3]     # every core on loan, its row at t
+    else:
+        C = _centres(cores, t)
     G = balls_measure(C[:n], C[n:])
     gaps = G[:, 0].tolist()
     L = [0.0] * n
-    batch = BallPairBatch(G, cores, L)
+    batch = BallPairBatch(G, cores, L, (ln.epoch(), slots))
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q
@@ -1115,6 +1126,14 @@ def _centres(cores, t: float):
             unique[k] = c
         return _unique_centres(unique, t)[at]
     return _unique_centres(cores, t)
+
+
+def _loaned_slots(cores):
+    """The cores' lane rows (-1: not on loan) when the lane holds cores, else None."""
+    lane = cores[0].environment.lane if cores else None
+    if lane is None or not lane.cores:
+        return None
+    return np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
 
 
 def _unique_centres(cores, t: float):
