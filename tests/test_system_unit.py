@@ -146,6 +146,7 @@ def test_a_core_given_back_before_gravity_gets_it_and_the_sleep_test_on_the_obje
 def test_a_small_system_stays_on_the_object_path_and_a_big_one_runs_on_loan(monkeypatch):
     """MIN_CORES: the heap of ten bodies runs on the object path, the pit's 134 balls on loan."""
     for make, want in ((heap_world, False), (ball_pit, True)):
-        runs = Runs(monkeypatch)
-        world_states(make(), 30)
+        with monkeypatch.context() as m:
+            runs = Runs(m)
+            world_states(make(), 30)
         assert (runs.runs > 0) == want

@@ -562,8 +562,9 @@ def quiet_pairs(env, mds) -> list:
         if type(md) is Mindist:
             b = md._batch
             if type(b) is BallPairBatch:
-                pairs.setdefault(id(b), (b, [], []))
-                p = pairs[id(b)]
+                p = pairs.get(id(b))
+                if p is None:
+                    p = pairs[id(b)] = (b, [], [])
                 p[1].append(i)
                 p[2].append(md._row)
             elif type(b) is tuple:
@@ -950,8 +951,8 @@ def _recalc_ball_pairs(mds, t: float) -> None:
     n = len(mds)
     cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
     slots = _loaned_slots(cores)
-    if slots is not None and (slots >= 0).all() and (cores[0].environment.lane.rows[slots, ln.T_LAST] == t).all():
-        C = cores[0].environment.lane.rows[slots, ln.M_POS:ln.M_POS + 3]     # every core on loan, its row at t
+    if slots is not None and (slots >= 0).all():
+        C = _unique_centres(cores, t, slots)    # all from the rows: a core named twice costs nothing
     else:
         C = _centres(cores, t)
     G = balls_measure(C[:n], C[n:])
@@ -1136,15 +1137,17 @@ def _loaned_slots(cores):
     return np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
 
 
-def _unique_centres(cores, t: float):
-    """_centres without looking for a core named twice."""
+def _unique_centres(cores, t: float, slots=None):
+    """_centres without looking for a core named twice (``slots``: the
+    cores' _loaned_slots when known)."""
     if len(cores) <= FEW_CENTRES:
         return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
     C = np.empty((len(cores), 3))
     done = np.zeros(len(cores), dtype=bool)
     lane = cores[0].environment.lane
-    if lane is not None:
-        slots = np.fromiter([c.lane_slot for c in cores], dtype=np.int64, count=len(cores))
+    if slots is None and lane is not None and lane.cores:
+        slots = _loaned_slots(cores)
+    if slots is not None:
         k = np.flatnonzero(slots >= 0)
         if k.shape[0]:
             rows = slots[k]

@@ -105,8 +105,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
                 lane.give_back(c)
         if test_sleep:
             try_to_freeze(env, su)
-    if env.collision is not None:
-        env.collision.update_after_controllers(su)
+    fs.collision.update_after_controllers(su)
 
 
 def _gravity(env, ev, cores, rows, head: int) -> None:
