@@ -118,7 +118,7 @@ def simulate_in_slices(env, target: float) -> None:
     PSI would lose the queued PSI event and leave cores half integrated.)"""
     start, total = env.current_time, target - env.current_time
     shown = time.monotonic()
-    with _interrupt_deferred() as interrupted:
+    with interrupt_deferred() as interrupted:
         t = start
         while t < target:
             t = min(t + SIMULATE_SLICE, target)
@@ -133,7 +133,7 @@ def simulate_in_slices(env, target: float) -> None:
 
 
 @contextmanager
-def _interrupt_deferred():
+def interrupt_deferred():
     """SIGINT sets a flag instead of raising (the main thread only; a second
     Ctrl-C raises at once, as the handler before it would)."""
     hit = []
