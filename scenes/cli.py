@@ -211,7 +211,7 @@ def _run(args) -> int:
     errors = scene.ctx.errors
     say = error_text if args.traceback else error_line
     for e in errors[:MAX_ERROR_LINES]:
-        print(f"error: {say(scene.ctx, e)}", file=sys.stderr)
+        print(f"error: {say(e)}", file=sys.stderr)
     if errors:
         count = scene.ctx.error_count
         shown = min(len(errors), MAX_ERROR_LINES)

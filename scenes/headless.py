@@ -98,27 +98,17 @@ def finite_state(env) -> bool:
 
 # --- errors --------------------------------------------------------------------------
 
-def _behaviour_error(ctx, error):
-    """The behaviour manager's record of a context error (behaviour, entity, hook), or None."""
-    from behaviors.api import manager_of
-    manager = manager_of(ctx, create=False)
-    return next((e for e in (manager.errors if manager else ()) if e.error is error.error), None)
-
-
-def error_line(ctx, error) -> str:
+def error_line(error) -> str:
     """One line for an error of ``ctx.errors``: the frame, who raised (the
     behaviour, its entity and hook, or the block) and the exception's first line."""
     first = str(error.error).splitlines()
     what = type(error.error).__name__ + (f": {first[0]}" if first else "")
-    be = _behaviour_error(ctx, error)
-    if be is not None:
-        return f"frame {be.frame}: behaviour {be.behavior!r} on {be.entity}, in {be.hook}: {what}"
     return f"frame {error.frame}: {error.where.splitlines()[0]}: {what}"
 
 
-def error_text(ctx, error) -> str:
+def error_text(error) -> str:
     """The line of `error_line` and the full traceback."""
-    return error_line(ctx, error) + "\n" + "".join(traceback.format_exception(error.error)).rstrip()
+    return error_line(error) + "\n" + "".join(traceback.format_exception(error.error)).rstrip()
 
 
 # --- recordings ------------------------------------------------------------------------

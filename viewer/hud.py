@@ -46,7 +46,7 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
         lines.append(session.error)
     errors = session.ctx.errors
     if errors:
-        lines.append(f"errors {session.ctx.error_count} (F2): {error_line(session.ctx, errors[-1])}")
+        lines.append(f"errors {session.ctx.error_count} (F2): {error_line(errors[-1])}")
     return [_cut(line) for line in lines]
 
 

@@ -397,7 +397,7 @@ class ViewerWindow(pyglet.window.Window):
         errors = self.session.ctx.errors
         if self.centre == "error" and errors:
             return ["The last error (F2 closes; every error is also in the log)",
-                    *error_text(self.session.ctx, errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
+                    *error_text(errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
         return []
 
     # --- keys ------------------------------------------------------------------------
