@@ -108,6 +108,13 @@ def load_scene(name: str, behaviour_files=()):
         raise
 
 
+def add_scene_argument(p) -> None:
+    """The scene of run, play and render: a file or a bundled name (viewer.cli's
+    resolve_scene makes an unset one DEFAULT_SCENE, or with --game a level number)."""
+    p.add_argument("scene", nargs="?",
+                   help=f"a scene file or a bundled scene name (default: {DEFAULT_SCENE})")
+
+
 def add_input_options(p) -> None:
     p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
                                                          "times and keys); its frames set the frame times "
@@ -133,8 +140,7 @@ def scripted_input(scene, path: str | None, no_input: bool = False):
 
 def add_subcommands(sub) -> None:
     p = sub.add_parser("run", help="run a scene headless (no window) and print a summary")
-    p.add_argument("scene", nargs="?", default=DEFAULT_SCENE,
-                   help=f"a scene file or a bundled scene name (default: {DEFAULT_SCENE})")
+    add_scene_argument(p)
     p.add_argument("--seconds", type=float,
                    help="seconds of frame time: a recording (--input, the demo input) plays first, then frames "
                         "of --frame-ms without keys (default: the recording's length, else the scene's length)")
