@@ -128,14 +128,19 @@ def declared_keys(ctx) -> frozenset:
     return frozenset(keys)
 
 
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def recording_warnings(recording, path, scene) -> list[str]:
     """What in a recording does not fit the scene, located by line: a header
-    naming another scene, and (when the scene's behaviours declare keys) each
-    key none of them reads, once, with a did-you-mean."""
+    naming another scene (its file's stem, file name or scene name names this
+    one), and (when the scene's behaviours declare keys) each key none of them
+    reads, once, with a did-you-mean."""
     out = []
     recorded_on = recording.meta.get("scene")
-    stem = os.path.splitext(os.path.basename(scene.path))[0]
-    if recorded_on is not None and recorded_on not in (stem, scene.name):
+    stem = _stem(scene.path)
+    if recorded_on is not None and not {recorded_on, _stem(str(recorded_on))} & {stem, scene.name}:
         out.append(f"{path}:1: the recording was made on scene {recorded_on!r}, this is {stem!r}")
     seed = recording.meta.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
