@@ -141,3 +141,13 @@ def test_render_defaults_to_the_sample_level_as_run_and_play_do(gl_window, tmp_p
     assert main(["render", "--no-input", "-o", str(default), "--size", "64x48", "--headless"]) == 0
     assert main(["render", "sample_level", "--no-input", "-o", str(named), "--size", "64x48", "--headless"]) == 0
     assert np.array_equal(read_png(default), read_png(named))
+
+
+def test_an_image_larger_than_gl_draws_is_refused_with_its_limit(gl_window, scene_file, capsys):  # noqa: F811
+    # issue 43, defect 14: GLException "Invalid value" before
+    from viewer.renderer import max_image_size
+    w, h = max_image_size()
+    assert main(["render", str(scene_file), "--size", f"{w + 1}x{h}", "--headless"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ivp render: an image of {w + 1}x{h} is more than this GL draws, {w}x{h} at most")
+    assert "--size" in err and "Traceback" not in err
