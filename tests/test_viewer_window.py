@@ -358,3 +358,75 @@ def test_f10_switches_vsync_and_says_what_the_window_has(window):
     w = window()
     press(w, key.F10)                    # headless EGL has no vsync to switch: the message says what is
     assert w.session.message == f"vsync {'on' if w.vsync else 'off'}"
+
+
+# --- issue 43, defect 13 ------------------------------------------------------------------
+
+def test_help_and_hud_agree_that_pause_keeps_the_time_factor(window):
+    from pyglet.window import key
+
+    from viewer import hud
+    from viewer.window import help_lines
+    w = window()
+    w.session.physics.time_factor = 2.0
+    press(w, key.SPACE)
+    (pause,) = [line for line in help_lines(frozenset()) if "pause / resume" in line]
+    assert "time factor 0" not in pause and "the time factor stays" in pause
+    assert "   PAUSED, time factor 2   " in hud.status_lines(w.session)[0]
+
+
+def test_psis_this_frame_counts_the_last_tick_paused_and_stepping(window):
+    from pyglet.window import key
+
+    from viewer import hud
+
+    def psis_line():
+        (line,) = [li for li in hud.status_lines(w.session) if li.startswith("PSIs this frame")]
+        return int(line.split()[3])
+
+    w = window()
+    w.session.physics.time_factor = 4.0
+    for _ in range(5):
+        w.tick(1 / 60)
+    before = w.session.env.psi_count
+    w.tick(1 / 60)
+    assert psis_line() == w.session.env.psi_count - before > 0
+    press(w, key.SPACE)
+    w.tick(1 / 60)
+    assert psis_line() == 0                 # no frame ran
+    press(w, key.RIGHT)
+    press(w, key.RIGHT)
+    w.tick(1 / 60)
+    assert psis_line() == 2                 # the two single steps since the last tick
+    w.tick(1 / 60)
+    assert psis_line() == 0
+
+
+def test_quitting_ivp_play_prints_only_where_a_recording_went(gl_window, monkeypatch, tmp_path, capsys):  # noqa: F811
+    # F10's "vsync off", the last HUD message, was printed on quitting
+    import pyglet
+    from pyglet.window import key
+
+    from viewer import display, window
+    from viewer.cli import main
+
+    def run(*args, **kwargs):
+        opened[-1].on_key_press(key.F10, 0)
+
+    class Recorded(window.ViewerWindow):
+        def __init__(self, session, *args, **kwargs):
+            super().__init__(session, *args, visible=False, **kwargs)
+            opened.append(self)
+
+    opened = []
+    monkeypatch.setattr(display, "has_display", lambda: True)
+    monkeypatch.setattr(display, "configure", lambda headless=None: True)    # EGL is already loaded
+    monkeypatch.setattr(window, "ViewerWindow", Recorded)
+    monkeypatch.setattr(pyglet.app, "run", run)
+    assert main(["play", "ball_wood", "--size", "160x120", "--samples", "0"]) == 0
+    assert opened[-1].session.message.startswith("vsync") and capsys.readouterr().out == ""
+    rec = tmp_path / "r.jsonl"
+    assert main(["play", "ball_wood", "--size", "160x120", "--samples", "0", "--record", str(rec)]) == 0
+    assert capsys.readouterr().out == f"recorded 0 frames to {rec}\n"
+    for w in opened:
+        w.close()

@@ -69,9 +69,9 @@ def _play(args) -> int:
         with hook_watchdog(args.hook_time_limit):
             pyglet.app.run(1.0 / MAX_FPS)
     finally:
-        session.stop_recording()
-    if session.message:
-        print(session.message)
+        said = session.stop_recording()
+    if said:                                 # where the recording went; the other messages were the HUD's
+        print(said)
     return 0
 
 

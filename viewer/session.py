@@ -111,6 +111,8 @@ class Session:
         self.title = getattr(loaded, "name", self.title)
         self.ctx = getattr(loaded, "ctx", loaded)
         self.paused = False
+        self.frame_psis = 0           # PSIs since the last tick: its frame's, or the single steps' while paused
+        self._stepped = 0             # PSIs of single steps since the last tick
         self.speed = 1.0
         self.selected = None
         self.drag = None              # a Drag while the mouse pulls a body
@@ -161,6 +163,7 @@ class Session:
         frame_ms = self.clock.frame_ms(dt_s)
         if self.paused:
             self.sim_ms = 0.0
+            self.frame_psis, self._stepped = self._stepped, 0
             return 0.0
         if self.script is not None:
             frame = next(self.script, None)
@@ -175,6 +178,7 @@ class Session:
             self._pull()
         self.ctx.process_frame(frame_ms)
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
+        self.frame_psis = self.physics.frame_psis
         self.frames += 1
         if self.recorder is not None:
             self.recorder.add(frame_ms, self.keys)
@@ -192,13 +196,15 @@ class Session:
         self.recorder = Recorder(path, scene=Path(scene).stem if scene else self.title, seed=self.load_seed)
         self.message = f"recording to {path}"
 
-    def stop_recording(self, why: str = "") -> None:
-        """Close the recording; ``why`` says which control ended it."""
+    def stop_recording(self, why: str = "") -> str | None:
+        """Close the recording, if one runs, and return what the HUD then says;
+        ``why`` says which control ended it."""
         if self.recorder is None:
-            return
+            return None
         rec, self.recorder = self.recorder, None
         rec.close()
         self.message = f"recorded {rec.count} frames to {rec.path}" + (f" (stopped: {why})" if why else "")
+        return self.message
 
     def play(self, recording) -> None:
         """Take the frames of a recording (behaviors.recording) as scripted input,
@@ -210,10 +216,6 @@ class Session:
             self.start_recording(path)
         else:
             self.stop_recording()
-
-    @property
-    def frame_psis(self) -> int:
-        return self.physics.frame_psis
 
     # --- time controls ------------------------------------------------------------
 
@@ -227,7 +229,9 @@ class Session:
         self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
+        before = self.env.psi_count
         step_one_psi(self.physics)
+        self._stepped += self.env.psi_count - before
 
     def change_speed(self, direction: int) -> None:
         """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""

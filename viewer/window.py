@@ -42,7 +42,7 @@ class Control:
 
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
-    Control((key.SPACE, key.P), "pause / resume (time factor 0)", "pause"),
+    Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
     Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
     Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
