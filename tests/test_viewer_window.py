@@ -430,3 +430,36 @@ def test_quitting_ivp_play_prints_only_where_a_recording_went(gl_window, monkeyp
     assert capsys.readouterr().out == f"recorded 0 frames to {rec}\n"
     for w in opened:
         w.close()
+
+
+def test_a_failed_reload_is_said_in_the_hud_in_full_by_f2_and_on_stderr(window, capsys):
+    # issue 43, defect 7: the message was cut in the HUD, F2 showed the previous
+    # behaviour error and nothing reached stderr
+    from pyglet.window import key
+
+    from viewer import hud
+    long_line = "scene.yaml:3:5: entity 'crate': physics: " + "x" * 150
+    broken = []
+
+    def load():
+        if broken:
+            raise ValueError(f"{long_line}\nscene.yaml:9:1: a second problem")
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: 1 / 0, name="divide")
+        return ctx
+
+    w = window(load)
+    w.tick(1 / 60)                          # a behaviour error first
+    broken.append(True)
+    press(w, key.F5)
+    (line,) = [li for li in hud.status_lines(w.session) if li.startswith("reload failed")]
+    assert line.startswith("reload failed (F2): ValueError: scene.yaml:3:5: entity 'crate'")
+    press(w, key.F2)
+    assert w.centre_lines()[1:] == [f"ValueError: {long_line}", "scene.yaml:9:1: a second problem"]
+    assert capsys.readouterr().err == (f"reload failed, the scene before it runs on: ValueError: {long_line}\n"
+                                       "scene.yaml:9:1: a second problem\n")
+    broken.clear()
+    press(w, key.F5)
+    assert "ZeroDivisionError" not in "\n".join(w.centre_lines())    # a fresh scene: no error yet
+    w.tick(1 / 60)
+    assert "ZeroDivisionError" in "\n".join(w.centre_lines())

@@ -8,6 +8,7 @@ do is testable without a display.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -89,7 +90,7 @@ class Session:
         self._watch = [Path(p) for p in watch]
         self.title = title
         self.clock = FrameClock()
-        self.error = None             # a failed reload, shown by the HUD
+        self.error = None             # why the last reload failed ("SceneError: file:line: ..."), for the HUD
         self.keys = frozenset()
         self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
         self.frames = 0               # frames run (none while paused)
@@ -122,13 +123,15 @@ class Session:
         return {p: p.stat().st_mtime_ns for p in self.watch if p.exists()}
 
     def restart(self) -> bool:
-        """Load the scene afresh. On failure the running scene is kept and the
-        error is shown; returns whether the new scene runs."""
+        """Load the scene afresh. On failure the running scene is kept, and the
+        error is kept in `error` (the HUD and F2 show it) and printed whole on
+        stderr; returns whether the new scene runs."""
         seed = rng.get_seed()
         try:
             loaded = self._load()
         except Exception as exc:     # a broken scene file must not end the session
-            self.error = f"reload failed: {type(exc).__name__}: {exc}"
+            self.error = f"{type(exc).__name__}: {exc}"
+            print(f"reload failed, the scene before it runs on: {self.error}", file=sys.stderr)
             self._mtimes = self._stat()
             return False
         self.stop_recording("the scene restarted")

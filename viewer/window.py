@@ -56,7 +56,7 @@ CONTROLS = (
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
     Control((key.H,), "heads-up display on / off", "hud"),
-    Control((key.F2,), "the last behaviour error in full", "error"),
+    Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
@@ -394,8 +394,13 @@ class ViewerWindow(pyglet.window.Window):
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
             return help_lines(self.owned_keys)
+        if self.centre != "error":
+            return []
+        if self.session.error:
+            return ["The reload failed; the scene before it runs on (F2 closes; also on stderr)",
+                    *self.session.error.splitlines()[:HUD_ERROR_LINES]]
         errors = self.session.ctx.errors
-        if self.centre == "error" and errors:
+        if errors:
             return ["The last error (F2 closes; every error is also in the log)",
                     *error_text(errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
         return []
