@@ -146,6 +146,7 @@ def test_render_defaults_to_the_sample_level_as_run_and_play_do(gl_window, tmp_p
 def test_an_image_larger_than_gl_draws_is_refused_with_its_limit(gl_window, scene_file, capsys):  # noqa: F811
     # issue 43, defect 14: GLException "Invalid value" before
     from viewer.renderer import max_image_size
+    gl_window.switch_to()
     w, h = max_image_size()
     assert main(["render", str(scene_file), "--size", f"{w + 1}x{h}", "--headless"]) == 1
     err = capsys.readouterr().err

@@ -326,7 +326,7 @@ def test_a_wall_clock_video_repeats_or_leaves_out_drawn_frames_to_keep_its_pace(
     red[..., 0] = 255
     for t, frames in ((0.0, 1), (0.01, 1), (0.05, 2), (0.2, 7)):
         v.frame(t, lambda: red)                  # due: floor(30 (t - t0)) + 1
-        assert v.sink.frames == frames
+        assert v.frames == frames
     v.frame(0.3, lambda: red[:4, :5])          # smaller (a resize): padded with black
     assert v.close() == f"10 frames written as {tmp_path / 'v_frames' / 'frame_NNNNN.png'}"
 
@@ -339,7 +339,7 @@ def test_f8_records_a_video_of_the_window_and_says_how(window, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     w = window()
     press(w, key.F8)
-    assert w.session.message == "video: no ffmpeg here, PNG frames into viewer-001_frames/"
+    assert w.session.message == "video: no ffmpeg here, PNG frames into viewer-001_frames/ (ffmpeg makes an .mp4)"
     for _ in range(3):
         w.draw(1 / 60)
     press(w, key.F8)
@@ -463,3 +463,61 @@ def test_a_failed_reload_is_said_in_the_hud_in_full_by_f2_and_on_stderr(window, 
     assert "ZeroDivisionError" not in "\n".join(w.centre_lines())    # a fresh scene: no error yet
     w.tick(1 / 60)
     assert "ZeroDivisionError" in "\n".join(w.centre_lines())
+
+
+# --- issue 43, defect 15: F8 without ffmpeg dropped the viewer to 2.3 fps -------------------
+
+class HeldSink:
+    """A sink whose writes wait for `go` (a slow encoder), keeping what they were given."""
+
+    def __init__(self):
+        import threading
+        self.path = "held"
+        self.go = threading.Event()
+        self.writing = threading.Event()
+        self.written = []
+
+    def write(self, rgb, times=1):
+        self.writing.set()
+        self.go.wait(timeout=60)
+        self.written.append((int(rgb[0, 0, 0]), times))
+
+    def close(self):
+        return f"{sum(t for _, t in self.written)} frames"
+
+
+def test_video_frames_are_written_by_a_worker_that_keeps_the_newest_waiting_image():
+    from viewer.video import BackgroundWriter
+    sink = HeldSink()
+    writer = BackgroundWriter(sink)
+    image = [np.full((2, 2, 3), i, np.uint8) for i in range(3)]
+    writer.put(image[0], 1)
+    assert sink.writing.wait(timeout=60)     # the worker holds image 0: put returned all the same
+    writer.put(image[1], 2)
+    writer.put(image[2], 3)                  # image 1 is left out, image 2 takes its 2 frames
+    sink.go.set()
+    assert writer.close() == "6 frames"      # what waited is written before the sink closes
+    assert sink.written == [(0, 1), (2, 5)]
+
+
+def test_a_failing_video_sink_is_reported_by_the_writer():
+    from viewer.video import BackgroundWriter
+
+    class Failing(HeldSink):
+        def write(self, rgb, times=1):
+            raise OSError(28, "No space left on device")
+
+    writer = BackgroundWriter(Failing())
+    writer.put(np.zeros((2, 2, 3), np.uint8), 1)
+    with pytest.raises(OSError, match="No space left"):
+        writer.close()
+
+
+def test_a_repeated_frame_is_encoded_once(tmp_path, monkeypatch):
+    from viewer import png, video
+    encoded = []
+    monkeypatch.setattr(png, "encode", lambda rgb: encoded.append(1) or b"png")
+    sink = video.PngSequence(tmp_path / "frames")
+    sink.write(np.zeros((2, 2, 3), np.uint8), 3)
+    assert len(encoded) == 1 and sorted(p.name for p in (tmp_path / "frames").iterdir()) == [
+        "frame_00000.png", "frame_00001.png", "frame_00002.png"]

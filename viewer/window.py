@@ -486,7 +486,7 @@ class ViewerWindow(pyglet.window.Window):
         self.video = WallClockVideo(path, *self.get_framebuffer_size(), VIDEO_FPS, time.perf_counter())
         sink = self.video.sink
         s.message = (f"video: ffmpeg into {sink.path}" if isinstance(sink, FfmpegVideo)
-                     else f"video: no ffmpeg here, PNG frames into {sink.path}/")
+                     else f"video: no ffmpeg here, PNG frames into {sink.path}/ (ffmpeg makes an .mp4)")
 
     def screenshot(self) -> str:
         """What the window shows now (scene, HUD and panels) as viewer-NNN.png."""
