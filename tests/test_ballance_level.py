@@ -5,6 +5,7 @@ import math
 
 import pytest
 
+from bbglue import blocks
 from behaviors import gameplay_state, manager_of, registry
 from behaviors.ballance import box_of, boxes_intersect, camera_of, player_of, set_paused
 from test_ballance_world import FRAME_MS, ball_body, ballance_ctx, run
@@ -179,7 +180,7 @@ def test_only_the_next_checkpoint_counts_and_the_names_give_the_order():
 def test_a_checkpoint_resets_the_old_sector_and_resets_and_activates_the_next():
     ctx, level = course()
     box = ctx.create_entity("Box2", position=(8.0, 0.0, 25.0))
-    ctx.physics.physicalize(box, ball_count=1, convex_count=0)
+    blocks.physicalize(ctx, box, ball_count=1, convex_count=0)
     ctx.get("Sector_02").add(box)
     from bbglue.blocks import PhysicsImpulse
     run(ctx)
@@ -270,7 +271,7 @@ def test_a_prop_200_below_the_lowest_death_cube_is_unphysicalized_and_hidden():
     ctx.create_group("DepthTestCubes", [ctx.create_entity("DB", position=(0.0, -30.0, 500.0),
                                                           scale=(10.0, 20.0, 10.0))])    # bottom at -40
     prop = ctx.create_entity("Prop", position=(0.0, -220.0, 0.0))
-    ctx.physics.physicalize(prop, ball_count=1, convex_count=0)
+    blocks.physicalize(ctx, prop, ball_count=1, convex_count=0)
     ctx.create_group("P_Box", [prop])
     registry.create(ctx, "ballance.level", params=QUICK)
     ys = []
