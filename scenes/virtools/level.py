@@ -19,12 +19,13 @@ import math
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_NAME, SECTOR_GROUP_NAME
 from ivp import umath
+from ivp.surface import usable_faces
 
 from . import reader as r
 from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
@@ -227,7 +228,8 @@ class _Importer:
         self.mesh_names = {}         # (file, mesh index, baked entity name or None) -> (name in meshes:, path)
         self.files = set()
         self.looks = {}              # entity name -> Look
-        self.mesh_looks = {}         # (file, mesh index) -> Look
+        self.mesh_looks = {}         # mesh key (file, mesh index, faces dropped) -> Look
+        self.usable = {}             # mesh key -> the mesh without those faces (when there are any)
         self.sidecar_looks = {}      # sidecar path -> the Look of its entities (an `ivp import`'s materials)
         self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
@@ -374,10 +376,11 @@ class _Importer:
 
     # --- entities --------------------------------------------------------------------------------
 
-    def _mesh_name(self, nmo: r.NmoFile, stem: str, mesh: r.Mesh, baked: tuple | None) -> str:
-        """The meshes: name of a mesh of ``nmo`` (instanced, 7.7), or of its copy
-        baked with the ``baked`` (entity name, world matrix); its OBJ sidecar path."""
-        key = (nmo.path, mesh.index, None if baked is None else baked[0])
+    def _mesh_name(self, nmo: r.NmoFile, stem: str, mesh: r.Mesh, baked: tuple | None, dropped: tuple = ()) -> str:
+        """The meshes: name of a mesh of ``nmo`` (instanced, 7.7) without the
+        faces ``dropped`` (``_usable``), or of its copy baked with the ``baked``
+        (entity name, world matrix); its OBJ sidecar path."""
+        key = (nmo.path, mesh.index, dropped, None if baked is None else baked[0])
         if key not in self.mesh_names:
             base = _safe(f"{stem}_{mesh.name}" + ("" if baked is None else f"@{baked[0]}"))
             name, n = base, 1
@@ -393,6 +396,23 @@ class _Importer:
             self.mesh_names[key] = (name, path)
             self.meshes_by_name[name] = path
         return self.mesh_names[key][0]
+
+    def _usable(self, nmo: r.NmoFile, mesh: r.Mesh, points: np.ndarray) -> tuple:
+        """(the mesh, the faces dropped): the mesh without the faces that are
+        degenerate at ``points`` (its vertices as the entity places them), by
+        the engine's own rule (ivp.surface.usable_faces; the original draws
+        and collides without them), their materials dropped in step; one
+        warning per mesh and set of faces dropped."""
+        keep = usable_faces(points, mesh.faces)
+        dropped = tuple(np.flatnonzero(~keep).tolist())
+        key = (nmo.path, mesh.index, dropped)
+        if dropped and key not in self.usable:
+            slots = mesh.face_slots[keep] if len(mesh.face_slots) == len(mesh.faces) else mesh.face_slots
+            self.usable[key] = replace(mesh, faces=mesh.faces[keep], face_slots=slots)
+            what = _count(len(dropped), "degenerate triangle", "degenerate triangles")
+            self.report.warnings.append(f"{nmo.path}: mesh {mesh.name!r}: {what} of {len(mesh.faces)} dropped "
+                                        f"with their materials (the first: triangle {dropped[0]})")
+        return self.usable.get(key, mesh), dropped
 
     def _entity(self, e: r.Entity):
         groups = self.memberships.get(e.index, [])
@@ -424,17 +444,22 @@ class _Importer:
                                                           "not a rotation and a positive scale: position only"))
         position, q, scale = pose
         item.update(position=list(position), rotation={"quaternion": list(q)}, scale=list(scale))
+        dropped = ()
         if mesh is not None:
-            item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None)
+            placed_points = bake(mesh.vertices, mesh.faces, matrix)[0] if baked else \
+                np.asarray(mesh.vertices, np.float64) * np.asarray(scale, np.float64)
+            mesh, dropped = self._usable(nmo, mesh, placed_points)
+        if mesh is not None and len(mesh.faces):
+            item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None, dropped)
             item["color"] = list(self._colour(nmo, mesh))
-            key = (nmo.path, mesh.index)
+            key = (nmo.path, mesh.index, dropped)
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
                 self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
             self.looks[name] = self.mesh_looks[key]
             self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
         elif any(g in PHYSICS_GROUPS for g in groups):
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
-                                "it has no triangles: no collision"))
+                                "it has no usable triangles: no collision"))
             groups = [g for g in groups if g not in PHYSICS_GROUPS]
         if e.hidden:
             item["visible"] = False
@@ -500,10 +525,16 @@ class _Importer:
                 rep.skipped.append((f"{len(placeholders)} {kind} placeholders", f"{why}: {keep}"))
                 continue
             for d in placeholders:
-                matrix = by_name[d["name"]].matrix
+                e = by_name[d["name"]]
+                matrix = e.matrix
                 d.pop("mesh", None)                 # 5.2: the placeholder's mesh is an editing aid
                 d.pop("color", None)
                 self.looks.pop(d["name"], None)
+                floors = [g for g in d["groups"] if g in PHYSICS_GROUPS]
+                if floors:                          # 5.2: the game deletes or hides it: it is no floor
+                    rep.skipped.append((f"{e.label} in {', '.join(floors)}", f"a {kind} placeholder, replaced by "
+                                                                            "its prefab: no collision"))
+                    d["groups"] = [g for g in d["groups"] if g not in floors]
                 sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
                 built = build_module(kind, prefab, names, d["name"],
