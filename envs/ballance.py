@@ -269,13 +269,14 @@ class BallanceEnv(gym.Env):
         return obs.astype(np.float32)
 
     def _floor(self, p, yaw: float) -> np.ndarray:
-        """Floor heights relative to the ball under it and on the ring (ray 0 ahead
-        of the camera, then clockwise seen from above), -ring_depth where none."""
+        """Floor heights relative to the ball: under it, then on the ring from
+        straight ahead (the camera's heading) turning toward the right;
+        -ring_depth where there is none."""
         c, s = math.cos(yaw), math.sin(yaw)
-        x, z = self._ring[:, 0], self._ring[:, 1]
-        ring = np.stack([p[0] + x * c + z * s, np.full(len(x), p[1]), p[2] - x * s + z * c], axis=1)
-        points = np.vstack([p, ring])
-        points[:, 1] += self.ring_rise
+        points = np.empty((self.ring_rays + 1, 3))
+        points[:, 1] = p[1] + self.ring_rise
+        points[0, [0, 2]] = p[[0, 2]]
+        points[1:, [0, 2]] = p[[0, 2]] + self._ring @ np.array([[c, -s], [s, c]])    # turned by the heading
         h = self.floors.below(points) - p[1]
         return np.where(np.isnan(h) | (h < -self.ring_depth), -self.ring_depth, h)
 

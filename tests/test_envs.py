@@ -91,6 +91,16 @@ def test_a_sector_starts_at_its_reset_point(env):
     np.testing.assert_allclose(obs[L["camera"]], [0.0, 1.0], atol=1e-6)
 
 
+def test_the_ring_starts_ahead_of_the_camera():
+    """A ring of radius 9 around (0, 3, 78): only the ray ahead (z 87) stays on
+    floor_b (x -6..6, z 70..89.9); behind (z 69) is the gap between the rails
+    (x -1.875 and 1.875), the others are past the floor's sides."""
+    e = BallanceEnv(scene="sample_level", ring_radius=9.0)
+    obs, _ = e.reset(seed=0, options={"sector": 2})
+    y = obs[L["position"]][1]
+    np.testing.assert_allclose(obs[L["floor"]], [-y, -y] + [-30.0] * 7, rtol=1e-6)
+
+
 def test_the_start_kind_is_an_option(env):
     obs, _ = env.reset(seed=0, options={"sector": 2, "kind": "stone"})
     assert list(obs[L["kind"]]) == [0.0, 0.0, 1.0]
