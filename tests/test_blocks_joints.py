@@ -145,6 +145,53 @@ def test_slider_moves_only_along_its_axis(ctx):
     assert ctx.physics.body_of(stone).core.rot_speed == pytest.approx((0.0, 0.0, 0.0), abs=1e-4)
 
 
+def limited_joint(ctx, kind, lower, upper, gravity_y, target_moves=True):
+    """A 1 kg box free in a limited slider along +y from the origin (or a hinge
+    about +z at the origin, the box 3 m out on +x), gravity ``gravity_y`` driving
+    it along the axis; the moving box is the target, or Object2 of a fixed
+    target. Returns its displacement along the axis (m) or its turn (degrees)
+    after 4 s."""
+    ctx.physics.set_globals((0.0, gravity_y, 0.0), 1.0)
+    fix = fix_cube(ctx)
+    x0 = 3.0 if kind == "hinge" else 0.0
+    moving = box(ctx, "moving", (x0, 0.0, 0.0), mass=1.0, linear_speed_dampening=0.0, rot_speed_dampening=0.0,
+                 enable_collision=False)
+    target, object2 = (moving, fix) if target_moves else (fix, moving)
+    if kind == "hinge":
+        blocks.hinge(ctx, target, object2=object2, joint_referential=ctx.create_entity("axis"),
+                     limitations=True, lower_limit=lower, upper_limit=upper)
+    else:
+        blocks.slider(ctx, target, object2=object2, axis_first_point=ctx.create_entity("first"),
+                      axis_second_point=ctx.create_entity("second", position=(0.0, 10.0, 0.0)),
+                      limitations=True, lower_limit=lower, upper_limit=upper)
+    for _ in range(240):
+        ctx.process_frame(FRAME_MS)
+    x, y, _ = moving.get_position()
+    return math.degrees(math.atan2(y, x)) if kind == "hinge" else y
+
+
+# ivp spec 12.4-12.6: a limit bounds err = p_A - p_R along the axis (A = Object2,
+# R = the target), so a moving target against a fixed Object2 stays in
+# [-upper, -lower], a moving Object2 of a fixed target in [lower, upper]. Past
+# a limit the joint takes back 0.3 of the overshoot per PSI: at rest, the 5 m/s^2
+# that drive it in leave 5 / 66^2 / 0.3 = 0.004 m beyond.
+@pytest.mark.parametrize("lower, upper", [(-1.0, 3.0), (-3.0, 1.0)])
+@pytest.mark.parametrize("target_moves", [True, False])
+def test_slider_limits_bound_object2_relative_to_the_target(lower, upper, target_moves):
+    lo, hi = (-upper, -lower) if target_moves else (lower, upper)
+    assert limited_joint(CKContext(), "slider", lower, upper, 5.0, target_moves) == pytest.approx(hi, abs=0.01)
+    assert limited_joint(CKContext(), "slider", lower, upper, -5.0, target_moves) == pytest.approx(lo, abs=0.01)
+
+
+@pytest.mark.parametrize("target_moves", [True, False])
+def test_hinge_limits_bound_object2_turning_relative_to_the_target(target_moves):
+    """Gravity +y on the box 3 m out on +x turns it by a positive angle about +z
+    (right-hand rule: (3, 0, 0) x (0, 5, 0) = (0, 0, 15)); -y by a negative one."""
+    lo, hi = (-30.0, 10.0) if target_moves else (-10.0, 30.0)
+    assert limited_joint(CKContext(), "hinge", -10.0, 30.0, 5.0, target_moves) == pytest.approx(hi, abs=0.5)
+    assert limited_joint(CKContext(), "hinge", -10.0, 30.0, -5.0, target_moves) == pytest.approx(lo, abs=0.5)
+
+
 def test_slider_without_axis_points_names_the_pin(ctx):
     fix = fix_cube(ctx)
     stone = box(ctx, "stone", (0.0, 10.0, 0.0))
