@@ -73,8 +73,7 @@ class Summary:
     finite: bool                  # no NaN or infinity in any body state
     errors: int                   # behaviour and block errors reported by the context (repeats too)
     wall_seconds: float
-    interrupted: int | None = None  # Ctrl-C stopped the run after this many frames
-
+    interrupted: int | None       # Ctrl-C stopped the run after this many frames (None: it ran to its end)
 
     def text(self) -> str:
         rate = self.psis / self.wall_seconds if self.wall_seconds > 0 else float("inf")
