@@ -307,6 +307,8 @@ def test_async_vector_env_of_two_matches_the_serial_runs():
     ({"scene": "sample_level", "reward_fn": 3}, "reward_fn"),
     ({"scene": "sample_level", "render_mode": "human"}, "render_mode"),
     ({"scene": "sample_level", "ring_rays": 0}, "ring_rays"),
+    ({"scene": "sample_level", "floor_groups": "Phys_Floors"}, "floor_groups"),
+    ({"scene": "sample_level", "floor_groups": ["floor_a"]}, "floor_groups: 'floor_a' is an entity"),
     ({"scene": "stack"}, "ballance.level"),
 ])
 def test_bad_arguments_are_named(kwargs, word):
