@@ -84,6 +84,20 @@ def _load(scene, level, game_dir):
     return scenes.load(game_level(game_dir, level))
 
 
+def _floor_entities(ctx, floor_groups) -> list:
+    """The members of the groups named (a level may lack some of them)."""
+    if isinstance(floor_groups, str) or not all(isinstance(g, str) for g in floor_groups):
+        raise ValueError(f"BallanceEnv: floor_groups must be a list of group names, got {floor_groups!r}")
+    out = []
+    for name in floor_groups:
+        if name in ctx:
+            try:
+                out += ctx.get_group(name).entities
+            except KeyError as exc:
+                raise ValueError(f"BallanceEnv: floor_groups: {exc.args[0]}") from None
+    return out
+
+
 class BallanceEnv(gym.Env):
     """A Ballance level (a scene with the ``ballance.level`` behaviour); the
     spaces, reward and options are in docs/training.md."""
@@ -122,8 +136,7 @@ class BallanceEnv(gym.Env):
         self._table = flatten(ctx)                 # the world before its first frame
         ctx.process_frame(FRAME_MS)                # the level finds its sectors (on_start)
         self.sector_count = level_behavior(ctx).sector_count
-        floors = [e for name in floor_groups if name in ctx for e in ctx.get(name)]
-        self.floors = FloorHeights(entity_triangles(floors))
+        self.floors = FloorHeights(entity_triangles(_floor_entities(ctx, floor_groups)))
         self.layout = observation_layout(self.ring_rays)
         a = 2.0 * math.pi * np.arange(self.ring_rays) / self.ring_rays
         self._ring = np.stack([np.sin(a), np.cos(a)], axis=1) * self.ring_radius     # (x, z) at heading 0
@@ -160,7 +173,7 @@ class BallanceEnv(gym.Env):
             raise ValueError(f"BallanceEnv.reset: options['sector'] must be 1 to {self.sector_count}, got {sector!r}")
         if kind is not None and kind not in KIND_NAMES:
             raise ValueError(f"BallanceEnv.reset: options['kind'] must be one of {KIND_NAMES}, got {kind!r}")
-        self.engine_seed = 2 * int(self.np_random.integers(0, 2 ** 31)) + 1      # odd: the LCG keeps its period
+        self.engine_seed = 2 * int(self.np_random.integers(0, 2 ** 31)) + 1      # odd: seed * 75 never wears it down to 0
         self.ctx = build(self._table)
         self.level = level_behavior(self.ctx)
         self.level.sector = int(sector)            # before the first frame: the ball starts at its reset point
