@@ -17,7 +17,7 @@ from ..states import STATE_BETWEEN_PSIS
 from ..umath import ZERO
 from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
 from .impact_kernels import (
-    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
+    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
     LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, REACHED, ROT_SPEED,
     ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE, impact_of_point_k,
     impact_system_loop_k, rescue_addon_k,
@@ -75,73 +75,117 @@ def reintegrate(env, core, t: float) -> None:
 # --- 4.2-4.7 the single impact --------------------------------------------------------------
 
 class Rows:
-    """The contact points of an impact system (in loop order: its pairs newest
-    first, a pair's points last first) and their cores as the rows of
-    impact_kernels (PF, PI, CF, CI); ``put_back`` stores what the kernel
-    changed in the points and cores."""
+    """The contact points of an impact system and their cores as the rows of
+    impact_kernels (PF, PI: points; CF, CI: cores). Points are appended a
+    pair at a time, oldest pair first, a pair's points in their order (the
+    kernel reads them from the last: 4.8's order). ``put_back_cores`` and
+    ``put_back_points`` store what the kernel changed."""
 
-    def __init__(self, env, points, known=(), pushed=()):
-        psi = self.psi = env.psi_count
-        self.points = points
-        cores = []
-        row_of = {}
-        PI = np.zeros((len(points), POINT_INTS), dtype=np.int64)
-        PF = np.zeros((len(points), POINT_FLOATS))
-        for k, cp in enumerate(points):
-            for i, core in enumerate((cp.core0, cp.core1)):
-                if core not in row_of:
-                    row_of[core] = len(cores)
-                    cores.append(core)
-                PI[k, CORE0 + i] = row_of[core]
-            side0, side1 = cp.side0.shape.is_ball, cp.side1.shape.is_ball
-            PI[k, BALL0], PI[k, BALL1] = side0, side1
+    def __init__(self, env):
+        self.psi = env.psi_count
+        self.points = []
+        self.cores = []
+        self.row_of = {}
+        self.PF = np.zeros((8, POINT_FLOATS))
+        self.PI = np.zeros((8, POINT_INTS), dtype=np.int64)
+        self.CF = np.zeros((4, CORE_FLOATS))
+        self.CI = np.zeros((4, CORE_INTS), dtype=np.int64)
+
+    def views(self) -> tuple:
+        m, n = len(self.points), len(self.cores)
+        return self.CF[:n], self.CI[:n], self.PF[:m], self.PI[:m]
+
+    def add_points(self, points) -> None:
+        m = len(self.points) + len(points)
+        if m > len(self.PF):
+            self.PF = _grown(self.PF, m)
+            self.PI = _grown(self.PI, m)
+        PF, PI = self.PF, self.PI
+        for k, cp in enumerate(points, len(self.points)):
+            PI[k, CORE0] = self.row(cp.core0)
+            PI[k, CORE1] = self.row(cp.core1)
+            PI[k, BALL0] = cp.side0.shape.is_ball
+            PI[k, BALL1] = cp.side1.shape.is_ball
             PI[k, FRESH] = cp.test_fresh
             PI[k, SYSTEM_IMPACTS] = cp.impacts_while_system
             r0, r1 = cp.r_cs
             x0, x1 = cp.rxn
             PF[k] = (*cp.n, cp.gap, *(r0 or ZERO), *(r1 or ZERO), *(x0 or ZERO), *(x1 or ZERO),
                      cp.real_friction_factor, cp.elasticity, cp.reached, cp.addon)
-        CF = np.zeros((len(cores), CORE_FLOATS))
-        CI = np.zeros((len(cores), CORE_INTS), dtype=np.int64)
-        for c, core in enumerate(cores):
-            CI[c, FIXED] = core.physical_unmoveable
-            CI[c, TEMP_UNMOVABLE] = temporarily_unmovable(core)
-            CI[c, KNOWN] = core in known
-            CI[c, PUSHED] = core in pushed
-            CI[c, IMPACTS] = impacts_this_psi(core)
-            CI[c, COUNTED] = core.impact_count_psi == psi
-            if not core.physical_unmoveable:
-                CF[c] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
-                         *core.m_world_f_core_last_psi[0], core.inv_mass, *core.inv_rot_inertia,
-                         core.upper_limit_radius)
-        self.cores = cores
-        self.PF, self.PI, self.CF, self.CI = PF, PI, CF, CI
+        self.points.extend(points)
 
-    def put_back(self, fs) -> None:
-        PF, PI, CF, CI = self.PF.tolist(), self.PI.tolist(), self.CF.tolist(), self.CI.tolist()
-        psi = self.psi
+    def row(self, core) -> int:
+        """The core's row (made, from the core, when new)."""
+        c = self.row_of.get(core)
+        if c is None:
+            c = self.row_of[core] = len(self.cores)
+            self.cores.append(core)
+            if c >= len(self.CF):
+                self.CF = _grown(self.CF, c + 1)
+                self.CI = _grown(self.CI, c + 1)
+            self.refresh(core)
+        return c
+
+    def refresh(self, core) -> None:
+        """The core's row from the core (after Python changed it)."""
+        c = self.row_of[core]
+        CI = self.CI
+        CI[c, FIXED] = core.physical_unmoveable
+        CI[c, TEMP_UNMOVABLE] = temporarily_unmovable(core)
+        CI[c, IMPACTS] = impacts_this_psi(core)
+        CI[c, COUNTED] = core.impact_count_psi == self.psi
+        if not core.physical_unmoveable:
+            self.CF[c] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
+                          *core.m_world_f_core_last_psi[0], core.inv_mass, *core.inv_rot_inertia,
+                          core.upper_limit_radius)
+
+    def mark(self, core, flag: int) -> None:
+        """KNOWN or PUSHED for the core, if it has a row."""
+        c = self.row_of.get(core)
+        if c is not None:
+            self.CI[c, flag] = 1
+
+    def put_back_cores(self) -> None:
+        """The changed cores' velocities and impact counts (4.7)."""
+        for c in np.flatnonzero(self.CI[:len(self.cores), CHANGED]).tolist():
+            core = self.cores[c]
+            f = self.CF[c].tolist()
+            core.speed = tuple(f[SPEED:SPEED + 3])
+            core.rot_speed = tuple(f[ROT_SPEED:ROT_SPEED + 3])
+            core.speed_change = tuple(f[SPEED_CHANGE:SPEED_CHANGE + 3])
+            core.rot_speed_change = tuple(f[ROT_SPEED_CHANGE:ROT_SPEED_CHANGE + 3])
+            if self.CI[c, COUNTED]:
+                core.impact_count_psi = self.psi
+                core.impacts_since_last_psi = int(self.CI[c, IMPACTS])
+            self.CI[c, CHANGED] = 0
+
+    def put_back_points(self, fs) -> None:
+        """The points' tests and system impacts; the points outside the rows
+        of a core pushed again get a stale test too (4.8)."""
+        m = len(self.points)
+        PF, PI = self.PF[:m].tolist(), self.PI[:m].tolist()
         for cp, f, i in zip(self.points, PF, PI):
             cp.test_fresh = bool(i[FRESH])
             cp.impacts_while_system = i[SYSTEM_IMPACTS]
             cp.reached = f[REACHED]
             cp.addon = f[ADDON]
-        for core, f, i in zip(self.cores, CF, CI):
-            if i[CHANGED]:
-                core.speed = tuple(f[SPEED:SPEED + 3])
-                core.rot_speed = tuple(f[ROT_SPEED:ROT_SPEED + 3])
-                core.speed_change = tuple(f[SPEED_CHANGE:SPEED_CHANGE + 3])
-                core.rot_speed_change = tuple(f[ROT_SPEED_CHANGE:ROT_SPEED_CHANGE + 3])
-            if i[COUNTED]:
-                core.impact_count_psi = psi
-                core.impacts_since_last_psi = i[IMPACTS]
-            if i[PUSHED_AGAIN] and fs is not None:
-                mine = set(self.points)
-                for cp in fs.core_contacts[core]:
+        again = np.flatnonzero(self.CI[:len(self.cores), PUSHED_AGAIN]).tolist()
+        if again and fs is not None:
+            mine = set(self.points)
+            for c in again:
+                for cp in fs.core_contacts.get(self.cores[c], ()):
                     if cp not in mine:
-                        cp.test_fresh = False     # 4.8: all its points' tests (those outside the rows too)
+                        cp.test_fresh = False
 
     def core(self, c: int):
         return None if c < 0 else self.cores[c]
+
+
+def _grown(A, n: int):
+    """A with at least n rows, twice as many as it had (the new ones zero)."""
+    B = np.zeros((max(n, 2 * len(A)), A.shape[1]), dtype=A.dtype)
+    B[:len(A)] = A
+    return B
 
 
 def _limits(env) -> tuple:
@@ -154,10 +198,11 @@ def _limits(env) -> tuple:
 def solve_single_impact(env, cp, addon: float, system_pushes: int):
     """4.2-4.7 on the contact point's data measured at the impact time;
     returns (u before the impact, the cores actually pushed)."""
-    rows = Rows(env, [cp])
+    rows = Rows(env)
+    rows.add_points([cp])
     max_v, max_w, _ = _limits(env)
-    u, p0, p1 = impact_of_point_k(rows.CF, rows.CI, rows.PF, rows.PI, 0, float(addon), int(system_pushes), max_v, max_w)
-    rows.put_back(None)
+    u, p0, p1 = impact_of_point_k(*rows.views(), 0, float(addon), int(system_pushes), max_v, max_w)
+    rows.put_back_cores()
     pushed = [c for c in (rows.core(p0), rows.core(p1)) if c is not None]
     _limit_impacts(pushed)
     return u, pushed
@@ -252,40 +297,49 @@ class ImpactSystem:
                         self.collision.delete_contact(cp)
         env = self.env
         limits = _limits(env)
+        rows = Rows(env)
+        in_rows = 0                         # self.pairs[-in_rows:] have rows
         n = 0
         best = -1
         while True:
-            rows = Rows(env, [cp for pair in self.pairs for cp in reversed(pair.contacts) if cp.alive],
-                        self.known, self.pushed)
+            for pair in reversed(self.pairs[:len(self.pairs) - in_rows]):       # the pairs added since, oldest first
+                rows.add_points([cp for cp in pair.contacts if cp.alive])
+            in_rows = len(self.pairs)
+            for core in self.known:
+                rows.mark(core, KNOWN)
+            for core in self.pushed:
+                rows.mark(core, PUSHED)
             answer, best, n, p0, p1 = impact_system_loop_k(
-                rows.CF, rows.CI, rows.PF, rows.PI, best, n, MAXIMUM_SYSTEM_PUSH_NUMBER,
-                env.inv_delta_PSI_time, env.delta_PSI_time, *limits)
-            rows.put_back(self.fs)
+                *rows.views(), best, n, MAXIMUM_SYSTEM_PUSH_NUMBER, env.inv_delta_PSI_time, env.delta_PSI_time,
+                *limits)
+            rows.put_back_cores()
             if answer == LOOP_UNKNOWN_CORE:
                 for _, core in rows.points[best].movable_sides():
                     if core not in self.known:
                         self.known.append(core)
                         synchronize(core, self.t)
+                        rows.refresh(core)
                 continue                    # the same contact point, its cores now at t
             k, best = best, -1
             if answer == LOOP_AFTER_IMPACT:
-                self.after_impact(rows.points[k], [c for c in (rows.core(p0), rows.core(p1)) if c is not None])
+                self.after_impact(rows, rows.points[k], [c for c in (rows.core(p0), rows.core(p1)) if c is not None])
                 if n <= MAXIMUM_SYSTEM_PUSH_NUMBER:
                     continue
             break
+        rows.put_back_points(self.fs)
         self.loops = n
         self.finish()
         return n > MAXIMUM_SYSTEM_PUSH_NUMBER
 
-    def after_impact(self, cp, pushed) -> None:
-        """The tail of loop_once (4.7, 4.8) for the pushed cores of an impact on cp."""
+    def after_impact(self, rows, cp, pushed) -> None:
+        """The tail of loop_once (4.7, 4.8) the kernel leaves: the anomaly
+        manager for a core past max_collisions, the pairs of a core pushed
+        for the first time (the kernel marked the others' tests stale)."""
         _limit_impacts(pushed)
         for core in pushed:
+            rows.refresh(core)
             if core not in self.pushed:
                 self.add_pushed(core, cp.pair)
-            elif self.fs is not None and self.fs.has_core(core):
-                for other in self.fs.core_contacts[core]:
-                    other.test_fresh = False
 
     def finish(self) -> None:
         """4.9: undo the unpushed synchronisations, re-integrate the pushed

@@ -289,13 +289,14 @@ def _side_closing(v, w, n, rxn):
 def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity, max_w, max_collisions):
     """4.8 loop_once over the rows until the loop needs Python or ends: find
     the contact point that reaches below minimum_friction_dist soonest (pairs
-    newest first, a pair's points last first; stale tests recomputed), solve
-    its impact (4.2-4.7) and mark the tests of the cores pushed again stale.
+    newest first, a pair's points last first: the rows from the last; stale
+    tests recomputed), solve its impact (4.2-4.7) and mark the tests of the
+    cores pushed again stale.
     ``forced``: a contact point chosen before the caller synchronised its cores.
     Returns (answer, the contact point, loops so far, the cores pushed (-1: none)):
     LOOP_DONE none left; LOOP_UNKNOWN_CORE the best one has a core to
     synchronise first; LOOP_AFTER_IMPACT the impact pushed a core for the first
-    time or past max_collisions (the caller runs the loop's tail);
+    time or past max_collisions (the caller adds its pairs or calls the anomaly manager);
     LOOP_OVER_LIMIT more than ``limit`` loops."""
     m = PF.shape[0]
     while True:
@@ -303,7 +304,7 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
         forced = -1
         if best < 0:
             best_d = MINIMUM_FRICTION_DIST
-            for k in range(m):
+            for k in range(m - 1, -1, -1):          # the rows are oldest pair first
                 c0 = PI[k, CORE0]
                 c1 = PI[k, CORE1]
                 if ((CI[c0, FIXED] != 0 or CI[c0, TEMP_UNMOVABLE] != 0)
@@ -322,15 +323,19 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
         PI[best, SYSTEM_IMPACTS] += 1
         _, p0, p1 = _impact(CF, CI, PF, PI, best, PF[best, ADDON], PI[best, SYSTEM_IMPACTS], max_velocity, max_w)
         n += 1
+        tail = False
         for p in (p0, p1):
-            if p >= 0 and (CI[p, PUSHED] == 0 or (CI[p, IMPACTS] > max_collisions and CI[p, TEMP_UNMOVABLE] == 0)):
-                return LOOP_AFTER_IMPACT, best, n, p0, p1
-        for p in (p0, p1):
-            if p >= 0:
+            if p < 0:
+                continue
+            if CI[p, PUSHED] == 0 or (CI[p, IMPACTS] > max_collisions and CI[p, TEMP_UNMOVABLE] == 0):
+                tail = True
+            if CI[p, PUSHED] != 0:
                 CI[p, PUSHED_AGAIN] = 1
                 for k in range(m):
                     if PI[k, CORE0] == p or PI[k, CORE1] == p:
                         PI[k, FRESH] = 0
+        if tail:
+            return LOOP_AFTER_IMPACT, best, n, p0, p1
         if n > limit:
             return LOOP_OVER_LIMIT, best, n, -1, -1
 
@@ -413,6 +418,7 @@ def _count(CI, c, k):
     """4.7: impacts_since_last_PSI += k."""
     CI[c, IMPACTS] += k
     CI[c, COUNTED] = 1
+    CI[c, CHANGED] = 1
 
 
 @kernel(inline=True)
