@@ -74,13 +74,16 @@ def test_a_parent_loop_is_reported_once_and_cut():
     assert where.line == 1 and ents[0].parent is None
 
 
-def test_a_chain_of_3000_plans_parents_first(tmp_path):
+def test_a_chain_of_3000_loads_parents_first(tmp_path):
+    """Each entity 0.5 m above its parent, listed leaf first: planned parents
+    first, and built with the world matrices each kept (bbglue.entity)."""
     n = 3000
     text = "version: 1\nentities:\n" + "".join(
-        f"  - {{name: e{i}" + (f", parent: e{i + 1}" if i < n - 1 else "") + "}\n" for i in range(n))
-    p = plan(write(tmp_path, text))
-    order = [e.name for e in p.entities]
-    assert order == [f"e{i}" for i in reversed(range(n))]
+        f"  - {{name: e{i}, position: [0, 0.5, 0]" + (f", parent: e{i + 1}" if i < n - 1 else "") + "}\n"
+        for i in range(n))
+    scene = scenes.load(write(tmp_path, text))
+    assert [e.name for e in scene.plan.entities] == [f"e{i}" for i in reversed(range(n))]
+    assert scene.entity("e0").get_position() == pytest.approx((0.0, 0.5 * n, 0.0), abs=1e-3)
 
 
 class CountingWhere(Where):
