@@ -9,6 +9,7 @@ twice is an error (plain YAML keeps the last one silently).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from typing import NamedTuple
 
@@ -50,11 +51,18 @@ class SceneError(ValueError):
 
 
 class Report:
-    """Collects problems so that a check lists them all, not only the first."""
+    """Collects problems so that a check lists them all, not only the first.
+    ``unread`` holds the names (patterns with * and ?) of what failed its own
+    check and was left out: a reference to one is not reported again."""
 
     def __init__(self):
         self.problems = []
         self._seen = set()
+        self.unread = set()
+
+    def was_unread(self, name: str) -> bool:
+        """``name`` may be one that was left out after its own problem."""
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.unread)
 
     def add(self, where: Where | None, message: str) -> None:
         if (where, message) not in self._seen:       # repeated copies report once

@@ -238,7 +238,7 @@ def test_an_extra_life_of_another_sector_is_not_live():
 def extra_point_at_the_start(**params):
     ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), start=(0.0, 0.0, 0.0), level=False)
     ctx.create_group("P_Extra_Point", [ctx.create_entity("EP", position=(0.0, 0.0, 0.0))])
-    level = registry.create(ctx, "ballance.level", params={"point_period": 1e6, "satellite_ring": 12.1,
+    level = registry.create(ctx, "ballance.level", params={"point_period": 3600.0, "satellite_ring": 12.1,
                                                              **QUICK, **params})
     run(ctx, 2)
     return ctx, level

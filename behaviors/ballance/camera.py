@@ -87,12 +87,14 @@ class CameraRig(Behavior):
     """Follows the player ball with the target and eye springs; turns and raises."""
 
     messages = ("Level_Finish",)
+    makes = ("orient_ref", "target", "eye")
     orient_ref = Param(str, "Cam_OrientRef", "the orientation frame entity (created if absent)")
     target = Param(str, "Cam_Target", "the look-target entity (created if absent)")
     eye = Param(str, "Cam_Pos", "the eye (camera) entity (created if absent)")
     root = Param(str, "Cam_MF", "the rig's root frame, stamped onto the reset point (read when present)")
     orient = Param(str, "Cam_Orient", "the rig's turning frame, the eye's slot authored in it (read when present)")
-    yaw = Param(float, START_YAW_DEG, "initial yaw in degrees (0: looking along +Z; -90, the original's: -X)")
+    yaw = Param(float, START_YAW_DEG, "initial yaw in degrees (0: looking along +Z; -90, the original's: -X)",
+                bounds=(-360.0, 360.0))
     turn_left_key = Param(str, "Left")
     turn_right_key = Param(str, "Right")
     modifier_key = Param(str, TURN_MODIFIER)
