@@ -59,7 +59,7 @@ def test_a_surface_beyond_max_vertex_is_refused():
     refused(lambda: ivp.build_surface("t", (), [(huge, TETRA_FACES)]), "'t'", "vertex")
     # the largest one allowed keeps a finite inertia even at the largest mass
     big = [(0, 0, 0), (limits.MAX_VERTEX, 0, 0), (0, limits.MAX_VERTEX, 0), (0, 0, limits.MAX_VERTEX)]
-    env, _ = world()
+    env = ivp.Environment()
     body = env.create_polygon(ivp.build_surface("big", [big]), ivp.ObjectTemplate(name="big", mass=limits.MAX_MASS),
                               (0.0, 0.0, 0.0))
     assert all(math.isfinite(x) and x > 0.0 for x in body.core.rot_inertia)
