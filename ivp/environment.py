@@ -167,6 +167,7 @@ class Environment:
 
     def delete_object(self, obj: RealObject) -> None:
         """Destroy an object: deleted listeners, its controllers, its core."""
+        check_kind("delete_object: obj", obj, RealObject)
         if obj.deleted:
             return
         self.fire_object_deleted(obj)
@@ -195,6 +196,8 @@ class Environment:
 
     def add_listener_psi(self, listener) -> None:
         """A callable fired with the environment at the start of every PSI (6.1)."""
+        if not callable(listener):
+            raise ValueError(f"add_listener_psi: listener {listener!r} must be callable")
         self.psi_listeners.append(listener)
 
     def remove_listener_psi(self, listener) -> None:

@@ -111,3 +111,10 @@ def test_a_force_checks_its_core_point_and_force():
     refused(lambda: ivp.ForceController("b", (0, 0, 0), (0, 1, 0)), "force: core", "Core")
     refused(lambda: ivp.ForceController(b.core, (0, 0, 0), (0, 3e38, 0)), "force: force", "MAX_IMPULSE")
     refused(lambda: ivp.ForceController(b.core, (0, math.inf, 0), (0, 1, 0)), "force: point", "finite")
+
+
+def test_the_environment_checks_what_it_is_given_to_delete_or_call():
+    env, b = world()
+    refused(lambda: env.delete_object("b"), "delete_object: obj", "RealObject")
+    refused(lambda: env.add_listener_psi(42), "add_listener_psi", "callable")
+    assert env.objects == [b] and env.psi_listeners == []
