@@ -108,25 +108,3 @@ def test_impact_counts_of_an_earlier_psi_read_as_zero():
     assert impacts_this_psi(core) == 0
     core.impact_count_psi = env.psi_count
     assert impacts_this_psi(core) == 12
-
-
-def test_a_dropped_jammed_pair_comes_back_only_after_a_body_travelled(monkeypatch):
-    # 3.2: IVP's broad phase looks for pairs again when a body has travelled
-    # more than r_world (at least 0.5 m for a slow body); till then a pair 8.2
-    # dropped stays dropped, so a jam costs its 5000 loops once, not each PSI
-    runs = record_impact_systems(monkeypatch)
-    env, platform = jammed_platform()
-    col = env.collision
-    for _ in range(6):
-        env.simulate(env.delta_PSI_time)
-    over = [n for n, _ in runs if n > MAXIMUM_SYSTEM_PUSH_NUMBER]
-    assert over and len(over) == len(col.jammed)         # each jammed pair reached the limit once
-    (key, where), = list(col.jammed.items())[:1]
-    core, centre, r = next(w for w in where if w is not None)
-    assert core is platform.core and r >= 0.5
-    p = platform.core.m_world_f_core_last_psi[1]
-    assert sum((a - b) ** 2 for a, b in zip(p, centre)) <= r * r   # it has not travelled r_world
-    # as if it had: the next PSI's broad phase makes the pair again
-    where[where.index(next(w for w in where if w is not None))] = (core, (p[0] + 2 * r, p[1], p[2]), r)
-    env.simulate(env.delta_PSI_time)
-    assert key not in col.jammed

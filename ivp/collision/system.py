@@ -94,17 +94,6 @@ def _speed_of(core) -> float:
     return core.current_speed + core.max_surface_rot_speed
 
 
-def _requery_after(core):
-    """3.2: (core, its centre, r_world) of a movable core, r_world = speed 1 s
-    clamped to 0.5 .. min(15, 5 upper_limit_radius), less speed dt, at least
-    0.1 s speed: how far it travels before IVP's broad phase looks again."""
-    if core.physical_unmoveable:
-        return None
-    v = _speed_of(core)
-    r = min(max(v, 0.5), min(15.0, 5.0 * core.upper_limit_radius)) - v * core.environment.delta_PSI_time
-    return core, core.m_world_f_core_last_psi[1], max(r, 0.1 * v)
-
-
 def _reach(dt: float, speed):
     """How far a body's pieces may come before the next events are searched
     (1.2: coll_dist, the hull look-ahead at its speed, the broad margin); a
@@ -296,7 +285,6 @@ class CollisionSystem:
         self._pose_grid = None
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
         self.points = None              # the loaned contact points' rows (points.PointRows), made when first asked for
-        self.jammed = {}                # mindist key -> where its cores were when 8.2 dropped it (_requery_after)
 
     # --- listeners and queries -------------------------------------------------
 
@@ -365,8 +353,6 @@ class CollisionSystem:
             return
         for md in list(shape.mindists.values()):
             self._drop_mindist(md)
-        for key in [k for k in self.jammed if shape.serial in (k[0], k[2])]:
-            del self.jammed[key]
         for key in [k for k in self.contact_points if shape.serial in k]:
             for cp in list(self.contact_points.get(key, ())):
                 self.delete_contact(cp, silent=True)
@@ -570,18 +556,6 @@ class CollisionSystem:
             touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])   # can_take reads if it has any
         return md
 
-    def _requeried(self, key) -> bool:
-        """3.2: a pair IVP dropped comes back when its broad phase looks
-        again, once one of its bodies has travelled more than r_world since."""
-        for where in self.jammed[key]:
-            if where is not None:
-                core, (x, y, z), r = where
-                p = core.m_world_f_core_last_psi[1]
-                if (p[0] - x) ** 2 + (p[1] - y) ** 2 + (p[2] - z) ** 2 > r * r:
-                    del self.jammed[key]
-                    return True
-        return False
-
     def _drop_mindist(self, md: Mindist) -> None:
         md.alive = False
         md.event = None
@@ -728,8 +702,6 @@ class CollisionSystem:
             md = a.mindists.get(key)
             new = md is None
             if new:
-                if key in self.jammed and not self._requeried(key):
-                    return                  # dropped by 8.2: back when a body has travelled (3.2)
                 md = self._mindist(a, ka, b, kb)
             if md.seen != stamp:
                 md.seen = stamp
@@ -968,7 +940,6 @@ class CollisionSystem:
         u, pushed = solve_single_impact(env, cp, addon, 0)
         speed = (-u[0], -u[1], -u[2]) if cp.core1.physical_unmoveable else u
         if ImpactSystem(env, self, cp.system, t).run(cp, pushed, synced):
-            self._drop_mindist(md)          # 8.2: the original's rule
-            self.jammed[(md.a.serial, md.ka, md.b.serial, md.kb)] = [_requery_after(c) for c in md.cores]
+            self._drop_mindist(md)          # 8.2: the original's rule (our broad phase may re-create it next PSI)
         self._fire(self.listeners_collision, "event_post_collision",
                    CollisionEvent(cp, speed, t, f32(dt_since)))
