@@ -20,6 +20,7 @@ import math
 import signal
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 
 from .fp import f32
@@ -32,6 +33,8 @@ PROGRESS_EVERY = 2.0                            # seconds of wall time between p
 
 # --- bodies -----------------------------------------------------------------------------
 MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
+MAX_MASS_RATIO = 1e4                            # heaviest / lightest movable body a stack holds (measured,
+                                                # docs/ivp.md); past it creation warns
 MIN_ROT_INERTIA, MAX_ROT_INERTIA = 1e-9, 1e15   # kg m^2, or the factor when rot_inertia_is_factor
 MIN_DAMP, MAX_DAMP = 0.0, 1e3                   # 1/s: speed and rotation damping factors
 MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SIZE, MAX_SIZE)
@@ -87,6 +90,19 @@ def check_kind(what: str, value, kind: type) -> None:
     an object): "create_polygon: surface 'box' must be a CompactSurface"."""
     if not isinstance(value, kind):
         raise ValueError(f"{what} {_short(value)} must be a {kind.__name__}")
+
+
+def warn_mass_ratio(env, name: str, mass: float) -> None:
+    """A RuntimeWarning when a movable body of ``mass`` kg makes the heaviest
+    and the lightest movable bodies created in ``env`` differ by more than
+    MAX_MASS_RATIO: a contact between such bodies may not hold (docs/ivp.md)."""
+    low, high = env.movable_mass_range or (mass, mass)
+    env.movable_mass_range = (min(low, mass), max(high, mass))
+    if mass > low * MAX_MASS_RATIO or mass * MAX_MASS_RATIO < high:
+        other = low if mass > low * MAX_MASS_RATIO else high
+        warnings.warn(f"object {name!r}: mass {mass:g} kg against a body of {other:g} kg is a ratio above "
+                      f"{MAX_MASS_RATIO:g} (limit MAX_MASS_RATIO, docs/ivp.md): a stack of the two may not hold",
+                      RuntimeWarning, stacklevel=4)
 
 
 def _short(value) -> str:

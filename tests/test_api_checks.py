@@ -59,7 +59,7 @@ def test_a_surface_beyond_max_vertex_is_refused():
     refused(lambda: ivp.build_surface("t", (), [(huge, TETRA_FACES)]), "'t'", "vertex")
     # the largest one allowed keeps a finite inertia even at the largest mass
     big = [(0, 0, 0), (limits.MAX_VERTEX, 0, 0), (0, limits.MAX_VERTEX, 0), (0, 0, limits.MAX_VERTEX)]
-    env, _ = world()
+    env = ivp.Environment()
     body = env.create_polygon(ivp.build_surface("big", [big]), ivp.ObjectTemplate(name="big", mass=limits.MAX_MASS),
                               (0.0, 0.0, 0.0))
     assert all(math.isfinite(x) and x > 0.0 for x in body.core.rot_inertia)
@@ -111,3 +111,10 @@ def test_a_force_checks_its_core_point_and_force():
     refused(lambda: ivp.ForceController("b", (0, 0, 0), (0, 1, 0)), "force: core", "Core")
     refused(lambda: ivp.ForceController(b.core, (0, 0, 0), (0, 3e38, 0)), "force: force", "MAX_IMPULSE")
     refused(lambda: ivp.ForceController(b.core, (0, math.inf, 0), (0, 1, 0)), "force: point", "finite")
+
+
+def test_the_environment_checks_what_it_is_given_to_delete_or_call():
+    env, b = world()
+    refused(lambda: env.delete_object("b"), "delete_object: obj", "RealObject")
+    refused(lambda: env.add_listener_psi(42), "add_listener_psi", "callable")
+    assert env.objects == [b] and env.psi_listeners == []

@@ -20,7 +20,7 @@ from .impact_kernels import (
     ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
     LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, REACHED, ROT_SPEED,
     ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE, impact_of_point_k,
-    impact_system_loop_k, rescue_addon_k,
+    impact_system_loop_k, rescue_addon_k, surface_turn_k,
 )
 
 
@@ -137,7 +137,7 @@ class Rows:
         if not core.physical_unmoveable:
             self.CF[c] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
                           *core.m_world_f_core_last_psi[0], core.inv_mass, *core.inv_rot_inertia,
-                          core.upper_limit_radius)
+                          core.upper_limit_radius, surface_turn_k(core.rot_speed, core.upper_limit_radius))
 
     def mark(self, core, flag: int) -> None:
         """KNOWN or PUSHED for the core, if it has a row."""
@@ -232,8 +232,10 @@ def rescue_addon(env, cp) -> float:
     """4.6 get_rescue_speed_impact (impact_kernels.rescue_addon_k) of a contact point."""
     c0, c1 = cp.core0, cp.core1
     return rescue_addon_k(cp.gap, env.inv_delta_PSI_time,
-                          c0.rot_speed, c0.upper_limit_radius, not (c0.physical_unmoveable or cp.side0.shape.is_ball),
-                          c1.rot_speed, c1.upper_limit_radius, not (c1.physical_unmoveable or cp.side1.shape.is_ball))
+                          surface_turn_k(c0.rot_speed, c0.upper_limit_radius),
+                          not (c0.physical_unmoveable or cp.side0.shape.is_ball),
+                          surface_turn_k(c1.rot_speed, c1.upper_limit_radius),
+                          not (c1.physical_unmoveable or cp.side1.shape.is_ball))
 
 
 # --- 4.8 the impact system -------------------------------------------------------------------

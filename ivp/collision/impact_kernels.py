@@ -198,7 +198,7 @@ def impact_solve(fa, Ra, ra, va, wa, ima, iia, fb, Rb, rb, vb, wb, imb, iib, N, 
 # A core's row (CF: floats, CI: ints) and a contact point's row (PF, PI), as
 # ImpactSystem lays them out for impact_system_loop_k.
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE, ROT = 0, 3, 6, 9, 12   # CF columns (3, 3, 3, 3, 9 wide)
-INV_MASS, INV_ROT_INERTIA, UPPER_LIMIT_RADIUS, CORE_FLOATS = 21, 22, 25, 26
+INV_MASS, INV_ROT_INERTIA, UPPER_LIMIT_RADIUS, SURFACE_TURN, CORE_FLOATS = 21, 22, 25, 26, 27
 FIXED, TEMP_UNMOVABLE, KNOWN, PUSHED, IMPACTS, COUNTED, CHANGED, PUSHED_AGAIN, CORE_INTS = range(9)  # CI
 NORMAL, GAP, LEVER0, LEVER1, RXN0, RXN1, MU, E, REACHED, ADDON, POINT_FLOATS = 0, 3, 4, 7, 10, 13, 16, 17, 18, 19, 20
 CORE0, CORE1, BALL0, BALL1, FRESH, SYSTEM_IMPACTS, POINT_INTS = range(7)        # PI columns
@@ -207,26 +207,26 @@ LOOP_DONE, LOOP_UNKNOWN_CORE, LOOP_AFTER_IMPACT, LOOP_OVER_LIMIT = range(4)
 
 
 @kernel
-def rescue_addon_k(gap, idt, w0, ulr0, rotating0, w1, ulr1, rotating1):
+def rescue_addon_k(gap, idt, turn0, rotating0, turn1, rotating1):
     """4.6 get_rescue_speed_impact: catch up a gap below 1 cm within a PSI,
-    plus each rotating (movable, non-ball) side's worst-case surface rotation
-    in 1/200 s; doubled."""
+    plus each rotating (movable, non-ball) side's surface_turn_k per PSI; doubled."""
     a = 0.0
     if gap < MIN_COLL_DISTS:
         a = (MIN_COLL_DISTS - gap) * idt
     if rotating0:
-        a += _rotation_uncertainty(w0) * ulr0 * idt
+        a += turn0 * idt
     if rotating1:
-        a += _rotation_uncertainty(w1) * ulr1 * idt
+        a += turn1 * idt
     return 2.0 * a
 
 
 @kernel
-def _rotation_uncertainty(w):
-    """4.6: 1 - cos of the angle turned in 1/200 s, at most 0.5 rad."""
+def surface_turn_k(w, upper_limit_radius):
+    """4.6: the worst-case surface rotation of a core turning at w within
+    1/200 s (the angle at most 0.5 rad): (1 - cos angle) upper_limit_radius."""
     a2 = min(vdot(w, w) / (COLL_DETECT_MIN_INV_TIME * COLL_DETECT_MIN_INV_TIME),
              ROT_MAX_UNCERTAINTY * ROT_MAX_UNCERTAINTY)
-    return 1.0 - math.cos(math.sqrt(a2))
+    return (1.0 - math.cos(math.sqrt(a2))) * upper_limit_radius
 
 
 @kernel(inline=True)
@@ -267,8 +267,8 @@ def _coll_distance(CF, CI, PF, PI, k, idt, dt):
     m1 = _movable(CI, c1)
     w0 = _v3(CF, c0, ROT_SPEED)
     w1 = _v3(CF, c1, ROT_SPEED)
-    addon = rescue_addon_k(gap, idt, w0, CF[c0, UPPER_LIMIT_RADIUS], m0 and PI[k, BALL0] == 0,
-                           w1, CF[c1, UPPER_LIMIT_RADIUS], m1 and PI[k, BALL1] == 0)
+    addon = rescue_addon_k(gap, idt, CF[c0, SURFACE_TURN], m0 and PI[k, BALL0] == 0,
+                           CF[c1, SURFACE_TURN], m1 and PI[k, BALL1] == 0)
     PF[k, ADDON] = addon
     n = _v3(PF, k, NORMAL)
     s = 0.0
@@ -427,7 +427,9 @@ def _set(CF, CI, c, fixed, v, w):
     if fixed:
         return
     _put3(CF, c, SPEED, f32v_k(v))
-    _put3(CF, c, ROT_SPEED, f32v_k(w))
+    w = f32v_k(w)
+    _put3(CF, c, ROT_SPEED, w)
+    CF[c, SURFACE_TURN] = surface_turn_k(w, CF[c, UPPER_LIMIT_RADIUS])
     _put3(CF, c, SPEED_CHANGE, ZERO)
     _put3(CF, c, ROT_SPEED_CHANGE, ZERO)
     CI[c, CHANGED] = 1
