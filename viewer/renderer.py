@@ -203,10 +203,6 @@ class Renderer:
         gl.glEnable(gl.GL_BLEND)
         gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
-        if self.sky_box is not None:
-            turn = np.array(camera_world, dtype=np.float64)
-            turn[3, :3] = 0.0                   # the camera's rotation only
-            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         p = self.mesh_program()
         p.use()
@@ -216,7 +212,14 @@ class Renderer:
         p["look"] = 0
         self._set_lights(p)
         groups = self.static.split(groups)
-        self.draw_calls = self.static.draw(p)
+        self.draw_calls = self.static.draw(p, opaque=True)
+        if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
+            p.stop()
+            turn = np.array(camera_world, dtype=np.float64)
+            turn[3, :3] = 0.0                   # the camera's rotation only
+            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
+            p.use()
+        self.draw_calls += self.static.draw(p, opaque=False)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:

@@ -51,8 +51,10 @@ def _pieces(mesh, look, textures) -> list:
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture):
+    def __init__(self, colour, texture, opaque_texture: bool):
         self.colour, self.texture = colour, texture
+        self.opaque_texture = opaque_texture
+        self.opaque = False              # no member can show what is behind it (alpha 1 everywhere)
         self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
         self.dirty = True
         self.count = 0
@@ -80,6 +82,9 @@ class _Bucket:
             tris.append(indices + at)
             at += len(vertices)
         self.count = sum(len(t) for t in tris)
+        tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
+        self.opaque = tints_opaque if self.colour is None else \
+            self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
         if self.count:
             gl.glBindVertexArray(self.vao)
             self.vertices.upload(np.concatenate(rows), gl.GL_STATIC_DRAW)
@@ -151,7 +156,7 @@ class StaticLayer:
         for bucket_key, colour, tex, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
-                b = self.buckets[bucket_key] = _Bucket(colour, tex)
+                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex))
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)
@@ -164,8 +169,9 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, program) -> int:
-        """Each bucket with members in one call (identity model rows); the draw calls made."""
+    def draw(self, program, opaque: bool) -> int:
+        """The opaque buckets or the others, each with members in one call
+        (identity model rows); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -173,7 +179,7 @@ class StaticLayer:
             b = self.buckets[key]
             if b.dirty:
                 b.rebuild()
-            if b.count:
+            if b.count and b.opaque == opaque:
                 b.draw(program)
                 calls += 1
         program["look"] = 0
