@@ -147,6 +147,8 @@ class StaticLayer:
             self._leave(e)
         for e in [e for e in self.settling if e not in seen]:
             del self.settling[e]
+        for key in [k for k in self.pieces if k not in groups]:      # meshes of a scene reloaded or gone
+            del self.pieces[key]
         return out
 
     def _join(self, e, key: str, g: Group, k: int, state) -> None:
