@@ -88,6 +88,9 @@ class LevelMeaning:
     ``<kind>.nmo`` rooted at ``module_root``), ``plain_groups`` the groups kept
     with no meaning. ``modules`` is the module table, ``fan`` the module that
     is the ``fan`` behaviour, ``balloon`` the finish's prefab.
+    ``hidden_groups``: groups whose members are imported hidden (what the
+    game's scripts hide at start), besides the objects the file itself saves
+    hidden.
     """
 
     name: str
@@ -127,6 +130,7 @@ class LevelMeaning:
     default_start_ball: str
     default_sky: str
     level_bonus: int                    # the default bonus per level number
+    hidden_groups: tuple = ()           # members hidden at start (the file's hidden flag hides others too)
 
 
 def level_meaning() -> LevelMeaning:

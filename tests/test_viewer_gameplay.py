@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from test_viewer_support import ball_scene, ballance_scene, gl_window  # noqa: F401
 
+from bbglue import CKContext
+from behaviors import Behavior, manager_of
 from scenes.headless import declared_keys as game_keys
 from viewer.gameplay import game_line, rig_camera
 from viewer.session import Session
@@ -38,6 +40,17 @@ def test_hud_line_has_level_score_and_lives():
     # glue-and-content 3: the score starts at 1000 with 3 spare lives
     assert "level 1" in line and "score 1000" in line and "lives 3" in line and "ball wood" in line
     assert game_line(ball_scene()) == ""
+
+
+def test_hud_line_shows_floats_with_two_decimals():
+    class Fading(Behavior):
+        def hud_fields(self):
+            return {"fade": 0.04612527465820193, "score": 1000, "final": None, "alpha": 1.0}
+
+    ctx = CKContext()
+    manager_of(ctx).attach(Fading(ctx, None))
+    ctx.process_frame(16.0)
+    assert game_line(ctx) == "fade 0.05   score 1000   alpha 1.00"
 
 
 def test_a_key_press_in_the_window_rolls_the_ball(gl_window):  # noqa: F811

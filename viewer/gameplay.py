@@ -23,9 +23,10 @@ def rig_camera(ctx):
 
 def game_line(ctx) -> str:
     """The HUD fields the behaviours offer (a Ballance level: level, state,
-    score, lives, ball), or '' without any."""
+    score, lives, ball), or '' without any; a float with two decimals."""
     state = hooks.hud_fields(ctx)
-    return "   ".join(f"{k} {v}" for k, v in state.items() if v is not None)
+    return "   ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                       for k, v in state.items() if v is not None)
 
 
 def _settings(session) -> dict:

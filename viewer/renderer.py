@@ -20,6 +20,7 @@ from . import camera
 from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
+from .static import StaticLayer
 from .textures import LookBatch, SkyBox, TextureCache
 
 _MESH_VS = """#version 330 core
@@ -49,6 +50,8 @@ void main() {
 
 _MESH_FS = """#version 330 core
 #define MAX_LIGHTS %d
+#define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
+#define N_POINTS %d                         // uniform length several times slower per pixel
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
@@ -59,10 +62,8 @@ uniform vec4 part_colour;
 uniform sampler2D image;
 uniform vec3 eye;
 uniform vec3 ambient;
-uniform int n_directional;
 uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
 uniform vec3 directional_colour[MAX_LIGHTS];
-uniform int n_points;
 uniform vec3 point_position[MAX_LIGHTS];
 uniform vec3 point_colour[MAX_LIGHTS];
 out vec4 frag;
@@ -81,8 +82,8 @@ void main() {
     if (dot(n, to_eye) < 0.0) n = -n;
     shine = vec3(0.0);
     vec3 light = ambient;
-    for (int i = 0; i < n_directional; ++i) light += lit(to_light[i], directional_colour[i]);
-    for (int i = 0; i < n_points; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
+    for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
+    for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
     vec4 base = v_colour;
     if (look == 1) {
         base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
@@ -90,7 +91,7 @@ void main() {
     }
     frag = vec4(base.rgb * light + %r * shine, base.a);
 }
-""" % (MAX_LIGHTS, SPECULAR)
+"""
 
 _LINE_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -148,11 +149,12 @@ class Renderer:
         self.sky = tuple(sky)
         self.lens = lens
         self.lighting = lighting
-        self.mesh_program = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(_MESH_FS, "fragment"))
+        self._mesh_programs = {}        # (directional, point lights) -> the mesh program for them
         self.line_program = ShaderProgram(Shader(_LINE_VS, "vertex"), Shader(_LINE_FS, "fragment"))
         self.mesh_keys = MeshKeys()
         self._batches: dict[str, _MeshBatch | LookBatch] = {}
         self.textures = TextureCache()
+        self.static = StaticLayer(self.textures)     # the entities that stand still, per material
         self.sky_box = None             # textures.SkyBox: an imported level's sky, behind everything
         self.draw_calls = 0
         self._line_vao = gl.GLuint()
@@ -163,6 +165,15 @@ class Renderer:
         attribute(0, 3, 7, 0)
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
+
+    def mesh_program(self) -> ShaderProgram:
+        """The mesh program for the lighting's numbers of lights, compiled once each."""
+        counts = (len(self.lighting.directional), len(self.lighting.points))
+        p = self._mesh_programs.get(counts)
+        if p is None:
+            fs = _MESH_FS % (MAX_LIGHTS, *counts, SPECULAR)
+            p = self._mesh_programs[counts] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
+        return p
 
     def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
         b = self._batches.get(key)
@@ -180,8 +191,8 @@ class Renderer:
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
              segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
-        """Clear to the sky and draw the groups, then the segments ((k, 2, 3) world
-        points) on top of them."""
+        """Clear to the sky and draw the groups (their settled entities from the
+        static layer), then the segments ((k, 2, 3) world points) on top of them."""
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
@@ -192,18 +203,23 @@ class Renderer:
         gl.glEnable(gl.GL_BLEND)
         gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
-        if self.sky_box is not None:
+        eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
+        p = self.mesh_program()
+        p.use()
+        p["view_proj"] = _gl_matrix(view_proj)
+        if "eye" in p.uniforms:                 # used by the lights' highlights only
+            p["eye"] = eye
+        p["look"] = 0
+        self._set_lights(p)
+        groups = self.static.split(groups)
+        self.draw_calls = self.static.draw(p, opaque=True)
+        if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
+            p.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
-        eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
-        p = self.mesh_program
-        p.use()
-        p["view_proj"] = _gl_matrix(view_proj)
-        p["eye"] = eye
-        p["look"] = 0
-        self._set_lights(p)
-        self.draw_calls = 0
+            p.use()
+        self.draw_calls += self.static.draw(p, opaque=False)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
@@ -219,8 +235,6 @@ class Renderer:
     def _set_lights(self, p) -> None:
         lights = self.lighting
         p["ambient"] = tuple(lights.ambient)
-        p["n_directional"] = len(lights.directional)
-        p["n_points"] = len(lights.points)
         for name, rows in (("to_light", [d for d, _ in lights.directional]),
                            ("directional_colour", [c for _, c in lights.directional]),
                            ("point_position", [q for q, _ in lights.points]),

@@ -42,6 +42,11 @@ class TextureCache:
 
     def __init__(self):
         self._made = {}
+        self._opaque = set()        # the GL names of the textures whose every pixel has alpha 255
+
+    def opaque(self, tex) -> bool:
+        """Whether a texture `get` made has no transparent pixel."""
+        return tex.value in self._opaque
 
     def get(self, texture):
         if texture is None:
@@ -49,7 +54,10 @@ class TextureCache:
         key = texture if isinstance(texture, str) else id(texture)
         if key not in self._made:
             try:
-                self._made[key] = _upload(read_image(texture))
+                pixels = read_image(texture)
+                self._made[key] = _upload(pixels)
+                if pixels[..., 3].min() == 255:
+                    self._opaque.add(self._made[key].value)
             except (OSError, ValueError) as exc:
                 log.warning("texture %s: %s: drawn in the material colour", texture if isinstance(texture, str)
                             else "embedded", exc)
@@ -133,7 +141,7 @@ layout(location = 0) in vec3 position;
 layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;                     // the camera's rotation only: the sky never comes nearer
 out vec2 v_uv;
-void main() { v_uv = uv; gl_Position = view_proj * vec4(position, 1.0); }
+void main() { v_uv = uv; gl_Position = (view_proj * vec4(position, 1.0)).xyww; }   // on the far plane
 """
 _SKY_FS = """#version 330 core
 in vec2 v_uv;
@@ -155,9 +163,10 @@ def sky_quads() -> np.ndarray:
 
 
 class SkyBox:
-    """The five sky images around the camera, drawn first without depth, so
-    everything else is in front; a face whose image is missing or unreadable
-    shows the clear colour."""
+    """The five sky images around the camera, drawn on the far plane after the
+    opaque entities and before the others (only where no opaque entity is, so
+    those pixels are not shaded twice), so everything is in front of it; a
+    face whose image is missing or unreadable shows the clear colour."""
 
     def __init__(self, images, textures: TextureCache):
         from pyglet.graphics.shader import Shader, ShaderProgram
@@ -170,7 +179,8 @@ class SkyBox:
         self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
 
     def draw(self, view_proj) -> None:
-        gl.glDisable(gl.GL_DEPTH_TEST)
+        gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
+        gl.glDepthMask(gl.GL_FALSE)
         self.program.use()
         self.program["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
         gl.glBindVertexArray(self.vao)
@@ -181,4 +191,5 @@ class SkyBox:
                 gl.glDrawElements(gl.GL_TRIANGLES, 6, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * 6 * k))
         gl.glBindVertexArray(0)
         self.program.stop()
-        gl.glEnable(gl.GL_DEPTH_TEST)
+        gl.glDepthMask(gl.GL_TRUE)
+        gl.glDepthFunc(gl.GL_LESS)

@@ -454,7 +454,7 @@ class _Importer:
             rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in self.m.physics_groups)}",
                                 "it has no usable triangles: no collision"))
             groups = [g for g in groups if g not in self.m.physics_groups]
-        if e.hidden:
+        if e.hidden or any(g in self.m.hidden_groups for g in groups):
             item["visible"] = False
         item["groups"] = list(groups)
         return item

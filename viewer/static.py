@@ -1,0 +1,188 @@
+"""Entities that stand still drawn from world-space vertex buffers, one draw
+call per material, built once (docs/viewer.md "Drawing").
+
+An entity whose world matrix and colour have not changed for ``SETTLE_FRAMES``
+drawn frames joins the static layer: its triangles, moved to world space and
+tinted, go into the buffer of each of its materials (a look's part: colour and
+texture; plain-coloured meshes share one). An entity that moves, changes
+colour or is hidden leaves the layer (the buffers it was in are rebuilt from
+cached pieces) and is drawn instanced again until it has settled anew. So a
+level's hundreds of entities cost as many draw calls as it has materials, and
+nothing of them is uploaded while they stand still.
+Call `display.configure` before importing this module.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from pyglet import gl
+
+from .drawlist import Group, indexed, shade_normals
+from .gpu import Buffer, attribute
+from .textures import look_corners
+
+SETTLE_FRAMES = 30
+_PLAIN = ("plain", None, None)          # bucket keys: (kind, part colour, GL texture name)
+
+
+def _pieces(mesh, look, textures) -> list:
+    """The mesh's indexed triangles split by material: [(bucket key, part colour,
+    GL texture, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
+    if look is None:
+        corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
+        rows = np.zeros((len(corners), 8), dtype=np.float32)
+        rows[:, :6] = corners
+        vertices, indices = indexed(rows)
+        return [(_PLAIN, None, None, vertices, indices)]
+    corners, ranges = look_corners(mesh, look)
+    out = []
+    for (first, count), part in zip(ranges, look.parts):
+        if not count:
+            continue
+        vertices, indices = indexed(corners[first:first + count])
+        tex = textures.get(part.texture)
+        colour = tuple(float(c) for c in part.colour)
+        out.append((("look", colour, None if tex is None else tex.value), colour, tex, vertices, indices))
+    return out
+
+
+class _Bucket:
+    """One material's triangles of the static entities, in one vertex array."""
+
+    def __init__(self, colour, texture, opaque_texture: bool):
+        self.colour, self.texture = colour, texture
+        self.opaque_texture = opaque_texture
+        self.opaque = False              # no member can show what is behind it (alpha 1 everywhere)
+        self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
+        self.dirty = True
+        self.count = 0
+        self.vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
+        gl.glBindVertexArray(self.vao)
+        self.vertices, self.indices = Buffer(), Buffer()
+        self.vertices.upload(np.zeros((1, 12), dtype=np.float32))
+        gl.glBindBuffer(gl.GL_ELEMENT_ARRAY_BUFFER, self.indices.id)
+        for location, size, at in ((0, 3, 0), (1, 3, 3), (7, 2, 6), (6, 4, 8)):
+            attribute(location, size, 12, at)
+        gl.glBindVertexArray(0)
+
+    def rebuild(self) -> None:
+        """The members' triangles in world space (as the instanced shader moves them) into the buffers."""
+        rows, tris, at = [], [], 0
+        for vertices, indices, matrix, tint in self.members.values():
+            m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+            r = np.empty((len(vertices), 12), dtype=np.float32)
+            r[:, :3] = vertices[:, :3] @ m[:3, :3] + m[3, :3]
+            r[:, 3:6] = vertices[:, 3:6] @ m[:3, :3]
+            r[:, 6:8] = vertices[:, 6:8]
+            r[:, 8:] = tint
+            rows.append(r)
+            tris.append(indices + at)
+            at += len(vertices)
+        self.count = sum(len(t) for t in tris)
+        tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
+        self.opaque = tints_opaque if self.colour is None else \
+            self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
+        if self.count:
+            gl.glBindVertexArray(self.vao)
+            self.vertices.upload(np.concatenate(rows), gl.GL_STATIC_DRAW)
+            self.indices.upload(np.concatenate(tris), gl.GL_STATIC_DRAW, gl.GL_ELEMENT_ARRAY_BUFFER)
+            gl.glBindVertexArray(0)
+        self.dirty = False
+
+    def draw(self, program) -> None:
+        if self.colour is None:
+            program["look"] = 0
+        else:
+            program["look"] = 1
+            program["part_colour"] = self.colour
+            program["textured"] = int(self.texture is not None)
+            if self.texture is not None:
+                gl.glActiveTexture(gl.GL_TEXTURE0)
+                gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
+        gl.glBindVertexArray(self.vao)
+        gl.glDrawElements(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT, None)
+        gl.glBindVertexArray(0)
+
+
+class StaticLayer:
+    """The settled entities' buckets; `split` takes them out of the frame's groups."""
+
+    def __init__(self, textures):
+        self.textures = textures
+        self.pieces: dict[str, list] = {}       # group key -> _pieces
+        self.buckets: dict[tuple, _Bucket] = {}
+        self.settling: dict = {}                 # entity -> (state, drawn frames unchanged)
+        self.placed: dict = {}                   # entity -> (state, bucket keys)
+
+    def split(self, groups: dict[str, Group]) -> dict[str, Group]:
+        """The groups without the static entities; entities that settled join
+        the buckets, those that changed or are not drawn any more leave them."""
+        out = {}
+        seen = set()
+        for key, g in groups.items():
+            keep = []
+            for k, e in enumerate(g.entities):
+                seen.add(e)
+                state = (np.asarray(g.matrices[k], dtype=np.float32).tobytes(), tuple(g.colours[k]))
+                placed = self.placed.get(e)
+                if placed is not None and placed[0] == state:
+                    continue
+                if placed is not None:
+                    self._leave(e)
+                before = self.settling.get(e)
+                frames = before[1] + 1 if before is not None and before[0] == state else 0
+                if frames >= SETTLE_FRAMES:
+                    self._join(e, key, g, k, state)
+                    self.settling.pop(e, None)
+                    continue
+                self.settling[e] = (state, frames)
+                keep.append(k)
+            if keep:
+                out[key] = Group(g.mesh, [g.matrices[k] for k in keep], [g.colours[k] for k in keep],
+                                 [g.entities[k] for k in keep], g.look)
+        for e in [e for e in self.placed if e not in seen]:
+            self._leave(e)
+        for e in [e for e in self.settling if e not in seen]:
+            del self.settling[e]
+        for key in [k for k in self.pieces if k not in groups]:      # meshes of a scene reloaded or gone
+            del self.pieces[key]
+        return out
+
+    def _join(self, e, key: str, g: Group, k: int, state) -> None:
+        if key not in self.pieces:
+            self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
+        keys = []
+        for bucket_key, colour, tex, vertices, indices in self.pieces[key]:
+            b = self.buckets.get(bucket_key)
+            if b is None:
+                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex))
+            b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
+            b.dirty = True
+            keys.append(bucket_key)
+        self.placed[e] = (state, keys)
+
+    def _leave(self, e) -> None:
+        _, keys = self.placed.pop(e)
+        for bucket_key in keys:
+            b = self.buckets[bucket_key]
+            del b.members[e]
+            b.dirty = True
+
+    def draw(self, program, opaque: bool) -> int:
+        """The opaque buckets or the others, each with members in one call
+        (identity model rows); the draw calls made."""
+        for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
+            gl.glVertexAttrib4f(location, *(float(x) for x in row))
+        calls = 0
+        for key in sorted(self.buckets, key=lambda k: (k[2] or 0, k[0])):     # by texture
+            b = self.buckets[key]
+            if b.dirty:
+                b.rebuild()
+            if b.count and b.opaque == opaque:
+                b.draw(program)
+                calls += 1
+        program["look"] = 0
+        return calls
