@@ -74,35 +74,7 @@ WIDTH = 86
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
-_epoch = [0]
-untagged = [0]          # the epoch of the last touch that named no units
 _fast_flags = attrgetter("fast", "fast_prev")
-
-
-def epoch() -> int:
-    """How many times :func:`touch` was called: a cache made at one value holds while it stays."""
-    return _epoch[0]
-
-
-def touch(units=None) -> None:
-    """Something a :class:`Plan` is made from changed (a unit's cores,
-    controllers, state or list; a core's friction system, impact or row; a
-    shape's mindists or collision data): every plan is made again at its
-    next PSI. ``units``: the units whose lane step (sim_unit.lane_kind) the
-    change may alter, each stamped with the new epoch (``touched``); None
-    when that is not known (every unit's kept step is then stale)."""
-    _epoch[0] += 1
-    if units is None:
-        untagged[0] = _epoch[0]
-        return
-    for su in units:
-        if su is not None:
-            su.touched = _epoch[0]
-
-
-def touch_cores(cores) -> None:
-    """:func:`touch` naming the cores' units."""
-    touch([c.sim_unit_of_core for c in cores])
 
 
 class LoanedCore(Core):
@@ -259,7 +231,7 @@ class Lane:
         self.poses.append(m)
         core.lane_slot = k
         core.__class__ = LoanedCore
-        touch(())                       # (a row is not what a unit's lane step is chosen by)
+        self.environment.epoch.touch(())    # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
@@ -287,7 +259,7 @@ class Lane:
         core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
         core.movement_state = int(r[62])
         core.lane_slot = -1
-        touch(())
+        self.environment.epoch.touch(())
         free_row(self.rows, self.cores, k, "lane_slot")
         last = self.poses.pop()
         if k < len(self.poses):
@@ -439,12 +411,12 @@ def joint_unit(env, su):
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
     may be taken (can_take) and is taken on loan, and the step's other cores
     are fixed. The step, (run, rows, cores, the run's cores' rows or -1),
-    is kept while nothing changes (:func:`epoch`)."""
+    is kept while nothing changes (env.epoch)."""
     kept = su._lane
-    if kept is not None and kept[0] == _epoch[0]:
+    if kept is not None and kept[0] == env.epoch.value:
         return kept[1]
     step = _joint_step(env, su)
-    su._lane = (_epoch[0], step)
+    su._lane = (env.epoch.value, step)
     return step
 
 
@@ -581,15 +553,16 @@ def flags_back(units, flags, before, ran: int) -> None:
 class Plan:
     """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
     them and run again at every later PSI while nothing they were chosen by
-    changes (:func:`touch`): a run of lane units with their cores, rows and
+    changes (env.epoch: ``changes``): a run of lane units with their cores, rows and
     flags, a resting run (collision.single_contact) with its contact points
     too, or one other unit. ``awake`` is the collision system's cache of
     the PSI's awake shapes (the plan's cores, in order)."""
 
-    __slots__ = ("epoch", "start", "takes", "steps", "awake")
+    __slots__ = ("changes", "epoch", "start", "takes", "steps", "awake")
 
-    def __init__(self):
-        self.start = _epoch[0]
+    def __init__(self, changes):
+        self.changes = changes
+        self.start = changes.value
         self.takes = 0                  # the recording's own touches
         self.epoch = -1
         self.steps = []
@@ -603,15 +576,15 @@ class Plan:
         """The recording is over: it holds from now when every unit of the
         order ran as recorded and nothing else touched (this PSI is then
         planned)."""
-        if complete and _epoch[0] - self.start == self.takes:
-            self.epoch = _epoch[0]
+        if complete and self.changes.value - self.start == self.takes:
+            self.epoch = self.changes.value
             env.lane.planned_psi = env.psi_count
             self.steps = _merged(self.steps)
             return True
         return False
 
     def holds(self) -> bool:
-        return self.epoch == _epoch[0]
+        return self.epoch == self.changes.value
 
     def run(self, env, ev, cores_out: list) -> int:
         """The steps in order while the plan holds; returns the index in the
@@ -630,7 +603,7 @@ class Plan:
                 i += ran
                 if ran < len(units):
                     return i
-            if self.epoch != _epoch[0]:
+            if self.epoch != self.changes.value:
                 return i
         env.lane.planned_psi = env.psi_count
         return -1

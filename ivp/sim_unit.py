@@ -16,8 +16,7 @@ from .controllers.base import SimEvent
 from .collision.single_contact import resting_unit, run_controllers, run_resting
 from .collision.system_unit import run_system_unit, system_unit
 from .jit import ENABLED as JIT_ENABLED
-from .lane import (ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch,
-                   untagged)
+from .lane import ENABLED as LANE_ENABLED, Plan, joint_unit, lane_unit, run_joint_unit, run_units
 
 SU_ACTIVE = 1
 SU_FROZEN = 8
@@ -40,10 +39,11 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
+    __slots__ = ("epoch", "state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
                  "system_step", "touched", "lane_kind")
 
-    def __init__(self):
+    def __init__(self, epoch):
+        self.epoch = epoch          # the environment's (ivp.state.epoch)
         self.state = SU_FROZEN
         self.changed = False        # flags 0x300
         self.fast = False           # flags bits 10-11
@@ -54,7 +54,7 @@ class SimUnit:
         self._steps = None
         self._lane = None           # (epoch, lane.joint_unit's step)
         self.system_step = None     # (epoch, collision.system_unit's answer)
-        self.touched = epoch()      # the epoch of the last touch naming the unit (lane.touch)
+        self.touched = epoch.value  # the epoch of the last touch naming the unit (Epoch.touch)
         self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
 
     def _before_snapshot(self) -> None:
@@ -68,10 +68,10 @@ class SimUnit:
         """(controller, cores) in calling order (6.3: the entries last to
         first), two or more consecutive controllers of one run_class that
         are in_run as one step (run_class(controllers), None); made again
-        when the unit's structure changes (ivp.lane.epoch), a run of the
+        when the unit's structure changes (its epoch), a run of the
         same controllers kept."""
         kept = self._steps
-        if kept is not None and kept[0] == epoch():
+        if kept is not None and kept[0] == self.epoch.value:
             return kept[1]
         runs = [] if kept is None else [c for c, on in kept[1] if on is None]
         steps = []
@@ -85,7 +85,7 @@ class SimUnit:
                 steps.append((step, None))
             else:
                 steps.append((run[0].controller, run[0].cores))
-        self._steps = (epoch(), steps)
+        self._steps = (self.epoch.value, steps)
         return steps
 
     def find_entry(self, controller):
@@ -103,14 +103,14 @@ class SimUnit:
             self.entries.append(e)
         e.cores.append(core)
         self.sort_entries()
-        touch((self,))
+        self.epoch.touch((self,))
 
     def remove_controller_core(self, controller, core) -> None:
         """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
         e = self.find_entry(controller)
         if e is None:
             return
-        touch((self,))
+        self.epoch.touch((self,))
         if core in e.cores:
             e.cores.remove(core)
         if not e.cores:
@@ -183,16 +183,16 @@ LANE = "lane"           # lane_kind: a lane unit
 def lane_kind(env, su):
     """The unit's way in the PSI loop: LANE (lane.lane_unit), its contact
     point (single_contact.resting_unit) or None (the object path). Kept on
-    the unit while no touch names it (lane.touch): a settling heap, where
+    the unit while no touch names it (Epoch.touch): a settling heap, where
     some unit lands or freezes at every PSI, looks at each unit again at
     every PSI, and most of them are what they were."""
     kept = su.lane_kind
-    if kept is not None and kept[1] >= su.touched and kept[1] >= untagged[0]:
+    if kept is not None and kept[1] >= su.touched and kept[1] >= env.epoch.untagged:
         if VERIFY_KINDS:
             assert kept[0] is _lane_kind(env, su), f"a unit's kept lane step is stale: {kept[0]}"
         return kept[0]
     kind = _lane_kind(env, su)
-    su.lane_kind = (kind, epoch())
+    su.lane_kind = (kind, env.epoch.value)
     return kind
 
 
@@ -210,12 +210,12 @@ class SimUnitManager:
 
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""
-        touch((su,))
+        self.environment.epoch.touch((su,))
         (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
 
     def remove_sim_unit(self, su: SimUnit) -> None:
         """0x10011f50."""
-        touch((su,))
+        self.environment.epoch.touch((su,))
         lst = self.active if su.state < SU_FROZEN else self.frozen
         lst.remove(su)
 
@@ -244,7 +244,7 @@ class SimUnitManager:
                 if i < 0:
                     return
             else:
-                plan = lane.plan = Plan()
+                plan = lane.plan = Plan(env.epoch)
         n = len(order)
         complete = i == 0
         while i < n:
@@ -314,7 +314,7 @@ class SimUnitManager:
 
     def merge(self, units) -> SimUnit:
         """0x10011720: join units into the first; the others are removed."""
-        touch(units)
+        self.environment.epoch.touch(units)
         first = units[0]
         for su in units[1:]:
             if su is first or not su.alive:
@@ -342,13 +342,13 @@ class SimUnitManager:
         constraints, contacts); the environment's gravity controller does not.
         """
         su.changed = False
-        touch((su,))
+        self.environment.epoch.touch((su,))
         parts = _connected_parts(su)
         if len(parts) < 2:
             return
         keep = parts[0]
         for part in parts[1:]:
-            new = SimUnit()
+            new = SimUnit(su.epoch)
             new.state = su.state
             members = set(map(id, part))
             new.cores = [c for c in su.cores if id(c) in members]
@@ -369,7 +369,7 @@ class SimUnitManager:
 
     def remove_core(self, core) -> None:
         """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
-        touch((core.sim_unit_of_core,))
+        self.environment.epoch.touch((core.sim_unit_of_core,))
         su = core.sim_unit_of_core
         if core in su.cores:
             su.cores.remove(core)

@@ -87,11 +87,12 @@ def test_the_pairs_of_one_loaned_point_are_eased_at_once_as_ease_leaves_a_point_
     from ivp.collision.friction import ease_pairs
     from ivp.collision.points import PointRows
     from ivp.collision.single_contact import IN_SPAN, T0, T1
+    from ivp.state.epoch import Epoch
     third = 1.0 / 3.0
     cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
              ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),
              ((0.004, -0.002), (0.0, -1.0, 0.0), (-1.0, -0.0, -0.0), (0.004000000189989805, -0.0020000000949949026))]
-    rows = PointRows()
+    rows = PointRows(Epoch())
     fs = SimpleNamespace(collision=SimpleNamespace(points=rows))
     pairs = []
     for k, (span, t0, t1, _) in enumerate(cases):

@@ -21,7 +21,6 @@ import numpy as np
 from ..controllers.base import Controller
 from ..core import ZERO3
 from .. import lane as ln
-from ..lane import epoch as ln_epoch, touch, touch_cores
 from ..fp import f32, f32v
 from .constants import (
     DESCENDING_SPEEDUP,
@@ -457,9 +456,9 @@ def _lane_slots(fs, lay):
     """(each layout core's lane row, -1 for a core not on loan; the indices
     of those; the movable cores on loan (a mask), their rows; the movable
     cores not on loan) when some core of the layout is on loan, else None;
-    kept while nothing touches (a take or give-back touches: ivp.lane.touch)."""
+    kept while nothing touches (a take or give-back touches: Epoch.touch)."""
     kept = fs._slots
-    e = ln_epoch()
+    e = fs.collision.environment.epoch.value
     if kept is not None and kept[0] == e and kept[1] is lay:
         return kept[2]
     out = None
@@ -850,10 +849,11 @@ class FrictionSystem:
     def layout(self) -> SystemLayout:
         """The system's shape for the system passes (update_system,
         tangential_system, normal_solve_multi), made again after any change
-        (ivp.lane.touch); the cores' masses and inertias are set when a body
+        (Epoch.touch); the cores' masses and inertias are set when a body
         is made."""
+        epoch = self.collision.environment.epoch
         kept = self._layout
-        if kept is not None and kept[0] == ln_epoch():
+        if kept is not None and kept[0] == epoch.value:
             return kept[1]
         pairs = list(reversed(list(self.pairs.values())))
         cores = list(self.cores)
@@ -870,7 +870,7 @@ class FrictionSystem:
         PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
                       dtype=np.int64).reshape(len(pairs), 2)
         out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC)
-        self._layout = (ln_epoch(), out)
+        self._layout = (epoch.value, out)
         return out
 
     def has_core(self, core) -> bool:
@@ -889,7 +889,7 @@ class FrictionSystem:
         for h in self.handles:
             mgr.add_controller_to_core(h, core)
         core.friction_system = self
-        touch((core.sim_unit_of_core,))
+        core.environment.epoch.touch((core.sim_unit_of_core,))
 
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
@@ -905,13 +905,13 @@ class FrictionSystem:
                 core.controllers_of_core.remove(h)
                 core.sim_unit_of_core.remove_controller_core(h, core)
         core.sim_unit_of_core.changed = True
-        touch((core.sim_unit_of_core,))
+        core.environment.epoch.touch((core.sim_unit_of_core,))
         if getattr(core, "friction_system", None) is self:
             core.friction_system = None
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
-        touch_cores(self.movable)       # resting_unit reads the system's first point and how many
+        self.collision.environment.epoch.touch_cores(self.movable)  # resting_unit reads the first point, the count
         self.add_core(cp.core0)
         self.add_core(cp.core1)
         cp.system = self
@@ -928,7 +928,7 @@ class FrictionSystem:
 
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
-        touch_cores(self.movable)
+        self.collision.environment.epoch.touch_cores(self.movable)
         self.contacts.remove(cp)
         pair = cp.pair
         pair.contacts.remove(cp)

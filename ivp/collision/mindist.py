@@ -893,7 +893,7 @@ class BallPairBatch:
         self.G = G
         self.cores = cores
         self.L = L
-        self.slots = slots              # (lane epoch, the cores' lane rows or None): _loaned_slots then
+        self.slots = slots              # (env epoch, the cores' lane rows or None): _loaned_slots then
 
     def _before_snapshot(self) -> None:
         self.slots = (-1, None)         # its epoch means nothing in another process
@@ -908,7 +908,7 @@ class BallPairBatch:
         T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
         lane = env.lane
         e, slots = self.slots
-        if e != ln.epoch():             # (a take or give-back since the pass)
+        if e != env.epoch.value:        # (a take or give-back since the pass)
             slots = _loaned_slots(cores)
         if slots is None:
             slots = np.full(m, -1, dtype=np.int64)
@@ -958,7 +958,7 @@ def _recalc_ball_pairs(mds, t: float) -> None:
     G = balls_measure(C[:n], C[n:])
     gaps = G[:, 0].tolist()
     L = [0.0] * n
-    batch = BallPairBatch(G, cores, L, (ln.epoch(), slots))
+    batch = BallPairBatch(G, cores, L, (cores[0].environment.epoch.value, slots))
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q

@@ -43,7 +43,8 @@ class PointRows:
     """The rows of the loaned contact points (see LoanedPoint); a snapshot
     gives every point back first."""
 
-    def __init__(self):
+    def __init__(self, epoch):
+        self.epoch = epoch              # the environment's (ivp.state.epoch)
         self.rows = np.zeros((64, POINT_WIDTH))
         self.points = []                # the point of each row
 
@@ -68,7 +69,7 @@ class PointRows:
         cp.point_slot = k
         cp.__class__ = LoanedPoint
         if touch:
-            ln.touch(())                # (as Lane.take)
+            self.epoch.touch(())        # (as Lane.take)
         return k
 
     def give_back(self, cp) -> None:
@@ -82,7 +83,7 @@ class PointRows:
         cp.r_cs = _levers(cp, r, R_CS, R_CS1)
         cp.rxn = _levers(cp, r, RXN, RXN1)
         cp.point_slot = -1
-        ln.touch(())
+        self.epoch.touch(())
         ln.free_row(self.rows, self.points, k, "point_slot")
 
     def give_back_all(self) -> None:

@@ -211,7 +211,7 @@ def point_rows(col):
     """The collision system's contact point rows (points.PointRows), made when first asked for."""
     if col.points is None:
         from .points import PointRows
-        col.points = PointRows()
+        col.points = PointRows(col.environment.epoch)
     return col.points
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..core import MT_NOT_SIM
 from ..fp import f32
-from ..lane import planned_psi, touch, touch_cores
+from ..lane import planned_psi
 from ..sim_unit import revive_sim_unit
 from .broadphase import MovableSpheres, PoseGrid, ball_pairs_meet_k
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
@@ -338,7 +338,7 @@ class CollisionSystem:
         self.serial += 1
         shape = Shape(obj, self.serial)
         obj.collision_data = shape
-        touch((obj.core.sim_unit_of_core,))
+        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
         else:
@@ -362,7 +362,7 @@ class CollisionSystem:
             self.spheres.remove(shape)
             self._pose_grid = None
         obj.collision_data = None
-        touch((obj.core.sim_unit_of_core,))
+        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
 
     def core_deleted(self, core) -> None:
         """A friction system's controller learns of a deleted core: its contact
@@ -490,7 +490,7 @@ class CollisionSystem:
         if not fs.union_find_necessary:
             return
         fs.union_find_necessary = False
-        touch_cores(fs.movable)         # resting_unit reads the flag
+        self.environment.epoch.touch_cores(fs.movable)      # resting_unit reads the flag
         parts = fs.components()
         for part in parts[1:]:
             members = set(map(id, part))
@@ -503,7 +503,7 @@ class CollisionSystem:
                 new.add_contact(cp)
             for core in part:
                 core.sim_unit_of_core.changed = True
-            touch_cores(part)
+            self.environment.epoch.touch_cores(part)
 
     def revive_partners(self, core) -> bool:
         """5.2 grow_friction_system: a revived core gets contact points to the
@@ -553,7 +553,8 @@ class CollisionSystem:
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
-            touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])   # can_take reads if it has any
+            # can_take reads whether it has any
+            self.environment.epoch.touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
         return md
 
     def _drop_mindist(self, md: Mindist) -> None:
@@ -564,7 +565,7 @@ class CollisionSystem:
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
-        touch_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
+        self.environment.epoch.touch_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
 
     def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
         """Piece keys of the triangles of b's grid near the sphere (c, r), from a

@@ -39,12 +39,12 @@ def system_unit(env, su):
     unchanged, its controller steps the energy handle, gravity, the dynamic
     and static handles of one system of more than one point on every core
     of the unit, MIN_CORES cores or more, every core movable and in no
-    impact; kept while nothing changes (lane.epoch)."""
+    impact; kept while nothing changes (env.epoch)."""
     kept = su.system_step
-    if kept is not None and kept[0] == ln.epoch():
+    if kept is not None and kept[0] == env.epoch.value:
         return kept[1]
     fs = _system_of(env, su)
-    su.system_step = (ln.epoch(), fs)
+    su.system_step = (env.epoch.value, fs)
     return fs
 
 
@@ -84,7 +84,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     lane.begun(rows)
-    head = ln.epoch()
+    head = env.epoch.value
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     static, dynamic, energy = fs.handles
@@ -93,7 +93,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     dynamic.do_simulation_controller(ev, cores)
     static.do_simulation_controller(ev, cores)
     cores_out.extend(reversed(cores))
-    if _still_loaned(cores, rows, head):
+    if _still_loaned(env, cores, rows, head):
         lane.ran.append((rows, list(cores)))
         if test_sleep and ln.unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
             for c in cores:
@@ -112,7 +112,7 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
     """The gravity controller (7.1) on the unit's rows, on the fields of a
     core given back since the head (each core's step is its own)."""
     gravity = env.gravity_controller
-    if not _still_loaned(cores, rows, head):
+    if not _still_loaned(env, cores, rows, head):
         gravity.do_simulation_controller(ev, [c for c in cores if c.lane_slot < 0])
         rows = np.array([c.lane_slot for c in cores if c.lane_slot >= 0], dtype=np.int64)
     dt = ev.delta_time
@@ -120,9 +120,9 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
     ln.gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
 
 
-def _still_loaned(cores, rows, head: int) -> bool:
+def _still_loaned(env, cores, rows, head: int) -> bool:
     """Whether the unit's cores are its ``rows`` still (none given back, none
-    gone): surely while nothing touched since the head (lane.epoch ``head``:
+    gone): surely while nothing touched since the head (env.epoch ``head``:
     a give-back, a take and a change of the unit's cores touch)."""
-    return ln.epoch() == head or (len(cores) == rows.shape[0]
+    return env.epoch.value == head or (len(cores) == rows.shape[0]
             and np.array_equal(np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores)), rows))
