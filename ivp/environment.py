@@ -28,9 +28,10 @@ from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .lane import ENABLED as LANE_ENABLED, Lane
+from .freeze import revive_cores_psi
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
-from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
+from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
 from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START

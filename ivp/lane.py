@@ -46,8 +46,13 @@ from .fp import (
     TENTH_F,
     f32v,
 )
+from .freeze import freeze_unit
 from .jit import kernel
 from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
+from .state.layout import (ABS_OMEGA, AXIS, BOUND, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED,
+                           DAMP, DAMP_CALM, DELTA, DEVIATION, EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, M_POS,
+                           M_R, MAX_ROT, MAX_SURF_ROT, POS, Q_LAST, Q_NEXT, RADIUS, ROT_I, ROT_SPEED,
+                           ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST, WIDTH, free_row)
 
 # the fields a loaned core keeps in its row; every other slot stays on the object
 # (read-only for the pass, or bookkeeping the pass does not touch)
@@ -63,14 +68,6 @@ WRITTEN = ("speed", "rot_speed", "speed_change", "rot_speed_change", "pos_world_
            "m_world_f_core_last_psi", "rotation_axis_world", "current_speed", "abs_omega",
            "max_surface_rot_speed", "time_of_last_psi", "i_delta_time", "time_calm_ref", "q_calm_ref",
            "pos_calm_ref", "movement_state")
-# row layout
-SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
-POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
-AXIS, CUR_SPEED, ABS_OMEGA, MAX_SURF_ROT, T_LAST, I_DT = 38, 41, 42, 43, 44, 45
-CALM_T, CALM_Q0, CALM_Q1, CALM_P0, CALM_P1, STATE = 46, 48, 52, 56, 59, 62
-INV_I, INV_M, ROT_I, EQUAL_I, MAX_ROT, HAS_MAX_ROT = 63, 66, 67, 70, 71, 74
-DEVIATION, RADIUS, DAMP, DAMP_CALM, BOUND = 75, 76, 77, 81, 85
-WIDTH = 86
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
@@ -336,18 +333,6 @@ class Lane:
                 rows[slots, CUR_SPEED] + rows[slots, MAX_SURF_ROT], rows[slots, BOUND])
 
 
-def free_row(rows, holders: list, k: int, slot: str) -> None:
-    """Row k of ``rows`` is free: the last row moves into it, and its holder
-    (the last of ``holders``, the object of each row) to ``holders[k]``, its
-    ``slot`` attribute following."""
-    last = len(holders) - 1
-    moved = holders.pop()
-    if k != last:
-        rows[k] = rows[last]
-        holders[k] = moved
-        setattr(moved, slot, k)
-
-
 def _vec_or_zero(r, i):
     """A pending change as the object path keeps it: ZERO3 itself when it is +0."""
     v = (r[i], r[i + 1], r[i + 2])
@@ -454,7 +439,6 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     rows in one pass (the step's ``lane_psi``: the head, gravity, the
     constraints, the sleep test); a unit calm at its sleep test is given
     back and frozen by the object path."""
-    from .sim_unit import freeze_unit
     run, rows, cores, slots = step
     lane = env.lane
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
@@ -486,7 +470,7 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
-    return _run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
+    return run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
 
 
 def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
@@ -511,10 +495,9 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     return units, cores, rows, flags
 
 
-def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
+def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     """run_units on the units' rows and their (fast, fast_prev) flags; a
     unit's flags that change are written back to it."""
-    from .sim_unit import freeze_unit
     lane = env.lane
     col = env.collision
     before = flags.copy()
@@ -548,81 +531,6 @@ def flags_back(units, flags, before, ran: int) -> None:
     for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
         units[i].fast = bool(flags[i, 0])
         units[i].fast_prev = bool(flags[i, 1])
-
-
-class Plan:
-    """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
-    them and run again at every later PSI while nothing they were chosen by
-    changes (env.epoch: ``changes``): a run of lane units with their cores, rows and
-    flags, a resting run (collision.single_contact) with its contact points
-    too, or one other unit. ``awake`` is the collision system's cache of
-    the PSI's awake shapes (the plan's cores, in order)."""
-
-    __slots__ = ("changes", "epoch", "start", "takes", "steps", "awake")
-
-    def __init__(self, changes):
-        self.changes = changes
-        self.start = changes.value
-        self.takes = 0                  # the recording's own touches
-        self.epoch = -1
-        self.steps = []
-        self.awake = None
-
-    def other_unit(self, i: int, su) -> None:
-        """The recording: the order's unit i, run by the object path."""
-        self.steps.append((i, su, None, None, None, None, None))
-
-    def recorded(self, env, complete: bool) -> bool:
-        """The recording is over: it holds from now when every unit of the
-        order ran as recorded and nothing else touched (this PSI is then
-        planned)."""
-        if complete and self.changes.value - self.start == self.takes:
-            self.epoch = self.changes.value
-            env.lane.planned_psi = env.psi_count
-            self.steps = _merged(self.steps)
-            return True
-        return False
-
-    def holds(self) -> bool:
-        return self.epoch == self.changes.value
-
-    def run(self, env, ev, cores_out: list) -> int:
-        """The steps in order while the plan holds; returns the index in the
-        order of the first unit not run (the caller goes on from there unit
-        by unit), or -1 when every step ran."""
-        from .collision.single_contact import resting_rows
-        for i, su, units, cores, rows, flags, cps in self.steps:
-            if su is not None:
-                su.do_sim_unit_psi(env, ev, cores_out)
-                i += 1
-            else:
-                if cps is None:
-                    ran = _run_rows(env, units, cores, rows, flags, cores_out)
-                else:
-                    ran = resting_rows(env, units, cores, rows, flags, cps, cores_out)
-                i += ran
-                if ran < len(units):
-                    return i
-            if self.epoch != self.changes.value:
-                return i
-        env.lane.planned_psi = env.psi_count
-        return -1
-
-
-def _merged(steps) -> list:
-    """Runs of one kind that follow each other in the order (recorded at most
-    RUN_LENGTH units at a time) as one run: the same pass, in fewer calls."""
-    out = []
-    for step in steps:
-        i, su, units, cores, rows, flags, cps = step
-        if out and su is None:
-            j, su0, units0, cores0, rows0, flags0, cps0 = out[-1]
-            if su0 is None and (cps is None) == (cps0 is None) and j + len(units0) == i:
-                out[-1] = (j, None, units0 + units, cores0 + cores, np.concatenate((rows0, rows)),
-                           np.concatenate((flags0, flags)), None if cps is None else cps0 + cps)
-                continue
-        out.append(step)
-    return out
 
 
 def planned_psi(env) -> "Plan | None":

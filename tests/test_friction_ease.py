@@ -86,8 +86,8 @@ def test_the_pairs_of_one_loaned_point_are_eased_at_once_as_ease_leaves_a_point_
     f32 value is rounded; ease_pairs does that for such pairs from their rows."""
     from ivp.collision.friction import ease_pairs
     from ivp.collision.points import PointRows
-    from ivp.collision.single_contact import IN_SPAN, T0, T1
     from ivp.state.epoch import Epoch
+    from ivp.state.layout import IN_SPAN, T0, T1
     third = 1.0 / 3.0
     cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
              ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),

@@ -419,7 +419,7 @@ def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
     object path, as does nothing else; a touch naming no unit makes every
     kept step stale."""
     from ivp import ForceController
-    from ivp.collision.friction import ContactPoint
+    from ivp.collision.contact_point import ContactPoint
     from ivp.sim_unit import LANE, lane_kind
     rng.reset()
     env = Environment(gravity=(0.0, -20.0, 0.0))

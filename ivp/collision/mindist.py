@@ -16,8 +16,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import lane as ln
 from ..jit import kernel
+from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
 from ..states import MT_NOT_SIM
 from ..umath import rot_mul_v, rot_t_mul_v
 from .constants import (
@@ -915,10 +915,10 @@ class BallPairBatch:
         on = slots >= 0
         if on.any():
             S = lane.rows[slots[on]]
-            T[on, 0:3] = S[:, ln.SPEED:ln.SPEED + 3]
-            T[on, 3:6] = S[:, ln.AXIS:ln.AXIS + 3]
-            T[on, 6] = S[:, ln.MAX_SURF_ROT]
-            T[on, 7] = S[:, ln.CUR_SPEED]
+            T[on, 0:3] = S[:, SPEED:SPEED + 3]
+            T[on, 3:6] = S[:, AXIS:AXIS + 3]
+            T[on, 6] = S[:, MAX_SURF_ROT]
+            T[on, 7] = S[:, CUR_SPEED]
         for j in np.flatnonzero(~on).tolist():
             c = cores[j]
             s, a, ms = c.event_values()
@@ -1151,8 +1151,8 @@ def _unique_centres(cores, t: float, slots=None):
         k = np.flatnonzero(slots >= 0)
         if k.shape[0]:
             rows = slots[k]
-            at_t = lane.rows[rows, ln.T_LAST] == t
-            C[k[at_t]] = lane.rows[rows[at_t], ln.M_POS:ln.M_POS + 3]
+            at_t = lane.rows[rows, T_LAST] == t
+            C[k[at_t]] = lane.rows[rows[at_t], M_POS:M_POS + 3]
             done[k[at_t]] = True
     rest = np.flatnonzero(~done).tolist()
     if rest:

@@ -19,11 +19,12 @@ import numpy as np
 
 from ..core import MT_NOT_SIM
 from ..fp import f32
+from ..freeze import revive_sim_unit
 from ..lane import planned_psi
-from ..sim_unit import revive_sim_unit
 from .broadphase import MovableSpheres, PoseGrid, ball_pairs_meet_k
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
-from .friction import ContactPoint, FrictionSystem
+from .contact_point import ContactPoint
+from .friction import FrictionSystem
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal

@@ -27,6 +27,7 @@ from operator import attrgetter
 import numpy as np
 
 from .. import lane as ln, rng
+from ..freeze import freeze_unit, try_to_freeze
 
 _LANE_SLOT = attrgetter("lane_slot")
 MIN_CORES = 32          # a smaller system runs on the object path: the row passes' numpy calls cost more
@@ -70,7 +71,6 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) with its
     cores on loan: the head on the rows, the four controllers, the sleep
     test; a unit calm at its sleep test is given back and frozen."""
-    from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     cores = su.cores
     for c in cores:

@@ -38,7 +38,8 @@ from ..kmath import (
     vsub,
 )
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
-from ..lane import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, gravity_rows_k, unit_calm_k, unit_head_k
+from ..lane import gravity_rows_k, unit_calm_k, unit_head_k
+from ..state.layout import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
