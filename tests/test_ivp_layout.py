@@ -148,3 +148,17 @@ def test_no_module_of_ivp_imports_inside_a_function():
     inside = [(p.name, target, line) for p in modules() for target, line, in_function in imports(p)
               if in_function]
     assert inside == []
+
+
+# --- size ------------------------------------------------------------------------------
+
+MAX_LINES = 700
+# split along their spec sections later: the constraint (12, another change's
+# file) and the collision system (3.2-4.1, one class)
+NOT_YET = {"controllers/constraint.py", "collision/system.py"}
+
+
+def test_no_module_of_ivp_is_over_700_lines():
+    long = {str(p.relative_to(IVP)): n for p in modules()
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert set(long) <= NOT_YET, long

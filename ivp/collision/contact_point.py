@@ -7,8 +7,8 @@ from __future__ import annotations
 from ..core import ZERO3
 from ..fp import f32, f32v
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, NORMAL_SPEEDUP
+from .features import world_feature
 from .friction_kernels import BALL_SIDE, contact_update_k
-from .mindist import world_feature
 
 
 def _rt(R, v):

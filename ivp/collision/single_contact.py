@@ -22,14 +22,15 @@ and the integration is the lane's: nothing goes in or comes back.
 from __future__ import annotations
 
 from .. import lane as ln, rng
-from ..freeze import freeze_unit, try_to_freeze
 from ..core import MT_CALM, MT_SLOW, ZERO3
+from ..freeze import freeze_unit, try_to_freeze
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
-from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
+from ..lane_kernels import begin_unit, calm_state
 from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, IN_LAST_TIME, IN_N, IN_SPAN, INV_I,
                             INV_M, INV_VM, LAST_GAP, LAST_N, M_POS, M_R, NO_LAST_N, NORMAL, POINT, R_CS, R_CS1,
                             RECHECK, ROT_SPEED, RXN, RXN1, SPEED, STATE, T0, T1)
+from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
 from .points import point_rows
 
@@ -143,7 +144,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
 
 @kernel
 def system_inputs_k(rows, slots, X, edges, now, F):
-    """A several-point system's update inputs (friction.update_system's F
+    """A several-point system's update inputs (friction_passes.update_system's F
     columns 26-37) from its points' rows: recheck (or side 0 a ball, X's
     third column), an edge pair's kept normal, the last normal (zero when
     none), the extra radii (X), span_s, now - last_time, N, last_gap_len."""
@@ -261,7 +262,7 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 
 @kernel
 def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """The resting run's pass: per unit, lane.begin_unit, the four controllers
+    """The resting run's pass: per unit, lane_kernels.begin_unit, the four controllers
     (:func:`_controllers`) on the core's row and the point's (``P[slots[u]]``:
     its results written into it as ContactPoint.updated and the handles store
     them), then 5.9's deletion test and the sleep test. Returns (the index of the unit that
@@ -269,7 +270,7 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
     the sleep test, count-down, seed)."""
     for u in range(rows.shape[0]):
         k = rows[u]
-        test_sleep, countdown, seed = ln.begin_unit(S, k, flags, u, t, valve, countdown, seed)
+        test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
         c = P[slots[u]]
         d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
         R = (S[k, M_R], S[k, M_R + 1], S[k, M_R + 2], S[k, M_R + 3], S[k, M_R + 4],
@@ -308,7 +309,7 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
         if gap >= MAX_DISTANCE_FOR_FRICTION or broken:
             return u, True, test_sleep, countdown, seed
         if test_sleep:
-            s = ln.calm_state(S, k, t, fct)
+            s = calm_state(S, k, t, fct)
             S[k, STATE] = s
             if s == MT_CALM:
                 return u, False, True, countdown, seed

@@ -29,7 +29,8 @@ from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide, pair_friction_elasticity
 from .features import front_normal
 from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, HULL_SLACK, Mindist, SoupPairs, core_pose,
-                      hull_holds, quiet_pairs, recalc_all, update_events)
+                      hull_holds, update_events)
+from .mindist_batches import quiet_pairs, recalc_all
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist

@@ -5,12 +5,12 @@ one friction system's three handles and gravity, the system holding more
 than one contact point. Such a *system unit* runs its PSI with every core on
 loan to the lane (:func:`run_system_unit`) instead of
 :meth:`SimUnit._object_psi`: the head of the PSI (each core's begin of the
-PSI, last first, the flags and the count-down: lane.unit_head_k), the energy
-handle, gravity on the rows (lane.gravity_rows_k, committing the energy
+PSI, last first, the flags and the count-down: lane_kernels.unit_head_k), the energy
+handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
 damping's pending pushes as damp_commit_and_accelerate does), the dynamic
-and static handles, the sleep test (lane.unit_calm_k), in that order; the
-handles' system passes read and write the cores' rows (friction._core_states,
-friction._put_columns) and their points' (the points are on loan too), and
+and static handles, the sleep test (lane_kernels.unit_calm_k), in that order; the
+handles' system passes read and write the cores' rows (friction_passes._core_states,
+friction_passes._put_columns) and their points' (the points are on loan too), and
 the lane integrates the cores. The results are the object path's bits.
 
 Whatever else reads a loaned core's state reads its row; whatever writes it
@@ -26,7 +26,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import lane as ln, rng
+from .. import rng
+from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
 from ..freeze import freeze_unit, try_to_freeze
 
 _LANE_SLOT = attrgetter("lane_slot")
@@ -79,7 +80,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     rows = np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     t = env.current_time
-    test_sleep, countdown, seed = ln.unit_head_k(lane.rows, rows, flags, t, env.valve_sleep_countdown,
+    test_sleep, countdown, seed = unit_head_k(lane.rows, rows, flags, t, env.valve_sleep_countdown,
                                                   env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
@@ -95,7 +96,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     cores_out.extend(reversed(cores))
     if _still_loaned(env, cores, rows, head):
         lane.ran.append((rows, list(cores)))
-        if test_sleep and ln.unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
+        if test_sleep and unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
             for c in cores:
                 lane.give_back(c)
             freeze_unit(env, su)
@@ -117,7 +118,7 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
         rows = np.array([c.lane_slot for c in cores if c.lane_slot >= 0], dtype=np.int64)
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
-    ln.gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
+    gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
 
 
 def _still_loaned(env, cores, rows, head: int) -> bool:
