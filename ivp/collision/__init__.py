@@ -3,7 +3,8 @@
 from .contact_point import ContactPoint
 from .friction import FrictionSystem
 from .material import DEFAULT_MATERIAL, Material
-from .system import CollisionEvent, CollisionSystem, ContactEvent
+from .events import CollisionEvent, ContactEvent
+from .system import CollisionSystem
 
 __all__ = [
     "Material", "DEFAULT_MATERIAL", "CollisionSystem", "CollisionEvent", "ContactEvent",

@@ -76,6 +76,16 @@ def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
     return pair_geometry(s0.feature[0], world_feature(s0, m0), s1.feature[0], world_feature(s1, m1), check)
 
 
+def pair_order(a, b):
+    """3.1: a ball pair puts the ball first (two balls: the later one); other
+    pairs keep creation order (the features decide the sides at each measurement)."""
+    if a.is_ball != b.is_ball:
+        return (a, b) if a.is_ball else (b, a)
+    if a.is_ball:
+        return (a, b) if a.serial > b.serial else (b, a)
+    return (a, b) if a.serial < b.serial else (b, a)
+
+
 class Mindist:
     """3.1: two pieces (``a``: shape and piece key, ``b`` likewise; a ball is
     always ``a``), the last measurement (sorted sides, gap = len_numerator,
@@ -491,7 +501,7 @@ class SoupPairs:
     link since (made its sides), ``armed`` when a member may have an event.
     ``hull``: the group is in 3.4's hull mode: the last update_events queued
     and searched nothing (the least gap beyond the look-ahead), and no
-    member has had an event or left the link since (system.SteadyBalls.quiet)."""
+    member has had an event or left the link since (awake.SteadyBalls.quiet)."""
 
     __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
                  "start", "least", "relink", "armed", "hull")
