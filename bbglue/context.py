@@ -174,9 +174,10 @@ class CKContext:
         if self._count(("console", message), message):
             self._console_line(message)
 
-    def _console_line(self, message: str) -> None:
+    def _console_line(self, message: str, error: BaseException | None = None) -> None:
+        """A line on the console and in the log (with the traceback of `error`)."""
         self.console.append(message)
-        log.warning(message)
+        log.warning(message, exc_info=error)
 
     def _count(self, key, where: str) -> bool:
         """Count one report of ``key``; True while it is still to be kept."""
@@ -204,7 +205,7 @@ class CKContext:
         """Keep a counted error in ``errors`` and on the console."""
         fe = FrameError(self.time_manager.frame_count, where, error)
         self.errors.append(fe)
-        self._console_line(str(fe))
+        self._console_line(str(fe), error)
 
     def _call(self, where: str, fn, *args) -> None:
         try:

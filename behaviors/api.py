@@ -441,12 +441,12 @@ class BehaviorManager:
 
     def _fail(self, b: Behavior, hook: str, exc: BaseException) -> None:
         on = repr(b.entity.name) if b.entity is not None else "the scene"
-        if self.ctx.count_error(exc, (b.name, on, hook, type(exc).__name__),
-                                f"behaviour {b.name!r} on {on}, in {hook}"):
+        where = f"behaviour {b.name!r} on {on}, in {hook}"
+        if self.ctx.count_error(exc, (b.name, on, hook, type(exc).__name__), where):
             err = BehaviorError(b.name, on, hook, self.ctx.time_manager.frame_count, exc,
                                 "".join(traceback.format_exception(exc)))
             self.errors.append(err)
-            self.ctx.store_error(str(err), exc)
+            self.ctx.store_error(where, exc)
         self._detach(b, FAILED)
 
     # --- timers and messages -------------------------------------------------------------

@@ -2,9 +2,12 @@
 
 A recording file is JSON lines: a header, then one line per frame::
 
-    {"format": "ivp-recording", "version": 1, "scene": "sample_level.yaml"}
+    {"format": "ivp-recording", "version": 1, "scene": "sample_level", "seed": 1}
     {"ms": 16.666666666666668, "keys": ["Up"]}
     {"ms": 16.666666666666668, "keys": ["Left", "Up"]}
+
+The header may name the scene (its file's stem or its name) and the RNG seed at
+its load (docs/behaviors.md, "Input sources and recordings").
 
 ``ms`` is the frame time handed to ``ctx.process_frame`` (before the time
 manager's clamp) and ``keys`` the keys held during that frame. JSON writes a

@@ -47,24 +47,30 @@ def _qualname(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
-def _source_entry_points() -> dict:
-    """The entry points this source tree's pyproject.toml declares (a checkout
-    run without ``pip install -e .``, or whose install predates a new plug-in)."""
+def _source_entry_points(group: str) -> dict:
+    """The entry points of ``group`` this source tree's pyproject.toml declares
+    (a checkout run without ``pip install -e .``, or whose install predates a
+    new plug-in)."""
     path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "pyproject.toml")
     try:
         with open(path, "rb") as fh:
             project = tomllib.load(fh).get("project", {})
     except (OSError, tomllib.TOMLDecodeError):
         return {}
-    declared = project.get("entry-points", {}).get(ENTRY_POINT_GROUP, {})
-    return {name: EntryPoint(name, value, ENTRY_POINT_GROUP) for name, value in declared.items()}
+    declared = project.get("entry-points", {}).get(group, {})
+    return {name: EntryPoint(name, value, group) for name, value in declared.items()}
+
+
+def plugin_entry_points(group: str) -> dict:
+    """Name -> entry point of a plug-in group: the installed ones, then those
+    of the source tree (Ballance's are among them, declared in pyproject.toml
+    like a third-party package's)."""
+    return {**_source_entry_points(group), **{ep.name: ep for ep in entry_points(group=group)}}
 
 
 def _entry_points() -> dict:
-    """Entry points of the group ``ivp.behaviors``: the installed ones, then
-    those of the source tree (Ballance's behaviours are among them, declared
-    in pyproject.toml like a third-party package's)."""
-    return {**_source_entry_points(), **{ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}}
+    """Entry points of the group ``ivp.behaviors``."""
+    return plugin_entry_points(ENTRY_POINT_GROUP)
 
 
 def names() -> list:

@@ -22,7 +22,7 @@ import math
 import numpy as np
 
 from . import rng
-from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, simulate_in_slices
+from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, check_kind, simulate_in_slices
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
@@ -35,7 +35,7 @@ from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
 from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
-from .surface import BALL_SURFACE
+from .surface import BALL_SURFACE, CompactSurface
 from .time_manager import TimeManager
 
 
@@ -128,13 +128,14 @@ class Environment:
 
     def create_ball(self, tmpl: BallTemplate, position, quaternion=None) -> RealObject:
         """A ball (spec 2.1, 0x10030010): extra_radius = template extra + radius."""
+        check_kind("create_ball: tmpl", tmpl, BallTemplate)
         check(f"ball {tmpl.name!r}: radius", tmpl.radius, "MIN_BALL_RADIUS", "MAX_BALL_RADIUS")
         return self._create(OBJECT_BALL, tmpl, BALL_SURFACE, position, quaternion)
 
     def create_polygon(self, surface, tmpl: ObjectTemplate, position, quaternion=None) -> RealObject:
         """A polygon object on a compact surface (spec 2.1, 0x1002fd00)."""
-        if surface is None:
-            raise ValueError(f"polygon {tmpl.name!r}: no surface")
+        check_kind("create_polygon: tmpl", tmpl, ObjectTemplate)
+        check_kind(f"polygon {tmpl.name!r}: surface", surface, CompactSurface)
         return self._create(OBJECT_POLYGON, tmpl, surface, position, quaternion)
 
     def _create(self, kind, tmpl, surface, position, quaternion) -> RealObject:
@@ -312,7 +313,7 @@ def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     check(f"object {name!r}: mass", m, high="MAX_MASS")
     check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
     check(f"object {name!r}: rotation damping", tmpl.rot_speed_damp_factor, "MIN_DAMP", "MAX_DAMP", size=3)
-    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, high="MAX_ROT_INERTIA", size=3)
+    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, "MIN_ROT_INERTIA", "MAX_ROT_INERTIA", size=3)
     check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
     if tmpl.mass_center_override is not None:
         check(f"object {name!r}: mass centre", tmpl.mass_center_override, high="MAX_SHIFT", size=3)

@@ -32,12 +32,13 @@ PROGRESS_EVERY = 2.0                            # seconds of wall time between p
 
 # --- bodies -----------------------------------------------------------------------------
 MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
-MAX_ROT_INERTIA = 1e15                          # kg m^2, or the factor when rot_inertia_is_factor
+MIN_ROT_INERTIA, MAX_ROT_INERTIA = 1e-9, 1e15   # kg m^2, or the factor when rot_inertia_is_factor
 MIN_DAMP, MAX_DAMP = 0.0, 1e3                   # 1/s: speed and rotation damping factors
 MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SIZE, MAX_SIZE)
 MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
 MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
+MAX_VERTEX = 1e5                                # metres: |x|, |y|, |z| of a surface's vertex (= MAX_COORD)
 MIN_FRICTION, MAX_FRICTION = 0.0, 1e3           # a material's friction
 MIN_ELASTICITY, MAX_ELASTICITY = 0.0, 1e3       # a material's elasticity (an energy ratio; 1 keeps the energy)
 
@@ -46,6 +47,7 @@ MAX_POSITION = 1e7                              # metres: |x|, |y|, |z| of a bod
 MAX_IMPULSE = 1e9                               # N s: |x|, |y|, |z| of one push or a force's impulse per PSI
 MAX_SPEED_CHANGE = 1e5                          # m/s: |x|, |y|, |z| of one async_add_speed
 MAX_ROT_SPEED_CHANGE = 1e4                      # rad/s: |x|, |y|, |z| of one async_add_rot_speed
+MAX_SPRING_CONSTANT = 1e9                       # N/m, and N s/m for a spring's dampings (12.2)
 MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
 MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
 F32_FINITE = 3.4028234663852886e38             # the largest f32: a float within it stays finite as f32 (spec 0.2)
@@ -78,6 +80,13 @@ def check(what: str, value, low: str | None = None, high: str | None = None, siz
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
     if not all(math.isfinite(f32(float(c))) for c in v):
         raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+def check_kind(what: str, value, kind: type) -> None:
+    """Raise ValueError unless ``value`` is a ``kind`` (a template, a surface,
+    an object): "create_polygon: surface 'box' must be a CompactSurface"."""
+    if not isinstance(value, kind):
+        raise ValueError(f"{what} {_short(value)} must be a {kind.__name__}")
 
 
 def _short(value) -> str:
@@ -118,7 +127,7 @@ def simulate_in_slices(env, target: float) -> None:
     PSI would lose the queued PSI event and leave cores half integrated.)"""
     start, total = env.current_time, target - env.current_time
     shown = time.monotonic()
-    with _interrupt_deferred() as interrupted:
+    with interrupt_deferred() as interrupted:
         t = start
         while t < target:
             t = min(t + SIMULATE_SLICE, target)
@@ -133,7 +142,7 @@ def simulate_in_slices(env, target: float) -> None:
 
 
 @contextmanager
-def _interrupt_deferred():
+def interrupt_deferred():
     """SIGINT sets a flag instead of raising (the main thread only; a second
     Ctrl-C raises at once, as the handler before it would)."""
     hit = []

@@ -18,7 +18,7 @@ import numpy as np
 from scipy.spatial import ConvexHull, QhullError
 
 from .fp import f32
-from .limits import MAX_SURFACE_PIECES, check
+from .limits import MAX_SURFACE_PIECES, MAX_VERTEX, check
 
 
 @dataclass
@@ -89,6 +89,9 @@ def _as_points(points, name: str) -> np.ndarray:
         single = p.astype(np.float32)
     if not np.all(np.isfinite(single)):
         raise ValueError(f"surface {name!r}: a vertex is NaN, infinite or beyond the f32 range")
+    if len(p) and np.abs(p).max() > MAX_VERTEX:
+        raise ValueError(f"surface {name!r}: a vertex coordinate {np.abs(p).max():g} is above {MAX_VERTEX:g} "
+                         f"(limit MAX_VERTEX, docs/ivp.md)")
     return single.astype(np.float64)
 
 
@@ -124,6 +127,22 @@ def convex_piece(points, name: str = "surface"):
     return ConvexPiece(verts, faces)
 
 
+DEGENERATE_SIN2 = 1e-12        # a face is degenerate when |sin| of its sharpest corner is at most 1e-6
+
+
+def usable_faces(points, faces) -> np.ndarray:
+    """Which faces ((m, 3) indices into the (n, 3) ``points``) are not
+    degenerate, as an (m,) bool array: |e1 x e2|^2 > DEGENERATE_SIN2 * |e_max|^4
+    (e1, e2 two edges, e_max the longest). A degenerate face has no usable
+    normal; a concave mesh drops such faces."""
+    tri = np.asarray(points, dtype=np.float64)[np.asarray(faces, dtype=np.int64)]
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    area2 = np.einsum("ij,ij->i", n, n)
+    e = tri - tri[:, [1, 2, 0]]
+    emax2 = np.einsum("ijk,ijk->ij", e, e).max(axis=1)
+    return area2 > DEGENERATE_SIN2 * emax2 * emax2
+
+
 def triangle_soup(vertices, faces, name: str = "surface") -> TriangleSoup:
     """A concave mesh: every face its own two-sided triangle; degenerate faces dropped.
 
@@ -136,12 +155,7 @@ def triangle_soup(vertices, faces, name: str = "surface") -> TriangleSoup:
         raise ValueError(f"surface {name!r}: faces must be an (m, 3) array of vertex indices")
     if len(f) and (f.min() < 0 or f.max() >= len(v)):
         raise ValueError(f"surface {name!r}: a face refers to a vertex that does not exist")
-    tri = v[f]
-    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
-    area2 = np.einsum("ij,ij->i", n, n)
-    e = tri - tri[:, [1, 2, 0]]
-    emax2 = np.einsum("ijk,ijk->ij", e, e).max(axis=1) if len(f) else np.zeros(0)
-    ok = area2 > 1e-12 * emax2 * emax2          # |sin| of the sharpest corner above 1e-6
+    ok = usable_faces(v, f)
     dropped = int(len(f) - ok.sum())
     if dropped == len(f):
         raise ValueError(f"surface {name!r}: the mesh has no usable (non-degenerate) face")

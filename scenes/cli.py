@@ -25,8 +25,10 @@ from ivp import jit as engine_jit, limits as engine_limits, rng
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
-from .headless import DEFAULT_FRAME_MS, error_line, recording_warnings, run, write_summary
+from .headless import (DEFAULT_FRAME_MS, FrameTimes, check_run_length, error_line, error_text, recording_warnings,
+                       run, write_summary)
 
+INTERRUPTED = 130           # the exit status after Ctrl-C (128 + SIGINT), as a shell gives
 MAX_ERROR_LINES = 20        # ivp run prints at most this many error lines, then the count
 UNKNOWN_BEHAVIOUR_HINT = ("a behaviour of your own: name its Python file with --behaviors FILE.py (the file "
                           "registers it with @behaviors.register(\"name\")), or install a package that "
@@ -106,6 +108,13 @@ def load_scene(name: str, behaviour_files=()):
         raise
 
 
+def add_scene_argument(p) -> None:
+    """The scene of run, play and render: a file or a bundled name (viewer.cli's
+    resolve_scene makes an unset one DEFAULT_SCENE, or with --game a level number)."""
+    p.add_argument("scene", nargs="?",
+                   help=f"a scene file or a bundled scene name (default: {DEFAULT_SCENE})")
+
+
 def add_input_options(p) -> None:
     p.add_argument("--input", metavar="RECORDING", help="scripted input: a recording (JSON lines of frame "
                                                          "times and keys); its frames set the frame times "
@@ -130,10 +139,14 @@ def scripted_input(scene, path: str | None, no_input: bool = False):
 
 
 def add_subcommands(sub) -> None:
-    p = sub.add_parser("run", help="run a scene headless (no window) and print a summary")
-    p.add_argument("scene", nargs="?", default=DEFAULT_SCENE,
-                   help=f"a scene file or a bundled scene name (default: {DEFAULT_SCENE})")
-    p.add_argument("--seconds", type=float, help="seconds of frame time (default: the scene's length)")
+    p = sub.add_parser("run", help="run a scene headless (no window) and print a summary",
+                       description="Run a scene headless and print a summary. Ctrl-C stops the run after the "
+                                   "frame it came in, prints and writes the summary of the frames done and "
+                                   "exits with 130.")
+    add_scene_argument(p)
+    p.add_argument("--seconds", type=float,
+                   help="seconds of frame time: a recording (--input, the demo input) plays first, then frames "
+                        "of --frame-ms without keys (default: the recording's length, else the scene's length)")
     p.add_argument("--frame-ms", type=float, default=DEFAULT_FRAME_MS, help="frame time in ms (default 1000/60)")
     p.add_argument("--time-factor", type=float, help="the physics time factor (default: the scene's)")
     p.add_argument("--no-smoothing", action="store_true",
@@ -146,6 +159,7 @@ def add_subcommands(sub) -> None:
     p.add_argument("--summary", metavar="FILE", help="write the summary as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
+    p.add_argument("--traceback", action="store_true", help="each behaviour or block error with its traceback")
     add_behaviors_option(p)
     add_watchdog_option(p)
     p.set_defaults(func=_run)
@@ -175,14 +189,21 @@ def _import(args) -> int:
 
 
 def _run(args) -> int:
-    """Exit 0, 1 when the state became NaN or infinite, 3 with --strict after errors."""
+    """Exit 0, 1 when the state became NaN or infinite, 3 with --strict after
+    errors, 130 after Ctrl-C (the summary of the frames done is printed and written)."""
     if args.per_psi and not args.trace:
         raise ValueError("--per-psi goes with --trace")
     if args.time_factor is not None:
         engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
+    check_run_length(args.seconds, args.frame_ms)
     say_if_compiling()
     scene = load_scene(args.scene, args.behaviors)
     recording = scripted_input(scene, args.input, args.no_input)
+    if recording is not None and args.seconds is not None:
+        frames = FrameTimes(args.seconds, args.frame_ms, recording)
+        if frames.added:
+            print(f"note: the recording ends after {frames.recorded_ms / 1000.0:g} s; {frames.added} frames of "
+                  f"{args.frame_ms:g} ms without keys follow, to --seconds {args.seconds:g}", file=sys.stderr)
     log = logging.getLogger("bbglue")        # the context logs every error in full: the lines below say it once
     quiet = logging.NullHandler()
     log.addHandler(quiet)
@@ -197,16 +218,20 @@ def _run(args) -> int:
     if outcome:
         print(outcome)
     errors = scene.ctx.errors
+    say = error_text if args.traceback else error_line
     for e in errors[:MAX_ERROR_LINES]:
-        print(f"error: {error_line(scene.ctx, e)}", file=sys.stderr)
+        print(f"error: {say(e)}", file=sys.stderr)
     if errors:
         count = scene.ctx.error_count
         shown = min(len(errors), MAX_ERROR_LINES)
         more = f" ({count - shown} not shown)" if count > shown else ""
-        print(f"{count} behaviour or block error(s){more}" +
-              ("" if args.strict else "; --strict makes them fail the run"), file=sys.stderr)
+        print(f"{count} behaviour or block error(s){more}"
+              + ("" if args.strict else "; --strict makes them fail the run")
+              + ("" if args.traceback else "; --traceback shows where they came from"), file=sys.stderr)
     if args.summary:
         write_summary(summary, args.summary)
+    if summary.interrupted is not None:
+        return INTERRUPTED
     if not summary.finite:
         return 1
     return 3 if args.strict and errors else 0

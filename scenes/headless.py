@@ -12,6 +12,8 @@ and frame times).
 from __future__ import annotations
 
 import csv
+import io
+import itertools
 import json
 import math
 import os
@@ -21,6 +23,7 @@ from dataclasses import asdict, dataclass
 
 from bbglue.values import did_you_mean
 from ivp import MT_MOVING, ObjectListener, rng, umath
+from ivp.limits import interrupt_deferred
 
 DEFAULT_FRAME_MS = 1000.0 / 60.0
 
@@ -71,6 +74,7 @@ class Summary:
     finite: bool                  # no NaN or infinity in any body state
     errors: int                   # behaviour and block errors reported by the context (repeats too)
     wall_seconds: float
+    interrupted: int | None       # Ctrl-C stopped the run after this many frames (None: it ran to its end)
 
     def text(self) -> str:
         rate = self.psis / self.wall_seconds if self.wall_seconds > 0 else float("inf")
@@ -79,7 +83,8 @@ class Summary:
                 f"bodies {self.bodies} (awake at the end {self.awake}), energy {self.energy_start:.6g} -> "
                 f"{self.energy_end:.6g} (max {self.energy_max:.6g}), "
                 f"{'finite' if self.finite else 'NaN or infinity!'}, {self.errors} errors\n"
-                f"wall time {self.wall_seconds:.2f} s ({rate:.0f} PSIs/s)")
+                f"wall time {self.wall_seconds:.2f} s ({rate:.0f} PSIs/s)"
+                + (f"\ninterrupted at frame {self.interrupted}" if self.interrupted is not None else ""))
 
 
 def finite_state(env) -> bool:
@@ -93,27 +98,17 @@ def finite_state(env) -> bool:
 
 # --- errors --------------------------------------------------------------------------
 
-def _behaviour_error(ctx, error):
-    """The behaviour manager's record of a context error (behaviour, entity, hook), or None."""
-    from behaviors.api import manager_of
-    manager = manager_of(ctx, create=False)
-    return next((e for e in (manager.errors if manager else ()) if e.error is error.error), None)
-
-
-def error_line(ctx, error) -> str:
+def error_line(error) -> str:
     """One line for an error of ``ctx.errors``: the frame, who raised (the
     behaviour, its entity and hook, or the block) and the exception's first line."""
     first = str(error.error).splitlines()
     what = type(error.error).__name__ + (f": {first[0]}" if first else "")
-    be = _behaviour_error(ctx, error)
-    if be is not None:
-        return f"frame {be.frame}: behaviour {be.behavior!r} on {be.entity}, in {be.hook}: {what}"
     return f"frame {error.frame}: {error.where.splitlines()[0]}: {what}"
 
 
-def error_text(ctx, error) -> str:
+def error_text(error) -> str:
     """The line of `error_line` and the full traceback."""
-    return error_line(ctx, error) + "\n" + "".join(traceback.format_exception(error.error)).rstrip()
+    return error_line(error) + "\n" + "".join(traceback.format_exception(error.error)).rstrip()
 
 
 # --- recordings ------------------------------------------------------------------------
@@ -133,14 +128,19 @@ def declared_keys(ctx) -> frozenset:
     return frozenset(keys)
 
 
+def _stem(path: str) -> str:
+    return os.path.splitext(os.path.basename(path))[0]
+
+
 def recording_warnings(recording, path, scene) -> list[str]:
     """What in a recording does not fit the scene, located by line: a header
-    naming another scene, and (when the scene's behaviours declare keys) each
-    key none of them reads, once, with a did-you-mean."""
+    naming another scene (its file's stem, file name or scene name names this
+    one), and (when the scene's behaviours declare keys) each key none of them
+    reads, once, with a did-you-mean."""
     out = []
     recorded_on = recording.meta.get("scene")
-    stem = os.path.splitext(os.path.basename(scene.path))[0]
-    if recorded_on is not None and recorded_on not in (stem, scene.name):
+    stem = _stem(scene.path)
+    if recorded_on is not None and not {recorded_on, _stem(str(recorded_on))} & {stem, scene.name}:
         out.append(f"{path}:1: the recording was made on scene {recorded_on!r}, this is {stem!r}")
     seed = recording.meta.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
@@ -163,16 +163,19 @@ def recording_warnings(recording, path, scene) -> list[str]:
 
 class Trajectory:
     """CSV (by default) or JSON lines (.jsonl / .ndjson): one row per frame and
-    movable body: frame, time, entity, position, quaternion (x, y, z, w), awake."""
+    movable body: frame, time, entity, position, quaternion (x, y, z, w), awake.
+    A frame's rows go to the file in one write, so a Ctrl-C leaves whole frames."""
 
     FIELDS = ("frame", "time", "entity", "x", "y", "z", "qx", "qy", "qz", "qw", "awake")
 
     def __init__(self, path: str):
         self.fh = open(path, "w", encoding="utf-8", newline="")
         self.jsonl = path.endswith((".jsonl", ".ndjson"))
+        self.rows = io.StringIO()           # a frame's rows before they are written
         if not self.jsonl:
-            self.csv = csv.writer(self.fh)
+            self.csv = csv.writer(self.rows)
             self.csv.writerow(self.FIELDS)
+            self._write_rows()
 
     def frame(self, n: int, ctx) -> None:
         env = ctx.physics.env
@@ -180,9 +183,15 @@ class Trajectory:
             p, q = body_pose(body, env.current_time)
             row = (n, env.current_time, ent.name, *p, *q, int(body.object_state == MT_MOVING))
             if self.jsonl:
-                self.fh.write(json.dumps(dict(zip(self.FIELDS, row))) + "\n")
+                self.rows.write(json.dumps(dict(zip(self.FIELDS, row))) + "\n")
             else:
                 self.csv.writerow(row)
+        self._write_rows()
+
+    def _write_rows(self) -> None:
+        self.fh.write(self.rows.getvalue())
+        self.rows.seek(0)
+        self.rows.truncate()
 
     def close(self) -> None:
         self.fh.close()
@@ -280,31 +289,64 @@ class Progress:
 
 # --- the run -------------------------------------------------------------------------
 
-def frame_times(seconds: float, frame_ms: float, recording=None):
-    """(ms, keys or None) per frame: the recording's, or seconds / frame_ms frames.
-    With both, the recording stops after ``seconds`` of frame time."""
+MAX_RUN_FRAMES = 10_000_000     # frames one run may have (a list of them is never built)
+
+
+def check_run_length(seconds: float | None, frame_ms: float) -> None:
+    """ValueError naming --seconds or --frame-ms unless the run is a finite
+    number of seconds >= 0 in frames of a positive time, MAX_RUN_FRAMES at most."""
     if seconds is not None and not (math.isfinite(seconds) and seconds >= 0):
         raise ValueError(f"the length of a run (--seconds) must be a number of seconds >= 0, got {seconds!r}")
-    if recording is not None:
-        out, total = [], 0.0
-        for f in recording:
-            if seconds is not None and total >= seconds * 1000.0 - 1e-9:
-                break
-            out.append((f.ms, f.keys))
-            total += f.ms
-        return out
     if not (math.isfinite(frame_ms) and frame_ms > 0):
         raise ValueError(f"the frame time (--frame-ms) must be a positive number of ms, got {frame_ms!r}")
-    return [(frame_ms, None)] * int(math.ceil(seconds * 1000.0 / frame_ms - 1e-9))
+    if seconds is not None and seconds * 1000.0 / frame_ms > MAX_RUN_FRAMES:
+        raise ValueError(f"--seconds {seconds:g} in frames of --frame-ms {frame_ms:g} is "
+                         f"{seconds * 1000.0 / frame_ms:.3g} frames, more than {MAX_RUN_FRAMES} "
+                         "(limit MAX_RUN_FRAMES, docs/scenes.md)")
+
+
+class FrameTimes:
+    """(ms, keys or None) per frame, made as they are taken: a recording's
+    frames first, then frames of ``frame_ms`` without keys until ``seconds`` of
+    frame time (a recording longer than that stops there). Without ``seconds``
+    the run lasts the recording. ``len`` is the number of frames, ``recorded``
+    how many come from the recording."""
+
+    def __init__(self, seconds: float | None, frame_ms: float, recording=None):
+        check_run_length(seconds, frame_ms)
+        self.frame_ms = frame_ms
+        self.recorded = 0
+        self.recorded_ms = 0.0
+        for f in recording if recording is not None else ():
+            if seconds is not None and self.recorded_ms >= seconds * 1000.0 - 1e-9:
+                break
+            self.recorded += 1
+            self.recorded_ms += f.ms
+        self._recording = recording
+        rest = 0.0 if seconds is None else seconds * 1000.0 - self.recorded_ms
+        self.added = max(0, int(math.ceil(rest / frame_ms - 1e-9)))
+
+    def __len__(self) -> int:
+        return self.recorded + self.added
+
+    def __iter__(self):
+        for f in itertools.islice(self._recording or (), self.recorded):
+            yield f.ms, f.keys
+        keys = None if self._recording is None else frozenset()      # the recording's keys are let go
+        for _ in range(self.added):
+            yield self.frame_ms, keys
 
 
 def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS, time_factor: float | None = None,
         smoothing: bool = True, recording=None, trajectory: str | None = None, trace: str | None = None,
         per_psi: bool = False, progress=None, on_frame=None) -> Summary:
-    """Run a loaded scene headless (``seconds`` default: the scene's length);
-    ``on_frame(n, ctx)`` is called after every frame."""
+    """Run a loaded scene headless for the frames of `FrameTimes` (``seconds``
+    default: the recording's length, else the scene's); ``on_frame(n, ctx)`` is
+    called after every frame. Ctrl-C stops the run after the frame it came in
+    (a second one at once, inside it): the summary counts the frames done,
+    with their number in ``interrupted``, and the files hold them whole."""
     ctx = scene.ctx
-    frames = frame_times(scene.length if seconds is None and recording is None else seconds, frame_ms, recording)
+    frames = FrameTimes(scene.length if seconds is None and recording is None else seconds, frame_ms, recording)
     if time_factor is not None:
         ctx.physics.set_globals(ctx.physics.gravity, time_factor)
     ctx.physics.smoothing = smoothing
@@ -313,39 +355,48 @@ def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS,
     bar = Progress(len(frames), progress)
     start = time.perf_counter()
     e0 = e_max = energy(ctx.physics.env)
-    psis = 0
+    psis = done = 0
+    frame_ms_sum = 0.0
+    interrupted = None
     try:
-        for n, (ms, keys) in enumerate(frames):
-            env = ctx.physics.env
-            for o in outputs:
-                if isinstance(o, Trace):
-                    o.frame_no = n
-                    o.attach(env)
-            if keys is not None:
-                ctx.input_manager.set_keys(keys)
-            before = env.psi_count
-            ctx.process_frame(ms)
-            new_world = ctx.physics.env is not env          # Clean Physics World ran
-            env = ctx.physics.env
-            psis += env.psi_count if new_world else env.psi_count - before
-            e_max = max(e_max, energy(env))
-            for o in outputs:
-                if isinstance(o, Trace):
-                    if not per_psi:
-                        o.record(env)
-                else:
-                    o.frame(n, ctx)
-            if on_frame is not None:
-                on_frame(n, ctx)
-            bar.update(n + 1, ctx, force=n + 1 == len(frames))
+        with interrupt_deferred() as ctrl_c:
+            for n, (ms, keys) in enumerate(frames):
+                env = ctx.physics.env
+                for o in outputs:
+                    if isinstance(o, Trace):
+                        o.frame_no = n
+                        o.attach(env)
+                if keys is not None:
+                    ctx.input_manager.set_keys(keys)
+                before = env.psi_count
+                ctx.process_frame(ms)
+                new_world = ctx.physics.env is not env          # Clean Physics World ran
+                env = ctx.physics.env
+                psis += env.psi_count if new_world else env.psi_count - before
+                e_max = max(e_max, energy(env))
+                for o in outputs:
+                    if isinstance(o, Trace):
+                        if not per_psi:
+                            o.record(env)
+                    else:
+                        o.frame(n, ctx)
+                if on_frame is not None:
+                    on_frame(n, ctx)
+                done, frame_ms_sum = n + 1, frame_ms_sum + ms
+                bar.update(done, ctx, force=done == len(frames))
+                if ctrl_c():
+                    interrupted = done
+                    break
+    except KeyboardInterrupt:           # a second Ctrl-C, or one ending a long simulate: frame `done` is cut
+        interrupted = done
     finally:
         for o in outputs:
             o.close()
         bar.done()
     env = ctx.physics.env
-    return Summary(scene.name, len(frames), sum(ms for ms, _ in frames) / 1000.0, env.current_time, psis,
+    return Summary(scene.name, done, frame_ms_sum / 1000.0, env.current_time, psis,
                    len(movable_bodies(ctx)), awake_count(env), e0, energy(env), e_max, finite_state(env),
-                   ctx.error_count, time.perf_counter() - start)
+                   ctx.error_count, time.perf_counter() - start, interrupted)
 
 
 def write_summary(summary: Summary, path: str) -> None:

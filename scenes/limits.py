@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ivp.surface import usable_faces
+
 # --- the YAML text ------------------------------------------------------------------
 MAX_FILE_BYTES = 8 * 2 ** 20        # one scene file
 MAX_NESTING = 64                    # levels of values inside each other (the document is level 1)
@@ -32,7 +34,6 @@ MAX_DIVISIONS = 300                 # a tessellated plane's cells along x or z
 MAX_OBJ_BYTES = 64 * 2 ** 20        # one OBJ file
 MAX_MESH_VERTICES = 200_000         # vertices of one mesh
 MAX_MESH_TRIANGLES = 400_000        # triangles of one mesh
-MIN_TRIANGLE_AREA = 1e-9            # a triangle's area over its longest edge squared (0 for a zero-area one)
 
 # --- time ------------------------------------------------------------------------------
 MIN_PSI_LENGTH, MAX_PSI_LENGTH = 1e-4, 1.0      # seconds per PSI
@@ -49,8 +50,8 @@ def over(name: str, what: str = "") -> str:
 def mesh_problem(vertices, faces, scale=(1.0, 1.0, 1.0), concave: bool = False) -> str | None:
     """What is wrong with a mesh (arrays (n, 3) and (m, 3)) at ``scale`` for a
     scene, or None: too many vertices or triangles, an extent over MAX_SIZE,
-    and for a concave shape a zero-area triangle (its normal in the collision
-    grid would be NaN; a convex hull ignores such triangles)."""
+    and for a concave shape a degenerate triangle (ivp.surface.usable_faces:
+    the engine would drop it; a convex hull ignores such triangles)."""
     if len(vertices) > MAX_MESH_VERTICES:
         return f"it has {len(vertices)} vertices, {over('MAX_MESH_VERTICES')}"
     if len(faces) > MAX_MESH_TRIANGLES:
@@ -63,14 +64,10 @@ def mesh_problem(vertices, faces, scale=(1.0, 1.0, 1.0), concave: bool = False) 
         return f"its extent after scale is {extent:g} m, {over('MAX_SIZE', 'm')}"
     if not concave:
         return None
-    tri = pts[np.asarray(faces)]
-    edges = tri[:, [1, 2, 2]] - tri[:, [0, 0, 1]]
-    twice_area = np.linalg.norm(np.cross(edges[:, 0], edges[:, 1]), axis=1)
-    longest = np.linalg.norm(edges, axis=2).max(axis=1)
-    flat = np.flatnonzero(~(twice_area > 2.0 * MIN_TRIANGLE_AREA * longest * longest))
+    flat = np.flatnonzero(~usable_faces(pts, faces))
     if len(flat):
         n = int(flat[0])
         i, j, k = (int(x) for x in faces[n])
-        return (f"triangle {n} (vertices {i}, {j}, {k}) has zero area after scale ({len(flat)} such; "
-                f"limit MIN_TRIANGLE_AREA, docs/scenes.md)")
+        return (f"triangle {n} (vertices {i}, {j}, {k}) is degenerate after scale ({len(flat)} such; "
+                f"DEGENERATE_SIN2 of ivp.surface, docs/scenes.md)")
     return None

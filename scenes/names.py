@@ -96,16 +96,24 @@ class Names:
         elif name not in self.group_names:
             self.rep.add(where, f"{what}: no group {name!r}{did_you_mean(name, self.group_names)}")
 
-    def no_parent_cycle(self, e: EntityPlan) -> None:
-        seen = [e.name]
-        p = e.parent
-        while p is not None and p in self.names:
-            if p in seen:
-                self.rep.add(e.where, f"entity {e.name!r}: the parents form a loop ({' -> '.join(seen + [p])})")
-                e.parent = None
-                return
-            seen.append(p)
-            p = self.names[p].parent
+    def no_parent_cycles(self, entities) -> None:
+        """No entity is its own ancestor: each loop is reported once, at the
+        entity where the walk met it, whose parent is then dropped. Each
+        entity is walked over once (a chain of n costs n steps, not n^2)."""
+        done = set()
+        for e in entities:
+            path = {}                       # name -> its place on this walk
+            name = e.name
+            while name is not None and name in self.names and name not in done:
+                if name in path:
+                    loop = list(path)[path[name]:] + [name]
+                    first = self.names[name]
+                    self.rep.add(first.where, f"entity {name!r}: the parents form a loop ({' -> '.join(loop)})")
+                    first.parent = None
+                    break
+                path[name] = len(path)
+                name = self.names[name].parent
+            done.update(path)
 
     # --- tables --------------------------------------------------------------------
 

@@ -5,7 +5,8 @@ import math
 
 import pytest
 
-from behaviors import gameplay_state, manager_of, registry
+from bbglue import blocks
+from behaviors import hooks, manager_of, registry
 from behaviors.ballance import box_of, boxes_intersect, camera_of, player_of, set_paused
 from test_ballance_world import FRAME_MS, ball_body, ballance_ctx, run
 
@@ -153,7 +154,7 @@ def test_game_over_when_no_spare_life_is_left():
     level.die()
     run(ctx, 3, keys={"Up"})
     assert level.flow == "game over" and player_of(ctx).ball is None
-    assert gameplay_state(ctx)["state"] == "game over"
+    assert hooks.hud_fields(ctx)["state"] == "game over"
 
 
 # --- sectors and checkpoints -----------------------------------------------------------------------
@@ -179,7 +180,7 @@ def test_only_the_next_checkpoint_counts_and_the_names_give_the_order():
 def test_a_checkpoint_resets_the_old_sector_and_resets_and_activates_the_next():
     ctx, level = course()
     box = ctx.create_entity("Box2", position=(8.0, 0.0, 25.0))
-    ctx.physics.physicalize(box, ball_count=1, convex_count=0)
+    blocks.physicalize(ctx, box, ball_count=1, convex_count=0)
     ctx.get("Sector_02").add(box)
     from bbglue.blocks import PhysicsImpulse
     run(ctx)
@@ -270,7 +271,7 @@ def test_a_prop_200_below_the_lowest_death_cube_is_unphysicalized_and_hidden():
     ctx.create_group("DepthTestCubes", [ctx.create_entity("DB", position=(0.0, -30.0, 500.0),
                                                           scale=(10.0, 20.0, 10.0))])    # bottom at -40
     prop = ctx.create_entity("Prop", position=(0.0, -220.0, 0.0))
-    ctx.physics.physicalize(prop, ball_count=1, convex_count=0)
+    blocks.physicalize(ctx, prop, ball_count=1, convex_count=0)
     ctx.create_group("P_Box", [prop])
     registry.create(ctx, "ballance.level", params=QUICK)
     ys = []
@@ -301,7 +302,7 @@ def test_level_end_freezes_the_eye_and_counts_the_score_10_s_later():
     assert level.final is None and level.points == points
     run(ctx, 2)                                                 # 10.02 s
     assert level.final == 100 * 3 + points + 200 * lives
-    assert gameplay_state(ctx)["final"] == level.final
+    assert hooks.hud_fields(ctx)["final"] == level.final
 
 
 def test_score_loses_one_point_every_half_second():
@@ -310,7 +311,7 @@ def test_score_loses_one_point_every_half_second():
     run(ctx, 119)                                               # t = 2 s, 1.983 s after t0
     t = 120 * FRAME_MS - FRAME_MS
     assert level.points == 1000 - math.floor(t / 500.0)         # 3 points lost
-    assert gameplay_state(ctx)["score"] == level.points
+    assert hooks.hud_fields(ctx)["score"] == level.points
 
 
 def test_level_needs_a_reset_point_1():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import (ACTIVATE_NEXT_FRAME, DONE, BuildingBlock, DeleteCollisionSurfaces, Physicalize,
                            PhysicsReset, PhysicsWakeUp, SetPhysicsForce, SetPhysicsGlobals, snake)
 from bbglue.graph import BehaviorGraph
@@ -162,7 +162,7 @@ def test_wake_up_is_deferred_until_the_body_exists():
     e = ctx.create_entity("box", mesh=meshes.box(1, 1, 1))
     PhysicsWakeUp(target=e).trigger()
     assert ctx.console == ["You must Physicalize box !!!"]
-    body = ctx.physics.physicalize(e, start_frozen=True)
+    body = blocks.physicalize(ctx, e, start_frozen=True)
     assert not body.core.is_in_wakeup_vec
     ctx.process_frame(FRAME_MS)
     assert body.object_state == 1
@@ -178,8 +178,8 @@ def test_set_physics_globals_and_clean_physics_world():
     assert g.trigger("Set Values") == ["Out1"]
     assert ctx.physics.env.gravity == (0.0, -20.0, 0.0) and ctx.physics.time_factor == 2.0
     e = ctx.create_entity("box", mesh=meshes.box(1, 1, 1))
-    ctx.physics.physicalize(e)
-    force = ctx.physics.set_force(e, pos_referential=e)
+    blocks.physicalize(ctx, e)
+    force = blocks.set_force(ctx, e, pos_referential=e)
     old = ctx.physics.env
     assert g.trigger("Clean Physics World") == ["Out2"]
     assert ctx.physics.env is not old and ctx.physics.body_of(e) is None and force.handle is None
@@ -188,8 +188,8 @@ def test_set_physics_globals_and_clean_physics_world():
 
 def test_physics_reset_empties_the_queue_and_delete_surfaces_the_cache():
     ctx = CKContext()
-    ctx.physics.set_force(ctx.create_entity("late"))
-    ctx.physics.physicalize(ctx.create_entity("box", mesh=meshes.box(1, 1, 1)))
+    blocks.set_force(ctx, ctx.create_entity("late"))
+    blocks.physicalize(ctx, ctx.create_entity("box", mesh=meshes.box(1, 1, 1)))
     assert ctx.physics.commands and ctx.physics.surfaces
     PhysicsReset(context=ctx).trigger()
     assert ctx.physics.commands == [] and ctx.physics.env.objects == []

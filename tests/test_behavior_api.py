@@ -311,7 +311,7 @@ def test_collision_and_contact_blocks_feed_the_hooks():
 
 def test_lookups_do_not_add_a_manager_to_a_bare_context():
     ctx = make_ctx()
-    assert behaviors.gameplay_state(ctx) is None and manager_of(ctx, create=False) is None
+    assert behaviors.hooks.hud_fields(ctx) == {} and manager_of(ctx, create=False) is None
 
 
 def test_describe_lists_parameters_with_defaults():

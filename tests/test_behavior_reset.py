@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import behaviors
+from bbglue import blocks
 from bbglue.blocks import SetPhysicsHinge
 from behaviors import Behavior, manager_of
 from test_sector_reset import hanging_plank, knock, matrix, run, world
@@ -34,7 +35,7 @@ def swinging(ctx, fix):
     Hanger's hinge at (10, 10, 0), 2 below too; both knocked and swinging."""
     plank, hinge = hanging_plank(ctx, fix)
     crate = ctx.create_entity("Crate", mesh=plank.mesh, position=(10.0, 8.0, 0.0))
-    ctx.physics.physicalize(crate)
+    blocks.physicalize(ctx, crate)
     ctx.create_entity("Top", position=(10.0, 10.0, 0.0))
     m = manager_of(ctx)
     m.attach(Behavior(ctx, plank)).save_ic()
@@ -75,7 +76,7 @@ def test_behaviors_reset_keeps_the_world_and_the_bodies_without_initial_conditio
     ctx, fix = world()
     plank, crate, hinge = swinging(ctx, fix)
     loose = ctx.create_entity("Loose", mesh=plank.mesh, position=(0.0, 0.0, 30.0))
-    body = ctx.physics.physicalize(loose)
+    body = blocks.physicalize(ctx, loose)
     run(ctx, 5)
     fallen = matrix(loose)
     assert fallen[3, 1] < 0.0

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import PhysicsCollDetection, PhysicsContinuousContact
 
 FRAME_MS = 1000.0 / 60.0
@@ -50,7 +50,7 @@ def body(ctx, name, **attrs):
     e = ctx.create_entity(name, mesh=meshes.box(1, 1, 1, name="cube"), position=(len(ctx.entities) * 5.0, 0, 0))
     for k, v in attrs.items():
         e.set_attribute(k, v)
-    ctx.physics.physicalize(e)
+    blocks.physicalize(ctx, e)
     return e
 
 
@@ -78,10 +78,10 @@ def test_coll_detection_pins_and_outputs():
 
 def test_coll_detection_registers_once_the_target_is_physicalized(ctx):
     ball = ctx.create_entity("ball", mesh=meshes.sphere(2))
-    blk = ctx.physics.coll_detection(ball)
+    blk = blocks.coll_detection(ctx, ball)
     ctx.process_frame(FRAME_MS)
     assert ctx.console == ["You must Physicalize ball !!!"] and ctx.physics.env.collision.collision == []
-    ctx.physics.physicalize(ball)
+    blocks.physicalize(ctx, ball)
     ctx.process_frame(FRAME_MS)
     [(lst, obj)] = ctx.physics.env.collision.collision
     assert lst is blk.handle and obj is ctx.physics.body_of(ball)
@@ -89,7 +89,7 @@ def test_coll_detection_registers_once_the_target_is_physicalized(ctx):
 
 def test_coll_detection_out_pins_and_min_speed(ctx):
     me, wall = body(ctx, "ball"), body(ctx, "wall")
-    blk = ctx.physics.coll_detection(me, max_speed=8.0)
+    blk = blocks.coll_detection(ctx, me, max_speed=8.0)
     lst = blk.handle
     hit(ctx, lst, me, wall, speed=blk.params["Min Speed"])       # |speed| <= Min: ignored
     assert blk.take_outputs() == []
@@ -101,7 +101,7 @@ def test_coll_detection_out_pins_and_min_speed(ctx):
 
 def test_coll_detection_speed_is_capped_at_1_and_normal_negated_for_the_second_body(ctx):
     me, wall = body(ctx, "ball"), body(ctx, "wall")
-    blk = ctx.physics.coll_detection(me)
+    blk = blocks.coll_detection(ctx, me)
     hit(ctx, blk.handle, me, wall, speed=25.0, mine_first=False)
     assert blk.outputs["Speed (0-1)"] == 1.0
     assert blk.outputs["Collision Normal World"] == (0.0, -1.0, 0.0)
@@ -109,7 +109,7 @@ def test_coll_detection_speed_is_capped_at_1_and_normal_negated_for_the_second_b
 
 def test_coll_detection_sleep_afterwards_and_active_output(ctx):
     me, wall = body(ctx, "ball"), body(ctx, "wall")
-    blk = ctx.physics.coll_detection(me)
+    blk = blocks.coll_detection(ctx, me)
     lst = blk.handle
     hit(ctx, lst, me, wall)
     hit(ctx, lst, me, wall)                      # output still active: ignored
@@ -126,18 +126,18 @@ def test_coll_detection_id_filter_reads_the_other_body_attribute(ctx):
     me = body(ctx, "ball")
     three, two, none = (body(ctx, "three", **{"Coll Detection ID": 3}),
                         body(ctx, "two", **{"Coll Detection ID": 2}), body(ctx, "none"))
-    blk = ctx.physics.coll_detection(me, use_collision_id=True, collision_id=3, sleep_afterwards=0.0)
+    blk = blocks.coll_detection(ctx, me, use_collision_id=True, collision_id=3, sleep_afterwards=0.0)
     for other, fired in ((two, []), (none, []), (three, ["Collision"])):
         hit(ctx, blk.handle, me, other)
         assert blk.take_outputs() == fired
-    unfiltered = ctx.physics.coll_detection(body(ctx, "ball2"), sleep_afterwards=0.0)
+    unfiltered = blocks.coll_detection(ctx, body(ctx, "ball2"), sleep_afterwards=0.0)
     hit(ctx, unfiltered.handle, ctx.get("ball2"), two)
     assert unfiltered.take_outputs() == ["Collision"]
 
 
 def test_coll_detection_stop_silences_the_listener(ctx):
     me, wall = body(ctx, "ball"), body(ctx, "wall")
-    blk = ctx.physics.coll_detection(me)
+    blk = blocks.coll_detection(ctx, me)
     lst = blk.handle
     blk.trigger("Stop")
     hit(ctx, lst, me, wall)
@@ -160,7 +160,7 @@ def test_continuous_contact_fires_on_and_off_after_the_delays(ctx):
     me = body(ctx, "ball")
     rail = body(ctx, "rail", **{"Continuous Contact ID": 1})
     rail2 = body(ctx, "rail2", **{"Continuous Contact ID": 1})
-    blk = ctx.physics.continuous_contact(me, time_delay_start=0.1, time_delay_end=0.2)
+    blk = blocks.continuous_contact(ctx, me, time_delay_start=0.1, time_delay_end=0.2)
     lst = blk.handle
     mgr = ctx.physics
     contact(lst, ctx, me, rail)
@@ -188,7 +188,7 @@ def test_continuous_contact_short_touch_fires_nothing_and_unknown_groups_are_ign
     me = body(ctx, "ball")
     floor = body(ctx, "floor", **{"Continuous Contact ID": 0})
     other = body(ctx, "box")                     # no "Continuous Contact ID"
-    blk = ctx.physics.continuous_contact(me)
+    blk = blocks.continuous_contact(ctx, me)
     contact(blk.handle, ctx, me, floor)
     contact(blk.handle, ctx, me, other)
     advance(ctx, 0.05)
@@ -201,10 +201,10 @@ def test_continuous_contact_short_touch_fires_nothing_and_unknown_groups_are_ign
 
 def test_continuous_contact_handler_goes_with_the_body(ctx):
     me = body(ctx, "ball")
-    blk = ctx.physics.continuous_contact(me)
+    blk = blocks.continuous_contact(ctx, me)
     lst = blk.handle
     assert ctx.physics.record_of(me).continuous_contact is lst and lst in ctx.physics.timers
-    ctx.physics.unphysicalize(me)
+    blocks.unphysicalize(ctx, me)
     assert lst not in ctx.physics.timers and not lst.active and blk.handle is None
     assert ctx.physics.env.collision.contact == []
 
@@ -216,11 +216,11 @@ def test_coll_detection_and_contact_on_a_real_impact():
     ctx.physics.set_globals((0.0, -20.0, 0.0), 2.0)
     floor = ctx.create_entity("floor", mesh=meshes.tessellated_plane(40, 40, 2, 2))
     floor.set_attribute("Continuous Contact ID", 0)
-    ctx.physics.physicalize(floor, fixed=True, convex_count=0, concave_count=1, elasticity=0.3)
+    blocks.physicalize(ctx, floor, fixed=True, convex_count=0, concave_count=1, elasticity=0.3)
     ball = ctx.create_entity("ball", mesh=meshes.sphere(2.0), position=(0.0, 6.0, 0.0))
-    ctx.physics.physicalize(ball, ball_count=1, ball_radius_1=2.0, mass=10.0, friction=0.5, elasticity=0.1)
-    cd = ctx.physics.coll_detection(ball)
-    cc = ctx.physics.continuous_contact(ball)
+    blocks.physicalize(ctx, ball, ball_count=1, ball_radius_1=2.0, mass=10.0, friction=0.5, elasticity=0.1)
+    cd = blocks.coll_detection(ctx, ball)
+    cc = blocks.continuous_contact(ctx, ball)
     fired = []
     for frame in range(90):
         ctx.process_frame(FRAME_MS)

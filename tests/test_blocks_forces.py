@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import PhysicsImpulse, SetPhysicsForce
 from ivp import ForceController
 from ivp.fp import f32
@@ -21,7 +21,7 @@ def ctx():
 
 def ball(ctx, name="ball", mass=2.0, **pins):
     e = ctx.create_entity(name, mesh=meshes.sphere(2.0), position=(0.0, 10.0, 0.0))
-    ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0, mass=mass, linear_speed_dampening=0.0,
+    blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0, mass=mass, linear_speed_dampening=0.0,
                             rot_speed_dampening=0.0, **pins)
     return e
 
@@ -39,7 +39,7 @@ def test_force_pins_and_defaults():
 
 def test_force_is_an_impulse_per_psi_without_dt(ctx):
     e = ball(ctx, mass=1.9)
-    blk = ctx.physics.set_force(e, force_value=0.43, pos_referential=e)
+    blk = blocks.set_force(ctx, e, force_value=0.43, pos_referential=e)
     body = ctx.physics.body_of(e)
     for _ in range(10):
         ctx.process_frame(FRAME_MS)
@@ -54,7 +54,7 @@ def test_force_direction_is_captured_at_creation(ctx):
     e = ball(ctx)
     cam = ctx.create_entity("Cam_OrientRef")
     cam.rotate((0, 1, 0), math.pi / 2)                 # local +z is world +x
-    ctx.physics.set_force(e, direction_ref=cam, pos_referential=e, force_value=1.0)
+    blocks.set_force(ctx, e, direction_ref=cam, pos_referential=e, force_value=1.0)
     cam.rotate((0, 1, 0), -math.pi / 2)                # turning the camera afterwards changes nothing
     for _ in range(5):
         ctx.process_frame(FRAME_MS)
@@ -64,7 +64,7 @@ def test_force_direction_is_captured_at_creation(ctx):
 
 def test_force_direction_too_short_becomes_x(ctx):
     e = ball(ctx)
-    blk = ctx.physics.set_force(e, direction=(0.0, 0.005, 0.0), force_value=2.0)
+    blk = blocks.set_force(ctx, e, direction=(0.0, 0.005, 0.0), force_value=2.0)
     assert blk.handle.force == (2.0, 0.0, 0.0)            # |d|^2 <= 1e-4: (1, 0, 0)
 
 
@@ -72,9 +72,9 @@ def test_force_position_in_target_frame_is_used_as_core_coordinates(ctx):
     """Spec 7.2 quirk: with Pos Referential = target, the local position is not
     shifted by the mass centre."""
     e = ctx.create_entity("arm", mesh=meshes.box(4, 1, 1), position=(0.0, 0.0, 0.0))
-    body = ctx.physics.physicalize(e, automatic_calculate_mass_center=False,
+    body = blocks.physicalize(ctx, e, automatic_calculate_mass_center=False,
                                    shift_mass_center=(1.0, 0.0, 0.0))
-    quirk = ctx.physics.set_force(e, position=(0.0, 0.0, 0.0), pos_referential=e, force_value=1.0)
+    quirk = blocks.set_force(ctx, e, position=(0.0, 0.0, 0.0), pos_referential=e, force_value=1.0)
     assert quirk.handle.point == (0.0, 0.0, 0.0)           # at the mass centre: no lever arm
     world = SetPhysicsForce(target=e, position=(0.0, 0.0, 0.0), force_value=1.0)
     world.create()
@@ -85,12 +85,12 @@ def test_force_position_in_target_frame_is_used_as_core_coordinates(ctx):
 
 def test_unphysicalized_target_warns_once_and_is_retried(ctx):
     e = ctx.create_entity("late", mesh=meshes.sphere(2.0))
-    blk = ctx.physics.set_force(e)
+    blk = blocks.set_force(ctx, e)
     for _ in range(3):
         ctx.process_frame(FRAME_MS)
     assert ctx.console == ["You must Physicalize late !!!"]
     assert blk.handle is None
-    ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0)
+    blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0)
     ctx.process_frame(FRAME_MS)
     assert blk.handle is not None and ctx.physics.commands == []
     assert ctx.console == ["You must Physicalize late !!!"]
@@ -98,7 +98,7 @@ def test_unphysicalized_target_warns_once_and_is_retried(ctx):
 
 def test_create_is_a_no_op_while_the_handle_is_set_and_destroy_removes(ctx):
     e = ball(ctx)
-    blk = ctx.physics.set_force(e)
+    blk = blocks.set_force(ctx, e)
     blk.create()
     body = ctx.physics.body_of(e)
     assert len(forces_on(body)) == 1
@@ -110,7 +110,7 @@ def test_create_is_a_no_op_while_the_handle_is_set_and_destroy_removes(ctx):
 
 def test_behaviour_reset_forgets_the_handle_without_deleting(ctx):
     e = ball(ctx)
-    blk = ctx.physics.set_force(e)
+    blk = blocks.set_force(ctx, e)
     blk.reset()
     assert blk.handle is None and len(forces_on(ctx.physics.body_of(e))) == 1
 
@@ -128,7 +128,7 @@ def test_impulse_lands_at_the_next_psi(ctx):
     e = ball(ctx, mass=2.0)
     ctx.process_frame(FRAME_MS)
     body = ctx.physics.body_of(e)
-    ctx.physics.impulse(e, position=(0.0, 10.0, 0.0), direction=(0.0, 0.0, 3.0), impulse=10.0)
+    blocks.impulse(ctx, e, position=(0.0, 10.0, 0.0), direction=(0.0, 0.0, 3.0), impulse=10.0)
     assert body.core.speed == (0.0, 0.0, 0.0) and body.core.speed_change == (0.0, 0.0, 5.0)
     n = ctx.physics.env.psi_count
     while ctx.physics.env.psi_count == n:      # frames without a PSI leave it pending
@@ -140,7 +140,7 @@ def test_impulse_lands_at_the_next_psi(ctx):
 def test_impulse_survives_a_revive(ctx):
     e = ball(ctx, mass=4.0, start_frozen=True)
     body = ctx.physics.body_of(e)
-    ctx.physics.impulse(e, position=(0.0, 10.0, 0.0), direction=(1.0, 0.0, 0.0), impulse=2.0)
+    blocks.impulse(ctx, e, position=(0.0, 10.0, 0.0), direction=(1.0, 0.0, 0.0), impulse=2.0)
     assert body.core.is_in_wakeup_vec                  # the impulse woke it (queued revive)
     ctx.process_frame(FRAME_MS)
     assert body.object_state == 1 and body.core.speed == (0.5, 0.0, 0.0)
@@ -148,10 +148,10 @@ def test_impulse_survives_a_revive(ctx):
 
 def test_impulse_skips_fixed_and_unphysicalized_bodies(ctx):
     wall = ctx.create_entity("wall", mesh=meshes.box(1, 1, 1))
-    body = ctx.physics.physicalize(wall, fixed=True)
-    ctx.physics.impulse(wall)
+    body = blocks.physicalize(ctx, wall, fixed=True)
+    blocks.impulse(ctx, wall)
     assert body.core.speed_change == (0.0, 0.0, 0.0)
-    ctx.physics.impulse(ctx.create_entity("ghost"))     # no body: skipped, no warning
+    blocks.impulse(ctx, ctx.create_entity("ghost"))     # no body: skipped, no warning
     assert ctx.console == []
 
 
@@ -160,13 +160,13 @@ def test_constant_force_scales_by_the_simulation_dt(ctx):
     ctx.process_frame(20.0)
     dt = ctx.physics.sim_dt
     assert dt == 5.0 * 0.001                            # (20 + 0) / 4 ms
-    ctx.physics.impulse(e, position=(0.0, 10.0, 0.0), constant_force=True, impulse=10.0)
+    blocks.impulse(ctx, e, position=(0.0, 10.0, 0.0), constant_force=True, impulse=10.0)
     assert ctx.physics.body_of(e).core.speed_change[2] == f32(f32(10.0) * dt)
 
 
 def test_two_points_give_the_direction(ctx):
     e = ball(ctx, mass=1.0)
-    ctx.physics.impulse(e, position=(0.0, 10.0, 0.0), direction=(3.0, 14.0, 0.0),
+    blocks.impulse(ctx, e, position=(0.0, 10.0, 0.0), direction=(3.0, 14.0, 0.0),
                         two_pos_instead_of_dir=True, impulse=5.0)
     assert ctx.physics.body_of(e).core.speed_change == pytest.approx((3.0, 4.0, 0.0))
 
@@ -174,7 +174,7 @@ def test_two_points_give_the_direction(ctx):
 def test_impulse_in_the_target_frame_pushes_at_core_coordinates(ctx):
     e = ball(ctx, mass=1.0)
     body = ctx.physics.body_of(e)
-    ctx.physics.impulse(e, position=(0.0, 2.0, 0.0), referential=e, direction=(0.0, 0.0, 1.0), impulse=1.0)
+    blocks.impulse(ctx, e, position=(0.0, 2.0, 0.0), referential=e, direction=(0.0, 0.0, 1.0), impulse=1.0)
     # torque p x I = (0,2,0) x (0,0,1) = (2,0,0); ball inertia 0.4 m r^2 = 1.6
     assert body.core.rot_speed_change == pytest.approx((2.0 / f32(1.6), 0.0, 0.0), rel=1e-6)
 

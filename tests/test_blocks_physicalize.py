@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import Physicalize
 from ivp.fp import f32
 
@@ -61,7 +61,7 @@ def test_template_from_the_pins(ctx):
 
 def test_physicalize_twice_changes_nothing(ctx):
     e = crate(ctx)
-    first = ctx.physics.physicalize(e, mass=2.0)
+    first = blocks.physicalize(ctx, e, mass=2.0)
     blk = Physicalize(target=e, mass=9.0, fixed=True)
     assert blk.trigger("Physicalize") == ["Out1"]
     assert ctx.physics.body_of(e) is first and first.core.mass == 2.0
@@ -69,27 +69,27 @@ def test_physicalize_twice_changes_nothing(ctx):
 
 
 def test_mass_below_1e_8_becomes_1(ctx):
-    assert ctx.physics.physicalize(crate(ctx), mass=0.0).core.mass == 1.0
-    assert ctx.physics.physicalize(crate(ctx, "neg"), mass=-5.0).core.mass == 1.0
+    assert blocks.physicalize(ctx, crate(ctx), mass=0.0).core.mass == 1.0
+    assert blocks.physicalize(ctx, crate(ctx, "neg"), mass=-5.0).core.mass == 1.0
 
 
 def test_shift_mass_center_only_without_automatic_mass_center(ctx):
-    auto = ctx.physics.physicalize(crate(ctx, "a"), shift_mass_center=(1.0, 0.0, 0.0))
+    auto = blocks.physicalize(ctx, crate(ctx, "a"), shift_mass_center=(1.0, 0.0, 0.0))
     assert auto.shift_core_f_object == (0.0, 0.0, 0.0)
-    shifted = ctx.physics.physicalize(crate(ctx, "b"), shift_mass_center=(1.0, 0.0, 0.0),
+    shifted = blocks.physicalize(ctx, crate(ctx, "b"), shift_mass_center=(1.0, 0.0, 0.0),
                                       automatic_calculate_mass_center=False)
     # the object origin seen from the core (the mass centre at object (1, 0, 0))
     assert shifted.shift_core_f_object == (-1.0, 0.0, 0.0)
 
 
 def test_ball_when_no_surface_name_and_collision_off(ctx):
-    body = ctx.physics.physicalize(crate(ctx), collision_surface="")
+    body = blocks.physicalize(ctx, crate(ctx), collision_surface="")
     assert body.is_ball and not body.collision_enabled
     assert body.ball_radius == 1.0
 
 
 def test_ball_count_uses_the_last_radius_and_ignores_positions(ctx):
-    body = ctx.physics.physicalize(crate(ctx), ball_count=2, ball_radius_1=1.5, ball_radius_2=2.0,
+    body = blocks.physicalize(ctx, crate(ctx), ball_count=2, ball_radius_1=1.5, ball_radius_2=2.0,
                                    ball_position_2=(5.0, 5.0, 5.0))
     assert body.is_ball and body.ball_radius == 2.0 and body.collision_enabled
     assert body.shift_core_f_object == (0.0, 0.0, 0.0)
@@ -98,7 +98,7 @@ def test_ball_count_uses_the_last_radius_and_ignores_positions(ctx):
 def test_scale_is_baked_and_the_pose_comes_from_the_world_matrix(ctx):
     e = crate(ctx, position=(0.0, 5.0, 0.0), scale=(2.0, 1.0, 1.0))
     e.rotate((0, 1, 0), math.pi / 2)
-    body = ctx.physics.physicalize(e)
+    body = blocks.physicalize(ctx, e)
     v = body.surface.all_vertices()
     assert v[:, 0].min() == -2.0 and v[:, 0].max() == 2.0 and v[:, 1].max() == 1.0
     q = body.core.q_world_f_core_last_psi
@@ -108,34 +108,34 @@ def test_scale_is_baked_and_the_pose_comes_from_the_world_matrix(ctx):
 def test_uniform_scale_gives_the_exact_rotation(ctx):
     e = crate(ctx, scale=(3.0, 3.0, 3.0))
     e.set_quaternion((0.0, 0.0, S2, S2))
-    q = ctx.physics.physicalize(e).core.q_world_f_core_last_psi
+    q = blocks.physicalize(ctx, e).core.q_world_f_core_last_psi
     assert np.allclose(q, (0.0, 0.0, S2, S2), atol=1e-7)
 
 
 def test_surface_cache_by_name_the_first_scale_wins(ctx):
-    a = ctx.physics.physicalize(crate(ctx, "a"))
-    b = ctx.physics.physicalize(crate(ctx, "b", scale=(3.0, 3.0, 3.0)))
+    a = blocks.physicalize(ctx, crate(ctx, "a"))
+    b = blocks.physicalize(ctx, crate(ctx, "b", scale=(3.0, 3.0, 3.0)))
     assert b.surface is a.surface and b.surface.all_vertices()[:, 0].max() == 1.0
     ctx.physics.delete_collision_surfaces()
-    c = ctx.physics.physicalize(crate(ctx, "c", scale=(3.0, 3.0, 3.0)))
+    c = blocks.physicalize(ctx, crate(ctx, "c", scale=(3.0, 3.0, 3.0)))
     assert c.surface is not a.surface and c.surface.all_vertices()[:, 0].max() == 3.0
 
 
 def test_concave_floor_is_one_triangle_piece_per_face(ctx):
     floor = ctx.create_entity("floor", mesh=meshes.tessellated_plane(10, 10, 2, 2))
-    body = ctx.physics.physicalize(floor, fixed=True, convex_count=0, concave_count=1)
+    body = blocks.physicalize(ctx, floor, fixed=True, convex_count=0, concave_count=1)
     assert body.is_fixed and sum(len(s.faces) for s in body.surface.soups) == 8
 
 
 def test_not_start_frozen_wakes_at_the_next_psi(ctx):
-    body = ctx.physics.physicalize(crate(ctx))
+    body = blocks.physicalize(ctx, crate(ctx))
     assert body.object_state == 8 and body.core.is_in_wakeup_vec     # a queued revive
     ctx.process_frame(16.0)
     assert body.object_state == 1
 
 
 def test_start_frozen_stays_asleep(ctx):
-    body = ctx.physics.physicalize(crate(ctx), start_frozen=True)
+    body = blocks.physicalize(ctx, crate(ctx), start_frozen=True)
     assert not body.core.is_in_wakeup_vec
     for _ in range(3):
         ctx.process_frame(16.0)
@@ -144,7 +144,7 @@ def test_start_frozen_stays_asleep(ctx):
 
 def test_unphysicalize_destroys_the_body_and_fires_out2(ctx):
     e = crate(ctx, position=(0.0, 9.0, 0.0))
-    body = ctx.physics.physicalize(e)
+    body = blocks.physicalize(ctx, e)
     assert Physicalize(target=e).trigger("Unphysicalize") == ["Out2"]
     assert ctx.physics.body_of(e) is None and body.deleted and ctx.physics.env.objects == []
     assert e.get_position() == (0.0, 9.0, 0.0)

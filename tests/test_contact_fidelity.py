@@ -9,6 +9,9 @@ rule is the environment's default and is checked separately below.
 """
 
 import functools
+import gzip
+import json
+import math
 
 import pytest
 
@@ -96,6 +99,28 @@ def test_a_stack_of_three_settles_gains_no_energy_and_freezes_as_one():
     # no contact point churn: the engine creates 8 and deletes 1
     assert c.events["port"]["friction_created"]["count"] <= 2 * 8
     assert c.errors["sse"]["psis"]["pos"] <= c.tolerance()
+
+
+def test_a_box_landing_flat_lands_on_one_corner_and_ends_off_centre_as_in_the_engine():
+    """docs/ivp.md "A box landing flat" (issue 43, 18): stack3's lowest box, 5 m,
+    released flat 0.05 m above the floor. IVP impacts at one point at a time: its
+    first impact is at a corner of the face, and the box ends a few millimetres
+    off centre, in both builds of the engine and in the port."""
+    c = comparison("stack3")
+    for build in BUILDS:
+        path = rt.trace_path(rt.DEFAULT_TRACES, build, "stack3")
+        with gzip.open(path, "rt") as fh:
+            events = json.load(fh)["events"]
+        first = next(e for e in events if e["type"] == "impact_post" and {e["a"], e["b"]} == {"box1", "floor"})
+        x, _, z = first["contact_point_ws"]
+        assert abs(x) == pytest.approx(2.5, abs=1e-3) and abs(z) == pytest.approx(2.5, abs=1e-3)
+        # the port's first impact is the engine's: same time, same closing speed
+        assert c.events["port"]["impact_post"]["times"][0] == pytest.approx(first["t"], abs=1e-9)
+        assert c.events["port"]["impact_post"]["speeds"][0] == pytest.approx(
+            math.hypot(*first["rel_speed"]), rel=1e-6)
+    for run in [c.port] + [c.traces[b].run for b in BUILDS]:
+        x, _, z = run.frames[-1].bodies["box1"].pos
+        assert 0.001 < math.hypot(x, z) < 0.01
 
 
 def test_ballances_countdown_freezes_a_resting_ball_later_by_whole_sleep_tests():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from ivp import umath
 from ivp.fp import f32
 
@@ -14,7 +14,7 @@ def ball(ctx, name="ball", position=(0.0, 50.0, 0.0), **pins):
     e = ctx.create_entity(name, mesh=meshes.sphere(2.0), position=position)
     pins.setdefault("ball_count", 1)
     pins.setdefault("ball_radius_1", 2.0)
-    ctx.physics.physicalize(e, **pins)
+    blocks.physicalize(ctx, e, **pins)
     return e
 
 
@@ -114,7 +114,7 @@ def _pose_4_2(obj, t):
 def test_write_back_is_the_pose_interpolated_at_the_frame_time():
     ctx = CKContext()
     e = ball(ctx)
-    ctx.physics.impulse(e, direction=(1.0, 0.0, 0.0), impulse=3.0, position=(0.0, 50.0, 1.0))
+    blocks.impulse(ctx, e, direction=(1.0, 0.0, 0.0), impulse=3.0, position=(0.0, 50.0, 1.0))
     for _ in range(5):
         ctx.process_frame(FRAME_MS)
     env = ctx.physics.env
@@ -134,7 +134,7 @@ def test_write_back_is_the_pose_interpolated_at_the_frame_time():
 def test_write_back_only_of_awake_movable_bodies():
     ctx = CKContext()
     floor = ctx.create_entity("floor", mesh=meshes.box(10, 1, 10), position=(0, -5, 0))
-    ctx.physics.physicalize(floor, fixed=True)
+    blocks.physicalize(ctx, floor, fixed=True)
     frozen = ball(ctx, "frozen", position=(20, 50, 0), start_frozen=True)
     awake = ball(ctx, "awake")
     ctx.process_frame(FRAME_MS)
@@ -158,7 +158,7 @@ def test_frozen_body_leaves_the_write_back_set():
     for _ in range(300):                     # at rest, no gravity: it freezes (spec 10.2)
         ctx.process_frame(FRAME_MS)
     assert body.object_state == 8 and ctx.physics.write_back_objects == []
-    ctx.physics.wake_up(e)
+    blocks.wake_up(ctx, e)
     ctx.process_frame(FRAME_MS)
     assert ctx.physics.write_back_objects == [body]
 
@@ -190,7 +190,7 @@ def test_write_back_replaces_the_entity_scale():
     """Spec 4.3: SetWorldMatrix with the unit IVP rotation: the scale is lost."""
     ctx = CKContext()
     e = ctx.create_entity("big", mesh=meshes.sphere(1.0), position=(0, 50, 0), scale=(2, 2, 2))
-    ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0)
+    blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0)
     ctx.process_frame(FRAME_MS)
     assert e.get_scale() == pytest.approx((1.0, 1.0, 1.0))
 
@@ -200,9 +200,9 @@ def test_teleport_by_unphysicalize_move_physicalize():
     e = ball(ctx)
     for _ in range(3):
         ctx.process_frame(FRAME_MS)
-    ctx.physics.unphysicalize(e)
+    blocks.unphysicalize(ctx, e)
     e.set_position((100.0, 7.0, 0.0))
-    ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0)
+    blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0)
     assert ctx.physics.body_of(e).core.pos_world_f_core_last_psi == (100.0, 7.0, 0.0)
     ctx.process_frame(FRAME_MS)
     x, y, _ = e.get_position()

@@ -82,3 +82,31 @@ def test_recorder_writes_sorted_keys_per_frame(tmp_path):
     lines = path.read_text().splitlines()
     assert json.loads(lines[1]) == {"ms": 16.0, "keys": ["Left", "Up"]}
     assert len(lines) == 2
+
+
+def test_the_docs_recording_fits_the_sample_level_and_the_viewer_writes_such_a_header(tmp_path):
+    # issue 43, defect 10: the docs' header named "sample_level.yaml", which was warned as another scene
+    import re
+    from pathlib import Path
+
+    from scenes.cli import load_scene
+    from scenes.headless import recording_warnings
+    from viewer.session import Session
+
+    docs = (Path(__file__).parents[1] / "docs" / "behaviors.md").read_text()
+    section = docs[docs.index("## Input sources and recordings"):]
+    text = re.search(r"```\n(.*?)```", section, re.S).group(1)
+    doc_rec = tmp_path / "doc.jsonl"
+    doc_rec.write_text(text)
+    scene = load_scene("sample_level")
+    assert recording_warnings(Recording.load(doc_rec), doc_rec, scene) == []
+    named_by_file = tmp_path / "file.jsonl"
+    Recording([(20.0, ["Up"])], {"scene": "sample_level.yaml"}).save(named_by_file)
+    assert recording_warnings(Recording.load(named_by_file), named_by_file, scene) == []
+    viewer_rec = tmp_path / "viewer.jsonl"
+    s = Session(lambda: load_scene("sample_level"))
+    s.start_recording(viewer_rec)
+    s.tick(1 / 60)
+    s.stop_recording()
+    assert Recording.load(viewer_rec).meta.keys() == Recording.load(doc_rec).meta.keys() == {"scene", "seed"}
+    assert recording_warnings(Recording.load(viewer_rec), viewer_rec, scene) == []

@@ -206,7 +206,8 @@ def test_behaviour_errors_are_one_line_each_with_a_count_and_strict_fails(tmp_pa
     err = capsys.readouterr().err.splitlines()
     # the first raise stops the behaviour (docs/behaviors.md): one error, said once
     assert err == ["error: frame 3: behaviour 'test.cli_raiser' on the scene, in on_frame: RuntimeError: boom",
-                   "1 behaviour or block error(s); --strict makes them fail the run"]
+                   "1 behaviour or block error(s); --strict makes them fail the run; "
+                   "--traceback shows where they came from"]
     assert main(["run", scene, "--quiet", "--behaviors", module, "--strict"]) == 3
 
 
@@ -284,3 +285,95 @@ def test_check_lists_all_the_problems_of_a_file(tmp_path, capsys):
     assert f"{a}:9:56: behaviour 'ballance.fan' has no parameter 'forse' (did you mean 'force'?)" in err
     assert f"{b}:3:5: no scene file {tmp_path / 'nowhere.yaml'}" in err
     assert f"{b}:7:27: object: no entity 'bal' (did you mean 'ball'?)" in err
+
+
+# --- issue 43: the length of a run, Ctrl-C, tracebacks -------------------------------------
+
+def test_seconds_longer_than_the_recording_runs_the_asked_length_and_says_so(tmp_path, capsys):
+    from behaviors.recording import Recorder
+    rec = tmp_path / "r.jsonl"
+    with Recorder(rec) as r:
+        for _ in range(20):
+            r.add(25.0, ["Up"])
+    summ = tmp_path / "s.json"
+    assert main(["run", "ball_wood", "--quiet", "--input", str(rec), "--seconds", "1", "--frame-ms", "20",
+                 "--summary", str(summ)]) == 0
+    s = json.loads(summ.read_text())
+    # 20 recorded frames of 25 ms (0.5 s), then 0.5 s in frames of 20 ms: 25 more
+    assert s["frames"] == 45 and s["frame_seconds"] == pytest.approx(1.0)
+    assert "25 frames of 20 ms without keys follow" in capsys.readouterr().err
+
+
+def test_the_frames_after_a_recording_hold_no_keys():
+    from behaviors.recording import Recording
+    from scenes.headless import FrameTimes
+    frames = FrameTimes(0.1, 20.0, Recording([(30.0, ["Up"])] * 2))
+    assert len(frames) == 4 and list(frames) == [(30.0, frozenset({"Up"}))] * 2 + [(20.0, frozenset())] * 2
+    assert list(FrameTimes(0.05, 20.0)) == [(20.0, None)] * 3
+
+
+@pytest.mark.parametrize("option", [["--seconds", "1e9"], ["--seconds", "100", "--frame-ms", "1e-6"]])
+def test_a_run_too_long_is_refused_by_its_limit_before_loading(option, capsys, monkeypatch):
+    import scenes.cli
+    monkeypatch.setattr(scenes.cli, "load_scene", lambda *a: pytest.fail("loaded a scene"))
+    assert main(["run", "--no-input", "--quiet", *option]) == 1
+    err = capsys.readouterr().err
+    assert "limit MAX_RUN_FRAMES" in err and "--seconds" in err and "Traceback" not in err
+
+
+def interrupting(monkeypatch, at: int, how):
+    """Make frame `at` of every context call `how()` before it runs (a Ctrl-C)."""
+    from bbglue.context import CKContext
+    original = CKContext.process_frame
+
+    def process_frame(self, ms):
+        if self.time_manager.frame_count == at:
+            how()
+        original(self, ms)
+    monkeypatch.setattr(CKContext, "process_frame", process_frame)
+
+
+def whole_csv_rows(path):
+    text = path.read_text()
+    assert text.endswith("\n")
+    rows = list(csv.reader(text.splitlines()))
+    assert all(len(r) == 11 for r in rows)
+    return rows[1:]
+
+
+@pytest.mark.parametrize("second", [False, True])
+def test_ctrl_c_stops_the_run_with_the_summary_so_far_and_whole_files(drop, tmp_path, monkeypatch, capsys, second):
+    import os
+    import signal
+
+    def ctrl_c():
+        os.kill(os.getpid(), signal.SIGINT)     # the first Ctrl-C: the frame ends, then the run
+        if second:
+            raise KeyboardInterrupt             # a second one inside the frame: it is not counted
+
+    interrupting(monkeypatch, 10, ctrl_c)
+    traj, summ = tmp_path / "t.csv", tmp_path / "s.json"
+    assert main(["run", drop, "--quiet", "--trajectory", str(traj), "--summary", str(summ)]) == 130
+    frames = 10 if second else 11
+    assert f"interrupted at frame {frames}" in capsys.readouterr().out
+    s = json.loads(summ.read_text())
+    assert s["frames"] == frames and s["interrupted"] == frames
+    assert [int(r[0]) for r in whole_csv_rows(traj)] == list(range(frames))
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_traceback_shows_where_a_behaviour_raised(tmp_path, capsys):
+    scene, module = raising_scene(tmp_path, "test.cli_traceback")
+    assert main(["run", scene, "--quiet", "--behaviors", module]) == 0
+    assert "--traceback shows where" in capsys.readouterr().err
+    assert main(["run", scene, "--quiet", "--behaviors", module, "--traceback"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "error: frame 3: behaviour 'test.cli_traceback' on the scene, in on_frame: RuntimeError: boom"
+    assert err[1] == "Traceback (most recent call last):"
+    assert any("raiser_behaviours.py" in line and "on_frame" in line for line in err)
+
+
+def test_a_run_of_no_frames_writes_the_trajectorys_header(drop, tmp_path):
+    traj = tmp_path / "t.csv"
+    assert main(["run", drop, "--quiet", "--seconds", "0", "--trajectory", str(traj)]) == 0
+    assert traj.read_bytes() == b"frame,time,entity,x,y,z,qx,qy,qz,qw,awake\r\n"      # CSV's line ends

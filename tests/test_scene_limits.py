@@ -204,7 +204,7 @@ def test_a_zero_area_triangle_in_a_concave_shape_names_the_entity(tmp_path):
                            "physics: {fixed: true, concave: [self]}}\n")
     line, col, msg = one(path, load=True)
     # triangle 1 has the three collinear points (0,0,0), (1,0,0), (2,0,0)
-    assert line == 3 and "entity 'floor'" in msg and "triangle 1 (vertices 0, 1, 3) has zero area" in msg
+    assert line == 3 and "entity 'floor'" in msg and "triangle 1 (vertices 0, 1, 3) is degenerate" in msg
 
 
 def test_a_convex_shape_may_hold_a_zero_area_triangle(tmp_path):

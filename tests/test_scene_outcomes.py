@@ -4,6 +4,7 @@ the fan, and the sample level played through by a recording."""
 import pytest
 
 import scenes
+from bbglue import blocks
 from behaviors.ballance.balls import player_of
 from behaviors.ballance.level import gameplay_state
 from behaviors.recording import Recorder, Recording
@@ -32,7 +33,7 @@ def test_spring_lift_rises_m_g_over_k_without_its_weights():
     loaded = platform.get_position()[1]
     for w in weights:
         ctx.destroy_entity(w)
-    ctx.physics.wake_up(platform)
+    blocks.wake_up(ctx, platform)
     frames(ctx, 300)
     empty = platform.get_position()[1]
     assert empty - loaded == pytest.approx(sum(masses) * G / 15.0, abs=0.25)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import SetPhysicsGlobals
 from ivp import MT_NOT_SIM
 
@@ -18,7 +18,7 @@ def world(gravity=(0.0, -20.0, 0.0)):
     ctx = CKContext()
     SetPhysicsGlobals(None, ctx, gravity=gravity, physic_time_factor=1.0).trigger()
     fix = ctx.create_entity("FixCube", mesh=meshes.box(1.0, 1.0, 1.0, name="fix"))
-    ctx.physics.physicalize(fix, fixed=True, enable_collision=False)
+    blocks.physicalize(ctx, fix, fixed=True, enable_collision=False)
     return ctx, fix
 
 
@@ -35,8 +35,8 @@ def hinged(ctx, fix, name, mesh, position, anchor, **pins):
     """A body hinged to FixCube about world Z through ``anchor``."""
     e = ctx.create_entity(name, mesh=mesh, position=position)
     ref = ctx.create_entity(f"{name}_joint", position=anchor)
-    ctx.physics.physicalize(e, **pins)
-    return e, ctx.physics.hinge(e, object2=fix, joint_referential=ref)
+    blocks.physicalize(ctx, e, **pins)
+    return e, blocks.hinge(ctx, e, object2=fix, joint_referential=ref)
 
 
 def hanging_plank(ctx, fix, **pins):
@@ -53,7 +53,7 @@ def seesaw(ctx, fix, **pins):
 
 
 def knock(ctx, e, position, direction, impulse):
-    ctx.physics.impulse(e, position=position, referential=e, direction=direction, impulse=impulse)
+    blocks.impulse(ctx, e, position=position, referential=e, direction=direction, impulse=impulse)
 
 
 def swing_after(ctx, plank, psis):
@@ -88,7 +88,7 @@ def test_a_knocked_plank_comes_back_to_its_initial_matrix_on_its_hinge():
     assert math.atan2(first[0], 10.0 - first[1]) == pytest.approx(w * n / 66.0, rel=5e-3)   # knocked away
     assert math.hypot(first[0], 10.0 - first[1]) == pytest.approx(2.0, abs=1e-3)         # about its hinge
     old_body, old_joint = ctx.physics.body_of(plank), hinge.handle
-    assert ctx.physics.reset_bodies({plank: m0}) == [plank]
+    assert blocks.reset_bodies(ctx, {plank: m0}) == [plank]
     body = ctx.physics.body_of(plank)
     assert body is not old_body and old_body.deleted and old_joint.deleted
     assert np.array_equal(matrix(plank), m0)                       # exactly, bit for bit
@@ -108,7 +108,7 @@ def test_a_tipped_seesaw_comes_back_level():
     run(ctx, 20)
     tilt = board.get_orientation()[2]                            # the up axis of the board
     assert abs(tilt[0]) > 0.1
-    assert ctx.physics.reset_bodies({board: m0}) == [board]
+    assert blocks.reset_bodies(ctx, {board: m0}) == [board]
     assert np.array_equal(matrix(board), m0)
     run(ctx, 20)
     # Balanced on its hinge (the mass centre on the axis), at rest: it stays level.
@@ -150,7 +150,7 @@ def test_a_pendulum_swings_with_the_same_period_after_a_reset():
     before = pendulum_half_periods(ctx, ball, 0.0, psis)
     knock(ctx, ball, (0.0, 0.0, 0.0), (1.0, 0.0, 0.0), 3.0)    # knocked off its swing
     run(ctx, 10)
-    ctx.physics.reset_bodies({ball: m0})
+    blocks.reset_bodies(ctx, {ball: m0})
     after = pendulum_half_periods(ctx, ball, 0.0, psis)
     assert len(before) == len(after) == 1
     assert 2.0 * before[0] == pytest.approx(period, rel=1e-3)
@@ -162,16 +162,16 @@ def test_a_start_frozen_body_is_frozen_again():
     ctx, fix = world()
     board, hinge = seesaw(ctx, fix, start_frozen=True)
     lone = ctx.create_entity("Lone", mesh=meshes.box(1.0, 1.0, 1.0, name="lone"), position=(20.0, 5.0, 0.0))
-    ctx.physics.physicalize(lone, start_frozen=True)
+    blocks.physicalize(ctx, lone, start_frozen=True)
     m0 = {e: matrix(e) for e in (board, lone)}
     run(ctx, 3)
     assert ctx.physics.body_of(lone).object_state == MT_NOT_SIM and np.array_equal(matrix(lone), m0[lone])
-    ctx.physics.wake_up(lone)
+    blocks.wake_up(ctx, lone)
     knock(ctx, board, (4.0, 0.0, 0.0), (0.0, -1.0, 0.0), 10.0)   # an impulse wakes the board
     run(ctx, 15)
     assert lone.get_position()[1] < 4.9                          # woken, falling under gravity
     assert abs(board.get_orientation()[1][0]) > 0.05
-    ctx.physics.reset_bodies({e: m for e, m in m0.items()})
+    blocks.reset_bodies(ctx, {e: m for e, m in m0.items()})
     run(ctx, 15)
     for e in (board, lone):
         body = ctx.physics.body_of(e)
@@ -188,7 +188,7 @@ def test_an_entity_never_physicalized_is_untouched():
     moved = np.array(m_ghost)
     moved[3, :3] = (30.0, 40.0, 50.0)
     run(ctx, 2)
-    assert ctx.physics.reset_bodies({ghost: moved, plank: m_plank}) == [plank]
+    assert blocks.reset_bodies(ctx, {ghost: moved, plank: m_plank}) == [plank]
     assert np.array_equal(matrix(ghost), m_ghost)
     assert not ctx.physics.is_physicalized(ghost) and ctx.console == []
 
@@ -207,7 +207,7 @@ def test_a_reset_while_the_body_sleeps():
             break
     assert ctx.physics.body_of(board).object_state == MT_NOT_SIM
     assert abs(board.get_orientation()[1][0]) > 0.05             # asleep, tilted
-    ctx.physics.reset_bodies({board: m0})
+    blocks.reset_bodies(ctx, {board: m0})
     assert np.array_equal(matrix(board), m0)
     knock(ctx, board, (4.0, 0.0, 0.0), (0.0, -1.0, 0.0), 10.0)
     run(ctx, 10)
@@ -220,18 +220,18 @@ def test_a_joint_whose_other_body_is_not_back_yet_is_made_when_it_is():
     a = ctx.create_entity("A", mesh=meshes.box(1.0, 1.0, 1.0, name="cube"), position=(0.0, 0.0, 5.0))
     b = ctx.create_entity("B", mesh=meshes.box(1.0, 1.0, 1.0, name="cube"), position=(2.0, 0.0, 5.0))
     for e in (a, b):
-        ctx.physics.physicalize(e)
-    spring = ctx.physics.spring(a, object2=b, position_1=(0.5, 0.0, 0.0), referential_1=a,
+        blocks.physicalize(ctx, e)
+    spring = blocks.spring(ctx, a, object2=b, position_1=(0.5, 0.0, 0.0), referential_1=a,
                                 position_2=(-0.5, 0.0, 0.0), referential_2=b, length=1.0, constant=5.0)
     assert spring.handle is not None
     pins_b = dict(ctx.physics.record_of(b).pins)
-    ctx.physics.unphysicalize(b)                                  # the spring goes with B
-    ctx.physics.reset_bodies({a: matrix(a)})
+    blocks.unphysicalize(ctx, b)                                  # the spring goes with B
+    blocks.reset_bodies(ctx, {a: matrix(a)})
     assert spring.handle is None and len(ctx.physics.commands) == 1
     assert ctx.console == ["You must Physicalize B !!!"]
     run(ctx)
     assert spring.handle is None
-    ctx.physics.physicalize(b, **{k.lower().replace(" ", "_"): v for k, v in pins_b.items()
+    blocks.physicalize(ctx, b, **{k.lower().replace(" ", "_"): v for k, v in pins_b.items()
                                   if k in ("Mass", "Friction")})
     run(ctx)
     assert spring.handle is not None and ctx.physics.commands == []
@@ -241,14 +241,14 @@ def test_a_joint_whose_other_body_is_not_back_yet_is_made_when_it_is():
 def test_a_broken_hinge_comes_back_but_forces_do_not():
     ctx, fix = world(gravity=(0.0, 0.0, 0.0))
     plank, hinge = hanging_plank(ctx, fix)
-    force = ctx.physics.set_force(plank, direction=(1.0, 0.0, 0.0), force_value=0.05)
-    watch = ctx.physics.coll_detection(plank)
+    force = blocks.set_force(ctx, plank, direction=(1.0, 0.0, 0.0), force_value=0.05)
+    watch = blocks.coll_detection(ctx, plank)
     m0 = matrix(plank)
     run(ctx, 2)
     hinge.destroy()                                              # broken by a script
     run(ctx, 10)
     assert plank.get_position()[0] > 0.02                         # pushed away, free
-    ctx.physics.reset_bodies({plank: m0})
+    blocks.reset_bodies(ctx, {plank: m0})
     body = ctx.physics.body_of(plank)
     assert hinge.handle is not None and hinge.handle.objects[0] is body
     assert force.handle is None and watch.handle is not None and watch.handle.body is body
@@ -265,7 +265,7 @@ def test_a_disposed_block_is_not_made_again():
     plank, hinge = hanging_plank(ctx, fix)
     hinge.dispose()
     assert hinge.handle is None and hinge not in ctx.physics.record_of(plank).blocks
-    ctx.physics.reset_bodies({plank: matrix(plank)})
+    blocks.reset_bodies(ctx, {plank: matrix(plank)})
     assert hinge.handle is None and ctx.physics.commands == []
 
 
@@ -288,5 +288,5 @@ def test_bad_input_changes_nothing(bad, error):
         bad = {plank: m[:3] if bad == "shape" else m}
     body, joint = ctx.physics.body_of(plank), hinge.handle
     with pytest.raises(error, match="reset_bodies"):
-        ctx.physics.reset_bodies(bad)
+        blocks.reset_bodies(ctx, bad)
     assert ctx.physics.body_of(plank) is body and hinge.handle is joint and not joint.deleted

@@ -4,7 +4,7 @@ joints, frozen ones frozen, the wake gate armed (glue-and-content 3)."""
 import numpy as np
 import pytest
 
-from bbglue import meshes
+from bbglue import blocks, meshes
 from bbglue.blocks import Physicalize, SetPhysicsHinge
 from behaviors import Behavior, manager_of, registry
 from behaviors.ballance import player_of
@@ -57,7 +57,7 @@ def test_a_death_puts_the_sector_bodies_back_with_their_hinges():
     run(ctx, 2)
     assert bridge.broken and bridge.hinges[6].handle is None
     for e, d in ((planks[6], (0.0, -1.0, 0.0)), (pusher, (1.0, 0.0, 0.0)), (crate, (1.0, 0.0, 0.0))):
-        ctx.physics.impulse(e, direction=d, impulse=5.0)
+        blocks.impulse(ctx, e, direction=d, impulse=5.0)
     run(ctx, 10)
     moved = matrices(planks + [pusher, crate])
     assert all(abs(a[3, :3] - b[3, :3]).max() > 0.1 for a, b in zip(moved[6:], m0[6:]))   # knocked away

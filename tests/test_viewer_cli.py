@@ -124,3 +124,31 @@ def test_render_plays_the_scenes_demo_input_unless_told_otherwise(gl_window, tmp
     assert main(["render", "sample_level", "--at", "0.5", "--input", str(rec), "-o", str(out),
                  "--size", "64x48", "--headless"]) == 0
     assert out.exists()
+
+
+# --- issue 43, defect 17 ------------------------------------------------------------------
+
+def test_play_names_a_misspelt_scene_before_saying_there_is_no_display(monkeypatch, capsys):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert main(["play", "smaple_level"]) == 1
+    err = capsys.readouterr().err
+    assert "no scene file smaple_level" in err and "did you mean 'sample_level'?" in err and "display" not in err
+
+
+def test_render_defaults_to_the_sample_level_as_run_and_play_do(gl_window, tmp_path):  # noqa: F811
+    default, named = tmp_path / "default.png", tmp_path / "named.png"
+    assert main(["render", "--no-input", "-o", str(default), "--size", "64x48", "--headless"]) == 0
+    assert main(["render", "sample_level", "--no-input", "-o", str(named), "--size", "64x48", "--headless"]) == 0
+    assert np.array_equal(read_png(default), read_png(named))
+
+
+def test_an_image_larger_than_gl_draws_is_refused_with_its_limit(gl_window, scene_file, capsys):  # noqa: F811
+    # issue 43, defect 14: GLException "Invalid value" before
+    from viewer.renderer import max_image_size
+    gl_window.switch_to()
+    w, h = max_image_size()
+    assert main(["render", str(scene_file), "--size", f"{w + 1}x{h}", "--headless"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"ivp render: an image of {w + 1}x{h} is more than this GL draws, {w}x{h} at most")
+    assert "--size" in err and "Traceback" not in err

@@ -324,3 +324,31 @@ def test_recording_starts_at_the_first_frame_and_ends_on_what_it_cannot_hold(tmp
     s.tick(1 / 60)
     s.change_speed(+1)
     assert s.recorder is None and "time factor" in s.message
+
+
+def test_a_behaviour_error_is_logged_once_then_its_traceback(caplog):
+    # issue 43, defect 6: the viewer's stderr (the "bbglue" log) had the frame twice
+    # and a stray ": RuntimeError: boom" line after the traceback
+    import logging
+
+    from behaviors import Behavior, register
+    from behaviors.api import manager_of
+
+    @register("test.viewer_log_raiser")
+    class Raiser(Behavior):
+        def on_frame(self, dt):
+            raise RuntimeError("boom")
+
+    def load():
+        ctx = ball_scene()
+        manager_of(ctx).attach(Raiser(ctx))
+        return ctx
+
+    s = Session(load)
+    with caplog.at_level(logging.WARNING, logger="bbglue"):
+        s.tick(1 / 60)
+    (record,) = caplog.records
+    text = logging.Formatter().format(record).splitlines()
+    assert text[0] == "frame 1: behaviour 'test.viewer_log_raiser' on the scene, in on_frame: RuntimeError: boom"
+    assert text[1] == "Traceback (most recent call last):" and text[-1] == "RuntimeError: boom"
+    assert [line for line in text if line.startswith(("frame", "RuntimeError", ":"))] == [text[0], text[-1]]

@@ -326,7 +326,7 @@ def test_a_wall_clock_video_repeats_or_leaves_out_drawn_frames_to_keep_its_pace(
     red[..., 0] = 255
     for t, frames in ((0.0, 1), (0.01, 1), (0.05, 2), (0.2, 7)):
         v.frame(t, lambda: red)                  # due: floor(30 (t - t0)) + 1
-        assert v.sink.frames == frames
+        assert v.frames == frames
     v.frame(0.3, lambda: red[:4, :5])          # smaller (a resize): padded with black
     assert v.close() == f"10 frames written as {tmp_path / 'v_frames' / 'frame_NNNNN.png'}"
 
@@ -339,7 +339,7 @@ def test_f8_records_a_video_of_the_window_and_says_how(window, tmp_path, monkeyp
     monkeypatch.chdir(tmp_path)
     w = window()
     press(w, key.F8)
-    assert w.session.message == "video: no ffmpeg here, PNG frames into viewer-001_frames/"
+    assert w.session.message == "video: no ffmpeg here, PNG frames into viewer-001_frames/ (ffmpeg makes an .mp4)"
     for _ in range(3):
         w.draw(1 / 60)
     press(w, key.F8)
@@ -358,3 +358,166 @@ def test_f10_switches_vsync_and_says_what_the_window_has(window):
     w = window()
     press(w, key.F10)                    # headless EGL has no vsync to switch: the message says what is
     assert w.session.message == f"vsync {'on' if w.vsync else 'off'}"
+
+
+# --- issue 43, defect 13 ------------------------------------------------------------------
+
+def test_help_and_hud_agree_that_pause_keeps_the_time_factor(window):
+    from pyglet.window import key
+
+    from viewer import hud
+    from viewer.window import help_lines
+    w = window()
+    w.session.physics.time_factor = 2.0
+    press(w, key.SPACE)
+    (pause,) = [line for line in help_lines(frozenset()) if "pause / resume" in line]
+    assert "time factor 0" not in pause and "the time factor stays" in pause
+    assert "   PAUSED, time factor 2   " in hud.status_lines(w.session)[0]
+
+
+def test_psis_this_frame_counts_the_last_tick_paused_and_stepping(window):
+    from pyglet.window import key
+
+    from viewer import hud
+
+    def psis_line():
+        (line,) = [li for li in hud.status_lines(w.session) if li.startswith("PSIs this frame")]
+        return int(line.split()[3])
+
+    w = window()
+    w.session.physics.time_factor = 4.0
+    for _ in range(5):
+        w.tick(1 / 60)
+    before = w.session.env.psi_count
+    w.tick(1 / 60)
+    assert psis_line() == w.session.env.psi_count - before > 0
+    press(w, key.SPACE)
+    w.tick(1 / 60)
+    assert psis_line() == 0                 # no frame ran
+    press(w, key.RIGHT)
+    press(w, key.RIGHT)
+    w.tick(1 / 60)
+    assert psis_line() == 2                 # the two single steps since the last tick
+    w.tick(1 / 60)
+    assert psis_line() == 0
+
+
+def test_quitting_ivp_play_prints_only_where_a_recording_went(gl_window, monkeypatch, tmp_path, capsys):  # noqa: F811
+    # F10's "vsync off", the last HUD message, was printed on quitting
+    import pyglet
+    from pyglet.window import key
+
+    from viewer import display, window
+    from viewer.cli import main
+
+    def run(*args, **kwargs):
+        opened[-1].on_key_press(key.F10, 0)
+
+    class Recorded(window.ViewerWindow):
+        def __init__(self, session, *args, **kwargs):
+            super().__init__(session, *args, visible=False, **kwargs)
+            opened.append(self)
+
+    opened = []
+    monkeypatch.setattr(display, "has_display", lambda: True)
+    monkeypatch.setattr(display, "configure", lambda headless=None: True)    # EGL is already loaded
+    monkeypatch.setattr(window, "ViewerWindow", Recorded)
+    monkeypatch.setattr(pyglet.app, "run", run)
+    assert main(["play", "ball_wood", "--size", "160x120", "--samples", "0"]) == 0
+    assert opened[-1].session.message.startswith("vsync") and capsys.readouterr().out == ""
+    rec = tmp_path / "r.jsonl"
+    assert main(["play", "ball_wood", "--size", "160x120", "--samples", "0", "--record", str(rec)]) == 0
+    assert capsys.readouterr().out == f"recorded 0 frames to {rec}\n"
+    for w in opened:
+        w.close()
+
+
+def test_a_failed_reload_is_said_in_the_hud_in_full_by_f2_and_on_stderr(window, capsys):
+    # issue 43, defect 7: the message was cut in the HUD, F2 showed the previous
+    # behaviour error and nothing reached stderr
+    from pyglet.window import key
+
+    from viewer import hud
+    long_line = "scene.yaml:3:5: entity 'crate': physics: " + "x" * 150
+    broken = []
+
+    def load():
+        if broken:
+            raise ValueError(f"{long_line}\nscene.yaml:9:1: a second problem")
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: 1 / 0, name="divide")
+        return ctx
+
+    w = window(load)
+    w.tick(1 / 60)                          # a behaviour error first
+    broken.append(True)
+    press(w, key.F5)
+    (line,) = [li for li in hud.status_lines(w.session) if li.startswith("reload failed")]
+    assert line.startswith("reload failed (F2): ValueError: scene.yaml:3:5: entity 'crate'")
+    press(w, key.F2)
+    assert w.centre_lines()[1:] == [f"ValueError: {long_line}", "scene.yaml:9:1: a second problem"]
+    assert capsys.readouterr().err == (f"reload failed, the scene before it runs on: ValueError: {long_line}\n"
+                                       "scene.yaml:9:1: a second problem\n")
+    broken.clear()
+    press(w, key.F5)
+    assert "ZeroDivisionError" not in "\n".join(w.centre_lines())    # a fresh scene: no error yet
+    w.tick(1 / 60)
+    assert "ZeroDivisionError" in "\n".join(w.centre_lines())
+
+
+# --- issue 43, defect 15: F8 without ffmpeg dropped the viewer to 2.3 fps -------------------
+
+class HeldSink:
+    """A sink whose writes wait for `go` (a slow encoder), keeping what they were given."""
+
+    def __init__(self):
+        import threading
+        self.path = "held"
+        self.go = threading.Event()
+        self.writing = threading.Event()
+        self.written = []
+
+    def write(self, rgb, times=1):
+        self.writing.set()
+        self.go.wait(timeout=60)
+        self.written.append((int(rgb[0, 0, 0]), times))
+
+    def close(self):
+        return f"{sum(t for _, t in self.written)} frames"
+
+
+def test_video_frames_are_written_by_a_worker_that_keeps_the_newest_waiting_image():
+    from viewer.video import BackgroundWriter
+    sink = HeldSink()
+    writer = BackgroundWriter(sink)
+    image = [np.full((2, 2, 3), i, np.uint8) for i in range(3)]
+    writer.put(image[0], 1)
+    assert sink.writing.wait(timeout=60)     # the worker holds image 0: put returned all the same
+    writer.put(image[1], 2)
+    writer.put(image[2], 3)                  # image 1 is left out, image 2 takes its 2 frames
+    sink.go.set()
+    assert writer.close() == "6 frames"      # what waited is written before the sink closes
+    assert sink.written == [(0, 1), (2, 5)]
+
+
+def test_a_failing_video_sink_is_reported_by_the_writer():
+    from viewer.video import BackgroundWriter
+
+    class Failing(HeldSink):
+        def write(self, rgb, times=1):
+            raise OSError(28, "No space left on device")
+
+    writer = BackgroundWriter(Failing())
+    writer.put(np.zeros((2, 2, 3), np.uint8), 1)
+    with pytest.raises(OSError, match="No space left"):
+        writer.close()
+
+
+def test_a_repeated_frame_is_encoded_once(tmp_path, monkeypatch):
+    from viewer import png, video
+    encoded = []
+    monkeypatch.setattr(png, "encode", lambda rgb: encoded.append(1) or b"png")
+    sink = video.PngSequence(tmp_path / "frames")
+    sink.write(np.zeros((2, 2, 3), np.uint8), 3)
+    assert len(encoded) == 1 and sorted(p.name for p in (tmp_path / "frames").iterdir()) == [
+        "frame_00000.png", "frame_00001.png", "frame_00002.png"]

@@ -4,6 +4,7 @@ files the tests write (tests/virtools_levels.py)."""
 import os
 import struct
 
+import numpy as np
 import pytest
 
 import scenes
@@ -233,3 +234,58 @@ def test_reset_points_and_checkpoints_get_the_names_the_level_finds(tmp_path):
     text = scene.level.text()
     assert "'PR_Resetpoint_2' (CK3dObject) in PR_Resetpoints is imported as 'PR_Resetpoint_02'" in text
     assert "reset points stop at 2: there is no 'PR_Resetpoint_03'" in text
+
+
+def test_degenerate_triangles_are_dropped_with_their_materials(tmp_path):
+    """A floor whose third triangle has three collinear corners (0,0,0),
+    (1,0,0), (2,0,0): zero area, no normal. The original plays such levels;
+    the import drops that face and its material slot in step (the look's
+    faces index the faces kept), with one warning naming the mesh."""
+    b = LevelBuilder()
+    grass, rock = b.material("Grass", 0xFF00FF00), b.material("Rock", 0xFF808080)
+    v = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10], [1, 0, 0], [2, 0, 0], [0, 0, 20]], np.float32)
+    faces = np.array([[0, 2, 1], [0, 3, 2], [0, 4, 5], [3, 2, 6]], np.int32)
+    m = b.add(r.Mesh, r.CK_MESH, "A01_Floor_Mesh", flags=0x0003C00A, slots=[grass, rock], vertices=v,
+              normals=None, uvs=np.zeros((7, 2), np.float32), faces=faces,
+              face_slots=np.array([0, 0, 1, 1], np.int32))
+    floor = b.entity("A01_Floor", m, translation(0, 0, 0))
+    b.group("Phys_Floors", [floor])
+    b.group("PR_Resetpoints", [b.entity("PR_Resetpoint_01", None, translation(5, 3, 5))])
+    path = tmp_path / "Level_01.NMO"
+    path.write_bytes(b.data())
+    scene = scenes.load(str(path))
+    kept = scene.entity("A01_Floor").mesh.faces
+    assert kept.tolist() == faces[[0, 1, 3]].tolist()
+    look = scene.looks["A01_Floor"]
+    assert [(p.name, p.faces.tolist()) for p in look.parts] == [("Grass", [0, 1]), ("Rock", [2])]
+    assert scene.ctx.physics.is_physicalized(scene.entity("A01_Floor"))
+    warnings = [w for w in scene.level.warnings if "degenerate" in w]
+    assert len(warnings) == 1 and "mesh 'A01_Floor_Mesh': 1 degenerate triangle of 4 dropped" in warnings[0]
+
+
+def test_a_module_placeholder_that_is_also_a_floor_is_its_module_only(tmp_path):
+    """5.2: the game replaces a module placeholder by its prefab (its mesh is
+    an editing aid), so a fan placeholder that is also in Phys_Floors (as
+    Level_03's P_Modul_18_04) collides as nothing: the level loads, the fan
+    works, and the report says what was dropped."""
+    b = two_sector_level()
+    fan = next(o.index for o in b.objects if o.name == "P_Modul_18_01")
+    next(o for o in b.objects if o.name == "Phys_Floors").members.append(fan)
+    level = tmp_path / "3D Entities" / "Level"
+    level.mkdir(parents=True)
+    (level / "Level_01.NMO").write_bytes(b.data())
+    ph = tmp_path / "3D Entities" / "PH"
+    ph.mkdir()
+    p = LevelBuilder()
+    p.entity("P_Modul_18_MF", None, translation(0, 0, 0), class_id=r.CK_3DENTITY)
+    p.box("P_Modul_18_Rotor", (3, 1, 1), (0, 0.5, 0), p.material("Metal"))
+    (ph / "P_Modul_18.nmo").write_bytes(p.data())
+    scene = scenes.load(str(level / "Level_01.NMO"))
+    placeholder = scene.plan.entity("P_Modul_18_01")
+    assert placeholder.mesh is None and placeholder.physics is None and "Phys_Floors" not in placeholder.groups
+    assert "P_Modul_18_01" not in [e.name for e in scene.ctx.get_group("Phys_Floors").entities]
+    assert scene.plan.entity("P_Modul_18_01.P_Modul_18_Rotor").mesh is not None
+    assert [b.values["entity"] for b in scene.plan.behaviours if b.type == "ballance.fan"] == ["P_Modul_18_01"]
+    assert "skipped object #" in scene.level.text() and \
+        "'P_Modul_18_01' (CK3dObject) in Phys_Floors: a P_Modul_18 placeholder, replaced by its prefab: " \
+        "no collision" in scene.level.text()

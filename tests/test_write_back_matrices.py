@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from bbglue import CKContext, meshes
+from bbglue import CKContext, blocks, meshes
 from ivp.fp import f32
 
 FRAME_MS = 1000.0 / 60.0
@@ -14,7 +14,7 @@ FRAME_MS = 1000.0 / 60.0
 
 def ball(ctx, name, position):
     e = ctx.create_entity(name, mesh=meshes.sphere(2.0), position=position)
-    ctx.physics.physicalize(e, ball_count=1, ball_radius_1=2.0)
+    blocks.physicalize(ctx, e, ball_count=1, ball_radius_1=2.0)
     return e
 
 

@@ -1,8 +1,8 @@
 """The ``ivp`` command line.
 
     ivp play [SCENE] [--record REC.jsonl] [--input REC.jsonl]   the viewer window (default: the bundled level)
-    ivp render SCENE --at T -o shot.png        a frame rendered headless
-    ivp render SCENE --video out.mp4 --seconds N
+    ivp render [SCENE] --at T -o shot.png      a frame rendered headless
+    ivp render [SCENE] --video out.mp4 --seconds N
     ivp play --game BALLANCE N                 level N of your game folder (also run and render; docs/levels.md)
 
 The scenes layer adds its own subcommands (run, check, list) through
@@ -16,8 +16,9 @@ import gc
 import sys
 
 from behaviors.api import hook_watchdog
-from scenes.cli import (add_behaviors_option, add_input_options, add_subcommands, add_watchdog_option, load_scene,
-                        say_if_compiling, scripted_input)
+from scenes import DEFAULT_SCENE
+from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_subcommands,
+                        add_watchdog_option, find_scene, load_scene, say_if_compiling, scripted_input)
 
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
 
@@ -48,14 +49,14 @@ def _session(args, name: str, default_input: bool):
 
 def _play(args) -> int:
     from . import display
+    find_scene(args.scene)                   # a misspelt name first: no display would not help it
     if not display.has_display():
         print("ivp play: there is no display here (DISPLAY is not set), so no window can open.\n"
               "Render frames headless instead:\n"
               "  ivp render SCENE --at 2.0 -o shot.png\n"
               "  ivp render SCENE --video run.mp4 --seconds 10", file=sys.stderr)
         return 2
-    import scenes
-    session = _session(args, args.scene or scenes.DEFAULT_SCENE, default_input=False)
+    session = _session(args, args.scene, default_input=False)
     display.configure(headless=False)
     import pyglet
 
@@ -68,9 +69,9 @@ def _play(args) -> int:
         with hook_watchdog(args.hook_time_limit):
             pyglet.app.run(1.0 / MAX_FPS)
     finally:
-        session.stop_recording()
-    if session.message:
-        print(session.message)
+        said = session.stop_recording()
+    if said:                                 # where the recording went; the other messages were the HUD's
+        print(said)
     return 0
 
 
@@ -108,10 +109,13 @@ def add_game_option(p) -> None:
                                                       "its '3D Entities/Level/Level_NN.NMO' (docs/levels.md)")
 
 
-def resolve_game_level(args) -> None:
-    """With --game, the scene argument is a level number: it becomes that
-    level's file in the game folder (a ValueError naming what was looked for)."""
+def resolve_scene(args) -> None:
+    """The scene argument of run, play and render: with --game a level number,
+    which becomes that level's file in the game folder (a ValueError naming
+    what was looked for); else DEFAULT_SCENE when none is given."""
     if getattr(args, "game", None) is None:
+        if getattr(args, "scene", "") is None:
+            args.scene = DEFAULT_SCENE
         return
     from scenes.virtools import game_level
     text = args.scene if args.scene is not None else ""
@@ -124,7 +128,7 @@ def resolve_game_level(args) -> None:
 
 def add_viewer_subcommands(sub) -> None:
     p = sub.add_parser("play", help="open the viewer window on a scene")
-    p.add_argument("scene", nargs="?", help="a scene file or a bundled scene name (default: the bundled level)")
+    add_scene_argument(p)
     p.add_argument("--size", type=_size, default=(1024, 768), help="window size, WIDTHxHEIGHT")
     p.add_argument("--samples", type=int, help="multisampling (default: 4 on a GPU, none in software GL)")
     p.add_argument("--no-vsync", action="store_true", help="do not wait for the display's refresh "
@@ -139,7 +143,7 @@ def add_viewer_subcommands(sub) -> None:
     add_game_option(p)
 
     p = sub.add_parser("render", help="render a frame (PNG) or a video of a scene, without a window")
-    p.add_argument("scene", help="a scene file or a bundled scene name")
+    add_scene_argument(p)
     p.add_argument("--at", type=float, default=0.0, help="seconds of frame time to run first (60 frames/s)")
     p.add_argument("-o", "--output", default="shot.png", help="the PNG to write")
     p.add_argument("--size", type=_size, default=(800, 600), help="image size, WIDTHxHEIGHT")
@@ -175,7 +179,7 @@ def main(argv=None) -> int:
     add_game_option(sub.choices["run"])
     args = parser.parse_args(argv)
     try:
-        resolve_game_level(args)
+        resolve_scene(args)
         return args.func(args)
     except ValueError as exc:           # a bad scene file (SceneError) or argument: say what, no trace
         print(f"ivp {args.command}: {exc}", file=sys.stderr)

@@ -43,10 +43,10 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
         lines.append(session.message)
     lines.extend(notes)
     if session.error:
-        lines.append(session.error)
+        lines.append(f"reload failed (F2): {session.error.splitlines()[0]}")
     errors = session.ctx.errors
     if errors:
-        lines.append(f"errors {session.ctx.error_count} (F2): {error_line(session.ctx, errors[-1])}")
+        lines.append(f"errors {session.ctx.error_count} (F2): {error_line(errors[-1])}")
     return [_cut(line) for line in lines]
 
 

@@ -244,6 +244,16 @@ class Renderer:
         self.draw_calls += 1
 
 
+def max_image_size() -> tuple[int, int]:
+    """The largest (width, height) the current GL context renders into: its
+    renderbuffer size and viewport dimensions, the smaller of each."""
+    rb = gl.GLint()
+    gl.glGetIntegerv(gl.GL_MAX_RENDERBUFFER_SIZE, ctypes.byref(rb))
+    dims = (gl.GLint * 2)()
+    gl.glGetIntegerv(gl.GL_MAX_VIEWPORT_DIMS, dims)
+    return min(rb.value, dims[0]), min(rb.value, dims[1])
+
+
 class Offscreen:
     """A framebuffer of a given size to render into and read back (screenshots, video).
 
@@ -253,6 +263,10 @@ class Offscreen:
     def __init__(self, width: int, height: int, samples: int = 4):
         if width < 1 or height < 1:
             raise ValueError(f"render: image size must be positive, got {width}x{height}")
+        max_w, max_h = max_image_size()
+        if width > max_w or height > max_h:
+            raise ValueError(f"an image of {width}x{height} is more than this GL draws, {max_w}x{max_h} "
+                             "at most (GL_MAX_RENDERBUFFER_SIZE, GL_MAX_VIEWPORT_DIMS): ask for a smaller --size")
         self.width, self.height = int(width), int(height)
         self._draw = self._framebuffer(samples)
         self._resolve = self._framebuffer(0)

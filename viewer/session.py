@@ -8,6 +8,7 @@ do is testable without a display.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections import deque
 from pathlib import Path
@@ -89,7 +90,7 @@ class Session:
         self._watch = [Path(p) for p in watch]
         self.title = title
         self.clock = FrameClock()
-        self.error = None             # a failed reload, shown by the HUD
+        self.error = None             # why the last reload failed ("SceneError: file:line: ..."), for the HUD
         self.keys = frozenset()
         self.sim_ms = 0.0             # wall time of the last frame's behaviours + physics
         self.frames = 0               # frames run (none while paused)
@@ -111,6 +112,8 @@ class Session:
         self.title = getattr(loaded, "name", self.title)
         self.ctx = getattr(loaded, "ctx", loaded)
         self.paused = False
+        self.frame_psis = 0           # PSIs since the last tick: its frame's, or the single steps' while paused
+        self._stepped = 0             # PSIs of single steps since the last tick
         self.speed = 1.0
         self.selected = None
         self.drag = None              # a Drag while the mouse pulls a body
@@ -120,13 +123,15 @@ class Session:
         return {p: p.stat().st_mtime_ns for p in self.watch if p.exists()}
 
     def restart(self) -> bool:
-        """Load the scene afresh. On failure the running scene is kept and the
-        error is shown; returns whether the new scene runs."""
+        """Load the scene afresh. On failure the running scene is kept, and the
+        error is kept in `error` (the HUD and F2 show it) and printed whole on
+        stderr; returns whether the new scene runs."""
         seed = rng.get_seed()
         try:
             loaded = self._load()
         except Exception as exc:     # a broken scene file must not end the session
-            self.error = f"reload failed: {type(exc).__name__}: {exc}"
+            self.error = f"{type(exc).__name__}: {exc}"
+            print(f"reload failed, the scene before it runs on: {self.error}", file=sys.stderr)
             self._mtimes = self._stat()
             return False
         self.stop_recording("the scene restarted")
@@ -161,6 +166,7 @@ class Session:
         frame_ms = self.clock.frame_ms(dt_s)
         if self.paused:
             self.sim_ms = 0.0
+            self.frame_psis, self._stepped = self._stepped, 0
             return 0.0
         if self.script is not None:
             frame = next(self.script, None)
@@ -175,6 +181,7 @@ class Session:
             self._pull()
         self.ctx.process_frame(frame_ms)
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
+        self.frame_psis = self.physics.frame_psis
         self.frames += 1
         if self.recorder is not None:
             self.recorder.add(frame_ms, self.keys)
@@ -192,13 +199,15 @@ class Session:
         self.recorder = Recorder(path, scene=Path(scene).stem if scene else self.title, seed=self.load_seed)
         self.message = f"recording to {path}"
 
-    def stop_recording(self, why: str = "") -> None:
-        """Close the recording; ``why`` says which control ended it."""
+    def stop_recording(self, why: str = "") -> str | None:
+        """Close the recording, if one runs, and return what the HUD then says;
+        ``why`` says which control ended it."""
         if self.recorder is None:
-            return
+            return None
         rec, self.recorder = self.recorder, None
         rec.close()
         self.message = f"recorded {rec.count} frames to {rec.path}" + (f" (stopped: {why})" if why else "")
+        return self.message
 
     def play(self, recording) -> None:
         """Take the frames of a recording (behaviors.recording) as scripted input,
@@ -210,10 +219,6 @@ class Session:
             self.start_recording(path)
         else:
             self.stop_recording()
-
-    @property
-    def frame_psis(self) -> int:
-        return self.physics.frame_psis
 
     # --- time controls ------------------------------------------------------------
 
@@ -227,7 +232,9 @@ class Session:
         self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
+        before = self.env.psi_count
         step_one_psi(self.physics)
+        self._stepped += self.env.psi_count - before
 
     def change_speed(self, direction: int) -> None:
         """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""

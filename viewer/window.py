@@ -42,7 +42,7 @@ class Control:
 
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
-    Control((key.SPACE, key.P), "pause / resume (time factor 0)", "pause"),
+    Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
     Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
     Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
@@ -56,7 +56,7 @@ CONTROLS = (
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
     Control((key.H,), "heads-up display on / off", "hud"),
-    Control((key.F2,), "the last behaviour error in full", "error"),
+    Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
@@ -394,10 +394,15 @@ class ViewerWindow(pyglet.window.Window):
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
             return help_lines(self.owned_keys)
+        if self.centre != "error":
+            return []
+        if self.session.error:
+            return ["The reload failed; the scene before it runs on (F2 closes; also on stderr)",
+                    *self.session.error.splitlines()[:HUD_ERROR_LINES]]
         errors = self.session.ctx.errors
-        if self.centre == "error" and errors:
+        if errors:
             return ["The last error (F2 closes; every error is also in the log)",
-                    *error_text(self.session.ctx, errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
+                    *error_text(errors[-1]).splitlines()[-HUD_ERROR_LINES:]]
         return []
 
     # --- keys ------------------------------------------------------------------------
@@ -481,7 +486,7 @@ class ViewerWindow(pyglet.window.Window):
         self.video = WallClockVideo(path, *self.get_framebuffer_size(), VIDEO_FPS, time.perf_counter())
         sink = self.video.sink
         s.message = (f"video: ffmpeg into {sink.path}" if isinstance(sink, FfmpegVideo)
-                     else f"video: no ffmpeg here, PNG frames into {sink.path}/")
+                     else f"video: no ffmpeg here, PNG frames into {sink.path}/ (ffmpeg makes an .mp4)")
 
     def screenshot(self) -> str:
         """What the window shows now (scene, HUD and panels) as viewer-NNN.png."""

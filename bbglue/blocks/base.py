@@ -114,8 +114,14 @@ class BuildingBlock:
             if key == p.name or key == p.py:
                 return p
         names = [p.py for p in pins]
+        hint = self.unknown_pin_hint(key) if what == "pin" else ""
         raise TypeError(f"{self.describe()}: unknown {what} {key!r}{values.did_you_mean(snake(key), names)} "
-                        f"(it has {', '.join(names) or 'none'})")
+                        f"(it has {', '.join(names) or 'none'}{hint})")
+
+    def unknown_pin_hint(self, key: str) -> str:
+        """What follows the pins in an unknown pin's error: the settings, which
+        are keywords too."""
+        return "; settings: " + ", ".join(p.py for p in self.SETTINGS) if self.SETTINGS else ""
 
     def set_pin(self, key: str, value) -> None:
         """Set an input parameter by CK name or snake_case keyword."""

@@ -84,6 +84,10 @@ class _ConstraintBlock(_JointBlock):
         return True
 
     def limits(self, scale: float = 1.0):
+        """(Lower, Upper) x scale with Limitations, else None. They bound Object2's
+        displacement (slider) or turn (hinge) relative to the target along the
+        axis (spec 12.4 "Slider limit sign", 12.6: err = p_A - p_R), so a moving
+        target against a fixed Object2 stays in [-Upper, -Lower]."""
         p = self.params
         return (p["Lower Limit"] * scale, p["Upper Limit"] * scale) if p["Limitations"] else None
 

@@ -3,6 +3,8 @@ surfaces-and-contacts 1 and 2)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 import ivp
@@ -10,7 +12,7 @@ from ivp.fp import MIN_MASS
 
 from ..physics import PhysicsRecord
 from ..vxmath import quat_from_vx
-from .base import BOOL, DONE, FLOAT, INT, MESH, STRING, VECTOR, BuildingBlock, Pin
+from .base import BOOL, DONE, FLOAT, INT, MESH, STRING, VECTOR, BuildingBlock, Pin, snake
 
 # The "ball radius N" pins' default; with Ball Count 0 (a ball chosen by an empty
 # Collision Surface name) no such pin exists and this value is the radius.
@@ -57,17 +59,34 @@ class Physicalize(BuildingBlock):
             raise ValueError(f"{self.describe()}: setting {pin.name!r} must be >= 0, got {value}")
         super().set_setting(key, value)
 
+    # The numbered pins: each group once per unit of its count setting, " N" its number.
+    NUMBERED_PINS = (
+        ("Convex Count", (Pin("convex", MESH, None),)),
+        ("Ball Count", (Pin("ball position", VECTOR, (0.0, 0.0, 0.0)),
+                        Pin("ball radius", FLOAT, DEFAULT_BALL_RADIUS))),
+        ("Concave Count", (Pin("concave", MESH, None),)),
+    )
+
     def pins(self) -> tuple:
         """The fixed pins, then "convex N", "ball position N" / "ball radius N",
         "concave N" for the counts of the settings."""
-        s = self.settings
         out = list(self.FIXED_PINS)
-        out += [Pin(f"convex {i}", MESH, None) for i in range(1, s["Convex Count"] + 1)]
-        for i in range(1, s["Ball Count"] + 1):
-            out += [Pin(f"ball position {i}", VECTOR, (0.0, 0.0, 0.0)),
-                    Pin(f"ball radius {i}", FLOAT, DEFAULT_BALL_RADIUS)]
-        out += [Pin(f"concave {i}", MESH, None) for i in range(1, s["Concave Count"] + 1)]
+        for count, group in self.NUMBERED_PINS:
+            for i in range(1, self.settings[count] + 1):
+                out += [Pin(f"{pin.name} {i}", pin.kind, pin.default) for pin in group]
         return tuple(out)
+
+    def unknown_pin_hint(self, key: str) -> str:
+        """A numbered pin beyond its count names the setting that makes it;
+        any other unknown pin lists the settings and how a ball is made."""
+        m = re.fullmatch(r"([a-z_]+?)_?(\d+)", snake(key))
+        for count, group in self.NUMBERED_PINS:
+            for pin in group:
+                if m and m.group(1) == pin.py:
+                    n = int(m.group(2))
+                    return (f"; {pin.py}_N exists for N = 1 .. setting {snake(count)} "
+                            f"(now {self.settings[count]}): pass {snake(count)}={n} too")
+        return super().unknown_pin_hint(key) + " (a ball: ball_count=1, ball_radius_1=R)"
 
     @classmethod
     def of_record(cls, record, context) -> "Physicalize":

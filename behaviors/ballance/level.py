@@ -36,7 +36,7 @@ from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
 from .boxes import box_of, boxes_intersect
-from .camera import camera_of, heading_of
+from .camera import camera_of
 from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
                      EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
@@ -261,13 +261,13 @@ class Level(Behavior):
 
     def _respawn(self) -> None:
         """A new ball at the sector's reset point, turned as it is; the camera
-        heads along the reset point's -X axis."""
+        rig restored and stamped onto the reset point (camera.py)."""
         player = player_of(self.ctx)
         rp = self.reset_point(self.sector)
         player.spawn(self.sector_kind, rp.get_position(), rp.get_orientation())
         cam = camera_of(self.ctx)
         if cam is not None:
-            cam.snap(heading_of(rp))
+            cam.stamp(rp)
         self.flow = PLAYING
         self.fade = None
         self.send("Ball Nav On")

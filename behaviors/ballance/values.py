@@ -48,6 +48,7 @@ TARGET_DAMPING = (0.0, 0.0, 0.0)
 EYE_FORCE = (5.0, 0.8, 5.0)
 EYE_DAMPING = (0.5, 0.3, 0.5)
 EYE_SLOT = (0.0, 35.0, -22.0)       # 35 up and 22 behind, orientation frame
+ORIENT_HEADING = (-1.0, 0.0, 0.0)   # Camera.nmo: Cam_Orient's Z in its root Cam_MF's frame
 START_YAW_DEG = -90.0                # Cam_OrientRef's Z is world -X at the start: the slot is (22, 35, 0)
 
 # Triggers (no physics bodies): radii of their spheres.

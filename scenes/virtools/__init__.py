@@ -1,6 +1,7 @@
 """Virtools 2.x files (.nmo / .cmo): the reader (``reader``), a writer of the
-same subset for test files (``writer``), and Ballance levels as scenes
-(``level``; docs/levels.md).
+same subset for test files (``writer``), and a game's levels as scenes
+(``level``, with what the groups mean from the game's plug-in, Ballance's
+through the ``ivp.levels`` entry point; docs/levels.md).
 
     scene = scenes.load("Level_01.NMO")        # scenes.load dispatches on the suffix
     imp = import_level("Level_01.NMO")         # the scene document, its meshes, the report
@@ -35,10 +36,11 @@ def plan_level(imp: Import, path: str) -> document.Plan:
     return document.plan(path, {path: doc})
 
 
-def load(path: str, strict: bool = False, game: str | None = None) -> Scene:
+def load(path: str, strict: bool = False, game: str | None = None, meaning=None) -> Scene:
     """A level file as a built scene; ``scene.level`` is the import's report and
-    ``scene.looks`` its entities' materials and textures (looks.py), for the viewer."""
-    imp = import_level(path, game)
+    ``scene.looks`` its entities' materials and textures (looks.py), for the
+    viewer; ``meaning`` what its groups mean (default: the plug-in's, level.py)."""
+    imp = import_level(path, game, meaning=meaning)
     plan = plan_level(imp, path)
     meshes = {MeshSpec("obj", os.path.normpath(os.path.join(os.path.dirname(plan.path), rel))):
               Mesh(os.path.splitext(os.path.basename(rel))[0], v, f) for rel, (v, f) in imp.meshes.items()}

@@ -1,16 +1,18 @@
-"""A Ballance level file as a scene (virtools-nmo.md 5; glue-and-content 3).
+"""A game's level file as a scene (virtools-nmo.md 5; docs/levels.md).
 
 ``import_level`` reads a level (.nmo) and returns an ``Import``: a scene
 document in the YAML format (docs/scenes.md), its meshes (OBJ sidecars, kept in
 memory), and a ``LevelReport`` of what was found and what was skipped. Group
-membership carries the semantics (5.1): the Phys_* groups get the bundled
-physics presets, the P_Box / P_Ball_* / P_Dome placeholders the prop presets,
-and the level behaviour (ballance.level) gets the reset points, checkpoints,
-death cubes, pickups and the finish. The behaviour finds sector N's reset point
-and checkpoint by name (PR_Resetpoint_0N, PC_TwoFlames_0N: the number in the
-name is the sector's, 5.2 and 7.5), so their members are named so.
-Settings that live in Levelinit.nmo (5.6) are read from the game folder when
-it is there. Axes stay Virtools' (the scene format is left-handed, Y up too).
+membership carries the semantics (5.1), and what each group means is the game
+plug-in's ``LevelMeaning`` (behaviors.levels; Ballance's is
+behaviors.ballance.level_meaning): the physics groups get the included
+physics presets, the prop placeholders the prop presets, and the level
+behaviour gets the reset points, checkpoints, death cubes, pickups and the
+finish. The behaviour finds sector N's reset point and checkpoint by name
+(Ballance's PR_Resetpoint_0N, PC_TwoFlames_0N: the number in the name is the
+sector's, 5.2 and 7.5), so their members are named so. The level settings
+(5.6, Ballance's Levelinit.nmo) are read from the game folder when it is
+there. Axes stay Virtools' (the scene format is left-handed, Y up too).
 """
 
 from __future__ import annotations
@@ -19,50 +21,34 @@ import math
 import os
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from behaviors.ballance.values import CHECKPOINT_NAME, MAX_SECTORS, RESET_POINT_NAME, SECTOR_GROUP_NAME
+from behaviors.levels import LevelMeaning, level_meaning
 from ivp import umath
+from ivp.surface import usable_faces
 
 from . import reader as r
 from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Textures, mesh_look
-from .modules import BALLOON, FAN, MODULE, build_module, placed, read_prefab, under
+from .modules import build_module, placed, read_prefab, under
 
-GRAVITY = (0.0, -20.0, 0.0)         # Ballance's Set Physics Globals (glue-and-content 1)
-TIME_FACTOR = 2.0
 RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
-START_BALLS = {"Ball_Paper": "paper", "Ball_Wood": "wood", "Ball_Stone": "stone"}
-
-PHYSICS_GROUPS = ("Phys_Floors", "Phys_FloorRails", "Phys_FloorStopper")      # presets in lib/ballance
-PROP_GROUPS = ("P_Box", "P_Ball_Paper", "P_Ball_Wood", "P_Ball_Stone", "P_Dome")  # presets: mesh and physics
-TRAFO_GROUPS = ("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone")
-START, FINISH, CHECKPOINTS, RESET_POINTS = "PS_Levelstart", "PE_Levelende", "PC_Checkpoints", "PR_Resetpoints"
-DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT = "DepthTestCubes", "P_Extra_Life", "P_Extra_Point"
-# Groups of 5.1 that the project has no behaviour for (sounds, the blob shadow), kept as plain groups.
-PLAIN_GROUPS = re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+")
-SECTOR = re.compile(r"Sector_(\d+)")
-KNOWN_GROUPS = set(PHYSICS_GROUPS + PROP_GROUPS + TRAFO_GROUPS) | {START, FINISH, CHECKPOINTS, RESET_POINTS,
-                                                                   DEATH_CUBES, EXTRA_LIFE, EXTRA_POINT}
-FINISH_HEIGHT = 2.0                 # the finish trigger: a ball's radius above the balloon placeholder
-START_HEIGHT = 3.65                 # 5.2: PR_Resetpoint_01 stands 3.65 above PS_FourFlames_01
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
-# The player rig's names (parts/player.yaml) and the joint anchor: a level object with one is renamed.
-RESERVED = {"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube"}
 ORTHO_TOLERANCE = 1e-4
 
 
 @dataclass
 class LevelSettings:
-    """5.6: the AllLevel row of Levelinit, or the stated defaults (Level_01's row)."""
+    """5.6: the level's row of the settings table (Ballance: Levelinit's
+    AllLevel), or the level meaning's defaults (Level_01's row)."""
 
-    level: int = 1
-    start_ball: str = "Ball_Wood"
-    sky: str = "Sky_L"
+    level: int
+    start_ball: str
+    sky: str
+    bonus: int
     light: tuple = (1.0, 1.0, 1.0, 1.0)
-    bonus: int = 100
     music: int = 1
     source: str = "defaults (no Levelinit.nmo)"
 
@@ -132,29 +118,31 @@ def level_number(path: str) -> int:
     return int(m.group(1)) if m else 1
 
 
-def level_settings(level_path: str, game: str | None, encodings=r.ENCODINGS) -> LevelSettings:
-    """5.6: the AllLevel row for this level from Levelinit.nmo (by Levelfile,
-    else by row number), or the defaults with the reason."""
+def level_settings(level_path: str, game: str | None, meaning: LevelMeaning, encodings=r.ENCODINGS) -> LevelSettings:
+    """5.6: the row for this level of the meaning's settings table (Ballance:
+    Levelinit.nmo's AllLevel; by Levelfile, else by row number), or the
+    meaning's defaults with the reason."""
     number = level_number(level_path)
-    out = LevelSettings(level=number, bonus=100 * number)
-    path = find_ci(game, "3D Entities", "Levelinit.nmo") if game else None
+    out = LevelSettings(number, meaning.default_start_ball, meaning.default_sky, meaning.level_bonus * number,
+                        source=f"defaults (no {meaning.settings_file[-1]})")
+    path = find_ci(game, *meaning.settings_file) if game else None
     if path is None:
         return out
     try:
         init = r.read_file(path, encodings)
     except (r.VirtoolsError, OSError) as exc:
-        out.source = f"defaults: Levelinit.nmo is unreadable: {exc}"
+        out.source = f"defaults: {meaning.settings_file[-1]} is unreadable: {exc}"
         return out
-    table = next((a for a in init.objects if isinstance(a, r.DataArray) and a.name == "AllLevel"), None)
+    table = next((a for a in init.objects if isinstance(a, r.DataArray) and a.name == meaning.settings_table), None)
     if table is None or not table.rows:
-        out.source = f"defaults: {path} has no AllLevel table"
+        out.source = f"defaults: {path} has no {meaning.settings_table} table"
         return out
     cols = {name: i for i, (name, _) in enumerate(table.columns)}
     base = os.path.basename(level_path).lower()
     row = next((row for row in table.rows if "Levelfile" in cols and str(row[cols["Levelfile"]]).lower() == base),
                table.rows[number - 1] if 0 < number <= len(table.rows) else None)
     if row is None:
-        out.source = f"defaults: {path} has no AllLevel row for level {number}"
+        out.source = f"defaults: {path} has no {meaning.settings_table} row for level {number}"
         return out
 
     def cell(name, kind, default):
@@ -217,8 +205,9 @@ def _safe(name: str) -> str:
 
 
 class _Importer:
-    def __init__(self, nmo: r.NmoFile, settings: LevelSettings, game: str | None, encodings):
+    def __init__(self, nmo: r.NmoFile, settings: LevelSettings, game: str | None, encodings, meaning: LevelMeaning):
         self.nmo = nmo
+        self.m = meaning             # what the groups and names mean (behaviors.levels)
         self.game = game
         self.encodings = encodings
         self.stem = _safe(os.path.splitext(os.path.basename(nmo.path))[0])
@@ -227,7 +216,8 @@ class _Importer:
         self.mesh_names = {}         # (file, mesh index, baked entity name or None) -> (name in meshes:, path)
         self.files = set()
         self.looks = {}              # entity name -> Look
-        self.mesh_looks = {}         # (file, mesh index) -> Look
+        self.mesh_looks = {}         # mesh key (file, mesh index, faces dropped) -> Look
+        self.usable = {}             # mesh key -> the mesh without those faces (when there are any)
         self.sidecar_looks = {}      # sidecar path -> the Look of its entities (an `ivp import`'s materials)
         self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
@@ -247,27 +237,28 @@ class _Importer:
         for e in nmo.entities:
             if e.class_id in (r.CK_3DENTITY, r.CK_3DOBJECT):
                 entities.append(self._entity(e))
-        order = {RESET_POINTS: 1, CHECKPOINTS: 2}
+        order = {self.m.reset_points: 1, self.m.checkpoints: 2}
         entities.sort(key=lambda item: (max((order.get(g, 0) for g in item[1]["groups"]), default=0),
                                         _number(item[1]["name"]) if set(item[1]["groups"]) & set(order) else 0))
         docs = [d for _, d in entities]
-        for role, group in (("start", START), ("reset point", RESET_POINTS), ("checkpoint", CHECKPOINTS),
-                            ("finish", FINISH)):
+        for role, group in (("start", self.m.start), ("reset point", self.m.reset_points),
+                            ("checkpoint", self.m.checkpoints), ("finish", self.m.finish)):
             rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
         self._balloon(docs, extra)
+        self._camera(extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
         doc = {
             "version": 1,
             "scene": {"name": os.path.basename(nmo.path), "length": RUN_LENGTH,
                       "description": f"Imported from {nmo.path}; sky {s.sky}",
-                      "gravity": list(GRAVITY), "time_factor": TIME_FACTOR,
+                      "gravity": list(self.m.gravity), "time_factor": self.m.time_factor,
                       "camera": {"position": [start[0], start[1] + 35.0, start[2] - 22.0], "target": list(start)},
                       "lights": [{"type": "directional", "direction": [0.3, -1.0, 0.5], "color": list(s.light[:3])},
                                  {"type": "ambient", "color": [0.35, 0.35, 0.4]}]},
-            "includes": [{"file": "bundled:parts/player"}],
+            "includes": [{"file": f} for f in self.m.includes],
             "meshes": {name: {"obj": path} for (name, path) in sorted(set(self.mesh_names.values()))},
             "entities": docs + extra,
             "joints": joints,
@@ -285,13 +276,16 @@ class _Importer:
         nmo, rep = self.nmo, self.report
         out = {}
         sectors = set()
+        m = self.m
+        known = set(m.physics_groups + m.prop_groups + m.trafo_groups) | {
+            m.start, m.finish, m.checkpoints, m.reset_points, m.death_cubes, m.extra_life, m.extra_point}
         for g in nmo.groups:
             name = g.name
-            m = SECTOR.fullmatch(name)
-            if m:
-                name = SECTOR_GROUP_NAME.format(int(m.group(1)))
-                sectors.add(int(m.group(1)))
-            elif not (name in KNOWN_GROUPS or MODULE.fullmatch(name) or PLAIN_GROUPS.fullmatch(name)):
+            number = m.sector.fullmatch(name)
+            if number:
+                name = m.sector_name.format(int(number.group(1)))
+                sectors.add(int(number.group(1)))
+            elif not (name in known or m.module.fullmatch(name) or m.plain_groups.fullmatch(name)):
                 rep.unknown_groups.append(name)
             members = [i for i in g.members if isinstance(nmo.objects[i], r.Entity)]
             if len(members) != len(g.members):
@@ -302,7 +296,7 @@ class _Importer:
                 mesh = nmo.get(nmo.objects[i].mesh, r.Mesh)
                 tris += len(mesh.faces) if mesh is not None else 0
                 have = out.setdefault(i, [])
-                for kinds in (PHYSICS_GROUPS, PROP_GROUPS):
+                for kinds in (self.m.physics_groups, self.m.prop_groups):
                     if name in kinds and any(h in kinds for h in have):
                         rep.skipped.append((f"{nmo.objects[i].label} in {name}",
                                             f"already in {next(h for h in have if h in kinds)}"))
@@ -312,15 +306,15 @@ class _Importer:
                         have.append(name)
             old = rep.groups.get(name, (0, 0))
             rep.groups[name] = (old[0] + len(members), old[1] + tris)
-            if name in PHYSICS_GROUPS:
+            if name in self.m.physics_groups:
                 rep.physics_triangles += tris
         n = 1
         while n in sectors:
-            rep.sectors.append(SECTOR_GROUP_NAME.format(n))
+            rep.sectors.append(self.m.sector_name.format(n))
             n += 1
         for k in sorted(sectors - set(range(1, n))):
-            rep.skipped.append((f"group {SECTOR_GROUP_NAME.format(k)}",
-                                f"sectors stop at {n - 1}: the run from {SECTOR_GROUP_NAME.format(1)} "
+            rep.skipped.append((f"group {self.m.sector_name.format(k)}",
+                                f"sectors stop at {n - 1}: the run from {self.m.sector_name.format(1)} "
                                 f"has a gap (7.11)"))
         return out
 
@@ -328,7 +322,7 @@ class _Importer:
         """Entity index -> a unique scene name: the object's, or with "#index"
         when another entity, a group or the player rig has it; then the reset
         points' and checkpoints' names the level finds them by."""
-        self.taken = taken = set(RESERVED) | set(g for gs in self.memberships.values() for g in gs)
+        self.taken = taken = set(self.m.reserved) | set(g for gs in self.memberships.values() for g in gs)
         counts = Counter(e.name for e in self.nmo.entities)
         out = {}
         for e in self.nmo.entities:
@@ -338,8 +332,8 @@ class _Importer:
                 self.report.skipped.append((e.label, f"its name is taken: imported as {name!r}"))
             out[e.index] = name
             taken.add(name)
-        self._sector_names(out, RESET_POINTS, RESET_POINT_NAME, "reset point")
-        self._sector_names(out, CHECKPOINTS, CHECKPOINT_NAME, "checkpoint")
+        self._sector_names(out, self.m.reset_points, self.m.reset_point_name, "reset point")
+        self._sector_names(out, self.m.checkpoints, self.m.checkpoint_name, "checkpoint")
         return out
 
     def _sector_names(self, out: dict, group: str, fmt: str, role: str) -> None:
@@ -357,8 +351,9 @@ class _Importer:
             want = fmt.format(n)
             if out[i] == want:
                 named.append((what, n))
-            elif not 1 <= n <= MAX_SECTORS:
-                rep.skipped.append((what, f"not a {role}: its name has no sector number 1 to {MAX_SECTORS}"))
+            elif not 1 <= n <= self.m.max_sectors:
+                rep.skipped.append((what, f"not a {role}: its name has no sector number 1 to "
+                                          f"{self.m.max_sectors}"))
             elif want in self.taken:
                 rep.skipped.append((what, f"not {role} {n}: another object is {want!r}"))
             else:
@@ -374,10 +369,11 @@ class _Importer:
 
     # --- entities --------------------------------------------------------------------------------
 
-    def _mesh_name(self, nmo: r.NmoFile, stem: str, mesh: r.Mesh, baked: tuple | None) -> str:
-        """The meshes: name of a mesh of ``nmo`` (instanced, 7.7), or of its copy
-        baked with the ``baked`` (entity name, world matrix); its OBJ sidecar path."""
-        key = (nmo.path, mesh.index, None if baked is None else baked[0])
+    def _mesh_name(self, nmo: r.NmoFile, stem: str, mesh: r.Mesh, baked: tuple | None, dropped: tuple = ()) -> str:
+        """The meshes: name of a mesh of ``nmo`` (instanced, 7.7) without the
+        faces ``dropped`` (``_usable``), or of its copy baked with the ``baked``
+        (entity name, world matrix); its OBJ sidecar path."""
+        key = (nmo.path, mesh.index, dropped, None if baked is None else baked[0])
         if key not in self.mesh_names:
             base = _safe(f"{stem}_{mesh.name}" + ("" if baked is None else f"@{baked[0]}"))
             name, n = base, 1
@@ -394,12 +390,29 @@ class _Importer:
             self.meshes_by_name[name] = path
         return self.mesh_names[key][0]
 
+    def _usable(self, nmo: r.NmoFile, mesh: r.Mesh, points: np.ndarray) -> tuple:
+        """(the mesh, the faces dropped): the mesh without the faces that are
+        degenerate at ``points`` (its vertices as the entity places them), by
+        the engine's own rule (ivp.surface.usable_faces; the original draws
+        and collides without them), their materials dropped in step; one
+        warning per mesh and set of faces dropped."""
+        keep = usable_faces(points, mesh.faces)
+        dropped = tuple(np.flatnonzero(~keep).tolist())
+        key = (nmo.path, mesh.index, dropped)
+        if dropped and key not in self.usable:
+            slots = mesh.face_slots[keep] if len(mesh.face_slots) == len(mesh.faces) else mesh.face_slots
+            self.usable[key] = replace(mesh, faces=mesh.faces[keep], face_slots=slots)
+            what = _count(len(dropped), "degenerate triangle", "degenerate triangles")
+            self.report.warnings.append(f"{nmo.path}: mesh {mesh.name!r}: {what} of {len(mesh.faces)} dropped "
+                                        f"with their materials (the first: triangle {dropped[0]})")
+        return self.usable.get(key, mesh), dropped
+
     def _entity(self, e: r.Entity):
         groups = self.memberships.get(e.index, [])
         mesh = self.nmo.get(e.mesh, r.Mesh)
         if e.mesh is not None and mesh is None:
             self.report.skipped.append((f"the mesh of {e.label}", "it is not a CKMesh (7.3)"))
-        if any(g in PROP_GROUPS for g in groups):
+        if any(g in self.m.prop_groups for g in groups):
             mesh = None                     # 5.2: the placeholder's mesh is an editing aid; the preset has the prop's
         item = self._item(self.nmo, self.stem, e, e.matrix, self.names[e.index], groups, mesh)
         if e.parent is not None:
@@ -424,18 +437,23 @@ class _Importer:
                                                           "not a rotation and a positive scale: position only"))
         position, q, scale = pose
         item.update(position=list(position), rotation={"quaternion": list(q)}, scale=list(scale))
+        dropped = ()
         if mesh is not None:
-            item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None)
+            placed_points = bake(mesh.vertices, mesh.faces, matrix)[0] if baked else \
+                np.asarray(mesh.vertices, np.float64) * np.asarray(scale, np.float64)
+            mesh, dropped = self._usable(nmo, mesh, placed_points)
+        if mesh is not None and len(mesh.faces):
+            item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None, dropped)
             item["color"] = list(self._colour(nmo, mesh))
-            key = (nmo.path, mesh.index)
+            key = (nmo.path, mesh.index, dropped)
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
                 self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
             self.looks[name] = self.mesh_looks[key]
             self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
-        elif any(g in PHYSICS_GROUPS for g in groups):
-            rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in PHYSICS_GROUPS)}",
-                                "it has no triangles: no collision"))
-            groups = [g for g in groups if g not in PHYSICS_GROUPS]
+        elif any(g in self.m.physics_groups for g in groups):
+            rep.skipped.append((f"{e.label} in {', '.join(g for g in groups if g in self.m.physics_groups)}",
+                                "it has no usable triangles: no collision"))
+            groups = [g for g in groups if g not in self.m.physics_groups]
         if e.hidden:
             item["visible"] = False
         item["groups"] = list(groups)
@@ -453,32 +471,33 @@ class _Importer:
     # --- behaviours -------------------------------------------------------------------------------------
 
     def _behaviours(self, docs: list, extra: list) -> list:
-        """The level flow (ballance.level), the transformers and the fans."""
+        """The level flow (Ballance's ballance.level), the transformers and the fans."""
         rep = self.report
         present = {g for d in docs for g in d["groups"]}
         members = {g: [d for d in docs if g in d["groups"]] for g in present}
-        params = {"level": rep.settings.level,
-                  "start_kind": START_BALLS.get(rep.settings.start_ball, "wood")}
-        if rep.settings.start_ball not in START_BALLS:
-            rep.skipped.append((f"start ball {rep.settings.start_ball!r}", "not a ball kind: wood instead"))
-        params.update(reset_points=RESET_POINT_NAME, checkpoints=CHECKPOINT_NAME, sector_groups=SECTOR_GROUP_NAME)
-        if RESET_POINT_NAME.format(1) not in self.taken:
-            extra.append(self._first_reset_point(members.get(START, [])))
-        for key, group in (("death_boxes", DEATH_CUBES), ("extra_lives", EXTRA_LIFE),
-                           ("extra_points", EXTRA_POINT)):
+        m = self.m
+        fallback = m.start_balls[m.default_start_ball]
+        params = {"level": rep.settings.level, "start_kind": m.start_balls.get(rep.settings.start_ball, fallback)}
+        if rep.settings.start_ball not in m.start_balls:
+            rep.skipped.append((f"start ball {rep.settings.start_ball!r}", f"not a ball kind: {fallback} instead"))
+        params.update(reset_points=m.reset_point_name, checkpoints=m.checkpoint_name, sector_groups=m.sector_name)
+        if self.m.reset_point_name.format(1) not in self.taken:
+            extra.append(self._first_reset_point(members.get(self.m.start, [])))
+        for key, group in (("death_boxes", self.m.death_cubes), ("extra_lives", self.m.extra_life),
+                           ("extra_points", self.m.extra_point)):
             if group in present:
                 params[key] = group
-        if FINISH in present:
-            balloon = members[FINISH][0]
+        if self.m.finish in present:
+            balloon = members[self.m.finish][0]
             p = balloon["position"]
-            trigger = f"{FINISH}.trigger"
-            extra.append({"name": trigger, "position": [p[0], p[1] + FINISH_HEIGHT, p[2]]})
+            trigger = f"{self.m.finish}.trigger"
+            extra.append({"name": trigger, "position": [p[0], p[1] + self.m.finish_height, p[2]]})
             params["finish"] = trigger
-        out = [{"type": "ballance.level", "params": params}]
-        if present & set(TRAFO_GROUPS):
-            out.append({"type": "ballance.transformers"})
-        for d in members.get(FAN, []):
-            out.append({"type": "ballance.fan", "entity": d["name"]})
+        out = [{"type": m.behaviours["level"], "params": params}]
+        if present & set(m.trafo_groups):
+            out.append({"type": m.behaviours["transformers"]})
+        for d in members.get(m.fan, []):
+            out.append({"type": m.behaviours["fan"], "entity": d["name"]})
         return out
 
     def _modules(self, docs: list, extra: list, behaviours: list) -> list:
@@ -489,24 +508,30 @@ class _Importer:
         rep = self.report
         joints = []
         by_name = {self.names[e.index]: e for e in self.nmo.entities}
-        for kind in sorted({g for d in docs for g in d["groups"] if MODULE.fullmatch(g)}):
+        for kind in sorted({g for d in docs for g in d["groups"] if self.m.module.fullmatch(g)}):
             if kind not in self.prefabs:
-                self.prefabs[kind] = read_prefab(self.game, kind, self.encodings)
+                self.prefabs[kind] = read_prefab(self.game, kind, self.m.module_root, self.encodings)
             prefab, why = self.prefabs[kind]
             placeholders = [d for d in docs if kind in d["groups"]]
             if prefab is None:
-                keep = "the fan works, drawn as its placeholder" if kind == FAN else \
+                keep = "the fan works, drawn as its placeholder" if kind == self.m.fan else \
                     "shown as their placeholders, without physics"
                 rep.skipped.append((f"{len(placeholders)} {kind} placeholders", f"{why}: {keep}"))
                 continue
             for d in placeholders:
-                matrix = by_name[d["name"]].matrix
+                e = by_name[d["name"]]
+                matrix = e.matrix
                 d.pop("mesh", None)                 # 5.2: the placeholder's mesh is an editing aid
                 d.pop("color", None)
                 self.looks.pop(d["name"], None)
-                sectors = [g for g in d["groups"] if SECTOR.fullmatch(g)]
+                floors = [g for g in d["groups"] if g in self.m.physics_groups]
+                if floors:                          # 5.2: the game deletes or hides it: it is no floor
+                    rep.skipped.append((f"{e.label} in {', '.join(floors)}", f"a {kind} placeholder, replaced by "
+                                                                            "its prefab: no collision"))
+                    d["groups"] = [g for g in d["groups"] if g not in floors]
+                sectors = [g for g in d["groups"] if self.m.sector.fullmatch(g)]
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
-                built = build_module(kind, prefab, names, d["name"],
+                built = build_module(self.m, kind, prefab, names, d["name"],
                                      lambda m: self._mesh_name(prefab.nmo, _safe(kind), m, None))
                 first = {i: k for k, i in enumerate(built.order)}
                 for p in sorted(prefab.parts, key=lambda p: (first.get(p.index, len(first)), p.index)):
@@ -548,18 +573,48 @@ class _Importer:
         (the finish is a trigger). The flames' prefabs are particles only:
         nothing to draw."""
         rep = self.report
-        for d in [d for d in docs if FINISH in d["groups"]][:1]:
-            prefab, why = read_prefab(self.game, BALLOON, self.encodings)
+        for d in [d for d in docs if self.m.finish in d["groups"]][:1]:
+            prefab, why = read_prefab(self.game, self.m.balloon, self.m.module_root, self.encodings)
             if prefab is None:
                 rep.skipped.append((f"the balloon of {d['name']}", f"{why}: the finish is a trigger only"))
                 return
             parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
             matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
             for p in parts:
-                extra.append(self._item(prefab.nmo, BALLOON, p, placed(p, prefab.root, matrix),
+                extra.append(self._item(prefab.nmo, self.m.balloon, p, placed(p, prefab.root, matrix),
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
-            rep.modules.append((d["name"], f"{BALLOON}.nmo, {len(parts)} parts under {prefab.root.name} drawn, "
-                                           f"{len(prefab.parts) - len(parts)} others left out; no physics"))
+            rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
+                                           f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    def _camera(self, extra: list) -> None:
+        """The game's camera rig (the meaning's camera file, Ballance's
+        Camera.nmo): its 3D entities at their authored world matrices, hidden,
+        for the camera behaviour to read; without the file it has the stated
+        rig (the report says so)."""
+        rep, want = self.report, "/".join(self.m.camera_file)
+        path = find_ci(self.game, *self.m.camera_file) if self.game else None
+        if path is None:
+            where = f"in {self.game}" if self.game else "no game folder is known"
+            rep.skipped.append(("the camera rig", f"no {want} ({where}): the stated rig"))
+            return
+        try:
+            rig = r.read_file(path, self.encodings)
+        except (r.VirtoolsError, OSError) as exc:
+            rep.skipped.append(("the camera rig", f"{want} is unreadable: {exc}: the stated rig"))
+            return
+        added = set()
+        for e in rig.entities:
+            if e.class_id not in (r.CK_3DENTITY, r.CK_3DOBJECT):
+                continue
+            if e.name in added or (e.name in self.taken and e.name not in self.m.reserved):
+                rep.skipped.append((f"{e.label} of {want}", "another object has its name"))
+                continue
+            added.add(e.name)
+            self.taken.add(e.name)
+            item = self._item(rig, "Camera", e, e.matrix, e.name, [], None)
+            item["visible"] = False
+            extra.append(item)
+            rep.places.append(("camera rig", e.name, tuple(item["position"])))
 
     @staticmethod
     def _part_physics(pins: dict, world, part: r.Entity, found: list) -> dict:
@@ -582,20 +637,24 @@ class _Importer:
     def _first_reset_point(self, starts: list) -> dict:
         """Sector 1 starts at PR_Resetpoint_01; a level without one gets it
         3.65 above its PS_Levelstart member (5.2), turned as that is."""
-        first = RESET_POINT_NAME.format(1)
+        first = self.m.reset_point_name.format(1)
         if not starts:
-            raise r.VirtoolsError(f"{self.nmo.path}: the level has no {first} (in {RESET_POINTS}) and no {START} "
-                                  "member: there is nowhere to start")
+            raise r.VirtoolsError(f"{self.nmo.path}: the level has no {first} (in {self.m.reset_points}) and no "
+                                  f"{self.m.start} member: there is nowhere to start")
         s = starts[0]
         p = s["position"]
-        self.report.warnings.append(f"no {first}: sector 1 starts {START_HEIGHT} above {s['name']} ({START})")
-        self.report.places.append(("reset point", first, (p[0], p[1] + START_HEIGHT, p[2])))
-        return {"name": first, "position": [p[0], p[1] + START_HEIGHT, p[2]], "rotation": s["rotation"]}
+        self.report.warnings.append(f"no {first}: sector 1 starts {self.m.start_height} above {s['name']} "
+                                    f"({self.m.start})")
+        self.report.places.append(("reset point", first, (p[0], p[1] + self.m.start_height, p[2])))
+        return {"name": first, "position": [p[0], p[1] + self.m.start_height, p[2]], "rotation": s["rotation"]}
 
 
-def import_level(path: str, game: str | None = None, encodings=r.ENCODINGS) -> Import:
+def import_level(path: str, game: str | None = None, encodings=r.ENCODINGS,
+                 meaning: LevelMeaning | None = None) -> Import:
     """The level file at ``path`` as a scene document; ``game`` is the game
-    folder (default: found from the level's place in it, 5.7)."""
+    folder (default: found from the level's place in it, 5.7); ``meaning``
+    what its groups mean (default: the ``ivp.levels`` plug-in's)."""
+    meaning = meaning if meaning is not None else level_meaning()
     nmo = r.read_file(path, encodings)
     game = game if game is not None else game_folder(path)
-    return _Importer(nmo, level_settings(path, game, encodings), game, encodings).run()
+    return _Importer(nmo, level_settings(path, game, meaning, encodings), game, encodings, meaning).run()

@@ -1,0 +1,71 @@
+"""Benchmark: the original levels of your Ballance folder (issue 40, item 5).
+
+    python benchmarks/levels.py --game /path/to/Ballance [--seconds 5] [--levels 1 2 3]
+
+Per level, a Markdown table row: the load time (read, import, build; target
+under 3 s), objects and triangles of the file (all, and in the Phys_* groups),
+entities and bodies of the scene, the warnings the import gave, then a
+headless run of ``--seconds`` of frame time without input: wall seconds per
+second of frame time, whether the state stayed finite, and the player ball's
+height at the start and the end (it settles on the start plate: a drop of a
+few units, not a fall through the floor). The project ships no game file: the
+folder is yours (docs/levels.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import scenes  # noqa: E402
+from behaviors.ballance import player_of  # noqa: E402
+from scenes import headless  # noqa: E402
+from scenes.virtools import game_level  # noqa: E402
+
+HEADER = ("| level | load s | objects | triangles | in Phys_* | entities | bodies | warnings "
+          "| wall s per s | finite | ball y start -> end |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def row(game: str, number: int, seconds: float) -> str:
+    """One level's table row."""
+    path = game_level(game, number)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")             # the engine's own lines; the import's are counted below
+        scene = scenes.load(path)
+    load = time.perf_counter() - t0
+    rep = scene.level
+    heights = []                                    # the player ball's y after each frame
+
+    def ball_height(n, ctx):
+        ball = player_of(ctx).ball
+        heights.append(ball.get_position()[1] if ball is not None else float("nan"))
+
+    summary = headless.run(scene, seconds, on_frame=ball_height)
+    y0, y1 = (heights[0], heights[-1]) if heights else (float("nan"),) * 2
+    per_second = summary.wall_seconds / summary.frame_seconds if summary.frame_seconds else float("nan")
+    return (f"| {number:02d} | {load:.2f} | {rep.objects} | {rep.triangles} | {rep.physics_triangles} "
+            f"| {len(scene.plan.entities)} | {summary.bodies} | {len(rep.warnings)} | {per_second:.2f} "
+            f"| {'yes' if summary.finite else 'NO'} | {y0:.2f} -> {y1:.2f} |")
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--game", required=True, help="your Ballance folder (the one holding '3D Entities')")
+    p.add_argument("--seconds", type=float, default=5.0, help="seconds of frame time each level runs (default 5)")
+    p.add_argument("--levels", type=int, nargs="*", default=list(range(1, 13)), help="level numbers (default 1-12)")
+    args = p.parse_args(argv)
+    scenes.load(game_level(args.game, args.levels[0]))      # numba's kernels compiled or loaded before timing
+    print(HEADER, flush=True)
+    for n in args.levels:
+        print(row(args.game, n, args.seconds), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
