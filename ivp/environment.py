@@ -28,10 +28,12 @@ from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .lane import ENABLED as LANE_ENABLED, Lane
+from .freeze import revive_cores_psi
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
-from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
+from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
+from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE, CompactSurface
 from .time_manager import TimeManager
@@ -59,6 +61,7 @@ class Environment:
         check("environment: gravity", gravity, high="MAX_GRAVITY", size=3)
         check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
+        self.epoch = Epoch()                    # this world's changes (ivp.state.epoch)
         self.sim_unit_manager = SimUnitManager(self)
         self.anomaly_limits = AnomalyLimits()
         self.anomaly_manager = AnomalyManager()
@@ -158,7 +161,7 @@ class Environment:
     def _init_core_unit(self, core: Core, obj: RealObject) -> None:
         """0x1000d2f0: the core's own frozen sim unit, with gravity attached."""
         core.objects.append(obj)
-        su = SimUnit()
+        su = SimUnit(self.epoch)
         su.cores.append(core)
         core.sim_unit_of_core = su
         self.sim_unit_manager.add_controller_to_core(self.gravity_controller, core)

@@ -29,25 +29,13 @@ from operator import attrgetter
 import numpy as np
 
 from . import jit, rng
-from .core import MT_CALM, MT_NOT_SIM, MT_SLOW, Core, ZERO3, centre_at, damping_factors, pose_at
-from .fp import (
-    ASIN_S5_F,
-    GYRO_144,
-    GYRO_X_LIMIT,
-    MINUS_FIVE_F,
-    ONE_SIXTH_F,
-    QUAT_NORM_EPS,
-    RNG_SCALE_F,
-    SLEEP_LONG_WINDOW,
-    SLEEP_POS0,
-    SLEEP_POS1,
-    SLEEP_ROT0,
-    SLEEP_ROT1,
-    TENTH_F,
-    f32v,
-)
-from .jit import kernel
-from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
+from .core import MT_NOT_SIM, Core, ZERO3, centre_at, damping_factors, pose_at
+from .fp import TENTH_F, f32v
+from .freeze import freeze_unit
+from .lane_kernels import integrate_k, run_units_k
+from .state.layout import (ABS_OMEGA, AXIS, BOUND, CALM_T, CUR_SPEED, DELTA, I_DT, INV_I, M_POS, M_R, MAX_SURF_ROT,
+                           POS, Q_LAST, Q_NEXT, RADIUS, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
+                           T_LAST, WIDTH, free_row)
 
 # the fields a loaned core keeps in its row; every other slot stays on the object
 # (read-only for the pass, or bookkeeping the pass does not touch)
@@ -63,46 +51,10 @@ WRITTEN = ("speed", "rot_speed", "speed_change", "rot_speed_change", "pos_world_
            "m_world_f_core_last_psi", "rotation_axis_world", "current_speed", "abs_omega",
            "max_surface_rot_speed", "time_of_last_psi", "i_delta_time", "time_calm_ref", "q_calm_ref",
            "pos_calm_ref", "movement_state")
-# row layout
-SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
-POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
-AXIS, CUR_SPEED, ABS_OMEGA, MAX_SURF_ROT, T_LAST, I_DT = 38, 41, 42, 43, 44, 45
-CALM_T, CALM_Q0, CALM_Q1, CALM_P0, CALM_P1, STATE = 46, 48, 52, 56, 59, 62
-INV_I, INV_M, ROT_I, EQUAL_I, MAX_ROT, HAS_MAX_ROT = 63, 66, 67, 70, 71, 74
-DEVIATION, RADIUS, DAMP, DAMP_CALM, BOUND = 75, 76, 77, 81, 85
-WIDTH = 86
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
-_epoch = [0]
-untagged = [0]          # the epoch of the last touch that named no units
 _fast_flags = attrgetter("fast", "fast_prev")
-
-
-def epoch() -> int:
-    """How many times :func:`touch` was called: a cache made at one value holds while it stays."""
-    return _epoch[0]
-
-
-def touch(units=None) -> None:
-    """Something a :class:`Plan` is made from changed (a unit's cores,
-    controllers, state or list; a core's friction system, impact or row; a
-    shape's mindists or collision data): every plan is made again at its
-    next PSI. ``units``: the units whose lane step (sim_unit.lane_kind) the
-    change may alter, each stamped with the new epoch (``touched``); None
-    when that is not known (every unit's kept step is then stale)."""
-    _epoch[0] += 1
-    if units is None:
-        untagged[0] = _epoch[0]
-        return
-    for su in units:
-        if su is not None:
-            su.touched = _epoch[0]
-
-
-def touch_cores(cores) -> None:
-    """:func:`touch` naming the cores' units."""
-    touch([c.sim_unit_of_core for c in cores])
 
 
 class LoanedCore(Core):
@@ -259,7 +211,7 @@ class Lane:
         self.poses.append(m)
         core.lane_slot = k
         core.__class__ = LoanedCore
-        touch(())                       # (a row is not what a unit's lane step is chosen by)
+        self.environment.epoch.touch(())    # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
@@ -287,7 +239,7 @@ class Lane:
         core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
         core.movement_state = int(r[62])
         core.lane_slot = -1
-        touch(())
+        self.environment.epoch.touch(())
         free_row(self.rows, self.cores, k, "lane_slot")
         last = self.poses.pop()
         if k < len(self.poses):
@@ -335,7 +287,7 @@ class Lane:
         else:
             rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
         lim = env.anomaly_limits
-        over = _integrate(self.rows, rows, delta_time, i_delta_time, env.current_time,
+        over = integrate_k(self.rows, rows, delta_time, i_delta_time, env.current_time,
                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
         out = [self.cores[k] for k in over.tolist()]
         for c in out:
@@ -362,18 +314,6 @@ class Lane:
         rows = self.rows
         return (rows[slots, M_POS:M_POS + 3], rows[slots, RADIUS],
                 rows[slots, CUR_SPEED] + rows[slots, MAX_SURF_ROT], rows[slots, BOUND])
-
-
-def free_row(rows, holders: list, k: int, slot: str) -> None:
-    """Row k of ``rows`` is free: the last row moves into it, and its holder
-    (the last of ``holders``, the object of each row) to ``holders[k]``, its
-    ``slot`` attribute following."""
-    last = len(holders) - 1
-    moved = holders.pop()
-    if k != last:
-        rows[k] = rows[last]
-        holders[k] = moved
-        setattr(moved, slot, k)
 
 
 def _vec_or_zero(r, i):
@@ -439,12 +379,12 @@ def joint_unit(env, su):
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
     may be taken (can_take) and is taken on loan, and the step's other cores
     are fixed. The step, (run, rows, cores, the run's cores' rows or -1),
-    is kept while nothing changes (:func:`epoch`)."""
+    is kept while nothing changes (env.epoch)."""
     kept = su._lane
-    if kept is not None and kept[0] == _epoch[0]:
+    if kept is not None and kept[0] == env.epoch.value:
         return kept[1]
     step = _joint_step(env, su)
-    su._lane = (_epoch[0], step)
+    su._lane = (env.epoch.value, step)
     return step
 
 
@@ -482,7 +422,6 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     rows in one pass (the step's ``lane_psi``: the head, gravity, the
     constraints, the sleep test); a unit calm at its sleep test is given
     back and frozen by the object path."""
-    from .sim_unit import freeze_unit
     run, rows, cores, slots = step
     lane = env.lane
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
@@ -514,7 +453,7 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
-    return _run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
+    return run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
 
 
 def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
@@ -539,16 +478,15 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     return units, cores, rows, flags
 
 
-def _run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
+def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     """run_units on the units' rows and their (fast, fast_prev) flags; a
     unit's flags that change are written back to it."""
-    from .sim_unit import freeze_unit
     lane = env.lane
     col = env.collision
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    stop, countdown, seed = _run(lane.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+    stop, countdown, seed = run_units_k(lane.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
                                  env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value,
                                  rng.get_seed())
     env.sleep_countdown_value = countdown
@@ -578,80 +516,6 @@ def flags_back(units, flags, before, ran: int) -> None:
         units[i].fast_prev = bool(flags[i, 1])
 
 
-class Plan:
-    """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
-    them and run again at every later PSI while nothing they were chosen by
-    changes (:func:`touch`): a run of lane units with their cores, rows and
-    flags, a resting run (collision.single_contact) with its contact points
-    too, or one other unit. ``awake`` is the collision system's cache of
-    the PSI's awake shapes (the plan's cores, in order)."""
-
-    __slots__ = ("epoch", "start", "takes", "steps", "awake")
-
-    def __init__(self):
-        self.start = _epoch[0]
-        self.takes = 0                  # the recording's own touches
-        self.epoch = -1
-        self.steps = []
-        self.awake = None
-
-    def other_unit(self, i: int, su) -> None:
-        """The recording: the order's unit i, run by the object path."""
-        self.steps.append((i, su, None, None, None, None, None))
-
-    def recorded(self, env, complete: bool) -> bool:
-        """The recording is over: it holds from now when every unit of the
-        order ran as recorded and nothing else touched (this PSI is then
-        planned)."""
-        if complete and _epoch[0] - self.start == self.takes:
-            self.epoch = _epoch[0]
-            env.lane.planned_psi = env.psi_count
-            self.steps = _merged(self.steps)
-            return True
-        return False
-
-    def holds(self) -> bool:
-        return self.epoch == _epoch[0]
-
-    def run(self, env, ev, cores_out: list) -> int:
-        """The steps in order while the plan holds; returns the index in the
-        order of the first unit not run (the caller goes on from there unit
-        by unit), or -1 when every step ran."""
-        from .collision.single_contact import resting_rows
-        for i, su, units, cores, rows, flags, cps in self.steps:
-            if su is not None:
-                su.do_sim_unit_psi(env, ev, cores_out)
-                i += 1
-            else:
-                if cps is None:
-                    ran = _run_rows(env, units, cores, rows, flags, cores_out)
-                else:
-                    ran = resting_rows(env, units, cores, rows, flags, cps, cores_out)
-                i += ran
-                if ran < len(units):
-                    return i
-            if self.epoch != _epoch[0]:
-                return i
-        env.lane.planned_psi = env.psi_count
-        return -1
-
-
-def _merged(steps) -> list:
-    """Runs of one kind that follow each other in the order (recorded at most
-    RUN_LENGTH units at a time) as one run: the same pass, in fewer calls."""
-    out = []
-    for step in steps:
-        i, su, units, cores, rows, flags, cps = step
-        if out and su is None:
-            j, su0, units0, cores0, rows0, flags0, cps0 = out[-1]
-            if su0 is None and (cps is None) == (cps0 is None) and j + len(units0) == i:
-                out[-1] = (j, None, units0 + units, cores0 + cores, np.concatenate((rows0, rows)),
-                           np.concatenate((flags0, flags)), None if cps is None else cps0 + cps)
-                continue
-        out.append(step)
-    return out
-
-
 def planned_psi(env) -> "Plan | None":
     """The plan, when this PSI's units all ran as planned (or recorded) and
     nothing changed since: the PSI's cores are the plan's."""
@@ -660,328 +524,3 @@ def planned_psi(env) -> "Plan | None":
         return None
     plan = lane.plan
     return plan if plan is not None and plan.holds() else None
-
-
-# --- the compiled pass -----------------------------------------------------------------
-
-@kernel
-def _isqrt_newton(n, buf, ibuf):
-    """fp.isqrt_newton: the bit-trick guess, then five Newton steps."""
-    buf[0] = n
-    i = ibuf[0]
-    ibuf[0] = 0x5FE6EB50C7B537A9 - (i >> 1)
-    y = buf[0]
-    h = 0.5 * n
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    return y
-
-
-@kernel
-def _rng(seed):
-    """rng.rng on an explicit seed: (new seed, value)."""
-    seed = (seed * 75) & 0xFFFFFFFF
-    return seed, (seed & 0xFFFF) * RNG_SCALE_F
-
-
-@kernel
-def calm_state(S, k, t, fct):
-    """Core.calc_movement_state (10.2) on row k: 1 moving, 2 slow, 3 calm."""
-    R = S[k, RADIUS]
-    d0x = S[k, POS] - S[k, CALM_P0]
-    d0y = S[k, POS + 1] - S[k, CALM_P0 + 1]
-    d0z = S[k, POS + 2] - S[k, CALM_P0 + 2]
-    if d0x * d0x + d0y * d0y + d0z * d0z <= SLEEP_POS0:
-        dq = (S[k, CALM_Q0] * S[k, Q_NEXT] + S[k, CALM_Q0 + 1] * S[k, Q_NEXT + 1]
-              + S[k, CALM_Q0 + 2] * S[k, Q_NEXT + 2] + S[k, CALM_Q0 + 3] * S[k, Q_NEXT + 3])
-        if (1.0 - dq * dq) * 2.0 * R * R <= SLEEP_ROT0:
-            return MT_CALM if t - S[k, CALM_T] > fct else MT_SLOW
-    for i in range(4):
-        S[k, CALM_Q0 + i] = f32_k(S[k, Q_NEXT + i])
-    for i in range(3):
-        S[k, CALM_P0 + i] = f32_k(S[k, POS + i])
-    S[k, CALM_T] = t
-    d1x = S[k, POS] - S[k, CALM_P1]
-    d1y = S[k, POS + 1] - S[k, CALM_P1 + 1]
-    d1z = S[k, POS + 2] - S[k, CALM_P1 + 2]
-    dq = (S[k, CALM_Q1] * S[k, Q_LAST] + S[k, CALM_Q1 + 1] * S[k, Q_LAST + 1]
-          + S[k, CALM_Q1 + 2] * S[k, Q_LAST + 2] + S[k, CALM_Q1 + 3] * S[k, Q_LAST + 3])
-    if d1x * d1x + d1y * d1y + d1z * d1z > SLEEP_POS1 or (1.0 - dq * dq) * 2.0 * R * R > SLEEP_ROT1:
-        for i in range(4):
-            S[k, CALM_Q1 + i] = f32_k(S[k, Q_LAST + i])
-        for i in range(3):
-            S[k, CALM_P1 + i] = f32_k(S[k, POS + i])
-        S[k, CALM_T + 1] = t
-        return 1
-    return MT_CALM if t - S[k, CALM_T + 1] > SLEEP_LONG_WINDOW else 1
-
-
-@kernel(inline=True)
-def begin_row(S, k, t):
-    """Core.begin_psi (6.3, 0x10012470) on row k: the pose at t, the pending
-    pushes landed; returns the fast test (|speed| > 1 m/s)."""
-    dtp = t - S[k, T_LAST]
-    R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
-    for i in range(9):
-        S[k, M_R + i] = R[i]
-    for i in range(3):
-        S[k, M_POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
-    for i in range(3):
-        S[k, ROT_SPEED + i] = f32_k(S[k, ROT_SPEED + i] + S[k, ROT_SPEED_CHANGE + i])
-        S[k, SPEED + i] = f32_k(S[k, SPEED + i] + S[k, SPEED_CHANGE + i])
-        S[k, ROT_SPEED_CHANGE + i] = 0.0
-        S[k, SPEED_CHANGE + i] = 0.0
-    sx = S[k, SPEED]
-    sy = S[k, SPEED + 1]
-    sz = S[k, SPEED + 2]
-    return math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
-
-
-@kernel(inline=True)
-def unit_flags(flags, u, fast, valve, countdown, seed):
-    """The rest of do_sim_unit_PSI's head (6.3) for a unit whose cores' fast
-    tests gave ``fast``, its (fast, fast_prev) flags row u: the flags and the
-    sleep count-down (10.1). Returns (whether the unit takes the sleep test,
-    whether its cores' calm windows restart (0x1000cec0), count-down, seed)."""
-    test_sleep = False
-    reset = False
-    if fast:
-        flags[u, 0] = 1
-        tick = valve
-    else:
-        flags[u, 1] = flags[u, 0]
-        reset = flags[u, 1] != 0
-        flags[u, 0] = 0
-        tick = True
-    if tick:
-        countdown = (countdown - 1) & 0xFFFF
-        if countdown == 0:
-            seed, r = _rng(seed)
-            countdown = 15 - int(r * MINUS_FIVE_F)
-            test_sleep = not fast
-    return test_sleep, reset, countdown, seed
-
-
-@kernel(inline=True)
-def begin_unit(S, k, flags, u, t, valve, countdown, seed):
-    """The head of do_sim_unit_PSI (6.3) for a unit of one core, row k, its
-    (fast, fast_prev) flags row u: begin_row, then unit_flags. Returns
-    (whether the unit takes the sleep test, count-down, seed)."""
-    fast = begin_row(S, k, t)
-    test_sleep, reset, countdown, seed = unit_flags(flags, u, fast, valve, countdown, seed)
-    if reset:
-        S[k, CALM_T] = t
-        S[k, CALM_T + 1] = t
-    return test_sleep, countdown, seed
-
-
-@kernel(inline=True)
-def gravity_row(S, k, gx, gy, gz):
-    """The gravity controller (7.1) on row k: damp (7.3), commit the row's
-    pending changes (zero but for a several-point system's energy damping,
-    5.8: f32(x + 0) is the object path's x + 0 for an f32 x), speed += g dt,
-    stored f32."""
-    d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
-    for i in range(3):
-        S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + S[k, ROT_SPEED_CHANGE + i])
-        S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + S[k, SPEED_CHANGE + i])
-                                + (gx if i == 0 else gy if i == 1 else gz))
-        S[k, ROT_SPEED_CHANGE + i] = 0.0
-        S[k, SPEED_CHANGE + i] = 0.0
-
-
-@kernel
-def unit_head_k(S, rows, flags, t, valve, countdown, seed):
-    """The head of do_sim_unit_PSI (6.3) for a unit of the cores of
-    ``rows``, its (fast, fast_prev) flags row 0: each core's begin_row,
-    last first, then unit_flags, the calm windows of every core restarted
-    when the unit slowed (0x1000cec0). Returns (whether the unit takes the
-    sleep test, count-down, seed)."""
-    n = rows.shape[0]
-    fast = False
-    for u in range(n - 1, -1, -1):
-        if begin_row(S, rows[u], t):
-            fast = True
-    test_sleep, reset, countdown, seed = unit_flags(flags, 0, fast, valve, countdown, seed)
-    if reset:
-        for u in range(n - 1, -1, -1):
-            S[rows[u], CALM_T] = t
-            S[rows[u], CALM_T + 1] = t
-    return test_sleep, countdown, seed
-
-
-@kernel
-def gravity_rows_k(S, rows, gx, gy, gz):
-    """gravity_row on each of ``rows``."""
-    for u in range(rows.shape[0]):
-        gravity_row(S, rows[u], gx, gy, gz)
-
-
-@kernel
-def unit_calm_k(S, rows, t, fct):
-    """try_to_freeze's test (10.2) on the unit's rows: each core's calm
-    state (last first) into its row; whether every one is calm."""
-    acc = 3
-    for u in range(rows.shape[0] - 1, -1, -1):
-        s = calm_state(S, rows[u], t, fct)
-        S[rows[u], STATE] = s
-        acc &= s
-    return acc == 3
-
-
-@kernel
-def _run(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """do_sim_unit_PSI (6.3) for the lane units of rows, in order, until one
-    is calm at its sleep test: (its index or -1, count-down, seed)."""
-    for u in range(rows.shape[0]):
-        k = rows[u]
-        test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
-        gravity_row(S, k, gx, gy, gz)
-        if test_sleep:
-            s = calm_state(S, k, t, fct)
-            S[k, STATE] = s
-            if s == MT_CALM:
-                return u, countdown, seed
-    return -1, countdown, seed
-
-
-@kernel
-def _quat_from_rot(S, k, wx, wy, wz, dt, poly):
-    """umath.quat_from_rot_poly (poly) or quat_from_rot_sin of w over dt."""
-    h = dt * 0.5
-    if poly:
-        sx = wx * h
-        sy = wy * h
-        sz = wz * h
-        sx = sx - sx * sx * sx * ONE_SIXTH_F
-        sy = sy - sy * sy * sy * ONE_SIXTH_F
-        sz = sz - sz * sz * sz * ONE_SIXTH_F
-    else:
-        sx = math.sin(wx * h)
-        sy = math.sin(wy * h)
-        sz = math.sin(wz * h)
-    n = sx * sx + sy * sy + sz * sz
-    if n < 1.0:
-        return sx, sy, sz, math.sqrt(1.0 - n)
-    kk = 1.0 / math.sqrt(n)
-    return sx * kk, sy * kk, sz * kk, 0.0
-
-
-@kernel
-def _integrate(S, rows, delta_time, i_delta_time, t, max_w, max_v):
-    """Core.calc_next_psi_matrix (8.2) and calc_rotation_info (8.3) for the
-    rows; rows over an anomaly limit are left as they are and returned."""
-    buf = np.empty(1)
-    ibuf = buf.view(np.int64)
-    over = np.empty(rows.shape[0], dtype=np.int64)
-    n_over = 0
-    for u in range(rows.shape[0]):
-        k = rows[u]
-        wx = S[k, ROT_SPEED]
-        wy = S[k, ROT_SPEED + 1]
-        wz = S[k, ROT_SPEED + 2]
-        if S[k, HAS_MAX_ROT] != 0.0:
-            m0 = S[k, MAX_ROT]
-            m1 = S[k, MAX_ROT + 1]
-            m2 = S[k, MAX_ROT + 2]
-            if wx > m0:
-                wx = m0
-            elif wx < -m0:
-                wx = -m0
-            if wy > m1:
-                wy = m1
-            elif wy < -m1:
-                wy = m1                 # the max_rot_speed_y_axis quirk (8.2)
-            if wz > m2:
-                wz = m2
-            elif wz < -m2:
-                wz = -m2
-        elif wx * wx + wy * wy + wz * wz > max_w * max_w:
-            over[n_over] = k
-            n_over += 1
-            continue
-        sx = S[k, SPEED]
-        sy = S[k, SPEED + 1]
-        sz = S[k, SPEED + 2]
-        sp2 = sx * sx + sy * sy + sz * sz
-        if sp2 > max_v * max_v:
-            over[n_over] = k
-            n_over += 1
-            continue
-        S[k, ROT_SPEED] = wx
-        S[k, ROT_SPEED + 1] = wy
-        S[k, ROT_SPEED + 2] = wz
-        S[k, CUR_SPEED] = f32_k(math.sqrt(sp2))
-        S[k, I_DT] = f32_k(i_delta_time)
-        dt = delta_time
-        if S[k, EQUAL_I] == 0.0:
-            # the gyroscopic sub-steps (8.2)
-            x = (wx * wx + wy * wy + wz * wz) * dt * dt
-            ns = int(math.sqrt(x * GYRO_144)) + 1 if x > GYRO_X_LIMIT else 1
-            dt = dt / ns
-            Q = _quat_from_rot(S, k, wx, wy, wz, dt, True)
-            I0 = S[k, ROT_I]
-            I1 = S[k, ROT_I + 1]
-            I2 = S[k, ROT_I + 2]
-            ex = (I1 - I2) * S[k, INV_I]
-            ey = (I2 - I0) * S[k, INV_I + 1]
-            ez = (I0 - I1) * S[k, INV_I + 2]
-            dtf = f32_k(dt)
-            i = 1
-            while True:
-                g0 = f32_k(wz * wy * ex)
-                g1 = f32_k(wz * wx * ey)
-                g2 = f32_k(wx * wy * ez)
-                wx, wy, wz = f32_k(wx + g0 * dtf), f32_k(wy + g1 * dtf), f32_k(wz + g2 * dtf)
-                if i >= ns:
-                    break
-                Q = quat_mul_k(_quat_from_rot(S, k, wx, wy, wz, dt, True), Q)
-                i += 1
-            S[k, ROT_SPEED] = wx
-            S[k, ROT_SPEED + 1] = wy
-            S[k, ROT_SPEED + 2] = wz
-        else:
-            Q = _quat_from_rot(S, k, wx, wy, wz, dt, False)
-        dtp = t - S[k, T_LAST]
-        S[k, T_LAST] = t
-        for i in range(3):
-            S[k, POS + i] = S[k, POS + i] + S[k, DELTA + i] * dtp
-            S[k, DELTA + i] = S[k, SPEED + i]
-        q = (S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3])
-        for i in range(4):
-            S[k, Q_LAST + i] = q[i]
-        qn = quat_mul_k(q, Q)
-        n2 = qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]
-        if n2 > QUAT_NORM_EPS:
-            s = _isqrt_newton(n2, buf, ibuf)
-            qn = (qn[0] * s, qn[1] * s, qn[2] * s, qn[3] * s)
-        for i in range(4):
-            S[k, Q_NEXT + i] = qn[i]
-        # calc_rotation_info (8.3)
-        qx, qy, qz = Q[0], Q[1], Q[2]
-        n = qx * qx + qy * qy + qz * qz
-        if n <= QUAT_NORM_EPS:
-            S[k, ABS_OMEGA] = 0.0
-            S[k, AXIS] = 1.0
-            S[k, AXIS + 1] = 0.0
-            S[k, AXIS + 2] = 0.0
-        else:
-            y = _isqrt_newton(n, buf, ibuf)
-            s = y * n
-            s3 = s * s * s
-            asin_s = s + s3 * ONE_SIXTH_F + s3 * s * s * ASIN_S5_F
-            ax = qx * y
-            ay = qy * y
-            az = qz * y
-            r = M_R
-            S[k, ABS_OMEGA] = f32_k(2.0 * asin_s * S[k, I_DT])
-            S[k, AXIS] = f32_k(S[k, r] * ax + S[k, r + 1] * ay + S[k, r + 2] * az)
-            S[k, AXIS + 1] = f32_k(S[k, r + 3] * ax + S[k, r + 4] * ay + S[k, r + 5] * az)
-            S[k, AXIS + 2] = f32_k(S[k, r + 6] * ax + S[k, r + 7] * ay + S[k, r + 8] * az)
-        S[k, MAX_SURF_ROT] = f32_k(S[k, ABS_OMEGA] * S[k, DEVIATION])
-    return over[:n_over]
-
-

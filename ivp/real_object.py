@@ -10,6 +10,7 @@ import numpy as np
 
 from . import umath
 from .core import MT_NOT_SIM, MT_STATIC
+from .freeze import enqueue_revive
 from .fp import (
     AUTO_CHECK_ROT_INERTIA,
     DEFAULT_DAMP,
@@ -23,7 +24,6 @@ from .fp import (
 from .jit import kernel
 from .kmath import mat_mul_point_k, quat_mul_k, quat_slerp_k, quat_to_matrix_k
 from .limits import check
-from .sim_unit import enqueue_revive
 
 OBJECT_POLYGON = 2
 OBJECT_BALL = 3

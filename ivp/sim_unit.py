@@ -10,17 +10,17 @@ from __future__ import annotations
 import os
 from itertools import groupby
 
-from .core import MT_MOVING, MT_NOT_SIM
-from .fp import inv_dt
+import numpy as np
+
+from .core import MT_NOT_SIM
 from .controllers.base import SimEvent
-from .collision.single_contact import resting_unit, run_controllers, run_resting
+from .collision.single_contact import resting_rows, resting_unit, run_controllers, run_resting
 from .collision.system_unit import run_system_unit, system_unit
 from .jit import ENABLED as JIT_ENABLED
-from .lane import (ENABLED as LANE_ENABLED, Plan, epoch, joint_unit, lane_unit, run_joint_unit, run_units, touch,
-                   untagged)
+from .freeze import revive_sim_unit, try_to_freeze
+from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units
+from .states import SU_FROZEN
 
-SU_ACTIVE = 1
-SU_FROZEN = 8
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
 VERIFY_KINDS = os.environ.get("IVP_VERIFY_KINDS", "0") != "0"     # lane_kind checks each kept answer
@@ -40,10 +40,11 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
+    __slots__ = ("epoch", "state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
                  "system_step", "touched", "lane_kind")
 
-    def __init__(self):
+    def __init__(self, epoch):
+        self.epoch = epoch          # the environment's (ivp.state.epoch)
         self.state = SU_FROZEN
         self.changed = False        # flags 0x300
         self.fast = False           # flags bits 10-11
@@ -54,7 +55,7 @@ class SimUnit:
         self._steps = None
         self._lane = None           # (epoch, lane.joint_unit's step)
         self.system_step = None     # (epoch, collision.system_unit's answer)
-        self.touched = epoch()      # the epoch of the last touch naming the unit (lane.touch)
+        self.touched = epoch.value  # the epoch of the last touch naming the unit (Epoch.touch)
         self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
 
     def _before_snapshot(self) -> None:
@@ -68,10 +69,10 @@ class SimUnit:
         """(controller, cores) in calling order (6.3: the entries last to
         first), two or more consecutive controllers of one run_class that
         are in_run as one step (run_class(controllers), None); made again
-        when the unit's structure changes (ivp.lane.epoch), a run of the
+        when the unit's structure changes (its epoch), a run of the
         same controllers kept."""
         kept = self._steps
-        if kept is not None and kept[0] == epoch():
+        if kept is not None and kept[0] == self.epoch.value:
             return kept[1]
         runs = [] if kept is None else [c for c, on in kept[1] if on is None]
         steps = []
@@ -85,7 +86,7 @@ class SimUnit:
                 steps.append((step, None))
             else:
                 steps.append((run[0].controller, run[0].cores))
-        self._steps = (epoch(), steps)
+        self._steps = (self.epoch.value, steps)
         return steps
 
     def find_entry(self, controller):
@@ -103,14 +104,14 @@ class SimUnit:
             self.entries.append(e)
         e.cores.append(core)
         self.sort_entries()
-        touch((self,))
+        self.epoch.touch((self,))
 
     def remove_controller_core(self, controller, core) -> None:
         """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
         e = self.find_entry(controller)
         if e is None:
             return
-        touch((self,))
+        self.epoch.touch((self,))
         if core in e.cores:
             e.cores.remove(core)
         if not e.cores:
@@ -183,21 +184,95 @@ LANE = "lane"           # lane_kind: a lane unit
 def lane_kind(env, su):
     """The unit's way in the PSI loop: LANE (lane.lane_unit), its contact
     point (single_contact.resting_unit) or None (the object path). Kept on
-    the unit while no touch names it (lane.touch): a settling heap, where
+    the unit while no touch names it (Epoch.touch): a settling heap, where
     some unit lands or freezes at every PSI, looks at each unit again at
     every PSI, and most of them are what they were."""
     kept = su.lane_kind
-    if kept is not None and kept[1] >= su.touched and kept[1] >= untagged[0]:
+    if kept is not None and kept[1] >= su.touched and kept[1] >= env.epoch.untagged:
         if VERIFY_KINDS:
             assert kept[0] is _lane_kind(env, su), f"a unit's kept lane step is stale: {kept[0]}"
         return kept[0]
     kind = _lane_kind(env, su)
-    su.lane_kind = (kind, epoch())
+    su.lane_kind = (kind, env.epoch.value)
     return kind
 
 
 def _lane_kind(env, su):
     return LANE if lane_unit(env, su) else resting_unit(env, su)
+
+
+class Plan:
+    """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
+    them and run again at every later PSI while nothing they were chosen by
+    changes (env.epoch: ``changes``): a run of lane units with their cores, rows and
+    flags, a resting run (collision.single_contact) with its contact points
+    too, or one other unit. ``awake`` is the collision system's cache of
+    the PSI's awake shapes (the plan's cores, in order)."""
+
+    __slots__ = ("changes", "epoch", "start", "takes", "steps", "awake")
+
+    def __init__(self, changes):
+        self.changes = changes
+        self.start = changes.value
+        self.takes = 0                  # the recording's own touches
+        self.epoch = -1
+        self.steps = []
+        self.awake = None
+
+    def other_unit(self, i: int, su) -> None:
+        """The recording: the order's unit i, run by the object path."""
+        self.steps.append((i, su, None, None, None, None, None))
+
+    def recorded(self, env, complete: bool) -> bool:
+        """The recording is over: it holds from now when every unit of the
+        order ran as recorded and nothing else touched (this PSI is then
+        planned)."""
+        if complete and self.changes.value - self.start == self.takes:
+            self.epoch = self.changes.value
+            env.lane.planned_psi = env.psi_count
+            self.steps = _merged(self.steps)
+            return True
+        return False
+
+    def holds(self) -> bool:
+        return self.epoch == self.changes.value
+
+    def run(self, env, ev, cores_out: list) -> int:
+        """The steps in order while the plan holds; returns the index in the
+        order of the first unit not run (the caller goes on from there unit
+        by unit), or -1 when every step ran."""
+        for i, su, units, cores, rows, flags, cps in self.steps:
+            if su is not None:
+                su.do_sim_unit_psi(env, ev, cores_out)
+                i += 1
+            else:
+                if cps is None:
+                    ran = run_rows(env, units, cores, rows, flags, cores_out)
+                else:
+                    ran = resting_rows(env, units, cores, rows, flags, cps, cores_out)
+                i += ran
+                if ran < len(units):
+                    return i
+            if self.epoch != self.changes.value:
+                return i
+        env.lane.planned_psi = env.psi_count
+        return -1
+
+
+def _merged(steps) -> list:
+    """Runs of one kind that follow each other in the order (recorded at most
+    RUN_LENGTH units at a time) as one run: the same pass, in fewer calls."""
+    out = []
+    for step in steps:
+        i, su, units, cores, rows, flags, cps = step
+        if out and su is None:
+            j, su0, units0, cores0, rows0, flags0, cps0 = out[-1]
+            if su0 is None and (cps is None) == (cps0 is None) and j + len(units0) == i:
+                out[-1] = (j, None, units0 + units, cores0 + cores, np.concatenate((rows0, rows)),
+                           np.concatenate((flags0, flags)), None if cps is None else cps0 + cps)
+                continue
+        out.append(step)
+    return out
 
 
 class SimUnitManager:
@@ -210,12 +285,12 @@ class SimUnitManager:
 
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""
-        touch((su,))
+        self.environment.epoch.touch((su,))
         (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
 
     def remove_sim_unit(self, su: SimUnit) -> None:
         """0x10011f50."""
-        touch((su,))
+        self.environment.epoch.touch((su,))
         lst = self.active if su.state < SU_FROZEN else self.frozen
         lst.remove(su)
 
@@ -244,7 +319,7 @@ class SimUnitManager:
                 if i < 0:
                     return
             else:
-                plan = lane.plan = Plan()
+                plan = lane.plan = Plan(env.epoch)
         n = len(order)
         complete = i == 0
         while i < n:
@@ -314,7 +389,7 @@ class SimUnitManager:
 
     def merge(self, units) -> SimUnit:
         """0x10011720: join units into the first; the others are removed."""
-        touch(units)
+        self.environment.epoch.touch(units)
         first = units[0]
         for su in units[1:]:
             if su is first or not su.alive:
@@ -342,13 +417,13 @@ class SimUnitManager:
         constraints, contacts); the environment's gravity controller does not.
         """
         su.changed = False
-        touch((su,))
+        self.environment.epoch.touch((su,))
         parts = _connected_parts(su)
         if len(parts) < 2:
             return
         keep = parts[0]
         for part in parts[1:]:
-            new = SimUnit()
+            new = SimUnit(su.epoch)
             new.state = su.state
             members = set(map(id, part))
             new.cores = [c for c in su.cores if id(c) in members]
@@ -369,7 +444,7 @@ class SimUnitManager:
 
     def remove_core(self, core) -> None:
         """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
-        touch((core.sim_unit_of_core,))
+        self.environment.epoch.touch((core.sim_unit_of_core,))
         su = core.sim_unit_of_core
         if core in su.cores:
             su.cores.remove(core)
@@ -402,119 +477,3 @@ def _connected_parts(su: SimUnit) -> list:
     for c in su.cores:
         groups.setdefault(find(id(c)), []).append(c)
     return list(groups.values())
-
-
-# --- freeze (10.2, 10.3) -------------------------------------------------------
-
-def try_to_freeze(env, su: SimUnit) -> bool:
-    """Spec 10.2 (0x100120f0): freeze the unit when every core is calm (state 3)."""
-    t = env.current_time
-    fct = env.freeze_check_time
-    acc = 3
-    cores = su.cores
-    for i in range(len(cores) - 1, -1, -1):
-        c = cores[i]
-        s = c.calc_movement_state(t, fct)
-        c.movement_state = s
-        acc &= s
-    if acc != 3:
-        return False
-    freeze_unit(env, su)
-    return True
-
-
-def freeze_unit(env, su: SimUnit) -> None:
-    """10.2's freeze of a calm unit: every core (from the end), then the frozen list."""
-    cores = su.cores
-    for i in range(len(cores) - 1, -1, -1):
-        freeze_core(env, cores[i])
-    env.sim_unit_manager.set_state(su, SU_FROZEN)
-
-
-def freeze_core(env, c) -> None:
-    """Spec 10.3 (0x1000afe0): stop the core, objects to state 8, frozen listeners."""
-    c.stop_physical_movement()
-    objs = c.objects
-    for i in range(len(objs) - 1, -1, -1):
-        o = objs[i]
-        o.object_state = MT_NOT_SIM
-        if env.collision is not None:
-            env.collision.object_frozen(o)
-    for i in range(len(objs) - 1, -1, -1):
-        env.fire_object_frozen(objs[i])
-
-
-# --- wake and revive (10.4) ------------------------------------------------------
-
-def enqueue_revive(env, c) -> None:
-    """0x1000b540: queue the core for revive at the next PSI (once)."""
-    if not c.is_in_wakeup_vec:
-        env.core_revive_list.append(c)
-        c.is_in_wakeup_vec = True
-
-
-def revive_cores_psi(env) -> None:
-    """0x1000b590: revive every queued core (from the end), then clear the list."""
-    lst = env.core_revive_list
-    for i in range(len(lst) - 1, -1, -1):
-        c = lst[i]
-        ensure_in_simulation(env, c)
-        c.is_in_wakeup_vec = False
-    lst.clear()
-
-
-def ensure_in_simulation(env, c) -> None:
-    """0x1000dab0."""
-    if c.physical_unmoveable:
-        return
-    if c.movement_state != MT_NOT_SIM:
-        for k in c.sim_unit_of_core.cores:
-            k.reset_freeze_check_values()
-    else:
-        revive_sim_unit(env, c.sim_unit_of_core)
-
-
-def revive_sim_unit(env, su: SimUnit) -> None:
-    """0x10011f80: revive every frozen core (restart when the unit changed), then
-    move the unit to the active list.
-
-    A listener told of the revive (friction created, 5.2; object revived,
-    10.5) may delete a body of the unit: a unit left empty has gone from the
-    manager and stays gone."""
-    while True:
-        restarted = False
-        for i in range(len(su.cores) - 1, -1, -1):
-            c = su.cores[i]
-            if c.movement_state < MT_NOT_SIM:
-                continue
-            if revive_core(env, c):
-                restarted = True
-                break
-        if not restarted:
-            break
-        su = c.sim_unit_of_core
-    if su.alive and su.state == SU_FROZEN:
-        env.sim_unit_manager.set_state(su, SU_ACTIVE)
-
-
-def revive_core(env, c) -> bool:
-    """0x1000aea0: objects to state 1, timers restarted, velocities cleared,
-    resting partners pulled in (collision), revived listeners.
-
-    Returns True when the unit changed (merged) and the caller must restart.
-    """
-    objs = c.objects
-    c.movement_state = MT_MOVING
-    c.reset_freeze_check_values()
-    c.time_of_last_psi = env.current_time
-    for o in objs:
-        o.object_state = MT_MOVING
-        if env.collision is not None:
-            env.collision.object_revived(o)
-    dt = env.time_of_next_psi - env.current_time
-    c.init_core_for_simulation(inv_dt(dt))
-    changed = env.collision.revive_partners(c) if env.collision is not None else False
-    for o in objs:
-        if not o.deleted:               # a friction-created listener may have deleted it
-            env.fire_object_revived(o)
-    return changed

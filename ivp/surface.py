@@ -15,6 +15,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.spatial import ConvexHull, QhullError
 
 from .fp import f32
 from .limits import MAX_SURFACE_PIECES, MAX_VERTEX, check
@@ -108,7 +109,6 @@ def convex_piece(points, name: str = "surface"):
         return TriangleSoup(p, np.array([[0, 1, 2]]))
     if len(p) < 3:
         raise ValueError(f"surface {name!r}: a convex piece needs at least 3 distinct points, got {len(p)}")
-    from scipy.spatial import ConvexHull, QhullError
     try:
         hull = ConvexHull(p)
     except QhullError as exc:

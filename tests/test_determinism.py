@@ -84,3 +84,50 @@ def test_snapshot_restores_world_and_rng_exactly():
     restored = snap.restore()
     b = run(restored, 80)
     assert a == b
+
+
+def heap_and_hinge():
+    """Two worlds: balls landing in a heap (lane runs, resting runs, sleep) and
+    hinged planks under a ball (a unit of joints), every body awake."""
+    from test_jit_equivalence import scene_ball_heap, scene_hinged_planks
+    out = []
+    for scene in (scene_ball_heap, scene_hinged_planks):
+        env = Environment(gravity=(0.0, -20.0, 0.0))
+        scene(env)
+        for o in env.objects:
+            if not o.core.physical_unmoveable:
+                o.wake()
+        out.append(env)
+    return out
+
+
+def test_two_environments_stepped_in_turn_are_each_as_if_alone():
+    """No state at module level (issue 39): two worlds stepped in turn, PSI by
+    PSI, give the state hashes each gives stepped alone, and a PSI of one
+    leaves the other's epoch as it was. The RNG is process-global by the spec
+    (10.1): each world here has a seed of its own, set before its PSI and
+    read after it."""
+    psis = 150
+    alone = []
+    for k in range(2):
+        env = heap_and_hinge()[k]
+        rng.reset()
+        hashes = []
+        for _ in range(psis):
+            env.simulate(env.delta_PSI_time)
+            hashes.append(world_hash(env))
+        alone.append(hashes)
+    envs = heap_and_hinge()
+    seeds = [rng.INITIAL_SEED, rng.INITIAL_SEED]
+    in_turn = [[], []]
+    for _ in range(psis):
+        for k, env in enumerate(envs):
+            other = envs[1 - k].epoch.value
+            rng.set_seed(seeds[k])
+            env.simulate(env.delta_PSI_time)
+            seeds[k] = rng.get_seed()
+            in_turn[k].append(world_hash(env))
+            assert envs[1 - k].epoch.value == other
+    assert in_turn == alone
+    assert all(len(set(h)) > psis // 2 for h in alone)     # both worlds move
+    assert envs[0].epoch is not envs[1].epoch and min(e.epoch.value for e in envs) > 0

@@ -1,13 +1,13 @@
 """3.5's event search in one compiled pass (event_kernels: a ball's, two
 pieces') and update_events' early returns tested at once for a ball's
-triangles (mindist.quiet_pairs): each gives what the value functions and
+triangles (mindist_batches.quiet_pairs): each gives what the value functions and
 update_events give pair by pair (issue 11)."""
 
 import collections
 import copy
 
 from ivp import Environment, rng
-from ivp.collision import mindist, system
+from ivp.collision import mindist, mindist_batches, mindist_search, system
 from ivp.lane import LoanedCore
 from test_collision_scenes import ball, box, floor
 from test_hull_mode import _hash
@@ -58,7 +58,7 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
         thr, bound = md.bounds()
-        assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+        assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
         seen[("ball " if md.a.is_ball else "box ") + md.side1.feature[0], t is not None] += 1
         return t
 
@@ -93,7 +93,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
                     mindist.update_events(env, probe, True, mindist.HINT_SMALL_DELAY)
                     assert probe.event is None
                     quiet.append(md)
-                    if type(md._batch) is mindist.BallPairBatch:       # (BallPairBatch.quiet)
+                    if type(md._batch) is mindist_batches.BallPairBatch:       # (BallPairBatch.quiet)
                         ball_loans.append(sum(type(c) is LoanedCore for c in md.cores))
                 elif type(md) is mindist.Mindist:
                     searched.append(md)
@@ -107,7 +107,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
     assert len(quiet) > 1000 and searched
     loaned = collections.Counter(ball_loans)
     assert len(ball_loans) > 50 and loaned[2] > 0 and loaned[0] + loaned[1] > 0, loaned
-    assert any(type(md._batch) is mindist.BallPairBatch for md in searched)
+    assert any(type(md._batch) is mindist_batches.BallPairBatch for md in searched)
 
 
 def test_quiet_pairs_leave_the_scene_as_updating_every_pair(monkeypatch):
@@ -163,7 +163,7 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
         s1 = md.side1
         if md.a.is_ball and not s1.shape.is_ball and s1.shape.obj.core.movement_state < MT_NOT_SIM:
             thr, bound = md.bounds()
-            assert mindist.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+            assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
             seen[s1.feature[0], t is not None] += 1
         return t
 

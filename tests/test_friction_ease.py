@@ -9,7 +9,8 @@ import pytest
 
 from ivp import Environment
 from ivp.collision import Material
-from ivp.collision.friction import CorePair, ease
+from ivp.collision.friction import CorePair
+from ivp.collision.friction_passes import ease
 from test_collision_scenes import box, floor, run
 
 UP = (0.0, 1.0, 0.0)
@@ -63,18 +64,18 @@ def test_a_resting_box_pair_is_eased_in_its_first_multi_contact_psi_then_every_5
     b = box(env, (3.0, 0.52, 3.0), material=Material(0.5, 0.0))     # inside one floor triangle
     b.wake()
     eased = []
-    import ivp.collision.friction as friction
-    real = friction.ease
+    import ivp.collision.friction_passes as friction_passes
+    real = friction_passes.ease
 
     def spy(pair):
         eased.append(env.psi_count)
         real(pair)
 
-    friction.ease = spy
+    friction_passes.ease = spy
     try:
         run(env, 0.5)
     finally:
-        friction.ease = real
+        friction_passes.ease = real
     assert len(eased) >= 3
     assert all(q - p == 5 for p, q in zip(eased, eased[1:]))
 
@@ -84,14 +85,15 @@ def test_the_pairs_of_one_loaned_point_are_eased_at_once_as_ease_leaves_a_point_
     dot products and rounds to f32, so a -0.0 span stays -0.0 only when every
     product is -0.0 (a tangent of negative components), and a span that is no
     f32 value is rounded; ease_pairs does that for such pairs from their rows."""
-    from ivp.collision.friction import ease_pairs
+    from ivp.collision.friction_passes import ease_pairs
     from ivp.collision.points import PointRows
-    from ivp.collision.single_contact import IN_SPAN, T0, T1
+    from ivp.state.epoch import Epoch
+    from ivp.state.layout import IN_SPAN, T0, T1
     third = 1.0 / 3.0
     cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
              ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),
              ((0.004, -0.002), (0.0, -1.0, 0.0), (-1.0, -0.0, -0.0), (0.004000000189989805, -0.0020000000949949026))]
-    rows = PointRows()
+    rows = PointRows(Epoch())
     fs = SimpleNamespace(collision=SimpleNamespace(points=rows))
     pairs = []
     for k, (span, t0, t1, _) in enumerate(cases):

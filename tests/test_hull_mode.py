@@ -11,7 +11,7 @@ import struct
 import numpy as np
 
 from ivp import Environment, rng
-from ivp.collision import mindist, system
+from ivp.collision import awake, mindist, system
 from test_collision_scenes import ball, box, floor
 from test_piece_batches import _pose
 
@@ -143,7 +143,7 @@ def test_a_balls_soup_group_left_in_hull_mode_would_have_had_no_event(monkeypatc
     have queued and searched nothing; and groups do go to hull mode and come back."""
     kept = []
     woken = []
-    real = system.SteadyBalls.quiet
+    real = awake.SteadyBalls.quiet
 
     def checked(self, holds, centers, speeds, dt):
         out = real(self, holds, centers, speeds, dt)
@@ -164,7 +164,7 @@ def test_a_balls_soup_group_left_in_hull_mode_would_have_had_no_event(monkeypatc
                 kept.append(probe.len_numerator - limit)
         return out
 
-    monkeypatch.setattr(system.SteadyBalls, "quiet", checked)
+    monkeypatch.setattr(awake.SteadyBalls, "quiet", checked)
     env, bodies = _balls_scene()
     _hash(env, bodies, 300)
     assert len(kept) > 1000 and woken
@@ -176,7 +176,7 @@ def test_soup_groups_in_hull_mode_leave_the_scene_as_measuring_them_every_psi(mo
     never true) gives the same state, bit for bit, at every PSI."""
     env, bodies = _balls_scene()
     with_hull = _hash(env, bodies, 300)
-    monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
+    monkeypatch.setattr(awake.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
     env, bodies = _balls_scene()
     assert _hash(env, bodies, 300) == with_hull
 
@@ -233,11 +233,11 @@ def test_the_held_balls_taken_at_once_leave_the_scene_as_the_per_piece_loop(monk
         monkeypatch.setattr(system.CollisionSystem, "_drop_mindist", drop)
         return h, log
 
-    monkeypatch.setattr(system.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
+    monkeypatch.setattr(awake.SteadyBalls, "quiet", lambda self, holds, *a: np.zeros(len(holds), dtype=bool))
     monkeypatch.setattr(system.CollisionSystem, "_take_held", staticmethod(counted))
     held = run()
     assert seen["whole"] > 500 and seen["partial"] > 100 and seen["entries"] > 0
-    monkeypatch.setattr(system.SteadyBalls, "holds", lambda self, *a: None)
+    monkeypatch.setattr(awake.SteadyBalls, "holds", lambda self, *a: None)
     loop = run()
     assert loop[1] == held[1]
     assert loop[0] == held[0]

@@ -177,8 +177,7 @@ def test_a_spring_added_between_psis_is_felt_at_the_next_one():
 
 def touch_every_psi(env) -> None:
     """A PSI listener that makes every PSI go unit by unit (no plan holds)."""
-    from ivp.lane import touch
-    env.add_listener_psi(lambda e: touch())
+    env.add_listener_psi(lambda e: e.epoch.touch())
 
 
 def test_planned_psis_give_the_unit_by_unit_bits_with_bodies_landing_and_falling_asleep():
@@ -420,8 +419,7 @@ def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
     object path, as does nothing else; a touch naming no unit makes every
     kept step stale."""
     from ivp import ForceController
-    from ivp.collision.friction import ContactPoint
-    from ivp.lane import touch
+    from ivp.collision.contact_point import ContactPoint
     from ivp.sim_unit import LANE, lane_kind
     rng.reset()
     env = Environment(gravity=(0.0, -20.0, 0.0))
@@ -441,5 +439,5 @@ def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
     assert lane_kind(env, su) is None and su_far.lane_kind[1] < su.lane_kind[1]
     far_kept = su_far.lane_kind
     assert lane_kind(env, su_far) is LANE and su_far.lane_kind is far_kept  # not named: kept
-    touch()
+    env.epoch.touch()
     assert lane_kind(env, su_far) is LANE and su_far.lane_kind is not far_kept

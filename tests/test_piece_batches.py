@@ -1,5 +1,5 @@
 """A piece against a grid's triangles measured in one kernel pass
-(mindist._recalc_piece_triangles, issue 11) gives each pair's own recalc."""
+(mindist_batches._recalc_piece_triangles, issue 11) gives each pair's own recalc."""
 
 import math
 
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ivp import Environment, ObjectTemplate, build_surface, rng
-from ivp.collision import mindist
+from ivp.collision import mindist_batches
 from ivp.collision.features import feature_of, piece_piece_measure, prev_codes
 from ivp.collision.piece_kernels import hull_triangles_measure
 from ivp.collision.shapes import TriangleGrid, hull_piece, triangle_piece
@@ -146,7 +146,7 @@ def _run(monkeypatch, batched: bool):
         def one_by_one(shape, key, soup, tri_first, mds, t):
             for md in mds:
                 md.recalc(t)
-        monkeypatch.setattr(mindist, "_recalc_piece_triangles", one_by_one)
+        monkeypatch.setattr(mindist_batches, "_recalc_piece_triangles", one_by_one)
     env = _sunk_world()
     seen = []
     for _ in range(240):
@@ -165,7 +165,7 @@ def test_bodies_landing_tipping_and_pushed_out_of_a_floor_run_the_same_bits_batc
 
 def test_ball_pairs_in_one_pass_give_each_pairs_own_recalc():
     """Balls dropped in a heap: at every PSI each ball-ball mindist measured
-    in the pass (mindist._recalc_ball_pairs) has the sides, geometry, gap and
+    in the pass (mindist_batches._recalc_ball_pairs) has the sides, geometry, gap and
     intrusion flag of its own recalc, read back from its row."""
     from test_collision_scenes import ball
     rng.reset()
@@ -180,8 +180,8 @@ def test_ball_pairs_in_one_pass_give_each_pairs_own_recalc():
         env.simulate(env.delta_PSI_time)
         mds = [md for md in env.collision.mindists() if md.a.is_ball and md.b.is_ball]
         t = env.current_time
-        mindist.recalc_all(mds, t)
-        assert all(type(md._batch) is mindist.BallPairBatch for md in mds)
+        mindist_batches.recalc_all(mds, t)
+        assert all(type(md._batch) is mindist_batches.BallPairBatch for md in mds)
         batched = [(md.len_numerator, md.intrusion, md.side0.feature, md.side1.feature, md.side0.shape,
                     md.side1.shape, md.geom.gap, md.geom.n, md.geom.p, md.geom.t0, md.geom.broken, md.prev)
                    for md in mds]

@@ -1,5 +1,5 @@
 """Balls whose pairs with the fixed bodies stay one kept SoupPairs are taken
-by after_integration's steady path (system.SteadyBalls, issue 11) exactly as
+by after_integration's steady path (awake.SteadyBalls, issue 11) exactly as
 its per-piece loop takes them, and a SoupPairs' members linked to the group
 read the group's last pass (mindist.SoupPairs): a world run with and without
 the steady path is the same at every PSI, while balls settle on a grid floor
@@ -8,7 +8,7 @@ one is pushed across its triangles, one is deleted, a fixed box appears among
 them and a ball's pair is read on its own."""
 
 from ivp import BallTemplate, Environment, ObjectTemplate, build_surface, rng
-from ivp.collision import system
+from ivp.collision import awake
 from ivp.collision.material import Material
 from ivp.collision.mindist import SoupPairs
 from test_collision_scenes import FLOOR_MAT, box, grid_mesh
@@ -31,14 +31,14 @@ def _world(n: int):
 def _run(monkeypatch, steady: bool):
     """World hashes of every PSI, and how many balls the steady path took."""
     taken = [0]
-    holds = system.SteadyBalls.holds
+    holds = awake.SteadyBalls.holds
 
     def counting(self, *args):
         h = holds(self, *args) if steady else None
         taken[0] += 0 if h is None else sum(h)
         return h
 
-    monkeypatch.setattr(system.SteadyBalls, "holds", counting)
+    monkeypatch.setattr(awake.SteadyBalls, "holds", counting)
     env, balls = _world(24)
     hashes = []
     for psi in range(240):

@@ -1,7 +1,7 @@
 """A several-contact friction system's points updated and its core pairs'
 energy damped (ivp-contacts 5.3, 5.8, the energy handle), their tangential
 friction (5.6, the dynamic handle) and their normal solve (5.5, the static
-handle) in one pass over the system each (friction.update_system,
+handle) in one pass over the system each (friction_passes.update_system,
 damp_system, tangential_system, normal_solve_multi, issue 11) give the bits
 of the handles' loops point by point."""
 

@@ -8,7 +8,8 @@ values."""
 import numpy as np
 
 from ivp import Environment, rng
-from ivp.collision.friction import FrictionSystem, _core_states
+from ivp.collision.friction import FrictionSystem
+from ivp.collision.friction_passes import _core_states
 from ivp.collision.friction_kernels import moving_sides_k
 from ivp.collision.points import LoanedPoint
 from test_collision_scenes import ball, box, floor

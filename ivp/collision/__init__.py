@@ -1,8 +1,10 @@
 """Collision events, impacts and the friction system (ivp-contacts)."""
 
-from .friction import ContactPoint, FrictionSystem
+from .contact_point import ContactPoint
+from .friction import FrictionSystem
 from .material import DEFAULT_MATERIAL, Material
-from .system import CollisionEvent, CollisionSystem, ContactEvent
+from .events import CollisionEvent, ContactEvent
+from .system import CollisionSystem
 
 __all__ = [
     "Material", "DEFAULT_MATERIAL", "CollisionSystem", "CollisionEvent", "ContactEvent",

@@ -1,4 +1,4 @@
-"""3.5's event search compiled (ivp.jit): mindist.event_search's raster,
+"""3.5's event search compiled (ivp.jit): mindist_search.event_search's raster,
 bracket and root on Mindist.value_function's values, the same operations
 in the same order, for a ball against another ball, against a feature of
 a body whose pose does not change before the next PSI (a fixed body, or a
@@ -88,7 +88,7 @@ def _plane(t, B0, B1, Bu, q0_cs, q1_cs, u_cs):
 
 @kernel
 def _feature_at(t, kind, D, P, B):
-    """mindist.world_feature at t of a moving hull's feature (kind MOVING +
+    """features.world_feature at t of a moving hull's feature (kind MOVING +
     0 P, 1 K, 2 F; D[0]: its vertex indices, or the face's), the piece moved
     to its core's pose at t as Shape.piece_world moves it: the rows _gap
     reads (F: a, b, c and features.face_data's unit normal of (b - a) x (c - a))."""
@@ -247,7 +247,7 @@ def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_no
 
 @kernel
 def _search(ctx, v_now, thr, real, dev, t_now, t_max):
-    """mindist.raster_search on _value(t, ctx), v_now its value at t_now:
+    """mindist_search.raster_search on _value(t, ctx), v_now its value at t_now:
     (True, t) or (False, 0)."""
     if v_now > thr:
         return _first_crossing(ctx, thr, dev, t_now, v_now, t_now, t_max)

@@ -208,3 +208,11 @@ def piece_piece_closest(A, B, prev):
     d, f = pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center,
                            prev_codes(prev))
     return feature_of(f[0], f[1], f[2]), feature_of(f[3], f[4], f[5]), d
+
+
+def world_feature(side, m):
+    """The side's feature in world coordinates for its core pose m."""
+    shape = side.shape
+    if shape.is_ball:
+        return m[1]
+    return feature_points(shape.piece_world(side.piece_key, m), side.feature)

@@ -12,262 +12,17 @@ deletes dead contact points (5.9).
 from __future__ import annotations
 
 import math
-from itertools import chain
-from operator import attrgetter, is_, itemgetter
 from typing import NamedTuple
 
 import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
-from .. import lane as ln
-from ..lane import epoch as ln_epoch, touch, touch_cores
-from ..fp import f32, f32v
-from .constants import (
-    DESCENDING_SPEEDUP,
-    ENERGY_DAMP_LOG,
-    EASE_EVERY_NTH_PSI,
-    FRICTION_DIST,
-    MAX_DISTANCE_FOR_FRICTION,
-    MAX_FRICTION_MATRIX,
-    NORMAL_SPEEDUP,
-)
-from .friction_kernels import (
-    BALL_SIDE,
-    contact_update_k,
-    contact_update_system_k,
-    damp_system_k,
-    moving_sides_k,
-    normal_system_k,
-    tangential_k,
-    tangential_system_k,
-)
-from .mindist import world_feature
-from .single_contact import (
-    BROKEN,
-    GAP,
-    IN_INV_VM_NO_DIR,
-    IN_MU,
-    IN_N,
-    IN_SPAN,
-    NORMAL,
-    POINT,
-    RECHECK,
-    T0,
-    T1,
-    point_rows,
-    system_inputs_k,
-    system_results_k,
-)
-
-
-def _dot(a, b):
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-
-
-def _rt(R, v):
-    """R^T v (world -> core axes)."""
-    return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2], R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
-            R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
-
-
-def _kernel_side(core):
-    """A contact side's core as the friction kernels take it: movable, R, pos,
-    speed, rot_speed, inv_rot_inertia, inv_mass."""
-    R, pos = core.m_world_f_core_last_psi
-    return (not core.physical_unmoveable, R, pos, core.speed, core.rot_speed, core.inv_rot_inertia,
-            core.inv_mass)
-
-
-def worst_case_inv_virt_mass(core, r_cs) -> float:
-    """5.3 calc_virt_mass_worst_case for one movable side: 1/m + max of the
-    lever terms over the core axes."""
-    x, y, z = r_cs
-    ix, iy, iz = core.inv_rot_inertia
-    return core.inv_mass + max((y * y + z * z) * ix, (x * x + z * z) * iy, (x * x + y * y) * iz)
-
-
-class ContactPoint:
-    """5.1 IVP_Contact_Point with its per-update data ("info")."""
-
-    __slots__ = ("side0", "side1", "obj0", "obj1", "core0", "core1", "span_s", "now_friction_pressure",
-                 "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
-                 "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
-                 "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive", "last_n", "fixed_world", "point_slot")
-
-    def __init__(self, side0, side1, mu: float, e: float, t: float):
-        self.side0 = side0
-        self.side1 = side1
-        self.obj0 = side0.shape.obj
-        self.obj1 = side1.shape.obj
-        self.core0 = self.obj0.core
-        self.core1 = self.obj1.core
-        self.span_s = (0.0, 0.0)
-        self.now_friction_pressure = 0.0
-        self.last_gap_len = FRICTION_DIST
-        self.real_friction_factor = mu
-        self.elasticity = e
-        self.inv_virt_mass_no_dir = 0.0
-        self.last_time = t
-        self.needs_recheck = True
-        self.has_negative_pull_since = 0
-        self.system = None
-        self.pair = None
-        self.impacts_while_system = 0
-        self.test_fresh = False
-        self.reached = 1e20
-        self.addon = 0.0
-        self.alive = True
-        self.last_n = None              # the last update's normal (an edge pair keeps its side)
-        self.broken = False
-        self.fixed_world = [None, None]  # side_data of a fixed side, made once
-        self.point_slot = -1            # its row while on loan (points.PointRows: a resting run, a system's passes)
-
-    def __repr__(self) -> str:
-        return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
-                f"{self.side1.feature} gap={self.gap:.4f} N={self.now_friction_pressure:.3f}>")
-
-    @property
-    def point_ws(self):
-        return self.p
-
-    @property
-    def normal_force(self) -> float:
-        """N of the last normal solve (now_friction_pressure, 5.1; IVP's get_vert_force)."""
-        return self.now_friction_pressure
-
-    @property
-    def normal_ws(self):
-        return self.n
-
-    def movable_sides(self):
-        """(index, core) of the movable sides."""
-        out = []
-        if not self.core0.physical_unmoveable:
-            out.append((0, self.core0))
-        if not self.core1.physical_unmoveable:
-            out.append((1, self.core1))
-        return out
-
-    def update(self, now: float) -> None:
-        """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi
-        (the arithmetic: friction_kernels.contact_update_k)."""
-        check = self.needs_recheck or self.side0.shape.is_ball
-        self.needs_recheck = False
-        k0, d0 = self.side_data(0)
-        k1, d1 = self.side_data(1)
-        last_n = self.last_n
-        side0 = _kernel_side(self.core0)
-        side1 = _kernel_side(self.core1)
-        mov0 = side0[0]
-        mov1 = side1[0]
-        (gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) = contact_update_k(
-            k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and last_n is not None,
-            ZERO3 if last_n is None else last_n, float(self.obj0.extra_radius), float(self.obj1.extra_radius),
-            *side0, *side1, self.span_s, now - self.last_time)
-        self.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
-                     [c0 if mov0 else None, c1 if mov1 else None], inv_vm, broken, span)
-
-    def updated(self, now, gap, n, p, t0, t1, r_cs, rxn, inv_vm, broken, span) -> None:
-        """5.3's results into the point (update, and the resting-contact kernel)."""
-        self.impacts_while_system = 0
-        self.test_fresh = False
-        self.last_n = n
-        self.broken = broken
-        self.gap = gap
-        self.n = n
-        self.p = p
-        self.t0 = t0
-        self.t1 = t1
-        self.r_cs = r_cs
-        self.rxn = rxn
-        self.inv_vm = inv_vm
-        self.last_time = now
-        self.span_s = span
-
-    def side_data(self, i: int):
-        """Side i's feature for the kernels: its kind (0 P, 1 K, 2 F, 3 ball) and
-        four world points (F a, b, c and its outward normal; K its ends; P or
-        a ball's centre first). A fixed side's is made once: a fixed body's
-        pieces are kept in world coordinates and a contact point keeps its sides."""
-        kept = self.fixed_world[i]
-        if kept is not None:
-            return kept
-        side = self.side0 if i == 0 else self.side1
-        core = self.core0 if i == 0 else self.core1
-        d = world_feature(side, core.m_world_f_core_last_psi)
-        kind = side.feature[0]
-        if kind == "F":
-            out = 2, d
-        elif kind == "K":
-            out = 1, (d[0], d[1], ZERO3, ZERO3)
-        else:
-            out = (BALL_SIDE if kind == "B" else 0), (d, ZERO3, ZERO3, ZERO3)
-        if core.physical_unmoveable:
-            out = out[0], tuple(tuple(float(x) for x in v) for v in out[1])
-            self.fixed_world[i] = out
-        return out
-
-    def side_local(self, i: int):
-        """Movable side i's feature in its core's frame, for friction_kernels.
-        moving_sides_k: its kind (0 P, 1 K, 2 F) and three points (P first; K's
-        ends; F's corners as face_data orders them), or None where side_data
-        makes it (a ball, a two-sided triangle, whose normal is its moved plane's)."""
-        side = self.side0 if i == 0 else self.side1
-        shape = side.shape
-        if shape.is_ball or side.piece_key[0] != "p":
-            return None
-        piece = shape.pieces[side.piece_key[1]]
-        if piece.two_sided:
-            return None
-        kind, idx = side.feature
-        V = piece.verts
-        if kind == "P":
-            return 0, V[idx], ZERO3, ZERO3
-        if kind == "K":
-            return 1, V[idx[0]], V[idx[1]], ZERO3
-        a, b, c = piece.tris[idx]
-        return 2, V[a], V[b], V[c]
-
-    def init_virt_mass(self) -> None:
-        """5.3: 1/vm of the worst case, computed once at creation."""
-        vms = [1.0 / worst_case_inv_virt_mass(c, self.r_cs[i]) for i, c in self.movable_sides()]
-        if len(vms) == 2:
-            vm = vms[0] * vms[1] / (vms[0] + vms[1])
-        else:
-            vm = vms[0]
-        self.inv_virt_mass_no_dir = f32(1.0 / vm)
-
-    def closing_speed(self) -> float:
-        """5.5: (v0 n + w0 (r x n)0) - (v1 n + w1 (r x n)1), current velocities."""
-        n = self.n
-        s = 0.0
-        for i, core in self.movable_sides():
-            v = core.speed
-            w = core.rot_speed
-            c = self.rxn[i]
-            x = v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * c[0] + w[1] * c[1] + w[2] * c[2]
-            s += x if i == 0 else -x
-        return s
-
-    def apply_impulse(self, j: float, asynchronous: bool = False) -> None:
-        """apply_impulse: side 0's core gets -j n at its lever, side 1's +j n."""
-        n = self.n
-        for i, core in self.movable_sides():
-            k = -j if i == 0 else j
-            imp = f32v(n[0] * k, n[1] * k, n[2] * k)
-            imp_cs = _rt(core.m_world_f_core_last_psi[0], imp)
-            if asynchronous:
-                core.async_push_core(self.r_cs[i], imp_cs, imp)
-            else:
-                core.push_core(self.r_cs[i], imp_cs, imp)
-
-
-def desired_separation(gap: float, closing: float) -> float:
-    """5.5 desired(g, closing) = closing + (0.02 - g) k."""
-    k = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
-    return closing + (FRICTION_DIST - gap) * k
+from ..fp import f32
+from .contact_point import ContactPoint, desired_separation, kernel_side
+from .constants import ENERGY_DAMP_LOG, EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION
+from .friction_kernels import BALL_SIDE, tangential_k
+from .friction_passes import damp_system, ease_pairs, normal_solve_multi, tangential_system, update_system
 
 
 class CorePair:
@@ -384,8 +139,8 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     returns the spring-energy increase (multi-contact bookkeeping)."""
     a = cp.core0
     b = cp.core1
-    side0 = _kernel_side(a)
-    side1 = _kernel_side(b)
+    side0 = kernel_side(a)
+    side1 = kernel_side(b)
     mov0 = side0[0]
     mov1 = side1[0]
     r0, r1 = cp.r_cs
@@ -404,349 +159,7 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     return gain
 
 
-_POSE = attrgetter("m_world_f_core_last_psi")
-_SPEED = attrgetter("speed")
-_ROT_SPEED = attrgetter("rot_speed")
-_SPEED_CHANGE = attrgetter("speed_change")
-_ROT_SPEED_CHANGE = attrgetter("rot_speed_change")
-_ANTI = attrgetter("integrated_anti_energy")
-_NEGATIVE_PULL = attrgetter("has_negative_pull_since")
-
-
-def _columns(values, n: int, width: int):
-    """The n values (each ``width`` floats) as an (n, width) float64 array."""
-    return np.fromiter(chain.from_iterable(values), dtype=np.float64, count=n * width).reshape(n, width)
-
-
-def _core_states(fs, lay, pending: bool = False) -> tuple:
-    """The layout's cores' R, position, speed and rotation speed as (n, 9),
-    (n, 3), (n, 3), (n, 3) arrays for the system passes; with ``pending`` also
-    their pending changes (speed_change, rot_speed_change), two more (n, 3).
-    The cores on loan to the lane (a system unit, collision.system_unit) are
-    read from their rows at once. Of the others, R and position are made once
-    while every core's pose is the same object (the passes of one PSI read
-    one pose: they only read R and position)."""
-    on = _lane_slots(fs, lay)
-    if on is not None:
-        return _row_states(fs, lay, on, pending)
-    cores = lay.cores
-    n = len(cores)
-    ms = list(map(_POSE, cores))
-    kept = fs._poses
-    if kept is not None and kept[0] is lay and all(map(is_, ms, kept[1])):
-        R, POS = kept[2], kept[3]
-    else:
-        R = _columns(map(itemgetter(0), ms), n, 9)
-        POS = _columns(map(itemgetter(1), ms), n, 3)
-        fs._poses = (lay, ms, R, POS)
-    V = _columns(map(_SPEED, cores), n, 3)
-    W = _columns(map(_ROT_SPEED, cores), n, 3)
-    if not pending:
-        return R, POS, V, W
-    return R, POS, V, W, _columns(map(_SPEED_CHANGE, cores), n, 3), _columns(map(_ROT_SPEED_CHANGE, cores), n, 3)
-
-
-_LANE_SLOT = attrgetter("lane_slot")
-_STATE_COLUMNS = (ln.M_R, 9), (ln.M_POS, 3), (ln.SPEED, 3), (ln.ROT_SPEED, 3), (ln.SPEED_CHANGE, 3), \
-    (ln.ROT_SPEED_CHANGE, 3)
-_STATE_FIELDS = (lambda c: c.m_world_f_core_last_psi[0], lambda c: c.m_world_f_core_last_psi[1], _SPEED, _ROT_SPEED,
-                 _SPEED_CHANGE, _ROT_SPEED_CHANGE)
-
-
-def _lane_slots(fs, lay):
-    """(each layout core's lane row, -1 for a core not on loan; the indices
-    of those; the movable cores on loan (a mask), their rows; the movable
-    cores not on loan) when some core of the layout is on loan, else None;
-    kept while nothing touches (a take or give-back touches: ivp.lane.touch)."""
-    kept = fs._slots
-    e = ln_epoch()
-    if kept is not None and kept[0] == e and kept[1] is lay:
-        return kept[2]
-    out = None
-    lane = fs.collision.environment.lane
-    if lane is not None and lane.cores:
-        slots = np.fromiter(map(_LANE_SLOT, lay.cores), dtype=np.int64, count=len(lay.cores))
-        off = np.flatnonzero(slots < 0)
-        if off.shape[0] < slots.shape[0]:
-            loaned = lay.MOV & (slots >= 0)
-            out = slots, off.tolist(), loaned, slots[loaned], [i for i in off.tolist() if lay.MOV[i]]
-    fs._slots = (e, lay, out)
-    return out
-
-
-def _row_states(fs, lay, on, pending: bool) -> tuple:
-    """_core_states of a layout with cores on loan (``on``: _lane_slots):
-    theirs from the lane rows, the others' (the fixed cores) from their fields."""
-    slots, off = on[:2]
-    S = fs.collision.environment.lane.rows
-    out = [S[slots, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4]]
-    for i in off:
-        c = lay.cores[i]
-        for X, field in zip(out, _STATE_FIELDS):
-            X[i] = field(c)
-    return tuple(out)
-
-
-_SPEEDS = (("speed", ln.SPEED), ("rot_speed", ln.ROT_SPEED))
-_PENDING = (("speed_change", ln.SPEED_CHANGE), ("rot_speed_change", ln.ROT_SPEED_CHANGE))
-
-
-def _put_columns(fs, lay, fields, columns) -> None:
-    """The movable cores' ``fields`` ((name, lane column) pairs) from their
-    rows of ``columns`` (one (n, 3) array per field; None: zero, ZERO3):
-    into the lane rows of the cores on loan, as tuples into the others' fields."""
-    on = _lane_slots(fs, lay)
-    if on is not None:
-        _, _, loaned, k, idx = on
-        S = fs.collision.environment.lane.rows
-        for (_, at), X in zip(fields, columns):
-            S[k, at:at + 3] = 0.0 if X is None else X[loaned]
-    else:
-        idx = np.flatnonzero(lay.MOV).tolist()
-    if not idx:
-        return
-    cores = lay.cores
-    for (name, _), X in zip(fields, columns):
-        if X is None:
-            for i in idx:
-                setattr(cores[i], name, ZERO3)
-        else:
-            for i, v in zip(idx, X[idx].tolist()):
-                setattr(cores[i], name, (v[0], v[1], v[2]))
-
-
-def damp_system(fs, damp: float) -> None:
-    """The energy handle's 5.8 in a multi-contact system: per core pair in
-    the system's order, integrated_anti_energy times ``damp``, and while it
-    is not negative, destroy_mutual_energy of that much (at most
-    MAX_ENERGY_DESTROY of the pair's relative kinetic energy) by opposite
-    pending pushes along the relative velocity and angular velocity, the
-    energy removed taken off (one pass: friction_kernels.damp_system_k)."""
-    lay = fs.layout()
-    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
-    pairs = lay.pairs[::-1]
-    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
-    damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
-    for pair, e in zip(pairs, anti.tolist()):
-        pair.integrated_anti_energy = e
-    _put_columns(fs, lay, _PENDING, (SC, WC))
-
-
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
-
-
-def update_system(fs, env, now: float) -> None:
-    """The energy handle's 5.3 in a multi-contact system: every point's
-    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
-    pair's positive sum of N (last gap - gap) over its points added to its
-    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k).
-    The points are on loan (points.LoanedPoint): their inputs are read from
-    their rows and the new fields go into them, in one pass each
-    (single_contact.system_inputs_k, system_results_k)."""
-    lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
-    R, POS, V, W = _core_states(fs, lay)
-    S, moving, edges, L, AT, X = fs.side_columns(lay)
-    n = len(cps)
-    F = np.empty((n, 38))
-    F[:, :26] = S
-    moving_sides_k(L, AT, R, POS, F)
-    for q, i in moving:
-        k, (a, b, c, d) = cps[q].side_data(i)
-        F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
-    points = point_rows(fs.collision)
-    slots = points.slots(cps)
-    system_inputs_k(points.rows, slots, X, edges, now, F)
-    O = np.empty((n, 29))
-    anti = np.empty(len(pairs))
-    contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
-    fs._updated = (lay, env.psi_count, O)
-    system_results_k(points.rows, slots, O, MOV, I, now)
-    for pair, e in zip(pairs, anti.tolist()):
-        if e > 0.0:
-            pair.integrated_anti_energy += e
-
-
-def tangential_system(fs, env, dt: float) -> list:
-    """5.6 for every point of a multi-contact system: per core pair, last to
-    first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
-    points times dt^2, then tangential_friction of its points last to first,
-    the positive spring-energy gains added to the pair's
-    integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
-    A clipped span and its recheck go into the points' rows. Returns the
-    pairs in that order."""
-    lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
-    R, POS, V, W = _core_states(fs, lay)
-    points = point_rows(fs.collision)
-    slots = points.slots(cps)
-    O = fs.updated_rows(lay, env.psi_count)
-    if O is None:
-        F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
-                       *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                     dtype=np.float64).reshape(len(cps), 20)
-    else:
-        F = np.empty((len(cps), 20))
-        F[:, 0:3] = points.rows[slots][:, (IN_N, IN_MU, IN_INV_VM_NO_DIR)]
-        F[:, 3:5] = O[:, 27:29]                 # span_s
-        F[:, 5:11] = O[:, 7:13]                 # t0, t1
-        F[:, 11:14] = O[:, 4:7]                 # p
-        F[:, 14:20] = _lever_columns(O, MOV, I, 13)
-    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
-    SPAN = np.empty((len(cps), 2))
-    CLIP = np.zeros(len(cps), dtype=np.bool_)
-    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
-    clipped = slots[CLIP]
-    points.rows[clipped, IN_SPAN:IN_SPAN + 2] = SPAN[CLIP]
-    points.rows[clipped, RECHECK] = 1.0
-    _put_columns(fs, lay, _SPEEDS, (V, W))
-    for pair, e in zip(pairs, anti.tolist()):
-        pair.integrated_anti_energy = e
-    return pairs
-
-
-def _lever_columns(O, MOV, I, at: int):
-    """Both sides' three columns of update_system's rows O from ``at`` (r_cs
-    at 13, r x n at 19), zero for a side that does not move (ContactPoint
-    keeps None there, which the passes read as zero)."""
-    out = O[:, at:at + 6].copy()
-    out[~MOV[I[:, 0]], 0:3] = 0.0
-    out[~MOV[I[:, 1]], 3:6] = 0.0
-    return out
-
-
-def ease(pair: CorePair) -> None:
-    """5.7: the spring components along the line joining two contact points
-    with parallel normals are pulled towards their mean. A loaned point's
-    values are read from its row and its new span goes into it."""
-    cps = pair.contacts
-    n = len(cps)
-    f = 1.0 / (n + 1e-10)
-    vals = list(map(_ease_values, cps))
-    diff = [[0.0, 0.0, 0.0] for _ in cps]
-    for i in range(n - 1):
-        a = cps[i]
-        na, pa, _, _ = va = vals[i]
-        for j in range(i + 1, n):
-            b = cps[j]
-            nb, pb, _, _ = vb = vals[j]
-            if abs(abs(_dot(na, nb)) - 1.0) >= 1e-3:
-                continue
-            sgn = 1.0 if b.core0 is a.core0 else -1.0
-            c = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
-            cl = math.sqrt(_dot(c, c))
-            if cl == 0.0:
-                continue
-            c = (c[0] / cl, c[1] / cl, c[2] / cl)
-            Si = _spring_world(va)
-            Sj = _spring_world(vb)
-            ka = _dot(c, Sj)
-            kb = sgn * _dot(c, Si)
-            mean = 0.5 * (ka + kb)
-            for k in range(3):
-                diff[j][k] += f * (mean - ka) * c[k]
-                diff[i][k] += f * sgn * (mean - kb) * c[k]
-    for cp, (_, _, (sa, sb), (t0, t1)), dv in zip(cps, vals, diff):
-        span = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
-        if cp.point_slot >= 0:
-            cp.core0.environment.collision.points.rows[cp.point_slot, IN_SPAN:IN_SPAN + 2] = span
-        else:
-            cp.span_s = span
-
-
-def ease_pairs(fs, pairs) -> None:
-    """ease of each pair (in order: easing reads and writes only its own
-    pair's points); the pairs of one loaned point at once, as ease leaves
-    a point with no partner: its span plus the zero change's dot products,
-    span_s = (f32(sa + 0 . t0), f32(sb + 0 . t1))."""
-    alone = []
-    for pair in pairs:
-        cps = pair.contacts
-        if len(cps) == 1 and cps[0].point_slot >= 0:
-            alone.append(cps[0].point_slot)
-        else:
-            ease(pair)
-    if alone:
-        rows = point_rows(fs.collision).rows
-        k = np.array(alone, dtype=np.int64)
-        for j, t in enumerate((T0, T1)):
-            d = (0.0 * rows[k, t] + 0.0 * rows[k, t + 1]) + 0.0 * rows[k, t + 2]    # _dot(dv, t), dv zero
-            rows[k, IN_SPAN + j] = (rows[k, IN_SPAN + j] + d).astype(np.float32).astype(np.float64)
-
-
-def _ease_values(cp):
-    """(n, p, span_s, (t0, t1)) of a point, a loaned one's from its row."""
-    k = cp.point_slot
-    if k < 0:
-        return cp.n, cp.p, cp.span_s, (cp.t0, cp.t1)
-    r = cp.core0.environment.collision.points.rows[k].tolist()
-    return (tuple(r[NORMAL:NORMAL + 3]), tuple(r[POINT:POINT + 3]), (r[IN_SPAN], r[IN_SPAN + 1]),
-            (tuple(r[T0:T0 + 3]), tuple(r[T1:T1 + 3])))
-
-
-def _spring_world(v):
-    """The spring of a point's ease values in world space: sa t0 + sb t1."""
-    _, _, (sa, sb), (t0, t1) = v
-    return (sa * t0[0] + sb * t1[0], sa * t0[1] + sb * t1[1], sa * t0[2] + sb * t1[2])
-
-
-# --- 5.5 several contacts -----------------------------------------------------------------
-
-def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
-    """5.5 do_friction_system: the sort, deletion and the panic here; the
-    solve (Gauss on the active set, else the LCP), the async impulses and
-    the energy check in one pass (friction_kernels.normal_system_k). The
-    deletion test and the new N read and write the points' rows."""
-    col = fs.collision
-    points = point_rows(col)
-    fs.contacts.sort(key=_NEGATIVE_PULL)      # stable
-    cps = list(fs.contacts)
-    slots = points.slots(cps)
-    G = points.rows[slots][:, (GAP, BROKEN)].tolist()
-    dead = [q for q, (gap, broken) in enumerate(G) if gap >= MAX_DISTANCE_FOR_FRICTION or broken != 0.0]
-    for q in dead:
-        col.delete_contact(cps[q])
-    if dead:                            # a deletion gives its row back: the others' may move
-        cps = list(fs.contacts)
-        slots = points.slots(cps)
-    if not cps:
-        return
-    lay = fs.layout()
-    if len(cps) > MAX_FRICTION_MATRIX:
-        for core in fs.movable:
-            core.fast_piling_allowed = True
-        _put_columns(fs, lay, _SPEEDS, (None, None))
-        return
-    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
-    row = lay.row
-    rows = list(map(row.__getitem__, cps))
-    I = lay.I[rows]
-    O = fs.updated_rows(lay, env.psi_count)
-    if O is None:
-        P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
-                       *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                     dtype=np.float64).reshape(len(cps), 17)
-    else:
-        O = O[rows]
-        P = np.empty((len(cps), 17))
-        P[:, 0] = O[:, 0]                       # gap
-        P[:, 1] = O[:, 25]                      # inv_vm
-        P[:, 2:5] = O[:, 1:4]                   # n
-        P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
-        P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
-    H = np.fromiter(map(_NEGATIVE_PULL, cps), dtype=np.int64, count=len(cps))
-    NP = np.empty(len(cps))
-    g = math.sqrt(sum(c * c for c in env.gravity))
-    done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
-    if done == 0:
-        return
-    for cp, h in zip(cps, H.tolist()):
-        cp.has_negative_pull_since = h
-    points.rows[slots, IN_N] = NP
-    if done == 1:
-        _put_columns(fs, lay, _SPEEDS + _PENDING, (V, W, None, None))
-    else:
-        _put_columns(fs, lay, _PENDING, (None, None))
 
 
 class SystemLayout(NamedTuple):
@@ -850,10 +263,11 @@ class FrictionSystem:
     def layout(self) -> SystemLayout:
         """The system's shape for the system passes (update_system,
         tangential_system, normal_solve_multi), made again after any change
-        (ivp.lane.touch); the cores' masses and inertias are set when a body
+        (Epoch.touch); the cores' masses and inertias are set when a body
         is made."""
+        epoch = self.collision.environment.epoch
         kept = self._layout
-        if kept is not None and kept[0] == ln_epoch():
+        if kept is not None and kept[0] == epoch.value:
             return kept[1]
         pairs = list(reversed(list(self.pairs.values())))
         cores = list(self.cores)
@@ -870,7 +284,7 @@ class FrictionSystem:
         PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
                       dtype=np.int64).reshape(len(pairs), 2)
         out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC)
-        self._layout = (ln_epoch(), out)
+        self._layout = (epoch.value, out)
         return out
 
     def has_core(self, core) -> bool:
@@ -889,7 +303,7 @@ class FrictionSystem:
         for h in self.handles:
             mgr.add_controller_to_core(h, core)
         core.friction_system = self
-        touch((core.sim_unit_of_core,))
+        core.environment.epoch.touch((core.sim_unit_of_core,))
 
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
@@ -905,13 +319,13 @@ class FrictionSystem:
                 core.controllers_of_core.remove(h)
                 core.sim_unit_of_core.remove_controller_core(h, core)
         core.sim_unit_of_core.changed = True
-        touch((core.sim_unit_of_core,))
+        core.environment.epoch.touch((core.sim_unit_of_core,))
         if getattr(core, "friction_system", None) is self:
             core.friction_system = None
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
-        touch_cores(self.movable)       # resting_unit reads the system's first point and how many
+        self.collision.environment.epoch.touch_cores(self.movable)  # resting_unit reads the first point, the count
         self.add_core(cp.core0)
         self.add_core(cp.core1)
         cp.system = self
@@ -928,7 +342,7 @@ class FrictionSystem:
 
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
-        touch_cores(self.movable)
+        self.collision.environment.epoch.touch_cores(self.movable)
         self.contacts.remove(cp)
         pair = cp.pair
         pair.contacts.remove(cp)

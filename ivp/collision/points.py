@@ -10,40 +10,19 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import lane as ln
 from ..core import ZERO3
-from .friction import ContactPoint
-from .single_contact import (
-    BROKEN,
-    FRESH,
-    GAP,
-    IMPACTS,
-    IN_LAST_TIME,
-    IN_N,
-    IN_SPAN,
-    INV_VM,
-    LAST_GAP,
-    LAST_N,
-    NO_LAST_N,
-    NORMAL,
-    POINT,
-    POINT_WIDTH,
-    R_CS,
-    R_CS1,
-    RECHECK,
-    RXN,
-    RXN1,
-    T0,
-    T1,
-    inputs,
-)
+from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, IN_LAST_TIME, IN_N, IN_SPAN, INV_VM, LAST_GAP, LAST_N,
+                            NO_LAST_N, NORMAL, POINT, POINT_WIDTH, R_CS, R_CS1, RECHECK, RXN, RXN1, T0, T1,
+                            free_row)
+from .contact_point import ContactPoint
 
 
 class PointRows:
     """The rows of the loaned contact points (see LoanedPoint); a snapshot
     gives every point back first."""
 
-    def __init__(self):
+    def __init__(self, epoch):
+        self.epoch = epoch              # the environment's (ivp.state.epoch)
         self.rows = np.zeros((64, POINT_WIDTH))
         self.points = []                # the point of each row
 
@@ -68,7 +47,7 @@ class PointRows:
         cp.point_slot = k
         cp.__class__ = LoanedPoint
         if touch:
-            ln.touch(())                # (as Lane.take)
+            self.epoch.touch(())        # (as Lane.take)
         return k
 
     def give_back(self, cp) -> None:
@@ -82,8 +61,8 @@ class PointRows:
         cp.r_cs = _levers(cp, r, R_CS, R_CS1)
         cp.rxn = _levers(cp, r, RXN, RXN1)
         cp.point_slot = -1
-        ln.touch(())
-        ln.free_row(self.rows, self.points, k, "point_slot")
+        self.epoch.touch(())
+        free_row(self.rows, self.points, k, "point_slot")
 
     def give_back_all(self) -> None:
         while self.points:
@@ -99,6 +78,20 @@ class PointRows:
 
 
 _point_slot = attrgetter("point_slot")
+
+
+def point_rows(col):
+    """The collision system's contact point rows (points.PointRows), made when first asked for."""
+    if col.points is None:
+        col.points = PointRows(col.environment.epoch)
+    return col.points
+
+
+def inputs(cp) -> tuple:
+    """A contact point's CP_IN inputs of the resting pass."""
+    kind, (a, b, c, d) = cp.side_data(1)
+    return (kind, *a, *b, *c, *d, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s,
+            cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
 
 
 def _lever(r):

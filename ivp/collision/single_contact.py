@@ -23,21 +23,17 @@ from __future__ import annotations
 
 from .. import lane as ln, rng
 from ..core import MT_CALM, MT_SLOW, ZERO3
+from ..freeze import freeze_unit, try_to_freeze
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
+from ..lane_kernels import begin_unit, calm_state
+from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, IN_LAST_TIME, IN_N, IN_SPAN, INV_I,
+                            INV_M, INV_VM, LAST_GAP, LAST_N, M_POS, M_R, NO_LAST_N, NORMAL, POINT, R_CS, R_CS1,
+                            RECHECK, ROT_SPEED, RXN, RXN1, SPEED, STATE, T0, T1)
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
+from .points import point_rows
 
-# a loaned contact point's row (PointRows): the resting pass's inputs, side 1's
-# kind and points, the extra radii, span, N, mu, inv_virt_mass_no_dir and
-# last_time (span, N and last_time also the pass's results), then its other
-# results; R_CS, RXN side 0's levers, R_CS1, RXN1 side 1's (zero for a fixed side)
-CP_IN = 21
-IN_SPAN, IN_N, IN_MU, IN_INV_VM_NO_DIR, IN_LAST_TIME = 15, 17, 18, 19, 20
-GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
-INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
-R_CS1, RXN1 = 50, 53
-POINT_WIDTH = 56
 
 
 def resting_contact(env, su):
@@ -108,7 +104,6 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     order, in one pass over the cores' and the points' rows; a unit whose
     point is to be deleted (5.9) or that is calm at its sleep test ends the
     run there, and the object path finishes it. Returns how many units ran."""
-    from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     col = env.collision
     points = point_rows(col)
@@ -147,16 +142,9 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     return ran
 
 
-def inputs(cp) -> tuple:
-    """A contact point's CP_IN inputs of the resting pass."""
-    kind, (a, b, c, d) = cp.side_data(1)
-    return (kind, *a, *b, *c, *d, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), *cp.span_s,
-            cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
-
-
 @kernel
 def system_inputs_k(rows, slots, X, edges, now, F):
-    """A several-point system's update inputs (friction.update_system's F
+    """A several-point system's update inputs (friction_passes.update_system's F
     columns 26-37) from its points' rows: recheck (or side 0 a ball, X's
     third column), an edge pair's kept normal, the last normal (zero when
     none), the extra radii (X), span_s, now - last_time, N, last_gap_len."""
@@ -205,14 +193,6 @@ def system_results_k(rows, slots, O, MOV, I, now):
         rows[k, RECHECK] = 0.0
         rows[k, IMPACTS] = 0.0
         rows[k, FRESH] = 0.0
-
-
-def point_rows(col):
-    """The collision system's contact point rows (points.PointRows), made when first asked for."""
-    if col.points is None:
-        from .points import PointRows
-        col.points = PointRows()
-    return col.points
 
 
 def _run(env, ev, core, cp) -> None:
@@ -282,7 +262,7 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 
 @kernel
 def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """The resting run's pass: per unit, lane.begin_unit, the four controllers
+    """The resting run's pass: per unit, lane_kernels.begin_unit, the four controllers
     (:func:`_controllers`) on the core's row and the point's (``P[slots[u]]``:
     its results written into it as ContactPoint.updated and the handles store
     them), then 5.9's deletion test and the sleep test. Returns (the index of the unit that
@@ -290,22 +270,22 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
     the sleep test, count-down, seed)."""
     for u in range(rows.shape[0]):
         k = rows[u]
-        test_sleep, countdown, seed = ln.begin_unit(S, k, flags, u, t, valve, countdown, seed)
+        test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
         c = P[slots[u]]
-        d = ln.DAMP_CALM if S[k, ln.STATE] >= MT_SLOW else ln.DAMP
-        R = (S[k, ln.M_R], S[k, ln.M_R + 1], S[k, ln.M_R + 2], S[k, ln.M_R + 3], S[k, ln.M_R + 4],
-             S[k, ln.M_R + 5], S[k, ln.M_R + 6], S[k, ln.M_R + 7], S[k, ln.M_R + 8])
+        d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
+        R = (S[k, M_R], S[k, M_R + 1], S[k, M_R + 2], S[k, M_R + 3], S[k, M_R + 4],
+             S[k, M_R + 5], S[k, M_R + 6], S[k, M_R + 7], S[k, M_R + 8])
         v, wr, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck = _controllers(
             t, dt, gx, gy, gz, (S[k, d], S[k, d + 1], S[k, d + 2], S[k, d + 3]), R,
-            (S[k, ln.M_POS], S[k, ln.M_POS + 1], S[k, ln.M_POS + 2]),
-            (S[k, ln.SPEED], S[k, ln.SPEED + 1], S[k, ln.SPEED + 2]),
-            (S[k, ln.ROT_SPEED], S[k, ln.ROT_SPEED + 1], S[k, ln.ROT_SPEED + 2]), ZERO3, ZERO3, False,
-            (S[k, ln.INV_I], S[k, ln.INV_I + 1], S[k, ln.INV_I + 2]), S[k, ln.INV_M], int(c[0]),
+            (S[k, M_POS], S[k, M_POS + 1], S[k, M_POS + 2]),
+            (S[k, SPEED], S[k, SPEED + 1], S[k, SPEED + 2]),
+            (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]), ZERO3, ZERO3, False,
+            (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M], int(c[0]),
             ((c[1], c[2], c[3]), (c[4], c[5], c[6]), (c[7], c[8], c[9]), (c[10], c[11], c[12])),
             c[13], c[14], (c[15], c[16]), c[17], c[18], c[19], c[20])
         for i in range(3):
-            S[k, ln.SPEED + i] = v[i]
-            S[k, ln.ROT_SPEED + i] = wr[i]
+            S[k, SPEED + i] = v[i]
+            S[k, ROT_SPEED + i] = wr[i]
         c[GAP] = gap
         c[LAST_GAP] = gap
         for i in range(3):
@@ -329,8 +309,8 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
         if gap >= MAX_DISTANCE_FOR_FRICTION or broken:
             return u, True, test_sleep, countdown, seed
         if test_sleep:
-            s = ln.calm_state(S, k, t, fct)
-            S[k, ln.STATE] = s
+            s = calm_state(S, k, t, fct)
+            S[k, STATE] = s
             if s == MT_CALM:
                 return u, False, True, countdown, seed
     return -1, False, False, countdown, seed

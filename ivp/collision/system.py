@@ -19,69 +19,23 @@ import numpy as np
 
 from ..core import MT_NOT_SIM
 from ..fp import f32
-from ..lane import planned_psi, touch, touch_cores
-from ..sim_unit import revive_sim_unit
-from .broadphase import MovableSpheres, PoseGrid, ball_pairs_meet_k
-from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, MAX_DISTANCE_FOR_FRICTION
-from .friction import ContactPoint, FrictionSystem
-from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
-from .material import material_of, may_collide, pair_friction_elasticity
+from ..freeze import revive_sim_unit
+from ..lane import planned_psi
+from .awake import AwakeSet, SteadyBalls
+from .broadphase import MovableSpheres, ball_pairs_meet_k
+from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
+from .contact_points import ContactPoints
+from .events import CollisionEvent
 from .features import front_normal
-from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, HULL_SLACK, Mindist, SoupPairs, core_pose,
-                      hull_holds, quiet_pairs, recalc_all, update_events)
+from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
+from .material import material_of, may_collide
+from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, hull_holds,
+                      pair_order, update_events)
+from .mindist_batches import quiet_pairs, recalc_all
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
 SOUP_QUERY_MARGIN = 0.25     # a grid query is reused while the body stays inside it
-
-
-class CollisionEvent:
-    """4.10 IVP_Event_Collision (post collision): the contact point's sides,
-    its point and normal (side 0 -> side 1), the relative velocity of side 1's
-    surface point against side 0's before the impact, the impact time and the
-    time since the pair's previous impact."""
-
-    __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "speed", "time", "d_time_since_last_collision",
-                 "contact")
-
-    def __init__(self, cp, speed, time, dt_since):
-        self.contact = cp
-        self.obj0 = cp.obj0
-        self.obj1 = cp.obj1
-        self.point_ws = cp.p
-        self.normal_ws = cp.n
-        self.speed = speed
-        self.time = time
-        self.d_time_since_last_collision = dt_since
-
-    @property
-    def speed_abs(self) -> float:
-        s = self.speed
-        return math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
-
-
-class ContactEvent:
-    """7.1 IVP_Event_Friction (friction created / deleted): a contact point's birth or death."""
-
-    __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "contact", "time")
-
-    def __init__(self, contact, time):
-        self.contact = contact
-        self.obj0 = contact.obj0
-        self.obj1 = contact.obj1
-        self.point_ws = contact.p
-        self.normal_ws = contact.n
-        self.time = time
-
-
-def _ordered(a: Shape, b: Shape):
-    """3.1: a ball pair puts the ball first (two balls: the later one); other
-    pairs keep creation order (the features decide the sides at each measurement)."""
-    if a.is_ball != b.is_ball:
-        return (a, b) if a.is_ball else (b, a)
-    if a.is_ball:
-        return (a, b) if a.serial > b.serial else (b, a)
-    return (a, b) if a.serial < b.serial else (b, a)
 
 
 BALL_KEY = ("b", 0)             # a ball's one piece
@@ -101,174 +55,7 @@ def _reach(dt: float, speed):
     return COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
 
 
-class AwakeSet:
-    """The shapes of a PSI's awake cores, in order: which are on loan to the
-    lane (their indices and rows), the others' indices, those that may have
-    mindists, the index of each serial, and their rows in the movable spheres
-    (kept for one version); and the balls' steady records
-    (:class:`SteadyBalls`: made when first needed, carried to the next set)."""
-
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "with_mindists_k", "index_of",
-                 "sphere_rows", "steady", "_ball_radii")
-
-    def __init__(self, cores):
-        shapes = []
-        loaned = []
-        slots = []
-        other = []
-        for core in cores:
-            slot = core.lane_slot
-            for obj in core.objects:
-                s = obj.collision_data
-                if s is not None:
-                    if slot >= 0:
-                        loaned.append(len(shapes))
-                        slots.append(slot)
-                    else:
-                        other.append(len(shapes))
-                    shapes.append(s)
-        self.shapes = shapes
-        self.loaned_k = np.array(loaned, dtype=np.int64)
-        self.slots = np.array(slots, dtype=np.int64)
-        self.other_k = other
-        # the bodies whose mindists a pass may drop: one on loan with none now gets none before
-        # the pass (a mindist made touches the plan this set is kept with)
-        others = set(other)
-        self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
-        self.with_mindists_k = np.array(self.with_mindists, dtype=np.int64)
-        self.index_of = {s.serial: k for k, s in enumerate(shapes)}
-        self.sphere_rows = (-1, None)
-        self.steady = None
-        self._ball_radii = None
-
-    def ball_radii(self):
-        """Each shape's ball radius (-1: not a ball), made when first asked for."""
-        if self._ball_radii is None:
-            self._ball_radii = np.array([s.radius if s.is_ball else -1.0 for s in self.shapes], dtype=np.float64)
-        return self._ball_radii
-
-
-class SteadyBalls:
-    """The awake balls whose pairs with the fixed bodies were, at their last
-    PSI, one kept SoupPairs (CollisionSystem._take_soup) of the one fixed body
-    whose box their sphere met: while the same fixed bodies may collide, no
-    mindist of the ball has gone (md_version), its sphere meets that box
-    alone and stays inside the soup query it was made for, the per-piece loop
-    of after_integration would take the same group again, so it is taken at
-    once (:meth:`holds` tests every ball in one pass, and the held balls leave
-    the loop together: a ball is recorded only when the loop takes it with
-    every enabled fixed body, and collision_enabled and nocoll_group stay as
-    the object was made)."""
-
-    __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count", "hgap", "hc")
-
-    def __init__(self, aw: AwakeSet):
-        shapes = aw.shapes
-        n = len(shapes)
-        self.aw = aw
-        self.sp = [None] * n
-        self.f = np.full(n, -1, dtype=np.int64)
-        self.version = np.full(n, -1, dtype=np.int64)
-        self.qc = np.zeros((n, 3))
-        self.qr = np.zeros(n)
-        self.radius = np.array([s.radius if s.is_ball else 0.0 for s in shapes])
-        self.hgap = np.zeros(n)             # a group's least gap and the ball's centre when it went to hull mode
-        self.hc = np.zeros((n, 3))
-        self.fixed = None               # the collision-enabled fixed shapes the records were made with
-        self.count = 0
-
-    def carried(self, aw: AwakeSet) -> "SteadyBalls":
-        """The records for another awake set (each ball's own)."""
-        out = SteadyBalls(aw)
-        out.fixed = self.fixed
-        index_of = self.aw.index_of
-        old = np.fromiter((index_of.get(s.serial, -1) for s in aw.shapes), dtype=np.int64, count=len(aw.shapes))
-        k = np.flatnonzero(old >= 0)
-        j = old[k]
-        out.f[k] = self.f[j]
-        out.version[k] = self.version[j]
-        out.qc[k] = self.qc[j]
-        out.qr[k] = self.qr[j]
-        out.hgap[k] = self.hgap[j]
-        out.hc[k] = self.hc[j]
-        sp = self.sp
-        for kk, jj in zip(k.tolist(), j.tolist()):
-            out.sp[kk] = sp[jj]
-        out.count = sum(x is not None for x in out.sp)
-        return out
-
-    def record(self, k: int, ball: Shape, sp, f: int) -> None:
-        """Shape k took ``sp`` of fixed body ``f`` (its index in ``fixed``) alone."""
-        if self.sp[k] is None:
-            self.count += 1
-        self.sp[k] = sp
-        self.f[k] = f
-        self.version[k] = ball.md_version
-        qc, qr, _ = ball.soup_cache[sp.soup.serial]
-        self.qc[k] = qc
-        self.qr[k] = qr
-
-    def forget(self, k: int) -> None:
-        if self.sp[k] is not None:
-            self.count -= 1
-            self.sp[k] = None
-            self.f[k] = -1
-
-    def holds(self, fixed, centers, reach):
-        """Which records still hold (a bool array, one per shape), or None: the box tests
-        and the query test as the loop and _soup_keys make them."""
-        if self.count == 0:
-            return None
-        if self.fixed != fixed:
-            self.__init__(self.aw)
-            self.fixed = fixed
-            return None
-        shapes = self.aw.shapes
-        rr = self.radius + reach
-        hit = np.zeros(len(shapes), dtype=np.int64)
-        which = np.full(len(shapes), -1, dtype=np.int64)
-        for j, f in enumerate(fixed):
-            lo = f.lo
-            hi = f.hi
-            miss = ((centers[:, 0] + rr < lo[0]) | (centers[:, 0] - rr > hi[0]) | (centers[:, 1] + rr < lo[1])
-                    | (centers[:, 1] - rr > hi[1]) | (centers[:, 2] + rr < lo[2]) | (centers[:, 2] - rr > hi[2]))
-            hit += ~miss
-            which[~miss] = j
-        d = centers - self.qc
-        inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr <= self.qr
-        version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
-        return (self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)
-
-    def went_to_hull(self, k: int, sp, centre) -> None:
-        """Ball k's group ``sp`` went to hull mode at this pass, the ball at ``centre``."""
-        if self.sp[k] is sp:
-            self.hgap[k] = sp.least
-            self.hc[k] = centre
-
-    def quiet(self, holds, centers, speeds, dt: float):
-        """Which held balls' groups stay in hull mode (3.4; SoupPairs.hull), a
-        bool array, one per shape: the least gap less how far the ball's centre has
-        moved (a ball's gap to a fixed triangle shrinks by no more) is still
-        beyond this PSI's look-ahead (SoupPairs.update_events' limit), so
-        their measurement and update_events would queue and search nothing.
-        (A member's event or a member leaving the link ends the hull mode.)"""
-        k = np.flatnonzero(holds)
-        sp = self.sp
-        k = k[np.fromiter((sp[i].hull for i in k.tolist()), dtype=bool, count=k.shape[0])]
-        if not k.shape[0]:
-            return np.zeros(len(holds), dtype=bool)
-        gap = self.hgap[k]
-        d = centers[k] - self.hc[k]
-        moved = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2])
-        c1 = [f.obj.core for f in self.fixed]
-        w1 = np.array([c.max_surface_rot_speed + c.current_speed for c in c1])[self.f[k]]
-        limit = COLL_DIST + dt * (speeds[k] + w1) * HULL_LOOK_AHEAD_PSIS
-        out = np.zeros(len(holds), dtype=bool)
-        out[k[gap - moved - limit > HULL_SLACK * (1.0 + np.abs(gap))]] = True
-        return out
-
-
-class CollisionSystem:
+class CollisionSystem(ContactPoints):
     """``env.collision``: shapes, mindists, contact points, impacts, listeners."""
 
     def __init__(self, env):
@@ -338,7 +125,7 @@ class CollisionSystem:
         self.serial += 1
         shape = Shape(obj, self.serial)
         obj.collision_data = shape
-        touch((obj.core.sim_unit_of_core,))
+        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
         else:
@@ -362,7 +149,7 @@ class CollisionSystem:
             self.spheres.remove(shape)
             self._pose_grid = None
         obj.collision_data = None
-        touch((obj.core.sim_unit_of_core,))
+        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
 
     def core_deleted(self, core) -> None:
         """A friction system's controller learns of a deleted core: its contact
@@ -395,155 +182,6 @@ class CollisionSystem:
         """A unit has run and its cores moved: the pose grid is stale."""
         self._pose_grid = None
 
-    # --- 5.2 contact points ----------------------------------------------------------
-
-    def get_or_create_contact_point(self, md: Mindist, keep_unit, t: float):
-        """5.2: the mindist's feature pair's contact point, reused or new.
-
-        A friction-created listener may delete one of the two objects: the
-        new point then went with it (5.9, object_deleted) and is returned dead
-        (``cp.alive`` False), in no friction system, no unit merged."""
-        s0 = md.side0
-        s1 = md.side1
-        key = tuple(sorted((s0.shape.serial, s1.shape.serial)))
-        for cp in self.contact_points.get(key, ()):
-            if (cp.side0.same_as(s0) and cp.side1.same_as(s1)) or (cp.side0.same_as(s1) and cp.side1.same_as(s0)):
-                cp.update(t)
-                return cp, False
-        mu, e = pair_friction_elasticity(s0.shape.obj, s1.shape.obj)
-        cp = ContactPoint(s0, s1, f32(mu), f32(e), t)
-        cp.update(t)
-        cp.init_virt_mass()
-        self.contact_points.setdefault(key, []).append(cp)
-        self._fire(self.listeners_contact, "event_friction_created", ContactEvent(cp, t))
-        if not cp.alive:
-            return cp, True
-        c0, c1 = cp.core0, cp.core1
-        if c0.physical_unmoveable:
-            c0, c1 = c1, c0
-        S = c0.friction_system
-        if S is not None:
-            S2 = c1.friction_system
-            if S2 is not None and S2 is not S:
-                self._merge_systems(S, S2)
-            S.add_contact(cp)
-        elif not c1.physical_unmoveable and c1.friction_system is not None:
-            c1.friction_system.add_contact(cp)
-        else:
-            fs = FrictionSystem(self)
-            self.systems[fs] = None
-            fs.add_contact(cp)
-        if not c0.physical_unmoveable and not c1.physical_unmoveable:
-            u0 = c0.sim_unit_of_core
-            u1 = c1.sim_unit_of_core
-            if u0 is not u1:
-                units = [u1, u0] if u1 is keep_unit else [u0, u1]
-                self.environment.sim_unit_manager.merge(units)
-        return cp, True
-
-    def _merge_systems(self, S, S2) -> None:
-        """5.2: every contact point and core of S2 moves into S (pairs rebuilt)."""
-        cps = list(S2.contacts)
-        for cp in cps:
-            S2.remove_contact(cp)
-        del self.systems[S2]
-        for cp in reversed(cps):
-            S.add_contact(cp)
-
-    def delete_contact(self, cp: ContactPoint, silent: bool = False) -> None:
-        """5.9 delete_friction_distance."""
-        if not cp.alive:
-            return
-        if cp.point_slot >= 0:
-            self.points.give_back(cp)
-        cp.alive = False
-        for _, core in cp.movable_sides():
-            core.reset_freeze_check_values()
-        fs = cp.system
-        if fs is not None:
-            fs.remove_contact(cp)
-        key = tuple(sorted((cp.side0.shape.serial, cp.side1.shape.serial)))
-        lst = self.contact_points.get(key)
-        if lst is not None:
-            lst.remove(cp)
-            if not lst:
-                del self.contact_points[key]
-        if fs is not None and not fs.contacts and fs in self.systems:
-            self._dissolve(fs)
-        if not silent:
-            self._fire(self.listeners_contact, "event_friction_deleted",
-                       ContactEvent(cp, self.environment.current_time))
-
-    def _dissolve(self, fs) -> None:
-        for core in list(fs.cores):
-            fs.remove_core(core)
-        del self.systems[fs]
-
-    def after_static(self, fs) -> None:
-        """5.9, after the static controller: an empty system goes; one whose
-        core pairs fell apart splits."""
-        if fs not in self.systems:
-            return
-        if not fs.contacts:
-            self._dissolve(fs)
-            return
-        if not fs.union_find_necessary:
-            return
-        fs.union_find_necessary = False
-        touch_cores(fs.movable)         # resting_unit reads the flag
-        parts = fs.components()
-        for part in parts[1:]:
-            members = set(map(id, part))
-            cps = [cp for cp in fs.contacts if id(cp.core0) in members or id(cp.core1) in members]
-            for cp in cps:
-                fs.remove_contact(cp)
-            new = FrictionSystem(self)
-            self.systems[new] = None
-            for cp in reversed(cps):
-                new.add_contact(cp)
-            for core in part:
-                core.sim_unit_of_core.changed = True
-            touch_cores(part)
-
-    def revive_partners(self, core) -> bool:
-        """5.2 grow_friction_system: a revived core gets contact points to the
-        movable bodies within 0.045 that are in no friction system yet; True
-        when a unit changed (merged). A friction-created listener may delete
-        either body: the search stops at a shape that has gone."""
-        changed = False
-        t = self.environment.current_time
-        for obj in core.objects:
-            shape = obj.collision_data
-            if shape is None:
-                continue
-            if self._pose_grid is None:
-                self._pose_grid = PoseGrid(self.movable, MAX_DISTANCE_FOR_FRICTION)
-            for other in self._pose_grid.near(core):
-                if obj.collision_data is not shape:
-                    break
-                oc = other.obj.core
-                if (other is shape or oc is core or oc.friction_system is not None
-                        or other.obj.collision_data is not other):
-                    continue
-                if not may_collide(obj, other.obj):
-                    continue
-                a, b = _ordered(shape, other)
-                for ka in a.piece_keys():
-                    for kb in b.piece_keys():
-                        if other.obj.collision_data is not other or obj.collision_data is not shape:
-                            break
-                        md = self._mindist(a, ka, b, kb)
-                        md.recalc(t)
-                        if md.intrusion or md.len_numerator >= MAX_DISTANCE_FOR_FRICTION:
-                            continue
-                        unit = oc.sim_unit_of_core
-                        _, new = self.get_or_create_contact_point(md, core.sim_unit_of_core, t)
-                        if new:
-                            oc.reset_freeze_check_values()
-                        if oc.sim_unit_of_core is not unit or unit is not core.sim_unit_of_core:
-                            changed = True
-        return changed
-
     # --- 3.2 mindists ----------------------------------------------------------------------
 
     def _mindist(self, a: Shape, ka, b: Shape, kb) -> Mindist:
@@ -553,7 +191,8 @@ class CollisionSystem:
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
-            touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])   # can_take reads if it has any
+            # can_take reads whether it has any
+            self.environment.epoch.touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
         return md
 
     def _drop_mindist(self, md: Mindist) -> None:
@@ -564,7 +203,7 @@ class CollisionSystem:
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
-        touch_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
+        self.environment.epoch.touch_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
 
     def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
         """Piece keys of the triangles of b's grid near the sphere (c, r), from a
@@ -696,7 +335,7 @@ class CollisionSystem:
 
         def take(s, ks, o, ko) -> None:
             """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
-            a, b = _ordered(s, o)
+            a, b = pair_order(s, o)
             ka, kb = (ks, ko) if a is s else (ko, ks)
             key = (a.serial, ka, b.serial, kb)
             md = a.mindists.get(key)

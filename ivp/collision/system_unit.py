@@ -5,12 +5,12 @@ one friction system's three handles and gravity, the system holding more
 than one contact point. Such a *system unit* runs its PSI with every core on
 loan to the lane (:func:`run_system_unit`) instead of
 :meth:`SimUnit._object_psi`: the head of the PSI (each core's begin of the
-PSI, last first, the flags and the count-down: lane.unit_head_k), the energy
-handle, gravity on the rows (lane.gravity_rows_k, committing the energy
+PSI, last first, the flags and the count-down: lane_kernels.unit_head_k), the energy
+handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
 damping's pending pushes as damp_commit_and_accelerate does), the dynamic
-and static handles, the sleep test (lane.unit_calm_k), in that order; the
-handles' system passes read and write the cores' rows (friction._core_states,
-friction._put_columns) and their points' (the points are on loan too), and
+and static handles, the sleep test (lane_kernels.unit_calm_k), in that order; the
+handles' system passes read and write the cores' rows (friction_passes._core_states,
+friction_passes._put_columns) and their points' (the points are on loan too), and
 the lane integrates the cores. The results are the object path's bits.
 
 Whatever else reads a loaned core's state reads its row; whatever writes it
@@ -26,7 +26,9 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import lane as ln, rng
+from .. import rng
+from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
+from ..freeze import freeze_unit, try_to_freeze
 
 _LANE_SLOT = attrgetter("lane_slot")
 MIN_CORES = 32          # a smaller system runs on the object path: the row passes' numpy calls cost more
@@ -39,12 +41,12 @@ def system_unit(env, su):
     unchanged, its controller steps the energy handle, gravity, the dynamic
     and static handles of one system of more than one point on every core
     of the unit, MIN_CORES cores or more, every core movable and in no
-    impact; kept while nothing changes (lane.epoch)."""
+    impact; kept while nothing changes (env.epoch)."""
     kept = su.system_step
-    if kept is not None and kept[0] == ln.epoch():
+    if kept is not None and kept[0] == env.epoch.value:
         return kept[1]
     fs = _system_of(env, su)
-    su.system_step = (ln.epoch(), fs)
+    su.system_step = (env.epoch.value, fs)
     return fs
 
 
@@ -70,7 +72,6 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) with its
     cores on loan: the head on the rows, the four controllers, the sleep
     test; a unit calm at its sleep test is given back and frozen."""
-    from ..sim_unit import freeze_unit, try_to_freeze
     lane = env.lane
     cores = su.cores
     for c in cores:
@@ -79,12 +80,12 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     rows = np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     t = env.current_time
-    test_sleep, countdown, seed = ln.unit_head_k(lane.rows, rows, flags, t, env.valve_sleep_countdown,
+    test_sleep, countdown, seed = unit_head_k(lane.rows, rows, flags, t, env.valve_sleep_countdown,
                                                   env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     lane.begun(rows)
-    head = ln.epoch()
+    head = env.epoch.value
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     static, dynamic, energy = fs.handles
@@ -93,9 +94,9 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     dynamic.do_simulation_controller(ev, cores)
     static.do_simulation_controller(ev, cores)
     cores_out.extend(reversed(cores))
-    if _still_loaned(cores, rows, head):
+    if _still_loaned(env, cores, rows, head):
         lane.ran.append((rows, list(cores)))
-        if test_sleep and ln.unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
+        if test_sleep and unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
             for c in cores:
                 lane.give_back(c)
             freeze_unit(env, su)
@@ -112,17 +113,17 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
     """The gravity controller (7.1) on the unit's rows, on the fields of a
     core given back since the head (each core's step is its own)."""
     gravity = env.gravity_controller
-    if not _still_loaned(cores, rows, head):
+    if not _still_loaned(env, cores, rows, head):
         gravity.do_simulation_controller(ev, [c for c in cores if c.lane_slot < 0])
         rows = np.array([c.lane_slot for c in cores if c.lane_slot >= 0], dtype=np.int64)
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
-    ln.gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
+    gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
 
 
-def _still_loaned(cores, rows, head: int) -> bool:
+def _still_loaned(env, cores, rows, head: int) -> bool:
     """Whether the unit's cores are its ``rows`` still (none given back, none
-    gone): surely while nothing touched since the head (lane.epoch ``head``:
+    gone): surely while nothing touched since the head (env.epoch ``head``:
     a give-back, a take and a change of the unit's cores touch)."""
-    return ln.epoch() == head or (len(cores) == rows.shape[0]
+    return env.epoch.value == head or (len(cores) == rows.shape[0]
             and np.array_equal(np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores)), rows))

@@ -38,8 +38,9 @@ from ..kmath import (
     vsub,
 )
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64
-from ..lane import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, gravity_rows_k, unit_calm_k, unit_head_k
+from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
 from ..limits import check
+from ..state.layout import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
@@ -290,7 +291,7 @@ class ConstraintRun:
     one compiled pass (:func:`solve_run_k`): 12.6 for each in turn, each
     reading the speeds the ones before it left, as their
     do_simulation_controller one after the other. Made once per unit
-    structure (ivp.lane.epoch); each constraint's axis types become a row of
+    structure (env.epoch); each constraint's axis types become a row of
     the run's array."""
 
     __slots__ = ("controllers", "cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F",
@@ -383,8 +384,8 @@ def _state_row(c):
 def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, gz, fct, IR, IA, RR, RA, NL, RO,
                AR, AA, TY, LO, HI, F, dt, i_dt, eps):
     """do_sim_unit_PSI (6.3) of a unit of joints on lane rows: each core's
-    begin of the PSI (lane.begin_row, last core first), the flags and
-    count-down (lane.unit_flags), gravity (lane.gravity_row), the run's solve
+    begin of the PSI (lane_kernels.begin_row, last core first), the flags and
+    count-down (lane_kernels.unit_flags), gravity (lane_kernels.gravity_row), the run's solve
     (solve_run_k on the rows gathered from S by ``slots``, the fixed cores'
     from ``fixed``; the pushed speeds back into S), and at a sleep test each
     core's calm state (10.2). Returns (all calm, count-down, seed)."""

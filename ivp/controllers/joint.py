@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from ..sim_unit import ensure_in_simulation
+from ..freeze import ensure_in_simulation
 from .base import Controller
 
 

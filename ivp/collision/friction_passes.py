@@ -1,0 +1,366 @@
+"""The passes of a friction system of several points (ivp-contacts 5.3-5.8),
+each over the whole system in arrays: the points' updates and the core pairs'
+anti-energy sums (5.3), the energy damping (5.8), the tangential friction
+(5.6), the easing of the core pairs (5.7) and the normal solve (5.5). The
+cores' states come from their fields or, for cores on loan, their lane rows
+(:func:`_core_states`), and go back the same way (:func:`_put_columns`)."""
+
+from __future__ import annotations
+
+import math
+from itertools import chain
+from operator import attrgetter, is_, itemgetter
+
+import numpy as np
+
+from ..core import ZERO3
+from ..fp import f32
+from ..state.layout import (BROKEN, GAP, IN_INV_VM_NO_DIR, IN_MU, IN_N, IN_SPAN, M_POS, M_R, NORMAL, POINT, RECHECK,
+                            ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, T0, T1)
+from ..umath import dot as _dot
+from .constants import MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
+from .friction_kernels import (contact_update_system_k, damp_system_k, moving_sides_k, normal_system_k,
+                               tangential_system_k)
+from .points import point_rows
+from .single_contact import system_inputs_k, system_results_k
+
+_POSE = attrgetter("m_world_f_core_last_psi")
+_SPEED = attrgetter("speed")
+_ROT_SPEED = attrgetter("rot_speed")
+_SPEED_CHANGE = attrgetter("speed_change")
+_ROT_SPEED_CHANGE = attrgetter("rot_speed_change")
+_ANTI = attrgetter("integrated_anti_energy")
+_NEGATIVE_PULL = attrgetter("has_negative_pull_since")
+
+
+def _columns(values, n: int, width: int):
+    """The n values (each ``width`` floats) as an (n, width) float64 array."""
+    return np.fromiter(chain.from_iterable(values), dtype=np.float64, count=n * width).reshape(n, width)
+
+
+def _core_states(fs, lay, pending: bool = False) -> tuple:
+    """The layout's cores' R, position, speed and rotation speed as (n, 9),
+    (n, 3), (n, 3), (n, 3) arrays for the system passes; with ``pending`` also
+    their pending changes (speed_change, rot_speed_change), two more (n, 3).
+    The cores on loan to the lane (a system unit, collision.system_unit) are
+    read from their rows at once. Of the others, R and position are made once
+    while every core's pose is the same object (the passes of one PSI read
+    one pose: they only read R and position)."""
+    on = _lane_slots(fs, lay)
+    if on is not None:
+        return _row_states(fs, lay, on, pending)
+    cores = lay.cores
+    n = len(cores)
+    ms = list(map(_POSE, cores))
+    kept = fs._poses
+    if kept is not None and kept[0] is lay and all(map(is_, ms, kept[1])):
+        R, POS = kept[2], kept[3]
+    else:
+        R = _columns(map(itemgetter(0), ms), n, 9)
+        POS = _columns(map(itemgetter(1), ms), n, 3)
+        fs._poses = (lay, ms, R, POS)
+    V = _columns(map(_SPEED, cores), n, 3)
+    W = _columns(map(_ROT_SPEED, cores), n, 3)
+    if not pending:
+        return R, POS, V, W
+    return R, POS, V, W, _columns(map(_SPEED_CHANGE, cores), n, 3), _columns(map(_ROT_SPEED_CHANGE, cores), n, 3)
+
+
+_LANE_SLOT = attrgetter("lane_slot")
+_STATE_COLUMNS = (M_R, 9), (M_POS, 3), (SPEED, 3), (ROT_SPEED, 3), (SPEED_CHANGE, 3), \
+    (ROT_SPEED_CHANGE, 3)
+_STATE_FIELDS = (lambda c: c.m_world_f_core_last_psi[0], lambda c: c.m_world_f_core_last_psi[1], _SPEED, _ROT_SPEED,
+                 _SPEED_CHANGE, _ROT_SPEED_CHANGE)
+
+
+def _lane_slots(fs, lay):
+    """(each layout core's lane row, -1 for a core not on loan; the indices
+    of those; the movable cores on loan (a mask), their rows; the movable
+    cores not on loan) when some core of the layout is on loan, else None;
+    kept while nothing touches (a take or give-back touches: Epoch.touch)."""
+    kept = fs._slots
+    e = fs.collision.environment.epoch.value
+    if kept is not None and kept[0] == e and kept[1] is lay:
+        return kept[2]
+    out = None
+    lane = fs.collision.environment.lane
+    if lane is not None and lane.cores:
+        slots = np.fromiter(map(_LANE_SLOT, lay.cores), dtype=np.int64, count=len(lay.cores))
+        off = np.flatnonzero(slots < 0)
+        if off.shape[0] < slots.shape[0]:
+            loaned = lay.MOV & (slots >= 0)
+            out = slots, off.tolist(), loaned, slots[loaned], [i for i in off.tolist() if lay.MOV[i]]
+    fs._slots = (e, lay, out)
+    return out
+
+
+def _row_states(fs, lay, on, pending: bool) -> tuple:
+    """_core_states of a layout with cores on loan (``on``: _lane_slots):
+    theirs from the lane rows, the others' (the fixed cores) from their fields."""
+    slots, off = on[:2]
+    S = fs.collision.environment.lane.rows
+    out = [S[slots, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4]]
+    for i in off:
+        c = lay.cores[i]
+        for X, field in zip(out, _STATE_FIELDS):
+            X[i] = field(c)
+    return tuple(out)
+
+
+_SPEEDS = (("speed", SPEED), ("rot_speed", ROT_SPEED))
+_PENDING = (("speed_change", SPEED_CHANGE), ("rot_speed_change", ROT_SPEED_CHANGE))
+
+
+def _put_columns(fs, lay, fields, columns) -> None:
+    """The movable cores' ``fields`` ((name, lane column) pairs) from their
+    rows of ``columns`` (one (n, 3) array per field; None: zero, ZERO3):
+    into the lane rows of the cores on loan, as tuples into the others' fields."""
+    on = _lane_slots(fs, lay)
+    if on is not None:
+        _, _, loaned, k, idx = on
+        S = fs.collision.environment.lane.rows
+        for (_, at), X in zip(fields, columns):
+            S[k, at:at + 3] = 0.0 if X is None else X[loaned]
+    else:
+        idx = np.flatnonzero(lay.MOV).tolist()
+    if not idx:
+        return
+    cores = lay.cores
+    for (name, _), X in zip(fields, columns):
+        if X is None:
+            for i in idx:
+                setattr(cores[i], name, ZERO3)
+        else:
+            for i, v in zip(idx, X[idx].tolist()):
+                setattr(cores[i], name, (v[0], v[1], v[2]))
+
+
+def damp_system(fs, damp: float) -> None:
+    """The energy handle's 5.8 in a multi-contact system: per core pair in
+    the system's order, integrated_anti_energy times ``damp``, and while it
+    is not negative, destroy_mutual_energy of that much (at most
+    MAX_ENERGY_DESTROY of the pair's relative kinetic energy) by opposite
+    pending pushes along the relative velocity and angular velocity, the
+    energy removed taken off (one pass: friction_kernels.damp_system_k)."""
+    lay = fs.layout()
+    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
+    pairs = lay.pairs[::-1]
+    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
+    damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
+    for pair, e in zip(pairs, anti.tolist()):
+        pair.integrated_anti_energy = e
+    _put_columns(fs, lay, _PENDING, (SC, WC))
+
+
+def update_system(fs, env, now: float) -> None:
+    """The energy handle's 5.3 in a multi-contact system: every point's
+    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
+    pair's positive sum of N (last gap - gap) over its points added to its
+    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k).
+    The points are on loan (points.LoanedPoint): their inputs are read from
+    their rows and the new fields go into them, in one pass each
+    (single_contact.system_inputs_k, system_results_k)."""
+    lay = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
+    R, POS, V, W = _core_states(fs, lay)
+    S, moving, edges, L, AT, X = fs.side_columns(lay)
+    n = len(cps)
+    F = np.empty((n, 38))
+    F[:, :26] = S
+    moving_sides_k(L, AT, R, POS, F)
+    for q, i in moving:
+        k, (a, b, c, d) = cps[q].side_data(i)
+        F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
+    points = point_rows(fs.collision)
+    slots = points.slots(cps)
+    system_inputs_k(points.rows, slots, X, edges, now, F)
+    O = np.empty((n, 29))
+    anti = np.empty(len(pairs))
+    contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
+    fs._updated = (lay, env.psi_count, O)
+    system_results_k(points.rows, slots, O, MOV, I, now)
+    for pair, e in zip(pairs, anti.tolist()):
+        if e > 0.0:
+            pair.integrated_anti_energy += e
+
+
+def tangential_system(fs, env, dt: float) -> list:
+    """5.6 for every point of a multi-contact system: per core pair, last to
+    first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
+    points times dt^2, then tangential_friction of its points last to first,
+    the positive spring-energy gains added to the pair's
+    integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
+    A clipped span and its recheck go into the points' rows. Returns the
+    pairs in that order."""
+    lay = fs.layout()
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
+    R, POS, V, W = _core_states(fs, lay)
+    points = point_rows(fs.collision)
+    slots = points.slots(cps)
+    O = fs.updated_rows(lay, env.psi_count)
+    if O is None:
+        F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
+                       *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                     dtype=np.float64).reshape(len(cps), 20)
+    else:
+        F = np.empty((len(cps), 20))
+        F[:, 0:3] = points.rows[slots][:, (IN_N, IN_MU, IN_INV_VM_NO_DIR)]
+        F[:, 3:5] = O[:, 27:29]                 # span_s
+        F[:, 5:11] = O[:, 7:13]                 # t0, t1
+        F[:, 11:14] = O[:, 4:7]                 # p
+        F[:, 14:20] = _lever_columns(O, MOV, I, 13)
+    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
+    SPAN = np.empty((len(cps), 2))
+    CLIP = np.zeros(len(cps), dtype=np.bool_)
+    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
+    clipped = slots[CLIP]
+    points.rows[clipped, IN_SPAN:IN_SPAN + 2] = SPAN[CLIP]
+    points.rows[clipped, RECHECK] = 1.0
+    _put_columns(fs, lay, _SPEEDS, (V, W))
+    for pair, e in zip(pairs, anti.tolist()):
+        pair.integrated_anti_energy = e
+    return pairs
+
+
+def _lever_columns(O, MOV, I, at: int):
+    """Both sides' three columns of update_system's rows O from ``at`` (r_cs
+    at 13, r x n at 19), zero for a side that does not move (ContactPoint
+    keeps None there, which the passes read as zero)."""
+    out = O[:, at:at + 6].copy()
+    out[~MOV[I[:, 0]], 0:3] = 0.0
+    out[~MOV[I[:, 1]], 3:6] = 0.0
+    return out
+
+
+def ease(pair) -> None:
+    """5.7: the spring components along the line joining two contact points
+    with parallel normals are pulled towards their mean. A loaned point's
+    values are read from its row and its new span goes into it."""
+    cps = pair.contacts
+    n = len(cps)
+    f = 1.0 / (n + 1e-10)
+    vals = list(map(_ease_values, cps))
+    diff = [[0.0, 0.0, 0.0] for _ in cps]
+    for i in range(n - 1):
+        a = cps[i]
+        na, pa, _, _ = va = vals[i]
+        for j in range(i + 1, n):
+            b = cps[j]
+            nb, pb, _, _ = vb = vals[j]
+            if abs(abs(_dot(na, nb)) - 1.0) >= 1e-3:
+                continue
+            sgn = 1.0 if b.core0 is a.core0 else -1.0
+            c = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
+            cl = math.sqrt(_dot(c, c))
+            if cl == 0.0:
+                continue
+            c = (c[0] / cl, c[1] / cl, c[2] / cl)
+            Si = _spring_world(va)
+            Sj = _spring_world(vb)
+            ka = _dot(c, Sj)
+            kb = sgn * _dot(c, Si)
+            mean = 0.5 * (ka + kb)
+            for k in range(3):
+                diff[j][k] += f * (mean - ka) * c[k]
+                diff[i][k] += f * sgn * (mean - kb) * c[k]
+    for cp, (_, _, (sa, sb), (t0, t1)), dv in zip(cps, vals, diff):
+        span = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
+        if cp.point_slot >= 0:
+            cp.core0.environment.collision.points.rows[cp.point_slot, IN_SPAN:IN_SPAN + 2] = span
+        else:
+            cp.span_s = span
+
+
+def ease_pairs(fs, pairs) -> None:
+    """ease of each pair (in order: easing reads and writes only its own
+    pair's points); the pairs of one loaned point at once, as ease leaves
+    a point with no partner: its span plus the zero change's dot products,
+    span_s = (f32(sa + 0 . t0), f32(sb + 0 . t1))."""
+    alone = []
+    for pair in pairs:
+        cps = pair.contacts
+        if len(cps) == 1 and cps[0].point_slot >= 0:
+            alone.append(cps[0].point_slot)
+        else:
+            ease(pair)
+    if alone:
+        rows = point_rows(fs.collision).rows
+        k = np.array(alone, dtype=np.int64)
+        for j, t in enumerate((T0, T1)):
+            d = (0.0 * rows[k, t] + 0.0 * rows[k, t + 1]) + 0.0 * rows[k, t + 2]    # _dot(dv, t), dv zero
+            rows[k, IN_SPAN + j] = (rows[k, IN_SPAN + j] + d).astype(np.float32).astype(np.float64)
+
+
+def _ease_values(cp):
+    """(n, p, span_s, (t0, t1)) of a point, a loaned one's from its row."""
+    k = cp.point_slot
+    if k < 0:
+        return cp.n, cp.p, cp.span_s, (cp.t0, cp.t1)
+    r = cp.core0.environment.collision.points.rows[k].tolist()
+    return (tuple(r[NORMAL:NORMAL + 3]), tuple(r[POINT:POINT + 3]), (r[IN_SPAN], r[IN_SPAN + 1]),
+            (tuple(r[T0:T0 + 3]), tuple(r[T1:T1 + 3])))
+
+
+def _spring_world(v):
+    """The spring of a point's ease values in world space: sa t0 + sb t1."""
+    _, _, (sa, sb), (t0, t1) = v
+    return (sa * t0[0] + sb * t1[0], sa * t0[1] + sb * t1[1], sa * t0[2] + sb * t1[2])
+
+
+# --- 5.5 several contacts -----------------------------------------------------------------
+
+def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
+    """5.5 do_friction_system: the sort, deletion and the panic here; the
+    solve (Gauss on the active set, else the LCP), the async impulses and
+    the energy check in one pass (friction_kernels.normal_system_k). The
+    deletion test and the new N read and write the points' rows."""
+    col = fs.collision
+    points = point_rows(col)
+    fs.contacts.sort(key=_NEGATIVE_PULL)      # stable
+    cps = list(fs.contacts)
+    slots = points.slots(cps)
+    G = points.rows[slots][:, (GAP, BROKEN)].tolist()
+    dead = [q for q, (gap, broken) in enumerate(G) if gap >= MAX_DISTANCE_FOR_FRICTION or broken != 0.0]
+    for q in dead:
+        col.delete_contact(cps[q])
+    if dead:                            # a deletion gives its row back: the others' may move
+        cps = list(fs.contacts)
+        slots = points.slots(cps)
+    if not cps:
+        return
+    lay = fs.layout()
+    if len(cps) > MAX_FRICTION_MATRIX:
+        for core in fs.movable:
+            core.fast_piling_allowed = True
+        _put_columns(fs, lay, _SPEEDS, (None, None))
+        return
+    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
+    row = lay.row
+    rows = list(map(row.__getitem__, cps))
+    I = lay.I[rows]
+    O = fs.updated_rows(lay, env.psi_count)
+    if O is None:
+        P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
+                       *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
+                     dtype=np.float64).reshape(len(cps), 17)
+    else:
+        O = O[rows]
+        P = np.empty((len(cps), 17))
+        P[:, 0] = O[:, 0]                       # gap
+        P[:, 1] = O[:, 25]                      # inv_vm
+        P[:, 2:5] = O[:, 1:4]                   # n
+        P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
+        P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
+    H = np.fromiter(map(_NEGATIVE_PULL, cps), dtype=np.int64, count=len(cps))
+    NP = np.empty(len(cps))
+    g = math.sqrt(sum(c * c for c in env.gravity))
+    done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
+    if done == 0:
+        return
+    for cp, h in zip(cps, H.tolist()):
+        cp.has_negative_pull_since = h
+    points.rows[slots, IN_N] = NP
+    if done == 1:
+        _put_columns(fs, lay, _SPEEDS + _PENDING, (V, W, None, None))
+    else:
+        _put_columns(fs, lay, _PENDING, (None, None))

@@ -1,0 +1,388 @@
+"""Mindists measured and tested in batches (issue 11): the pairs of a
+collision pass measured in compiled passes (a ball's pairs with a grid's
+triangles, ball against ball, a hull's pieces against triangles), each pair
+keeping its gap and its row of the pass (:class:`BallPairBatch`,
+mindist.PieceBatch, mindist.SoupPairs), and the quiet test of update_events'
+early returns for many pairs at once (:func:`quiet_pairs`)."""
+
+from __future__ import annotations
+
+import math
+from operator import attrgetter
+
+import numpy as np
+
+from ..jit import kernel
+from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
+from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS
+from .feature_kernels import ball_triangles_measure, balls_measure
+from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
+from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose, look_ahead
+from .piece_kernels import hull_triangles_measure
+
+FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+_LANE_SLOT = attrgetter("lane_slot")
+QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
+
+
+@kernel(inline=True)
+def _quiet_row(G, r, gap, V, v, limit, horizon):
+    """update_events' tests before its search for a pair measured in a pass
+    (its normal G's row r, its len_numerator ``gap``; V's row v: the cores'
+    speed difference, side 0's rotation axis and max_surface_rot_speed, side
+    1's; ``limit`` the look-ahead, ``horizon`` the time to the next PSI), the
+    same operations in the same order: True where it returns with no event
+    (the gap beyond the look-ahead, the pair not approaching, or too far for
+    its closing speed before the next PSI)."""
+    if gap > limit:
+        return True
+    n0 = G[r, 1]
+    n1 = G[r, 2]
+    n2 = G[r, 3]
+    mcs = V[v, 0] * n0 + V[v, 1] * n1 + V[v, 2] * n2
+    for a in (3, 7):
+        k = n0 * V[v, a] + n1 * V[v, a + 1] + n2 * V[v, a + 2]
+        x = 1.001 - k * k
+        if 0.0 > x:                 # max(x, 0.0)
+            x = 0.0
+        mcs += math.sqrt(x) * V[v, a + 3]
+    return mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
+
+
+@kernel
+def quiet_rows_k(G, rows, gaps, V, limit, horizon, Q):
+    """_quiet_row of pairs of one ball and one fixed body measured in a ball
+    pass (G's ``rows``, their gaps; V one row, ``limit`` theirs): Q True
+    where update_events returns with no event."""
+    for q in range(rows.shape[0]):
+        Q[q] = _quiet_row(G, rows[q], gaps[q], V, 0, limit, horizon)
+
+
+@kernel
+def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
+    """_quiet_row of each pair of two balls of a balls_measure pass (G's rows,
+    each pair's own V row and look-ahead limit)."""
+    for q in range(G.shape[0]):
+        Q[q] = _quiet_row(G, q, gaps[q], V, q, limits[q], horizon)
+
+
+def quiet_pairs(env, mds) -> list:
+    """Per entry of mds, True where update_events would queue no event, found
+    by :func:`quiet_rows_k` at once for the pairs of a ball and a grid's
+    triangles measured in one ball pass, QUIET_GROUP or more of one ball in
+    it, and for the pairs of two balls of one balls_measure pass
+    (BallPairBatch.quiet); False for the others (SoupPairs entries among them)."""
+    out = [False] * len(mds)
+    groups = {}
+    pairs = {}
+    for i, md in enumerate(mds):
+        if type(md) is Mindist:
+            b = md._batch
+            if type(b) is BallPairBatch:
+                p = pairs.get(id(b))
+                if p is None:
+                    p = pairs[id(b)] = (b, [], [])
+                p[1].append(i)
+                p[2].append(md._row)
+            elif type(b) is tuple:
+                g = groups.get((id(b), md.a))
+                if g is None:
+                    g = groups[(id(b), md.a)] = (b, md, [], [], [])
+                g[2].append(i)
+                g[3].append(md._row)
+                g[4].append(md._len)
+    horizon = env.time_of_next_psi - env.current_time
+    for b, md, at, rows, gaps in groups.values():
+        if len(at) >= QUIET_GROUP:
+            c0, c1 = md.cores
+            _, limit = look_ahead(env, c0, c1)
+            s0, a0, m0 = c0.event_values()
+            s1, a1, m1 = c1.event_values()
+            V = np.array((s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2], *a0, m0, *a1, m1), dtype=np.float64)[None]
+            Q = np.empty(len(at), dtype=np.bool_)
+            quiet_rows_k(b[0], np.array(rows, dtype=np.int64), np.array(gaps), V, limit, horizon, Q)
+            for i, quiet in zip(at, Q.tolist()):
+                out[i] = quiet
+    for b, at, rows in pairs.values():
+        Q = b.quiet(env, horizon)[rows]
+        for i, quiet in zip(at, Q.tolist()):
+            out[i] = quiet
+    return out
+
+
+def recalc_all(items, t: float) -> None:
+    """Mindist.recalc of each (they are independent of one another), the
+    pairs of a ball and a grid's triangle (single or as SoupPairs) in one
+    kernel pass per grid, those of another piece and a grid's triangles in
+    one pass per piece and grid, the pairs of two balls in one pass."""
+    groups = {}
+    pieces = {}
+    balls = []
+    for it in items:
+        if type(it) is SoupPairs:
+            groups.setdefault(it.soup, ([], []))[1].append(it)
+        elif it.kb[0] == "t":
+            if it.a.is_ball:
+                it.a.soup_measures += 1     # as recalc: a SoupPairs of a's keeps no codes past this
+                groups.setdefault(it.b, ([], []))[0].append(it)
+            else:
+                pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
+        elif it.ka[0] == "t":
+            pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
+        elif it.a.is_ball and it.b.is_ball:
+            balls.append(it)
+        else:
+            it.recalc(t)
+    if balls:
+        _recalc_ball_pairs(balls, t)
+    for shape, (single, soups) in groups.items():
+        _recalc_ball_triangles(shape.grid, single, soups, t)
+    for (shape, key, soup, tri_first), mds in pieces.items():
+        _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
+
+
+class BallPairBatch:
+    """One pass of balls_measure: each ball-ball pair's geometry row; its
+    sides and geometry are made from the row when first read. ``cores``:
+    the pairs' side-0 cores, then their side-1 cores; ``L`` their
+    len_numerators."""
+
+    __slots__ = ("G", "cores", "L", "slots")
+
+    def __init__(self, G, cores, L, slots):
+        self.G = G
+        self.cores = cores
+        self.L = L
+        self.slots = slots              # (env epoch, the cores' lane rows or None): _loaned_slots then
+
+    def _before_snapshot(self) -> None:
+        self.slots = (-1, None)         # its epoch means nothing in another process
+
+    def quiet(self, env, horizon: float):
+        """update_events' early returns of every pair at once (quiet_ball_pairs_k):
+        a bool per row. Each core's look_ahead and event values (3.5) are read
+        from its lane row when on loan (those rows at once), else from the core;
+        the look-ahead limits made as look_ahead makes them, in its order."""
+        cores = self.cores
+        m = len(cores)
+        T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
+        lane = env.lane
+        e, slots = self.slots
+        if e != env.epoch.value:        # (a take or give-back since the pass)
+            slots = _loaned_slots(cores)
+        if slots is None:
+            slots = np.full(m, -1, dtype=np.int64)
+        on = slots >= 0
+        if on.any():
+            S = lane.rows[slots[on]]
+            T[on, 0:3] = S[:, SPEED:SPEED + 3]
+            T[on, 3:6] = S[:, AXIS:AXIS + 3]
+            T[on, 6] = S[:, MAX_SURF_ROT]
+            T[on, 7] = S[:, CUR_SPEED]
+        for j in np.flatnonzero(~on).tolist():
+            c = cores[j]
+            s, a, ms = c.event_values()
+            T[j] = (*s, *a, ms, c.look_values()[1])
+        n = m // 2
+        A = T[:n]
+        B = T[n:]
+        limits = COLL_DIST + (env.delta_PSI_time * (((A[:, 6] + A[:, 7]) + B[:, 6]) + B[:, 7])) * HULL_LOOK_AHEAD_PSIS
+        V = np.empty((n, 11))
+        V[:, 0:3] = A[:, 0:3] - B[:, 0:3]
+        V[:, 3:7] = A[:, 3:7]
+        V[:, 7:11] = B[:, 3:7]
+        Q = np.empty(n, dtype=np.bool_)
+        quiet_ball_pairs_k(self.G, self.L, V, limits, horizon, Q)
+        return Q
+
+    def normal_of(self, q: int):
+        return ball_row_normal(self.G, q)
+
+    def unbatch(self, md) -> None:
+        """recalc's ball-ball branch's results from md's row."""
+        g = self.G[md._row].tolist()
+        md._measured(Side(md.a, md.ka, BALL), Side(md.b, md.kb, BALL),
+                     Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False), None)
+
+
+def _recalc_ball_pairs(mds, t: float) -> None:
+    """recalc's ball-ball branch for the pairs (same values) in one kernel
+    pass: each keeps its gap and its row."""
+    n = len(mds)
+    cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
+    slots = _loaned_slots(cores)
+    if slots is not None and (slots >= 0).all():
+        C = _unique_centres(cores, t, slots)    # all from the rows: a core named twice costs nothing
+    else:
+        C = _centres(cores, t)
+    G = balls_measure(C[:n], C[n:])
+    gaps = G[:, 0].tolist()
+    L = [0.0] * n
+    batch = BallPairBatch(G, cores, L, (cores[0].environment.epoch.value, slots))
+    for q, md in enumerate(mds):
+        md._batch = batch
+        md._row = q
+        L[q] = md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.intrusion = False
+    batch.L = np.array(L)
+
+
+def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) -> None:
+    """recalc's piece branch for the pairs of piece ``key`` of ``shape`` with
+    triangles of ``soup``'s grid (on side A when ``tri_first``), in one kernel
+    pass (same values): each pair keeps its gap, intrusion and row."""
+    piece = shape.piece_world(key, core_pose(shape.obj.core, t))
+    V, T, E, two, pl, N, M, H = piece.kernel_data()
+    k = len(mds)
+    tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
+    prev = _previous_codes(mds, 6, _piece_prev_code)
+    grid = soup.grid
+    GV, GPL, GN = grid.kernel_arrays()
+    D, F, S, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, piece.center, tris, prev, tri_first,
+                                        GV, GPL, GN)
+    batch = PieceBatch(F, S, G)
+    # piece_piece_measure's intrusion: the vertex's distance against a face of
+    # the triangle (two-sided) or of the piece
+    face_on_a = F[:, 0] == 2
+    face_two = face_on_a == tri_first if not two else np.ones(k, dtype=bool)
+    intrudes = np.where(face_two, D < -BEHIND_TRIANGLE_DEPTH, D < -INTRUSION_DEPTH).tolist()
+    gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
+    for q, md in enumerate(mds):
+        md._batch = batch
+        md._row = q
+        md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.intrusion = intrudes[q]
+
+
+def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
+    """The pairs' previous features as an (n, width) array: the rows of the
+    pass most of them were measured in, taken at once, and the others'
+    ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
+    grid's triangles, with :func:`_piece_prev_code`)."""
+    prev = np.empty((len(mds), width), dtype=np.int64)
+    b = next((md._batch for md in mds if md._batch is not None and type(md._batch) is not SoupPairs), None)
+    at = []
+    rows = []
+    for q, md in enumerate(mds):
+        if b is not None and md._batch is b:
+            at.append(q)
+            rows.append(md._row)
+        else:
+            prev[q] = own(md)
+    if at:
+        r0 = rows[0]
+        if len(at) == len(mds) and rows == list(range(r0, r0 + len(rows))):
+            return _pass_codes(b)[r0:r0 + len(rows)]      # the pass's rows in order: read as they are
+        prev[at] = _pass_codes(b)[rows]
+    return prev
+
+
+def _pass_codes(batch):
+    """A pass's feature code rows: a ball pass's (G, F), or a PieceBatch."""
+    return batch.F if type(batch) is PieceBatch else batch[1]
+
+
+def _piece_prev_code(md):
+    """A piece pair's previous features (six ints): its row of a pass, or its own."""
+    b = md._batch
+    return prev_codes(md._prev) if b is None else b.F[md._row]
+
+
+def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
+    """recalc's ball branch for pairs with one grid's triangles (same values):
+    the single pairs' rows first, then each SoupPairs' slice; each pair keeps
+    its gap and its row of the pass. When the pass is the last one's groups
+    again (no single pair, each group's codes its slice of the last pass),
+    the last pass's triangles and codes are its own."""
+    n = len(single)
+    last = grid.last_pass
+    again = (not single and last is not None and last[0] == soups
+             and all(sp.measures == sp.ball.soup_measures for sp in soups))
+    if again:
+        _, tris, counts, prev, extras, starts = last
+        C = _unique_centres([sp.core for sp in soups], t)      # mostly one group per ball
+    else:
+        C = _centres([md.a.obj.core for md in single] + [sp.core for sp in soups], t)
+        tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
+        prev = [_previous_codes(single)] if n else []
+        for sp in soups:
+            tris.append(sp.tris)
+            prev.append(sp.previous_codes())
+        tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
+        prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
+        counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
+        if soups:
+            extras = np.repeat(np.array([sp.sum_extra for sp in soups]), counts[n:])
+            starts = np.cumsum(counts[n:]) - counts[n:]
+    GV, GPL, _ = grid.kernel_arrays()
+    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, GV, GPL)
+    grid.last_pass = (soups, tris, counts, F, extras, starts) if not single else None
+    batch = (G, F)
+    if single:
+        gaps = G[:n, 0].tolist()
+        for q, md in enumerate(single):
+            md._batch = batch
+            md._row = q
+            md.len_numerator = gaps[q] - md.sum_extra_radius
+            md.intrusion = False            # a two-sided triangle has a back: never intruded
+    if not soups:
+        return
+    Ls = G[n:, 0] - extras
+    L = Ls.tolist()
+    least = np.minimum.reduceat(Ls, starts).tolist()
+    if again:                           # the same groups at the same rows: linked already
+        for sp, m in zip(soups, least):
+            sp.batch = batch
+            sp.L = L
+            sp.least = m
+            if sp.relink:
+                sp.link()
+        return
+    for sp, s0, m in zip(soups, starts.tolist(), least):
+        sp.passed(batch, n + s0, L, s0, m)
+
+
+def _centres(cores, t: float):
+    """The cores' centres at t (core_pose), as an (n, 3) array, each core's
+    found once (a ball's pairs name its core many times): of more than a few
+    cores, one on loan to the lane whose row is at t from its row (the same
+    values, read at once), the others from core_pose."""
+    index = {}
+    at = [index.setdefault(id(c), len(index)) for c in cores]
+    if len(index) < len(cores):
+        unique = [None] * len(index)
+        for c, k in zip(cores, at):
+            unique[k] = c
+        return _unique_centres(unique, t)[at]
+    return _unique_centres(cores, t)
+
+
+def _loaned_slots(cores):
+    """The cores' lane rows (-1: not on loan) when the lane holds cores, else None."""
+    lane = cores[0].environment.lane if cores else None
+    if lane is None or not lane.cores:
+        return None
+    return np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
+
+
+def _unique_centres(cores, t: float, slots=None):
+    """_centres without looking for a core named twice (``slots``: the
+    cores' _loaned_slots when known)."""
+    if len(cores) <= FEW_CENTRES:
+        return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
+    C = np.empty((len(cores), 3))
+    done = np.zeros(len(cores), dtype=bool)
+    lane = cores[0].environment.lane
+    if slots is None and lane is not None and lane.cores:
+        slots = _loaned_slots(cores)
+    if slots is not None:
+        k = np.flatnonzero(slots >= 0)
+        if k.shape[0]:
+            rows = slots[k]
+            at_t = lane.rows[rows, T_LAST] == t
+            C[k[at_t]] = lane.rows[rows[at_t], M_POS:M_POS + 3]
+            done[k[at_t]] = True
+    rest = np.flatnonzero(~done).tolist()
+    if rest:
+        C[rest] = [cores[i].centre_at(t) for i in rest]
+    return C

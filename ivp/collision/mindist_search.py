@@ -1,0 +1,149 @@
+"""The event search of a mindist (ivp-contacts 3.5): the first time before the
+next PSI at which the pair's gap reaches coll_dist, found in one compiled pass
+(event_kernels) for two pieces and for a ball against a ball, a body whose pose
+stays or a moving hull, else by the raster search on the pair's value function."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..states import MT_NOT_SIM
+from .constants import COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
+from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
+from .features import KIND_CODE, NO_FEATURE, world_feature
+
+NO_POINTS = np.zeros((0, 3))
+# ball_event_search_k's other side when it is no moving hull: a piece of nothing
+_NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
+             np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
+
+
+def event_search(md, dev: float, t_now: float, t_max: float):
+    """3.5 find_first_t_for_value_coll: the first t in [t_now, t_max) at which
+    the value reaches the threshold, or None; two pieces, and a ball against
+    a ball, a body whose pose stays or a moving hull, in one compiled pass
+    (event_kernels)."""
+    thr, real = md.bounds()
+    if not md.a.is_ball:
+        s0, s1 = md.side0, md.side1
+        g = md.geom
+        face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
+        a, b = md.a, md.b
+        found, t = piece_event_search_k(
+            _piece_arg(a, md.ka), a.obj.core.pose_parts(), _piece_arg(b, md.kb), b.obj.core.pose_parts(),
+            NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
+            g.p, g.n, thr, real, dev, t_now, t_max)
+        return t if found else None
+    kind, D, P1 = _ball_search_kind(md)
+    if kind is None:
+        return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max)
+    c0, c1 = md.side0.shape.obj.core, md.side1.shape.obj.core
+    found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), P1,
+                                   0.5 * (COLL_DIST + md.sum_extra_radius), thr, real, dev, t_now, t_max)
+    return t if found else None
+
+
+def _piece_arg(shape, key):
+    """piece_event_search_k's side: a piece's kernel arrays, centre and whether
+    it moves with its core (else it is in world space: a grid's triangle or a
+    fixed shape's piece)."""
+    if key[0] == "t" or shape.world_pieces is not None:
+        p = shape.piece_world(key, None)
+        return (*p.kernel_data(), p.center, False)
+    p = shape.pieces[key[1]]
+    return (*p.kernel_data(), p.center, True)
+
+
+def _ball_search_kind(md):
+    """(kind, D, P1) of ball_event_search_k's other side for a ball's pair md
+    it takes, else (None, None, None): the other side a ball; a feature
+    whose core's pose stays (at or beyond MT_NOT_SIM): its world points; a
+    feature of a moving convex hull: MOVING + its kind, its vertex indices
+    (or the face's) and the hull (event_kernels._feature_at). P1 is an empty
+    side but for a moving hull."""
+    s1 = md.side1
+    shape = s1.shape
+    if shape.is_ball:
+        return BALL_SIDE_KIND, NO_POINTS, _NO_PIECE
+    c1 = shape.obj.core
+    f, idx = s1.feature
+    if c1.movement_state < MT_NOT_SIM:
+        if shape.world_pieces is not None or s1.piece_key[0] != "p" or shape.pieces[s1.piece_key[1]].two_sided:
+            return None, None, None
+        D = np.zeros((1, 3))
+        D[0, :2 if f == "K" else 1] = idx
+        return MOVING_KIND + KIND_CODE[f], D, _piece_arg(shape, s1.piece_key)
+    D = world_feature(s1, c1.m_world_f_core_last_psi)
+    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
+
+
+def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float):
+    """event_search on the value function f (threshold thr, real bound real,
+    closing speed dev): the raster from t_now by the gap over the speed, then
+    :func:`_first_crossing`."""
+    v_now = f(t_now)
+    if v_now > thr:
+        return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max)
+    t0 = t_now
+    v0 = v_now
+    while t0 < t_max:
+        step = max(0.0, (v0 - real) / dev)
+        if t0 + step > t_max:
+            step = t_max - t0 + 1e-8
+        n = max(1, int(step * 200.0))
+        t1 = t0 + n * EVENT_RASTER
+        v1 = f(t1)
+        if v1 > thr:
+            return None if t1 > t_max else _first_crossing(f, thr, dev, t1, v1, t_now, t_max)
+        if v1 <= v_now:
+            return t0
+        t0 = t1
+        v0 = v1
+    return None
+
+
+def _first_crossing(f, thr, dev, t0, v0, t_now, t_max):
+    """3.5: bracket the crossing on the 1/200 s raster (at most 20 steps from
+    t_now), then find the root."""
+    if v0 <= thr:
+        return t0
+    k = int(round((t0 - t_now) * 200.0))
+    while True:
+        step = (v0 - thr) / dev
+        if t0 + step > t_max:
+            return None
+        step *= 2.0
+        if t0 + step > t_max:
+            step = t_max - t0 + 1e-8
+        n = max(1, int(step * 200.0))
+        t1 = t0 + n * EVENT_RASTER
+        k += n
+        v1 = f(t1)
+        if v1 <= thr:
+            t = _root(f, thr, t0, v0, t1, v1)
+            return None if t > t_max else t
+        if k >= EVENT_RASTER_STEPS:
+            return None
+        t0 = t1
+        v0 = v1
+
+
+def _root(f, thr, t0, v0, t1, v1):
+    """3.5's secant with a safeguard towards the midpoint every 4th step."""
+    c = 0
+    while True:
+        if v1 == v0:
+            return t0
+        tt = t0 + (thr - v0) * (t1 - t0) / (v1 - v0)
+        if c % 4 == 3:
+            if c > ROOT_MAX_ITERATIONS:
+                return t0
+            tt += ((t0 - tt) + (t1 - tt)) * 0.375
+        v = f(tt)
+        if abs(v - thr) < ROOT_TOLERANCE:
+            return tt
+        if v >= thr:
+            t0, v0 = tt, v
+        else:
+            t1, v1 = tt, v
+        c += 1
