@@ -386,7 +386,7 @@ def test_rotation_response_quirk_a_side_by_csa_r_side_by_0x70():
 def test_quat_error_x_uses_f32_q_x():
     # Spec 12.6 (three locked rotations): e_i = 2 q_i + 0.24f q_i^3 + 0.58f q_i^5,
     # e.x from the f32-rounded q.x; negated when q.w < 0.
-    from ivp.controllers.constraint import _quat_error
+    from ivp.controllers.constraint_kernels import _quat_error
     from ivp.fp import f32
     c3, c5 = f32(0.24), f32(0.58)
     q = (0.1, 0.1, -0.2, -math.sqrt(1.0 - 0.06))
@@ -400,15 +400,16 @@ def test_quat_error_x_uses_f32_q_x():
 
 def test_solver_failure_path_applies_nothing(monkeypatch):
     import ivp.controllers.constraint as cmod
+    import ivp.controllers.constraint_kernels as kmod
     env = Environment(gravity=(0.0, -10.0, 0.0))
-    env.lane = None                 # the object path, whose _solve_step the patch replaces
+    env.lane = None                 # the object path, whose solve_step the patch replaces
     plank, _ = hanging_plank(env, 0.3)
     def failed(*args):
         state, lam, cs_a, v_r, w_r, v_a, w_a = solve(*args)
-        return cmod.SOLVE_FAILED, lam, cs_a, v_r, w_r, v_a, w_a
+        return kmod.SOLVE_FAILED, lam, cs_a, v_r, w_r, v_a, w_a
 
-    solve = cmod._solve_step
-    monkeypatch.setattr(cmod, "_solve_step", failed)
+    solve = kmod.solve_step
+    monkeypatch.setattr(cmod, "solve_step", failed)
     env.simulate(10 * DT - 1e-6)                     # 10 PSIs of free fall
     assert plank.core.speed[1] == pytest.approx(-10.0 * DT * 10, rel=1e-5)
     assert plank.core.rot_speed == (0.0, 0.0, 0.0)
