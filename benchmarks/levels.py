@@ -5,6 +5,10 @@ Per level: load seconds, objects, the sectors, then each probe over every
 instance of its mechanism, sector by sector (the sector made current as a
 checkpoint would: the old one deactivated, the new one activated):
 
+- **rest**: no ball in play, each sector's props (``P_Box``, ``P_Ball_*``)
+  for ``REST_SECONDS`` from its activation: how far each moves; those that
+  move more than ``REST_LIMIT`` are named (a prop should wait where it was
+  authored until something touches it).
 - **fans**: a paper ball put at rest in each fan's column (``P_Modul_18``),
   its base; the highest its centre gets in ``FAN_SECONDS``, minus the
   column's top (16 above its base): about 0 or more when the fan lifts
@@ -23,7 +27,7 @@ checkpoint would: the old one deactivated, the new one activated):
 The probes switch the level's death boxes and checkpoints off, so a ball
 that falls is measured rather than respawned and no probe ends a sector.
 
-    python benchmarks/levels.py --game DIR [--levels 1 4 7] [--only fans trafos boxes extras]
+    python benchmarks/levels.py --game DIR [--levels 1 4 7] [--only rest fans trafos boxes extras]
 """
 
 from __future__ import annotations
@@ -46,11 +50,14 @@ FRAME_MS = 1000.0 / 60.0
 FAN_SECONDS = 3.0
 TRAFO_SECONDS = 3.0          # the swap takes 2.5 s (TRANSFORMER_NEW_S)
 PUSH_SECONDS = 2.0
+REST_SECONDS = 5.0
+REST_LIMIT = 1.0
+PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
 TRAFO_GROUPS = {"paper": "P_Trafo_Paper", "wood": "P_Trafo_Wood", "stone": "P_Trafo_Stone"}
-PROBES = ("fans", "trafos", "boxes", "extras")
+PROBES = ("rest", "fans", "trafos", "boxes", "extras")
 
 
 class Floor:
@@ -123,6 +130,17 @@ class Probe:
         return None if h is None else (p[0], h + BALL_RADIUS, p[2])
 
     # --- the probes ----------------------------------------------------------------------------
+
+    def rest(self, sector: int) -> list:
+        """(prop, how far it moved with no ball in play)."""
+        props = [e for g in PROP_GROUPS for e in self.members(g, sector)]
+        if not props:
+            return []
+        self.enter(sector)
+        self.player.remove()
+        start = [e.get_position() for e in props]
+        self.frames(self.seconds(REST_SECONDS))
+        return [(e.name, float(np.linalg.norm(np.subtract(e.get_position(), p)))) for e, p in zip(props, start)]
 
     def fans(self, sector: int) -> list:
         """(fan, max rise of the ball's centre above the column's top)."""
@@ -217,6 +235,10 @@ def report(game: str, number: int, only) -> None:
     for k in range(1, lv.sector_count + 1):
         for name in only:
             results[name] += [(k,) + r for r in getattr(p, name)(k)]
+    if "rest" in results and results["rest"]:
+        moved = [f"{n} (S{k}) {m:.1f}" for k, n, m in results["rest"] if m > REST_LIMIT]
+        print(f"  rest   {len(results['rest']) - len(moved)}/{len(results['rest'])} props stay within {REST_LIMIT}"
+              + (f"; moved: {', '.join(moved)}" if moved else ""), flush=True)
     if "fans" in results and results["fans"]:
         rises = [r[2] for r in results["fans"]]
         low = [f"{n} (S{k}) {r:+.1f}" for k, n, r in results["fans"] if r < -1.0]
