@@ -51,7 +51,7 @@ FAN_SECONDS = 3.0
 TRAFO_SECONDS = 3.0          # the swap takes 2.5 s (TRANSFORMER_NEW_S)
 PUSH_SECONDS = 2.0
 REST_SECONDS = 5.0
-REST_LIMIT = 1.0
+REST_LIMIT = 10.0            # more than settling onto the floor from the authored gap and rolling a little
 PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
@@ -237,7 +237,9 @@ def report(game: str, number: int, only) -> None:
             results[name] += [(k,) + r for r in getattr(p, name)(k)]
     if "rest" in results and results["rest"]:
         moved = [f"{n} (S{k}) {m:.1f}" for k, n, m in results["rest"] if m > REST_LIMIT]
-        print(f"  rest   {len(results['rest']) - len(moved)}/{len(results['rest'])} props stay within {REST_LIMIT}"
+        stay = [m for _, _, m in results["rest"] if m <= REST_LIMIT]
+        print(f"  rest   {len(stay)}/{len(results['rest'])} props stay within {REST_LIMIT:g}"
+              + (f" (the most {max(stay):.1f})" if stay else "")
               + (f"; moved: {', '.join(moved)}" if moved else ""), flush=True)
     if "fans" in results and results["fans"]:
         rises = [r[2] for r in results["fans"]]
