@@ -14,8 +14,9 @@ checkpoint would: the old one deactivated, the new one activated):
   column's top (16 above its base): about 0 or more when the fan lifts
   paper to the top, about -16 when it does not lift it at all.
 - **transformers**: a ball of another kind dropped onto each pad (its centre
-  a ball's radius above the floor under the pad); the kind the player has
-  ``TRAFO_SECONDS`` later, against the pad's.
+  a ball's radius above the floor under the pad, or above the pad without a
+  floor there); the kind the player has ``TRAFO_SECONDS`` later, against
+  the pad's.
 - **boxes**: a stone ball put beside each ``P_Box`` and pushed toward it by
   the navigation's force (0.92 per PSI) for ``PUSH_SECONDS``; how far the box
   moves horizontally (the best of the four sides).
@@ -166,10 +167,8 @@ class Probe:
         for kind, group in TRAFO_GROUPS.items():
             for pad in self.members(group, sector):
                 self.enter(sector)
-                start = self.on_floor(pad.get_position())
-                if start is None:
-                    out.append((pad.name, kind, "no floor"))
-                    continue
+                x, y, z = pad.get_position()
+                start = self.on_floor((x, y + BALL_RADIUS, z)) or (x, y + BALL_RADIUS, z)   # no floor: on the pad
                 other = next(k for k in KIND_NAMES if k != kind)
                 self.player.spawn(other, start)
                 self.frames(self.seconds(TRAFO_SECONDS))
