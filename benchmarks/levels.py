@@ -53,6 +53,7 @@ TRAFO_SECONDS = 3.0          # the swap takes 2.5 s (TRANSFORMER_NEW_S)
 PUSH_SECONDS = 2.0
 REST_SECONDS = 5.0
 REST_LIMIT = 10.0            # more than settling onto the floor from the authored gap and rolling a little
+UPRIGHT = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0))      # a spawned ball's (dir, up): the world's axes
 PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
@@ -152,7 +153,7 @@ class Probe:
             self.enter(sector)
             start = fan.entity.transform((0.0, fan.base + BALL_RADIUS, 0.0))
             top = fan.entity.transform((0.0, fan.base + fan.size[1], 0.0))[1]
-            self.player.spawn("paper", start)
+            self.player.spawn("paper", start, UPRIGHT)        # the hull's turn matters: always the same
             best = start[1]
             for _ in range(self.seconds(FAN_SECONDS)):
                 self.frames(1)
