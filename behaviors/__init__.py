@@ -4,7 +4,8 @@
 
     @register("spinner")
     class Spinner(Behavior):
-        speed = Param(float, 90.0, "degrees per second")
+        needs_entity = "the entity it turns"
+        speed = Param(float, 90.0, "degrees per second", bounds=(-3600.0, 3600.0))
         def on_frame(self, dt):
             self.entity.rotate((0, 1, 0), math.radians(self.speed) * dt)
 

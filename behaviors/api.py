@@ -204,11 +204,17 @@ class Behavior:
 
     Attributes: ``ctx`` (the CKContext), ``entity`` (the owner, or None for a
     scene behaviour), ``name`` (the registered name), ``state`` (pending,
-    running, stopped, failed) and every declared Param. Class attribute
-    ``messages``: the message names ``on_message`` receives.
+    running, stopped, failed) and every declared Param. Class attributes:
+    ``messages``, the message names ``on_message`` receives; ``needs_entity``,
+    what the owner is when the behaviour needs one (a scene entry without
+    ``entity:`` is refused at load); ``makes``, the names of its parameters
+    that name entities it creates when the scene has none (later entries and
+    the loader may name them).
     """
 
     messages: tuple = ()
+    needs_entity: str = ""
+    makes: tuple = ()
     registered_name: str | None = None
 
     def __init__(self, ctx, entity=None, **params):
@@ -222,6 +228,8 @@ class Behavior:
         for k in params:
             if k not in decl:
                 raise TypeError(f"{self.name}: unknown parameter {k!r}")
+        if self.needs_entity and entity is None:
+            raise TypeError(f"{self.name}: needs an entity ({self.needs_entity})")
         for k, p in decl.items():
             explicit = k in params
             if not explicit and p.required:

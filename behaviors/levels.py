@@ -121,6 +121,7 @@ class LevelMeaning:
     balloon: str
     modules: dict                       # kind -> Module
     wake_gate_radius: float             # a module's wake gate, unless its Module says otherwise
+    camera_file: tuple                  # the camera rig's file under the game folder: its 3D entities are added
     settings_file: tuple                # the level settings' file under the game folder (5.6)
     settings_table: str
     default_start_ball: str

@@ -23,7 +23,7 @@ import scenes
 from behaviors.ballance import camera_of, player_of
 from behaviors.ballance.level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from behaviors.ballance.values import KIND_NAMES, NAV_DIRECTIONS, RAISE_KEY, TURN_MODIFIER
-from ivp import rng
+from ivp import rng, umath
 from ivp.limits import MAX_POSITION
 from ivp.snapshot import build, flatten
 
@@ -84,6 +84,20 @@ def _load(scene, level, game_dir):
     return scenes.load(game_level(game_dir, level))
 
 
+def _floor_entities(ctx, floor_groups) -> list:
+    """The members of the groups named (a level may lack some of them)."""
+    if isinstance(floor_groups, str) or not all(isinstance(g, str) for g in floor_groups):
+        raise ValueError(f"BallanceEnv: floor_groups must be a list of group names, got {floor_groups!r}")
+    out = []
+    for name in floor_groups:
+        if name in ctx:
+            try:
+                out += ctx.get_group(name).entities
+            except KeyError as exc:
+                raise ValueError(f"BallanceEnv: floor_groups: {exc.args[0]}") from None
+    return out
+
+
 class BallanceEnv(gym.Env):
     """A Ballance level (a scene with the ``ballance.level`` behaviour); the
     spaces, reward and options are in docs/training.md."""
@@ -122,8 +136,8 @@ class BallanceEnv(gym.Env):
         self._table = flatten(ctx)                 # the world before its first frame
         ctx.process_frame(FRAME_MS)                # the level finds its sectors (on_start)
         self.sector_count = level_behavior(ctx).sector_count
-        floors = [e for name in floor_groups if name in ctx for e in ctx.get(name)]
-        self.floors = FloorHeights(entity_triangles(floors))
+        self.goals = self._goals(level_behavior(ctx))
+        self.floors = FloorHeights(entity_triangles(_floor_entities(ctx, floor_groups)))
         self.layout = observation_layout(self.ring_rays)
         a = 2.0 * math.pi * np.arange(self.ring_rays) / self.ring_rays
         self._ring = np.stack([np.sin(a), np.cos(a)], axis=1) * self.ring_radius     # (x, z) at heading 0
@@ -160,9 +174,9 @@ class BallanceEnv(gym.Env):
             raise ValueError(f"BallanceEnv.reset: options['sector'] must be 1 to {self.sector_count}, got {sector!r}")
         if kind is not None and kind not in KIND_NAMES:
             raise ValueError(f"BallanceEnv.reset: options['kind'] must be one of {KIND_NAMES}, got {kind!r}")
-        self.engine_seed = 2 * int(self.np_random.integers(0, 2 ** 31)) + 1      # odd: the LCG keeps its period
+        self.engine_seed = 2 * int(self.np_random.integers(0, 2 ** 31)) + 1      # odd: seed * 75 never wears it down to 0
         self.ctx = build(self._table)
-        self.level = level_behavior(self.ctx)
+        self.level, self.player, self.camera = level_behavior(self.ctx), player_of(self.ctx), camera_of(self.ctx)
         self.level.sector = int(sector)            # before the first frame: the ball starts at its reset point
         if kind is not None:
             self.level.start_kind = kind
@@ -170,29 +184,30 @@ class BallanceEnv(gym.Env):
         self.frames = 0
         self._run_frames(frozenset(), 1)
         self.frames = 0                            # the time limit counts the agent's frames
-        self._goal_distance = self._distance()
-        info = self._info(0.0, 0, False, False)
-        return self._observation(), info
+        p = self._ball_position()
+        self._goal_distance = self._distance(p, self.level.sector)
+        return self._observation(p), self._info(0.0, 0, False, False, self._goal_distance)
 
     def step(self, action):
         if self.ctx is None:
             raise RuntimeError("BallanceEnv: call reset() before step()")
         keys = self._keys(action)
-        start_flow, start_sector = self.level.flow, self.level.sector
-        goal = self._goal()
-        died = self._run_frames(keys, self.frame_skip)
         level = self.level
+        start_flow, start_sector = level.flow, level.sector
+        died = self._run_frames(keys, self.frame_skip)
         checkpoints = level.sector - start_sector
         finished = level.flow == FINISHED
+        p = self._ball_position()
+        d_start, d_now = self._goal_distance, self._distance(p, start_sector)     # to the goal the step began with
         progress = 0.0
-        d_start, d_now = self._goal_distance, self._distance(goal)
         if start_flow == PLAYING and not died and d_start is not None and d_now is not None:
             progress = d_start - d_now
-        self._goal_distance = self._distance() if level.flow == PLAYING else None
-        info = self._info(progress, checkpoints, finished, died)
+        distance = self._distance(p, level.sector)
+        self._goal_distance = distance if level.flow == PLAYING else None
+        info = self._info(progress, checkpoints, finished, died, distance)
         terminated = finished or level.flow == GAME_OVER or (died and self.terminate_on_death)
         truncated = not terminated and self.frames >= self.max_frames
-        return self._observation(), float(self.reward_fn(info)), terminated, truncated, info
+        return self._observation(p), float(self.reward_fn(info)), terminated, truncated, info
 
     def _keys(self, action) -> frozenset:
         if self.discrete:
@@ -225,48 +240,41 @@ class BallanceEnv(gym.Env):
 
     # --- what the agent sees ----------------------------------------------------------------
 
-    def _goal(self):
-        """The next checkpoint's sphere centre, or the finish in the last sector (None if none)."""
-        level = self.level
+    def _goals(self, level) -> list:
+        """Each sector's goal (at sector - 1): its checkpoint's sphere centre, or
+        the finish after the last checkpoint (None without one). They do not move."""
         cps = level.checkpoint_entities
-        if level.sector <= len(cps):
-            return np.array(level.checkpoint_centre(cps[level.sector - 1]))
-        return None if level.finish is None else np.array(level.finish.get_position())
+        finish = None if level.finish is None else level.finish.get_position()
+        return [level.checkpoint_centre(cps[k - 1]) if k <= len(cps) else finish
+                for k in range(1, self.sector_count + 1)]
 
     def _ball_position(self):
-        player = player_of(self.ctx)
-        e = player.entity_in_play if player is not None else None
-        return None if e is None else np.array(e.get_position())
+        e = self.player.entity_in_play if self.player is not None else None
+        return None if e is None else e.get_position()
 
-    def _distance(self, goal=None):
-        goal = self._goal() if goal is None else goal
-        p = self._ball_position()
-        return None if goal is None or p is None else float(np.linalg.norm(goal - p))
+    def _distance(self, p, sector: int):
+        goal = self.goals[sector - 1]
+        return None if goal is None or p is None else math.dist(goal, p)
 
-    def _observation(self) -> np.ndarray:
-        obs = np.zeros(self.layout["floor"].stop)
-        L = self.layout
-        player = player_of(self.ctx)
-        p = self._ball_position()
-        if p is None:
-            p = np.array(self.level.reset_point(self.level.sector).get_position())
-        obs[L["position"]] = p
-        body = self.ctx.physics.body_of(player.ball) if player is not None and player.ball is not None else None
+    def _observation(self, p) -> np.ndarray:
+        """The flat vector of observation_layout, for the ball at ``p`` (None: no ball in play)."""
+        level, player = self.level, self.player
+        ball = player.ball if player is not None else None
+        body = self.ctx.physics.body_of(ball) if ball is not None else None
+        v = w = (0.0, 0.0, 0.0)
         if body is not None:
             core = body.core
-            obs[L["velocity"]] = core.speed
-            obs[L["angular_velocity"]] = np.reshape(core.m_world_f_core_last_psi[0], (3, 3)) @ core.rot_speed
-        if player is not None and player.entity_in_play is not None:
-            obs[L["kind"].start + KIND_NAMES.index(player.kind)] = 1.0
-        cam = camera_of(self.ctx)
-        yaw = math.radians(cam.yaw) if cam is not None else 0.0
-        obs[L["camera"]] = (math.sin(yaw), math.cos(yaw))
-        obs[L["sector"]] = self.level.sector
-        goal = self._goal()
-        if goal is not None:
-            obs[L["to_goal"]] = goal - p
-        obs[L["floor"]] = self._floor(p, yaw)
-        return obs.astype(np.float32)
+            v, w = core.speed, umath.rot_mul_v(core.m_world_f_core_last_psi[0], core.rot_speed)    # world axes
+        kind = [0.0] * len(KIND_NAMES)
+        if p is None:
+            p = level.reset_point(level.sector).get_position()
+        else:
+            kind[KIND_NAMES.index(player.kind)] = 1.0
+        yaw = math.radians(self.camera.yaw) if self.camera is not None else 0.0
+        goal = self.goals[level.sector - 1]
+        to_goal = (0.0, 0.0, 0.0) if goal is None else (goal[0] - p[0], goal[1] - p[1], goal[2] - p[2])
+        head = (*p, *v, *w, *kind, math.sin(yaw), math.cos(yaw), level.sector, *to_goal)
+        return np.concatenate([head, self._floor(p, yaw)]).astype(np.float32)
 
     def _floor(self, p, yaw: float) -> np.ndarray:
         """Floor heights relative to the ball: under it, then on the ring from
@@ -275,13 +283,12 @@ class BallanceEnv(gym.Env):
         c, s = math.cos(yaw), math.sin(yaw)
         points = np.empty((self.ring_rays + 1, 3))
         points[:, 1] = p[1] + self.ring_rise
-        points[0, [0, 2]] = p[[0, 2]]
-        points[1:, [0, 2]] = p[[0, 2]] + self._ring @ np.array([[c, -s], [s, c]])    # turned by the heading
+        points[0, 0], points[0, 2] = p[0], p[2]
+        points[1:, [0, 2]] = (p[0], p[2]) + self._ring @ np.array([[c, -s], [s, c]])    # turned by the heading
         h = self.floors.below(points) - p[1]
         return np.where(np.isnan(h) | (h < -self.ring_depth), -self.ring_depth, h)
 
-    def _info(self, progress: float, checkpoints: int, finished: bool, died: bool) -> dict:
-        d = self._distance()
+    def _info(self, progress: float, checkpoints: int, finished: bool, died: bool, d) -> dict:
         level = self.level
         return {"progress": float(progress), "checkpoints": int(checkpoints), "finished": bool(finished),
                 "died": bool(died), "sector": level.sector, "state": level.flow, "lives": level.lives,

@@ -22,18 +22,18 @@ import math
 import numpy as np
 
 from . import rng
-from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, simulate_in_slices
+from .limits import MAX_SIMULATE_TIME, SIMULATE_SLICE, advance, check, check_kind, simulate_in_slices, warn_mass_ratio
 from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .lane import ENABLED as LANE_ENABLED, Lane
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
-from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject
+from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
 from .sim_unit import SimUnit, SimUnitManager, revive_cores_psi
 from .snapshot import deep_copy
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
-from .surface import BALL_SURFACE
+from .surface import BALL_SURFACE, CompactSurface
 from .time_manager import TimeManager
 
 
@@ -81,6 +81,7 @@ class Environment:
         self.objects = []
         self.collision = None
         self.psi_count = 0
+        self.movable_mass_range = None          # (lightest, heaviest) movable mass created (limits.warn_mass_ratio)
         self.time_manager = TimeManager()
         self.lane = Lane(self) if LANE_ENABLED else None
         if collision:
@@ -125,17 +126,20 @@ class Environment:
 
     def create_ball(self, tmpl: BallTemplate, position, quaternion=None) -> RealObject:
         """A ball (spec 2.1, 0x10030010): extra_radius = template extra + radius."""
+        check_kind("create_ball: tmpl", tmpl, BallTemplate)
         check(f"ball {tmpl.name!r}: radius", tmpl.radius, "MIN_BALL_RADIUS", "MAX_BALL_RADIUS")
         return self._create(OBJECT_BALL, tmpl, BALL_SURFACE, position, quaternion)
 
     def create_polygon(self, surface, tmpl: ObjectTemplate, position, quaternion=None) -> RealObject:
         """A polygon object on a compact surface (spec 2.1, 0x1002fd00)."""
-        if surface is None:
-            raise ValueError(f"polygon {tmpl.name!r}: no surface")
+        check_kind("create_polygon: tmpl", tmpl, ObjectTemplate)
+        check_kind(f"polygon {tmpl.name!r}: surface", surface, CompactSurface)
         return self._create(OBJECT_POLYGON, tmpl, surface, position, quaternion)
 
     def _create(self, kind, tmpl, surface, position, quaternion) -> RealObject:
         _validate_template(tmpl, position, quaternion)
+        if not tmpl.physical_unmoveable:
+            warn_mass_ratio(self, tmpl.name, kept_mass(tmpl.mass))
         q = (0.0, 0.0, 0.0, 1.0) if quaternion is None else tuple(float(x) for x in quaternion)
         pos = tuple(float(x) for x in position)
         obj = RealObject(self, kind, tmpl, surface)
@@ -163,6 +167,7 @@ class Environment:
 
     def delete_object(self, obj: RealObject) -> None:
         """Destroy an object: deleted listeners, its controllers, its core."""
+        check_kind("delete_object: obj", obj, RealObject)
         if obj.deleted:
             return
         self.fire_object_deleted(obj)
@@ -191,6 +196,8 @@ class Environment:
 
     def add_listener_psi(self, listener) -> None:
         """A callable fired with the environment at the start of every PSI (6.1)."""
+        if not callable(listener):
+            raise ValueError(f"add_listener_psi: listener {listener!r} must be callable")
         self.psi_listeners.append(listener)
 
     def remove_listener_psi(self, listener) -> None:
@@ -309,7 +316,7 @@ def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     check(f"object {name!r}: mass", m, high="MAX_MASS")
     check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
     check(f"object {name!r}: rotation damping", tmpl.rot_speed_damp_factor, "MIN_DAMP", "MAX_DAMP", size=3)
-    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, high="MAX_ROT_INERTIA", size=3)
+    check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, "MIN_ROT_INERTIA", "MAX_ROT_INERTIA", size=3)
     check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
     if tmpl.mass_center_override is not None:
         check(f"object {name!r}: mass centre", tmpl.mass_center_override, high="MAX_SHIFT", size=3)

@@ -20,6 +20,7 @@ import math
 import signal
 import threading
 import time
+import warnings
 from contextlib import contextmanager
 
 from .fp import f32
@@ -32,12 +33,15 @@ PROGRESS_EVERY = 2.0                            # seconds of wall time between p
 
 # --- bodies -----------------------------------------------------------------------------
 MAX_MASS = 1e9                                  # kg (a mass below MIN_MASS becomes 1, spec 2.4)
-MAX_ROT_INERTIA = 1e15                          # kg m^2, or the factor when rot_inertia_is_factor
+MAX_MASS_RATIO = 1e4                            # heaviest / lightest movable body a stack holds (measured,
+                                                # docs/ivp.md); past it creation warns
+MIN_ROT_INERTIA, MAX_ROT_INERTIA = 1e-9, 1e15   # kg m^2, or the factor when rot_inertia_is_factor
 MIN_DAMP, MAX_DAMP = 0.0, 1e3                   # 1/s: speed and rotation damping factors
 MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SIZE, MAX_SIZE)
 MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)
 MAX_SURFACE_PIECES = 1024                       # convex and concave pieces of one surface
+MAX_VERTEX = 1e5                                # metres: |x|, |y|, |z| of a surface's vertex (= MAX_COORD)
 MIN_FRICTION, MAX_FRICTION = 0.0, 1e3           # a material's friction
 MIN_ELASTICITY, MAX_ELASTICITY = 0.0, 1e3       # a material's elasticity (an energy ratio; 1 keeps the energy)
 
@@ -46,6 +50,7 @@ MAX_POSITION = 1e7                              # metres: |x|, |y|, |z| of a bod
 MAX_IMPULSE = 1e9                               # N s: |x|, |y|, |z| of one push or a force's impulse per PSI
 MAX_SPEED_CHANGE = 1e5                          # m/s: |x|, |y|, |z| of one async_add_speed
 MAX_ROT_SPEED_CHANGE = 1e4                      # rad/s: |x|, |y|, |z| of one async_add_rot_speed
+MAX_SPRING_CONSTANT = 1e9                       # N/m, and N s/m for a spring's dampings (12.2)
 MAX_GRAVITY = 1e4                               # m/s^2: |x|, |y|, |z| of gravity
 MIN_TIME_FACTOR, MAX_TIME_FACTOR = 0.0, 100.0   # the physics manager's time factor (0 pauses; the viewer goes to 8)
 F32_FINITE = 3.4028234663852886e38             # the largest f32: a float within it stays finite as f32 (spec 0.2)
@@ -78,6 +83,26 @@ def check(what: str, value, low: str | None = None, high: str | None = None, siz
         raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
     if not all(math.isfinite(f32(float(c))) for c in v):
         raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+def check_kind(what: str, value, kind: type) -> None:
+    """Raise ValueError unless ``value`` is a ``kind`` (a template, a surface,
+    an object): "create_polygon: surface 'box' must be a CompactSurface"."""
+    if not isinstance(value, kind):
+        raise ValueError(f"{what} {_short(value)} must be a {kind.__name__}")
+
+
+def warn_mass_ratio(env, name: str, mass: float) -> None:
+    """A RuntimeWarning when a movable body of ``mass`` kg makes the heaviest
+    and the lightest movable bodies created in ``env`` differ by more than
+    MAX_MASS_RATIO: a contact between such bodies may not hold (docs/ivp.md)."""
+    low, high = env.movable_mass_range or (mass, mass)
+    env.movable_mass_range = (min(low, mass), max(high, mass))
+    if mass > low * MAX_MASS_RATIO or mass * MAX_MASS_RATIO < high:
+        other = low if mass > low * MAX_MASS_RATIO else high
+        warnings.warn(f"object {name!r}: mass {mass:g} kg against a body of {other:g} kg is a ratio above "
+                      f"{MAX_MASS_RATIO:g} (limit MAX_MASS_RATIO, docs/ivp.md): a stack of the two may not hold",
+                      RuntimeWarning, stacklevel=4)
 
 
 def _short(value) -> str:

@@ -57,6 +57,12 @@ class BallTemplate(ObjectTemplate):
     radius: float = 1.0
 
 
+def kept_mass(mass) -> float:
+    """Spec 2.4: the mass a core keeps (one below MIN_MASS becomes 1)."""
+    mass = float(mass)
+    return 1.0 if mass < MIN_MASS else mass
+
+
 @dataclass
 class Anchor:
     """Spec 12.1: a point of an object kept in object and core space."""
@@ -130,9 +136,7 @@ class RealObject:
             radius, radius_dev = 0.0, 0.0
         core.upper_limit_radius = f32(self.extra_radius + radius)
         core.max_surface_deviation = f32(radius_dev)
-        mass = float(tmpl.mass)
-        if mass < MIN_MASS:
-            mass = 1.0
+        mass = kept_mass(tmpl.mass)
         if tmpl.rot_inertia_is_factor:
             if self.type == OBJECT_POLYGON:
                 I = self.surface.get_rotation_inertia()

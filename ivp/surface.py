@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .fp import f32
-from .limits import MAX_SURFACE_PIECES, check
+from .limits import MAX_SURFACE_PIECES, MAX_VERTEX, check
 
 
 @dataclass
@@ -88,6 +88,9 @@ def _as_points(points, name: str) -> np.ndarray:
         single = p.astype(np.float32)
     if not np.all(np.isfinite(single)):
         raise ValueError(f"surface {name!r}: a vertex is NaN, infinite or beyond the f32 range")
+    if len(p) and np.abs(p).max() > MAX_VERTEX:
+        raise ValueError(f"surface {name!r}: a vertex coordinate {np.abs(p).max():g} is above {MAX_VERTEX:g} "
+                         f"(limit MAX_VERTEX, docs/ivp.md)")
     return single.astype(np.float64)
 
 

@@ -14,7 +14,7 @@ from . import limits, pose
 from .files import Instance, local_pose, offset
 from .model import EntityPlan, ItemPlan, MeshSpec
 from .names import Names
-from .schema import Checked
+from .schema import Checked, OfKind
 from .source import Report, Where
 
 
@@ -157,47 +157,61 @@ class Builder:
         return ItemPlan("force", c["type"], inst.prefix + c["name"] if "name" in c else None, values, c.where)
 
     def behaviour(self, inst: Instance, c: Checked) -> ItemPlan:
-        """A behaviour entry. The parameters its class declares as Entity or
-        Group name the instance's own entities and groups when the file defines
-        them (so do their defaults), else the outer scene's; each given name is
-        checked here, with its place."""
+        """A behaviour entry, checked as its class declares it (``_behaviour_known``).
+        The parameters declared as Entity or Group name the instance's own
+        entities and groups when the file defines them (so do their defaults),
+        else the outer scene's; each name is checked here, with its place, and
+        the entities the behaviour makes are known to the entries after it."""
         params = dict(c["params"])
-        self._behaviour_known(c)
-        for key, p in _name_params(c["type"]).items():
+        cls = self._behaviour_known(c)
+        declared = declared_params(cls) if cls is not None else {}
+        what = f"behaviour {c['type']!r} parameter {{!r}}{inst.where_text()}"
+        for key, p in declared.items():
+            if p.kind not in (Entity, Group):
+                continue
             ref = inst.ref if p.kind is Entity else inst.group_ref
             if isinstance(params.get(key), str):
                 params[key] = ref(params[key])
-                self.names.param_exists(params[key], p.kind, c["params"].at(key),
-                                        f"behaviour {c['type']!r} parameter {key!r}{inst.where_text()}")
-            elif key not in params and isinstance(p.default, str) and ref(p.default) != p.default:
-                params[key] = ref(p.default)
+                self.names.param_exists(params[key], p.kind, c["params"].at(key), what.format(key))
+            elif key not in params and isinstance(p.default, str):
+                name = ref(p.default)
+                if name != p.default:
+                    params[key] = name
+                if not p.optional:
+                    self.names.param_exists(name, p.kind, c.where, what.format(key) + f" (default {p.default!r})")
+        for key in cls.makes if cls is not None else ():
+            self.names.made.add(params.get(key, declared[key].default))
         return ItemPlan("behaviour", c["type"], None, {"entity": self._name(inst, c, "entity"), "params": params},
                         c.where)
 
-    def _behaviour_known(self, c: Checked) -> None:
-        """The behaviour's type is registered and takes each parameter given
-        (checked here, so that they are listed with the file's other problems)."""
+    def _behaviour_known(self, c: Checked):
+        """The class of the behaviour's type, which takes each parameter given,
+        each value in its kind and range, every required one, and its entity
+        when it needs one (checked here, so that they are listed with the
+        file's other problems); None for an unknown type."""
         try:
             cls = registry.lookup(c["type"])
         except ValueError as exc:
             self.rep.add(c.at("type"), str(exc).removeprefix("<python>: "))
-            return
+            return None
         declared = declared_params(cls)
-        for key in c["params"]:
-            if key not in declared:
-                self.rep.add(c["params"].at(key), f"behaviour {c['type']!r} has no parameter {key!r}"
-                                                  f"{did_you_mean(key, declared)} (parameters: "
-                                                  f"{', '.join(declared) or 'none'})")
-
-
-def _name_params(behaviour: str) -> dict:
-    """The Entity and Group parameters a registered behaviour declares (none for
-    an unknown name: building the scene reports it)."""
-    try:
-        cls = registry.lookup(behaviour)
-    except ValueError:
-        return {}
-    return {k: p for k, p in declared_params(cls).items() if p.kind in (Entity, Group)}
+        given = c["params"]
+        for key, value in given.items():
+            p = declared.get(key)
+            if p is None:
+                self.rep.add(given.at(key), f"behaviour {c['type']!r} has no parameter {key!r}"
+                                            f"{did_you_mean(key, declared)} (parameters: "
+                                            f"{', '.join(declared) or 'none'})")
+            elif p.value_kind is not None:
+                what = f"behaviour {c['type']!r} parameter {key!r}"
+                OfKind(p.value_kind, what).check(value, given.at(key), self.rep)
+        for key, p in declared.items():
+            if p.required and key not in given:
+                self.rep.add(c.where, f"behaviour {c['type']!r} needs the parameter {key!r}"
+                                      f"{f' ({p.doc})' if p.doc else ''}")
+        if cls.needs_entity and "entity" not in c:
+            self.rep.add(c.where, f"behaviour {c['type']!r} needs an entity: give entity: ({cls.needs_entity})")
+        return cls
 
 
 def _groups(declared):

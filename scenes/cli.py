@@ -139,7 +139,10 @@ def scripted_input(scene, path: str | None, no_input: bool = False):
 
 
 def add_subcommands(sub) -> None:
-    p = sub.add_parser("run", help="run a scene headless (no window) and print a summary")
+    p = sub.add_parser("run", help="run a scene headless (no window) and print a summary",
+                       description="Run a scene headless and print a summary. Ctrl-C stops the run after the "
+                                   "frame it came in, prints and writes the summary of the frames done and "
+                                   "exits with 130.")
     add_scene_argument(p)
     p.add_argument("--seconds", type=float,
                    help="seconds of frame time: a recording (--input, the demo input) plays first, then frames "

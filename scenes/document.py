@@ -65,8 +65,9 @@ class _Resolver:
         forces = [build.force(inst, c, off) for inst, c, off in items["forces"]]
         behaviours = [build.behaviour(inst, c) for inst, c, _ in items["behaviours"]]
         for e in entities:
-            if e.parent is not None and names.known(e.parent, e.parent_where, "parent"):
-                names.no_parent_cycle(e)
+            if e.parent is not None:
+                names.known(e.parent, e.parent_where, "parent")
+        names.no_parent_cycles(entities)
         settings = graph.settings
         target = settings["camera"]["target"] if "camera" in settings else None
         if isinstance(target, str):
@@ -80,14 +81,17 @@ class _Resolver:
 
 
 def _parents_first(entities):
-    """Entities ordered so that each comes after its parent (input order otherwise)."""
+    """Entities ordered so that each comes after its parent (input order
+    otherwise); the parents form no loop (``Names.no_parent_cycles``)."""
     by_name = {e.name: e for e in entities}
     depth = {}
-
-    def d(e, guard=0):
-        if e.name not in depth:
-            p = by_name.get(e.parent)
-            depth[e.name] = 0 if p is None or guard > len(by_name) else d(p, guard + 1) + 1
-        return depth[e.name]
-
-    return sorted(entities, key=d)
+    for e in entities:
+        chain = []
+        while e is not None and e.name not in depth:
+            chain.append(e)
+            e = by_name.get(e.parent)
+        d = -1 if e is None else depth[e.name]
+        for c in reversed(chain):
+            d += 1
+            depth[c.name] = d
+    return sorted(entities, key=lambda e: depth[e.name])

@@ -248,7 +248,7 @@ class FileGraph:
                 try:
                     raw = parse_file(path)
                 except SceneError as exc:
-                    self.rep.problems.extend(exc.problems)
+                    self.rep.extend(exc.problems)
                     raw = BAD
                 if raw is None:
                     self.rep.add(Where(path, 1, 1), "the file is empty (a scene needs at least version: 1)")

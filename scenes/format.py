@@ -190,6 +190,9 @@ INCLUDE = Record("include", {
 })
 
 
+_TEMPLATE = re.compile(r"\{[^{}]*\}")       # a repeat's {i}, {j+1} ... in a name
+
+
 class EntityItem(Schema):
     """An entities: item: an entity, or a prefab instance when it has a prefab: key."""
 
@@ -197,8 +200,33 @@ class EntityItem(Schema):
     kinds = ENTITY.kinds
 
     def check(self, value, where, rep):
+        """The checked entity or instance; when it is bad, its name (with
+        ``*`` for its {i} and the like; an instance's prefix and anything after
+        it) and its groups are ``Report.unread``."""
         schema = PREFAB if isinstance(value, dict) and "prefab" in value else ENTITY
-        return schema.check(value, where, rep)
+        out = schema.check(value, where, rep)
+        if out is BAD and isinstance(value, dict):
+            name = value.get("prefix" if schema is PREFAB else "name")
+            if isinstance(name, str):
+                rep.unread.add(_TEMPLATE.sub("*", name) + ("*" if schema is PREFAB else ""))
+            groups = value.get("groups")
+            if isinstance(groups, list):
+                rep.unread.update(g for g in groups if isinstance(g, str))
+        return out
+
+
+class IncludeItem(Schema):
+    """An includes: item; when it is bad, what the file would define is
+    unknown, so every name is ``Report.unread``."""
+
+    expected = INCLUDE.expected
+    kinds = INCLUDE.kinds
+
+    def check(self, value, where, rep):
+        out = INCLUDE.check(value, where, rep)
+        if out is BAD:
+            rep.unread.add("*")
+        return out
 
 
 _JOINT_COMMON = {
@@ -335,16 +363,16 @@ DOCUMENT = Record("scene file", {
         "handedness": Field(Choice("left"), "Virtools is left-handed"),
         "up": Field(Choice("y"), "Y is up")}), "stated axes (the only ones accepted)"),
     "scene": Field(SETTINGS, "settings (ignored in included files)"),
-    "materials": Field(MapOf(MATERIAL, "materials"), "physics materials by name"),
-    "meshes": Field(MapOf(MESH, "meshes"), "meshes by name"),
-    "defaults": Field(MapOf(CLASS, "classes"), "defaults classes by name"),
-    "group_presets": Field(MapOf(CLASS, "presets"), "settings given to every member of a group"),
-    "includes": Field(ListOf(INCLUDE), "other files placed in this one"),
-    "entities": Field(ListOf(EntityItem()), "entities and prefab instances"),
-    "joints": Field(ListOf(JOINT), "hinges, sliders, ball joints, springs"),
-    "forces": Field(ListOf(FORCE), "SetPhysicsForce and Physics Impulse entries"),
-    "behaviours": Field(ListOf(BEHAVIOUR), "registered behaviours with parameters"),
-    "groups": Field(MapOf(ListOf(Text()), "lists of entity names"),
+    "materials": Field(MapOf(MATERIAL, "materials", partial=True), "physics materials by name"),
+    "meshes": Field(MapOf(MESH, "meshes", partial=True), "meshes by name"),
+    "defaults": Field(MapOf(CLASS, "classes", partial=True), "defaults classes by name"),
+    "group_presets": Field(MapOf(CLASS, "presets", partial=True), "settings given to every member of a group"),
+    "includes": Field(ListOf(IncludeItem(), partial=True), "other files placed in this one"),
+    "entities": Field(ListOf(EntityItem(), partial=True), "entities and prefab instances"),
+    "joints": Field(ListOf(JOINT, partial=True), "hinges, sliders, ball joints, springs"),
+    "forces": Field(ListOf(FORCE, partial=True), "SetPhysicsForce and Physics Impulse entries"),
+    "behaviours": Field(ListOf(BEHAVIOUR, partial=True), "registered behaviours with parameters"),
+    "groups": Field(MapOf(ListOf(Text()), "lists of entity names", partial=True),
                     "more group members: group name -> entity names or patterns (*, ?)"),
-})
+}, partial=True)
 

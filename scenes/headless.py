@@ -12,6 +12,7 @@ and frame times).
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -73,8 +74,7 @@ class Summary:
     finite: bool                  # no NaN or infinity in any body state
     errors: int                   # behaviour and block errors reported by the context (repeats too)
     wall_seconds: float
-    interrupted: int | None = None  # Ctrl-C stopped the run after this many frames
-
+    interrupted: int | None       # Ctrl-C stopped the run after this many frames (None: it ran to its end)
 
     def text(self) -> str:
         rate = self.psis / self.wall_seconds if self.wall_seconds > 0 else float("inf")
@@ -163,16 +163,19 @@ def recording_warnings(recording, path, scene) -> list[str]:
 
 class Trajectory:
     """CSV (by default) or JSON lines (.jsonl / .ndjson): one row per frame and
-    movable body: frame, time, entity, position, quaternion (x, y, z, w), awake."""
+    movable body: frame, time, entity, position, quaternion (x, y, z, w), awake.
+    A frame's rows go to the file in one write, so a Ctrl-C leaves whole frames."""
 
     FIELDS = ("frame", "time", "entity", "x", "y", "z", "qx", "qy", "qz", "qw", "awake")
 
     def __init__(self, path: str):
         self.fh = open(path, "w", encoding="utf-8", newline="")
         self.jsonl = path.endswith((".jsonl", ".ndjson"))
+        self.rows = io.StringIO()           # a frame's rows before they are written
         if not self.jsonl:
-            self.csv = csv.writer(self.fh)
+            self.csv = csv.writer(self.rows)
             self.csv.writerow(self.FIELDS)
+            self._write_rows()
 
     def frame(self, n: int, ctx) -> None:
         env = ctx.physics.env
@@ -180,9 +183,15 @@ class Trajectory:
             p, q = body_pose(body, env.current_time)
             row = (n, env.current_time, ent.name, *p, *q, int(body.object_state == MT_MOVING))
             if self.jsonl:
-                self.fh.write(json.dumps(dict(zip(self.FIELDS, row))) + "\n")
+                self.rows.write(json.dumps(dict(zip(self.FIELDS, row))) + "\n")
             else:
                 self.csv.writerow(row)
+        self._write_rows()
+
+    def _write_rows(self) -> None:
+        self.fh.write(self.rows.getvalue())
+        self.rows.seek(0)
+        self.rows.truncate()
 
     def close(self) -> None:
         self.fh.close()

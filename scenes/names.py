@@ -21,7 +21,8 @@ from .source import Report, Where
 class Names:
     """The names of a scene being resolved. ``names`` maps each entity of the
     files to its plan (filled by ``define``); ``extra`` lists the hidden
-    entities the loader adds; ``fixcube`` is (where FixCube goes among them,
+    entities the loader adds; ``made`` holds the names of the entities
+    behaviours make (``Behavior.makes``); ``fixcube`` is (where FixCube goes among them,
     the place of the first reference) when a reference needs it and no file
     defines it (None: not needed)."""
 
@@ -32,6 +33,7 @@ class Names:
         self.group_names = set()
         self.extra = []
         self.extra_names = set()
+        self.made = set()
         self.fixcube = None
         self.memberships = self._memberships(graph)
 
@@ -41,7 +43,7 @@ class Names:
         out = {}
         for group, pattern, where, inst in graph.memberships:
             found = fnmatch.filter(names, pattern)
-            if not found:
+            if not found and not self.rep.unread:
                 self.rep.add(where, f"group {group!r}: no entity matches {pattern!r}{did_you_mean(pattern, names)}")
             for n in found:
                 out.setdefault(n, [])
@@ -60,8 +62,8 @@ class Names:
         self.group_names = {g for e in entities for g in e.groups}
 
     def taken(self, name: str) -> bool:
-        """``name`` is in use: by the files, the loader, or FixCube once needed."""
-        return name in self.names or name in self.extra_names or (
+        """``name`` is in use: by the files, the loader, a behaviour, or FixCube once needed."""
+        return name in self.names or name in self.extra_names or name in self.made or (
             name == fmt.FIXCUBE and self.fixcube is not None)
 
     def known(self, name: str, where: Where, what: str) -> bool:
@@ -72,7 +74,8 @@ class Names:
         if name == fmt.FIXCUBE:
             self.fixcube = (len(self.extra), where)
             return True
-        self.rep.add(where, f"{what}: no entity {name!r}{did_you_mean(name, self.names)}")
+        if not self.rep.was_unread(name):
+            self.rep.add(where, f"{what}: no entity {name!r}{did_you_mean(name, self.names)}")
         return False
 
     def add_extra(self, e: EntityPlan) -> None:
@@ -93,19 +96,27 @@ class Names:
         """A behaviour parameter's entity or group exists."""
         if kind is Entity:
             self.known(name, where, what)
-        elif name not in self.group_names:
+        elif name not in self.group_names and not self.rep.was_unread(name):
             self.rep.add(where, f"{what}: no group {name!r}{did_you_mean(name, self.group_names)}")
 
-    def no_parent_cycle(self, e: EntityPlan) -> None:
-        seen = [e.name]
-        p = e.parent
-        while p is not None and p in self.names:
-            if p in seen:
-                self.rep.add(e.where, f"entity {e.name!r}: the parents form a loop ({' -> '.join(seen + [p])})")
-                e.parent = None
-                return
-            seen.append(p)
-            p = self.names[p].parent
+    def no_parent_cycles(self, entities) -> None:
+        """No entity is its own ancestor: each loop is reported once, at the
+        entity where the walk met it, whose parent is then dropped. Each
+        entity is walked over once (a chain of n costs n steps, not n^2)."""
+        done = set()
+        for e in entities:
+            path = {}                       # name -> its place on this walk
+            name = e.name
+            while name is not None and name in self.names and name not in done:
+                if name in path:
+                    loop = list(path)[path[name]:] + [name]
+                    first = self.names[name]
+                    self.rep.add(first.where, f"entity {name!r}: the parents form a loop ({' -> '.join(loop)})")
+                    first.parent = None
+                    break
+                path[name] = len(path)
+                name = self.names[name].parent
+            done.update(path)
 
     # --- tables --------------------------------------------------------------------
 
@@ -113,7 +124,8 @@ class Names:
         """The layers of a defaults class, its root ancestor first."""
         table = self.tables["defaults"]
         if name not in table:
-            self.rep.add(where, f"no defaults class {name!r}{did_you_mean(name, table)}")
+            if not self.rep.was_unread(name):
+                self.rep.add(where, f"no defaults class {name!r}{did_you_mean(name, table)}")
             return []
         if name in seen:
             self.rep.add(where, f"defaults classes inherit in a loop: {' -> '.join(seen + (name,))}")
@@ -140,7 +152,8 @@ class Names:
     def material(self, name: str, where: Where) -> dict:
         table = self.tables["materials"]
         if name not in table:
-            self.rep.add(where, f"no material {name!r}{did_you_mean(name, table)}")
+            if not self.rep.was_unread(name):
+                self.rep.add(where, f"no material {name!r}{did_you_mean(name, table)}")
             return {}
         return dict(table[name])
 
@@ -156,5 +169,6 @@ class Names:
         where = next((lay.at(key) for lay in reversed(layers) if key in lay), layers[-1].where)
         hint = (" (the entity has no mesh for \"self\")" if ref == fmt.SELF_MESH
                 else did_you_mean(ref, list(table) + [fmt.SELF_MESH]))
-        self.rep.add(where, f"no mesh {ref!r}{hint}")
+        if not self.rep.was_unread(ref):
+            self.rep.add(where, f"no mesh {ref!r}{hint}")
         return None

@@ -10,6 +10,8 @@ blocks and behaviour parameters follow.
 
 from __future__ import annotations
 
+import math
+
 from bbglue import values
 from bbglue.values import did_you_mean, show
 
@@ -51,26 +53,55 @@ class Schema:
         raise NotImplementedError
 
     def fail(self, value, where: Where, rep, expected: str | None = None):
-        rep.add(where, f"expected {expected or self.expected}, got {show(value)}")
+        hint = yaml_number_hint(value) if float in self.kinds else ""
+        rep.add(where, f"expected {expected or self.expected}, got {show(value)}{hint}")
         return BAD
 
 
-class _OfKind(Schema):
-    """A schema that is one value kind of ``bbglue.values``: its error is the problem."""
+class OfKind(Schema):
+    """A schema that is one value kind of ``bbglue.values`` (a behaviour
+    parameter's too): its error is the problem."""
 
-    def __init__(self, kind: values.Kind):
+    def __init__(self, kind: values.Kind, what: str = ""):
         self.kind = kind
+        self.what = what            # put in front of the problem ("behaviour 'x' parameter 'y'")
         self.expected = kind.expected
 
     def check(self, value, where, rep):
         try:
             return self.kind(value)
         except (TypeError, ValueError) as exc:
-            rep.add(where, str(exc))
+            hint = yaml_number_hint(value) if isinstance(exc, TypeError) else ""
+            rep.add(where, f"{self.what}: {exc}{hint}" if self.what else f"{exc}{hint}")
             return BAD
 
 
-class Number(_OfKind):
+def yaml_number_hint(value) -> str:
+    """How to write a number that YAML read as text: YAML 1.1 reads 1e3,
+    1.0e3 and 1e+3 as texts (an exponent needs a dot before it and a sign,
+    1.0e+3), and a quoted number is a text. Looks in a list's items too; ""
+    when there is no such text."""
+    texts = [value] if isinstance(value, str) else [v for v in value if isinstance(v, str)] \
+        if isinstance(value, list) else []
+    for text in texts:
+        try:
+            x = float(text)
+        except ValueError:
+            continue
+        if not math.isfinite(x):
+            continue
+        if "e" not in text.lower():
+            return " (a text: write the number without quotes)"
+        mantissa, exponent = f"{x:.15e}".split("e")
+        mantissa = mantissa.rstrip("0")
+        written = f"{mantissa}{'0' if mantissa.endswith('.') else ''}e{int(exponent):+d}"
+        if x == int(x) and abs(x) < 1e15:
+            written = f"{int(x)} or {written}"
+        return f" (YAML reads {text} as text: write {written}, with a dot and a signed exponent)"
+    return ""
+
+
+class Number(OfKind):
     """A finite number, optionally in a range and whole (``values.Real``);
     ``limit`` names the limits of ``scenes.limits`` the range comes from."""
 
@@ -81,14 +112,14 @@ class Number(_OfKind):
         super().__init__(values.Real(lo, hi, lo_open=lo_open, integer=integer, unit=note))
 
 
-class Flag(_OfKind):
+class Flag(OfKind):
     kinds = (bool,)
 
     def __init__(self):
         super().__init__(values.Flag())
 
 
-class Text(_OfKind):
+class Text(OfKind):
     kinds = (str,)
 
     def __init__(self, empty: bool = False):
@@ -109,7 +140,7 @@ class Exactly(Schema):
         return self.fail(value, where, rep)
 
 
-class Choice(_OfKind):
+class Choice(OfKind):
     """One of a fixed set of texts."""
 
     kinds = (str,)
@@ -160,13 +191,15 @@ class Vector(Schema):
 
 
 class ListOf(Schema):
-    """A list whose items all follow ``item``."""
+    """A list whose items all follow ``item``; ``partial``: the good items
+    when some are bad (a section of a file: the rest of it is still checked)."""
 
     kinds = (Sequence,)
 
-    def __init__(self, item: Schema, min_len: int = 0):
+    def __init__(self, item: Schema, min_len: int = 0, partial: bool = False):
         self.item = item
         self.min_len = min_len
+        self.partial = partial
         self.expected = "a list" + (f" of at least {min_len}" if min_len else "")
 
     def check(self, value, where, rep):
@@ -178,16 +211,19 @@ class ListOf(Schema):
             if c is not BAD:
                 out.append(c)
                 out.wheres.append(w)
-        return out if len(out) == len(value) else BAD
+        return out if self.partial or len(out) == len(value) else BAD
 
 
 class MapOf(Schema):
-    """A mapping from free names to values that follow ``value``."""
+    """A mapping from free names to values that follow ``value``; ``partial``:
+    the good entries when some are bad (the names of the others are
+    ``Report.unread``)."""
 
     kinds = (Mapping,)
 
-    def __init__(self, value: Schema, what: str = "entries"):
+    def __init__(self, value: Schema, what: str = "entries", partial: bool = False):
         self.value = value
+        self.partial = partial
         self.expected = f"a mapping of names to {what}"
 
     def check(self, value, where, rep):
@@ -199,7 +235,9 @@ class MapOf(Schema):
             if c is not BAD:
                 out[k] = c
                 out.wheres[k] = value.value_where[k]
-        return out if len(out) == len(value) else BAD
+            elif self.partial:
+                rep.unread.add(k)
+        return out if self.partial or len(out) == len(value) else BAD
 
 
 class Field:
@@ -213,15 +251,18 @@ class Field:
 
 class Record(Schema):
     """A mapping with known keys. The result holds the given keys only (so that
-    layers of settings can be merged), unless ``fill`` adds the defaults."""
+    layers of settings can be merged), unless ``fill`` adds the defaults;
+    ``partial``: the good keys when some are bad (a whole file: what could be
+    read is still resolved, so that its other problems are listed too)."""
 
     kinds = (Mapping,)
 
-    def __init__(self, what: str, fields: dict, fill: bool = False, convert=None):
+    def __init__(self, what: str, fields: dict, fill: bool = False, convert=None, partial: bool = False):
         self.what = what
         self.fields = fields
         self.fill = fill
         self.convert = convert
+        self.partial = partial
         self.expected = f"a mapping ({what})"
 
     def defaults(self) -> dict:
@@ -249,7 +290,7 @@ class Record(Schema):
             if field.required and k not in value:
                 rep.add(value.where, f"{self.what} needs the key {k!r} ({field.doc})")
                 ok = False
-        if not ok:
+        if not (ok or self.partial):
             return BAD
         if self.fill:
             for k, d in self.defaults().items():

@@ -9,6 +9,7 @@ twice is an error (plain YAML keeps the last one silently).
 
 from __future__ import annotations
 
+import fnmatch
 import os
 from typing import NamedTuple
 
@@ -28,12 +29,21 @@ class Where(NamedTuple):
         return f"{self.file}:{self.line}:{self.column}"
 
 
+PROBLEMS_SHOWN = 50         # a scene error's message lists this many problems and counts the rest
+
+
 class SceneError(ValueError):
-    """One or more problems in a scene file, each with its place."""
+    """One or more problems in a scene file, each with its place; the message
+    lists the first PROBLEMS_SHOWN of them and counts the rest."""
 
     def __init__(self, problems):
         self.problems = list(problems)
-        super().__init__("\n".join(f"{w}: {m}" if w else m for w, m in self.problems))
+        shown = [f"{w}: {m}" if w else m for w, m in self.problems[:PROBLEMS_SHOWN]]
+        more = len(self.problems) - len(shown)
+        if more:
+            shown.append(f"... and {more} more problem{'s' if more > 1 else ''} "
+                         f"(the first {PROBLEMS_SHOWN} are listed)")
+        super().__init__("\n".join(shown))
 
     @property
     def where(self) -> Where | None:
@@ -41,14 +51,27 @@ class SceneError(ValueError):
 
 
 class Report:
-    """Collects problems so that a check lists them all, not only the first."""
+    """Collects problems so that a check lists them all, not only the first.
+    ``unread`` holds the names (patterns with * and ?) of what failed its own
+    check and was left out: a reference to one is not reported again."""
 
     def __init__(self):
         self.problems = []
+        self._seen = set()
+        self.unread = set()
+
+    def was_unread(self, name: str) -> bool:
+        """``name`` may be one that was left out after its own problem."""
+        return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.unread)
 
     def add(self, where: Where | None, message: str) -> None:
-        if (where, message) not in self.problems:       # repeated copies report once
+        if (where, message) not in self._seen:       # repeated copies report once
+            self._seen.add((where, message))
             self.problems.append((where, message))
+
+    def extend(self, problems) -> None:
+        for where, message in problems:
+            self.add(where, message)
 
     def raise_if_any(self) -> None:
         if self.problems:

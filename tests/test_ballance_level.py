@@ -6,7 +6,7 @@ import math
 import pytest
 
 from bbglue import blocks
-from behaviors import gameplay_state, manager_of, registry
+from behaviors import hooks, manager_of, registry
 from behaviors.ballance import box_of, boxes_intersect, camera_of, player_of, set_paused
 from test_ballance_world import FRAME_MS, ball_body, ballance_ctx, run
 
@@ -154,7 +154,7 @@ def test_game_over_when_no_spare_life_is_left():
     level.die()
     run(ctx, 3, keys={"Up"})
     assert level.flow == "game over" and player_of(ctx).ball is None
-    assert gameplay_state(ctx)["state"] == "game over"
+    assert hooks.hud_fields(ctx)["state"] == "game over"
 
 
 # --- sectors and checkpoints -----------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_an_extra_life_of_another_sector_is_not_live():
 def extra_point_at_the_start(**params):
     ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), start=(0.0, 0.0, 0.0), level=False)
     ctx.create_group("P_Extra_Point", [ctx.create_entity("EP", position=(0.0, 0.0, 0.0))])
-    level = registry.create(ctx, "ballance.level", params={"point_period": 1e6, "satellite_ring": 12.1,
+    level = registry.create(ctx, "ballance.level", params={"point_period": 3600.0, "satellite_ring": 12.1,
                                                              **QUICK, **params})
     run(ctx, 2)
     return ctx, level
@@ -312,7 +312,7 @@ def test_level_end_freezes_the_eye_and_counts_the_score_10_s_later():
     assert level.final is None and level.points == points
     run(ctx, 2)                                                 # 10.02 s
     assert level.final == 100 * 3 + points + 200 * lives
-    assert gameplay_state(ctx)["final"] == level.final
+    assert hooks.hud_fields(ctx)["final"] == level.final
 
 
 def test_score_loses_one_point_every_half_second():
@@ -321,7 +321,7 @@ def test_score_loses_one_point_every_half_second():
     run(ctx, 119)                                               # t = 2 s, 1.983 s after t0
     t = 120 * FRAME_MS - FRAME_MS
     assert level.points == 1000 - math.floor(t / 500.0)         # 3 points lost
-    assert gameplay_state(ctx)["score"] == level.points
+    assert hooks.hud_fields(ctx)["score"] == level.points
 
 
 def test_level_needs_a_reset_point_1():

@@ -89,8 +89,8 @@ def test_wood_ball_free_fall_matches_the_closed_form():
 def test_the_level_starts_with_a_ball_at_the_start():
     ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), start=(3.0, 4.0, 5.0))
     run(ctx)
-    from behaviors import gameplay_state
-    s = gameplay_state(ctx)
+    from behaviors import hooks
+    s = hooks.hud_fields(ctx)
     assert s == {"level": 1, "state": "playing", "score": 1000, "lives": 3, "sector": 1, "ball": "wood",
                  "final": None, "fade": None}
     assert player_of(ctx).ball.get_position() == (3.0, 4.0, 5.0)
@@ -98,8 +98,8 @@ def test_the_level_starts_with_a_ball_at_the_start():
     assert manager_of(ctx).errors == []
 
 
-def test_gameplay_state_is_none_without_a_level():
-    from behaviors import gameplay_state
+def test_no_hud_fields_without_a_level():
+    from behaviors import hooks
     ctx = ballance_ctx(level=False)
     run(ctx)
-    assert gameplay_state(ctx) is None
+    assert hooks.hud_fields(ctx) == {}

@@ -16,8 +16,8 @@ from behaviors.api import FAILED, RUNNING
 class Recorder(Behavior):
     messages = ("ping",)
     label = Param(str, "r")
-    period = Param(float, 0.5)
-    offset = Param(Vec3, (0.0, 0.0, 0.0))
+    period = Param(float, 0.5, bounds=(0.0, 60.0))
+    offset = Param(Vec3, (0.0, 0.0, 0.0), bounds=(-100.0, 100.0))
 
     def on_start(self):
         self.log = [("start", self.time)]
@@ -251,7 +251,7 @@ def test_register_rejects_non_behaviours_and_taken_names():
 
 def test_entry_point_behaviours_load_by_name(monkeypatch):
     class Spinner(Behavior):
-        speed = Param(float, 90.0)
+        speed = Param(float, 90.0, bounds=(-360.0, 360.0))
 
         def on_frame(self, dt):
             self.entity.rotate((0.0, 1.0, 0.0), math.radians(self.speed) * dt)
@@ -311,10 +311,10 @@ def test_collision_and_contact_blocks_feed_the_hooks():
 
 def test_lookups_do_not_add_a_manager_to_a_bare_context():
     ctx = make_ctx()
-    assert behaviors.gameplay_state(ctx) is None and manager_of(ctx, create=False) is None
+    assert behaviors.hooks.hud_fields(ctx) == {} and manager_of(ctx, create=False) is None
 
 
 def test_describe_lists_parameters_with_defaults():
     lines = registry.describe("test.recorder")
-    assert lines == ["label: a string (default 'r')", "period: a number (default 0.5)",
-                     "offset: three numbers (default (0.0, 0.0, 0.0))"]
+    assert lines == ["label: a string (default 'r')", "period: a number >= 0 and <= 60 (default 0.5)",
+                     "offset: three numbers, each >= -100 and <= 100 (default (0.0, 0.0, 0.0))"]

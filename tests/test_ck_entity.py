@@ -159,3 +159,38 @@ def test_the_rotation_of_a_zero_scale_matrix_is_an_error_naming_the_entity(ctx):
     e.set_world_matrix(m)
     with pytest.raises(ValueError, match="entity 'flat': get_quaternion: the matrix has a zero scale"):
         e.get_quaternion()
+
+
+# --- deep hierarchies (issue 41 item 3) ---------------------------------------------------
+
+def test_a_chain_of_3000_keeps_each_world_matrix_until_something_above_moves(ctx):
+    """Each entity keeps its world matrix: a chain of n is made in n steps.
+    The kept matrices follow every change above them."""
+    n = 3000
+    chain = [ctx.create_entity("c0", position=(0.0, 1.0, 0.0))]
+    for i in range(1, n):
+        chain.append(ctx.create_entity(f"c{i}", parent=chain[-1]))
+        chain[-1].set_position((0.0, 1.0, 0.0), ref=chain[-2])        # 1 m above its parent
+    assert close(chain[-1].get_position(), (0.0, float(n), 0.0))
+    assert all(e._world_kept is not None for e in chain)            # a later query walks nothing
+    chain[0].set_position((5.0, 1.0, 0.0))                            # the root moves: everything below follows
+    assert chain[-1]._world_kept is None
+    assert close(chain[-1].get_position(), (5.0, float(n), 0.0))
+    chain[1000].set_parent(None)                                      # cut: the lower part keeps its world pose
+    chain[0].set_position((0.0, 1.0, 0.0))
+    assert close(chain[-1].get_position(), (5.0, float(n), 0.0))
+    assert close(chain[999].get_position(), (0.0, 1000.0, 0.0))
+
+
+def test_a_kept_world_matrix_is_the_product_of_the_local_ones(ctx):
+    a = ctx.create_entity("a", position=(1.0, 2.0, 3.0), scale=(2.0, 1.0, 1.0))
+    a.rotate((0.0, 1.0, 0.0), 0.3)
+    b = ctx.create_entity("b", parent=a, position=(0.0, 0.0, 4.0))
+    b.rotate((1.0, 0.0, 0.0), -0.7)
+    c = ctx.create_entity("c", parent=b, position=(1.0, 1.0, 1.0))
+    expected = c.get_local_matrix().as_array() @ b.get_local_matrix().as_array() @ a.get_local_matrix().as_array()
+    assert np.allclose(c.get_world_matrix().as_array(), expected, rtol=0.0, atol=1e-6)
+    with pytest.raises(ValueError, match="its own descendant"):
+        a.set_parent(c)
+    with pytest.raises(ValueError, match="its own descendant"):
+        c.set_parent(c)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 from test_viewer_support import gl_window  # noqa: F401
+from virtools_levels import two_sector_level
 
 import envs
 from bbglue.snapshot import game_hash
@@ -53,6 +54,23 @@ def test_make_by_id():
     e.close()
     e = gymnasium.make("envs:ivp/Ballance-v0", scene="sample_level")
     assert isinstance(e.unwrapped, BallanceEnv)
+
+
+def test_make_an_original_level_by_number(tmp_path):
+    """A game folder holding the written two-sector level (tests/virtools_levels.py):
+    the ball at PR_Resetpoint_01 (0, 3.65, 0), checkpoint 1's flames at
+    (0, 0.1, 30) with their sphere 1.495 above, the floor's top y 0 over
+    x -6..6, z -10..50."""
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(two_sector_level().data())
+    e = gymnasium.make(envs.ENV_ID, level=1, game_dir=str(tmp_path))
+    obs, info = e.reset(seed=0)
+    p = obs[L["position"]]
+    assert e.unwrapped.sector_count == 2 and info["sector"] == 1
+    assert p[0] == 0.0 and p[2] == 0.0 and 3.6 < p[1] <= 3.65
+    np.testing.assert_allclose(obs[L["to_goal"]], np.array([0.0, 1.595, 30.0]) - p, rtol=1e-6)
+    np.testing.assert_allclose(obs[L["floor"]], np.full(9, -p[1]), rtol=1e-6)
 
 
 def test_check_env_passes_rendering_included(gl_window):  # noqa: F811
@@ -289,6 +307,8 @@ def test_async_vector_env_of_two_matches_the_serial_runs():
     ({"scene": "sample_level", "reward_fn": 3}, "reward_fn"),
     ({"scene": "sample_level", "render_mode": "human"}, "render_mode"),
     ({"scene": "sample_level", "ring_rays": 0}, "ring_rays"),
+    ({"scene": "sample_level", "floor_groups": "Phys_Floors"}, "floor_groups"),
+    ({"scene": "sample_level", "floor_groups": ["floor_a"]}, "floor_groups: 'floor_a' is an entity"),
     ({"scene": "stack"}, "ballance.level"),
 ])
 def test_bad_arguments_are_named(kwargs, word):

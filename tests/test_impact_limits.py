@@ -11,7 +11,7 @@ import numpy as np
 from ivp import Environment, ObjectTemplate, build_surface
 from ivp.collision import system as collision_system
 from ivp.collision.constants import MAXIMUM_SYSTEM_PUSH_NUMBER
-from ivp.collision.impact import ImpactSystem, _count_impact, temporarily_unmovable
+from ivp.collision.impact import ImpactSystem, impacts_this_psi, temporarily_unmovable
 from test_collision_scenes import box
 
 BOX_FACES = np.array([(0, 1, 3), (0, 3, 2), (4, 6, 7), (4, 7, 5), (0, 4, 5), (0, 5, 1),
@@ -33,16 +33,12 @@ def record_impact_systems(monkeypatch):
     runs = []
     loops = []
     run = ImpactSystem.run
-    loop_once = ImpactSystem.loop_once
     do_impact = collision_system.CollisionSystem.do_impact
 
-    def counting_loop_once(self):
-        loops[-1] += 1
-        return loop_once(self)
-
     def recording_run(self, *args):
-        loops.append(0)
-        return run(self, *args)
+        over = run(self, *args)
+        loops.append(self.loops)
+        return over
 
     def recording_do_impact(self, md):
         n = len(loops)
@@ -50,7 +46,6 @@ def record_impact_systems(monkeypatch):
         if len(loops) > n:
             runs.append((loops[-1], md.alive))
 
-    monkeypatch.setattr(ImpactSystem, "loop_once", counting_loop_once)
     monkeypatch.setattr(ImpactSystem, "run", recording_run)
     monkeypatch.setattr(collision_system.CollisionSystem, "do_impact", recording_do_impact)
     return runs
@@ -68,7 +63,7 @@ def test_impact_system_past_5000_pushes_deletes_its_triggering_mindist(monkeypat
     under = [alive for n, alive in runs if n <= MAXIMUM_SYSTEM_PUSH_NUMBER]
     assert over and not any(over)
     assert all(under)
-    # no system loops past the limit (the loop test is the 5001st)
+    # no system loops past the limit (the 5001st impact ends it)
     assert max(n for n, _ in runs) == MAXIMUM_SYSTEM_PUSH_NUMBER + 1
 
 
@@ -110,7 +105,6 @@ def test_impact_counts_of_an_earlier_psi_read_as_zero():
     core = platform.core
     core.impact_count_psi = env.psi_count - 1
     core.impacts_since_last_psi = 12
-    _count_impact(core, 1)
-    assert core.impacts_since_last_psi == 1
-    _count_impact(core, 1)
-    assert core.impacts_since_last_psi == 2
+    assert impacts_this_psi(core) == 0
+    core.impact_count_psi = env.psi_count
+    assert impacts_this_psi(core) == 12

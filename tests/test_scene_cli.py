@@ -371,3 +371,9 @@ def test_traceback_shows_where_a_behaviour_raised(tmp_path, capsys):
     assert err[0] == "error: frame 3: behaviour 'test.cli_traceback' on the scene, in on_frame: RuntimeError: boom"
     assert err[1] == "Traceback (most recent call last):"
     assert any("raiser_behaviours.py" in line and "on_frame" in line for line in err)
+
+
+def test_a_run_of_no_frames_writes_the_trajectorys_header(drop, tmp_path):
+    traj = tmp_path / "t.csv"
+    assert main(["run", drop, "--quiet", "--seconds", "0", "--trajectory", str(traj)]) == 0
+    assert traj.read_bytes() == b"frame,time,entity,x,y,z,qx,qy,qz,qw,awake\r\n"      # CSV's line ends

@@ -19,7 +19,7 @@ class OwnPusher(Behavior):
     """Pushes ``body`` along world +X with ``force`` per PSI."""
     body = Param(Entity)
     bodies = Param(Group, "crates", optional=True)
-    force = Param(float, 0.5)
+    force = Param(float, 0.5, bounds=(0.0, 10.0))
 
     def on_start(self):
         self.own(SetPhysicsForce(self.body, self.ctx, direction=(1.0, 0.0, 0.0), force_value=self.force)).create()

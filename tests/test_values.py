@@ -35,7 +35,7 @@ def test_a_non_finite_number_is_a_value_error_everywhere(bad):
     with pytest.raises(ValueError, match="pin 'Mass': expected a number.*NaN and infinity are not allowed"):
         _coerce(FLOAT, bad, "pin 'Mass'")
     with pytest.raises(ValueError, match="NaN and infinity are not allowed"):
-        Param(float).coerce(None, bad, True)
+        Param(float, bounds=(-1e3, 1e3)).coerce(None, bad, True)
 
 
 def test_the_scene_file_gets_the_same_words_for_a_non_finite_number(tmp_path):
@@ -51,7 +51,7 @@ def test_a_value_of_the_wrong_kind_is_a_type_error_everywhere(bad):
         _coerce(FLOAT, bad, "pin")
     if bad is not None:                     # None is a parameter's "not given"
         with pytest.raises(TypeError, match="expected a number"):
-            Param(float).coerce(None, bad, True)
+            Param(float, bounds=(-1e3, 1e3)).coerce(None, bad, True)
 
 
 def test_a_flag_is_not_a_number_in_a_scene(tmp_path):
@@ -79,7 +79,7 @@ def test_whole_numbers():
     with pytest.raises(ValueError, match="not whole"):
         kind(2.5)
     assert _coerce(INT, 4, "pin") == 4
-    assert Param(int).coerce(None, 3.0, True) == 3
+    assert Param(int, bounds=(0, 9)).coerce(None, 3.0, True) == 3
 
 
 def test_flags():
@@ -99,7 +99,7 @@ def test_vectors():
             kind(bad)
     with pytest.raises(TypeError):
         kind(range(10 ** 12))               # refused by its length, never listed
-    assert Param(Vec3).coerce(None, [0, 1, 2], True) == (0.0, 1.0, 2.0)
+    assert Param(Vec3, bounds=(-1.0, 2.0)).coerce(None, [0, 1, 2], True) == (0.0, 1.0, 2.0)
 
 
 def test_a_choice_outside_the_set_is_a_value_error_with_a_suggestion():

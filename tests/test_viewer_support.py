@@ -120,6 +120,6 @@ def ballance_scene():
     rp = ctx.create_entity("PR_Resetpoint_01", position=(0.0, 10.0, 0.0))
     rp.set_orientation((1.0, 0.0, 0.0))        # its -X axis, the camera heading, along +Z
     manager = manager_of(ctx)
-    for b in (PlayerBall(ctx), BallNavigation(ctx), CameraRig(ctx), Level(ctx)):
-        manager.attach(b)
+    for make in (PlayerBall, CameraRig, BallNavigation, Level):     # the camera makes Cam_OrientRef first
+        manager.attach(make(ctx))
     return ctx

@@ -21,9 +21,9 @@ from ..api import Behavior, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .sectors import sector_active
-from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, KIND_NAMES, PIECE_COUNTS, PIECE_LIFE_S,
-                     TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S, TRANSFORMER_RADIUS,
-                     TRANSFORMER_SPRING_S)
+from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, DISTANCE, KIND_NAMES, PIECE_COUNTS,
+                     PIECE_LIFE_S, PUSH, RATE, SECONDS, TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S,
+                     TRANSFORMER_RADIUS, TRANSFORMER_SPRING_S)
 
 FIX_CUBE = "FixCube"        # Ballance's fixed, collision-free anchor of single-body joints
 
@@ -146,9 +146,10 @@ class Transformers(Behavior):
     paper_pads = Param(Group, "P_Trafo_Paper", "pads that make a paper ball", optional=True)
     wood_pads = Param(Group, "P_Trafo_Wood", "pads that make a wood ball", optional=True)
     stone_pads = Param(Group, "P_Trafo_Stone", "pads that make a stone ball", optional=True)
-    radius = Param(float, TRANSFORMER_RADIUS, "trigger radius")
-    spring_rate = Param(float, 40.0, "spring constant per kg of ball (not in the spec)")
-    spring_damping = Param(float, 6.0, "spring linear dampening per kg of ball (not in the spec)")
+    radius = Param(float, TRANSFORMER_RADIUS, "trigger radius", bounds=DISTANCE)
+    spring_rate = Param(float, 40.0, "spring constant per kg of ball (not in the spec)", bounds=RATE)
+    spring_damping = Param(float, 6.0, "spring linear dampening per kg of ball (not in the spec)",
+                           bounds=RATE)
 
     def on_start(self) -> None:
         self.swapping = None
@@ -229,9 +230,10 @@ class BallPieces(Behavior):
     paper_pieces = Param(Group, "Ball_Paper_Pieces", "the 18 pieces of a paper ball")
     wood_pieces = Param(Group, "Ball_Wood_Pieces", "the 16 pieces of a wood ball")
     stone_pieces = Param(Group, "Ball_Stone_Pieces", "the 17 pieces of a stone ball")
-    impulse = Param(float, 0.5, "impulse per kg of piece, outward from the centre (not in the spec)")
-    spread = Param(float, 1.0, "distance of the pieces from the centre when placed")
-    life = Param(float, PIECE_LIFE_S, "seconds before the pieces are removed")
+    impulse = Param(float, 0.5, "impulse per kg of piece, outward from the centre (not in the spec)",
+                    bounds=PUSH)
+    spread = Param(float, 1.0, "distance of the pieces from the centre when placed", bounds=DISTANCE)
+    life = Param(float, PIECE_LIFE_S, "seconds before the pieces are removed", bounds=SECONDS)
 
     def on_start(self) -> None:
         self.groups = {"paper": self.paper_pieces, "wood": self.wood_pieces, "stone": self.stone_pieces}

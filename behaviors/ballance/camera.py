@@ -8,10 +8,18 @@ each frame and per axis:
     new = cur + (followed - cur - offset) * force * dt + (cur - prev) * damping
 
 with dt the frame time in seconds; the target follows the ball (offset 0), the
-eye the slot 35 up and 22 behind in the orientation frame (offset = -slot).
-At the start the frame's Z is world -X (the slot is (22, 35, 0) in world
-terms: "Up" pushes along -X with the camera at +X); a respawn turns it to the
-reset point's -X axis. Left Shift + Left / Right turn the frame by 90 degrees
+eye its slot in the orientation frame (offset = -slot).
+
+The rig is the game's Camera.nmo (docs/levels.md): under its root "Cam_MF",
+the turning frame "Cam_Orient" and in it the eye's slot "Cam_Pos", 35 up and
+22 behind. When the scene has these entities (an imported level whose game
+folder has the file) the rig is read from their poses; else it is the stated
+one (values.EYE_SLOT and ORIENT_HEADING). At the
+level's start and at every respawn the rig is restored and its root stamped
+onto the reset point's world matrix: the orientation frame takes the turning
+frame's heading turned by the reset point (for the original's rig, the reset
+point's -X axis), undoing any quarter turns. Before the first spawn the
+frame's Z is world -X. Left Shift + Left / Right turn the frame by 90 degrees
 over 250 ms of frame time, eased (slow in, slow out); holding Space raises the
 slot by 50 and makes the eye's vertical spring force 2. At the level's end
 ("Level_Finish") the eye stays where it is and keeps looking at the ball.
@@ -25,8 +33,8 @@ from ..api import Behavior, manager_of
 from ..params import Param
 from ..registry import register
 from .balls import player_of
-from .values import (EYE_DAMPING, EYE_FORCE, EYE_SLOT, RAISE_EYE_FORCE_Y, RAISE_HEIGHT, RAISE_KEY, START_YAW_DEG,
-                     TARGET_DAMPING, TARGET_FORCE, TURN_ANGLE_DEG, TURN_MODIFIER, TURN_TIME_MS)
+from .values import (EYE_DAMPING, EYE_FORCE, EYE_SLOT, ORIENT_HEADING, RAISE_EYE_FORCE_Y, RAISE_HEIGHT, RAISE_KEY,
+                     START_YAW_DEG, TARGET_DAMPING, TARGET_FORCE, TURN_ANGLE_DEG, TURN_MODIFIER, TURN_TIME_MS)
 
 
 def spring_step(cur, prev, followed, offset, force, damping, dt: float):
@@ -79,10 +87,14 @@ class CameraRig(Behavior):
     """Follows the player ball with the target and eye springs; turns and raises."""
 
     messages = ("Level_Finish",)
+    makes = ("orient_ref", "target", "eye")
     orient_ref = Param(str, "Cam_OrientRef", "the orientation frame entity (created if absent)")
     target = Param(str, "Cam_Target", "the look-target entity (created if absent)")
     eye = Param(str, "Cam_Pos", "the eye (camera) entity (created if absent)")
-    yaw = Param(float, START_YAW_DEG, "initial yaw in degrees (0: looking along +Z; -90, the original's: -X)")
+    root = Param(str, "Cam_MF", "the rig's root frame, stamped onto the reset point (read when present)")
+    orient = Param(str, "Cam_Orient", "the rig's turning frame, the eye's slot authored in it (read when present)")
+    yaw = Param(float, START_YAW_DEG, "initial yaw in degrees (0: looking along +Z; -90, the original's: -X)",
+                bounds=(-360.0, 360.0))
     turn_left_key = Param(str, "Left")
     turn_right_key = Param(str, "Right")
     modifier_key = Param(str, TURN_MODIFIER)
@@ -105,7 +117,30 @@ class CameraRig(Behavior):
         self.turn = None
         self.frozen = False
         self.initial_yaw = self.yaw
+        self.heading_in_root, self.eye_slot = self._authored_rig()
         self._set_yaw(self.yaw)
+
+    def _authored_rig(self) -> tuple:
+        """(the turning frame's Z in the root's frame, the eye's slot in the
+        turning frame) as the scene's rig entities are posed (Camera.nmo), or
+        the stated rig when the scene lacks the root, the turning frame or
+        the eye."""
+        if not all(name in self.ctx for name in (self.root, self.orient, self.eye)):
+            return ORIENT_HEADING, EYE_SLOT
+        root, orient = self.ctx.get(self.root), self.ctx.get(self.orient)
+        heading = tuple(orient.get_orientation(ref=root)[0])
+        slot = tuple(orient.inverse_transform(self.ctx.get(self.eye).get_position()))
+        return heading, slot
+
+    def stamped_yaw(self, reset_point) -> float:
+        """The orientation frame's yaw (degrees) with the rig's root on
+        ``reset_point``'s world matrix: the turning frame's Z turned as the
+        reset point turns the root, i.e. the reset point's -X heading
+        (``heading_of``) plus the turning frame's yaw from the root's -X axis
+        (yaw -90; 0 for the original's rig). Reset points stand upright: yaw
+        only, as the orientation frame."""
+        x, _, z = self.heading_in_root
+        return heading_of(reset_point) + (math.degrees(math.atan2(x, z)) + 90.0)
 
     def _entity(self, name: str):
         return self.ctx.get(name) if name in self.ctx else self.ctx.create_entity(name, visible=False)
@@ -120,8 +155,8 @@ class CameraRig(Behavior):
 
     def slot(self):
         """The eye's slot relative to the ball, in world axes."""
-        up = EYE_SLOT[1] + (RAISE_HEIGHT if self.raised else 0.0)
-        return yaw_vector(self.yaw, (EYE_SLOT[0], up, EYE_SLOT[2]))
+        x, y, z = self.eye_slot
+        return yaw_vector(self.yaw, (x, y + (RAISE_HEIGHT if self.raised else 0.0), z))
 
     def eye_force(self):
         """The eye spring's force: its vertical part is 2 while Space is held."""
@@ -132,8 +167,13 @@ class CameraRig(Behavior):
         """The level's end: the eye slot freezes."""
         self.frozen = True
 
+    def stamp(self, reset_point) -> None:
+        """Level start and respawn: the rig restored with its root on the
+        reset point (``stamped_yaw``), both springs at their goals."""
+        self.snap(self.stamped_yaw(reset_point))
+
     def snap(self, yaw_deg: float | None = None) -> None:
-        """Respawn: the yaw (e.g. a reset point's) and both springs at their goals."""
+        """The yaw (when given) and both springs at their goals."""
         if yaw_deg is not None:
             self.turn = None
             self._set_yaw(yaw_deg)

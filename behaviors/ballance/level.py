@@ -42,12 +42,12 @@ from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
 from .boxes import box_of, boxes_intersect
-from .camera import camera_of, heading_of
+from .camera import camera_of
 from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
-                     DEATH_HIDE_S, DEATH_REBIRTH_S, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
-                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
-                     MAX_SECTORS, POINT_LOSS_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS, RESET_POINT_NAME,
-                     SATELLITE_BONUS, SECTOR_GROUP_NAME, SPARE_LIVES, START_POINTS, final_score)
+                     DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES, LEVELS,
+                     MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS, RESET_POINT_NAME,
+                     SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SPARE_LIVES, SPEED, START_POINTS, final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
 
@@ -92,7 +92,7 @@ class Satellite:
 class Level(Behavior):
     """The level's rules and score; needs a ``ballance.player`` behaviour."""
 
-    level = Param(int, 1, "the level number (final score: 100 x level)")
+    level = Param(int, 1, "the level number (final score: 100 x level)", bounds=LEVELS)
     start_kind = Param(str, "", "the first ball's kind (default: the player's start_kind)",
                        choices=("",) + KIND_NAMES)
     reset_points = Param(str, RESET_POINT_NAME, "name of sector N's reset point, a format of N")
@@ -103,21 +103,22 @@ class Level(Behavior):
     finish = Param(Entity, "PE_Levelende", "the finish trigger (1 around the balloon platform)", optional=True)
     sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
     prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
-    hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden")
-    fade_time = Param(float, DEATH_FADE_S, "seconds of the white fade after that (up, then down)")
-    rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball")
-    extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1")
-    satellite_speed = Param(float, 20.0, "speed of an extra point's satellites toward the ball (not in the spec)")
-    satellite_ring = Param(float, 1.5, "radius of the satellites' ring around an extra point (not in the spec)")
-    end_wait = Param(float, END_WAIT_S, "seconds from the finish to the score count")
-    point_period = Param(float, POINT_LOSS_PERIOD, "seconds per point lost")
+    hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
+    fade_time = Param(float, DEATH_FADE_S, "seconds of the white fade after that (up, then down)", bounds=SECONDS)
+    rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball", bounds=SECONDS)
+    extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1",
+                             bounds=SECONDS)
+    satellite_speed = Param(float, 20.0, "speed of an extra point's satellites toward the ball (not in the spec)",
+                            bounds=SPEED)
+    satellite_ring = Param(float, 1.5, "radius of the satellites' ring around an extra point (not in the spec)",
+                           bounds=DISTANCE)
+    end_wait = Param(float, END_WAIT_S, "seconds from the finish to the score count", bounds=SECONDS)
+    point_period = Param(float, POINT_LOSS_PERIOD, "seconds per point lost", bounds=POINT_PERIOD)
 
     def __init__(self, ctx, entity=None, **params):
         super().__init__(ctx, entity, **params)
         for param in ("reset_points", "checkpoints", "sector_groups"):
             _name_format(self.name, param, getattr(self, param))
-        if not self.point_period > 0.0:
-            raise ValueError(f"{self.name}: parameter 'point_period': must be > 0, got {self.point_period!r}")
         if not numbered(ctx, self.reset_points):
             raise ValueError(f"{self.name}: no start: no reset point {self.reset_points.format(1)!r}")
         self.paused = False
@@ -295,13 +296,13 @@ class Level(Behavior):
 
     def _respawn(self) -> None:
         """A new ball at the sector's reset point, turned as it is; the camera
-        heads along the reset point's -X axis."""
+        rig restored and stamped onto the reset point (camera.py)."""
         player = player_of(self.ctx)
         rp = self.reset_point(self.sector)
         player.spawn(self.sector_kind, rp.get_position(), rp.get_orientation())
         cam = camera_of(self.ctx)
         if cam is not None:
-            cam.snap(heading_of(rp))
+            cam.stamp(rp)
         self.flow = PLAYING
         self.fade = None
         self.send("Ball Nav On")

@@ -126,11 +126,13 @@ MEANING = LevelMeaning(
     start_height=3.65,                            # 5.2: PR_Resetpoint_01 stands 3.65 above PS_FourFlames_01
     finish_height=2.0,                            # a ball's radius above the balloon placeholder
     start_balls={"Ball_Paper": "paper", "Ball_Wood": "wood", "Ball_Stone": "stone"},
-    reserved=frozenset({"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube"}),     # parts/player.yaml's names
+    reserved=frozenset({"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube",      # parts/player.yaml's names
+                        "Cam_MF", "Cam_Orient", "Cam_OrientRef", "Cam_Target", "Cam_Pos"}),   # the camera rig's
     behaviours={"level": "ballance.level", "transformers": "ballance.transformers", "fan": "ballance.fan",
                 "wake_gate": "ballance.wake_gate"},
     module=re.compile(r"P_Modul_\d+"), module_root="{}_MF", fan="P_Modul_18", balloon="PE_Balloon",
     modules=MODULES, wake_gate_radius=WAKE_GATE_RADIUS,
+    camera_file=("3D Entities", "Camera.nmo"),
     settings_file=("3D Entities", "Levelinit.nmo"), settings_table="AllLevel",
     default_start_ball="Ball_Wood", default_sky="Sky_L", level_bonus=LEVEL_BONUS,   # 5.6: Level_01's row
 )

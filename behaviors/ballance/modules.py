@@ -17,8 +17,8 @@ from ..registry import register
 from .balls import distance, horizontal_distance, player_of, wake
 from .boxes import box_of, boxes_intersect
 from .sectors import sector_active
-from .values import (FAN_BASE, FAN_BOX, FAN_FORCE, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE, SWING_PHASE_MS,
-                     WAKE_GATE_RADIUS)
+from .values import (COORD, DISTANCE, FAN_BASE, FAN_BOX, FAN_FORCE, PUSH, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE,
+                     SWING_PHASE_MS, WAKE_GATE_RADIUS)
 
 
 def force_block(behavior: Behavior, target, direction, value: float, direction_ref=None) -> SetPhysicsForce:
@@ -36,8 +36,9 @@ class WakeGate(Behavior):
     idle while the gate's sector is not the current one."""
 
     messages = ("Sector Reset",)
+    needs_entity = "the gate: the ball's distance is measured to it"
     bodies = Param(Group, doc="the bodies to wake")
-    radius = Param(float, WAKE_GATE_RADIUS, "horizontal distance")
+    radius = Param(float, WAKE_GATE_RADIUS, "horizontal distance", bounds=DISTANCE)
 
     def on_start(self) -> None:
         self.fired = False
@@ -64,6 +65,7 @@ class CyclicForce(Behavior):
     (a no-op when it still exists)."""
 
     messages = ("Sector Reset",)
+    needs_entity = "the body the force pushes"
     PHASES: tuple = ()
     PHASE_MS = 0.0
     direction_ref = Param(Entity, None, "frame of the Z direction (default: world)", optional=True)
@@ -99,7 +101,7 @@ class Swing(CyclicForce):
 
     PHASES = (1.0, 0.0, -1.0, 0.0)
     PHASE_MS = SWING_PHASE_MS
-    force = Param(float, SWING_FORCE, "impulse per PSI")
+    force = Param(float, SWING_FORCE, "impulse per PSI", bounds=PUSH)
 
 
 @register("ballance.sack")
@@ -108,7 +110,7 @@ class Sack(CyclicForce):
 
     PHASES = (1.0, -1.0)
     PHASE_MS = SACK_FLIP_MS
-    force = Param(float, SACK_FORCE, "impulse per PSI")
+    force = Param(float, SACK_FORCE, "impulse per PSI", bounds=PUSH)
 
 
 @register("ballance.fan")
@@ -118,9 +120,10 @@ class Fan(Behavior):
     z centred, y from 1.14 up), force (0,1,0) 0.1 per PSI on the ball; created
     when the overlap starts, destroyed when it ends, both waking the ball."""
 
-    force = Param(float, FAN_FORCE, "impulse per PSI")
-    size = Param(Vec3, FAN_BOX, "width, height, depth of the column")
-    base = Param(float, FAN_BASE, "height of the column's base above the fan")
+    needs_entity = "the fan: the column stands on it"
+    force = Param(float, FAN_FORCE, "impulse per PSI", bounds=PUSH)
+    size = Param(Vec3, FAN_BOX, "width, height, depth of the column", bounds=DISTANCE)
+    base = Param(float, FAN_BASE, "height of the column's base above the fan", bounds=COORD)
 
     def on_start(self) -> None:
         self.ball = self.body = self.block = None
@@ -164,8 +167,10 @@ class PlankBridge(Behavior):
     planks = Param(Group, doc="the 9 planks, in order")
     joints = Param(Group, doc="the 10 hinge referentials, in order")
     fix = Param(Entity, "FixCube", "the fixed body the end hinges anchor to")
-    breaking_joint = Param(int, 6, "index of the hinge that breaks (between planks 6 and 7)")
-    break_radius = Param(float, 4.0, "distance from plank 6 at which a stone ball breaks it")
+    breaking_joint = Param(int, 6, "index of the hinge that breaks (between planks 6 and 7)",
+                           bounds=(1, 9))
+    break_radius = Param(float, 4.0, "distance from plank 6 at which a stone ball breaks it",
+                         bounds=DISTANCE)
 
     def on_start(self) -> None:
         planks, joints = self.planks.entities, self.joints.entities
@@ -212,10 +217,11 @@ class FinishBalloon(Behavior):
     balloons = Param(Group, doc="the balloon bodies")
     ropes = Param(Group, doc="the rope bodies")
     platform = Param(Entity, doc="the balloon platform")
-    balloon_force = Param(float, 0.3, "upward impulse per PSI on each balloon")
-    rope_force = Param(float, 0.3, "impulse per PSI on each rope along rope_direction")
-    rope_direction = Param(Vec3, (-0.2, 0.0, 0.0), "direction of the ropes' push")
-    launch = Param(float, 2.0, "upward impulse per PSI on the platform from the finish (not in the spec)")
+    balloon_force = Param(float, 0.3, "upward impulse per PSI on each balloon", bounds=PUSH)
+    rope_force = Param(float, 0.3, "impulse per PSI on each rope along rope_direction", bounds=PUSH)
+    rope_direction = Param(Vec3, (-0.2, 0.0, 0.0), "direction of the ropes' push", bounds=COORD)
+    launch = Param(float, 2.0, "upward impulse per PSI on the platform from the finish (not in the spec)",
+                   bounds=PUSH)
 
     def on_start(self) -> None:
         for b in self.balloons:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from bbglue.blocks import SetPhysicsForce
 
 from ..api import Behavior
-from ..params import Param
+from ..params import Entity, Param
 from ..registry import register
 from .balls import player_of, wake
 from .values import BALL_KINDS, NAV_DIRECTIONS, TURN_MODIFIER
@@ -26,7 +26,7 @@ class BallNavigation(Behavior):
     """Arrow keys push the player ball in the camera's orientation frame."""
 
     messages = ("Ball Nav On", "Ball Nav Off")
-    orient_ref = Param(str, "Cam_OrientRef", "the camera orientation frame entity")
+    orient_ref = Param(Entity, "Cam_OrientRef", "the camera orientation frame (ballance.camera makes it)")
     enabled = Param(bool, True, "navigation on at start (messages Ball Nav On / Off switch it)")
     up_key = Param(str, "Up")
     down_key = Param(str, "Down")
@@ -56,11 +56,10 @@ class BallNavigation(Behavior):
         self.blocks = {}
         if ball is None:
             return
-        ref = self.ctx.get(self.orient_ref)
         force = BALL_KINDS[kind].force
         for key, d in self.keys().items():
             self.blocks[key] = self.own(SetPhysicsForce(ball, self.ctx, position=(0.0, 0.0, 0.0), pos_referential=ball,
-                                                        direction=d, direction_ref=ref, force_value=force))
+                                                        direction=d, direction_ref=self.orient_ref, force_value=force))
 
     def release_all(self) -> None:
         """Destroy every active force (waking the ball once)."""

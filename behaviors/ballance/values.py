@@ -48,6 +48,7 @@ TARGET_DAMPING = (0.0, 0.0, 0.0)
 EYE_FORCE = (5.0, 0.8, 5.0)
 EYE_DAMPING = (0.5, 0.3, 0.5)
 EYE_SLOT = (0.0, 35.0, -22.0)       # 35 up and 22 behind, orientation frame
+ORIENT_HEADING = (-1.0, 0.0, 0.0)   # Camera.nmo: Cam_Orient's Z in its root Cam_MF's frame
 START_YAW_DEG = -90.0                # Cam_OrientRef's Z is world -X at the start: the slot is (22, 35, 0)
 
 # Triggers (no physics bodies): radii of their spheres.
@@ -104,6 +105,18 @@ SACK_FORCE = 0.25
 SACK_FLIP_MS = 1500.0
 FAN_FORCE = 0.1
 FAN_BOX = (2.0, 16.0, 2.0)
+
+# The ranges of the behaviours' parameters (behaviors.params, bounds=): what a
+# scene may give, refused at load beyond. Not in the spec: they bound the work
+# of a frame and keep the values in the engine's limits.
+SECONDS = (0.0, 3600.0)              # a delay or a duration (scenes' MAX_LENGTH)
+DISTANCE = (0.0, 1e5)                # metres: a radius, a spread, a size (scenes' MAX_COORD)
+COORD = (-1e5, 1e5)                  # metres: a coordinate or a direction's component
+SPEED = (0.0, 1e5)                   # metres per second
+PUSH = (-1e9, 1e9)                   # an impulse per PSI (ivp's MAX_IMPULSE)
+RATE = (0.0, 1e4)                    # a spring's constant or damping per kg of ball
+POINT_PERIOD = (0.01, 3600.0)        # seconds per point lost: the level counts each, so not below 0.01
+LEVELS = (1, 999)                    # a level number (the original has 13)
 
 
 def final_score(level: int, points: int, lives: int) -> int:

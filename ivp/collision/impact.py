@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import umath
-from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, f32v
+from ..fp import f32v
 from ..lane import touch
 from ..states import STATE_BETWEEN_PSIS
-from ..umath import IDENTITY_R as IDENTITY, ZERO, dot as _dot
-from .constants import (
-    COLL_DETECT_MIN_INV_TIME,
-    MAX_DISTANCE_FOR_IMPACT_SYSTEM,
-    MAXIMUM_SYSTEM_PUSH_NUMBER,
-    MIN_COLL_DISTS,
-    MINIMUM_FRICTION_DIST,
-    ROT_MAX_UNCERTAINTY,
-    SAFETY_FACTOR_FOR_DELAY,
+from ..umath import ZERO
+from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
+from .impact_kernels import (
+    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
+    LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, REACHED, ROT_SPEED,
+    ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE, impact_of_point_k,
+    impact_system_loop_k, rescue_addon_k, surface_turn_k,
 )
-from .impact_kernels import impact_solve, lever_speed
 
 
 # --- 1.4 poses at an impact ---------------------------------------------------------------
@@ -75,104 +74,138 @@ def reintegrate(env, core, t: float) -> None:
 
 # --- 4.2-4.7 the single impact --------------------------------------------------------------
 
-class Trial:
-    """A core's trial velocities in an impact solve (pending pushes included,
-    4.2); a fixed core has none and is never pushed."""
+class Rows:
+    """The contact points of an impact system and their cores as the rows of
+    impact_kernels (PF, PI: points; CF, CI: cores). Points are appended a
+    pair at a time, oldest pair first, a pair's points in their order (the
+    kernel reads them from the last: 4.8's order). ``put_back_cores`` and
+    ``put_back_points`` store what the kernel changed."""
 
-    __slots__ = ("core", "fixed", "r", "v", "w", "R")
+    def __init__(self, env):
+        self.psi = env.psi_count
+        self.points = []
+        self.cores = []
+        self.row_of = {}
+        self.PF = np.zeros((8, POINT_FLOATS))
+        self.PI = np.zeros((8, POINT_INTS), dtype=np.int64)
+        self.CF = np.zeros((4, CORE_FLOATS))
+        self.CI = np.zeros((4, CORE_INTS), dtype=np.int64)
 
-    def __init__(self, core, r_cs):
-        self.core = core
-        self.fixed = core.physical_unmoveable
-        if self.fixed:
-            self.r = self.v = self.w = ZERO
-            self.R = IDENTITY
-            return
-        self.r = r_cs
-        s = core.speed
-        ds = core.speed_change
-        w = core.rot_speed
-        dw = core.rot_speed_change
-        self.v = (s[0] + ds[0], s[1] + ds[1], s[2] + ds[2])
-        self.w = (w[0] + dw[0], w[1] + dw[1], w[2] + dw[2])
-        self.R = core.m_world_f_core_last_psi[0]
+    def views(self) -> tuple:
+        m, n = len(self.points), len(self.cores)
+        return self.CF[:n], self.CI[:n], self.PF[:m], self.PI[:m]
 
-    def body(self) -> tuple:
-        """The trial body as impact_kernels reads it: (fixed, R, r, v, w, im, ii)."""
-        if self.fixed:
-            return True, IDENTITY, ZERO, ZERO, ZERO, 0.0, ZERO
-        core = self.core
-        return False, self.R, self.r, self.v, self.w, float(core.inv_mass), core.inv_rot_inertia
+    def add_points(self, points) -> None:
+        m = len(self.points) + len(points)
+        if m > len(self.PF):
+            self.PF = _grown(self.PF, m)
+            self.PI = _grown(self.PI, m)
+        PF, PI = self.PF, self.PI
+        for k, cp in enumerate(points, len(self.points)):
+            PI[k, CORE0] = self.row(cp.core0)
+            PI[k, CORE1] = self.row(cp.core1)
+            PI[k, BALL0] = cp.side0.shape.is_ball
+            PI[k, BALL1] = cp.side1.shape.is_ball
+            PI[k, FRESH] = cp.test_fresh
+            PI[k, SYSTEM_IMPACTS] = cp.impacts_while_system
+            r0, r1 = cp.r_cs
+            x0, x1 = cp.rxn
+            PF[k] = (*cp.n, cp.gap, *(r0 or ZERO), *(r1 or ZERO), *(x0 or ZERO), *(x1 or ZERO),
+                     cp.real_friction_factor, cp.elasticity, cp.reached, cp.addon)
+        self.points.extend(points)
 
-    def surface(self, v=None, w=None):
-        """v + R (w x r) at the lever point."""
-        return lever_speed(self.fixed, self.R, self.r, self.v if v is None else v, self.w if w is None else w)
+    def row(self, core) -> int:
+        """The core's row (made, from the core, when new)."""
+        c = self.row_of.get(core)
+        if c is None:
+            c = self.row_of[core] = len(self.cores)
+            self.cores.append(core)
+            if c >= len(self.CF):
+                self.CF = _grown(self.CF, c + 1)
+                self.CI = _grown(self.CI, c + 1)
+            self.refresh(core)
+        return c
+
+    def refresh(self, core) -> None:
+        """The core's row from the core (after Python changed it)."""
+        c = self.row_of[core]
+        CI = self.CI
+        CI[c, FIXED] = core.physical_unmoveable
+        CI[c, TEMP_UNMOVABLE] = temporarily_unmovable(core)
+        CI[c, IMPACTS] = impacts_this_psi(core)
+        CI[c, COUNTED] = core.impact_count_psi == self.psi
+        if not core.physical_unmoveable:
+            self.CF[c] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
+                          *core.m_world_f_core_last_psi[0], core.inv_mass, *core.inv_rot_inertia,
+                          core.upper_limit_radius, surface_turn_k(core.rot_speed, core.upper_limit_radius))
+
+    def mark(self, core, flag: int) -> None:
+        """KNOWN or PUSHED for the core, if it has a row."""
+        c = self.row_of.get(core)
+        if c is not None:
+            self.CI[c, flag] = 1
+
+    def put_back_cores(self) -> None:
+        """The changed cores' velocities and impact counts (4.7)."""
+        for c in np.flatnonzero(self.CI[:len(self.cores), CHANGED]).tolist():
+            core = self.cores[c]
+            f = self.CF[c].tolist()
+            core.speed = tuple(f[SPEED:SPEED + 3])
+            core.rot_speed = tuple(f[ROT_SPEED:ROT_SPEED + 3])
+            core.speed_change = tuple(f[SPEED_CHANGE:SPEED_CHANGE + 3])
+            core.rot_speed_change = tuple(f[ROT_SPEED_CHANGE:ROT_SPEED_CHANGE + 3])
+            if self.CI[c, COUNTED]:
+                core.impact_count_psi = self.psi
+                core.impacts_since_last_psi = int(self.CI[c, IMPACTS])
+            self.CI[c, CHANGED] = 0
+
+    def put_back_points(self, fs) -> None:
+        """The points' tests and system impacts; the points outside the rows
+        of a core pushed again get a stale test too (4.8)."""
+        m = len(self.points)
+        PF, PI = self.PF[:m].tolist(), self.PI[:m].tolist()
+        for cp, f, i in zip(self.points, PF, PI):
+            cp.test_fresh = bool(i[FRESH])
+            cp.impacts_while_system = i[SYSTEM_IMPACTS]
+            cp.reached = f[REACHED]
+            cp.addon = f[ADDON]
+        again = np.flatnonzero(self.CI[:len(self.cores), PUSHED_AGAIN]).tolist()
+        if again and fs is not None:
+            mine = set(self.points)
+            for c in again:
+                for cp in fs.core_contacts.get(self.cores[c], ()):
+                    if cp not in mine:
+                        cp.test_fresh = False
+
+    def core(self, c: int):
+        return None if c < 0 else self.cores[c]
 
 
-class ImpactSolver:
-    """4.2-4.7 for one contact point: A, B in solver order, N from A to B."""
-
-    def __init__(self, cp):
-        fixed1 = cp.core1.physical_unmoveable
-        if fixed1:
-            self.A = Trial(cp.core1, None)
-            self.B = Trial(cp.core0, cp.r_cs[0])
-            n = cp.n
-            self.N = (-n[0], -n[1], -n[2])
-        else:
-            self.A = Trial(cp.core0, cp.r_cs[0])
-            self.B = Trial(cp.core1, cp.r_cs[1])
-            self.N = cp.n
-
-    def solve(self, mu: float, e: float, addon: float, system_pushes: int):
-        """4.3-4.7 (impact_kernels.impact_solve, then the write-back); returns
-        (u before the impact, the cores actually pushed)."""
-        A = self.A
-        B = self.B
-        u_before, A.v, A.w, B.v, B.w, vm_A, vm_B, rescue, delaying = impact_solve(
-            *A.body(), *B.body(), self.N, float(mu), float(e), float(addon), system_pushes)
-        return u_before, self.write_back(vm_A, vm_B, rescue, delaying)
-
-    def write_back(self, vm_A: float, vm_B: float, rescue: float, delaying: bool) -> list:
-        """4.7: anomaly clipping, the delay test, the velocities to the cores."""
-        for X in (self.A, self.B):
-            if not X.fixed:
-                X.v, X.w = _clip(X.core, X.v, X.w)
-                _count_impact(X.core, 1)
-        X, Y = (self.A, self.B) if vm_A > vm_B else (self.B, self.A)
-        if delaying and not X.fixed:
-            xs = X.surface(X.core.speed, X.core.rot_speed)
-            ys = Y.surface()
-            rel = (ys[0] - xs[0], ys[1] - xs[1], ys[2] - xs[2]) if Y is self.B else \
-                (xs[0] - ys[0], xs[1] - ys[1], xs[2] - ys[2])
-            closing = -_dot(rel, self.N)
-            if closing < -rescue / SAFETY_FACTOR_FOR_DELAY:
-                _set(Y)
-                c = X.core
-                s = c.speed
-                w = c.rot_speed
-                c.speed_change = f32v(X.v[0] - s[0], X.v[1] - s[1], X.v[2] - s[2])
-                c.rot_speed_change = f32v(X.w[0] - w[0], X.w[1] - w[1], X.w[2] - w[2])
-                _count_impact(c, -1)
-                pushed = [] if Y.fixed else [Y.core]
-                _limit_impacts(pushed)
-                return pushed
-        pushed = []
-        for T in (self.A, self.B):
-            if not T.fixed:
-                _set(T)
-                pushed.append(T.core)
-        _limit_impacts(pushed)
-        return pushed
+def _grown(A, n: int):
+    """A with at least n rows, twice as many as it had (the new ones zero)."""
+    B = np.zeros((max(n, 2 * len(A)), A.shape[1]), dtype=A.dtype)
+    B[:len(A)] = A
+    return B
 
 
-def _count_impact(core, k: int) -> None:
-    """4.7: impacts_since_last_PSI += k (a count of an earlier PSI is cleared first)."""
-    psi = core.environment.psi_count
-    if core.impact_count_psi != psi:
-        core.impact_count_psi = psi
-        core.impacts_since_last_psi = 0
-    core.impacts_since_last_psi += k
+def _limits(env) -> tuple:
+    """The anomaly limits the kernel applies (4.7, dynamics 9)."""
+    lim = env.anomaly_limits
+    return (float(lim.max_velocity), env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi,
+            int(lim.max_collisions_per_psi))
+
+
+def solve_single_impact(env, cp, addon: float, system_pushes: int):
+    """4.2-4.7 on the contact point's data measured at the impact time;
+    returns (u before the impact, the cores actually pushed)."""
+    rows = Rows(env)
+    rows.add_points([cp])
+    max_v, max_w, _ = _limits(env)
+    u, p0, p1 = impact_of_point_k(*rows.views(), 0, float(addon), int(system_pushes), max_v, max_w)
+    rows.put_back_cores()
+    pushed = [c for c in (rows.core(p0), rows.core(p1)) if c is not None]
+    _limit_impacts(pushed)
+    return u, pushed
 
 
 def _limit_impacts(cores) -> None:
@@ -185,58 +218,24 @@ def _limit_impacts(cores) -> None:
             env.anomaly_manager.max_collisions_exceeded(core)
 
 
+def impacts_this_psi(core) -> int:
+    """4.7 impacts_since_last_PSI: a count of an earlier PSI reads 0 (1.2 a: cleared at the PSI start)."""
+    return core.impacts_since_last_psi if core.impact_count_psi == core.environment.psi_count else 0
+
+
 def temporarily_unmovable(core) -> bool:
     """4.8: made unmovable for the rest of this PSI (4.7); cleared at the next PSI start."""
     return core.temporarily_unmovable_psi == core.environment.psi_count
 
 
-def _set(T: Trial) -> None:
-    c = T.core
-    if T.fixed:
-        return
-    c.speed = f32v(*T.v)
-    c.rot_speed = f32v(*T.w)
-    c.speed_change = (0.0, 0.0, 0.0)
-    c.rot_speed_change = (0.0, 0.0, 0.0)
-
-
-def _clip(core, v, w):
-    """4.7: the anomaly limits of dynamics 9 on trial velocities."""
-    env = core.environment
-    lim = env.anomaly_limits
-    v2 = _dot(v, v)
-    if v2 > lim.max_velocity * lim.max_velocity:
-        k = lim.max_velocity * ANOMALY_V_FACTOR / math.sqrt(v2)
-        v = (v[0] * k, v[1] * k, v[2] * k)
-    wmax = env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi
-    w2 = _dot(w, w)
-    if w2 > wmax * wmax:
-        k = wmax * ANOMALY_W_FACTOR / math.sqrt(w2)
-        w = (w[0] * k, w[1] * k, w[2] * k)
-    return v, w
-
-
 def rescue_addon(env, cp) -> float:
-    """4.6 get_rescue_speed_impact: catch up a gap below 1 cm within a PSI,
-    plus the worst-case surface rotation of a non-ball side in 1/200 s; doubled."""
-    idt = env.inv_delta_PSI_time
-    a = 0.0
-    if cp.gap < MIN_COLL_DISTS:
-        a = (MIN_COLL_DISTS - cp.gap) * idt
-    for i, core in cp.movable_sides():
-        side = cp.side0 if i == 0 else cp.side1
-        if side.shape.is_ball:
-            continue
-        w = core.rot_speed
-        a2 = min(_dot(w, w) / (COLL_DETECT_MIN_INV_TIME * COLL_DETECT_MIN_INV_TIME),
-                 ROT_MAX_UNCERTAINTY * ROT_MAX_UNCERTAINTY)
-        a += (1.0 - math.cos(math.sqrt(a2))) * core.upper_limit_radius * idt
-    return 2.0 * a
-
-
-def solve_single_impact(env, cp, addon: float, system_pushes: int):
-    """4.2-4.7 on the contact point's data measured at the impact time."""
-    return ImpactSolver(cp).solve(cp.real_friction_factor, cp.elasticity, addon, system_pushes)
+    """4.6 get_rescue_speed_impact (impact_kernels.rescue_addon_k) of a contact point."""
+    c0, c1 = cp.core0, cp.core1
+    return rescue_addon_k(cp.gap, env.inv_delta_PSI_time,
+                          surface_turn_k(c0.rot_speed, c0.upper_limit_radius),
+                          not (c0.physical_unmoveable or cp.side0.shape.is_ball),
+                          surface_turn_k(c1.rot_speed, c1.upper_limit_radius),
+                          not (c1.physical_unmoveable or cp.side1.shape.is_ball))
 
 
 # --- 4.8 the impact system -------------------------------------------------------------------
@@ -247,7 +246,11 @@ def _made(pair):
 
 class ImpactSystem:
     """4.8 IVP_Impact_System: propagation over the contact points of the
-    friction system reachable through pushed bodies (fires no events)."""
+    friction system reachable through pushed bodies (fires no events). The
+    loop runs in impact_kernels.impact_system_loop_k over the system's rows;
+    it returns here for what needs the objects: a core to synchronise, a core
+    pushed for the first time (its pairs join, re-measured) or past the
+    collision limit (the anomaly manager). ``loops``: loop_once's count."""
 
     def __init__(self, env, collision, fs, t: float):
         self.env = env
@@ -257,15 +260,7 @@ class ImpactSystem:
         self.pushed = []
         self.known = []
         self.pairs = []
-
-    def coll_distance(self, cp) -> None:
-        """calc_coll_distance: the gap left after one PSI at the current speeds."""
-        cp.test_fresh = True
-        if cp.gap > MAX_DISTANCE_FOR_IMPACT_SYSTEM:
-            cp.reached = 1e20
-            return
-        cp.addon = rescue_addon(self.env, cp)
-        cp.reached = cp.gap - (cp.closing_speed() + 0.5 * cp.addon) * self.env.delta_PSI_time
+        self.loops = 0
 
     def remeasure(self, pair) -> None:
         """Update the pair's contact points at t; delete the broken ones."""
@@ -302,47 +297,51 @@ class ImpactSystem:
                     cp.update(self.t)
                     if cp.broken:
                         self.collision.delete_contact(cp)
+        env = self.env
+        limits = _limits(env)
+        rows = Rows(env)
+        in_rows = 0                         # self.pairs[-in_rows:] have rows
         n = 0
-        while self.loop_once():
-            n += 1
-            if n > MAXIMUM_SYSTEM_PUSH_NUMBER:
-                break
+        best = -1
+        while True:
+            for pair in reversed(self.pairs[:len(self.pairs) - in_rows]):       # the pairs added since, oldest first
+                rows.add_points([cp for cp in pair.contacts if cp.alive])
+            in_rows = len(self.pairs)
+            for core in self.known:
+                rows.mark(core, KNOWN)
+            for core in self.pushed:
+                rows.mark(core, PUSHED)
+            answer, best, n, p0, p1 = impact_system_loop_k(
+                *rows.views(), best, n, MAXIMUM_SYSTEM_PUSH_NUMBER, env.inv_delta_PSI_time, env.delta_PSI_time,
+                *limits)
+            rows.put_back_cores()
+            if answer == LOOP_UNKNOWN_CORE:
+                for _, core in rows.points[best].movable_sides():
+                    if core not in self.known:
+                        self.known.append(core)
+                        synchronize(core, self.t)
+                        rows.refresh(core)
+                continue                    # the same contact point, its cores now at t
+            k, best = best, -1
+            if answer == LOOP_AFTER_IMPACT:
+                self.after_impact(rows, rows.points[k], [c for c in (rows.core(p0), rows.core(p1)) if c is not None])
+                if n <= MAXIMUM_SYSTEM_PUSH_NUMBER:
+                    continue
+            break
+        rows.put_back_points(self.fs)
+        self.loops = n
         self.finish()
         return n > MAXIMUM_SYSTEM_PUSH_NUMBER
 
-    def loop_once(self) -> bool:
-        best = None
-        best_d = MINIMUM_FRICTION_DIST
-        for pair in self.pairs:
-            if not pair.contacts:
-                continue
-            a, b = pair.cores
-            if ((a.physical_unmoveable or temporarily_unmovable(a))
-                    and (b.physical_unmoveable or temporarily_unmovable(b))):
-                continue
-            for cp in reversed(pair.contacts):
-                if not cp.alive:
-                    continue
-                if not cp.test_fresh:
-                    self.coll_distance(cp)
-                if cp.reached < best_d:
-                    best = cp
-                    best_d = cp.reached
-        if best is None:
-            return False
-        for _, core in best.movable_sides():
-            if core not in self.known:
-                self.known.append(core)
-                synchronize(core, self.t)
-        best.impacts_while_system += 1
-        _, pushed = solve_single_impact(self.env, best, best.addon, best.impacts_while_system)
+    def after_impact(self, rows, cp, pushed) -> None:
+        """The tail of loop_once (4.7, 4.8) the kernel leaves: the anomaly
+        manager for a core past max_collisions, the pairs of a core pushed
+        for the first time (the kernel marked the others' tests stale)."""
+        _limit_impacts(pushed)
         for core in pushed:
+            rows.refresh(core)
             if core not in self.pushed:
-                self.add_pushed(core, best.pair)
-            elif self.fs is not None and self.fs.has_core(core):
-                for cp in self.fs.core_contacts[core]:
-                    cp.test_fresh = False
-        return True
+                self.add_pushed(core, cp.pair)
 
     def finish(self) -> None:
         """4.9: undo the unpushed synchronisations, re-integrate the pushed

@@ -12,15 +12,21 @@ from __future__ import annotations
 import math
 
 from ..jit import kernel
-from ..kmath import f32_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
-from ..umath import ZERO
+from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR
+from ..kmath import f32_k, f32v_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
+from ..umath import IDENTITY_R, ZERO
 from .constants import (
+    COLL_DETECT_MIN_INV_TIME,
     COMPRESSION_STEP_LIMIT,
     FIXED_VIRTUAL_MASS_FACTOR,
     IMPACT_EPS,
     IMPACT_STEP_FRACTION,
     INV_HALF_CONSERVATION_STEPS,
+    MAX_DISTANCE_FOR_IMPACT_SYSTEM,
+    MIN_COLL_DISTS,
     MIN_VERTICAL_SPEED_AT_COLLISION,
+    MINIMUM_FRICTION_DIST,
+    ROT_MAX_UNCERTAINTY,
     SAFETY_FACTOR_FOR_DELAY,
     SPEED_ADDON_SYSTEM_IMPACT,
 )
@@ -186,3 +192,258 @@ def impact_solve(fa, Ra, ra, va, wa, ima, iia, fb, Rb, rb, vb, wb, imb, iib, N, 
         vb, wb, _, _ = _push(fb, Rb, rb, imb, iib, vb, wb, -J, minus_N)
     va, wa, vb, wb = _rescue_push(fa, Ra, ra, ima, iia, va, wa, fb, Rb, rb, imb, iib, vb, wb, N, rescue, False)
     return u_before, va, wa, vb, wb, vm_A, vm_B, rescue, delaying
+
+
+# --- 4.6, 4.8 the impact system's loop --------------------------------------------------------
+# A core's row (CF: floats, CI: ints) and a contact point's row (PF, PI), as
+# ImpactSystem lays them out for impact_system_loop_k.
+SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE, ROT = 0, 3, 6, 9, 12   # CF columns (3, 3, 3, 3, 9 wide)
+INV_MASS, INV_ROT_INERTIA, UPPER_LIMIT_RADIUS, SURFACE_TURN, CORE_FLOATS = 21, 22, 25, 26, 27
+FIXED, TEMP_UNMOVABLE, KNOWN, PUSHED, IMPACTS, COUNTED, CHANGED, PUSHED_AGAIN, CORE_INTS = range(9)  # CI
+NORMAL, GAP, LEVER0, LEVER1, RXN0, RXN1, MU, E, REACHED, ADDON, POINT_FLOATS = 0, 3, 4, 7, 10, 13, 16, 17, 18, 19, 20
+CORE0, CORE1, BALL0, BALL1, FRESH, SYSTEM_IMPACTS, POINT_INTS = range(7)        # PI columns
+# impact_system_loop_k's answers
+LOOP_DONE, LOOP_UNKNOWN_CORE, LOOP_AFTER_IMPACT, LOOP_OVER_LIMIT = range(4)
+
+
+@kernel
+def rescue_addon_k(gap, idt, turn0, rotating0, turn1, rotating1):
+    """4.6 get_rescue_speed_impact: catch up a gap below 1 cm within a PSI,
+    plus each rotating (movable, non-ball) side's surface_turn_k per PSI; doubled."""
+    a = 0.0
+    if gap < MIN_COLL_DISTS:
+        a = (MIN_COLL_DISTS - gap) * idt
+    if rotating0:
+        a += turn0 * idt
+    if rotating1:
+        a += turn1 * idt
+    return 2.0 * a
+
+
+@kernel
+def surface_turn_k(w, upper_limit_radius):
+    """4.6: the worst-case surface rotation of a core turning at w within
+    1/200 s (the angle at most 0.5 rad): (1 - cos angle) upper_limit_radius."""
+    a2 = min(vdot(w, w) / (COLL_DETECT_MIN_INV_TIME * COLL_DETECT_MIN_INV_TIME),
+             ROT_MAX_UNCERTAINTY * ROT_MAX_UNCERTAINTY)
+    return (1.0 - math.cos(math.sqrt(a2))) * upper_limit_radius
+
+
+@kernel(inline=True)
+def _v3(A, i, j):
+    return (A[i, j], A[i, j + 1], A[i, j + 2])
+
+
+@kernel(inline=True)
+def _put3(A, i, j, v):
+    A[i, j] = v[0]
+    A[i, j + 1] = v[1]
+    A[i, j + 2] = v[2]
+
+
+@kernel(inline=True)
+def _rot(CF, c):
+    return (CF[c, ROT], CF[c, ROT + 1], CF[c, ROT + 2], CF[c, ROT + 3], CF[c, ROT + 4], CF[c, ROT + 5],
+            CF[c, ROT + 6], CF[c, ROT + 7], CF[c, ROT + 8])
+
+
+@kernel(inline=True)
+def _movable(CI, c):
+    return CI[c, FIXED] == 0
+
+
+@kernel(inline=True)
+def _coll_distance(CF, CI, PF, PI, k, idt, dt):
+    """4.8 calc_coll_distance: the gap left after one PSI at the current
+    speeds (closing speed of 5.5 plus half the rescue addon); marks the test fresh."""
+    PI[k, FRESH] = 1
+    gap = PF[k, GAP]
+    if gap > MAX_DISTANCE_FOR_IMPACT_SYSTEM:
+        PF[k, REACHED] = 1e20
+        return
+    c0 = PI[k, CORE0]
+    c1 = PI[k, CORE1]
+    m0 = _movable(CI, c0)
+    m1 = _movable(CI, c1)
+    w0 = _v3(CF, c0, ROT_SPEED)
+    w1 = _v3(CF, c1, ROT_SPEED)
+    addon = rescue_addon_k(gap, idt, CF[c0, SURFACE_TURN], m0 and PI[k, BALL0] == 0,
+                           CF[c1, SURFACE_TURN], m1 and PI[k, BALL1] == 0)
+    PF[k, ADDON] = addon
+    n = _v3(PF, k, NORMAL)
+    s = 0.0
+    if m0:
+        s += _side_closing(_v3(CF, c0, SPEED), w0, n, _v3(PF, k, RXN0))
+    if m1:
+        s -= _side_closing(_v3(CF, c1, SPEED), w1, n, _v3(PF, k, RXN1))
+    PF[k, REACHED] = gap - (s + 0.5 * addon) * dt
+
+
+@kernel
+def _side_closing(v, w, n, rxn):
+    """One side's share of 5.5's closing speed: v n + w (r x n)_cs."""
+    return v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * rxn[0] + w[1] * rxn[1] + w[2] * rxn[2]
+
+
+@kernel
+def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity, max_w, max_collisions):
+    """4.8 loop_once over the rows until the loop needs Python or ends: find
+    the contact point that reaches below minimum_friction_dist soonest (pairs
+    newest first, a pair's points last first: the rows from the last; stale
+    tests recomputed), solve its impact (4.2-4.7) and mark the tests of the
+    cores pushed again stale.
+    ``forced``: a contact point chosen before the caller synchronised its cores.
+    Returns (answer, the contact point, loops so far, the cores pushed (-1: none)):
+    LOOP_DONE none left; LOOP_UNKNOWN_CORE the best one has a core to
+    synchronise first; LOOP_AFTER_IMPACT the impact pushed a core for the first
+    time or past max_collisions (the caller adds its pairs or calls the anomaly manager);
+    LOOP_OVER_LIMIT more than ``limit`` loops."""
+    m = PF.shape[0]
+    while True:
+        best = forced
+        forced = -1
+        if best < 0:
+            best_d = MINIMUM_FRICTION_DIST
+            for k in range(m - 1, -1, -1):          # the rows are oldest pair first
+                c0 = PI[k, CORE0]
+                c1 = PI[k, CORE1]
+                if ((CI[c0, FIXED] != 0 or CI[c0, TEMP_UNMOVABLE] != 0)
+                        and (CI[c1, FIXED] != 0 or CI[c1, TEMP_UNMOVABLE] != 0)):
+                    continue
+                if PI[k, FRESH] == 0:
+                    _coll_distance(CF, CI, PF, PI, k, idt, dt)
+                if PF[k, REACHED] < best_d:
+                    best = k
+                    best_d = PF[k, REACHED]
+            if best < 0:
+                return LOOP_DONE, -1, n, -1, -1
+            for c in (PI[best, CORE0], PI[best, CORE1]):
+                if CI[c, FIXED] == 0 and CI[c, KNOWN] == 0:
+                    return LOOP_UNKNOWN_CORE, best, n, -1, -1
+        PI[best, SYSTEM_IMPACTS] += 1
+        _, p0, p1 = _impact(CF, CI, PF, PI, best, PF[best, ADDON], PI[best, SYSTEM_IMPACTS], max_velocity, max_w)
+        n += 1
+        tail = False
+        for p in (p0, p1):
+            if p < 0:
+                continue
+            if CI[p, PUSHED] == 0 or (CI[p, IMPACTS] > max_collisions and CI[p, TEMP_UNMOVABLE] == 0):
+                tail = True
+            if CI[p, PUSHED] != 0:
+                CI[p, PUSHED_AGAIN] = 1
+                for k in range(m):
+                    if PI[k, CORE0] == p or PI[k, CORE1] == p:
+                        PI[k, FRESH] = 0
+        if tail:
+            return LOOP_AFTER_IMPACT, best, n, p0, p1
+        if n > limit:
+            return LOOP_OVER_LIMIT, best, n, -1, -1
+
+
+@kernel(inline=True)
+def _trial(CF, CI, c, r):
+    """4.2 core c's trial body (fixed, R, r, v, w, im, ii): pending pushes included."""
+    if CI[c, FIXED] != 0:
+        return True, IDENTITY_R, ZERO, ZERO, ZERO, 0.0, ZERO
+    s = _v3(CF, c, SPEED)
+    ds = _v3(CF, c, SPEED_CHANGE)
+    w = _v3(CF, c, ROT_SPEED)
+    dw = _v3(CF, c, ROT_SPEED_CHANGE)
+    return (False, _rot(CF, c), r, (s[0] + ds[0], s[1] + ds[1], s[2] + ds[2]),
+            (w[0] + dw[0], w[1] + dw[1], w[2] + dw[2]), CF[c, INV_MASS], _v3(CF, c, INV_ROT_INERTIA))
+
+
+@kernel
+def impact_of_point_k(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w):
+    """4.2-4.7 on contact point k (solve_single_impact): (u before the impact,
+    the cores pushed, in order, -1: none)."""
+    return _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w)
+
+
+@kernel(inline=True)
+def _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w):
+    """4.2-4.7 on contact point k: the solve in solver order (A fixed if side
+    1 is, N from A to B), then the write-back; (u before the impact, the
+    cores pushed, in order, -1: none)."""
+    c0 = PI[k, CORE0]
+    c1 = PI[k, CORE1]
+    n = _v3(PF, k, NORMAL)
+    if CI[c1, FIXED] != 0:
+        a, b, N = c1, c0, (-n[0], -n[1], -n[2])
+        fa, Ra, ra, va, wa, ima, iia = _trial(CF, CI, c1, ZERO)
+        fb, Rb, rb, vb, wb, imb, iib = _trial(CF, CI, c0, _v3(PF, k, LEVER0))
+    else:
+        a, b, N = c0, c1, n
+        fa, Ra, ra, va, wa, ima, iia = _trial(CF, CI, c0, _v3(PF, k, LEVER0))
+        fb, Rb, rb, vb, wb, imb, iib = _trial(CF, CI, c1, _v3(PF, k, LEVER1))
+    u, va, wa, vb, wb, vm_a, vm_b, rescue, delaying = impact_solve(
+        fa, Ra, ra, va, wa, ima, iia, fb, Rb, rb, vb, wb, imb, iib, N, PF[k, MU], PF[k, E], addon, system_pushes)
+    # 4.7 anomaly clipping, the count, the delay test
+    if not fa:
+        va, wa = _clip(va, wa, max_velocity, max_w)
+        _count(CI, a, 1)
+    if not fb:
+        vb, wb = _clip(vb, wb, max_velocity, max_w)
+        _count(CI, b, 1)
+    if vm_a > vm_b:
+        x, fx, Rx, rx, vx, wx, y, fy, Ry, ry, vy, wy, y_is_b = a, fa, Ra, ra, va, wa, b, fb, Rb, rb, vb, wb, True
+    else:
+        x, fx, Rx, rx, vx, wx, y, fy, Ry, ry, vy, wy, y_is_b = b, fb, Rb, rb, vb, wb, a, fa, Ra, ra, va, wa, False
+    if delaying and not fx:
+        s = _v3(CF, x, SPEED)
+        w = _v3(CF, x, ROT_SPEED)
+        xs = lever_speed(fx, Rx, rx, s, w)
+        ys = lever_speed(fy, Ry, ry, vy, wy)
+        if y_is_b:
+            rel = (ys[0] - xs[0], ys[1] - xs[1], ys[2] - xs[2])
+        else:
+            rel = (xs[0] - ys[0], xs[1] - ys[1], xs[2] - ys[2])
+        closing = -vdot(rel, N)
+        if closing < -rescue / SAFETY_FACTOR_FOR_DELAY:
+            _set(CF, CI, y, fy, vy, wy)
+            _put3(CF, x, SPEED_CHANGE, f32v_k((vx[0] - s[0], vx[1] - s[1], vx[2] - s[2])))
+            _put3(CF, x, ROT_SPEED_CHANGE, f32v_k((wx[0] - w[0], wx[1] - w[1], wx[2] - w[2])))
+            CI[x, CHANGED] = 1
+            _count(CI, x, -1)
+            return u, (-1 if fy else y), -1
+    _set(CF, CI, a, fa, va, wa)
+    _set(CF, CI, b, fb, vb, wb)
+    if fa:
+        return u, (-1 if fb else b), -1
+    return u, a, (-1 if fb else b)
+
+
+@kernel(inline=True)
+def _count(CI, c, k):
+    """4.7: impacts_since_last_PSI += k."""
+    CI[c, IMPACTS] += k
+    CI[c, COUNTED] = 1
+    CI[c, CHANGED] = 1
+
+
+@kernel(inline=True)
+def _set(CF, CI, c, fixed, v, w):
+    """4.7: a pushed core takes its trial velocities (stored f32), its pending changes cleared."""
+    if fixed:
+        return
+    _put3(CF, c, SPEED, f32v_k(v))
+    w = f32v_k(w)
+    _put3(CF, c, ROT_SPEED, w)
+    CF[c, SURFACE_TURN] = surface_turn_k(w, CF[c, UPPER_LIMIT_RADIUS])
+    _put3(CF, c, SPEED_CHANGE, ZERO)
+    _put3(CF, c, ROT_SPEED_CHANGE, ZERO)
+    CI[c, CHANGED] = 1
+
+
+@kernel
+def _clip(v, w, max_velocity, max_w):
+    """4.7: the anomaly limits of dynamics 9 on trial velocities."""
+    v2 = vdot(v, v)
+    if v2 > max_velocity * max_velocity:
+        k = max_velocity * ANOMALY_V_FACTOR / math.sqrt(v2)
+        v = (v[0] * k, v[1] * k, v[2] * k)
+    w2 = vdot(w, w)
+    if w2 > max_w * max_w:
+        k = max_w * ANOMALY_W_FACTOR / math.sqrt(w2)
+        w = (w[0] * k, w[1] * k, w[2] * k)
+    return v, w

@@ -37,8 +37,9 @@ from ..kmath import (
     vcross,
     vsub,
 )
-from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64, is_finite_vec
+from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64
 from ..lane import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED, gravity_rows_k, unit_calm_k, unit_head_k
+from ..limits import check
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)
@@ -87,9 +88,7 @@ class ConstraintTemplate:
         for name, n in (("translations", n_trans), ("rotations", n_rot)):
             if not (isinstance(n, int) and 0 <= n <= 3):
                 raise ValueError(f"{what}: the number of locked {name} {n!r} must be 0..3")
-        for name, v in (("anchor", anchor_ws), ("axis", axis_ws)):
-            if v is not None and (len(tuple(v)) != 3 or not is_finite_vec(v)):
-                raise ValueError(f"{what}: the {name} {tuple(v)} must be 3 finite numbers")
+        _check_frame(what, anchor_ws, axis_ws)
         if (axis_ws is not None and (n_trans in (1, 2) or n_rot in (1, 2))
                 and umath.dot(axis_ws, axis_ws) < QUAT_NORM_EPS):
             raise ValueError(f"{what}: the axis {tuple(axis_ws)} has no direction (zero length)")
@@ -103,6 +102,7 @@ class ConstraintTemplate:
         """Spec 12.4 (0x10012690): R's constraint frame from the anchor and the
         axis (orthonormal basis chosen by the number of locked axes); A's frame
         from m_a = m_Afs_f_Rfs, or derived at creation when m_a is None."""
+        _check_frame(f"constraint {joint_name(obj_r, obj_a)}", anchor_rfs, axis_rfs)
         if anchor_rfs is None and axis_rfs is None:
             self.has_m_rfs_f_rcs = False
         else:
@@ -139,7 +139,8 @@ class ConstraintTemplate:
         name = f"constraint {joint_name(self.obj_r, self.obj_a)}"
         if i not in (0, 1, 2):
             raise ValueError(f"{name}: {what} axis {i!r} must be 0, 1 or 2")
-        if not (is_finite_vec((lo, hi)) and lo <= hi):
+        check(f"{name}: {what} limits", (lo, hi), size=2)
+        if not lo <= hi:
             raise ValueError(f"{name}: {what} limits {lo!r} > {hi!r} (lower must not exceed upper)")
         self.axis_type[k] = AXIS_LIMITED
         self.borders_low[k] = f32(lo)
@@ -159,7 +160,8 @@ class ConstraintTemplate:
         name = f"constraint {joint_name(self.obj_r, self.obj_a)}"
         if i not in (0, 1, 2):
             raise ValueError(f"{name}: axis {i!r} must be 0, 1 or 2")
-        if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0.0):
+        check(f"{name}: the maximum", value)
+        if not value > 0.0:
             raise ValueError(f"{name}: the maximum {value!r} must be a positive number")
         if mode not in OVER_MAX_MODES:
             raise ValueError(f"{name}: over-maximum mode {mode!r} must be 'scale' or 'break'")
@@ -728,14 +730,25 @@ def _lin_solve(A, rhs, eps):
     return True, x
 
 
+def _check_frame(what: str, anchor, axis) -> None:
+    """The anchor (a place: within MAX_POSITION) and the axis (a direction:
+    finite f32 numbers) of a constraint frame; None is allowed for either."""
+    if anchor is not None:
+        check(f"{what}: the anchor", anchor, high="MAX_POSITION", size=3)
+    if axis is not None:
+        check(f"{what}: the axis", axis, size=3)
+
+
 def _check_template(env, tmpl: ConstraintTemplate) -> None:
     what = f"constraint {joint_name(tmpl.obj_r, tmpl.obj_a)}"
     check_joint_objects(env, what, tmpl.obj_r, tmpl.obj_a)
     ff = tmpl.force_factor
-    if not (isinstance(ff, (int, float)) and math.isfinite(ff) and ff > 0.0):
+    check(f"{what}: the force factor", ff)
+    if not ff > 0.0:
         raise ValueError(f"{what}: the force factor {ff!r} must be a positive number")
     for name, v in (("damp factor", tmpl.damp_factor), ("limit factor", tmpl.limit_factor)):
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
+        check(f"{what}: the {name}", v)
+        if not v >= 0.0:
             raise ValueError(f"{what}: the {name} {v!r} must be a number >= 0")
     for k, t in enumerate(tmpl.axis_type):
         if t not in (AXIS_FREE, AXIS_FIXED, AXIS_LIMITED):
@@ -776,8 +789,7 @@ def create_slider(env, obj_r, obj_a, first_point_ws, second_point_ws, limits=Non
     (lo, hi) in metres on translation axis 2, measured as p_A - p_R."""
     what = f"slider {joint_name(obj_r, obj_a)}"
     for name, p in (("first point", first_point_ws), ("second point", second_point_ws)):
-        if len(tuple(p)) != 3 or not is_finite_vec(p):
-            raise ValueError(f"{what}: the {name} {tuple(p)} must be 3 finite numbers")
+        check(f"{what}: the {name}", p, high="MAX_POSITION", size=3)
     axis = umath.sub(second_point_ws, first_point_ws)
     if umath.dot(axis, axis) < QUAT_NORM_EPS:
         raise ValueError(f"{what}: the axis points {tuple(first_point_ws)} and "

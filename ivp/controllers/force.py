@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from .. import umath
+from ..core import Core
 from ..fp import f32v
+from ..limits import check, check_kind
 from .base import Controller
 
 
@@ -13,6 +15,9 @@ class ForceController(Controller):
     priority = 1500
 
     def __init__(self, core, point_cs, force_ws):
+        check_kind("force: core", core, Core)
+        check("force: point", point_cs, high="MAX_POSITION", size=3)
+        check("force: force", force_ws, high="MAX_IMPULSE", size=3)
         self.core = core
         self.point = tuple(float(x) for x in point_cs)     # f64[3], core coordinates
         self.force = f32v(*force_ws)                        # f32[3], world

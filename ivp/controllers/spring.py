@@ -10,12 +10,12 @@ Usage::
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from .. import umath
 from ..core import MT_NOT_SIM
-from ..fp import f32, f32v, hexf32, is_finite_vec
+from ..fp import f32, f32v, hexf32
+from ..limits import check
 from .anchor import anchor_init, anchor_remove
 from .joint import Joint, check_joint_objects, joint_name
 
@@ -124,18 +124,19 @@ def _check_template(env, tmpl: SpringTemplate) -> None:
         raise ValueError(f"{what}: a spring needs two objects")
     check_joint_objects(env, what, tmpl.obj0, tmpl.obj1)
     for name, p in (("position 1", tmpl.pos0_ws), ("position 2", tmpl.pos1_ws)):
-        if len(tuple(p)) != 3 or not is_finite_vec(p):
-            raise ValueError(f"{what}: {name} {tuple(p)} must be 3 finite numbers")
+        check(f"{what}: {name}", p, high="MAX_POSITION", size=3)
     c = tmpl.constant
-    if not (isinstance(c, (int, float)) and math.isfinite(c) and c > 0.0):
+    check(f"{what}: the constant", c, high="MAX_SPRING_CONSTANT")
+    if not c > 0.0:
         raise ValueError(f"{what}: the constant {c!r} must be a positive number")
-    for name, v in (("length", tmpl.length), ("linear dampening", tmpl.damp_lin),
-                    ("global dampening", tmpl.damp_rel)):
-        if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0.0):
-            raise ValueError(f"{what}: the {name} {v!r} must be a number >= 0")
+    for name, v, high in (("length", tmpl.length, "MAX_POSITION"), ("linear dampening", tmpl.damp_lin,
+                          "MAX_SPRING_CONSTANT"), ("global dampening", tmpl.damp_rel, "MAX_SPRING_CONSTANT")):
+        check(f"{what}: the {name}", v, "MIN_DAMP", high)
     b = tmpl.break_length
-    if b is not None and not (isinstance(b, (int, float)) and math.isfinite(b) and b > 0.0):
-        raise ValueError(f"{what}: the break length {b!r} must be a positive number")
+    if b is not None:
+        check(f"{what}: the break length", b, high="MAX_POSITION")
+        if not b > 0.0:
+            raise ValueError(f"{what}: the break length {b!r} must be a positive number")
 
 
 def create_spring(env, tmpl: SpringTemplate) -> Spring:

@@ -247,6 +247,7 @@ class _Importer:
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
         self._balloon(docs, extra)
+        self._camera(extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
         doc = {
@@ -584,6 +585,36 @@ class _Importer:
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
             rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
                                            f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    def _camera(self, extra: list) -> None:
+        """The game's camera rig (the meaning's camera file, Ballance's
+        Camera.nmo): its 3D entities at their authored world matrices, hidden,
+        for the camera behaviour to read; without the file it has the stated
+        rig (the report says so)."""
+        rep, want = self.report, "/".join(self.m.camera_file)
+        path = find_ci(self.game, *self.m.camera_file) if self.game else None
+        if path is None:
+            where = f"in {self.game}" if self.game else "no game folder is known"
+            rep.skipped.append(("the camera rig", f"no {want} ({where}): the stated rig"))
+            return
+        try:
+            rig = r.read_file(path, self.encodings)
+        except (r.VirtoolsError, OSError) as exc:
+            rep.skipped.append(("the camera rig", f"{want} is unreadable: {exc}: the stated rig"))
+            return
+        added = set()
+        for e in rig.entities:
+            if e.class_id not in (r.CK_3DENTITY, r.CK_3DOBJECT):
+                continue
+            if e.name in added or (e.name in self.taken and e.name not in self.m.reserved):
+                rep.skipped.append((f"{e.label} of {want}", "another object has its name"))
+                continue
+            added.add(e.name)
+            self.taken.add(e.name)
+            item = self._item(rig, "Camera", e, e.matrix, e.name, [], None)
+            item["visible"] = False
+            extra.append(item)
+            rep.places.append(("camera rig", e.name, tuple(item["position"])))
 
     @staticmethod
     def _part_physics(pins: dict, world, part: r.Entity, found: list) -> dict:
