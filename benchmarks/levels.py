@@ -1,6 +1,6 @@
 """Benchmark: the original levels of your Ballance folder (issue 40, item 5).
 
-    python benchmarks/levels.py --game /path/to/Ballance [--seconds 5] [--levels 1 2 3]
+    python benchmarks/levels.py --game /path/to/Ballance [--seconds 5] [--levels 1 2 3] [--probes ...]
 
 Per level, a Markdown table row: the load time (read, import, build; target
 under 3 s), objects and triangles of the file (all, and in the Phys_* groups),
@@ -8,8 +8,10 @@ entities and bodies of the scene, the warnings the import gave, then a
 headless run of ``--seconds`` of frame time without input: wall seconds per
 second of frame time, whether the state stayed finite, and the player ball's
 height at the start and the end (it settles on the start plate: a drop of a
-few units, not a fall through the floor). The project ships no game file: the
-folder is yours (docs/levels.md).
+few units, not a fall through the floor). With ``--probes`` (all, or some of
+rest, fans, trafos, boxes, extras), each level's mechanisms after the table
+(benchmarks/level_probes.py). The project ships no game file: the folder is
+yours (docs/levels.md).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import scenes  # noqa: E402
 from behaviors.ballance import player_of  # noqa: E402
+from benchmarks import level_probes  # noqa: E402
 from scenes import headless  # noqa: E402
 from scenes.virtools import game_level  # noqa: E402
 
@@ -59,11 +62,16 @@ def main(argv=None) -> int:
     p.add_argument("--game", required=True, help="your Ballance folder (the one holding '3D Entities')")
     p.add_argument("--seconds", type=float, default=5.0, help="seconds of frame time each level runs (default 5)")
     p.add_argument("--levels", type=int, nargs="*", default=list(range(1, 13)), help="level numbers (default 1-12)")
+    p.add_argument("--probes", nargs="*", choices=level_probes.PROBES,
+                   help="then each level's probes of its mechanisms (default with the flag: all)")
     args = p.parse_args(argv)
     scenes.load(game_level(args.game, args.levels[0]))      # numba's kernels compiled or loaded before timing
     print(HEADER, flush=True)
     for n in args.levels:
         print(row(args.game, n, args.seconds), flush=True)
+    if args.probes is not None:
+        for n in args.levels:
+            level_probes.report(args.game, n, args.probes or level_probes.PROBES)
     return 0
 
 

@@ -122,3 +122,23 @@ def test_wrong_piece_counts_are_an_error():
     run(ctx)
     errors = manager_of(ctx).errors
     assert errors and "a stone ball bursts into 17 pieces" in str(errors[-1].error)
+
+
+@pytest.mark.parametrize("when", [30, 100])          # on the spring (0.5 s), held (1.67 s)
+def test_a_ball_taken_away_during_a_swap_ends_it_and_the_next_swap_runs(when):
+    """A respawn in the middle of a swap (a death, a new ball) gives it up: no
+    burst, no new kind, no error; the pad swaps the next ball as usual."""
+    ctx = transformer_course("paper")
+    player = player_of(ctx)
+    trafo = manager_of(ctx).find("ballance.transformers")[0]
+    frames_until(ctx, lambda: trafo.swapping is not None)
+    run(ctx, when)
+    player.spawn("wood", (0.0, 0.0, -30.0))                    # far from the pad
+    run(ctx, 120)                                              # past the swap's 2.5 s
+    assert trafo.swapping is None and player.kind == "wood" and player.ball is ctx.get("Ball_Wood")
+    assert not player.held and ctx.get("Ball_Wood").is_visible()
+    assert manager_of(ctx).errors == [] and ctx.errors == []
+    player.spawn("wood", PAD)
+    frames_until(ctx, lambda: trafo.swapping is not None, keys=())
+    run(ctx, 160)                                              # 2.67 s
+    assert player.kind == "paper"

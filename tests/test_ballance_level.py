@@ -177,16 +177,24 @@ def test_only_the_next_checkpoint_counts_and_the_names_give_the_order():
     assert before < 20.0 - 6.5 <= seen
 
 
-def test_a_checkpoint_resets_the_old_sector_and_resets_and_activates_the_next():
+def test_a_checkpoint_deactivates_the_old_sector_and_activates_the_next():
+    """The original's Activate / Deactivate Sector: only the current sector's
+    bodies are in the world; its props are shown, the others' hidden."""
     ctx, level = course()
-    box = ctx.create_entity("Box2", position=(8.0, 0.0, 25.0))
-    blocks.physicalize(ctx, box, ball_count=1, convex_count=0)
-    ctx.get("Sector_02").add(box)
+    boxes = []
+    for name, z, sector in (("Box1", 5.0, "Sector_01"), ("Box2", 25.0, "Sector_02")):
+        box = ctx.create_entity(name, position=(8.0, 0.0, z))
+        blocks.physicalize(ctx, box, ball_count=1, convex_count=0)
+        ctx.get(sector).add(box)
+        boxes.append(box)
+    ctx.create_group("P_Box", boxes)
+    box1, box2 = boxes
     from bbglue.blocks import PhysicsImpulse
     run(ctx)
-    PhysicsImpulse(box, ctx, direction=(1.0, 0.0, 0.0), impulse=10.0).trigger()
+    assert not ctx.physics.is_physicalized(box2) and not box2.is_visible()        # sector 2: out of the world
+    PhysicsImpulse(box1, ctx, direction=(1.0, 0.0, 0.0), impulse=10.0).trigger()
     run(ctx, 10, keys={"Up"})
-    assert box.get_position()[0] > 8.5                          # it drifts
+    assert box1.get_position()[0] > 8.5 and box2.get_position() == (8.0, 0.0, 25.0)   # box 1 drifts, box 2 waits
     assert not level.is_active(ctx.get("EP1")) and level.is_active(ctx.get("EL1"))
     run_until(ctx, lambda: level.sector == 2)
     mm = ctx.message_manager
@@ -194,7 +202,9 @@ def test_a_checkpoint_resets_the_old_sector_and_resets_and_activates_the_next():
     seen = [(m.name, m.data.get("sector")) for n in ("Sector Deactivate", "Sector Reset", "Sector Activate")
             for m in mm.received(n)]
     assert ("Sector Deactivate", 1) in seen and ("Sector Reset", 2) in seen and ("Sector Activate", 2) in seen
-    assert box.get_position()[0] == pytest.approx(8.0, abs=0.2)  # put back at the checkpoint
+    assert not ctx.physics.is_physicalized(box1) and not box1.is_visible()
+    assert ctx.physics.is_physicalized(box2) and box2.is_visible()
+    assert box2.get_position() == pytest.approx((8.0, 0.0, 25.0), abs=1e-9)   # no gravity: at rest where authored
     assert level.is_active(ctx.get("EP1")) and not level.is_active(ctx.get("EL1"))
 
 

@@ -211,7 +211,9 @@ def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):
         platform.get_position()))
     x, y, z = seen[-1]
     assert (x, z) == pytest.approx((0.0, 20.0), abs=1e-3)          # on the slider's vertical axis
-    assert y == pytest.approx(10.0 + 30.0 - 4.0, abs=0.05)
+    # It freezes once slow (ivp spec 10), within 0.1 of rest: when depends on the environment's
+    # shared sleep countdown (10.1), so on how many units the world has.
+    assert y == pytest.approx(10.0 + 30.0 - 4.0, abs=0.1)
     assert max(abs(a[1] - b[1]) for a, b in zip(seen[-60:], seen[-61:])) < 0.01   # at rest
 
 

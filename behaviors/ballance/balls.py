@@ -140,7 +140,8 @@ class Transformers(Behavior):
     starts the swap. Navigation goes off and a spring (rest length 0) pulls
     the ball toward a point 3 above the pad for 1.35 s; then the ball is held
     where it is, at 2.35 s it bursts into pieces ("Ball Break") and at 2.5 s
-    the new kind appears there with zero velocities. The spring's stiffness
+    the new kind appears there with zero velocities. A ball taken away
+    meanwhile (a death, a respawn) ends the swap where it is. The spring's stiffness
     is not known: per kilogram of ball, so every kind rises alike."""
 
     paper_pads = Param(Group, "P_Trafo_Paper", "pads that make a paper ball", optional=True)
@@ -183,25 +184,47 @@ class Transformers(Behavior):
                                                 constant=self.spring_rate * mass,
                                                 linear_dampening=self.spring_damping * mass, global_dampening=0.0))
         self.spring.create()
-        self.swapping = {"kind": kind, "player": player, "from": player.kind}
-        self.after(TRANSFORMER_SPRING_S, self._hold)
-        self.after(TRANSFORMER_BURST_S, self._burst)
-        self.after(TRANSFORMER_NEW_S, self._new_ball)
+        self.swapping = {"kind": kind, "player": player, "from": player.kind, "ball": player.ball,
+                         "body": self.ctx.physics.body_of(player.ball)}
+        for delay, step in ((TRANSFORMER_SPRING_S, self._hold), (TRANSFORMER_BURST_S, self._burst),
+                            (TRANSFORMER_NEW_S, self._new_ball)):
+            self.after(delay, step, self.swapping)
 
-    def _hold(self) -> None:
-        self.spring.destroy()
-        self.swapping["player"].hold()
+    def _ours(self, s: dict, held: bool):
+        """``s`` while it is the swap in progress and the player still has its
+        ball (on the spring, or held once ``held``); else None, and the swap
+        is given up when the ball was taken away meanwhile (a death, a
+        respawn)."""
+        if self.swapping is not s:
+            return None
+        p = s["player"]
+        same = p.entity_in_play is s["ball"] and (
+            p.held if held else self.ctx.physics.body_of(p.entity_in_play) is s["body"])
+        if not same:
+            self.spring.destroy()
+            self.swapping = None
+        return s if same else None
 
-    def _burst(self) -> None:
-        e = self.swapping["player"].entity_in_play
-        e.hide()
-        self.send("Ball Break", kind=self.swapping["from"], position=e.get_position())
+    def _hold(self, s: dict) -> None:
+        s = self._ours(s, held=False)
+        if s is not None:
+            self.spring.destroy()
+            s["player"].hold()
 
-    def _new_ball(self) -> None:
-        s, self.swapping = self.swapping, None
-        s["player"].spawn(s["kind"], s["player"].entity_in_play.get_position())
-        self.send("Ball Nav On")
-        self.send("Ball Changed", kind=s["kind"])
+    def _burst(self, s: dict) -> None:
+        s = self._ours(s, held=True)
+        if s is not None:
+            e = s["player"].entity_in_play
+            e.hide()
+            self.send("Ball Break", kind=s["from"], position=e.get_position())
+
+    def _new_ball(self, s: dict) -> None:
+        s = self._ours(s, held=True)
+        if s is not None:
+            self.swapping = None
+            s["player"].spawn(s["kind"], s["player"].entity_in_play.get_position())
+            self.send("Ball Nav On")
+            self.send("Ball Changed", kind=s["kind"])
 
     def on_reset(self) -> None:
         self.swapping = None

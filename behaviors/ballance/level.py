@@ -10,12 +10,18 @@ finish 1) and its oriented bounding box against the oriented death boxes.
 Sectors: sector N starts at "PR_Resetpoint_0N" (sector 1 too; PS_Levelstart
 is only the start's decoration) and checkpoint "PC_TwoFlames_0N" ends it: the
 numbers in the names give the order. Only the current sector's objects (the
-members of its group "Sector_0N") are live: their pickups and scripts run; a
-checkpoint resets the old sector and resets and activates the next; the
-finish is live only in the last sector. The physicalized members' initial
-conditions are saved at the start; a reset puts them back there with their
-joints and springs. The level broadcasts "Sector Activate" (data: sector),
-"Sector Reset" (when a sector is reset: its wake gates arm again),
+members of its group "Sector_0N") are live: their pickups and scripts run,
+and, as in the original's Activate / Deactivate Sector, only its bodies (its
+props and module parts) are in the physics world. The physicalized members'
+initial conditions are saved at the start; at the first frame every other
+sector is deactivated (its bodies unphysicalized, its props hidden), so a
+prop of a later sector waits where it was authored. Activating a sector puts
+its bodies back at their initial conditions with their joints and springs
+(and shows its props); a death activates the current sector again (the
+original's teardown and rebuild); a checkpoint deactivates the old sector and
+activates the next; the finish is live only in the last sector. The level
+broadcasts "Sector Activate" (data: sector), "Sector Reset" (when a sector's
+bodies are put back: its wake gates arm again, its forces are made again),
 "Sector Deactivate", "Level_Finish" at the finish, "Game Over" and "Sound"
 (data: sound, its name) for the viewer.
 
@@ -116,6 +122,7 @@ class Level(Behavior):
         if not numbered(ctx, self.reset_points):
             raise ValueError(f"{self.name}: no start: no reset point {self.reset_points.format(1)!r}")
         self.paused = False
+        self.records = {}
         self._init_state()
 
     def _init_state(self) -> None:
@@ -182,6 +189,7 @@ class Level(Behavior):
             self.sector_bodies[k] = [e for e in members if self.ctx.physics.is_physicalized(e)]
         self.props = [e for name in self.prop_groups.split() if name in self.ctx
                       for e in self.ctx.get(name) if self.ctx.physics.is_physicalized(e)]
+        self.prop_set = set(self.props)
         self.records = {}
         for e in dict.fromkeys(self.props + [e for b in self.sector_bodies.values() for e in b]):
             self.save_ic(e)
@@ -199,28 +207,51 @@ class Level(Behavior):
         """The reset point of a sector (the last one for sectors past it)."""
         return self.reset_entities[min(sector, len(self.reset_entities)) - 1]
 
+    def members(self, sector: int) -> list:
+        """The bodies of a sector: its physicalized members and props at the start."""
+        return [e for e in dict.fromkeys(self.sector_bodies.get(sector, []) + self.props)
+                if self.sector_of.get(e) == sector]
+
     def reset_sector(self, sector: int | None = None) -> None:
-        """A sector's bodies and props back to their initial conditions (joints
-        and springs made again, Start Frozen ones frozen), its extra lives back,
-        then "Sector Reset" (the wake gates arm again)."""
+        """Activate a sector: its bodies and props back into the world at their
+        initial conditions (joints and springs made again, Start Frozen ones
+        frozen), its props shown, its extra lives back, then "Sector Reset"
+        (the wake gates arm again)."""
         k = self.sector if sector is None else sector
-        self._put_back([e for e in dict.fromkeys(self.sector_bodies.get(k, []) + self.props)
-                        if self.sector_of.get(e) == k])
-        for e, s in list(self.collected.items()):
-            if s == k and self._is_extra_life(e):
+        self._put_back(self.members(k))
+        for e in list(self.collected):
+            if self.collected[e] == k and self._is_extra_life(e):
                 del self.collected[e]
                 e.show()
         self.send("Sector Reset", sector=k)
 
+    def deactivate_sector(self, sector: int) -> None:
+        """A sector's bodies out of the world: the joints, springs, forces and
+        listeners on them deleted, the bodies unphysicalized, its props hidden."""
+        for e in self.members(sector):
+            rec = self.ctx.physics.record_of(e)
+            if rec is not None:
+                for b in list(rec.blocks):
+                    b.destroy_now(self.ctx)
+                blocks.unphysicalize(self.ctx, e)
+            if e in self.prop_set:
+                e.hide()
+
     def _put_back(self, entities) -> None:
-        """reset_bodies, after physicalizing again (from its saved record) each
-        one that fell out of the level."""
+        """reset_bodies, after bringing back each one that is out of the world."""
         for e in entities:
-            if not self.ctx.physics.is_physicalized(e):
-                self.restore_ic(e)
-                Physicalize.of_record(self.records[e], self.ctx).physicalize(self.ctx.physics)
+            self._into_world(e)
         if entities:
             self.reset_bodies(*entities)
+
+    def _into_world(self, e) -> None:
+        """A saved body out of the world (deactivated, or fallen out of the
+        level) physicalized again at its initial conditions from its saved
+        record, with the joint and spring blocks made on it."""
+        if not self.ctx.physics.is_physicalized(e):
+            self.restore_ic(e)
+            Physicalize.of_record(self.records[e], self.ctx).physicalize(self.ctx.physics)
+            self.ctx.physics.record_of(e).blocks = self.records[e].blocks
 
     def _is_extra_life(self, e) -> bool:
         return self.extra_lives is not None and e in self.extra_lives
@@ -233,8 +264,11 @@ class Level(Behavior):
             if player is None:
                 return
             self.sector_kind = self.start_kind or player.start_kind
+            for k in range(1, self.sector_count + 1):
+                if k != self.sector:
+                    self.deactivate_sector(k)
             self._respawn()
-            self.send("Sector Activate", sector=1)
+            self.send("Sector Activate", sector=self.sector)
             return
         if self.stopped:
             return
@@ -320,7 +354,7 @@ class Level(Behavior):
         old = self.sector
         self.satellites = []
         self.sector_kind = player.kind
-        self.reset_sector(old)
+        self.deactivate_sector(old)
         self.send("Sector Deactivate", sector=old)
         self.sector = old + 1
         self.reset_sector()
@@ -393,8 +427,12 @@ class Level(Behavior):
         self.send("Level Score", final=self.final)
 
     def on_reset(self) -> None:
+        """Every pickup shown and every saved body back in the world (the
+        manager's reset then puts them at their initial conditions)."""
         for e in self.collected:
             e.show()
+        for e in self.records:
+            self._into_world(e)
         self._init_state()
 
     def gameplay(self) -> dict:

@@ -58,9 +58,11 @@ class WakeGate(Behavior):
 
 class CyclicForce(Behavior):
     """A force on the owner that steps through ``PHASES`` (direction signs along
-    Z of ``direction_ref``, 0 = idle), one phase every ``PHASE_MS`` of frame time.
-    A sector reset of the owner drops the force: "Sector Reset" creates the
-    current phase's again (a no-op when it still exists)."""
+    Z of ``direction_ref``, 0 = idle), one phase every ``PHASE_MS`` of frame time;
+    the phases run always, the force is made only while the owner's sector is
+    the current one (its body is in the world then). A sector reset of the
+    owner drops the force: "Sector Reset" creates the current phase's again
+    (a no-op when it still exists)."""
 
     messages = ("Sector Reset",)
     needs_entity = "the body the force pushes"
@@ -80,15 +82,17 @@ class CyclicForce(Behavior):
         return self.PHASES[self.phase]
 
     def on_message(self, message) -> None:
-        if self.sign:
+        self._push()
+
+    def _push(self) -> None:
+        if self.sign and sector_active(self.ctx, self.entity):
             self.blocks[self.sign].create()
 
     def _next_phase(self) -> None:
         if self.phase >= 0 and self.sign:
             self.blocks[self.sign].destroy()
         self.phase = (self.phase + 1) % len(self.PHASES)
-        if self.sign:
-            self.blocks[self.sign].create()
+        self._push()
 
 
 @register("ballance.swing")
