@@ -116,11 +116,12 @@ def _manager(ctx, rnd):
 
 def _engine_ball(ctx, rnd):
     env = ctx.physics.env
-    field = rnd.choice(BALL_FIELDS)
-    value = vector(rnd) if field in VECTOR_FIELDS else number(rnd)
-    where = vector(rnd) if rnd.random() < 0.2 else (0.0, 20.0, 0.0)
+    field = rnd.choice(BALL_FIELDS + ("position",))
+    value = vector(rnd) if field in VECTOR_FIELDS + ("position",) else number(rnd)
+    if field == "position":
+        return lambda: env.create_ball(BallTemplate(name="fz"), value), "fz"
     pins = {"name": "fz", field: value}
-    return lambda: env.create_ball(BallTemplate(**pins), where), "fz"
+    return lambda: env.create_ball(BallTemplate(**pins), (0.0, 20.0, 0.0)), "fz"
 
 
 def _engine_polygon(ctx, rnd):
