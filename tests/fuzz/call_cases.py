@@ -158,9 +158,9 @@ def _engine_spring(ctx, rnd):
     env = ctx.physics.env
     body, other = ctx.physics.body_of(ctx.get("keeper")), ctx.physics.body_of(ctx.get("anchor"))
     field = rnd.choice(SPRING_FIELDS)
-    pins = {field: vector(rnd) if field.endswith("_ws") else number(rnd)}
-    return lambda: create_spring(env, SpringTemplate(body, (0.0, 10.0, 0.0), other, (0.0, 14.0, 0.0), **pins)), \
-        "spring"
+    pins = {"obj0": body, "pos0_ws": (0.0, 10.0, 0.0), "obj1": other, "pos1_ws": (0.0, 14.0, 0.0),
+            field: vector(rnd) if field.endswith("_ws") else number(rnd)}
+    return lambda: create_spring(env, SpringTemplate(**pins)), "spring"
 
 
 def _engine_force(ctx, rnd):
