@@ -41,6 +41,7 @@ def test_a_case_over_its_time_is_a_hang_with_a_reproducer(tmp_path):
     scene, call = (o.repro for o in outcomes)
     assert scene.startswith(str(tmp_path / "scenes")) and scene.endswith("__fz5.yaml") and os.path.isfile(scene)
     assert open(call).read().endswith("print(call_cases.run_case(6))\n")
+    assert open(call).read().startswith("# call case 6 (")
 
 
 def test_a_nan_body_or_entity_is_seen():

@@ -192,9 +192,10 @@ CALLS = (_physicalize, _force, _impulse, _spring, _hinge, _contacts, _globals_bl
 
 
 def reproducer(seed: int, _setting=None) -> dict:
-    """A script that replays the case (run from the checkout's root)."""
+    """A script that replays the case (run from the checkout's root: PYTHONPATH=. python FILE)."""
     label = random.Random(seed).choice(CALLS).__name__.lstrip("_")
-    return {f"calls/{label}__fz{seed}.py": f"# python calls/{label}__fz{seed}.py: call case {seed} ({label})\n"
+    return {f"calls/{label}__fz{seed}.py": f"# call case {seed} ({label}); from the checkout's root: "
+            "PYTHONPATH=. python THIS_FILE\n"
             "from tests.fuzz import call_cases\n"
             f"print(call_cases.run_case({seed}))\n"}
 
