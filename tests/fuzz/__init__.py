@@ -1,29 +1,30 @@
-"""The reliability fuzz harness (issue 15, "How it proves itself").
+"""The reliability fuzz harness (issue 15; made as hard as an outside kit in
+issue 41.7).
 
-Two generators of cases, each case one seed:
+Generators of cases, each case one seed:
 
-- ``scene_cases``: a bundled scene mutated by ``tests/scene_mutations.py``,
-  loaded and run for a few frames;
+- ``scene_cases``: a bundled scene, or a part or library it includes, mutated
+  (tests/scene_mutations.py, or physics given to any entity), loaded under the
+  real scene limits and run for FRAMES frames;
 - ``call_cases``: one bad call (hostile numbers, wrong kinds) into a building
-  block, the glue's physics manager or the engine, on a small world that then
-  runs a few frames.
+  block, the glue's physics manager or an engine entry point (templates,
+  create_*, joints, springs, forces, pushes on a body), on a small world that
+  then runs FRAMES frames;
+- ``level_cases`` (with a game folder only): a copy of one of the game's
+  Level_NN.NMO with bytes or fields mutated, loaded and run.
 
-Each outcome is one of the classes below. ``run_case`` classifies one case,
-``run`` many; ``python -m tests.fuzz --cases 20000`` prints the counts per
-class. A small fixed-seed sample runs in the test suite
-(tests/test_reliability_fuzz.py).
-
-The scene limits are lowered during a case (MAX_ENTITIES and the like, as
-tests/test_scene_limits.py does), so that a file that asks for the most a
-limit allows stays small; the limits themselves are tested where they are
-defined. A case runs under a SIGALRM guard of HANG_SECONDS.
+Each outcome is one of the classes below. Cases run in a worker process
+(``run``): a case that takes over HANG_SECONDS is a hang, its worker is killed
+and a new one takes the next case, so no hang stalls the fuzz. ``python -m
+tests.fuzz`` prints the counts per class and writes a reproducer of every
+case that is neither clean nor located (``reproducer``).
 """
 
 from __future__ import annotations
 
-import signal
+import multiprocessing
+import os
 from collections import Counter
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -38,34 +39,26 @@ CLASSES = (CLEAN, LOCATED, UNLOCATED, UNCAUGHT, HANG, NAN)
 BAD = (UNLOCATED, UNCAUGHT, HANG, NAN)
 
 HANG_SECONDS = 10.0
-FRAMES = 15                      # frames of 1/60 s each case runs once loaded
+FRAMES = 60                      # frames of 1/60 s each case runs once loaded
 FRAME_MS = 1000.0 / 60.0
 
 
 @dataclass
 class Outcome:
-    kind: str                   # "scene" or "call"
+    kind: str                   # "scene", "call" or "level"
     seed: int
     cls: str
     detail: str = ""            # what happened, for the bad classes
+    repro: str = ""             # the reproducer's main file (run with an output folder)
 
 
-class Hang(BaseException):
-    """A case ran past HANG_SECONDS (a BaseException, so no handler under test keeps it)."""
+@dataclass
+class Setting:
+    """What the cases of one fuzz share: the copy of the bundled scenes to
+    mutate in (scene_cases.workspace) and the game folder (level cases)."""
 
-
-@contextmanager
-def hang_guard(seconds: float = HANG_SECONDS):
-    def expired(_signum, _frame):
-        raise Hang()
-
-    old = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0.0)
-        signal.signal(signal.SIGALRM, old)
+    root: str
+    game: str | None = None
 
 
 def where_of(exc: BaseException) -> str:
@@ -112,16 +105,109 @@ def tally(outcomes) -> Counter:
     return Counter(o.cls for o in outcomes)
 
 
-def run(cases: int, seed: int = 0, kinds=("scene", "call"), on_outcome=None) -> list:
-    """Cases seed, seed + 1, ...; each seed picks its generator in turn."""
-    from . import call_cases, scene_cases
-    generators = {"scene": scene_cases.run_case, "call": call_cases.run_case}
-    out = []
-    with scene_cases.workspace() as ws:
-        for i in range(cases):
-            kind = kinds[i % len(kinds)]
-            o = generators[kind](seed + i, ws)
-            out.append(o)
-            if on_outcome is not None:
-                on_outcome(o)
-    return out
+def _generators():
+    from . import call_cases, level_cases, scene_cases
+    return {"scene": scene_cases, "call": call_cases, "level": level_cases}
+
+
+def run_case(kind: str, seed: int, setting: Setting) -> Outcome:
+    """One case, in this process (no hang limit)."""
+    return _generators()[kind].run_case(seed, setting)
+
+
+def reproducer(kind: str, seed: int, setting: Setting) -> dict:
+    """The files that replay a case: {path relative to the reproducer folder: text or bytes}."""
+    return _generators()[kind].reproducer(seed, setting)
+
+
+def _worker(conn, setting: Setting) -> None:
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        conn.send(run_case(*job, setting))
+
+
+class Worker:
+    """A forked process that runs cases one at a time; ``run`` returns HANG and
+    kills the process when a case takes over ``seconds``."""
+
+    def __init__(self, setting: Setting, seconds: float):
+        self.setting, self.seconds = setting, seconds
+        self.conn, child = multiprocessing.Pipe()
+        self.proc = multiprocessing.get_context("fork").Process(target=_worker, args=(child, setting), daemon=True)
+        self.proc.start()
+        child.close()
+
+    def run(self, kind: str, seed: int) -> Outcome:
+        self.conn.send((kind, seed))
+        try:
+            if self.conn.poll(self.seconds):
+                return self.conn.recv()
+        except EOFError:
+            self.stop()
+            return Outcome(kind, seed, UNCAUGHT, f"the worker died (exit code {self.proc.exitcode})")
+        self.stop()
+        return Outcome(kind, seed, HANG, f"over {self.seconds:g} s")
+
+    def alive(self) -> bool:
+        return self.proc.is_alive()
+
+    def stop(self) -> None:
+        if self.proc.is_alive():
+            self.proc.kill()
+        self.proc.join()
+        self.conn.close()
+
+    def close(self) -> None:
+        if self.proc.is_alive():
+            self.conn.send(None)
+            self.proc.join(self.seconds)
+        self.stop()
+
+
+def write_reproducer(outcome: Outcome, setting: Setting, folder: str) -> list:
+    """Write the files of a case under ``folder``; their paths, the one to run or load first."""
+    paths = []
+    for rel, content in reproducer(outcome.kind, outcome.seed, setting).items():
+        path = os.path.join(folder, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb" if isinstance(content, bytes) else "w") as fh:
+            fh.write(content)
+        paths.append(path)
+    return paths
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's cache) the engine's kernels in this
+    process, so that no forked worker spends a case's time on them."""
+    import scenes
+    from . import call_cases
+    run_frames(call_cases.small_world())
+    run_frames(scenes.load(scenes.DEFAULT_SCENE).ctx)
+
+
+def run(cases: int, seed: int = 0, kinds=("scene", "call"), game: str | None = None, on_outcome=None,
+        seconds: float = HANG_SECONDS, out: str | None = None) -> list:
+    """Cases seed, seed + 1, ...; each seed picks its generator in turn; each
+    case runs in a worker process, cut after ``seconds`` (HANG). With ``out``,
+    the reproducer of each bad case is written there (``Outcome.repro``)."""
+    from . import scene_cases
+    warm_up()
+    outcomes = []
+    with scene_cases.workspace() as root:
+        setting = Setting(root, game)
+        worker = Worker(setting, seconds)
+        try:
+            for i in range(cases):
+                if not worker.alive():
+                    worker = Worker(setting, seconds)
+                o = worker.run(kinds[i % len(kinds)], seed + i)
+                if out is not None and o.cls in BAD:
+                    o.repro = write_reproducer(o, setting, out)[-1]
+                outcomes.append(o)
+                if on_outcome is not None:
+                    on_outcome(o)
+        finally:
+            worker.close()
+    return outcomes

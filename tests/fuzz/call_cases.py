@@ -1,5 +1,6 @@
 """Call cases: one call with hostile arguments into a building block, the
-glue's physics manager or the engine, on a small world (a falling ball
+glue's physics manager or an engine entry point (templates, create_*,
+joints, springs, forces, pushes on a body), on a small world (a falling ball
 'keeper' with a force on it, a box 'victim' without a body, a fixed 'anchor'
 ball), which then runs FRAMES frames.
 
@@ -14,10 +15,11 @@ import random
 
 from bbglue import CKContext, blocks, meshes
 from bbglue.blocks import SetPhysicsGlobals
-from ivp import BallTemplate, Environment, ObjectTemplate, build_surface
+from ivp import (BallTemplate, Environment, ForceController, ObjectTemplate, SpringTemplate, build_surface,
+                 create_ball_joint, create_hinge, create_slider, create_spring)
 from ivp import rng as ivp_rng
 
-from . import BAD, HANG, LOCATED, UNCAUGHT, UNLOCATED, Hang, Outcome, describe, hang_guard, run_frames
+from . import BAD, LOCATED, UNCAUGHT, UNLOCATED, Outcome, describe, run_frames
 
 NUMBERS = [math.nan, math.inf, -math.inf, 0.0, -1.0, 1e-300, 1e-30, 1e-8, 1e30, 1e300, -1e300, 3.5e38, 2.0 ** 64,
            9.2e18, -9.2e18, 0.5, 1.0, 100.0, 10 ** 9, -(10 ** 9)]
@@ -49,7 +51,10 @@ def small_world():
 
 PHYSICALIZE_PINS = ("mass", "friction", "elasticity", "linear_speed_dampening", "rot_speed_dampening",
                     "convex_count", "concave_count", "ball_radius_1", "shift_mass_center", "ball_position_1")
-BALL_FIELDS = ("mass", "radius", "extra_radius", "speed_damp_factor", "rot_inertia", "rot_speed_damp_factor")
+BALL_FIELDS = ("mass", "radius", "extra_radius", "speed_damp_factor", "rot_inertia", "rot_speed_damp_factor",
+               "auto_check_rot_inertia", "rot_inertia_is_factor", "material", "name")
+VECTOR_FIELDS = ("rot_inertia", "rot_speed_damp_factor")
+SPRING_FIELDS = ("pos0_ws", "pos1_ws", "length", "constant", "damp_lin", "damp_rel", "break_length")
 
 
 def _physicalize(ctx, rnd):
@@ -111,9 +116,12 @@ def _manager(ctx, rnd):
 
 def _engine_ball(ctx, rnd):
     env = ctx.physics.env
-    field = rnd.choice(BALL_FIELDS)
-    value = vector(rnd) if field in ("rot_inertia", "rot_speed_damp_factor") else number(rnd)
-    return lambda: env.create_ball(BallTemplate(name="fz", **{field: value}), (0.0, 20.0, 0.0)), "fz"
+    field = rnd.choice(BALL_FIELDS + ("position",))
+    value = vector(rnd) if field in VECTOR_FIELDS + ("position",) else number(rnd)
+    if field == "position":
+        return lambda: env.create_ball(BallTemplate(name="fz"), value), "fz"
+    pins = {"name": "fz", field: value}
+    return lambda: env.create_ball(BallTemplate(**pins), (0.0, 20.0, 0.0)), "fz"
 
 
 def _engine_polygon(ctx, rnd):
@@ -122,9 +130,43 @@ def _engine_polygon(ctx, rnd):
         points = CUBE[:7] + [rnd.choice([vector(rnd), (number(rnd), 1.0, 1.0), number(rnd)])]
         return lambda: env.create_polygon(build_surface("fzs", [points]), ObjectTemplate(name="fz"),
                                           (0.0, 20.0, 0.0)), "fzs"
+    if rnd.random() < 0.5:
+        scale = rnd.choice(NUMBERS)
+        return lambda: env.create_polygon(build_surface("fzs", [[(x * scale, y, z) for x, y, z in CUBE]]),
+                                          ObjectTemplate(name="fz"), (0.0, 20.0, 0.0)), "fzs"
+    if rnd.random() < 0.5:
+        surface = rnd.choice(OTHERS)
+        return lambda: env.create_polygon(surface, ObjectTemplate(name="fz"), (0.0, 20.0, 0.0)), "fz"
     shift = vector(rnd)
     return (lambda: env.create_polygon(build_surface("fzs", [CUBE]), ObjectTemplate(name="fz", mass_center_override=shift),
                                        (0.0, 20.0, 0.0)), "fz")
+
+
+def _engine_joint(ctx, rnd):
+    env = ctx.physics.env
+    body, other = ctx.physics.body_of(ctx.get("keeper")), ctx.physics.body_of(ctx.get("anchor"))
+    other = rnd.choice([other, None, "x"]) if rnd.random() < 0.3 else other
+    a, b, lim = vector(rnd), vector(rnd), rnd.choice([(number(rnd), number(rnd)), None])
+    return rnd.choice([
+        (lambda: create_hinge(env, body, other, a, b, lim), "keeper"),
+        (lambda: create_slider(env, body, other, a, b, lim), "keeper"),
+        (lambda: create_ball_joint(env, body, other, a), "keeper"),
+    ])
+
+
+def _engine_spring(ctx, rnd):
+    env = ctx.physics.env
+    body, other = ctx.physics.body_of(ctx.get("keeper")), ctx.physics.body_of(ctx.get("anchor"))
+    field = rnd.choice(SPRING_FIELDS)
+    pins = {"obj0": body, "pos0_ws": (0.0, 10.0, 0.0), "obj1": other, "pos1_ws": (0.0, 14.0, 0.0),
+            field: vector(rnd) if field.endswith("_ws") else number(rnd)}
+    return lambda: create_spring(env, SpringTemplate(**pins)), "spring"
+
+
+def _engine_force(ctx, rnd):
+    core = ctx.physics.body_of(ctx.get("keeper")).core
+    point, force = vector(rnd), vector(rnd)
+    return lambda: ctx.physics.env.controller_manager.add_controller(ForceController(core, point, force)), "force"
 
 
 def _engine_push(ctx, rnd):
@@ -146,31 +188,37 @@ def _engine_world(ctx, rnd):
 
 
 CALLS = (_physicalize, _force, _impulse, _spring, _hinge, _contacts, _globals_block, _manager, _engine_ball,
-         _engine_polygon, _engine_push, _engine_world)
+         _engine_polygon, _engine_push, _engine_world, _engine_joint, _engine_spring, _engine_force)
 
 
-def run_case(seed: int, _root=None) -> Outcome:
+def reproducer(seed: int, _setting=None) -> dict:
+    """A script that replays the case (run from the checkout's root: PYTHONPATH=. python FILE)."""
+    label = random.Random(seed).choice(CALLS).__name__.lstrip("_")
+    return {f"calls/{label}__fz{seed}.py": f"# call case {seed} ({label}); from the checkout's root: "
+            "PYTHONPATH=. python THIS_FILE\n"
+            "from tests.fuzz import call_cases\n"
+            f"print(call_cases.run_case({seed}))\n"}
+
+
+def run_case(seed: int, _setting=None) -> Outcome:
     rnd = random.Random(seed)
     ivp_rng.reset()
     make = rnd.choice(CALLS)
     label = make.__name__.lstrip("_")
     try:
-        with hang_guard():
-            ctx = small_world()
-            call, names = make(ctx, rnd)
-            try:
-                call()
-            except (ValueError, TypeError, KeyError) as exc:
-                text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
-                after, detail = run_frames(ctx)     # the world steps on after a refusal
-                if after in BAD:
-                    return Outcome("call", seed, after, f"{label}, after a refusal: {detail}")
-                if names not in str(text):
-                    return Outcome("call", seed, UNLOCATED, f"{label}: {describe(exc)} (should name {names!r})")
-                return Outcome("call", seed, LOCATED)
-            cls, detail = run_frames(ctx)
-            return Outcome("call", seed, cls, f"{label}: {detail}" if cls in BAD else "")
-    except Hang:
-        return Outcome("call", seed, HANG, label)
+        ctx = small_world()
+        call, names = make(ctx, rnd)
+        try:
+            call()
+        except (ValueError, TypeError, KeyError) as exc:
+            text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+            after, detail = run_frames(ctx)     # the world steps on after a refusal
+            if after in BAD:
+                return Outcome("call", seed, after, f"{label}, after a refusal: {detail}")
+            if names not in str(text):
+                return Outcome("call", seed, UNLOCATED, f"{label}: {describe(exc)} (should name {names!r})")
+            return Outcome("call", seed, LOCATED)
+        cls, detail = run_frames(ctx)
+        return Outcome("call", seed, cls, f"{label}: {detail}" if cls in BAD else "")
     except Exception as exc:            # noqa: BLE001 - the harness classifies every exception
         return Outcome("call", seed, UNCAUGHT, f"{label}: {describe(exc)}")

@@ -1,5 +1,8 @@
-"""Scene cases: a bundled scene file (or a part it includes) mutated by
-tests/scene_mutations.py, loaded, then run for FRAMES frames."""
+"""Scene cases: one file of the bundled scenes (a runnable scene, or a part or
+library some scene includes) mutated, by tests/scene_mutations.py or by giving
+an entity physics; the mutated copy is written beside the original as
+``<name>__fz<seed>.yaml`` (with a copy of an including scene that includes it),
+loaded under the real scene limits, then run for FRAMES frames."""
 
 from __future__ import annotations
 
@@ -9,36 +12,78 @@ import shutil
 import tempfile
 from contextlib import contextmanager
 
+import yaml
+
 import scenes
 from ivp import rng as ivp_rng
-from scenes import SceneError, limits
+from scenes import SceneError
 from tests.scene_mutations import mutate
 
-from . import BAD, HANG, LOCATED, UNCAUGHT, UNLOCATED, Hang, Outcome, describe, hang_guard, run_frames
+from . import BAD, LOCATED, UNCAUGHT, UNLOCATED, Outcome, describe, run_frames
 
-# the scene limits during a case (tests/test_scene_limits.py lowers the same ones)
-LOWERED = {"MAX_ENTITIES": 2000, "MAX_ITEMS": 2000, "MAX_PLACEMENTS": 200, "MAX_NODES": 100_000}
-SKIPPED = ("stress/floor_1000",)          # 1000 bodies: a case of seconds even unmutated
+PHYSICS = [True, {"friction": 0.0}, {"elasticity": 1.0, "friction": 0.0}, {"mass": 1e-3}, {"mass": 1e4},
+           {"mass": 0.1, "friction": 0.0, "linear_speed_dampening": 0.0, "rot_speed_dampening": 0.0}]
+MESHES = [{"cylinder": {"radius": 1, "height": 1, "segments": 3}}, {"box": [0.01, 0.01, 0.01]},
+          {"box": [40, 0.2, 40]}]
 
 
-def names() -> list:
-    return [n for n in scenes.bundled_names() if n not in SKIPPED] + ["parts/player", "lib/ballance"]
+def files() -> list:
+    """Every file a case may mutate: the runnable scenes, then the parts and
+    libraries (paths relative to the bundled folder, without .yaml)."""
+    runnable = scenes.bundled_names()
+    included = sorted(os.path.relpath(os.path.join(d, f), scenes.BUNDLED_DIR)[:-5]
+                      for d, _, fs in os.walk(scenes.BUNDLED_DIR) for f in fs
+                      if f.endswith(".yaml") and os.path.basename(d) in ("parts", "lib"))
+    return runnable + included
 
 
 @contextmanager
 def workspace():
-    """A copy of the bundled scenes to mutate in, with the lowered limits."""
-    saved = {k: getattr(limits, k) for k in LOWERED}
+    """A copy of the bundled scenes to mutate in."""
     root = tempfile.mkdtemp(prefix="ivp-fuzz-")
     try:
-        shutil.copytree(scenes.document.BUNDLED_DIR, root, dirs_exist_ok=True)
-        for k, v in LOWERED.items():
-            setattr(limits, k, v)
+        shutil.copytree(scenes.BUNDLED_DIR, root, dirs_exist_ok=True)
         yield root
     finally:
-        for k, v in saved.items():
-            setattr(limits, k, v)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def give_physics(text: str, rnd: random.Random) -> str:
+    """An entity of the file (any: a ball piece, a fan, a reset point) made
+    physical, sometimes with a small or flat mesh."""
+    doc = yaml.safe_load(text)
+    ents = [e for e in doc.get("entities") or [] if isinstance(e, dict)]
+    if not ents:
+        return mutate(text, rnd)
+    ent = rnd.choice(ents)
+    ent["physics"] = rnd.choice(PHYSICS)
+    if rnd.random() < 0.3:
+        ent["mesh"] = rnd.choice(MESHES)
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, default_flow_style=None)
+
+
+def case_files(seed: int, root: str) -> tuple:
+    """({path relative to root: text} of the case's new files, the scene to load)."""
+    rnd = random.Random(seed)
+    runnable = scenes.bundled_names()
+    target = rnd.choice(files())
+    with open(os.path.join(root, target + ".yaml"), encoding="utf-8") as fh:
+        text = fh.read()
+    text = give_physics(text, rnd) if rnd.random() < 1 / 3 else mutate(text, rnd)
+    mutated = f"{target}__fz{seed}"
+    out = {mutated + ".yaml": text}
+    if target in runnable:
+        return out, mutated
+    base = os.path.basename(target) + ".yaml"
+    includers = []
+    for name in runnable:
+        with open(os.path.join(root, name + ".yaml"), encoding="utf-8") as fh:
+            if base in fh.read():
+                includers.append(name)
+    scene = rnd.choice(includers)
+    with open(os.path.join(root, scene + ".yaml"), encoding="utf-8") as fh:
+        out[f"{scene}__fz{seed}.yaml"] = fh.read().replace(base, os.path.basename(mutated) + ".yaml")
+    return out, f"{scene}__fz{seed}"
 
 
 def located(exc: SceneError) -> tuple:
@@ -56,28 +101,27 @@ def located(exc: SceneError) -> tuple:
     return LOCATED, ""
 
 
-def run_case(seed: int, root: str) -> Outcome:
-    rnd = random.Random(seed)
-    path = os.path.join(root, rnd.choice(names()) + ".yaml")
-    with open(path, encoding="utf-8") as fh:
-        text = mutate(fh.read(), rnd)
-    mutated = path[:-5] + f".mutated{seed}.yaml"
-    with open(mutated, "w", encoding="utf-8") as fh:
-        fh.write(text)
+def reproducer(seed: int, setting) -> dict:
+    """The mutated files, to lay over a copy of the bundled scenes (as ../shared/repro/scenes)."""
+    return {os.path.join("scenes", rel): text for rel, text in case_files(seed, setting.root)[0].items()}
+
+
+def run_case(seed: int, setting) -> Outcome:
+    new, scene = case_files(seed, setting.root)
+    for rel, text in new.items():
+        with open(os.path.join(setting.root, rel), "w", encoding="utf-8") as fh:
+            fh.write(text)
     ivp_rng.reset()
-    label = os.path.relpath(path, root)
     try:
-        with hang_guard():
-            try:
-                scene = scenes.load(mutated)
-            except SceneError as exc:
-                cls, detail = located(exc)
-                return Outcome("scene", seed, cls, f"{label}: {detail}" if detail else "")
-            cls, detail = run_frames(scene.ctx)
-            return Outcome("scene", seed, cls, f"{label}: {detail}" if cls in BAD else "")
-    except Hang:
-        return Outcome("scene", seed, HANG, label)
+        try:
+            loaded = scenes.load(os.path.join(setting.root, scene + ".yaml"))
+        except SceneError as exc:
+            cls, detail = located(exc)
+            return Outcome("scene", seed, cls, f"{scene}: {detail}" if detail else "")
+        cls, detail = run_frames(loaded.ctx)
+        return Outcome("scene", seed, cls, f"{scene}: {detail}" if cls in BAD else "")
     except Exception as exc:            # noqa: BLE001 - the harness classifies every exception
-        return Outcome("scene", seed, UNCAUGHT, f"{label}: {describe(exc)}")
+        return Outcome("scene", seed, UNCAUGHT, f"{scene}: {describe(exc)}")
     finally:
-        os.remove(mutated)
+        for rel in new:
+            os.remove(os.path.join(setting.root, rel))
