@@ -118,3 +118,14 @@ def test_the_environment_checks_what_it_is_given_to_delete_or_call():
     refused(lambda: env.delete_object("b"), "delete_object: obj", "RealObject")
     refused(lambda: env.add_listener_psi(42), "add_listener_psi", "callable")
     assert env.objects == [b] and env.psi_listeners == []
+
+
+def test_a_joint_or_spring_given_a_string_for_a_body_is_refused_by_name():
+    # tests.fuzz call case 2188: the message's joint name read 'str'.name, an
+    # AttributeError before check_joint_objects could refuse the string
+    env, ball = world()
+    for make in (lambda: ivp.create_hinge(env, ball, "floor", (0, 5, 0), (0, 0, 1)),
+                 lambda: ivp.create_ball_joint(env, "floor", ball, (0, 5, 0))):
+        with pytest.raises(TypeError) as err:
+            make()
+        assert "'floor'" in str(err.value) and "not a physics object" in str(err.value)

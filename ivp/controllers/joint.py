@@ -26,9 +26,10 @@ def check_joint_objects(env, what: str, obj0, obj1) -> None:
 
 
 def joint_name(obj0, obj1) -> str:
-    """'A' - 'B' for messages; a missing object is the world."""
+    """'A' - 'B' for messages; a missing object is the world (what is not
+    an object at all is named as it is, for check_joint_objects to refuse)."""
     def name(o):
-        return "world" if o is None else repr(o.name)
+        return "world" if o is None else repr(getattr(o, "name", o))
     return f"{name(obj0)} - {name(obj1)}"
 
 
