@@ -240,7 +240,8 @@ def test_degenerate_triangles_are_dropped_with_their_materials(tmp_path):
     """A floor whose third triangle has three collinear corners (0,0,0),
     (1,0,0), (2,0,0): zero area, no normal. The original plays such levels;
     the import drops that face and its material slot in step (the look's
-    faces index the faces kept), with one warning naming the mesh."""
+    faces index the faces kept), with one warning naming the mesh; a mesh
+    only drawn (the flames' frames) loses its degenerate face silently."""
     b = LevelBuilder()
     grass, rock = b.material("Grass", 0xFF00FF00), b.material("Rock", 0xFF808080)
     v = np.array([[0, 0, 0], [10, 0, 0], [10, 0, 10], [0, 0, 10], [1, 0, 0], [2, 0, 0], [0, 0, 20]], np.float32)
@@ -250,6 +251,10 @@ def test_degenerate_triangles_are_dropped_with_their_materials(tmp_path):
               face_slots=np.array([0, 0, 1, 1], np.int32))
     floor = b.entity("A01_Floor", m, translation(0, 0, 0))
     b.group("Phys_Floors", [floor])
+    flame = b.add(r.Mesh, r.CK_MESH, "PC_TwoFlames_Mesh", flags=0x0003C00A, slots=[grass], vertices=v,
+                  normals=None, uvs=np.zeros((7, 2), np.float32), faces=faces[[2, 3]],
+                  face_slots=np.array([0, 0], np.int32))
+    b.entity("PC_TwoFlames_01", flame, translation(0, 5, 0))     # drawn only: its face dropped silently
     b.group("PR_Resetpoints", [b.entity("PR_Resetpoint_01", None, translation(5, 3, 5))])
     path = tmp_path / "Level_01.NMO"
     path.write_bytes(b.data())
@@ -259,6 +264,7 @@ def test_degenerate_triangles_are_dropped_with_their_materials(tmp_path):
     look = scene.looks["A01_Floor"]
     assert [(p.name, p.faces.tolist()) for p in look.parts] == [("Grass", [0, 1]), ("Rock", [2])]
     assert scene.ctx.physics.is_physicalized(scene.entity("A01_Floor"))
+    assert scene.entity("PC_TwoFlames_01").mesh.faces.tolist() == faces[[3]].tolist()
     warnings = [w for w in scene.level.warnings if "degenerate" in w]
     assert len(warnings) == 1 and "mesh 'A01_Floor_Mesh': 1 degenerate triangle of 4 dropped" in warnings[0]
 

@@ -218,6 +218,7 @@ class _Importer:
         self.looks = {}              # entity name -> Look
         self.mesh_looks = {}         # mesh key (file, mesh index, faces dropped) -> Look
         self.usable = {}             # mesh key -> the mesh without those faces (when there are any)
+        self.warned = set()          # mesh keys whose dropped faces were reported (physical meshes only)
         self.sidecar_looks = {}      # sidecar path -> the Look of its entities (an `ivp import`'s materials)
         self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
@@ -390,18 +391,22 @@ class _Importer:
             self.meshes_by_name[name] = path
         return self.mesh_names[key][0]
 
-    def _usable(self, nmo: r.NmoFile, mesh: r.Mesh, points: np.ndarray) -> tuple:
+    def _usable(self, nmo: r.NmoFile, mesh: r.Mesh, points: np.ndarray, physical: bool) -> tuple:
         """(the mesh, the faces dropped): the mesh without the faces that are
         degenerate at ``points`` (its vertices as the entity places them), by
         the engine's own rule (ivp.surface.usable_faces; the original draws
         and collides without them), their materials dropped in step; one
-        warning per mesh and set of faces dropped."""
+        warning per mesh and set of faces dropped when the mesh is
+        ``physical`` (a degenerate face only drawn shows nothing: the flames'
+        frames have dozens, silently)."""
         keep = usable_faces(points, mesh.faces)
         dropped = tuple(np.flatnonzero(~keep).tolist())
         key = (nmo.path, mesh.index, dropped)
         if dropped and key not in self.usable:
             slots = mesh.face_slots[keep] if len(mesh.face_slots) == len(mesh.faces) else mesh.face_slots
             self.usable[key] = replace(mesh, faces=mesh.faces[keep], face_slots=slots)
+        if dropped and physical and key not in self.warned:
+            self.warned.add(key)
             what = _count(len(dropped), "degenerate triangle", "degenerate triangles")
             self.report.warnings.append(f"{nmo.path}: mesh {mesh.name!r}: {what} of {len(mesh.faces)} dropped "
                                         f"with their materials (the first: triangle {dropped[0]})")
@@ -441,7 +446,8 @@ class _Importer:
         if mesh is not None:
             placed_points = bake(mesh.vertices, mesh.faces, matrix)[0] if baked else \
                 np.asarray(mesh.vertices, np.float64) * np.asarray(scale, np.float64)
-            mesh, dropped = self._usable(nmo, mesh, placed_points)
+            physical = any(g in self.m.physics_groups for g in groups)
+            mesh, dropped = self._usable(nmo, mesh, placed_points, physical)
         if mesh is not None and len(mesh.faces):
             item["mesh"] = self._mesh_name(nmo, stem, mesh, (name, matrix) if baked else None, dropped)
             item["color"] = list(self._colour(nmo, mesh))
