@@ -73,3 +73,14 @@ def test_two_dynamic_boxes_on_a_floor_stack(deg):
     run(env, 1.5)
     d = top.core.pos_world_f_core_last_psi[1] - low.core.pos_world_f_core_last_psi[1]
     assert SIZE + COLL_DIST - REAL_COLL_DIST <= d <= SIZE + FRICTION_DIST
+
+
+def test_bars_crossed_through_each_other_overlap():
+    # two bars at right angles, the upper one's bottom edges 1 cm below the
+    # lower one's top edges: they overlap only where those edges cross
+    env = Environment(gravity=(0.0, -9.81, 0.0))
+    bar_x = box(env, (0.0, 0.0, 0.0), size=(2.0, 0.1, 0.1), fixed=True, name="x")
+    bar_z = box(env, (0.0, 0.09, 0.0), size=(0.1, 0.1, 2.0), fixed=True, name="z")
+    fa, fb, d = piece_piece_closest(_piece(env, bar_x), _piece(env, bar_z), None)
+    assert fa[0] == "K" and fb[0] == "K"
+    assert d == pytest.approx(-0.01, abs=1e-6)

@@ -47,7 +47,19 @@ def _separates(n, p, gap, VA, VB) -> bool:
 
 
 @kernel(inline=True)
-def _edge_pair_sign(n, pk, gap, VA, VB, flat):
+def _inside(m, N) -> bool:
+    """Whether point m is inside a hull (behind every face plane, by
+    SEPARATION_TOL): N its normals rows (feature_kernels.normals: unit
+    normal, face centroid)."""
+    for f in range(N.shape[0]):
+        if (N[f, 0] * (m[0] - N[f, 3]) + N[f, 1] * (m[1] - N[f, 4])
+                + N[f, 2] * (m[2] - N[f, 5])) > SEPARATION_TOL:
+            return False
+    return True
+
+
+@kernel(inline=True)
+def _edge_pair_sign(n, pk, gap, VA, NA, VB, NB, flat):
     """Whether an interior edge pair (common perpendicular n from A's edge
     at pk to B's, length gap) is a closest pair of two convex pieces, and its
     signed distance (3.3; 3.5: "signed distance between the two edge
@@ -55,15 +67,21 @@ def _edge_pair_sign(n, pk, gap, VA, VB, flat):
     hulls that overlap only where the edges cross (no vertex of either
     inside the other, as a box sinking into a box yawed against it): the
     pair's distance is -gap along -n if the two edges are the pieces'
-    supports along that axis (A's deepest point under B's edge, B's under
-    A's: the overlap of their extents on it is gap). A two-sided triangle
-    (no inside) keeps the unsigned rule."""
+    supports along that axis and the midpoint of the perpendicular is
+    inside both hulls (they do overlap there: edges crossed apart, as two
+    bars one over the other, are no such pair); A's edge then lies gap
+    deep in B along it, B's in A. A two-sided triangle (no inside) keeps
+    the unsigned rule."""
     if _separates(n, pk, gap, VA, VB):
         return True, gap
     if flat:
         return False, gap
-    m = (-n[0], -n[1], -n[2])
-    if _separates(m, pk, -gap, VA, VB):
+    u = (-n[0], -n[1], -n[2])
+    if not _separates(u, pk, -gap, VA, VB):
+        return False, gap
+    h = 0.5 * gap
+    m = (pk[0] + n[0] * h, pk[1] + n[1] * h, pk[2] + n[2] * h)
+    if _inside(m, NA) and _inside(m, NB):
         return True, -gap
     return False, gap
 
@@ -150,7 +168,7 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
             ok, d, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
                 continue
-            sep, d = _edge_pair_sign(n, pk, d, VA, VB, twoA or twoB)
+            sep, d = _edge_pair_sign(n, pk, d, VA, NA, VB, NB, twoA or twoB)
             if not sep:
                 continue
             if d < 0.0:                  # crossed edges: the least overlap of them (_edge_pair_sign)
@@ -210,7 +228,7 @@ def _pair_of_pieces(V0, T0, two0, N0, f0, V1, T1, two1, N1, f1):
     if not ok:
         return False, 0.0, True, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True
     if n_ok and not (two0 or two1):
-        sep, d = _edge_pair_sign(n, pk, gap, V0, V1, False)
+        sep, d = _edge_pair_sign(n, pk, gap, V0, N0, V1, N1, False)
         if sep and d < 0.0:             # crossed edges (pieces_closest): n from side 0 into side 1
             return True, d, True, (-n[0], -n[1], -n[2]), pk, vsub(k1, k0), False
     return True, gap, n_ok, n, pk, vsub(k1, k0), False
