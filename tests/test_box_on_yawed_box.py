@@ -84,3 +84,26 @@ def test_bars_crossed_through_each_other_overlap():
     fa, fb, d = piece_piece_closest(_piece(env, bar_x), _piece(env, bar_z), None)
     assert fa[0] == "K" and fb[0] == "K"
     assert d == pytest.approx(-0.01, abs=1e-6)
+
+
+@pytest.mark.parametrize("deg", [6.0, 30.0])
+def test_physicalized_crates_stack_on_a_yawed_crate(deg):
+    # the level case through the glue: a fixed 5 m crate, a dynamic one on it,
+    # a dynamic one turned by deg dropped from 0.5 above that, 90 frames
+    from bbglue import CKContext, meshes
+    from bbglue.blocks import Physicalize
+    ctx = CKContext()
+    ents = []
+    for i, (y, fixed, q) in enumerate(((0.0, True, None), (SIZE + 0.015, False, None),
+                                       (2 * SIZE + 0.515, False, yaw(deg)))):
+        e = ctx.create_entity(f"crate{i}", mesh=meshes.box(SIZE, SIZE, SIZE, name=f"crate_mesh{i}"),
+                              position=(0.0, y, 0.0), quaternion=q)
+        assert Physicalize(target=e, fixed=fixed).trigger("Physicalize") == ["Out1"]
+        ents.append(e)
+    lowest = math.inf
+    for _ in range(90):
+        ctx.process_frame(1000.0 / 60.0)
+        lowest = min(lowest, ents[2].get_position()[1] - ents[1].get_position()[1])
+    d = ents[2].get_position()[1] - ents[1].get_position()[1]
+    assert SIZE + COLL_DIST - REAL_COLL_DIST <= d <= SIZE + FRICTION_DIST
+    assert lowest > SIZE
