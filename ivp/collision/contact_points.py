@@ -35,6 +35,8 @@ class ContactPoints:
                 return cp, False
         mu, e = pair_friction_elasticity(s0.shape.obj, s1.shape.obj)
         cp = ContactPoint(s0, s1, f32(mu), f32(e), t)
+        if s0.feature[0] == "K" and s1.feature[0] == "K":
+            cp.last_n = md.normal       # crossed edges (a negative gap): the measured side, not the lines'
         cp.update(t)
         cp.init_virt_mass()
         self.contact_points.setdefault(key, []).append(cp)

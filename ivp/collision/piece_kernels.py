@@ -46,6 +46,46 @@ def _separates(n, p, gap, VA, VB) -> bool:
     return True
 
 
+@kernel(inline=True)
+def _inside(m, N) -> bool:
+    """Whether point m is inside a hull (behind every face plane, by
+    SEPARATION_TOL): N its normals rows (feature_kernels.normals: unit
+    normal, face centroid)."""
+    for f in range(N.shape[0]):
+        if (N[f, 0] * (m[0] - N[f, 3]) + N[f, 1] * (m[1] - N[f, 4])
+                + N[f, 2] * (m[2] - N[f, 5])) > SEPARATION_TOL:
+            return False
+    return True
+
+
+@kernel(inline=True)
+def _edge_pair_sign(n, pk, gap, VA, NA, VB, NB, flat):
+    """Whether an interior edge pair (common perpendicular n from A's edge
+    at pk to B's, length gap) is a closest pair of two convex pieces, and its
+    signed distance (3.3; 3.5: "signed distance between the two edge
+    lines"). Apart: n separates them (_separates). Crossed edges of two
+    hulls that overlap only where the edges cross (no vertex of either
+    inside the other, as a box sinking into a box yawed against it): the
+    pair's distance is -gap along -n if the two edges are the pieces'
+    supports along that axis and the midpoint of the perpendicular is
+    inside both hulls (they do overlap there: edges crossed apart, as two
+    bars one over the other, are no such pair); A's edge then lies gap
+    deep in B along it, B's in A. A two-sided triangle (no inside) keeps
+    the unsigned rule."""
+    if _separates(n, pk, gap, VA, VB):
+        return True, gap
+    if flat:
+        return False, gap
+    u = (-n[0], -n[1], -n[2])
+    if not _separates(u, pk, -gap, VA, VB):
+        return False, gap
+    h = 0.5 * gap
+    m = (pk[0] + n[0] * h, pk[1] + n[1] * h, pk[2] + n[2] * h)
+    if _inside(m, NA) and _inside(m, NB):
+        return True, -gap
+    return False, gap
+
+
 @kernel
 def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
     """3.3 for two convex pieces over the candidates in order: A's vertices
@@ -53,7 +93,12 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     separating edge-edge pairs. A candidate replaces the best when better by
     the tie factor (or nearer and negative); the previous pair ``prev``
     (6 ints: A's feature, B's) is kept at its first candidate within the tie
-    of the best. Returns (distance, A's feature, B's feature)."""
+    of the best. Two hulls that overlap with no vertex inside the other
+    (only their edges cross) are measured by their crossed edge pairs
+    (_edge_pair_sign), the least overlap of them, negative: the distance
+    goes through 0 as they start to overlap, where the vertices alone would
+    jump to the nearest vertex outside (a box sinking into a box yawed
+    against it). Returns (distance, A's feature, B's feature)."""
     have = False
     best_d = 0.0
     best = (-1, -1, -1, -1, -1, -1)
@@ -61,6 +106,10 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     m1 = math.inf
     m2 = math.inf
     nm = 0
+    have_x = False
+    x_d = 0.0
+    x_best = best
+    x_prev = -math.inf
     side_b = face_range(twoB, plB, cA)
     side_a = face_range(twoA, plA, cB)
     low_a = _lower_bounds(VA, VB, TB, twoB, NB, side_b, cB)
@@ -119,7 +168,16 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
             ok, d, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
                 continue
-            if not _separates(n, pk, d, VA, VB):
+            sep, d = _edge_pair_sign(n, pk, d, VA, NA, VB, NB, twoA or twoB)
+            if not sep:
+                continue
+            if d < 0.0:                  # crossed edges: the least overlap of them (_edge_pair_sign)
+                if not have_x or d > x_d * TIE_FACTOR + TIE_ABS:
+                    have_x = True
+                    x_d = d
+                    x_best = cand
+                if cand == prev:
+                    x_prev = d
                 continue
             if d * TIE_FACTOR + TIE_ABS < best_d or (d < best_d and d < 0.0):
                 best_d = d
@@ -132,6 +190,13 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
                 else:
                     m2 = d
                 nm += 1
+    if have_x and not (have and best_d < 0.0):
+        # the hulls overlap though no vertex is inside the other: the
+        # crossed edges with the least overlap are the closest pair (the
+        # previous pair kept within the tie)
+        if x_prev * TIE_FACTOR + TIE_ABS >= x_d:
+            return x_prev, prev
+        return x_d, x_best
     lim = best_d * TIE_FACTOR + TIE_ABS
     if nm > 0 and m0 <= lim:
         return m0, prev
@@ -162,6 +227,10 @@ def _pair_of_pieces(V0, T0, two0, N0, f0, V1, T1, two1, N1, f1):
     ok, gap, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(V1, f1[1]), vert(V1, f1[2]))
     if not ok:
         return False, 0.0, True, (1.0, 0.0, 0.0), k0, (0.0, 1.0, 0.0), True
+    if n_ok and not (two0 or two1):
+        sep, d = _edge_pair_sign(n, pk, gap, V0, N0, V1, N1, False)
+        if sep and d < 0.0:             # crossed edges (pieces_closest): n from side 0 into side 1
+            return True, d, True, (-n[0], -n[1], -n[2]), pk, vsub(k1, k0), False
     return True, gap, n_ok, n, pk, vsub(k1, k0), False
 
 
