@@ -9,18 +9,7 @@ from scenes.files import FileGraph
 from scenes.model import EntityPlan
 from scenes.names import Names
 from scenes.source import PROBLEMS_SHOWN, Report, Where
-
-
-def write(tmp_path, text, name="s.yaml"):
-    p = tmp_path / name
-    p.write_text(text)
-    return str(p)
-
-
-def problems(path, load=False):
-    with pytest.raises(SceneError) as e:
-        scenes.load(path) if load else plan(path)
-    return [(w.line, w.column, m) for w, m in e.value.problems]
+from test_scene_limits import problems, write
 
 
 # --- linear loads (41.3) ---------------------------------------------------------------
