@@ -9,7 +9,7 @@ import re
 import pytest
 
 from bbglue import CKContext, blocks, meshes
-from bbglue.blocks import BuildingBlock, Physicalize
+from bbglue.blocks import BuildingBlock
 from bbglue.blocks.base import BOOL
 
 DOC = os.path.join(os.path.dirname(__file__), "..", "docs", "ck-api.md")

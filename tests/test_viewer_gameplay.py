@@ -1,7 +1,6 @@
 """The viewer and Ballance's behaviours: owned keys, the camera rig, the HUD line."""
 
 import numpy as np
-import pytest
 from test_viewer_support import ball_scene, ballance_scene, gl_window  # noqa: F401
 
 from bbglue import CKContext
