@@ -10,11 +10,14 @@ game supplied them:
 - ``hud_fields()``: a dict of name -> value for the HUD's game line (None values
   are not shown), or None;
 - ``outcome()``: one line saying how the run ended, or None.
+
+Sounds are not asked for: any behaviour emits them with ``Behavior.sound``
+and ``sound_events`` hands out those of the last frame.
 """
 
 from __future__ import annotations
 
-from .api import RUNNING, manager_of
+from .api import RUNNING, SoundEvent, manager_of
 
 
 def _offers(ctx, method: str):
@@ -41,3 +44,9 @@ def hud_fields(ctx) -> dict:
 def outcome(ctx) -> str:
     """The outcome lines of the running behaviours ('' when none offers one)."""
     return "; ".join(o for o in _offers(ctx, "outcome") if o)
+
+
+def sound_events(ctx) -> list[SoundEvent]:
+    """The SoundEvents the behaviours emitted during the last frame, in order."""
+    m = manager_of(ctx, create=False)
+    return list(m.sounds) if m is not None else []

@@ -3,7 +3,7 @@ the ``ivp`` command line (viewer/cli.py owns the command and calls ``add_subcomm
 
     ivp run [SCENE] [--seconds N] [--frame-ms MS] [--time-factor F] [--no-smoothing]
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
-            [--summary FILE.json] [--quiet] [--strict] [--behaviors FILE.py ...]
+            [--summary FILE.json] [--sound-log FILE.csv] [--quiet] [--strict] [--behaviors FILE.py ...]
     ivp check SCENE... [--behaviors FILE.py ...]
     ivp list
     ivp import LEVEL.NMO -o level.yaml [--game DIR]
@@ -157,6 +157,8 @@ def add_subcommands(sub) -> None:
     p.add_argument("--trace", metavar="FILE", help="write a JSON-lines trace, one record per frame")
     p.add_argument("--per-psi", action="store_true", help="with --trace: one record per PSI, at its start")
     p.add_argument("--summary", metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--sound-log", metavar="FILE", help="write the sound events the behaviours decide (CSV: time, "
+                                                       "name, volume, pitch, action)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     p.add_argument("--traceback", action="store_true", help="each behaviour or block error with its traceback")
@@ -210,7 +212,8 @@ def _run(args) -> int:
     try:
         with hook_watchdog(args.hook_time_limit):
             summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
-                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr,
+                          sound_log=args.sound_log)
     finally:
         log.removeHandler(quiet)
     print(summary.text())

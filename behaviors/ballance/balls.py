@@ -22,8 +22,8 @@ from ..params import Entity, Group, Param
 from ..registry import register
 from .sectors import sector_active
 from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, DISTANCE, KIND_NAMES, PIECE_COUNTS,
-                     PIECE_LIFE_S, PUSH, RATE, SECONDS, TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S,
-                     TRANSFORMER_RADIUS, TRANSFORMER_SPRING_S)
+                     PIECE_LIFE_S, PUSH, RATE, SECONDS, SOUND_TRAFO, TRANSFORMER_BURST_S, TRANSFORMER_FLOAT,
+                     TRANSFORMER_NEW_S, TRANSFORMER_RADIUS, TRANSFORMER_SPRING_S, pieces_sound)
 
 FIX_CUBE = "FixCube"        # Ballance's fixed, collision-free anchor of single-body joints
 
@@ -179,6 +179,7 @@ class Transformers(Behavior):
         px, py, pz = pad.get_position()
         mass = BALL_KINDS[player.kind].mass
         self.send("Ball Nav Off")
+        self.sound(SOUND_TRAFO)
         self.spring = self.own(SetPhysicsSpring(player.ball, self.ctx, referential_1=player.ball,
                                                 object2=fix_cube(self.ctx), position_2=(px, py + TRANSFORMER_FLOAT, pz), length=0.0,
                                                 constant=self.spring_rate * mass,
@@ -279,6 +280,7 @@ class BallPieces(Behavior):
     def break_at(self, kind: str, centre) -> None:
         """Lay the kind's pieces around ``centre``, physicalize them and push them out."""
         pieces = self.groups[kind].entities
+        self.sound(pieces_sound(kind))
         for e, d in zip(pieces, sphere_directions(len(pieces))):
             e.set_position(tuple(centre[j] + d[j] * self.spread for j in range(3)))
             e.show()

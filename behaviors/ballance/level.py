@@ -22,8 +22,9 @@ original's teardown and rebuild); a checkpoint deactivates the old sector and
 activates the next; the finish is live only in the last sector. The level
 broadcasts "Sector Activate" (data: sector), "Sector Reset" (when a sector's
 bodies are put back: its wake gates arm again, its forces are made again),
-"Sector Deactivate", "Level_Finish" at the finish, "Game Over" and "Sound"
-(data: sound, its name) for the viewer.
+"Sector Deactivate", "Level_Finish" at the finish and "Game Over"; its
+sounds are SoundEvents named after the game's Sounds/*.wav (the level
+start, a new ball, the fall, a checkpoint, the pickups, the finish's music).
 
 The level's clock stops while the game is paused (``set_paused``, or a time
 factor of 0 as the viewer's pause sets): points, the death sequence, pickups'
@@ -45,9 +46,11 @@ from .boxes import box_of, boxes_intersect
 from .camera import camera_of
 from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
-                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES, LEVELS,
-                     MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS, RESET_POINT_NAME,
-                     SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SPARE_LIVES, SPEED, START_POINTS, final_score)
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
+                     LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
+                     RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
+                     SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
+                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_POINTS, final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
 
@@ -163,10 +166,6 @@ class Level(Behavior):
         for _, fn in due:
             fn()
 
-    def sound(self, name: str) -> None:
-        """A named sound event for the viewer (no sound files are shipped)."""
-        self.send("Sound", sound=name)
-
     # --- sectors -------------------------------------------------------------------------
 
     @property
@@ -267,6 +266,7 @@ class Level(Behavior):
             for k in range(1, self.sector_count + 1):
                 if k != self.sector:
                     self.deactivate_sector(k)
+            self.sound(SOUND_LEVEL_START)
             self._respawn()
             self.send("Sector Activate", sector=self.sector)
             return
@@ -305,6 +305,7 @@ class Level(Behavior):
             cam.stamp(rp)
         self.flow = PLAYING
         self.fade = None
+        self.sound(SOUND_NEW_BALL)
         self.send("Ball Nav On")
 
     # --- death ------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ class Level(Behavior):
         then (with a spare life) the sector reset and a new ball at 3 s. The
         points stop from death to rebirth."""
         self.send("Ball Nav Off")
-        self.sound("death")
+        self.sound(SOUND_FALL)
         self.death_time = self.clock
         self.at(self.hide_delay, player_of(self.ctx).remove)
         self.satellites = []
@@ -359,7 +360,7 @@ class Level(Behavior):
         self.sector = old + 1
         self.reset_sector()
         self.send("Sector Activate", sector=self.sector)
-        self.sound("checkpoint")
+        self.sound(SOUND_CHECKPOINT)
 
     def _pickups(self, p) -> None:
         for group, radius, fn in ((self.extra_lives, EXTRA_LIFE_RADIUS, self._extra_life),
@@ -371,17 +372,18 @@ class Level(Behavior):
                     fn(e)
 
     def _extra_life(self, e) -> None:
-        self.sound("extra_life")
+        self.sound(SOUND_LIFE)
         self.at(self.extra_life_delay, self._one_more_life)
 
     def _one_more_life(self) -> None:
         if self.flow in (PLAYING, DEAD):
             self.lives += 1
+            self.sound(SOUND_LIFE_ADDED)
 
     def _extra_point(self, e) -> None:
         """+100 now, then six satellites that fly to the ball and count +20 on arrival."""
         self.points += EXTRA_POINT_BONUS
-        self.sound("extra_point")
+        self.sound(SOUND_POINT)
         for i in range(EXTRA_POINT_SATELLITES):
             a = 2.0 * math.pi * i / EXTRA_POINT_SATELLITES
             ring = (math.sin(a) * self.satellite_ring, 0.0, math.cos(a) * self.satellite_ring)
@@ -396,6 +398,7 @@ class Level(Behavior):
         for s in self.satellites:
             if s.fly(goal, self.satellite_speed * dt):
                 self.points += SATELLITE_BONUS
+                self.sound(SOUND_SATELLITE)
             else:
                 left.append(s)
         self.satellites = left
@@ -418,7 +421,7 @@ class Level(Behavior):
         self.satellites = []
         self.send("Ball Nav Off")
         self.send("Level_Finish")
-        self.sound("finish")
+        self.sound(SOUND_LAST_FINISH if self.level == LAST_LEVEL else SOUND_FINISH)
         self.at(self.end_wait, self._count_score)
 
     def _count_score(self) -> None:

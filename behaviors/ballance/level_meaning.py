@@ -119,7 +119,7 @@ MEANING = LevelMeaning(
     trafo_groups=("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone"),
     start="PS_Levelstart", finish="PE_Levelende", checkpoints="PC_Checkpoints", reset_points="PR_Resetpoints",
     death_cubes="DepthTestCubes", extra_life="P_Extra_Life", extra_point="P_Extra_Point",
-    plain_groups=re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+"),   # 5.1's sounds and blob shadow: no behaviour yet
+    plain_groups=re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+"),   # 5.1: the sounds are ballance.ball_sounds
     sector=re.compile(r"Sector_(\d+)"),
     sector_name=SECTOR_GROUP_NAME, reset_point_name=RESET_POINT_NAME, checkpoint_name=CHECKPOINT_NAME,
     max_sectors=MAX_SECTORS,
