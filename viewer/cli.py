@@ -60,9 +60,12 @@ def _play(args) -> int:
     display.configure(headless=False)
     import pyglet
 
+    from .sound import SoundOutput, sounds_folder
     from .window import MAX_FPS, ViewerWindow
     width, height = args.size
-    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record)
+    sound = SoundOutput(sounds_folder(getattr(session.scene, "path", None), args.game))
+    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record,
+                 sound=sound)
     if args.paused:
         session.toggle_pause()
     try:

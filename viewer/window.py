@@ -296,9 +296,10 @@ class ViewerWindow(pyglet.window.Window):
     display has it, slows both together)."""
 
     def __init__(self, session, width: int = 1024, height: int = 768,
-                 samples: int | None = None, vsync: bool = True, record: str | None = None, **kwargs):
+                 samples: int | None = None, vsync: bool = True, record: str | None = None, sound=None, **kwargs):
         """`samples`: multisampling (None: chosen by `choose_samples`);
-        `record`: a recording file to write from the first frame."""
+        `record`: a recording file to write from the first frame; `sound`: a
+        sound.SoundOutput playing the behaviours' sounds."""
         samples, note = choose_samples(samples, gl_renderer_name() if samples is None else "")
         self.notes = [note] if note else []
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
@@ -314,6 +315,9 @@ class ViewerWindow(pyglet.window.Window):
         self.samples = samples
         self.record_path = record or RECORDING
         self.session = session
+        self.sound = sound
+        if sound is not None:
+            self.notes.extend(sound.notices)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
@@ -365,7 +369,9 @@ class ViewerWindow(pyglet.window.Window):
 
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
-        self.session.tick(dt)
+        ran = self.session.tick(dt) > 0.0
+        if self.sound is not None:
+            self.sound.frame(self.session.ctx, ran)
         self.fly(dt)
 
     def check_reload(self, dt: float) -> None:
