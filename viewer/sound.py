@@ -12,7 +12,6 @@ context changes (a reload).
 
 from __future__ import annotations
 
-import os
 import sys
 
 from behaviors import hooks
