@@ -3,8 +3,10 @@
 World matrices are uploaded in VxMatrix memory order, which OpenGL reads as the
 column-vector form of the same transform; the view matrix (camera.gl_view) holds
 the only change of handedness, so vertices, normals and the light stay in
-Virtools coordinates up to the projection. The Z flip reverses triangle winding;
-faces are not culled and the fragment shader lights the side facing the eye.
+Virtools coordinates up to the projection. The Z flip reverses triangle winding:
+a Virtools front face (clockwise as Direct3D sees it) is clockwise here too, so
+single-sided materials cull with glFrontFace(GL_CW); the others are not culled
+and the fragment shader lights the side facing the eye.
 Call `display.configure` before importing this module.
 """
 
@@ -21,7 +23,7 @@ from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 from .static import StaticLayer
-from .textures import LookBatch, SkyBox, TextureCache
+from .textures import LookBatch, SkyBox, TextureCache, set_surface
 
 _MESH_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -59,6 +61,8 @@ in vec2 v_uv;
 uniform int look;                           // a part of a look (textures.py): its colour and texture,
 uniform int textured;                       // v_colour then holds the tint added to it
 uniform vec4 part_colour;
+uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
+uniform float alpha_ref;                    // x 255 compared with alpha_ref; 8 = always passes
 uniform sampler2D image;
 uniform vec3 eye;
 uniform vec3 ambient;
@@ -70,6 +74,17 @@ out vec4 frag;
 vec3 n;
 vec3 to_eye;
 vec3 shine;
+bool alpha_passes(float alpha) {
+    float a = floor(alpha * 255.0 + 0.5);
+    if (alpha_func == 1) return false;
+    if (alpha_func == 2) return a < alpha_ref;
+    if (alpha_func == 3) return a == alpha_ref;
+    if (alpha_func == 4) return a <= alpha_ref;
+    if (alpha_func == 5) return a > alpha_ref;
+    if (alpha_func == 6) return a != alpha_ref;
+    if (alpha_func == 7) return a >= alpha_ref;
+    return true;
+}
 vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
     float facing = dot(n, l);
     if (facing <= 0.0) return vec3(0.0);
@@ -77,6 +92,12 @@ vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to sh
     return colour * facing;
 }
 void main() {
+    vec4 base = v_colour;
+    if (look == 1) {
+        base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
+        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
+    }
+    if (!alpha_passes(base.a)) discard;
     n = normalize(v_normal);
     to_eye = normalize(eye - v_world);
     if (dot(n, to_eye) < 0.0) n = -n;
@@ -84,11 +105,6 @@ void main() {
     vec3 light = ambient;
     for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
     for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
-    vec4 base = v_colour;
-    if (look == 1) {
-        base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
-        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
-    }
     frag = vec4(base.rgb * light + %r * shine, base.a);
 }
 """
@@ -199,9 +215,8 @@ class Renderer:
         gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
         gl.glEnable(gl.GL_DEPTH_TEST)
         gl.glDepthFunc(gl.GL_LESS)
-        gl.glDisable(gl.GL_CULL_FACE)
-        gl.glEnable(gl.GL_BLEND)
-        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        gl.glFrontFace(gl.GL_CW)
+        gl.glCullFace(gl.GL_BACK)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         p = self.mesh_program()
@@ -210,6 +225,7 @@ class Renderer:
         if "eye" in p.uniforms:                 # used by the lights' highlights only
             p["eye"] = eye
         p["look"] = 0
+        set_surface(p, None)
         self._set_lights(p)
         groups = self.static.split(groups)
         self.draw_calls = self.static.draw(p, opaque=True)

@@ -21,40 +21,42 @@ from pyglet import gl
 
 from .drawlist import Group, indexed, shade_normals
 from .gpu import Buffer, attribute
-from .textures import look_corners
+from .textures import look_corners, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
-_PLAIN = ("plain", None, None)          # bucket keys: (kind, part colour, GL texture name)
+_PLAIN = ("plain", None, None, None)    # bucket keys: (kind, part colour, GL texture name, Surface)
 
 
 def _pieces(mesh, look, textures) -> list:
     """The mesh's indexed triangles split by material: [(bucket key, part colour,
-    GL texture, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
+    GL texture, Surface, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
     if look is None:
         corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
         rows = np.zeros((len(corners), 8), dtype=np.float32)
         rows[:, :6] = corners
         vertices, indices = indexed(rows)
-        return [(_PLAIN, None, None, vertices, indices)]
+        return [(_PLAIN, None, None, None, vertices, indices)]
     corners, ranges = look_corners(mesh, look)
     out = []
     for (first, count), part in zip(ranges, look.parts):
         if not count:
             continue
         vertices, indices = indexed(corners[first:first + count])
-        tex = textures.get(part.texture)
+        tex = surface_texture(part, textures)
         colour = tuple(float(c) for c in part.colour)
-        out.append((("look", colour, None if tex is None else tex.value), colour, tex, vertices, indices))
+        out.append((("look", colour, None if tex is None else tex.value, part.surface), colour, tex, part.surface,
+                    vertices, indices))
     return out
 
 
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture, opaque_texture: bool):
-        self.colour, self.texture = colour, texture
+    def __init__(self, colour, texture, opaque_texture: bool, surface=None):
+        self.colour, self.texture, self.surface = colour, texture, surface
         self.opaque_texture = opaque_texture
-        self.opaque = False              # no member can show what is behind it (alpha 1 everywhere)
+        self.opaque = False              # drawn before the sky: not blended (a surface without alpha
+        #                                  blending), or alpha 1 everywhere (the viewer's default)
         self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
         self.dirty = True
         self.count = 0
@@ -83,8 +85,11 @@ class _Bucket:
             at += len(vertices)
         self.count = sum(len(t) for t in tris)
         tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
-        self.opaque = tints_opaque if self.colour is None else \
-            self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
+        if self.surface is not None:
+            self.opaque = self.surface.blend is None
+        else:
+            self.opaque = tints_opaque if self.colour is None else \
+                self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
         if self.count:
             gl.glBindVertexArray(self.vao)
             self.vertices.upload(np.concatenate(rows), gl.GL_STATIC_DRAW)
@@ -93,6 +98,7 @@ class _Bucket:
         self.dirty = False
 
     def draw(self, program) -> None:
+        set_surface(program, self.surface)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -155,10 +161,11 @@ class StaticLayer:
         if key not in self.pieces:
             self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
         keys = []
-        for bucket_key, colour, tex, vertices, indices in self.pieces[key]:
+        for bucket_key, colour, tex, surface, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
-                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex))
+                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex),
+                                                       surface)
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)
@@ -185,4 +192,5 @@ class StaticLayer:
                 b.draw(program)
                 calls += 1
         program["look"] = 0
+        set_surface(program, None)
         return calls

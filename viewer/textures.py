@@ -48,13 +48,17 @@ class TextureCache:
         """Whether a texture `get` made has no transparent pixel."""
         return tex.value in self._opaque
 
-    def get(self, texture):
+    def get(self, texture, colour_key: int | None = None):
+        """The GL texture of an image; with ``colour_key`` (0xRRGGBB) its
+        pixels of that colour transparent (alpha 0; virtools-nmo.md 3.6)."""
         if texture is None:
             return None
-        key = texture if isinstance(texture, str) else id(texture)
+        key = (texture if isinstance(texture, str) else id(texture), colour_key)
         if key not in self._made:
             try:
                 pixels = read_image(texture)
+                if colour_key is not None:
+                    pixels = keyed(pixels, colour_key)
                 self._made[key] = _upload(pixels)
                 if pixels[..., 3].min() == 255:
                     self._opaque.add(self._made[key].value)
@@ -63,6 +67,49 @@ class TextureCache:
                             else "embedded", exc)
                 self._made[key] = None
         return self._made[key]
+
+
+def keyed(pixels: np.ndarray, colour_key: int) -> np.ndarray:
+    """A copy whose pixels of RGB ``colour_key`` (0xRRGGBB) have alpha 0."""
+    out = pixels.copy()
+    rgb = ((colour_key >> 16) & 255, (colour_key >> 8) & 255, colour_key & 255)
+    out[(out[..., :3] == rgb).all(axis=-1), 3] = 0
+    return out
+
+
+# --- a material's surface (scenes.virtools.looks.Surface; virtools-nmo.md 3.5) --------------------
+
+BLEND_FACTORS = {1: gl.GL_ZERO, 2: gl.GL_ONE, 3: gl.GL_SRC_COLOR, 4: gl.GL_ONE_MINUS_SRC_COLOR, 5: gl.GL_SRC_ALPHA,
+                 6: gl.GL_ONE_MINUS_SRC_ALPHA, 7: gl.GL_DST_ALPHA, 8: gl.GL_ONE_MINUS_DST_ALPHA, 9: gl.GL_DST_COLOR,
+                 10: gl.GL_ONE_MINUS_DST_COLOR, 11: gl.GL_SRC_ALPHA_SATURATE}
+DEFAULT_BLEND = (5, 6)          # source alpha, one minus source alpha: a part without a Surface, and plain meshes
+ALPHA_ALWAYS = 8                # 3.5's compare function "always": no alpha test
+
+
+def surface_texture(part, textures: TextureCache):
+    """The GL texture of a look's part, colour-keyed as its surface says."""
+    key = part.surface.colour_key if part.surface is not None else None
+    return textures.get(part.texture, key)
+
+
+def set_surface(program, surface) -> None:
+    """The GL state and alpha-test uniforms of a part's Surface (None: the
+    viewer's default, blended by alpha, both sides, depth written). Back
+    faces are culled as the renderer's glFrontFace sets them."""
+    blend = DEFAULT_BLEND if surface is None else surface.blend
+    if blend is None:
+        gl.glDisable(gl.GL_BLEND)
+    else:
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(BLEND_FACTORS.get(blend[0], gl.GL_ONE), BLEND_FACTORS.get(blend[1], gl.GL_ZERO))
+    if surface is None or surface.two_sided:
+        gl.glDisable(gl.GL_CULL_FACE)
+    else:
+        gl.glEnable(gl.GL_CULL_FACE)
+    gl.glDepthMask(gl.GL_TRUE if surface is None or surface.z_write else gl.GL_FALSE)
+    func, ref = surface.alpha_test if surface is not None and surface.alpha_test else (ALPHA_ALWAYS, 0)
+    program["alpha_func"] = int(func)
+    program["alpha_ref"] = float(ref)
 
 
 def _upload(pixels: np.ndarray) -> gl.GLuint:
@@ -104,16 +151,17 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, textures.get(p.texture)) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface) for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
     def draw(self, instance_data: np.ndarray, program) -> int:
-        """Each part in its colour and texture; the draw calls made."""
+        """Each part in its colour, texture and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
         program["look"] = 1
-        for (first, count), (colour, tex) in zip(self.ranges, self.parts):
+        for (first, count), (colour, tex, surface) in zip(self.ranges, self.parts):
+            set_surface(program, surface)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:
@@ -122,6 +170,7 @@ class LookBatch:
             gl.glDrawElementsInstanced(gl.GL_TRIANGLES, count, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * first),
                                        len(instance_data))
         program["look"] = 0
+        set_surface(program, None)
         gl.glBindVertexArray(0)
         return len(self.parts)
 

@@ -135,8 +135,11 @@ MEANING = LevelMeaning(
     camera_file=("3D Entities", "Camera.nmo"),
     settings_file=("3D Entities", "Levelinit.nmo"), settings_table="AllLevel",
     default_start_ball="Ball_Wood", default_sky="Sky_L", level_bonus=LEVEL_BONUS,   # 5.6: Level_01's row
-    # The game's scripts hide the reset points (no prefab replaces them); the
-    # death cubes are kill volumes, saved hidden in all 12 levels, hidden here
-    # for custom maps that leave them shown (docs/levels.md "What is hidden").
-    hidden_groups=("PR_Resetpoints", "DepthTestCubes"),
+    # The game's scripts hide the reset points (no prefab replaces them) and
+    # the start's and checkpoints' untextured stand-ins (a disc and cones, null
+    # material in all 12 levels, over the plate floor's grate; their prefabs
+    # are the flames); the death cubes are kill volumes, saved hidden in all
+    # 12 levels, hidden here for custom maps that leave them shown
+    # (docs/levels.md "What is hidden").
+    hidden_groups=("PR_Resetpoints", "DepthTestCubes", "PS_Levelstart", "PC_Checkpoints"),
 )

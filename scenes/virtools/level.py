@@ -576,8 +576,8 @@ class _Importer:
         """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
         PE_Levelende placeholder: the parts under its root PE_Balloon_MF (the
         prefab's other roots, PE_UFO_Body ..., are left out), without physics
-        (the finish is a trigger). The flames' prefabs are particles only:
-        nothing to draw."""
+        (the finish is a trigger), the placeholder hidden. The flames' prefabs
+        are particles only: nothing to draw."""
         rep = self.report
         for d in [d for d in docs if self.m.finish in d["groups"]][:1]:
             prefab, why = read_prefab(self.game, self.m.balloon, self.m.module_root, self.encodings)
@@ -586,6 +586,7 @@ class _Importer:
                 return
             parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
             matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            d["visible"] = False            # the placeholder is an untextured stand-in of the prefab
             for p in parts:
                 extra.append(self._item(prefab.nmo, self.m.balloon, p, placed(p, prefab.root, matrix),
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
