@@ -90,7 +90,8 @@ class LevelMeaning:
     is the ``fan`` behaviour, ``balloon`` the finish's prefab.
     ``hidden_groups``: groups whose members are imported hidden (what the
     game's scripts hide at start), besides the objects the file itself saves
-    hidden.
+    hidden. ``balls``: the included rig's entities and groups that take their
+    meshes and looks from the same names in the game's ``balls_file``.
     """
 
     name: str
@@ -131,6 +132,8 @@ class LevelMeaning:
     default_sky: str
     level_bonus: int                    # the default bonus per level number
     hidden_groups: tuple = ()           # members hidden at start (the file's hidden flag hides others too)
+    balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
+    balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
 
 
 def level_meaning() -> LevelMeaning:

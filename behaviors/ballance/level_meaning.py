@@ -142,4 +142,7 @@ MEANING = LevelMeaning(
     # 12 levels, hidden here for custom maps that leave them shown
     # (docs/levels.md "What is hidden").
     hidden_groups=("PR_Resetpoints", "DepthTestCubes", "PS_Levelstart", "PC_Checkpoints"),
+    # The balls and their pieces as the game draws them (parts/player.yaml's names).
+    balls_file=("3D Entities", "Balls.nmo"),
+    balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
 )
