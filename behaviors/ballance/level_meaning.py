@@ -139,4 +139,5 @@ MEANING = LevelMeaning(
     # death cubes are kill volumes, saved hidden in all 12 levels, hidden here
     # for custom maps that leave them shown (docs/levels.md "What is hidden").
     hidden_groups=("PR_Resetpoints", "DepthTestCubes"),
+    autopilot="behaviors.ballance.autopilot:drive",
 )
