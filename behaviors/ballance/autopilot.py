@@ -11,12 +11,13 @@ bends and on narrow ground: of the eight key sets (one arrow or two) it holds
 the one whose push, in the camera's orientation frame, best turns the ball's
 velocity toward the wanted one, or none when the velocity is close enough.
 
-The search: every ``SNAPSHOT_FRAMES`` frames of play the world is kept as a
+The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
+frames of play the world is kept as a
 flat table (ivp.snapshot, bit-exact with the RNG seed). A death, or no progress
 along the route for ``STUCK_FRAMES``, rolls the world back to a kept table at
 least ``BACKUP_FRAMES`` before it and replays from there with the next of the
-``VARIANTS`` of the steering (slower, nearer, farther), further back after a
-round of them; after ``MAX_TRIES`` at one sector it gives up and says where.
+``VARIANTS`` of the steering (slower, nearer, farther) until the ball is past
+the place of the failure, further back after a round of them; after ``MAX_TRIES`` at one sector it gives up and says where.
 The keys of the frames rolled back are dropped, so the keys kept are a normal
 recording (behaviors.recording) that replays the same run.
 """
@@ -37,6 +38,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from .autopilot_map import WalkMap
 from .balls import Transformers, player_of
+from .floors import entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from .modules import Fan
 from .navigation import BallNavigation
@@ -49,9 +51,11 @@ KEPT = 8                     # kept worlds at most
 BACKUP_FRAMES = 60           # a rollback goes back at least 1 s before the failure
 STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuck
 PROGRESS = 2.0
-VARIANT_FRAMES = 240         # a variant steers this long past the failure, then the default again
+PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
 MAX_TRIES = 24               # rollbacks per sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
+BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
+AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 
 
 @dataclass(frozen=True)
@@ -93,6 +97,42 @@ class Outcome:
                 f"({self.rollbacks} rollbacks, {self.wall_seconds:.0f} s wall)")
 
 
+def _path_lengths(points) -> list:
+    """The length along ``points`` up to each of them."""
+    out, gone = [0.0], 0.0
+    for a, b in zip(points, points[1:]):
+        gone += float(np.linalg.norm(b - a))
+        out.append(gone)
+    return out
+
+
+def _flat(v):
+    return np.array([v[0], 0.0, v[2]])
+
+
+def _in_sight(p, points, tolerance: float):
+    """The farthest of ``points`` whose straight way from ``p`` passes (in X
+    and Z) within ``tolerance`` of every point before it: no corner cut."""
+    for j in range(len(points) - 1, 0, -1):
+        d = _flat(points[j] - p)
+        length = float(np.linalg.norm(d))
+        if length < 1e-9:
+            return points[j]
+        u = d / length
+        if all(float(np.linalg.norm(_flat(q - p) - u * float(_flat(q - p) @ u))) <= tolerance for q in points[1:j]):
+            return points[j]
+    return points[0]
+
+
+def _straightness(points) -> float:
+    """The cosine of the bend between the route's first steps and its end (1: straight)."""
+    if len(points) < 3:
+        return 1.0
+    d0, d1 = _flat(points[min(2, len(points) - 1)] - points[0]), _flat(points[-1] - points[0])
+    n0, n1 = np.linalg.norm(d0), np.linalg.norm(d1)
+    return float(d0 @ d1) / (n0 * n1) if n0 > 0 and n1 > 0 else 1.0
+
+
 def _members(ctx, names) -> list:
     return [e for n in names if n in ctx for e in ctx.get_group(n).entities]
 
@@ -110,7 +150,7 @@ def level_map(ctx, level) -> WalkMap:
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    return WalkMap(_members(ctx, FLOOR_GROUPS) + modules, fans, pads)
+    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads)
 
 
 class Pilot:
@@ -128,7 +168,7 @@ class Pilot:
         self.rollbacks = 0
         self.tries = {}
         self.variant = VARIANTS[0]
-        self.variant_until = -1
+        self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
         self.step(frozenset())                   # the level finds its sectors and spawns the ball
         self.level = level_behavior(self.ctx)
         if self.level is None:
@@ -193,30 +233,26 @@ class Pilot:
         route = self.route(self.level.sector)
         p = np.asarray(ball.get_position(), float)
         state = route.state(p, kind)
-        path = route.ahead(state, self.variant.lookahead)
+        path = route.ahead(state, max(self.variant.lookahead, BRAKE_DISTANCE))
         points = [route.point(s) for s in path]
-        aim = points[-1]
-        for a, b in zip(points, points[1:]):
+        near = [q for q, gone in zip(points, _path_lengths(points)) if gone <= self.variant.lookahead] or points[:1]
+        aim = _in_sight(p, near, AIM_TOLERANCE)
+        for a, b in zip(near, near[1:]):
             if b[1] - a[1] > 3.0:                # a lift ahead: into its column until above its top
                 aim = a if p[1] < b[1] + 0.5 else b
                 break
-        if len(path) == 1:                       # at the goal's nodes: onto the goal itself
+        arriving = len(path) == 1                # at the goal's nodes: onto the goal itself, slowing
+        if arriving:
             aim = route.goal
         to = aim - p
         to[1] = 0.0
         dist = float(np.linalg.norm(to))
-        speed = self.variant.speed
-        if len(points) > 2:
-            d0, d1 = points[1] - points[0], points[-1] - points[0]
-            d0[1] = d1[1] = 0.0
-            n0, n1 = np.linalg.norm(d0), np.linalg.norm(d1)
-            if n0 > 0 and n1 > 0:
-                cos = float(d0 @ d1) / (n0 * n1)
-                speed *= 1.0 - self.variant.bend * (1.0 - cos) * 0.5
+        speed = self.variant.speed * (1.0 - self.variant.bend * (1.0 - _straightness(points)) * 0.5)
         narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
         if narrow >= 3:
             speed *= 0.75
-        speed = min(speed, 1.5 * dist)           # arrive, do not overshoot
+        if arriving:
+            speed = min(speed, 1.5 * dist)
         want = to / dist * speed if dist > 1e-9 else np.zeros(3)
         body = self.ctx.physics.body_of(ball)
         v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
@@ -243,10 +279,11 @@ class Pilot:
             player = player_of(self.ctx)
             ball = player.ball if player is not None else None
             playing = level.flow == PLAYING and ball is not None
-            if playing and len(self.keys) % SNAPSHOT_FRAMES == 0:
+            fresh = not self.kept or self.kept[-1][3] != level.sector      # the sector's first frame of play
+            if playing and (fresh or len(self.keys) % SNAPSHOT_FRAMES == 0):
                 self.keep()
             keys = self.steer(ball, player.kind) if playing else frozenset()
-            if len(self.keys) > self.variant_until:
+            if playing and self._past(ball, player.kind):
                 self.variant = VARIANTS[0]
             before = level.flow
             self.step(keys)
@@ -268,10 +305,18 @@ class Pilot:
         return Outcome(level.level, finished, level.final if level.final is not None else level.points,
                        level.lives, len(self.keys), self.rollbacks, time.perf_counter() - start, why)
 
+    def _cost(self, ball, kind: str) -> float:
+        route = self.route(self.level.sector)
+        return float(route.cost[route.state(ball.get_position(), kind)])
+
+    def _past(self, ball, kind: str) -> bool:
+        """Is the ball past the place of the failure its variant steers through?"""
+        sector, cost = self.variant_until
+        return self.level.sector != sector or self._cost(ball, kind) < cost
+
     def _stuck(self, ball, kind: str) -> bool:
         """No progress toward the goal for STUCK_FRAMES (progress: the route's cost fell by PROGRESS)."""
-        route = self.route(self.level.sector)
-        cost = float(route.cost[route.state(ball.get_position(), kind)])
+        cost = self._cost(ball, kind)
         sector, best, since = self.best
         if sector != self.level.sector or cost < best - PROGRESS:
             self.best = (self.level.sector, cost, len(self.keys))
@@ -288,7 +333,7 @@ class Pilot:
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         if tries >= MAX_TRIES:
             return f"{here} after {tries} tries with every steering"
-        failed_at = len(self.keys)
+        failed_at, best = len(self.keys), self.best[1]
         usable = [i for i, k in enumerate(self.kept) if k[0] <= failed_at - BACKUP_FRAMES and k[3] == sector]
         if not usable:
             return f"{here}, with no kept world of the sector to go back to"
@@ -297,7 +342,7 @@ class Pilot:
         self.rollbacks += 1
         self.restore(usable[-1 - back])
         self.variant = VARIANTS[(tries + 1) % len(VARIANTS)]
-        self.variant_until = failed_at + VARIANT_FRAMES
+        self.variant_until = (sector, best - PAST)
         return ""
 
     def _near(self, p) -> str:

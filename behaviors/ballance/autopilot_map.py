@@ -7,8 +7,11 @@ Nodes are points of the upward-facing triangles of the floor groups
 most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
 ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
 two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB``. A node whose surroundings are partly empty (a floor's
-edge, a rail) costs more to cross, so routes keep to the middle of floors.
+steeper than ``CLIMB``; from a node at an edge the ball may also drop onto
+a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
+edge, a rail) costs more to cross, so routes keep to the middle of floors;
+between two edges a ball can rest across (a rail pair) the midpoints are
+nodes too, so a route runs between the rails.
 
 The ball's kind is part of the state: a node within the transformer radius of
 a pad turns the kind into the pad's, and a fan's lift (the column of a
@@ -26,13 +29,15 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 from scipy.spatial import cKDTree
 
-from .floors import entity_triangles
 from .values import BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
 CLIMB = 0.8              # rise per horizontal unit a link may have (a steeper one is a wall)
+SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
+DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally ...
+MAX_DROP = 20.0          # ... and at most this far below
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -80,15 +85,21 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, floor_entities, fans=(), pads=()):
-        """``fans``: (foot, top) points of each lift's column axis; ``pads``:
-        (position, kind) of each transformer."""
-        tris = upward_triangles(entity_triangles(floor_entities))
+    def __init__(self, triangles, fans=(), pads=()):
+        """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
+        (foot, top) points of each lift's column axis; ``pads``: (position,
+        kind) of each transformer."""
+        tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         self.points = merged(sample_triangles(tris))
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
         self.empty_sides = self._empty_sides()
+        spans = self._spans()
+        if len(spans):
+            self.points = merged(np.concatenate([self.points, spans]))
+            self.tree = cKDTree(self.points)
+            self.empty_sides = self._empty_sides()
         n = len(self.points)
         self.kinds = len(KIND_NAMES)
         self.pad_kind = np.full(n, -1)
@@ -97,6 +108,22 @@ class WalkMap:
             self.pad_kind[near] = KIND_NAMES.index(kind)
         self.lifts = [self._lift(foot, top) for foot, top in fans]
         self.graph = self._graph()
+
+    def _spans(self) -> np.ndarray:
+        """Midpoints of two edge nodes a ball can rest across (a rail pair, a
+        narrow gap): SPAN apart horizontally, level, with no node at the midpoint."""
+        edge = np.flatnonzero(self.empty_sides >= 2)
+        if len(edge) < 2:
+            return np.zeros((0, 3))
+        p = self.points[edge]
+        pairs = cKDTree(p).query_pairs(SPAN[1], output_type="ndarray")
+        a, b = p[pairs[:, 0]], p[pairs[:, 1]]
+        flat = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
+        mid = (a + b) * 0.5
+        ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
+        mid = mid[ok]
+        d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
+        return merged(mid[~np.isfinite(d)])
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -117,6 +144,21 @@ class WalkMap:
         above = np.flatnonzero((flat <= FAN_REACH) & (y > foot[1] + 2.0) & (y <= top[1]))
         return below, above
 
+    def _drops(self):
+        """(from, to) of the drops: from a node with an empty side to a node
+        below it, lower than a link could climb."""
+        p = self.points
+        edge = np.flatnonzero(self.empty_sides > 0)
+        flat_tree = cKDTree(p[:, (0, 2)])
+        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], DROP_REACH)
+        counts = np.fromiter((len(x) for x in near), int, len(near))
+        a = np.repeat(edge, counts)
+        b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        fall = p[a, 1] - p[b, 1]
+        ok = (fall > CLIMB * flat + 0.3) & (fall <= MAX_DROP)
+        return a[ok], b[ok]
+
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
         n, p = len(self.points), self.points
@@ -124,7 +166,8 @@ class WalkMap:
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         ok = np.abs(p[a, 1] - p[b, 1]) <= CLIMB * flat + 0.3
-        a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
+        drop_a, drop_b = self._drops()
+        a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
         rows, cols, costs = [], [], []
         for k in range(self.kinds):
