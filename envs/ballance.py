@@ -21,13 +21,13 @@ from gymnasium import spaces
 
 import scenes
 from behaviors.ballance import camera_of, player_of
+from behaviors.ballance.floors import FloorHeights, entity_triangles
 from behaviors.ballance.level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from behaviors.ballance.values import KIND_NAMES, NAV_DIRECTIONS, RAISE_KEY, TURN_MODIFIER
 from ivp import rng, umath
 from ivp.limits import MAX_POSITION
 from ivp.snapshot import build, flatten
 
-from .floors import FloorHeights, entity_triangles
 
 FRAME_MS = 1000.0 / 60.0
 

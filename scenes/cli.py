@@ -4,6 +4,7 @@ the ``ivp`` command line (viewer/cli.py owns the command and calls ``add_subcomm
     ivp run [SCENE] [--seconds N] [--frame-ms MS] [--time-factor F] [--no-smoothing]
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
             [--summary FILE.json] [--sound-log FILE.csv] [--quiet] [--strict] [--behaviors FILE.py ...]
+    ivp run LEVEL --autopilot [--record ROUTE.jsonl] [--seconds N]
     ivp check SCENE... [--behaviors FILE.py ...]
     ivp list
     ivp import LEVEL.NMO -o level.yaml [--game DIR]
@@ -160,6 +161,11 @@ def add_subcommands(sub) -> None:
     p.add_argument("--sound-log", metavar="FILE", help="write the sound events the behaviours decide (CSV: time, "
                                                        "name, volume, pitch, action)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--autopilot", action="store_true",
+                   help="the level plug-in's autopilot plays the level with a player's keys and says how it "
+                        "ended; --seconds bounds its play (default 900)")
+    p.add_argument("--record", metavar="ROUTE.jsonl",
+                   help="with --autopilot: save its keys as a recording, for --input")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     p.add_argument("--traceback", action="store_true", help="each behaviour or block error with its traceback")
     add_behaviors_option(p)
@@ -198,6 +204,10 @@ def _run(args) -> int:
     if args.time_factor is not None:
         engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
     check_run_length(args.seconds, args.frame_ms)
+    if args.record and not args.autopilot:
+        raise ValueError("--record goes with --autopilot (ivp play --record records your keys)")
+    if args.autopilot:
+        return _autopilot(args)
     say_if_compiling()
     scene = load_scene(args.scene, args.behaviors)
     recording = scripted_input(scene, args.input, args.no_input)
@@ -238,6 +248,31 @@ def _run(args) -> int:
     if not summary.finite:
         return 1
     return 3 if args.strict and errors else 0
+
+
+AUTOPILOT_SECONDS = 900.0       # the autopilot's play at most, without --seconds
+AUTOPILOT_CONFLICTS = ("input", "trajectory", "trace", "summary", "time_factor")
+
+
+def _autopilot(args) -> int:
+    """``run --autopilot``: the level plug-in's autopilot (behaviors.levels)
+    plays the scene; exit 0 when it finished the level, else 1."""
+    from behaviors.levels import autopilot_of, level_meaning
+    for name in AUTOPILOT_CONFLICTS:
+        if getattr(args, name):
+            raise ValueError(f"--autopilot plays with its own keys and frames: no --{name.replace('_', '-')}")
+    if args.no_smoothing or args.frame_ms != DEFAULT_FRAME_MS:
+        raise ValueError("--autopilot plays at a player's frame rate: no --frame-ms, no --no-smoothing")
+    drive = autopilot_of(level_meaning())
+    say_if_compiling()
+    scene = load_scene(args.scene, args.behaviors)
+    with hook_watchdog(args.hook_time_limit):
+        outcome = drive(scene, args.seconds if args.seconds is not None else AUTOPILOT_SECONDS, args.record,
+                        None if args.quiet else sys.stderr)
+    print(outcome.text())
+    if args.record:
+        print(f"the route: {args.record} (replay: ivp run {args.scene} --input {args.record})")
+    return 0 if outcome.finished else 1
 
 
 def _outcome(ctx) -> str:

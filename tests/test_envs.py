@@ -14,7 +14,7 @@ from virtools_levels import two_sector_level
 import envs
 from bbglue.snapshot import game_hash
 from envs import DISCRETE_ACTIONS, KEYS, BallanceEnv, observation_layout
-from envs.floors import FloorHeights
+from behaviors.ballance.floors import FloorHeights
 
 L = observation_layout(8)
 CHECKPOINT_RADIUS = 6.5                      # glue-and-content 3, "Triggers"

@@ -145,4 +145,5 @@ MEANING = LevelMeaning(
     # The balls and their pieces as the game draws them (parts/player.yaml's names).
     balls_file=("3D Entities", "Balls.nmo"),
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
+    autopilot="behaviors.ballance.autopilot:drive",
 )
