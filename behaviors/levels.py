@@ -134,6 +134,7 @@ class LevelMeaning:
     hidden_groups: tuple = ()           # members hidden at start (the file's hidden flag hides others too)
     balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
+    flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
 
 
 def level_meaning() -> LevelMeaning:

@@ -206,9 +206,11 @@ class Renderer:
             self.sky_box = SkyBox(images, self.textures)
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
-             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
+             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None,
+             effects=None) -> None:
         """Clear to the sky and draw the groups (their settled entities from the
-        static layer), then the segments ((k, 2, 3) world points) on top of them."""
+        static layer), the ``effects`` (textures.Effects: flames, blob shadows),
+        then the segments ((k, 2, 3) world points) on top of them."""
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
@@ -244,6 +246,8 @@ class Renderer:
             else:
                 self.draw_calls += b.draw(group.instance_data(), p)
         p.stop()
+        if effects is not None:
+            self.draw_calls += effects.draw(_gl_matrix(view_proj), camera_world)
         if segments is not None and len(segments):
             self._draw_segments(view_proj, segments, segment_colours)
         gl.glDisable(gl.GL_DEPTH_TEST)

@@ -21,6 +21,7 @@ from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
+from .textures import Effects
 from .video import FfmpegVideo, WallClockVideo
 
 RELOAD_CHECK_S = 0.5
@@ -129,6 +130,7 @@ class View:
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
                          "joints": False, "forces": False}
+        self.effects = Effects()            # the behaviours' flames and blob shadows
         self.frame_scene()
 
     def frame_scene(self) -> None:
@@ -180,7 +182,8 @@ class View:
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of,
                         getattr(self.session.scene, "looks", None))
         segments, colours = self.lines()
-        renderer.draw(groups, self.camera_world(), size, segments, colours)
+        self.effects.update(self.session)
+        renderer.draw(groups, self.camera_world(), size, segments, colours, self.effects)
 
 
 def is_software_renderer(name: str) -> bool:
