@@ -13,10 +13,12 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
+from behaviors import hooks
 from scenes.headless import declared_keys, error_text
 
 from . import camera, hud, overlays, png
 from .drawlist import gather
+from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
@@ -258,6 +260,7 @@ class Overlay2D:
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
         self.centre = TextPanel("center", "center")
+        self.game = GameHud()           # the game's manner: score, lives, level, sector
         self.rects = {}
 
     def draw(self, window, view: View, size, status_lines, centre_lines=()) -> None:
@@ -266,6 +269,7 @@ class Overlay2D:
         pyglet.gl.glViewport(0, 0, width, height)
         s = view.session
         self.rects = {}
+        self.game.draw(width, height, hooks.hud_fields(s.ctx))
         if status_lines:
             self.rects["status"] = self.status.layout(status_lines, width, height)
             self.status.draw()
