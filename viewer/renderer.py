@@ -19,7 +19,7 @@ from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
-from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
+from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 from .static import StaticLayer
@@ -230,14 +230,16 @@ class Renderer:
         set_surface(p, None)
         self._set_lights(p)
         groups = self.static.split(groups)
-        self.draw_calls = self.static.draw(p, opaque=True)
+        planes = frustum_planes(view_proj)
+        self.static.culled = 0
+        self.draw_calls = self.static.draw(p, opaque=True, planes=planes)
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
             p.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
             p.use()
-        self.draw_calls += self.static.draw(p, opaque=False)
+        self.draw_calls += self.static.draw(p, opaque=False, planes=planes)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
