@@ -209,6 +209,31 @@ class SoundEvent:
     action: str
 
 
+@dataclass(frozen=True)
+class Emitter:
+    """A particle emitter a behaviour wants drawn (``behaviors.hooks.emitters``):
+    ``name`` one per emitter (its particles live on across frames), ``kind``
+    what the viewer draws ("flame"), ``position`` in the world, ``size`` the
+    scale of its particles (1: the viewer's size of the kind)."""
+
+    name: str
+    kind: str
+    position: tuple
+    size: float = 1.0
+
+
+@dataclass(frozen=True)
+class BlobShadow:
+    """A round shadow a behaviour wants cast straight down
+    (``behaviors.hooks.blob_shadows``) from ``position`` onto the first of
+    ``receivers`` (entities) within ``max_height`` below it, ``radius`` wide."""
+
+    position: tuple
+    radius: float
+    receivers: tuple
+    max_height: float
+
+
 @dataclass(order=True)
 class _Delayed:
     due_ms: float

@@ -9,7 +9,9 @@ game supplied them:
   camera looking along its Z), or None while it has none;
 - ``hud_fields()``: a dict of name -> value for the HUD's game line (None values
   are not shown), or None;
-- ``outcome()``: one line saying how the run ended, or None.
+- ``outcome()``: one line saying how the run ended, or None;
+- ``emitters()``: the particle emitters (``api.Emitter``) to draw now;
+- ``blob_shadows()``: the round shadows (``api.BlobShadow``) to draw now.
 
 Sounds are not asked for: any behaviour emits them with ``Behavior.sound``
 and ``sound_events`` hands out those of the last frame.
@@ -17,7 +19,7 @@ and ``sound_events`` hands out those of the last frame.
 
 from __future__ import annotations
 
-from .api import RUNNING, SoundEvent, manager_of
+from .api import RUNNING, BlobShadow, Emitter, SoundEvent, manager_of
 
 
 def _offers(ctx, method: str):
@@ -44,6 +46,16 @@ def hud_fields(ctx) -> dict:
 def outcome(ctx) -> str:
     """The outcome lines of the running behaviours ('' when none offers one)."""
     return "; ".join(o for o in _offers(ctx, "outcome") if o)
+
+
+def emitters(ctx) -> list[Emitter]:
+    """The emitters of every running behaviour that offers some, in order."""
+    return [e for found in _offers(ctx, "emitters") for e in (found or ())]
+
+
+def blob_shadows(ctx) -> list[BlobShadow]:
+    """The blob shadows of every running behaviour that offers some, in order."""
+    return [b for found in _offers(ctx, "blob_shadows") for b in (found or ())]
 
 
 def sound_events(ctx) -> list[SoundEvent]:

@@ -135,6 +135,7 @@ class LevelMeaning:
     balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
+    flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
 
 
 def level_meaning() -> LevelMeaning:

@@ -19,7 +19,7 @@ from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
-from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
+from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 from .static import StaticLayer
@@ -206,9 +206,11 @@ class Renderer:
             self.sky_box = SkyBox(images, self.textures)
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
-             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
+             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None,
+             effects=None) -> None:
         """Clear to the sky and draw the groups (their settled entities from the
-        static layer), then the segments ((k, 2, 3) world points) on top of them."""
+        static layer), the ``effects`` (textures.Effects: flames, blob shadows),
+        then the segments ((k, 2, 3) world points) on top of them."""
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
@@ -228,14 +230,16 @@ class Renderer:
         set_surface(p, None)
         self._set_lights(p)
         groups = self.static.split(groups)
-        self.draw_calls = self.static.draw(p, opaque=True)
+        planes = frustum_planes(view_proj)
+        self.static.culled = 0
+        self.draw_calls = self.static.draw(p, opaque=True, planes=planes)
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
             p.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
             p.use()
-        self.draw_calls += self.static.draw(p, opaque=False)
+        self.draw_calls += self.static.draw(p, opaque=False, planes=planes)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
@@ -244,6 +248,8 @@ class Renderer:
             else:
                 self.draw_calls += b.draw(group.instance_data(), p)
         p.stop()
+        if effects is not None:
+            self.draw_calls += effects.draw(_gl_matrix(view_proj), camera_world)
         if segments is not None and len(segments):
             self._draw_segments(view_proj, segments, segment_colours)
         gl.glDisable(gl.GL_DEPTH_TEST)

@@ -8,7 +8,10 @@ texture; plain-coloured meshes share one). An entity that moves, changes
 colour or is hidden leaves the layer (the buffers it was in are rebuilt from
 cached pieces) and is drawn instanced again until it has settled anew. So a
 level's hundreds of entities cost as many draw calls as it has materials, and
-nothing of them is uploaded while they stand still.
+nothing of them is uploaded while they stand still. A bucket's triangles are
+kept in squares of CELL metres (by each member's centre); the squares whose
+bounding sphere lies outside the view are left out of its one draw call
+(glMultiDrawElements over the others).
 Call `display.configure` before importing this module.
 """
 
@@ -19,11 +22,12 @@ import ctypes
 import numpy as np
 from pyglet import gl
 
-from .drawlist import Group, indexed, shade_normals
+from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
 from .textures import look_corners, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
+CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
 _PLAIN = ("plain", None, None, None)    # bucket keys: (kind, part colour, GL texture name, Surface)
 
 
@@ -60,6 +64,9 @@ class _Bucket:
         self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
         self.dirty = True
         self.count = 0
+        self.cells = []                  # [square, first index, index count], with their spheres:
+        self.centres = np.zeros((0, 3))
+        self.radii = np.zeros(0)
         self.vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self.vao))
         gl.glBindVertexArray(self.vao)
@@ -71,8 +78,10 @@ class _Bucket:
         gl.glBindVertexArray(0)
 
     def rebuild(self) -> None:
-        """The members' triangles in world space (as the instanced shader moves them) into the buffers."""
-        rows, tris, at = [], [], 0
+        """The members' triangles in world space (as the instanced shader moves
+        them) into the buffers, square by square (CELL), with each square's
+        index range and bounding sphere."""
+        placed = []
         for vertices, indices, matrix, tint in self.members.values():
             m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
             r = np.empty((len(vertices), 12), dtype=np.float32)
@@ -80,9 +89,23 @@ class _Bucket:
             r[:, 3:6] = vertices[:, 3:6] @ m[:3, :3]
             r[:, 6:8] = vertices[:, 6:8]
             r[:, 8:] = tint
+            lo, hi = r[:, :3].min(axis=0), r[:, :3].max(axis=0)
+            cell = tuple(np.floor((lo + hi)[[0, 2]] * 0.5 / CELL).astype(int)) if len(r) else (0, 0)
+            placed.append((cell, r, indices, lo, hi))
+        placed.sort(key=lambda p: p[0])
+        rows, tris, at, first, self.cells, spheres = [], [], 0, 0, [], []
+        for cell, r, indices, lo, hi in placed:
+            if not self.cells or self.cells[-1][0] != cell:
+                self.cells.append([cell, first, 0])
+                spheres.append([lo, hi])
+            self.cells[-1][2] += len(indices)
+            first += len(indices)
+            spheres[-1] = [np.minimum(spheres[-1][0], lo), np.maximum(spheres[-1][1], hi)]
             rows.append(r)
             tris.append(indices + at)
-            at += len(vertices)
+            at += len(r)
+        self.centres = np.array([(lo + hi) * 0.5 for lo, hi in spheres]).reshape(-1, 3)
+        self.radii = np.array([np.linalg.norm(hi - lo) * 0.5 for lo, hi in spheres])
         self.count = sum(len(t) for t in tris)
         tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
         if self.surface is not None:
@@ -97,7 +120,8 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, program) -> None:
+    def draw(self, program, visible=None) -> None:
+        """One call: every square, or those ``visible`` says (a bool per square)."""
         set_surface(program, self.surface)
         if self.colour is None:
             program["look"] = 0
@@ -109,7 +133,14 @@ class _Bucket:
                 gl.glActiveTexture(gl.GL_TEXTURE0)
                 gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
         gl.glBindVertexArray(self.vao)
-        gl.glDrawElements(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT, None)
+        if visible is None or visible.all():
+            gl.glDrawElements(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT, None)
+        else:
+            shown = [c for c, v in zip(self.cells, visible) if v]
+            counts = (gl.GLsizei * len(shown))(*(c[2] for c in shown))
+            offsets = (ctypes.c_void_p * len(shown))(*(4 * c[1] for c in shown))
+            gl.glMultiDrawElements(gl.GL_TRIANGLES, counts, gl.GL_UNSIGNED_INT,
+                                   ctypes.cast(offsets, ctypes.POINTER(gl.GLvoid)), len(shown))
         gl.glBindVertexArray(0)
 
 
@@ -122,6 +153,7 @@ class StaticLayer:
         self.buckets: dict[tuple, _Bucket] = {}
         self.settling: dict = {}                 # entity -> (state, drawn frames unchanged)
         self.placed: dict = {}                   # entity -> (state, bucket keys)
+        self.culled = 0                          # squares left out by the draws since it was set to 0
 
     def split(self, groups: dict[str, Group]) -> dict[str, Group]:
         """The groups without the static entities; entities that settled join
@@ -178,9 +210,10 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, program, opaque: bool) -> int:
+    def draw(self, program, opaque: bool, planes=None) -> int:
         """The opaque buckets or the others, each with members in one call
-        (identity model rows); the draw calls made."""
+        (identity model rows), without its squares outside the view's
+        ``planes`` (drawlist.frustum_planes; None: all); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -188,9 +221,15 @@ class StaticLayer:
             b = self.buckets[key]
             if b.dirty:
                 b.rebuild()
-            if b.count and b.opaque == opaque:
-                b.draw(program)
-                calls += 1
+            if not b.count or b.opaque != opaque:
+                continue
+            visible = None if planes is None else spheres_in_frustum(planes, b.centres, b.radii)
+            if visible is not None and not visible.any():
+                self.culled += len(visible)
+                continue
+            b.draw(program, visible)
+            self.culled += 0 if visible is None else int((~visible).sum())
+            calls += 1
         program["look"] = 0
         set_surface(program, None)
         return calls

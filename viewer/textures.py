@@ -16,10 +16,10 @@ import logging
 import numpy as np
 from pyglet import gl
 
-from scenes.virtools.game import SKY_FACES
+from scenes.virtools.game import SKY_FACES, TEXTURES_DIR, find_ci
 
 from .drawlist import indexed, shade_normals
-from .gpu import instanced_vao
+from .gpu import Buffer, attribute, instanced_vao
 
 log = logging.getLogger(__name__)
 MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
@@ -242,3 +242,149 @@ class SkyBox:
         self.program.stop()
         gl.glDepthMask(gl.GL_TRUE)
         gl.glDepthFunc(gl.GL_LESS)
+
+
+# --- effects: flames and blob shadows (viewer/particles.py) -----------------------------------------
+
+_SPRITE_VS = """#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 6) in vec4 colour;
+layout(location = 7) in vec2 uv;
+uniform mat4 view_proj;
+out vec2 v_uv;
+out vec4 v_colour;
+void main() { v_uv = uv; v_colour = colour; gl_Position = view_proj * vec4(position, 1.0); }
+"""
+_SPRITE_FS = """#version 330 core
+in vec2 v_uv;
+in vec4 v_colour;
+uniform sampler2D image;
+out vec4 frag;
+void main() { frag = v_colour * texture(image, v_uv); }
+"""
+FLAME_IMAGE = "Particle_Flames.bmp"     # the game's flame sprite: its brightness is its alpha
+SHADOW_IMAGE = "HardShadow.bmp"         # the game's shadow: dark on white, so alpha = 1 - brightness
+
+
+def soft_disc(shadow: bool, size: int = 64) -> np.ndarray:
+    """The sprite when the game's image is not there ((size, size, 4) uint8):
+    a flame an orange disc fading from its centre to its rim; a shadow black,
+    0.8 opaque at its centre fading to nothing at 0.85 of its radius (as the
+    game's HardShadow.bmp)."""
+    y, x = np.mgrid[0:size, 0:size]
+    r = np.hypot(x - (size - 1) / 2.0, y - (size - 1) / 2.0) / (size / 2.0)
+    out = np.empty((size, size, 4), np.uint8)
+    out[..., :3] = (0, 0, 0) if shadow else (255, 150, 60)
+    alpha = 0.8 * np.clip(1.0 - r / 0.85, 0.0, 1.0) if shadow else np.clip(1.0 - r, 0.0, 1.0) ** 1.5
+    out[..., 3] = (alpha * 255).astype(np.uint8)
+    return out
+
+
+def sprite_image(path: str | None, shadow: bool) -> np.ndarray:
+    """The game's sprite at ``path`` as RGBA (a flame's alpha its brightness; a
+    shadow black, its alpha the darkness), or `soft_disc` without one."""
+    if path is None:
+        return soft_disc(shadow)
+    try:
+        rgb = read_image(path)[..., :3].astype(np.float64)
+    except (OSError, ValueError) as exc:
+        log.warning("sprite %s: %s: a soft disc instead", path, exc)
+        return soft_disc(shadow)
+    brightness = rgb.mean(axis=-1)
+    out = np.empty(rgb.shape[:2] + (4,), np.uint8)
+    out[..., :3] = 0 if shadow else rgb
+    out[..., 3] = np.clip(255.0 - brightness if shadow else brightness, 0, 255)
+    return out
+
+
+class SpriteBatch:
+    """Quads ((n, 4, 9): x y z u v r g b a per corner, viewer.particles) drawn
+    in one call with a texture and a blend, depth tested but not written."""
+
+    def __init__(self):
+        from pyglet.graphics.shader import Shader, ShaderProgram
+        self.program = ShaderProgram(Shader(_SPRITE_VS, "vertex"), Shader(_SPRITE_FS, "fragment"))
+        self.vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
+        gl.glBindVertexArray(self.vao)
+        self.vertices, self.indices = Buffer(), Buffer()
+        self.vertices.upload(np.zeros((4, 9), np.float32))
+        gl.glBindBuffer(gl.GL_ELEMENT_ARRAY_BUFFER, self.indices.id)
+        for location, size, at in ((0, 3, 0), (7, 2, 3), (6, 4, 5)):
+            attribute(location, size, 9, at)
+        gl.glBindVertexArray(0)
+
+    def draw(self, quads: np.ndarray, texture, view_proj: tuple, blend: tuple) -> int:
+        """The quads with ``texture`` and the GL blend factors ``blend``; the draw calls made."""
+        if not len(quads) or texture is None:
+            return 0
+        n = len(quads)
+        tris = (np.arange(n, dtype=np.uint32)[:, None] * 4 + np.array([0, 1, 2, 0, 2, 3], np.uint32)).ravel()
+        gl.glBindVertexArray(self.vao)
+        self.vertices.upload(quads.reshape(-1, 9))
+        self.indices.upload(tris, gl.GL_DYNAMIC_DRAW, gl.GL_ELEMENT_ARRAY_BUFFER)
+        self.program.use()
+        self.program["view_proj"] = view_proj
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(*blend)
+        gl.glDepthMask(gl.GL_FALSE)
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        gl.glBindTexture(gl.GL_TEXTURE_2D, texture)
+        gl.glDrawElements(gl.GL_TRIANGLES, len(tris), gl.GL_UNSIGNED_INT, None)
+        gl.glDepthMask(gl.GL_TRUE)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        self.program.stop()
+        gl.glBindVertexArray(0)
+        return 1
+
+
+class Effects:
+    """The behaviours' flames and blob shadows (``behaviors.hooks``;
+    viewer/particles.py), drawn after the scene: the shadows darkening what
+    they lie on (lifted a little, so they win the depth test), then the
+    flames added to what is behind them. The sprites are the game's images
+    from its Textures folder when the scene comes from the game folder."""
+
+    SHADOW_LIFT = 0.03          # metres above the surface the shadow lies on
+
+    def __init__(self):
+        from .particles import Flames
+        self.flames = Flames()
+        self.shadows = np.zeros((0, 4))         # x y z radius
+        self.textures = TextureCache()
+        self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
+        self.batch = None
+
+    def update(self, session) -> None:
+        """This frame's emitters and shadows of the session's behaviours."""
+        from behaviors import hooks
+        from behaviors.api import manager_of
+        from scenes.virtools.game import game_folder
+
+        from .particles import shadow_spot
+        ctx = session.ctx
+        if self.images is None:
+            path = getattr(session.scene, "path", None)
+            game = game_folder(path) if path else None
+            folder = find_ci(game, TEXTURES_DIR) if game else None
+            self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
+                                for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
+        m = manager_of(ctx, create=False)
+        self.flames.update(m.time_ms * 0.001 if m is not None else 0.0, hooks.emitters(ctx))
+        spots = [(shadow_spot(s), s.radius) for s in hooks.blob_shadows(ctx)]
+        self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
+
+    def draw(self, view_proj: tuple, camera_world) -> int:
+        """The shadows and the flames; the draw calls made."""
+        from .particles import billboards, flat_quads
+        if self.batch is None:
+            self.batch = SpriteBatch()
+        flame_tex, shadow_tex = (self.textures.get(img) for img in self.images or (None, None))
+        spots = self.shadows
+        lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
+        calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4))), shadow_tex, view_proj,
+                                (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
+        centres, sizes, colours = self.flames.sprites()
+        calls += self.batch.draw(billboards(centres, sizes, colours, camera_world), flame_tex, view_proj,
+                                 (gl.GL_SRC_ALPHA, gl.GL_ONE))
+        return calls

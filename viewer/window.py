@@ -13,14 +13,17 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
+from behaviors import hooks
 from scenes.headless import declared_keys, error_text
 
 from . import camera, hud, overlays, png
 from .drawlist import gather
+from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
 from .picking import pick
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
+from .textures import Effects
 from .video import FfmpegVideo, WallClockVideo
 
 RELOAD_CHECK_S = 0.5
@@ -129,6 +132,7 @@ class View:
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
                          "joints": False, "forces": False}
+        self.effects = Effects()            # the behaviours' flames and blob shadows
         self.frame_scene()
 
     def frame_scene(self) -> None:
@@ -180,7 +184,8 @@ class View:
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of,
                         getattr(self.session.scene, "looks", None))
         segments, colours = self.lines()
-        renderer.draw(groups, self.camera_world(), size, segments, colours)
+        self.effects.update(self.session)
+        renderer.draw(groups, self.camera_world(), size, segments, colours, self.effects)
 
 
 def is_software_renderer(name: str) -> bool:
@@ -255,6 +260,7 @@ class Overlay2D:
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
         self.centre = TextPanel("center", "center")
+        self.game = GameHud()           # the game's manner: score, lives, level, sector
         self.rects = {}
 
     def draw(self, window, view: View, size, status_lines, centre_lines=()) -> None:
@@ -263,6 +269,7 @@ class Overlay2D:
         pyglet.gl.glViewport(0, 0, width, height)
         s = view.session
         self.rects = {}
+        self.game.draw(width, height, hooks.hud_fields(s.ctx))
         if status_lines:
             self.rects["status"] = self.status.layout(status_lines, width, height)
             self.status.draw()

@@ -38,19 +38,21 @@ import math
 from bbglue import CKGroup, blocks
 from bbglue.blocks import Physicalize
 
-from ..api import Behavior, manager_of
+from ..api import Behavior, Emitter, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
 from .boxes import box_of, boxes_intersect
 from .camera import camera_of
-from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
+from .values import (BALL_RADIUS, BIG_FLAME_SIZE, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
+                     CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
                      EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
                      LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
                      RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
                      SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
-                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_POINTS, final_score)
+                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_FLAMES, START_POINTS,
+                     final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
 
@@ -104,6 +106,7 @@ class Level(Behavior):
     extra_lives = Param(Group, "P_Extra_Life", "extra lives (+1 life)", optional=True)
     extra_points = Param(Group, "P_Extra_Point", "extra points (+100, then six +20 satellites)", optional=True)
     finish = Param(Entity, "PE_Levelende", "the finish trigger (1 around the balloon platform)", optional=True)
+    start = Param(str, "PS_Levelstart", "the start's placeholder, or the group holding it: its flames burn")
     sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
     prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
     hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
@@ -193,9 +196,35 @@ class Level(Behavior):
         for e in dict.fromkeys(self.props + [e for b in self.sector_bodies.values() for e in b]):
             self.save_ic(e)
             self.records[e] = self.ctx.physics.record_of(e)
+        self.flames = self._flame_frames()
         boxes = [box_of(b) for b in (self.death_boxes or ())]
         self.fall_limit = (min(b.centre[1] - sum(b.half[i] * abs(b.axes[i][1]) for i in range(3)) for b in boxes)
                            - PROP_FALL_DEPTH) if boxes else None
+
+    def _flame_frames(self) -> dict:
+        """The flames' emitter frames (values.py): "start" -> the start's,
+        checkpoint k -> (its big flame's, its small flames'); missing ones left out."""
+        def frames(owner, names):
+            return [self.ctx.get(f"{owner.name}.{n}") for n in names if f"{owner.name}.{n}" in self.ctx]
+        start = self.ctx.get(self.start) if self.start in self.ctx else None
+        starts = start.entities if isinstance(start, CKGroup) else [start] if start is not None else []
+        out = {"start": [f for s in starts for f in frames(s, START_FLAMES)]}
+        for k, cp in enumerate(self.checkpoint_entities, 1):
+            out[k] = (frames(cp, (CHECKPOINT_BIG_FLAME,)), frames(cp, CHECKPOINT_SMALL_FLAMES))
+        return out
+
+    def emitters(self) -> list:
+        """The viewer's hook (behaviors.hooks): the start's four flames; the
+        next checkpoint's big flame and the later checkpoints' two small ones
+        (none once crossed)."""
+        flames = getattr(self, "flames", None)
+        if not flames:
+            return []
+        lit = [(f, 1.0) for f in flames["start"]]
+        for k in range(self.sector, len(self.checkpoint_entities) + 1):
+            big, small = flames[k]
+            lit += [(f, BIG_FLAME_SIZE) for f in big] if k == self.sector else [(f, 1.0) for f in small]
+        return [Emitter(f.name, "flame", f.get_position(), size) for f, size in lit]
 
     def is_active(self, entity) -> bool:
         """Is the entity's sector the current one (True outside every sector)?"""

@@ -144,6 +144,7 @@ MEANING = LevelMeaning(
     hidden_groups=("PR_Resetpoints", "DepthTestCubes", "PS_Levelstart", "PC_Checkpoints"),
     # The balls and their pieces as the game draws them (parts/player.yaml's names).
     balls_file=("3D Entities", "Balls.nmo"),
+    flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
     autopilot="behaviors.ballance.autopilot:drive",
 )

@@ -97,6 +97,21 @@ SPARE_LIVES = 3
 LEVEL_BONUS = 100                    # x level number
 LIFE_BONUS = 200                     # x spare lives left
 
+# Flames: the emitters are the frames of the prefabs PS_FourFlames / PC_TwoFlames,
+# imported as "<placeholder>.<frame>" (scenes/virtools/level.py). The start's
+# four burn always; the next checkpoint's big flame burns, the later ones'
+# two small flames, none once crossed.
+START_FLAMES = tuple(f"PS_FourFlames_Flame_{x}" for x in "ABCD")
+CHECKPOINT_BIG_FLAME = "PC_TwoFlames_Flame_Big"
+CHECKPOINT_SMALL_FLAMES = ("PC_TwoFlames_Flame_SmallA", "PC_TwoFlames_Flame_SmallB")
+BIG_FLAME_SIZE = 2.0                 # the big flame's particles against a small one's (not in the spec)
+
+# The ball's blob shadow (Balls.nmo's TT Simple Shadow): on the Shadow group's
+# members, as wide as the ball times 1.3, down to 20 below the ball.
+SHADOW_GROUP = "Shadow"
+SHADOW_SIZE_SCALE = 1.3
+SHADOW_MAX_HEIGHT = 20.0
+
 # Sounds (the game's Sounds/*.wav by name; docs/behaviors.md "Sounds"). Surface
 # classes of the Sound_HitID_NN / Sound_RollID_NN groups (virtools-nmo 5.1).
 HIT_GROUP_NAME = "Sound_HitID_{:02d}"

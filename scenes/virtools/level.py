@@ -248,6 +248,7 @@ class _Importer:
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
         self._balloon(docs, extra)
+        self._flames(docs, extra)
         self._camera(extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
@@ -592,6 +593,29 @@ class _Importer:
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
             rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
                                            f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    def _flames(self, docs: list, extra: list) -> None:
+        """5.2 / 5.5: the flames' frames of the start's and the checkpoints'
+        prefabs (the meaning's ``flame_prefabs``, named as the placeholder
+        without its number) at each placeholder, hidden, as
+        ``<placeholder>.<frame>``: the emitters the level's behaviour lights."""
+        rep = self.report
+        for d in [d for d in docs if {self.m.start, self.m.checkpoints} & set(d["groups"])]:
+            kind = re.sub(r"_\d+$", "", d["name"])
+            if kind not in self.m.flame_prefabs:
+                continue
+            if kind not in self.prefabs:
+                self.prefabs[kind] = read_prefab(self.game, kind, self.m.module_root, self.encodings)
+            prefab, why = self.prefabs[kind]
+            if prefab is None:
+                rep.skipped.append((f"the flames of {d['name']}", f"{why}: no flames"))
+                continue
+            matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            for p in prefab.parts:
+                item = self._item(prefab.nmo, kind, p, placed(p, prefab.root, matrix),
+                                  self._unique(f"{d['name']}.{p.name}"), [], None)
+                item["visible"] = False
+                extra.append(item)
 
     def _camera(self, extra: list) -> None:
         """The game's camera rig (the meaning's camera file, Ballance's
