@@ -12,14 +12,16 @@ the one whose push, in the camera's orientation frame, best turns the ball's
 velocity toward the wanted one, or none when the velocity is close enough.
 
 The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
-frames of play the world is kept as a
-flat table (ivp.snapshot, bit-exact with the RNG seed). A death, or no progress
-along the route for ``STUCK_FRAMES``, rolls the world back to a kept table at
-least ``BACKUP_FRAMES`` before it and replays from there with the next of the
-``VARIANTS`` of the steering (slower, nearer, farther) until the ball is past
-the place of the failure, further back after a round of them; after ``MAX_TRIES`` at one sector it gives up and says where.
-The keys of the frames rolled back are dropped, so the keys kept are a normal
-recording (behaviors.recording) that replays the same run.
+frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
+with the RNG seed). A death, or no progress along the route for
+``STUCK_FRAMES``, rolls the world back to a kept table at least
+``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
+replays from there with the next of the ``VARIANTS`` of the steering
+(slower, nearer, farther) until the ball is past the place of the failure,
+further back after a round of them; after ``MAX_TRIES`` at one sector it
+gives up and says where. The keys of the frames rolled back are dropped,
+so the keys kept are a normal recording (behaviors.recording) that replays
+the same run.
 """
 
 from __future__ import annotations
@@ -334,7 +336,8 @@ class Pilot:
         if tries >= MAX_TRIES:
             return f"{here} after {tries} tries with every steering"
         failed_at, best = len(self.keys), self.best[1]
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= failed_at - BACKUP_FRAMES and k[3] == sector]
+        before = min(failed_at, self.best[2]) - BACKUP_FRAMES       # before the ball stopped getting nearer
+        usable = [i for i, k in enumerate(self.kept) if k[0] <= before and k[3] == sector]
         if not usable:
             return f"{here}, with no kept world of the sector to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))

@@ -7,7 +7,7 @@ Nodes are points of the upward-facing triangles of the floor groups
 most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
 ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
 two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB``; from a node at an edge the ball may also drop onto
+steeper than ``CLIMB`` (and a rising one short: ``STEEP``); from a node at an edge the ball may also drop onto
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
@@ -34,7 +34,9 @@ from .values import BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
-CLIMB = 0.8              # rise per horizontal unit a link may have (a steeper one is a wall)
+CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall)
+STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
+                         # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally ...
 MAX_DROP = 20.0          # ... and at most this far below
@@ -156,7 +158,7 @@ class WalkMap:
         b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         fall = p[a, 1] - p[b, 1]
-        ok = (fall > CLIMB * flat + 0.3) & (fall <= MAX_DROP)
+        ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
         return a[ok], b[ok]
 
     def _graph(self):
@@ -165,7 +167,8 @@ class WalkMap:
         pairs = self.tree.query_pairs(REACH, output_type="ndarray")
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
-        ok = np.abs(p[a, 1] - p[b, 1]) <= CLIMB * flat + 0.3
+        rise = np.abs(p[a, 1] - p[b, 1])
+        ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
