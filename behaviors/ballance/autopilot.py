@@ -58,6 +58,7 @@ MAX_TRIES = 24               # rollbacks per sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
+MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
 
 
 @dataclass(frozen=True)
@@ -112,10 +113,11 @@ def _flat(v):
     return np.array([v[0], 0.0, v[2]])
 
 
-def _in_sight(p, points, tolerance: float):
-    """The farthest of ``points`` whose straight way from ``p`` passes (in X
-    and Z) within ``tolerance`` of every point before it: no corner cut."""
-    for j in range(len(points) - 1, 0, -1):
+def _in_sight(p, points, tolerance: float, first: int = 0):
+    """The farthest of ``points`` (from index ``first``) whose straight way
+    from ``p`` passes (in X and Z) within ``tolerance`` of every point before
+    it: no corner cut; else ``points[first]``."""
+    for j in range(len(points) - 1, first, -1):
         d = _flat(points[j] - p)
         length = float(np.linalg.norm(d))
         if length < 1e-9:
@@ -123,7 +125,7 @@ def _in_sight(p, points, tolerance: float):
         u = d / length
         if all(float(np.linalg.norm(_flat(q - p) - u * float(_flat(q - p) @ u))) <= tolerance for q in points[1:j]):
             return points[j]
-    return points[0]
+    return points[first]
 
 
 def _straightness(points) -> float:
@@ -237,8 +239,10 @@ class Pilot:
         state = route.state(p, kind)
         path = route.ahead(state, max(self.variant.lookahead, BRAKE_DISTANCE))
         points = [route.point(s) for s in path]
-        near = [q for q, gone in zip(points, _path_lengths(points)) if gone <= self.variant.lookahead] or points[:1]
-        aim = _in_sight(p, near, AIM_TOLERANCE)
+        gone = _path_lengths(points)
+        near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
+        first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
+        aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
         for a, b in zip(near, near[1:]):
             if b[1] - a[1] > 3.0:                # a lift ahead: into its column until above its top
                 aim = a if p[1] < b[1] + 0.5 else b
