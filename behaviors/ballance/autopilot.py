@@ -206,7 +206,8 @@ class Pilot:
     # --- where to go ------------------------------------------------------------------------
 
     def route(self, sector: int):
-        """The route to the sector's goal: its checkpoint, or the finish in the last sector."""
+        """The route to the sector's goal (its checkpoint, or the finish in the
+        last sector) round the props in play when it is first asked for."""
         if sector not in self.routes:
             level = self.level
             cps = level.checkpoint_entities
@@ -214,7 +215,9 @@ class Pilot:
                 goal, radius = level.checkpoint_centre(cps[sector - 1]), CHECKPOINT_RADIUS
             else:
                 goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
-            self.routes[sector] = self.map.route_to(goal, radius)
+            physics = self.ctx.physics
+            props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
+            self.routes[sector] = self.map.route_to(goal, radius, props)
         return self.routes[sector]
 
     def key_pushes(self):

@@ -46,6 +46,8 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
+OBSTACLE_COST = 30.0     # ... cost this much more to enter
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -189,16 +191,27 @@ class WalkMap:
         return coo_matrix((np.concatenate(costs), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(size, size)).tocsr()
 
-    def route_to(self, goal, radius: float):
+    def route_to(self, goal, radius: float, obstacles=()):
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
-        (the nearest node when none is): ``Route`` of costs and next nodes."""
+        (the nearest node when none is): ``Route`` of costs and next nodes.
+        ``obstacles``: centres of loose props (boxes, balls); a link into a
+        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more
+        (the route goes round a prop where it can, pushes it where it must)."""
         centres = self.points + (0.0, BALL_RADIUS, 0.0)
         near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
         if len(near) == 0:
             near = np.array([int(np.argmin(np.linalg.norm(centres - np.asarray(goal), axis=1)))])
         n = len(self.points)
         targets = np.concatenate([k * n + near for k in range(self.kinds)])
-        cost, pred, _ = dijkstra(self.graph.T, indices=targets, min_only=True, return_predecessors=True)
+        graph = self.graph
+        if len(obstacles):
+            extra = np.zeros(n)
+            for centre in obstacles:
+                extra[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] \
+                    = OBSTACLE_COST
+            graph = graph.copy()
+            graph.data = graph.data + extra[graph.indices % n]
+        cost, pred, _ = dijkstra(graph.T, indices=targets, min_only=True, return_predecessors=True)
         return Route(self, cost, pred, np.asarray(goal, float))
 
 
