@@ -7,7 +7,8 @@ Nodes are points of the upward-facing triangles of the floor groups
 most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
 ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
 two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB`` (and a rising one short: ``STEEP``); from a node at an edge the ball may also drop onto
+steeper than ``CLIMB`` (and a rising one short: ``STEEP``), and no node in
+the ball's way (the top of a wall or curb between them); from a node at an edge the ball may also drop onto
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
@@ -46,6 +47,7 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
@@ -163,6 +165,19 @@ class WalkMap:
         ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
         return a[ok], b[ok]
 
+    def _walled(self, a, b) -> np.ndarray:
+        """For links a -> b: is there a node in the ball's way, at a quarter,
+        half or three quarters along, within ``WALL_PROBE`` of the ball's
+        centre raised by half a unit (a wall's or a curb's top; the floor
+        under the ball is 2.5 below it, out of reach)?"""
+        p = self.points
+        out = np.zeros(len(a), dtype=bool)
+        for t in (0.25, 0.5, 0.75):
+            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS + 0.5, 0.0)
+            d, _ = self.tree.query(q, distance_upper_bound=WALL_PROBE)
+            out |= np.isfinite(d)
+        return out
+
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
         n, p = len(self.points), self.points
@@ -171,6 +186,8 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rise = np.abs(p[a, 1] - p[b, 1])
         ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        a, b, flat = a[ok], b[ok], flat[ok]
+        ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
