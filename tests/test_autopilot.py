@@ -134,3 +134,30 @@ def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, 
     on_rails = [x for k, x, y, z in seen if 26.0 < z < 54.0]
     assert on_rails and max(abs(x) for x in on_rails) < 1.875          # between the rails' axes
     assert max(y for k, x, y, z in seen) > 12.0 + 2.0                   # above floor C's top, a ball's radius
+
+
+def test_the_route_goes_round_a_prop_where_the_floor_leaves_room():
+    """A box on the straight way along a floor 20 wide: the route passes more
+    than OBSTACLE_RADIUS from it; on a floor 6 wide, with no room, through it."""
+    box = (0.0, 0.5, 20.0)
+    for width, round_it in ((20.0, True), (6.0, False)):
+        walk = WalkMap(plate(-width / 2, width / 2, 0, 40, 0.0))
+        route = walk.route_to((0.0, 2.0, 38.0), 2.0, obstacles=[box])
+        path = [route.point(s) for s in route.ahead(route.state((0, 2, 2), "wood"), 100.0)]
+        closest = min(math.hypot(p[0] - box[0], p[2] - box[2]) for p in path)
+        assert (closest > 4.0) == round_it
+
+
+def test_a_wall_between_two_parts_of_a_floor_is_no_way_through():
+    """A floor with a wall across it (its top 3.45 up, 1 thick): with a door
+    at x 4..10 the route passes through the door; without one there is none."""
+    floor = plate(-10, 10, 0, 40, 0.0)
+    for door, reached in ((True, True), (False, False)):
+        walk = WalkMap(floor + plate(-10, 4 if door else 10, 19.5, 20.5, 3.45))
+        route = walk.route_to((0.0, 2.0, 35.0), 2.0)
+        start = route.state((0, 2, 5), "wood")
+        assert math.isfinite(route.cost[start]) == reached
+        if door:
+            path = [route.point(s) for s in route.ahead(start, 100.0)]
+            crossing = [p for p in path if 18.5 < p[2] < 21.5]
+            assert crossing and all(p[0] > 4.0 for p in crossing)

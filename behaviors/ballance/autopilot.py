@@ -12,14 +12,16 @@ the one whose push, in the camera's orientation frame, best turns the ball's
 velocity toward the wanted one, or none when the velocity is close enough.
 
 The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
-frames of play the world is kept as a
-flat table (ivp.snapshot, bit-exact with the RNG seed). A death, or no progress
-along the route for ``STUCK_FRAMES``, rolls the world back to a kept table at
-least ``BACKUP_FRAMES`` before it and replays from there with the next of the
-``VARIANTS`` of the steering (slower, nearer, farther) until the ball is past
-the place of the failure, further back after a round of them; after ``MAX_TRIES`` at one sector it gives up and says where.
-The keys of the frames rolled back are dropped, so the keys kept are a normal
-recording (behaviors.recording) that replays the same run.
+frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
+with the RNG seed). A death, or no progress along the route for
+``STUCK_FRAMES``, rolls the world back to a kept table at least
+``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
+replays from there with the next of the ``VARIANTS`` of the steering
+(slower, nearer, farther) until the ball is past the place of the failure,
+further back after a round of them; after ``MAX_TRIES`` at one sector it
+gives up and says where. The keys of the frames rolled back are dropped,
+so the keys kept are a normal recording (behaviors.recording) that replays
+the same run.
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ MAX_TRIES = 24               # rollbacks per sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
+MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
 
 
 @dataclass(frozen=True)
@@ -110,10 +113,11 @@ def _flat(v):
     return np.array([v[0], 0.0, v[2]])
 
 
-def _in_sight(p, points, tolerance: float):
-    """The farthest of ``points`` whose straight way from ``p`` passes (in X
-    and Z) within ``tolerance`` of every point before it: no corner cut."""
-    for j in range(len(points) - 1, 0, -1):
+def _in_sight(p, points, tolerance: float, first: int = 0):
+    """The farthest of ``points`` (from index ``first``) whose straight way
+    from ``p`` passes (in X and Z) within ``tolerance`` of every point before
+    it: no corner cut; else ``points[first]``."""
+    for j in range(len(points) - 1, first, -1):
         d = _flat(points[j] - p)
         length = float(np.linalg.norm(d))
         if length < 1e-9:
@@ -121,7 +125,7 @@ def _in_sight(p, points, tolerance: float):
         u = d / length
         if all(float(np.linalg.norm(_flat(q - p) - u * float(_flat(q - p) @ u))) <= tolerance for q in points[1:j]):
             return points[j]
-    return points[0]
+    return points[first]
 
 
 def _straightness(points) -> float:
@@ -202,7 +206,8 @@ class Pilot:
     # --- where to go ------------------------------------------------------------------------
 
     def route(self, sector: int):
-        """The route to the sector's goal: its checkpoint, or the finish in the last sector."""
+        """The route to the sector's goal (its checkpoint, or the finish in the
+        last sector) round the props in play when it is first asked for."""
         if sector not in self.routes:
             level = self.level
             cps = level.checkpoint_entities
@@ -210,7 +215,9 @@ class Pilot:
                 goal, radius = level.checkpoint_centre(cps[sector - 1]), CHECKPOINT_RADIUS
             else:
                 goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
-            self.routes[sector] = self.map.route_to(goal, radius)
+            physics = self.ctx.physics
+            props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
+            self.routes[sector] = self.map.route_to(goal, radius, props)
         return self.routes[sector]
 
     def key_pushes(self):
@@ -235,8 +242,10 @@ class Pilot:
         state = route.state(p, kind)
         path = route.ahead(state, max(self.variant.lookahead, BRAKE_DISTANCE))
         points = [route.point(s) for s in path]
-        near = [q for q, gone in zip(points, _path_lengths(points)) if gone <= self.variant.lookahead] or points[:1]
-        aim = _in_sight(p, near, AIM_TOLERANCE)
+        gone = _path_lengths(points)
+        near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
+        first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
+        aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
         for a, b in zip(near, near[1:]):
             if b[1] - a[1] > 3.0:                # a lift ahead: into its column until above its top
                 aim = a if p[1] < b[1] + 0.5 else b
@@ -334,7 +343,8 @@ class Pilot:
         if tries >= MAX_TRIES:
             return f"{here} after {tries} tries with every steering"
         failed_at, best = len(self.keys), self.best[1]
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= failed_at - BACKUP_FRAMES and k[3] == sector]
+        before = min(failed_at, self.best[2]) - BACKUP_FRAMES       # before the ball stopped getting nearer
+        usable = [i for i, k in enumerate(self.kept) if k[0] <= before and k[3] == sector]
         if not usable:
             return f"{here}, with no kept world of the sector to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))

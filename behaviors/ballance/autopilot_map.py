@@ -7,7 +7,8 @@ Nodes are points of the upward-facing triangles of the floor groups
 most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
 ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
 two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB``; from a node at an edge the ball may also drop onto
+steeper than ``CLIMB`` (and a rising one short: ``STEEP``), and no node in
+the ball's way (the top of a wall or curb between them); from a node at an edge the ball may also drop onto
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
@@ -34,7 +35,9 @@ from .values import BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
-CLIMB = 0.8              # rise per horizontal unit a link may have (a steeper one is a wall)
+CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall)
+STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
+                         # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally ...
 MAX_DROP = 20.0          # ... and at most this far below
@@ -44,6 +47,9 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
+OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
+OBSTACLE_COST = 30.0     # ... cost this much more to enter
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -156,8 +162,21 @@ class WalkMap:
         b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         fall = p[a, 1] - p[b, 1]
-        ok = (fall > CLIMB * flat + 0.3) & (fall <= MAX_DROP)
+        ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
         return a[ok], b[ok]
+
+    def _walled(self, a, b) -> np.ndarray:
+        """For links a -> b: is there a node in the ball's way, at a quarter,
+        half or three quarters along, within ``WALL_PROBE`` of the ball's
+        centre raised by half a unit (a wall's or a curb's top; the floor
+        under the ball is 2.5 below it, out of reach)?"""
+        p = self.points
+        out = np.zeros(len(a), dtype=bool)
+        for t in (0.25, 0.5, 0.75):
+            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS + 0.5, 0.0)
+            d, _ = self.tree.query(q, distance_upper_bound=WALL_PROBE)
+            out |= np.isfinite(d)
+        return out
 
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
@@ -165,7 +184,10 @@ class WalkMap:
         pairs = self.tree.query_pairs(REACH, output_type="ndarray")
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
-        ok = np.abs(p[a, 1] - p[b, 1]) <= CLIMB * flat + 0.3
+        rise = np.abs(p[a, 1] - p[b, 1])
+        ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        a, b, flat = a[ok], b[ok], flat[ok]
+        ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
@@ -186,16 +208,27 @@ class WalkMap:
         return coo_matrix((np.concatenate(costs), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(size, size)).tocsr()
 
-    def route_to(self, goal, radius: float):
+    def route_to(self, goal, radius: float, obstacles=()):
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
-        (the nearest node when none is): ``Route`` of costs and next nodes."""
+        (the nearest node when none is): ``Route`` of costs and next nodes.
+        ``obstacles``: centres of loose props (boxes, balls); a link into a
+        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more
+        (the route goes round a prop where it can, pushes it where it must)."""
         centres = self.points + (0.0, BALL_RADIUS, 0.0)
         near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
         if len(near) == 0:
             near = np.array([int(np.argmin(np.linalg.norm(centres - np.asarray(goal), axis=1)))])
         n = len(self.points)
         targets = np.concatenate([k * n + near for k in range(self.kinds)])
-        cost, pred, _ = dijkstra(self.graph.T, indices=targets, min_only=True, return_predecessors=True)
+        graph = self.graph
+        if len(obstacles):
+            extra = np.zeros(n)
+            for centre in obstacles:
+                extra[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] \
+                    = OBSTACLE_COST
+            graph = graph.copy()
+            graph.data = graph.data + extra[graph.indices % n]
+        cost, pred, _ = dijkstra(graph.T, indices=targets, min_only=True, return_predecessors=True)
         return Route(self, cost, pred, np.asarray(goal, float))
 
 
