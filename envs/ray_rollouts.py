@@ -139,14 +139,15 @@ def collect(seeds, env_kwargs: dict, policy=random_keys, workers: int | None = N
 
 def summary(episodes) -> dict:
     """Mean and spread of the returns, how many finished, died or ran out of
-    time, the mean length in steps."""
+    time, the mean length in steps, the furthest sector reached."""
     returns = np.array([e.total for e in episodes])
     return {"episodes": len(episodes), "mean_return": float(returns.mean()),
             "sd_return": float(returns.std(ddof=1)) if len(episodes) > 1 else 0.0,
             "finished": sum(bool(e.info["finished"]) for e in episodes),
             "died": sum(e.terminated and not e.info["finished"] for e in episodes),
             "truncated": sum(e.truncated for e in episodes),
-            "mean_steps": float(np.mean([len(e.rewards) for e in episodes]))}
+            "mean_steps": float(np.mean([len(e.rewards) for e in episodes])),
+            "furthest_sector": max(int(e.info["sector"]) for e in episodes)}
 
 
 def _args(argv):
@@ -192,7 +193,7 @@ def main(argv=None) -> dict:
     print(f"{s['episodes']} episodes on {len(hosts)} workers: return {s['mean_return']:.1f} "
           f"(sd {s['sd_return']:.1f}), finished {s['finished']}, died {s['died']}, "
           f"out of time {s['truncated']}, mean length {s['mean_steps']:.0f} steps "
-          f"({s['mean_steps'] * args.frame_skip / 60.0:.1f} s)")
+          f"({s['mean_steps'] * args.frame_skip / 60.0:.1f} s), furthest sector {s['furthest_sector']}")
     return s
 
 
