@@ -68,14 +68,14 @@ def resolve_policy(name: str):
     return policy
 
 
-def run_episode(env, seed: int, policy=random_keys, max_steps: int | None = None) -> Episode:
-    """Reset ``env`` with ``seed`` and step ``policy(env, seed)`` until the episode ends
-    (or after ``max_steps`` steps)."""
+def run_episode(env, seed: int, policy=random_keys) -> Episode:
+    """Reset ``env`` with ``seed`` and step ``policy(env, seed)`` until the episode
+    ends (the environment's time_limit bounds it)."""
     obs, info = env.reset(seed=seed)
     act = policy(env, seed)
     observations, actions, rewards = [obs], [], []
     terminated = truncated = False
-    while not (terminated or truncated) and (max_steps is None or len(rewards) < max_steps):
+    while not (terminated or truncated):
         action = act(obs)
         obs, reward, terminated, truncated, info = env.step(action)
         observations.append(obs)
@@ -85,11 +85,11 @@ def run_episode(env, seed: int, policy=random_keys, max_steps: int | None = None
                    bool(terminated), bool(truncated), info, f"{socket.gethostname()}:{os.getpid()}")
 
 
-def serial(seeds, env_kwargs: dict, policy=random_keys, max_steps: int | None = None) -> list:
+def serial(seeds, env_kwargs: dict, policy=random_keys) -> list:
     """The episodes of ``seeds`` in this process, one world."""
     env = BallanceEnv(**env_kwargs)
     try:
-        return [run_episode(env, s, policy, max_steps) for s in seeds]
+        return [run_episode(env, s, policy) for s in seeds]
     finally:
         env.close()
 
@@ -100,16 +100,23 @@ class _World:
     def __init__(self, env_kwargs: dict):
         self.env = BallanceEnv(**env_kwargs)
 
-    def episode(self, seed: int, policy, max_steps):
-        return run_episode(self.env, seed, policy, max_steps)
+    def episode(self, seed: int, policy):
+        return run_episode(self.env, seed, policy)
 
 
-def collect(seeds, env_kwargs: dict, policy=random_keys, workers: int | None = None,
-            max_steps: int | None = None) -> list:
+def _ray():
+    try:
+        import ray
+    except ImportError as exc:          # the extra is not installed
+        raise ImportError("envs.ray_rollouts needs ray: pip install -e '.[rl]'") from exc
+    return ray
+
+
+def collect(seeds, env_kwargs: dict, policy=random_keys, workers: int | None = None) -> list:
     """The episodes of ``seeds`` (in that order), played by ``workers`` Ray actors
     (default: one per CPU of the connected Ray instance), each seed handed to the
     next actor that comes free. Connects with ``ray.init()`` if not connected."""
-    import ray
+    ray = _ray()
     seeds = [int(s) for s in seeds]
     if not ray.is_initialized():
         ray.init()
@@ -121,17 +128,19 @@ def collect(seeds, env_kwargs: dict, policy=random_keys, workers: int | None = N
     actors = [World.remote(env_kwargs) for _ in range(min(workers, len(seeds)))]
     todo = list(enumerate(seeds))[::-1]
     running, out = {}, [None] * len(seeds)
-    for actor in actors:
+
+    def hand(actor):
         if todo:
             i, s = todo.pop()
-            running[actor.episode.remote(s, policy, max_steps)] = (i, actor)
+            running[actor.episode.remote(s, policy)] = (i, actor)
+
+    for actor in actors:
+        hand(actor)
     while running:
         [ref], _ = ray.wait(list(running))
         i, actor = running.pop(ref)
         out[i] = ray.get(ref)
-        if todo:
-            j, s = todo.pop()
-            running[actor.episode.remote(s, policy, max_steps)] = (j, actor)
+        hand(actor)
     for actor in actors:
         ray.kill(actor)
     return out
@@ -139,14 +148,15 @@ def collect(seeds, env_kwargs: dict, policy=random_keys, workers: int | None = N
 
 def summary(episodes) -> dict:
     """Mean and spread of the returns, how many finished, died or ran out of
-    time, the mean length in steps."""
+    time, the mean length in steps, the furthest sector reached."""
     returns = np.array([e.total for e in episodes])
     return {"episodes": len(episodes), "mean_return": float(returns.mean()),
             "sd_return": float(returns.std(ddof=1)) if len(episodes) > 1 else 0.0,
             "finished": sum(bool(e.info["finished"]) for e in episodes),
             "died": sum(e.terminated and not e.info["finished"] for e in episodes),
             "truncated": sum(e.truncated for e in episodes),
-            "mean_steps": float(np.mean([len(e.rewards) for e in episodes]))}
+            "mean_steps": float(np.mean([len(e.rewards) for e in episodes])),
+            "furthest_sector": max(int(e.info["sector"]) for e in episodes)}
 
 
 def _args(argv):
@@ -178,7 +188,7 @@ def _args(argv):
 def main(argv=None) -> dict:
     """Collect the episodes, print and return their summary."""
     args = _args(argv)
-    import ray
+    ray = _ray()
     if args.address:
         ray.init(address=args.address)
     elif not ray.is_initialized():
@@ -192,7 +202,7 @@ def main(argv=None) -> dict:
     print(f"{s['episodes']} episodes on {len(hosts)} workers: return {s['mean_return']:.1f} "
           f"(sd {s['sd_return']:.1f}), finished {s['finished']}, died {s['died']}, "
           f"out of time {s['truncated']}, mean length {s['mean_steps']:.0f} steps "
-          f"({s['mean_steps'] * args.frame_skip / 60.0:.1f} s)")
+          f"({s['mean_steps'] * args.frame_skip / 60.0:.1f} s), furthest sector {s['furthest_sector']}")
     return s
 
 

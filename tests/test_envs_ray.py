@@ -51,14 +51,14 @@ def test_main_collects_and_sums_up(local_ray, capsys):
 
 
 def test_summary_of_hand_made_episodes():
-    def episode(rewards, terminated, truncated, finished):
+    def episode(rewards, terminated, truncated, finished, sector):
         return Episode(0, np.zeros((len(rewards) + 1, 1), np.float32), np.zeros(len(rewards)),
-                       np.array(rewards), terminated, truncated, {"finished": finished})
-    s = summary([episode([1.0, 2.0], True, False, True), episode([-3.0], True, False, False),
-                 episode([0.5, 0.5, 2.0], False, True, False)])
+                       np.array(rewards), terminated, truncated, {"finished": finished, "sector": sector})
+    s = summary([episode([1.0, 2.0], True, False, True, 3), episode([-3.0], True, False, False, 1),
+                 episode([0.5, 0.5, 2.0], False, True, False, 2)])
     # returns 3, -3, 3: mean 1, sample variance ((2^2 + 4^2 + 2^2) / 2) = 12
     assert s["mean_return"] == 1.0 and s["sd_return"] == pytest.approx(math.sqrt(12.0))
-    assert (s["finished"], s["died"], s["truncated"], s["mean_steps"]) == (1, 1, 1, 2.0)
+    assert (s["finished"], s["died"], s["truncated"], s["mean_steps"], s["furthest_sector"]) == (1, 1, 1, 2.0, 3)
 
 
 def test_policies_by_name():
