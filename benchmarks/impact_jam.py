@@ -2,8 +2,8 @@
 
 Lays the reproducers (``../shared/repro/scenes``) over a copy of the bundled
 scenes, runs each headless and prints the worst and mean wall time of a PSI
-(the PSI event plus every collision event up to the next one) and the most
-impacts and propagation loops of one PSI.
+(the PSI event plus every collision event up to the next one), where the
+worst one's time goes, and the most impacts and propagation loops of a PSI.
 
     python -m benchmarks.impact_jam [--repro DIR] [--seconds 1] [--profile]
 """
@@ -21,6 +21,7 @@ import time
 import scenes
 from ivp import rng
 from ivp.collision import impact
+from ivp.collision.system import CollisionSystem
 from ivp.time_manager import PsiEvent, TimeManager
 from scenes.headless import run
 
@@ -30,23 +31,34 @@ SCENES = ("fan_column__fz7235.yaml", "modules/ph34_falling_stone__fz18363.yaml")
 class PsiClock:
     """The wall time inside TimeManager.simulate_until split at each PSI event:
     a PSI's share is its own event and every collision event up to the next
-    PSI; impact systems and their loops counted per PSI."""
+    PSI. Per PSI also: the impact systems (mindist-triggered impacts, 4.1)
+    and their propagation loops (4.8), the ms spent in the loops' kernel and
+    in the re-measure and event re-search after each impact (4.9), and the
+    most impacts one core took (4.7's counter)."""
 
     def __init__(self):
-        self.ms = []
-        self.impacts = []
-        self.loops = []
+        self.rows = []
         self.mark = None
 
     def _lap(self) -> None:
         now = time.perf_counter()
-        if self.ms and self.mark is not None:
-            self.ms[-1] += (now - self.mark) * 1e3
+        if self.rows and self.mark is not None:
+            self.rows[-1]["ms"] += (now - self.mark) * 1e3
         self.mark = now
 
+    def _timed(self, fn, key):
+        def timed(*args):
+            t0 = time.perf_counter()
+            out = fn(*args)
+            if self.rows:
+                self.rows[-1][key] += (time.perf_counter() - t0) * 1e3
+            return out
+        return timed
+
     def __enter__(self):
-        self._saved = TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run
-        until, psi, run_system = self._saved
+        self._saved = (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
+                       impact.impact_system_loop_k, CollisionSystem.update_events_of_cores)
+        until, psi, run_system, loop_k, research = self._saved
         clock = self
 
         def timed_until(tm, env, target):
@@ -57,24 +69,27 @@ class PsiClock:
 
         def timed_psi(event, tm, env):
             clock._lap()
-            clock.ms.append(0.0)
-            clock.impacts.append(0)
-            clock.loops.append(0)
+            if clock.rows:
+                clock.rows[-1]["core_impacts"] = max((impact.impacts_this_psi(o.core) for o in env.objects),
+                                                     default=0)
+            clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0))
             psi(event, tm, env)
 
         def counted_run(system, *args):
             over = run_system(system, *args)
-            if clock.ms:
-                clock.impacts[-1] += 1
-                clock.loops[-1] += system.loops
+            if clock.rows:
+                clock.rows[-1]["systems"] += 1
+                clock.rows[-1]["loops"] += system.loops
             return over
 
-        TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run = (
-            timed_until, timed_psi, counted_run)
+        (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
+         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores) = (
+            timed_until, timed_psi, counted_run, self._timed(loop_k, "loop_ms"), self._timed(research, "research_ms"))
         return self
 
     def __exit__(self, *exc):
-        TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run = self._saved
+        (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
+         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores) = self._saved
 
 
 def bench(path: str, seconds: float, profile: bool) -> None:
@@ -89,11 +104,17 @@ def bench(path: str, seconds: float, profile: bool) -> None:
         wall = time.perf_counter() - t0
         if prof:
             prof.disable()
-    ms = clock.ms[1:] or [0.0]           # the first PSI pays for compiling
-    worst = max(range(len(ms)), key=ms.__getitem__)
-    print(f"{os.path.basename(path):36s} {len(clock.ms):4d} PSIs in {wall:6.2f} s: "
-          f"worst {ms[worst]:8.2f} ms (PSI {worst + 1}), mean {sum(ms) / len(ms):6.2f} ms; "
-          f"most impacts in a PSI {max(clock.impacts)}, most loops {max(clock.loops)}", flush=True)
+    rows = clock.rows[1:] or [dict(ms=0.0)]            # the first PSI pays for compiling
+    worst = max(range(len(rows)), key=lambda i: rows[i]["ms"])
+    w = rows[worst]
+    print(f"{os.path.basename(path):36s} {len(clock.rows):4d} PSIs in {wall:6.2f} s: "
+          f"worst {w['ms']:8.2f} ms (PSI {worst + 1}), mean {sum(r['ms'] for r in rows) / len(rows):6.2f} ms\n"
+          f"    worst PSI: {w['systems']} impact systems, {w['loops']} loops ({w['loop_ms']:.1f} ms in the loop "
+          f"kernel), {w['research_ms']:.1f} ms re-measuring and re-searching events after impacts; "
+          f"most impacts of one core {w['core_impacts']}\n"
+          f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)}, most loops "
+          f"{max(r['loops'] for r in rows)}, most impacts of one core {max(r['core_impacts'] for r in rows)}",
+          flush=True)
     if prof:
         pstats.Stats(prof).sort_stats("cumulative").print_stats(30)
 
