@@ -18,6 +18,7 @@ from scenes.headless import declared_keys, error_text
 from . import camera, hud, overlays, png
 from .drawlist import gather
 from .gameplay import scene_camera, scene_look
+from .history import HISTORY_S
 from .picking import pick
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
@@ -31,6 +32,7 @@ SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader
 HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
 VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
 RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
+SCRUB_S = 0.5               # seconds of frame time a history key moves by
 
 
 @dataclass(frozen=True)
@@ -43,7 +45,10 @@ class Control:
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
     Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
-    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one step", "step"),
+    Control((key.LEFT, key.COMMA), "back one step of the history (a PSI step, or a frame)", "back"),
+    Control((key.BRACKETLEFT, key.BRACKETRIGHT), f"history: back / forward {SCRUB_S:g} s (pauses)", "scrub"),
+    Control((key.END,), "history: back to the latest state", "latest"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
     Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
     Control((key.BACKSPACE,), "restart the scene", "restart"),
@@ -314,6 +319,7 @@ class ViewerWindow(pyglet.window.Window):
         self.samples = samples
         self.record_path = record or RECORDING
         self.session = session
+        session.keep_history(HISTORY_S)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
@@ -425,7 +431,7 @@ class ViewerWindow(pyglet.window.Window):
                 self._fly.add(symbol)
             self._held.add(symbol)
             return pyglet.event.EVENT_HANDLED
-        self.do(action)
+        self.do(action, symbol)
         return pyglet.event.EVENT_HANDLED
 
     def on_key_release(self, symbol, modifiers):
@@ -433,12 +439,18 @@ class ViewerWindow(pyglet.window.Window):
         self._fly.discard(symbol)
         return pyglet.event.EVENT_HANDLED
 
-    def do(self, action: str) -> None:
+    def do(self, action: str, symbol: int = 0) -> None:
         s, v = self.session, self.scene_view
         if action == "pause":
             s.toggle_pause()
         elif action == "step":
             s.step()
+        elif action == "back":
+            s.step_back()
+        elif action == "scrub":
+            s.scrub(-SCRUB_S if symbol == key.BRACKETLEFT else SCRUB_S)
+        elif action == "latest":
+            s.go_to(s.history.end)
         elif action in ("slower", "faster"):
             s.change_speed(-1 if action == "slower" else 1)
         elif action in ("restart", "reload"):
