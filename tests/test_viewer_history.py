@@ -175,3 +175,60 @@ def test_the_ring_reaches_back_its_seconds_and_no_further(monkeypatch):
     assert [s.position for s in tiny.snapshots] == [20]     # over the budget: only the newest kept
     with pytest.raises(ValueError, match="portable"):
         flatten(ctx, portable=True, share=(object,))
+
+
+def test_a_saved_state_resumes_as_the_run_would_have_continued(window, tmp_path, monkeypatch):
+    # F6 writes the whole state; `ivp play|run --snapshot FILE` resume it
+    from pyglet.window import key
+
+    from scenes.cli import load_scene
+    monkeypatch.chdir(tmp_path)
+    demo = list(Recording.load(DEMO))
+    w = window(lambda: scenes.load("sample_level"))
+    w.session.play(demo)
+    for _ in range(90):
+        w.tick(1 / 60)
+    press(w, key.F6)
+    path = tmp_path / "viewer-001.snapshot"
+    assert path.exists() and "ivp play --snapshot viewer-001.snapshot" in w.session.message
+    for _ in range(60):
+        w.tick(1 / 60)
+    continued = snapshot.game_hash(w.session.ctx)
+    rng.reset()                                     # the file brings its own seed
+    scene = load_scene("sample_level", snapshot=str(path))
+    assert scene.ctx.time_manager.frame_count == 90
+    for f in demo[90:150]:
+        run_frame(scene.ctx, f)
+    assert snapshot.game_hash(scene.ctx) == continued
+    from viewer.cli import main                     # play and render resume it through the same session
+    assert main(["render", "sample_level", "--snapshot", str(path), "-o", "shot.png", "--size", "64x48",
+                 "--headless"]) == 0 and (tmp_path / "shot.png").exists()
+
+
+def test_ivp_run_resumes_a_snapshot_and_refuses_what_is_none(tmp_path, capsys):
+    import json
+
+    from scenes.cli import load_scene
+    from viewer.cli import main
+    s = Session(lambda: scenes.load("sample_level"))
+    for _ in range(20):
+        s.tick(1 / 60)
+    path = str(tmp_path / "state.snapshot")
+    assert s.save_state(path)
+    summary = tmp_path / "s.json"
+    assert main(["run", "sample_level", "--snapshot", path, "--seconds", "0.5", "--quiet",
+                 "--summary", str(summary)]) == 0
+    got = json.loads(summary.read_text())
+    scene = load_scene("sample_level", snapshot=path)
+    for _ in range(30):                             # no demo input from a snapshot: 30 frames without keys
+        scene.ctx.process_frame(1000.0 / 60.0)
+    assert got["frames"] == 30
+    assert got["simulated_seconds"] == scene.ctx.physics.env.current_time
+    assert got["psis"] == scene.ctx.physics.env.psi_count - s.env.psi_count
+    capsys.readouterr()
+    bad = tmp_path / "bad.snapshot"
+    bad.write_text("{}")
+    assert main(["run", "sample_level", "--snapshot", str(bad)]) == 1
+    assert f"--snapshot {bad}: not an ivp-ballance-snapshot file" in capsys.readouterr().err
+    assert main(["run", "sample_level", "--snapshot", path, "--input", DEMO]) == 1
+    assert "does not go with --snapshot" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bbglue import snapshot as game_snapshot
 from behaviors.recording import Recorder
 from ivp import MT_NOT_SIM, rng, umath
 
@@ -243,6 +244,18 @@ class Session:
         action.run(self.ctx)
         if self.history is not None:
             self.history.record(self.ctx, action)
+
+    def save_state(self, path) -> bool:
+        """Write the whole state shown (context and RNG seed, bbglue.snapshot)
+        to `path`, for ``ivp play --snapshot``; the HUD says where, or what
+        the snapshot cannot hold."""
+        try:
+            game_snapshot.save(self.ctx, path)
+        except game_snapshot.SnapshotError as exc:
+            self.message = f"no snapshot written: {exc}"
+            return False
+        self.message = f"state saved to {path} (ivp play --snapshot {path} resumes it)"
+        return True
 
     # --- history (viewer/history.py) --------------------------------------------------
 

@@ -64,6 +64,7 @@ CONTROLS = (
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F6,), "save the whole state (viewer-NNN.snapshot, for ivp play --snapshot)", "save"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
     Control((key.F11,), "fullscreen on / off", "fullscreen"),
     Control((key.F10,), "vsync on / off", "vsync"),
@@ -470,6 +471,9 @@ class ViewerWindow(pyglet.window.Window):
             s.toggle_recording(self.record_path)
         elif action == "screenshot":
             s.message = f"screenshot {self.screenshot()}"
+        elif action == "save":
+            self.shots += 1
+            s.save_state(f"viewer-{self.shots:03d}.snapshot")
         elif action == "video":
             self.toggle_video()
         elif action == "fullscreen":
