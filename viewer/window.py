@@ -20,6 +20,7 @@ from .drawlist import gather
 from .gameplay import scene_camera, scene_look
 from .history import HISTORY_S
 from .picking import pick
+from .plots import PlotPanel, Samples
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
 from .video import FfmpegVideo, WallClockVideo
@@ -61,6 +62,7 @@ CONTROLS = (
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
     Control((key.H,), "heads-up display on / off", "hud"),
+    Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
@@ -326,6 +328,8 @@ class ViewerWindow(pyglet.window.Window):
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
+        self.samples = Samples()
+        self.plots = None           # the PlotPanel while F3 shows it
         self.centre = None          # "help" or "error": the centred panel shown
         self.rate = FrameRate()
         self.draw_ms = 0.0
@@ -373,6 +377,7 @@ class ViewerWindow(pyglet.window.Window):
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
         self.session.tick(dt)
+        self.samples.sample(self.session, self.draw_ms)
         self.fly(dt)
 
     def check_reload(self, dt: float) -> None:
@@ -397,6 +402,8 @@ class ViewerWindow(pyglet.window.Window):
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
         status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
+        if self.plots is not None:
+            self.plots.draw(self.samples)
 
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
@@ -465,6 +472,8 @@ class ViewerWindow(pyglet.window.Window):
             v.overlays[action] = not v.overlays[action]
         elif action == "hud":
             self.show_hud = not self.show_hud
+        elif action == "plots":
+            self.plots = PlotPanel() if self.plots is None else None
         elif action in ("help", "error"):
             self.centre = None if self.centre == action else action
         elif action == "record":
