@@ -43,7 +43,7 @@ def test_the_plots_sample_what_a_headless_run_computes(gl_window, tmp_path):  # 
             w.on_draw()
             draws.append(w.draw_ms)
         names = [q[0] for q in QUANTITIES]
-        s = w.samples
+        s = w.plot_samples
         expected = headless_values()
         for i, name in enumerate(("speed", "height", "energy", "PSIs")):
             assert s.series(names.index(name)) == [e[i] for e in expected], name

@@ -328,7 +328,7 @@ class ViewerWindow(pyglet.window.Window):
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
-        self.samples = Samples()
+        self.plot_samples = Samples()
         self.plots = None           # the PlotPanel while F3 shows it
         self.centre = None          # "help" or "error": the centred panel shown
         self.rate = FrameRate()
@@ -377,7 +377,7 @@ class ViewerWindow(pyglet.window.Window):
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
         self.session.tick(dt)
-        self.samples.sample(self.session, self.draw_ms)
+        self.plot_samples.sample(self.session, self.draw_ms)
         self.fly(dt)
 
     def check_reload(self, dt: float) -> None:
@@ -403,7 +403,7 @@ class ViewerWindow(pyglet.window.Window):
         status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
         if self.plots is not None:
-            self.plots.draw(self.samples)
+            self.plots.draw(self.plot_samples)
 
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
