@@ -22,7 +22,7 @@ from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argum
                         add_subcommands, add_watchdog_option, check_snapshot_input, find_scene, load_scene,
                         say_if_compiling, scripted_input)
 
-OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
+OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass")
 
 
 def _size(text: str) -> tuple[int, int]:

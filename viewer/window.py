@@ -15,7 +15,7 @@ from pyglet.window import key, mouse
 
 from scenes.headless import declared_keys, error_text
 
-from . import camera, hud, overlays, png
+from . import camera, hud, measures, overlays, png
 from .drawlist import gather
 from .gameplay import scene_camera, scene_look
 from .history import HISTORY_S
@@ -61,6 +61,9 @@ CONTROLS = (
     Control((key._3,), "overlay: bounding spheres", "spheres"),
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
+    Control((key._6,), "overlay: contact forces, arrows N x scale long", "contact_forces"),
+    Control((key._7,), "overlay: mass centres and inertia boxes", "mass"),
+    Control((key._9,), "contact force scale: the next of 0.003 .. 0.3 m per N", "force_scale"),
     Control((key.H,), "heads-up display on / off", "hud"),
     Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
@@ -136,7 +139,8 @@ class View:
         self.orbit = camera.OrbitCamera()
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
-                         "joints": False, "forces": False}
+                         "joints": False, "forces": False, "contact_forces": False, "mass": False}
+        self.contact_scale = 3      # index into measures.CONTACT_SCALES: 0.1 m per N
         self.frame_scene()
 
     def frame_scene(self) -> None:
@@ -177,6 +181,10 @@ class View:
                 overlays.force_arrows(lines, ctrls, t)
         if on["contacts"] and env.collision is not None:
             overlays.contact_marks(lines, env.collision.contacts())
+        if on["contact_forces"] and env.collision is not None:
+            measures.contact_forces(lines, env.collision.contacts(), measures.CONTACT_SCALES[self.contact_scale])
+        if on["mass"]:
+            measures.mass_marks(lines, s.bodies(), t)
         if s.drag is not None:
             lines.add(s.drag.point(), s.drag.target, overlays.DRAG)
             lines.cross(s.drag.target, overlays.DRAG)
@@ -470,6 +478,9 @@ class ViewerWindow(pyglet.window.Window):
             v.frame_scene()
         elif action in v.overlays:
             v.overlays[action] = not v.overlays[action]
+        elif action == "force_scale":
+            v.contact_scale = (v.contact_scale + 1) % len(measures.CONTACT_SCALES)
+            s.message = f"contact forces: {measures.CONTACT_SCALES[v.contact_scale]:g} m per N"
         elif action == "hud":
             self.show_hud = not self.show_hud
         elif action == "plots":
