@@ -1,6 +1,7 @@
 """The ``ivp`` command line.
 
     ivp play [SCENE] [--record REC.jsonl] [--input REC.jsonl]   the viewer window (default: the bundled level)
+    ivp play [SCENE] --snapshot FILE           resume a state the viewer saved (F6)
     ivp render [SCENE] --at T -o shot.png      a frame rendered headless
     ivp render [SCENE] --video out.mp4 --seconds N
     ivp play --game BALLANCE N                 level N of your game folder (also run and render; docs/levels.md)
@@ -17,10 +18,11 @@ import sys
 
 from behaviors.api import hook_watchdog
 from scenes import DEFAULT_SCENE
-from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_subcommands,
-                        add_watchdog_option, find_scene, load_scene, say_if_compiling, scripted_input)
+from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_snapshot_option,
+                        add_subcommands, add_watchdog_option, check_snapshot_input, find_scene, load_scene,
+                        say_if_compiling, scripted_input)
 
-OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
+OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass")
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -36,12 +38,14 @@ def _size(text: str) -> tuple[int, int]:
 def _session(args, name: str, default_input: bool):
     """A session of the scene `name` (a file or a bundled name) after the
     --behaviors files, playing --input (or, with `default_input`, the scene's
-    demo input); SceneError says what is wrong. A restart loads the scene afresh
-    without the input."""
+    demo input) or resuming --snapshot; SceneError says what is wrong. A
+    restart loads the scene (or the snapshot) afresh without the input."""
     from .session import Session
+    check_snapshot_input(args)
     say_if_compiling()
-    session = Session(lambda: load_scene(name, args.behaviors))
-    recording = scripted_input(session.scene, args.input, args.no_input or not default_input)
+    session = Session(lambda: load_scene(name, args.behaviors, args.snapshot))
+    recording = scripted_input(session.scene, args.input,
+                               args.no_input or not default_input or args.snapshot is not None)
     if recording is not None:
         session.play(recording)
     return session
@@ -141,6 +145,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--paused", action="store_true", help="start paused")
     p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
     p.set_defaults(func=_play, no_input=False)
+    add_snapshot_option(p)
     add_behaviors_option(p)
     add_watchdog_option(p)
     add_game_option(p)
@@ -160,6 +165,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--hud", action="store_true", help="draw the heads-up display")
     p.add_argument("--headless", action="store_true", help="use EGL even when a display is set")
     add_input_options(p)
+    add_snapshot_option(p)
     add_behaviors_option(p)
     add_game_option(p)
     p.set_defaults(func=_render)

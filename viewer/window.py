@@ -16,11 +16,13 @@ from pyglet.window import key, mouse
 from behaviors import hooks
 from scenes.headless import declared_keys, error_text
 
-from . import camera, hud, overlays, png
+from . import camera, hud, measures, overlays, png
 from .drawlist import gather
 from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
+from .history import HISTORY_S
 from .picking import pick
+from .plots import PlotPanel, Samples
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
 from .textures import Effects
@@ -34,6 +36,7 @@ SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader
 HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
 VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
 RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
+SCRUB_S = 0.5               # seconds of frame time a history key moves by
 
 
 @dataclass(frozen=True)
@@ -46,7 +49,10 @@ class Control:
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
     Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
-    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one step", "step"),
+    Control((key.LEFT, key.COMMA), "back one step of the history (a PSI step, or a frame)", "back"),
+    Control((key.BRACKETLEFT, key.BRACKETRIGHT), f"history: back / forward {SCRUB_S:g} s (pauses)", "scrub"),
+    Control((key.END,), "history: back to the latest state", "latest"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
     Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
     Control((key.BACKSPACE,), "restart the scene", "restart"),
@@ -58,10 +64,15 @@ CONTROLS = (
     Control((key._3,), "overlay: bounding spheres", "spheres"),
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
+    Control((key._6,), "overlay: contact forces, arrows N x scale long", "contact_forces"),
+    Control((key._7,), "overlay: mass centres and inertia boxes", "mass"),
+    Control((key._9,), "contact force scale: the next of 0.003 .. 0.3 m per N", "force_scale"),
     Control((key.H,), "heads-up display on / off", "hud"),
+    Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F6,), "save the whole state (viewer-NNN.snapshot, for ivp play --snapshot)", "save"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
     Control((key.F11,), "fullscreen on / off", "fullscreen"),
     Control((key.F10,), "vsync on / off", "vsync"),
@@ -131,7 +142,8 @@ class View:
         self.orbit = camera.OrbitCamera()
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
-                         "joints": False, "forces": False}
+                         "joints": False, "forces": False, "contact_forces": False, "mass": False}
+        self.contact_scale = 3      # index into measures.CONTACT_SCALES: 0.1 m per N
         self.effects = Effects()            # the behaviours' flames and blob shadows
         self.frame_scene()
 
@@ -173,6 +185,10 @@ class View:
                 overlays.force_arrows(lines, ctrls, t)
         if on["contacts"] and env.collision is not None:
             overlays.contact_marks(lines, env.collision.contacts())
+        if on["contact_forces"] and env.collision is not None:
+            measures.contact_forces(lines, env.collision.contacts(), measures.CONTACT_SCALES[self.contact_scale])
+        if on["mass"]:
+            measures.mass_marks(lines, s.bodies(), t)
         if s.drag is not None:
             lines.add(s.drag.point(), s.drag.target, overlays.DRAG)
             lines.cross(s.drag.target, overlays.DRAG)
@@ -325,11 +341,14 @@ class ViewerWindow(pyglet.window.Window):
         self.sound = sound
         if sound is not None:
             self.notes.extend(sound.notices)
+        session.keep_history(HISTORY_S)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
+        self.plot_samples = Samples()
+        self.plots = None           # the PlotPanel while F3 shows it
         self.centre = None          # "help" or "error": the centred panel shown
         self.rate = FrameRate()
         self.draw_ms = 0.0
@@ -379,6 +398,7 @@ class ViewerWindow(pyglet.window.Window):
         ran = self.session.tick(dt) > 0.0
         if self.sound is not None:
             self.sound.frame(self.session.ctx, ran)
+        self.plot_samples.sample(self.session, self.draw_ms)
         self.fly(dt)
 
     def check_reload(self, dt: float) -> None:
@@ -403,6 +423,8 @@ class ViewerWindow(pyglet.window.Window):
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
         status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
+        if self.plots is not None:
+            self.plots.draw(self.plot_samples)
 
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
@@ -438,7 +460,7 @@ class ViewerWindow(pyglet.window.Window):
                 self._fly.add(symbol)
             self._held.add(symbol)
             return pyglet.event.EVENT_HANDLED
-        self.do(action)
+        self.do(action, symbol)
         return pyglet.event.EVENT_HANDLED
 
     def on_key_release(self, symbol, modifiers):
@@ -446,12 +468,18 @@ class ViewerWindow(pyglet.window.Window):
         self._fly.discard(symbol)
         return pyglet.event.EVENT_HANDLED
 
-    def do(self, action: str) -> None:
+    def do(self, action: str, symbol: int = 0) -> None:
         s, v = self.session, self.scene_view
         if action == "pause":
             s.toggle_pause()
         elif action == "step":
             s.step()
+        elif action == "back":
+            s.step_back()
+        elif action == "scrub":
+            s.scrub(-SCRUB_S if symbol == key.BRACKETLEFT else SCRUB_S)
+        elif action == "latest":
+            s.go_to(s.history.end)
         elif action in ("slower", "faster"):
             s.change_speed(-1 if action == "slower" else 1)
         elif action in ("restart", "reload"):
@@ -463,14 +491,22 @@ class ViewerWindow(pyglet.window.Window):
             v.frame_scene()
         elif action in v.overlays:
             v.overlays[action] = not v.overlays[action]
+        elif action == "force_scale":
+            v.contact_scale = (v.contact_scale + 1) % len(measures.CONTACT_SCALES)
+            s.message = f"contact forces: {measures.CONTACT_SCALES[v.contact_scale]:g} m per N"
         elif action == "hud":
             self.show_hud = not self.show_hud
+        elif action == "plots":
+            self.plots = PlotPanel() if self.plots is None else None
         elif action in ("help", "error"):
             self.centre = None if self.centre == action else action
         elif action == "record":
             s.toggle_recording(self.record_path)
         elif action == "screenshot":
             s.message = f"screenshot {self.screenshot()}"
+        elif action == "save":
+            self.shots += 1
+            s.save_state(f"viewer-{self.shots:03d}.snapshot")
         elif action == "video":
             self.toggle_video()
         elif action == "fullscreen":
