@@ -84,7 +84,7 @@ def _lane_slots(fs, lay):
         return kept[2]
     out = None
     lane = fs.collision.environment.lane
-    if lane is not None and lane.cores:
+    if lane is not None and lane.loaned:
         slots = np.fromiter(map(_LANE_SLOT, lay.cores), dtype=np.int64, count=len(lay.cores))
         off = np.flatnonzero(slots < 0)
         if off.shape[0] < slots.shape[0]:
@@ -98,7 +98,7 @@ def _row_states(fs, lay, on, pending: bool) -> tuple:
     """_core_states of a layout with cores on loan (``on``: _lane_slots):
     theirs from the lane rows, the others' (the fixed cores) from their fields."""
     slots, off = on[:2]
-    S = fs.collision.environment.lane.rows
+    S = fs.collision.environment.bodies.rows
     out = [S[slots, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4]]
     for i in off:
         c = lay.cores[i]
@@ -118,7 +118,7 @@ def _put_columns(fs, lay, fields, columns) -> None:
     on = _lane_slots(fs, lay)
     if on is not None:
         _, _, loaned, k, idx = on
-        S = fs.collision.environment.lane.rows
+        S = fs.collision.environment.bodies.rows
         for (_, at), X in zip(fields, columns):
             S[k, at:at + 3] = 0.0 if X is None else X[loaned]
     else:

@@ -166,7 +166,6 @@ class BallPairBatch:
         cores = self.cores
         m = len(cores)
         T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
-        lane = env.lane
         e, slots = self.slots
         if e != env.epoch.value:        # (a take or give-back since the pass)
             slots = _loaned_slots(cores)
@@ -174,7 +173,7 @@ class BallPairBatch:
             slots = np.full(m, -1, dtype=np.int64)
         on = slots >= 0
         if on.any():
-            S = lane.rows[slots[on]]
+            S = env.bodies.rows[slots[on]]
             T[on, 0:3] = S[:, SPEED:SPEED + 3]
             T[on, 3:6] = S[:, AXIS:AXIS + 3]
             T[on, 6] = S[:, MAX_SURF_ROT]
@@ -360,7 +359,7 @@ def _centres(cores, t: float):
 def _loaned_slots(cores):
     """The cores' lane rows (-1: not on loan) when the lane holds cores, else None."""
     lane = cores[0].environment.lane if cores else None
-    if lane is None or not lane.cores:
+    if lane is None or not lane.loaned:
         return None
     return np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
 
@@ -372,15 +371,16 @@ def _unique_centres(cores, t: float, slots=None):
         return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
     C = np.empty((len(cores), 3))
     done = np.zeros(len(cores), dtype=bool)
-    lane = cores[0].environment.lane
-    if slots is None and lane is not None and lane.cores:
+    env = cores[0].environment
+    if slots is None and env.lane is not None and env.lane.loaned:
         slots = _loaned_slots(cores)
     if slots is not None:
         k = np.flatnonzero(slots >= 0)
         if k.shape[0]:
             rows = slots[k]
-            at_t = lane.rows[rows, T_LAST] == t
-            C[k[at_t]] = lane.rows[rows[at_t], M_POS:M_POS + 3]
+            S = env.bodies.rows
+            at_t = S[rows, T_LAST] == t
+            C[k[at_t]] = S[rows[at_t], M_POS:M_POS + 3]
             done[k[at_t]] = True
     rest = np.flatnonzero(~done).tolist()
     if rest:

@@ -1,12 +1,12 @@
-"""The column layouts of the engine's rows (issue 11): a core on loan to the
-lane (ivp.lane) keeps its state in a row of ``Lane.rows``, a contact point
-on loan in a row of ``PointRows.rows`` (ivp.collision.points); the kernels
-of ivp.lane, ivp.controllers.constraint and ivp.collision read them by
-these names."""
+"""The column layouts of the engine's rows (issue 11): every core keeps its
+state in a row of the body table (ivp.state.bodies), a contact point on loan
+in a row of ``PointRows.rows`` (ivp.collision.points); the kernels of
+ivp.lane, ivp.controllers.constraint and ivp.collision read them by these
+names."""
 
 from __future__ import annotations
 
-# a loaned core's row (Lane.rows)
+# a core's row (BodyTable.rows); from INV_I on, written when the lane takes the core
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
 POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
 AXIS, CUR_SPEED, ABS_OMEGA, MAX_SURF_ROT, T_LAST, I_DT = 38, 41, 42, 43, 44, 45
