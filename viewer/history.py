@@ -2,7 +2,7 @@
 seconds, step back, resume from any point (the future after it is discarded).
 
 Every action the session runs is logged: a frame (its time, the keys, the
-mouse pull's push, the time factor) or a single PSI step. At least every
+mouse's pushes, the time factor) or a single PSI step (with its pushes). At least every
 SNAPSHOT_EVERY actions (less often when a snapshot is slow: taking them costs
 at most SNAPSHOT_SHARE of the wall time) the whole context and the RNG seed are
 copied as a flat table (ivp.snapshot, exact to the bit; meshes, which nothing
@@ -47,39 +47,44 @@ def step_one_psi(physics) -> None:
 
 @dataclass(frozen=True)
 class Push:
-    """The mouse pull of one frame: a constant force through the Physics
-    Impulse block (ivp spec 13.1), on the entity with CK id `entity_id`."""
+    """A push of the mouse (pull or twist) through the Physics Impulse block
+    (ivp spec 13.1) on the entity with CK id `entity_id`: a constant force
+    over a frame (the block multiplies by its simulated time), or with
+    `constant` False an impulse (a single PSI step's)."""
     entity_id: int
     point: tuple
     direction: tuple
     impulse: float
+    constant: bool = True
 
     def apply(self, ctx) -> None:
         PhysicsImpulse(ctx.get_by_id(self.entity_id), ctx, position=self.point, direction=self.direction,
-                       impulse=self.impulse, constant_force=True).trigger()
+                       impulse=self.impulse, constant_force=self.constant).trigger()
 
 
 @dataclass(frozen=True)
 class Action:
     """One step of the session: a frame of `ms` real milliseconds (keys held,
-    the pull's push, the physics time factor it ran at) or, with `ms` None, a
-    single PSI step; `speed` is the viewer's speed (session.SPEEDS) it ran at."""
+    the mouse's pushes, the physics time factor it ran at) or, with `ms` None,
+    a single PSI step (after the pushes); `speed` is the viewer's speed
+    (session.SPEEDS) it ran at."""
     ms: float | None
     keys: frozenset = frozenset()
-    push: Push | None = None
+    pushes: tuple = ()
     time_factor: float = 1.0
     speed: float = 1.0
 
     def run(self, ctx) -> None:
         """The live run and the replay both go through here, so they are the same."""
+        if self.ms is not None:
+            ctx.input_manager.set_keys(self.keys)
+            ctx.physics.time_factor = self.time_factor
+        for push in self.pushes:
+            push.apply(ctx)
         if self.ms is None:
             step_one_psi(ctx.physics)
-            return
-        ctx.input_manager.set_keys(self.keys)
-        ctx.physics.time_factor = self.time_factor
-        if self.push is not None:
-            self.push.apply(ctx)
-        ctx.process_frame(self.ms)
+        else:
+            ctx.process_frame(self.ms)
 
 
 @dataclass(frozen=True)
