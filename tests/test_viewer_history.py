@@ -232,3 +232,23 @@ def test_ivp_run_resumes_a_snapshot_and_refuses_what_is_none(tmp_path, capsys):
     assert f"--snapshot {bad}: not an ivp-ballance-snapshot file" in capsys.readouterr().err
     assert main(["run", "sample_level", "--snapshot", path, "--input", DEMO]) == 1
     assert "does not go with --snapshot" in capsys.readouterr().err
+
+
+def test_without_history_the_keys_do_nothing_and_bad_seconds_are_refused(gl_window, capsys):  # noqa: F811
+    from pyglet.window import key
+
+    from viewer.cli import main
+    from viewer.window import ViewerWindow
+    w = ViewerWindow(Session(ball_scene), width=320, height=240, visible=False, history_s=0.0)
+    try:
+        for _ in range(10):
+            w.tick(1 / 60)
+        t = w.session.env.current_time
+        for k in (key.BRACKETLEFT, key.COMMA, key.END):
+            press(w, k)
+        assert w.session.history is None and w.session.env.current_time == t and not w.session.paused
+    finally:
+        w.close()
+    with pytest.raises(SystemExit):
+        main(["play", "--history", "-1"])
+    assert "--history: expected seconds from 0 to 3600, got '-1'" in capsys.readouterr().err

@@ -320,9 +320,11 @@ class ViewerWindow(pyglet.window.Window):
     display has it, slows both together)."""
 
     def __init__(self, session, width: int = 1024, height: int = 768,
-                 samples: int | None = None, vsync: bool = True, record: str | None = None, **kwargs):
+                 samples: int | None = None, vsync: bool = True, record: str | None = None,
+                 history_s: float = HISTORY_S, **kwargs):
         """`samples`: multisampling (None: chosen by `choose_samples`);
-        `record`: a recording file to write from the first frame."""
+        `record`: a recording file to write from the first frame;
+        `history_s`: seconds of history kept (0: none, viewer/history.py)."""
         samples, note = choose_samples(samples, gl_renderer_name() if samples is None else "")
         self.notes = [note] if note else []
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
@@ -338,7 +340,8 @@ class ViewerWindow(pyglet.window.Window):
         self.samples = samples
         self.record_path = record or RECORDING
         self.session = session
-        session.keep_history(HISTORY_S)
+        if history_s > 0.0:
+            session.keep_history(history_s)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
@@ -473,7 +476,7 @@ class ViewerWindow(pyglet.window.Window):
             s.step_back()
         elif action == "scrub":
             s.scrub(-SCRUB_S if symbol == key.BRACKETLEFT else SCRUB_S)
-        elif action == "latest":
+        elif action == "latest" and s.history is not None:
             s.go_to(s.history.end)
         elif action in ("slower", "faster"):
             s.change_speed(-1 if action == "slower" else 1)
