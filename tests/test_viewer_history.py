@@ -252,3 +252,20 @@ def test_without_history_the_keys_do_nothing_and_bad_seconds_are_refused(gl_wind
     with pytest.raises(SystemExit):
         main(["play", "--history", "-1"])
     assert "--history: expected seconds from 0 to 3600, got '-1'" in capsys.readouterr().err
+
+
+def test_any_position_is_the_state_the_run_had_there(monkeypatch):
+    # snapshots every SNAPSHOT_EVERY steps: going forward past one builds it,
+    # going forward with none between replays from the state shown
+    monkeypatch.setattr(history, "SNAPSHOT_SHARE", float("inf"))
+    s = Session(ball_scene)
+    s.keep_history(30.0)
+    seen = [snapshot.game_hash(s.ctx)]
+    for _ in range(50):
+        s.tick(1 / 60)
+        seen.append(snapshot.game_hash(s.ctx))
+    assert [x.position for x in s.history.snapshots] == [0, 10, 20, 30, 40, 50]
+    for position in (3, 47, 25, 27, 0, 50):
+        s.go_to(position)
+        assert s.history.cursor == position and s.frames == position
+        assert snapshot.game_hash(s.ctx) == seen[position], position
