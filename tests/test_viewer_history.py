@@ -269,3 +269,24 @@ def test_any_position_is_the_state_the_run_had_there(monkeypatch):
         s.go_to(position)
         assert s.history.cursor == position and s.frames == position
         assert snapshot.game_hash(s.ctx) == seen[position], position
+
+
+def test_a_selection_made_later_than_the_state_shown_is_dropped():
+    def load():
+        ctx = ball_scene()
+
+        def make_late(c):
+            if c.time_manager.frame_count == 5:
+                c.create_entity("late", position=(0.0, 1.0, 0.0))
+        ctx.add_behavior(make_late, name="late")
+        return ctx
+
+    s = Session(load)
+    s.keep_history(30.0)
+    for _ in range(10):
+        s.tick(1 / 60)
+    s.selected = s.ctx.get("late")
+    s.go_to(8)
+    assert s.selected is s.ctx.get("late")
+    s.go_to(2)
+    assert s.selected is None and "late" not in s.ctx

@@ -273,8 +273,11 @@ class Session:
         self.paused = True
         selected = self.selected.id if self.selected is not None else None
         self.ctx = h.seek(self.ctx, position)
-        if selected is not None:
-            self.selected = self.ctx.get_by_id(selected)
+        if selected is not None:            # the same entity in the state shown, if it was made by then
+            try:
+                self.selected = self.ctx.get_by_id(selected)
+            except KeyError:
+                self.selected = None
         mark = h.mark(h.cursor)
         self.frames = mark.frames
         if mark.speed != self.speed:         # the state's time factor, at the viewer's speed now
