@@ -161,7 +161,7 @@ def test_the_ring_reaches_back_its_seconds_and_no_further(monkeypatch):
     for i in range(300):                            # 5 s of 60 Hz frames
         a = Action(1000.0 / 60.0)
         a.run(ctx)
-        h.record(ctx, a)
+        h.record(ctx, a, 0.0)
         reach = h.mark(h.end).t_ms - h.snapshots[0].mark.t_ms
         if i >= 60 + history.SNAPSHOT_EVERY:        # reaches back 1 s, and less than two intervals more
             assert 1000.0 <= reach < 1000.0 + 2 * history.SNAPSHOT_EVERY * 1000.0 / 60.0
@@ -171,7 +171,7 @@ def test_the_ring_reaches_back_its_seconds_and_no_further(monkeypatch):
     for _ in range(25):
         a = Action(1000.0 / 60.0)
         a.run(other)
-        tiny.record(other, a)
+        tiny.record(other, a, 0.0)
     assert [s.position for s in tiny.snapshots] == [20]     # over the budget: only the newest kept
     with pytest.raises(ValueError, match="portable"):
         flatten(ctx, portable=True, share=(object,))

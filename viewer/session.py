@@ -243,9 +243,10 @@ class Session:
         self._stepped += self.env.psi_count - before
 
     def _run(self, action: Action) -> None:
+        t0 = time.perf_counter()
         action.run(self.ctx)
         if self.history is not None:
-            self.history.record(self.ctx, action)
+            self.history.record(self.ctx, action, time.perf_counter() - t0)
 
     def save_state(self, path) -> bool:
         """Write the whole state shown (context and RNG seed, bbglue.snapshot)
