@@ -6,8 +6,8 @@ Plotted: the selected body's speed |v| (its core's, m/s), height (its
 entity's world Y, m) and energy (scenes.headless.body_energy, J: the measure
 `ivp run` sums); PSIs of the frame; the frame's behaviours + physics time
 and the window's last drawing time (ms). `Samples` gathers them (no OpenGL);
-`PlotPanel` draws them. A restart, a move in the history or another
-selection starts the series afresh.
+`PlotPanel` draws them. Another selection starts the series afresh; a move
+back in the history (or a restart) drops the frames after the one shown.
 """
 
 from __future__ import annotations
@@ -66,13 +66,17 @@ class Samples:
         self._key = None
 
     def sample(self, session, draw_ms: float) -> None:
-        """After a tick: a row if a frame ran since the last one; the series
-        start afresh on another context (restart, history) or selection."""
-        key = (id(session.ctx), id(session.selected))
-        if key != self._key:
-            self._key = key
+        """After a tick: a row if a frame ran since the last one. The series
+        start afresh on another selection; on another context (a move in the
+        history, a restart) they keep the frames up to the one shown."""
+        selected = session.selected.id if session.selected is not None else None
+        if selected != self._key:
+            self._key = selected
             self.rows.clear()
             self.frames.clear()
+        while self.frames and self.frames[-1] > session.frames:
+            self.frames.pop()
+            self.rows.pop()
         if self.frames and self.frames[-1] == session.frames:
             return
         self.frames.append(session.frames)
