@@ -290,3 +290,39 @@ def test_a_selection_made_later_than_the_state_shown_is_dropped():
     assert s.selected is s.ctx.get("late")
     s.go_to(2)
     assert s.selected is None and "late" not in s.ctx
+
+
+COUNTER = """\
+    from behaviors import Behavior, register
+
+
+    @register("test.snapshot_counter")
+    class Counter(Behavior):
+        def on_frame(self, dt):
+            self.frames_seen = getattr(self, "frames_seen", 0) + 1
+    """
+
+
+def test_a_snapshot_of_a_scene_with_a_behaviour_file_resumes_with_it(tmp_path, capsys):
+    # the file's module (ivp_behaviors_<stem>) is one the snapshot may name
+    import textwrap
+
+    from test_scene_cli import DROP
+
+    from behaviors.api import manager_of
+    from scenes.cli import load_scene
+    from viewer.cli import main
+    module = tmp_path / "counter.py"
+    module.write_text(textwrap.dedent(COUNTER))
+    scene = tmp_path / "counting.yaml"
+    scene.write_text(textwrap.dedent(DROP) + "behaviours:\n  - {type: test.snapshot_counter}\n")
+    s = Session(lambda: load_scene(str(scene), [str(module)]))
+    for _ in range(12):
+        s.tick(1 / 60)
+    path = str(tmp_path / "counting.snapshot")
+    assert s.save_state(path)
+    resumed = load_scene(str(scene), [str(module)], snapshot=path)
+    counters = [b for b in manager_of(resumed.ctx).behaviors if type(b).__name__ == "Counter"]
+    assert [b.frames_seen for b in counters] == [12]
+    assert main(["run", str(scene), "--behaviors", str(module), "--snapshot", path, "--quiet"]) == 0
+    assert "error" not in capsys.readouterr().err
