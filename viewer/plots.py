@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from collections import deque
 
+import numpy as np
 import pyglet
+from pyglet import gl
 
 from scenes.headless import body_energy
 
@@ -87,6 +89,23 @@ class Samples:
         return [r[i] for r in self.rows]
 
 
+class _LineGroup(pyglet.graphics.Group):
+    """Binds pyglet's 2D shape program (blended) for the plots' GL_LINES."""
+
+    def __init__(self, program, order: int):
+        super().__init__(order=order)
+        self.program = program
+
+    def set_state(self) -> None:
+        self.program.bind()
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+
+    def unset_state(self) -> None:
+        gl.glDisable(gl.GL_BLEND)
+        self.program.unbind()
+
+
 class PlotPanel:
     """The plots stacked at the bottom left, each with its name, last value
     and range; a line over the samples (every k-th, at most PLOT_POINTS)."""
@@ -101,7 +120,19 @@ class PlotPanel:
         self.labels = [pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=9, color=(*q[2], 255),
                                          x=MARGIN + 4, y=0, anchor_y="bottom", batch=self.batch, group=self.front)
                        for q in QUANTITIES]
+        self.program = pyglet.shapes.get_default_shader()
+        self.line_group = _LineGroup(self.program, order=2)
         self.lines = []
+
+    def _polyline(self, points: np.ndarray, colour) -> None:
+        """The segments joining (k, 2) points, as one GL_LINES vertex list."""
+        pairs = np.repeat(points, 2, axis=0)[1:-1]             # p0 p1 p1 p2 ... as segment ends
+        n = len(pairs)
+        zeros = np.zeros(n, dtype=np.float32)
+        self.lines.append(self.program.vertex_list(
+            n, gl.GL_LINES, self.batch, self.line_group, position=("f", pairs.astype(np.float32).ravel()),
+            colors=("Bn", (*colour, 255) * n), translation=("f", np.zeros(2 * n, dtype=np.float32)),
+            rotation=("f", zeros), zposition=("f", zeros)))
 
     def rect(self) -> tuple:
         """(x, y, w, h) of the panel."""
@@ -129,8 +160,7 @@ class PlotPanel:
                 continue
             span = hi - lo if hi > lo else 1.0
             right = MARGIN + 4 + PLOT_W
-            points = [(right - PLOT_W * (len(values) - 1 - j) / (PLOT_FRAMES - 1),
-                       y0 + (values[j] - lo) / span * PLOT_H) for j in picked]
-            self.lines.append(pyglet.shapes.MultiLine(*points, thickness=1.5, color=(*colour, 255),
-                                                      batch=self.batch, group=self.front))
+            points = np.array([(right - PLOT_W * (len(values) - 1 - j) / (PLOT_FRAMES - 1),
+                                y0 + (values[j] - lo) / span * PLOT_H) for j in picked])
+            self._polyline(points, colour)
         self.batch.draw()
