@@ -329,3 +329,16 @@ def test_a_snapshot_of_a_scene_with_a_behaviour_file_resumes_with_it(tmp_path, c
     assert [b.frames_seen for b in counters] == [12]
     assert main(["run", str(scene), "--behaviors", str(module), "--snapshot", path, "--quiet"]) == 0
     assert "error" not in capsys.readouterr().err
+
+
+def test_a_state_a_file_cannot_hold_is_not_saved_and_the_hud_says_why(tmp_path):
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: None, name="inline")
+        return ctx
+
+    s = Session(load)
+    path = tmp_path / "no.snapshot"
+    assert not s.save_state(str(path))
+    assert not path.exists()
+    assert s.message.startswith("no snapshot written: snapshot: context") and "lambda" in s.message
