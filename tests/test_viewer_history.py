@@ -42,18 +42,20 @@ def press(w, symbol):
     w.on_key_press(symbol, 0)
 
 
-def reference_hashes(frames) -> list:
-    """The game hash after each frame of a plain run (no viewer, no history)."""
+def reference_hashes(frames, after) -> dict:
+    """Frame index -> the game hash after it, for the indices in `after`, of
+    a plain run (no viewer, no history)."""
     rng.reset()
     ctx = scenes.load("sample_level").ctx
-    out = []
-    for f in frames:
+    out = {}
+    for i, f in enumerate(frames):
         if isinstance(f, float):
             ctx.input_manager.set_keys(frozenset())
             ctx.process_frame(f)
         else:
             run_frame(ctx, f)
-        out.append(snapshot.game_hash(ctx))
+        if i in after:
+            out[i] = snapshot.game_hash(ctx)
     return out
 
 
@@ -83,9 +85,9 @@ def test_scrub_back_two_seconds_and_forward_again_ends_bit_identical(window):
         press(w, key.BRACKETRIGHT)
     assert s.history.cursor == s.history.end == FRAMES
     forward = snapshot.game_hash(s.ctx)
-    ref = reference_hashes(list(Recording.load(DEMO))[:FRAMES])
+    ref = reference_hashes(list(Recording.load(DEMO))[:FRAMES], {FRAMES - BACK - 1, FRAMES - 1})
     assert back == ref[FRAMES - BACK - 1]           # the state the run had 2 s before its end
-    assert forward == live == ref[-1]
+    assert forward == live == ref[FRAMES - 1]
 
 
 def test_resume_after_scrubbing_back_branches_deterministically(window):
@@ -100,8 +102,9 @@ def test_resume_after_scrubbing_back_branches_deterministically(window):
     assert s.history.end == s.history.cursor == FRAMES - BACK + 30
     press(w, key.BRACKETRIGHT)                      # nothing after the end
     assert s.history.cursor == s.history.end and not s.paused
-    ref = reference_hashes(list(Recording.load(DEMO))[:FRAMES - BACK] + [1 / 60 * 1000.0] * 30)
-    assert hashes == ref[FRAMES - BACK:]
+    resumed = range(FRAMES - BACK, FRAMES - BACK + 30)
+    ref = reference_hashes(list(Recording.load(DEMO))[:FRAMES - BACK] + [1 / 60 * 1000.0] * 30, set(resumed))
+    assert hashes == [ref[i] for i in resumed]
 
 
 def test_step_back_undoes_one_psi_step_then_whole_frames(window):
@@ -161,7 +164,7 @@ def test_the_ring_reaches_back_its_seconds_and_no_further(monkeypatch):
     for i in range(300):                            # 5 s of 60 Hz frames
         a = Action(1000.0 / 60.0)
         a.run(ctx)
-        h.record(ctx, a)
+        h.record(ctx, a, 0.0)
         reach = h.mark(h.end).t_ms - h.snapshots[0].mark.t_ms
         if i >= 60 + history.SNAPSHOT_EVERY:        # reaches back 1 s, and less than two intervals more
             assert 1000.0 <= reach < 1000.0 + 2 * history.SNAPSHOT_EVERY * 1000.0 / 60.0
@@ -171,7 +174,7 @@ def test_the_ring_reaches_back_its_seconds_and_no_further(monkeypatch):
     for _ in range(25):
         a = Action(1000.0 / 60.0)
         a.run(other)
-        tiny.record(other, a)
+        tiny.record(other, a, 0.0)
     assert [s.position for s in tiny.snapshots] == [20]     # over the budget: only the newest kept
     with pytest.raises(ValueError, match="portable"):
         flatten(ctx, portable=True, share=(object,))
@@ -232,3 +235,110 @@ def test_ivp_run_resumes_a_snapshot_and_refuses_what_is_none(tmp_path, capsys):
     assert f"--snapshot {bad}: not an ivp-ballance-snapshot file" in capsys.readouterr().err
     assert main(["run", "sample_level", "--snapshot", path, "--input", DEMO]) == 1
     assert "does not go with --snapshot" in capsys.readouterr().err
+
+
+def test_without_history_the_keys_do_nothing_and_bad_seconds_are_refused(gl_window, capsys):  # noqa: F811
+    from pyglet.window import key
+
+    from viewer.cli import main
+    from viewer.window import ViewerWindow
+    w = ViewerWindow(Session(ball_scene), width=320, height=240, visible=False, history_s=0.0)
+    try:
+        for _ in range(10):
+            w.tick(1 / 60)
+        t = w.session.env.current_time
+        for k in (key.BRACKETLEFT, key.COMMA, key.END):
+            press(w, k)
+        assert w.session.history is None and w.session.env.current_time == t and not w.session.paused
+    finally:
+        w.close()
+    with pytest.raises(SystemExit):
+        main(["play", "--history", "-1"])
+    assert "--history: expected seconds from 0 to 3600, got '-1'" in capsys.readouterr().err
+
+
+def test_any_position_is_the_state_the_run_had_there(monkeypatch):
+    # snapshots every SNAPSHOT_EVERY steps: going forward past one builds it,
+    # going forward with none between replays from the state shown
+    monkeypatch.setattr(history, "SNAPSHOT_SHARE", float("inf"))
+    s = Session(ball_scene)
+    s.keep_history(30.0)
+    seen = [snapshot.game_hash(s.ctx)]
+    for _ in range(50):
+        s.tick(1 / 60)
+        seen.append(snapshot.game_hash(s.ctx))
+    assert [x.position for x in s.history.snapshots] == [0, 10, 20, 30, 40, 50]
+    for position in (3, 47, 25, 27, 0, 50):
+        s.go_to(position)
+        assert s.history.cursor == position and s.frames == position
+        assert snapshot.game_hash(s.ctx) == seen[position], position
+
+
+def test_a_selection_made_later_than_the_state_shown_is_dropped():
+    def load():
+        ctx = ball_scene()
+
+        def make_late(c):
+            if c.time_manager.frame_count == 5:
+                c.create_entity("late", position=(0.0, 1.0, 0.0))
+        ctx.add_behavior(make_late, name="late")
+        return ctx
+
+    s = Session(load)
+    s.keep_history(30.0)
+    for _ in range(10):
+        s.tick(1 / 60)
+    s.selected = s.ctx.get("late")
+    s.go_to(8)
+    assert s.selected is s.ctx.get("late")
+    s.go_to(2)
+    assert s.selected is None and "late" not in s.ctx
+
+
+COUNTER = """\
+    from behaviors import Behavior, register
+
+
+    @register("test.snapshot_counter")
+    class Counter(Behavior):
+        def on_frame(self, dt):
+            self.frames_seen = getattr(self, "frames_seen", 0) + 1
+    """
+
+
+def test_a_snapshot_of_a_scene_with_a_behaviour_file_resumes_with_it(tmp_path, capsys):
+    # the file's module (ivp_behaviors_<stem>) is one the snapshot may name
+    import textwrap
+
+    from test_scene_cli import DROP
+
+    from behaviors.api import manager_of
+    from scenes.cli import load_scene
+    from viewer.cli import main
+    module = tmp_path / "counter.py"
+    module.write_text(textwrap.dedent(COUNTER))
+    scene = tmp_path / "counting.yaml"
+    scene.write_text(textwrap.dedent(DROP) + "behaviours:\n  - {type: test.snapshot_counter}\n")
+    s = Session(lambda: load_scene(str(scene), [str(module)]))
+    for _ in range(12):
+        s.tick(1 / 60)
+    path = str(tmp_path / "counting.snapshot")
+    assert s.save_state(path)
+    resumed = load_scene(str(scene), [str(module)], snapshot=path)
+    counters = [b for b in manager_of(resumed.ctx).behaviors if type(b).__name__ == "Counter"]
+    assert [b.frames_seen for b in counters] == [12]
+    assert main(["run", str(scene), "--behaviors", str(module), "--snapshot", path, "--quiet"]) == 0
+    assert "error" not in capsys.readouterr().err
+
+
+def test_a_state_a_file_cannot_hold_is_not_saved_and_the_hud_says_why(tmp_path):
+    def load():
+        ctx = ball_scene()
+        ctx.add_behavior(lambda c: None, name="inline")
+        return ctx
+
+    s = Session(load)
+    path = tmp_path / "no.snapshot"
+    assert not s.save_state(str(path))
+    assert not path.exists()
+    assert s.message.startswith("no snapshot written: snapshot: context") and "lambda" in s.message

@@ -78,6 +78,14 @@ def test_the_series_start_afresh_on_another_selection_or_state():
     s.tick(1 / 60)
     samples.sample(s, 0.0)
     assert len(samples.rows) == 1 and samples.series(0)[0] > 0.0
-    s.scrub(-0.05)
+    for _ in range(5):
+        s.tick(1 / 60)
+        samples.sample(s, 0.0)
+    assert list(samples.frames) == [6, 7, 8, 9, 10, 11]
+    s.scrub(-0.05)                          # 3 frames back: the later rows go
     samples.sample(s, 0.0)
-    assert list(samples.frames) == [s.frames]
+    assert s.frames == 8 and list(samples.frames) == [6, 7, 8]
+    s.restart()
+    s.selected = s.ctx.get("ball")          # the same entity (CK id) in the new context
+    samples.sample(s, 0.0)
+    assert list(samples.frames) == [0]

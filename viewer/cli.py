@@ -22,7 +22,20 @@ from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argum
                         add_subcommands, add_watchdog_option, check_snapshot_input, find_scene, load_scene,
                         say_if_compiling, scripted_input)
 
+from .history import HISTORY_S
+
+MAX_HISTORY_S = 3600.0      # an hour of history at most (the ring's 256 MB bound the copies anyway)
 OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass")
+
+
+def _history(text: str) -> float:
+    try:
+        s = float(text)
+    except ValueError:
+        s = float("nan")
+    if not 0.0 <= s <= MAX_HISTORY_S:
+        raise argparse.ArgumentTypeError(f"expected seconds from 0 to {MAX_HISTORY_S:g}, got {text!r}")
+    return s
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -69,7 +82,7 @@ def _play(args) -> int:
     width, height = args.size
     sound = SoundOutput(sounds_folder(getattr(session.scene, "path", None), args.game))
     ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record,
-                 sound=sound)
+                 sound=sound, history_s=args.history)
     if args.paused:
         session.toggle_pause()
     try:
@@ -143,6 +156,8 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--record", metavar="RECORDING", help="record the frame times and keys from the first frame "
                                                          "(JSON lines, for ivp run --input); F9 stops")
     p.add_argument("--paused", action="store_true", help="start paused")
+    p.add_argument("--history", type=_history, default=HISTORY_S, metavar="S",
+                   help=f"seconds of history to scrub through (default {HISTORY_S:g}; 0: none, no snapshot pauses)")
     p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
     p.set_defaults(func=_play, no_input=False)
     add_snapshot_option(p)

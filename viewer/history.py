@@ -2,11 +2,13 @@
 seconds, step back, resume from any point (the future after it is discarded).
 
 Every action the session runs is logged: a frame (its time, the keys, the
-mouse pull's push, the time factor) or a single PSI step. At least every
-SNAPSHOT_EVERY actions (less often when a snapshot is slow: taking them costs
-at most SNAPSHOT_SHARE of the wall time) the whole context and the RNG seed are
-copied as a flat table (ivp.snapshot, exact to the bit; meshes, which nothing
-changes after loading, are shared). Going to an earlier or later position
+mouse's pushes, the time factor) or a single PSI step (with its pushes).
+Once at least SNAPSHOT_EVERY actions have run since the last snapshot, and
+they took 1 / SNAPSHOT_SHARE times as long as that snapshot took (so
+snapshots cost at most that share of the simulation's time, and replaying
+from one to the next costs about 1 / SNAPSHOT_SHARE snapshots' time), the
+whole context and the RNG seed are copied as a flat table (ivp.snapshot,
+exact to the bit; meshes, which nothing changes after loading, are shared). Going to an earlier or later position
 builds the nearest snapshot at or before it (or goes on from the current state)
 and replays the logged actions: the engine is deterministic, so the state is
 the one the run had there, to the bit.
@@ -15,8 +17,8 @@ Memory is bounded: a ring of snapshots reaching back at least HISTORY_S
 seconds of frame time, less than two snapshot intervals more (the oldest goes
 when the next reaches back far enough), holding at most MAX_BYTES
 (estimated from the tables: 200 bytes a record plus the arrays' bytes; the
-sample level's table is about 1 MB, an original level's 17 MB, so 256 MB holds
-256 and 15 of them). Positions before the oldest snapshot are gone.
+sample level's table is about 1.3 MB, Level 01 of the game 24 MB, so 256 MB
+holds 196 and 10 of them). Positions before the oldest snapshot are gone.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from ivp.snapshot import build, flatten
 
 HISTORY_S = 30.0            # seconds of frame time the history reaches back, at least
 SNAPSHOT_EVERY = 10         # actions between two snapshots, at least
-SNAPSHOT_SHARE = 0.1        # snapshots take at most this share of the wall time
+SNAPSHOT_SHARE = 0.25       # snapshots take at most this share of the actions' run time
 MAX_BYTES = 256e6           # the snapshots' estimated size, at most
 RECORD_BYTES = 200          # the estimate per table record (measured: 123 to 176)
 
@@ -47,39 +49,44 @@ def step_one_psi(physics) -> None:
 
 @dataclass(frozen=True)
 class Push:
-    """The mouse pull of one frame: a constant force through the Physics
-    Impulse block (ivp spec 13.1), on the entity with CK id `entity_id`."""
+    """A push of the mouse (pull or twist) through the Physics Impulse block
+    (ivp spec 13.1) on the entity with CK id `entity_id`: a constant force
+    over a frame (the block multiplies by its simulated time), or with
+    `constant` False an impulse (a single PSI step's)."""
     entity_id: int
     point: tuple
     direction: tuple
     impulse: float
+    constant: bool = True
 
     def apply(self, ctx) -> None:
         PhysicsImpulse(ctx.get_by_id(self.entity_id), ctx, position=self.point, direction=self.direction,
-                       impulse=self.impulse, constant_force=True).trigger()
+                       impulse=self.impulse, constant_force=self.constant).trigger()
 
 
 @dataclass(frozen=True)
 class Action:
     """One step of the session: a frame of `ms` real milliseconds (keys held,
-    the pull's push, the physics time factor it ran at) or, with `ms` None, a
-    single PSI step; `speed` is the viewer's speed (session.SPEEDS) it ran at."""
+    the mouse's pushes, the physics time factor it ran at) or, with `ms` None,
+    a single PSI step (after the pushes); `speed` is the viewer's speed
+    (session.SPEEDS) it ran at."""
     ms: float | None
     keys: frozenset = frozenset()
-    push: Push | None = None
+    pushes: tuple = ()
     time_factor: float = 1.0
     speed: float = 1.0
 
     def run(self, ctx) -> None:
         """The live run and the replay both go through here, so they are the same."""
+        if self.ms is not None:
+            ctx.input_manager.set_keys(self.keys)
+            ctx.physics.time_factor = self.time_factor
+        for push in self.pushes:
+            push.apply(ctx)
         if self.ms is None:
             step_one_psi(ctx.physics)
-            return
-        ctx.input_manager.set_keys(self.keys)
-        ctx.physics.time_factor = self.time_factor
-        if self.push is not None:
-            self.push.apply(ctx)
-        ctx.process_frame(self.ms)
+        else:
+            ctx.process_frame(self.ms)
 
 
 @dataclass(frozen=True)
@@ -116,7 +123,8 @@ class History:
         self.snapshots: list[Snapshot] = []
         self.base = 0                   # the position of actions[0] (the oldest snapshot's)
         self.cursor = 0
-        self._due = 0.0                 # wall time before which no snapshot is taken
+        self._taking_s = 0.0            # wall time the last snapshot took
+        self._since_s = 0.0             # wall time the actions since it took
         self._take(ctx, Mark(0.0, 0, speed))
 
     @property
@@ -139,12 +147,13 @@ class History:
         t0 = time.perf_counter()
         table = flatten(ctx, share=(Mesh,))
         self.snapshots.append(Snapshot(self.cursor, table, rng.get_seed(), mark, estimated_bytes(table)))
-        now = time.perf_counter()
-        self._due = now + (now - t0) / SNAPSHOT_SHARE
+        self._taking_s = time.perf_counter() - t0
+        self._since_s = 0.0
 
-    def record(self, ctx, action: Action) -> None:
-        """`action` has just run on `ctx` at the cursor: a branch when the
-        cursor was in the past (the future after it is discarded)."""
+    def record(self, ctx, action: Action, seconds: float) -> None:
+        """`action` has just run on `ctx` at the cursor, in `seconds` of wall
+        time: a branch when the cursor was in the past (the future after it
+        is discarded)."""
         if self.cursor < self.end:
             del self.actions[self.cursor - self.base:]
             del self.marks[self.cursor - self.base:]
@@ -154,7 +163,9 @@ class History:
         self.actions.append(action)
         self.marks.append(Mark(before.t_ms + (action.ms if frame else 0.0), before.frames + frame, action.speed))
         self.cursor += 1
-        if self.cursor - self.snapshots[-1].position >= SNAPSHOT_EVERY and time.perf_counter() >= self._due:
+        self._since_s += seconds
+        if (self.cursor - self.snapshots[-1].position >= SNAPSHOT_EVERY
+                and self._since_s >= self._taking_s / SNAPSHOT_SHARE):
             self._take(ctx, self.marks[-1])
             self._trim()
 

@@ -6,8 +6,8 @@ Plotted: the selected body's speed |v| (its core's, m/s), height (its
 entity's world Y, m) and energy (scenes.headless.body_energy, J: the measure
 `ivp run` sums); PSIs of the frame; the frame's behaviours + physics time
 and the window's last drawing time (ms). `Samples` gathers them (no OpenGL);
-`PlotPanel` draws them. A restart, a move in the history or another
-selection starts the series afresh.
+`PlotPanel` draws them. Another selection starts the series afresh; a move
+back in the history (or a restart) drops the frames after the one shown.
 """
 
 from __future__ import annotations
@@ -15,7 +15,9 @@ from __future__ import annotations
 import math
 from collections import deque
 
+import numpy as np
 import pyglet
+from pyglet import gl
 
 from scenes.headless import body_energy
 
@@ -66,13 +68,17 @@ class Samples:
         self._key = None
 
     def sample(self, session, draw_ms: float) -> None:
-        """After a tick: a row if a frame ran since the last one; the series
-        start afresh on another context (restart, history) or selection."""
-        key = (id(session.ctx), id(session.selected))
-        if key != self._key:
-            self._key = key
+        """After a tick: a row if a frame ran since the last one. The series
+        start afresh on another selection; on another context (a move in the
+        history, a restart) they keep the frames up to the one shown."""
+        selected = session.selected.id if session.selected is not None else None
+        if selected != self._key:
+            self._key = selected
             self.rows.clear()
             self.frames.clear()
+        while self.frames and self.frames[-1] > session.frames:
+            self.frames.pop()
+            self.rows.pop()
         if self.frames and self.frames[-1] == session.frames:
             return
         self.frames.append(session.frames)
@@ -81,6 +87,23 @@ class Samples:
     def series(self, i: int) -> list:
         """The values of quantity i, oldest first (None where it had none)."""
         return [r[i] for r in self.rows]
+
+
+class _LineGroup(pyglet.graphics.Group):
+    """Binds pyglet's 2D shape program (blended) for the plots' GL_LINES."""
+
+    def __init__(self, program, order: int):
+        super().__init__(order=order)
+        self.program = program
+
+    def set_state(self) -> None:
+        self.program.bind()
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+
+    def unset_state(self) -> None:
+        gl.glDisable(gl.GL_BLEND)
+        self.program.unbind()
 
 
 class PlotPanel:
@@ -97,7 +120,19 @@ class PlotPanel:
         self.labels = [pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=9, color=(*q[2], 255),
                                          x=MARGIN + 4, y=0, anchor_y="bottom", batch=self.batch, group=self.front)
                        for q in QUANTITIES]
+        self.program = pyglet.shapes.get_default_shader()
+        self.line_group = _LineGroup(self.program, order=2)
         self.lines = []
+
+    def _polyline(self, points: np.ndarray, colour) -> None:
+        """The segments joining (k, 2) points, as one GL_LINES vertex list."""
+        pairs = np.repeat(points, 2, axis=0)[1:-1]             # p0 p1 p1 p2 ... as segment ends
+        n = len(pairs)
+        zeros = np.zeros(n, dtype=np.float32)
+        self.lines.append(self.program.vertex_list(
+            n, gl.GL_LINES, self.batch, self.line_group, position=("f", pairs.astype(np.float32).ravel()),
+            colors=("Bn", (*colour, 255) * n), translation=("f", np.zeros(2 * n, dtype=np.float32)),
+            rotation=("f", zeros), zposition=("f", zeros)))
 
     def rect(self) -> tuple:
         """(x, y, w, h) of the panel."""
@@ -125,8 +160,7 @@ class PlotPanel:
                 continue
             span = hi - lo if hi > lo else 1.0
             right = MARGIN + 4 + PLOT_W
-            points = [(right - PLOT_W * (len(values) - 1 - j) / (PLOT_FRAMES - 1),
-                       y0 + (values[j] - lo) / span * PLOT_H) for j in picked]
-            self.lines.append(pyglet.shapes.MultiLine(*points, thickness=1.5, color=(*colour, 255),
-                                                      batch=self.batch, group=self.front))
+            points = np.array([(right - PLOT_W * (len(values) - 1 - j) / (PLOT_FRAMES - 1),
+                                y0 + (values[j] - lo) / span * PLOT_H) for j in picked])
+            self._polyline(points, colour)
         self.batch.draw()

@@ -20,6 +20,7 @@ from behaviors.recording import Recorder
 from ivp import MT_NOT_SIM, rng, umath
 
 from .history import Action, History, Push
+from .perturb import Twist
 
 STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
 SPEEDS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
@@ -177,8 +178,8 @@ class Session:
             else:
                 frame_ms, self.keys = frame.ms, frame.keys
         t0 = time.perf_counter()
-        push = self._pull() if self.drag is not None else None
-        self._run(Action(frame_ms, self.keys, push, self.physics.time_factor, self.speed))
+        pushes = self._pushes(self.physics.sim_dt, True)
+        self._run(Action(frame_ms, self.keys, pushes, self.physics.time_factor, self.speed))
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
         self.frame_psis = self.physics.frame_psis
         self.frames += 1
@@ -227,23 +228,25 @@ class Session:
 
     def step(self) -> None:
         """Pause if needed, then advance the physics by one PSI (no frame of the
-        behaviours, so a recording cannot hold it and ends); in the history's
-        past, forward one logged action instead."""
+        behaviours, so a recording cannot hold it and ends), with the mouse's
+        pull or twist as an impulse over the PSI; in the history's past,
+        without one, forward one logged action instead."""
         h = self.history
-        if h is not None and h.cursor < h.end:
+        if h is not None and h.cursor < h.end and self.drag is None:
             self.go_to(h.cursor + 1)
             return
         self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
         before = self.env.psi_count
-        self._run(Action(None, speed=self.speed))
+        self._run(Action(None, pushes=self._pushes(self.env.delta_PSI_time, False), speed=self.speed))
         self._stepped += self.env.psi_count - before
 
     def _run(self, action: Action) -> None:
+        t0 = time.perf_counter()
         action.run(self.ctx)
         if self.history is not None:
-            self.history.record(self.ctx, action)
+            self.history.record(self.ctx, action, time.perf_counter() - t0)
 
     def save_state(self, path) -> bool:
         """Write the whole state shown (context and RNG seed, bbglue.snapshot)
@@ -271,8 +274,11 @@ class Session:
         self.paused = True
         selected = self.selected.id if self.selected is not None else None
         self.ctx = h.seek(self.ctx, position)
-        if selected is not None:
-            self.selected = self.ctx.get_by_id(selected)
+        if selected is not None:            # the same entity in the state shown, if it was made by then
+            try:
+                self.selected = self.ctx.get_by_id(selected)
+            except KeyError:
+                self.selected = None
         mark = h.mark(h.cursor)
         self.frames = mark.frames
         if mark.speed != self.speed:         # the state's time factor, at the viewer's speed now
@@ -325,33 +331,46 @@ class Session:
 
     def start_drag(self, entity, point_ws) -> bool:
         """Grab a movable body at a world point; until `end_drag` a spring pulls
-        that point towards `drag.target` every frame."""
+        that point towards `drag.target` every frame (and single step)."""
+        return self._grab(entity, lambda core: Drag(entity, point_ws))
+
+    def start_twist(self, entity) -> bool:
+        """Grab a movable body to turn it; until `end_drag` an angular spring
+        turns it towards `drag.target` (viewer/perturb.py)."""
+        return self._grab(entity, lambda core: Twist(entity, core))
+
+    def _grab(self, entity, make) -> bool:
         body = self.body_of(entity)
         if body is None or body.core.physical_unmoveable:
             return False
         self.stop_recording("a recording holds no mouse pull")
-        self.drag = Drag(entity, point_ws)
+        self.drag = make(body.core)
         return True
 
     def end_drag(self) -> None:
         self.drag = None
 
-    def _pull(self) -> Push | None:
-        """This frame's drag force, for the Physics Impulse block (ivp spec
-        13.1) with "Constant Force ?" (the block multiplies by the simulated time
-        of the frame, none while paused): the body wakes as a script's push would."""
+    def _pushes(self, dt: float, constant: bool) -> tuple:
+        """The mouse's pushes for `dt` simulated seconds, for the Physics
+        Impulse block (ivp spec 13.1): with "Constant Force ?" over a frame
+        (the block multiplies by the frame's simulated time, none while
+        paused), else as impulses (a single step's): the body wakes as a
+        script's push would."""
+        if self.drag is None:
+            return ()
         body = self.body_of(self.drag.entity)
         if body is None:                # unphysicalized or removed meanwhile
             self.drag = None
-            return None
-        dt = self.physics.sim_dt
+            return ()
         if dt <= 0.0:
-            return None
-        force, point = self.drag.force(body.core, dt)
-        size = float(np.linalg.norm(force))
-        if size == 0.0:
-            return None
-        return Push(self.drag.entity.id, tuple(point), tuple(force / size), size)
+            return ()
+        out = []
+        for force, point in self.drag.pushes(body.core, dt):
+            size = float(np.linalg.norm(force))
+            if size > 0.0:
+                out.append(Push(self.drag.entity.id, tuple(point), tuple(force / size),
+                                size if constant else size * dt, constant))
+        return tuple(out)
 
 
 class Drag:
@@ -366,6 +385,15 @@ class Drag:
         m = np.asarray(entity.get_world_matrix().as_array(), dtype=np.float64)
         self.local = np.append(np.asarray(point_ws, dtype=np.float64), 1.0) @ np.linalg.inv(m)
         self.target = np.asarray(point_ws, dtype=np.float64).copy()
+
+    def pushes(self, core, dt: float) -> list:
+        """[(world force, world point)] for a frame of `dt` simulated seconds."""
+        return [self.force(core, dt)]
+
+    def marks(self, lines, colour) -> None:
+        """The spring as a line from the grabbed point to a cross at the target."""
+        lines.add(self.point(), self.target, colour)
+        lines.cross(self.target, colour)
 
     def point(self) -> np.ndarray:
         """The grabbed point in world coordinates now."""

@@ -21,6 +21,7 @@ from .drawlist import gather
 from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
 from .history import HISTORY_S
+from .perturb import Twist
 from .picking import pick
 from .plots import PlotPanel, Samples
 from .renderer import Offscreen, Renderer
@@ -37,6 +38,7 @@ HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
 VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
 RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
 SCRUB_S = 0.5               # seconds of frame time a history key moves by
+TWIST_PER_PIXEL = 0.01      # radians a ctrl + right drag turns the target by, per pixel
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ CONTROLS = (
     Control((key.F5,), "reload the scene file (also automatic on change)", "reload"),
     Control((key.C,), "scene camera / free camera", "camera"),
     Control((key.F,), "free camera: frame the selection or the scene", "frame"),
+    Control((key.T,), "camera tracks the selected body on / off (orbit and zoom about it)", "track"),
     Control((key._1,), "overlay: contact points and normals", "contacts"),
     Control((key._2,), "overlay: sleeping bodies tinted", "sleeping"),
     Control((key._3,), "overlay: bounding spheres", "spheres"),
@@ -82,7 +85,8 @@ CONTROLS = (
 
 MOUSE_HELP = (
     "left click: select a body (its state in the panel)",
-    "ctrl + left drag from a body: pull it with a spring (an impulse every frame)",
+    "ctrl + left drag from a body: pull it with a spring (an impulse every frame, or single step)",
+    "ctrl + right drag from a body: turn it with an angular spring (paused: with each single step)",
     "left drag: orbit   right drag: pan   wheel: zoom (free camera)",
     "W A S D Q E: fly the free camera",
 )
@@ -145,6 +149,7 @@ class View:
                          "joints": False, "forces": False, "contact_forces": False, "mass": False}
         self.contact_scale = 3      # index into measures.CONTACT_SCALES: 0.1 m per N
         self.effects = Effects()            # the behaviours' flames and blob shadows
+        self.track = False          # the free camera follows the selected body
         self.frame_scene()
 
     def frame_scene(self) -> None:
@@ -155,6 +160,10 @@ class View:
             self.orbit.frame(*scene_bounds(self.session.ctx))
 
     def camera_world(self) -> np.ndarray:
+        sel = self.session.selected
+        if self.track and sel is not None:      # the free camera, aimed at the selection as it moves
+            self.orbit.target = np.asarray(sel.get_world_matrix().as_array()[3, :3], dtype=np.float64)
+            return self.orbit.world_matrix()
         if self.use_scene_camera:
             m = self.scene_camera(self.session)
             if m is not None:
@@ -190,8 +199,7 @@ class View:
         if on["mass"]:
             measures.mass_marks(lines, s.bodies(), t)
         if s.drag is not None:
-            lines.add(s.drag.point(), s.drag.target, overlays.DRAG)
-            lines.cross(s.drag.target, overlays.DRAG)
+            s.drag.marks(lines, overlays.DRAG)
         return lines.arrays()
 
     def draw(self, renderer: Renderer, size) -> None:
@@ -319,10 +327,12 @@ class ViewerWindow(pyglet.window.Window):
     display has it, slows both together)."""
 
     def __init__(self, session, width: int = 1024, height: int = 768,
-                 samples: int | None = None, vsync: bool = True, record: str | None = None, sound=None, **kwargs):
+                 samples: int | None = None, vsync: bool = True, record: str | None = None, sound=None,
+                 history_s: float = HISTORY_S, **kwargs):
         """`samples`: multisampling (None: chosen by `choose_samples`);
         `record`: a recording file to write from the first frame; `sound`: a
-        sound.SoundOutput playing the behaviours' sounds."""
+        sound.SoundOutput playing the behaviours' sounds; `history_s`: seconds
+        of history kept (0: none, viewer/history.py)."""
         samples, note = choose_samples(samples, gl_renderer_name() if samples is None else "")
         self.notes = [note] if note else []
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
@@ -341,7 +351,8 @@ class ViewerWindow(pyglet.window.Window):
         self.sound = sound
         if sound is not None:
             self.notes.extend(sound.notices)
-        session.keep_history(HISTORY_S)
+        if history_s > 0.0:
+            session.keep_history(history_s)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
@@ -478,7 +489,7 @@ class ViewerWindow(pyglet.window.Window):
             s.step_back()
         elif action == "scrub":
             s.scrub(-SCRUB_S if symbol == key.BRACKETLEFT else SCRUB_S)
-        elif action == "latest":
+        elif action == "latest" and s.history is not None:
             s.go_to(s.history.end)
         elif action in ("slower", "faster"):
             s.change_speed(-1 if action == "slower" else 1)
@@ -489,6 +500,9 @@ class ViewerWindow(pyglet.window.Window):
         elif action == "frame":
             v.use_scene_camera = False
             v.frame_scene()
+        elif action == "track":
+            v.track = not v.track
+            s.message = "the camera tracks the selected body" if v.track else "camera tracking off"
         elif action in v.overlays:
             v.overlays[action] = not v.overlays[action]
         elif action == "force_scale":
@@ -551,20 +565,23 @@ class ViewerWindow(pyglet.window.Window):
         return self.renderer.lens.pixel_ray(self.scene_view.camera_world(), w / h, 2.0 * x / w - 1.0, 2.0 * y / h - 1.0)
 
     def on_mouse_press(self, x, y, button, modifiers):
-        if button != mouse.LEFT:
+        twist = button == mouse.RIGHT and modifiers & key.MOD_CTRL
+        if button != mouse.LEFT and not twist:
             return
         hit = pick(self.session.ctx.entities, *self.ray(x, y))
         if hit is None:
             return
         entity, point = hit
-        if modifiers & key.MOD_CTRL:
+        if twist:
+            self.session.start_twist(entity)
+        elif modifiers & key.MOD_CTRL:
             if self.session.start_drag(entity, point):
                 self._drag_depth = self.depth_of(point)
         else:
             self.session.selected = entity if entity is not self.session.selected else None
 
     def on_mouse_release(self, x, y, button, modifiers):
-        if button == mouse.LEFT:
+        if button in (mouse.LEFT, mouse.RIGHT):
             self.session.end_drag()
 
     def depth_of(self, point) -> float:
@@ -574,6 +591,11 @@ class ViewerWindow(pyglet.window.Window):
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         drag = self.session.drag
+        if isinstance(drag, Twist):     # turned about the camera's up and right axes
+            m = self.scene_view.camera_world()
+            drag.turn(m[1, :3], -dx * TWIST_PER_PIXEL)
+            drag.turn(m[0, :3], dy * TWIST_PER_PIXEL)
+            return
         if drag is not None:        # the target: under the mouse, at the grab's depth
             origin, direction = self.ray(x, y)
             along = direction @ self.scene_view.camera_world()[2, :3]
