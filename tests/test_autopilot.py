@@ -161,3 +161,17 @@ def test_a_wall_between_two_parts_of_a_floor_is_no_way_through():
             path = [route.point(s) for s in route.ahead(start, 100.0)]
             crossing = [p for p in path if 18.5 < p[2] < 21.5]
             assert crossing and all(p[0] > 4.0 for p in crossing)
+
+
+def test_a_ball_between_rails_leaves_them_at_their_end_only():
+    """A rail pair from z 0 to 30, 10 above a floor that starts 1.8 beside
+    them (x 4 to 30, z 8 to 60): to a goal on that floor beside the rails'
+    middle, the route stays between the rails to their end and drops there
+    (the rails hold the ball: no way off sideways)."""
+    walk = WalkMap(plate(-2, 2, -10, 0, 10.0) + rail(-1.875, 0, 30, 10.0) + rail(1.875, 0, 30, 10.0)
+                   + plate(4, 30, 8, 60, 0.0))
+    route = walk.route_to((15.0, 2.0, 15.0), 2.0)
+    path = [route.point(s) for s in route.ahead(route.state((0, 12, -5), "wood"), 200.0)]
+    high = [p for p in path if p[1] > 6.0]
+    assert all(abs(p[0]) < 1.0 for p in high if p[2] > 1.0)
+    assert max(p[2] for p in high) > 28.0

@@ -188,8 +188,12 @@ class Pilot:
         self.keys.append(keys)
 
     def keep(self) -> None:
+        """Keep the world as it is now: the last KEPT, and each sector's first."""
         self.kept.append((len(self.keys), flatten(self.ctx), rng.get_seed(), self.level.sector))
-        del self.kept[:-KEPT]
+        firsts = {}
+        for i, k in enumerate(self.kept):
+            firsts.setdefault(k[3], i)
+        self.kept = [k for i, k in enumerate(self.kept) if i >= len(self.kept) - KEPT or i in firsts.values()]
 
     def restore(self, index: int) -> None:
         frame, table, seed, _ = self.kept[index]

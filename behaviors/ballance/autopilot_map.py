@@ -12,7 +12,9 @@ the ball's way (the top of a wall or curb between them); from a node at an edge 
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
-nodes too, so a route runs between the rails.
+nodes too, so a route runs between the rails. The two edges' nodes are
+then no way (the ball rests between them, never on one), and a ball drops
+from between them only off their end.
 
 The ball's kind is part of the state: a node within the transformer radius of
 a pad turns the kind into the pad's, and a fan's lift (the column of a
@@ -101,9 +103,14 @@ class WalkMap:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
         self.empty_sides = self._empty_sides()
-        spans = self._spans()
+        spans, paired = self._spans()
+        self.paired = np.zeros(len(self.points) + len(spans), dtype=bool)
+        self.paired[paired] = True
+        self.span = np.zeros(len(self.paired), dtype=bool)
         if len(spans):
-            self.points = merged(np.concatenate([self.points, spans]))
+            self.span[len(self.points):] = True
+            self.points = merged(np.concatenate([self.points, spans]))     # the floor's nodes stay first
+            self.span, self.paired = self.span[:len(self.points)], self.paired[:len(self.points)]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -115,21 +122,23 @@ class WalkMap:
         self.lifts = [self._lift(foot, top) for foot, top in fans]
         self.graph = self._graph()
 
-    def _spans(self) -> np.ndarray:
+    def _spans(self):
         """Midpoints of two edge nodes a ball can rest across (a rail pair, a
-        narrow gap): SPAN apart horizontally, level, with no node at the midpoint."""
-        edge = np.flatnonzero(self.empty_sides >= 2)
+        narrow gap): SPAN apart horizontally, level, with no node at the
+        midpoint; and the edge nodes of those pairs (the ball is between
+        them, never on one)."""
+        edge = np.flatnonzero(self.empty_sides > 0)
         if len(edge) < 2:
-            return np.zeros((0, 3))
+            return np.zeros((0, 3)), edge
         p = self.points[edge]
         pairs = cKDTree(p).query_pairs(SPAN[1], output_type="ndarray")
         a, b = p[pairs[:, 0]], p[pairs[:, 1]]
         flat = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
         mid = (a + b) * 0.5
         ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
-        mid = mid[ok]
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
-        return merged(mid[~np.isfinite(d)])
+        ok &= ~np.isfinite(d)
+        return merged(mid[ok]), edge[pairs[ok].ravel()]
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -151,10 +160,11 @@ class WalkMap:
         return below, above
 
     def _drops(self):
-        """(from, to) of the drops: from a node with an empty side to a node
-        below it, lower than a link could climb."""
+        """(from, to) of the drops: from a node with an empty side (a
+        midpoint: at the end of its rails, 3 empty sides) to a node below it,
+        lower than a link could climb."""
         p = self.points
-        edge = np.flatnonzero(self.empty_sides > 0)
+        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
         flat_tree = cKDTree(p[:, (0, 2)])
         near = flat_tree.query_ball_point(p[edge][:, (0, 2)], DROP_REACH)
         counts = np.fromiter((len(x) for x in near), int, len(near))
@@ -187,7 +197,7 @@ class WalkMap:
         rise = np.abs(p[a, 1] - p[b, 1])
         ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
         a, b, flat = a[ok], b[ok], flat[ok]
-        ok = ~self._walled(a, b)
+        ok = ~self._walled(a, b) & ~self.paired[a] & ~self.paired[b]
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
