@@ -12,9 +12,10 @@ the ball's way (the top of a wall or curb between them); from a node at an edge 
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
-nodes too, so a route runs between the rails. The two edges' nodes are
-then no way (the ball rests between them, never on one), and a ball drops
-from between them only off their end.
+nodes too, so a route runs between the rails. The two edges' nodes then
+cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
+only bridge where the midpoints do not join up), no drop starts on them, and
+a ball drops from between them only off their end.
 
 The ball's kind is part of the state: a node within the transformer radius of
 a pad turns the kind into the pad's, and a fan's lift (the column of a
@@ -49,6 +50,7 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter
@@ -197,10 +199,11 @@ class WalkMap:
         rise = np.abs(p[a, 1] - p[b, 1])
         ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
         a, b, flat = a[ok], b[ok], flat[ok]
-        ok = ~self._walled(a, b) & ~self.paired[a] & ~self.paired[b]
+        ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
-        length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
+        length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
+                                                        + PAIRED_COST * self.paired[b])
         rows, cols, costs = [], [], []
         for k in range(self.kinds):
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
