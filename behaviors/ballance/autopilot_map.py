@@ -33,7 +33,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 from scipy.spatial import cKDTree
 
-from .values import BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
@@ -53,7 +53,7 @@ FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
-OBSTACLE_COST = 30.0     # ... cost this much more to enter
+OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -225,8 +225,10 @@ class WalkMap:
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
         (the nearest node when none is): ``Route`` of costs and next nodes.
         ``obstacles``: centres of loose props (boxes, balls); a link into a
-        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more
-        (the route goes round a prop where it can, pushes it where it must)."""
+        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more,
+        times (the strongest push / the kind's push) squared: the route goes
+        round a prop where it can, pushes it where it must, as the strongest
+        kind when a transformer is on the way."""
         centres = self.points + (0.0, BALL_RADIUS, 0.0)
         near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
         if len(near) == 0:
@@ -235,12 +237,13 @@ class WalkMap:
         targets = np.concatenate([k * n + near for k in range(self.kinds)])
         graph = self.graph
         if len(obstacles):
-            extra = np.zeros(n)
+            near = np.zeros(n)
             for centre in obstacles:
-                extra[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] \
-                    = OBSTACLE_COST
+                near[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] = 1.0
+            push = np.array([BALL_KINDS[k].force for k in KIND_NAMES])
+            weight = (push.max() / push) ** 2
             graph = graph.copy()
-            graph.data = graph.data + extra[graph.indices % n]
+            graph.data = graph.data + OBSTACLE_COST * (weight[:, None] * near).ravel()[graph.indices]
         cost, pred, _ = dijkstra(graph.T, indices=targets, min_only=True, return_predecessors=True)
         return Route(self, cost, pred, np.asarray(goal, float))
 
