@@ -17,11 +17,12 @@ with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
 ``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
 replays from there with the next of the ``VARIANTS`` of the steering
-(slower, nearer, farther) until the ball is past the place of the failure,
-further back after a round of them; after ``MAX_TRIES`` at one sector it
-gives up and says where. The keys of the frames rolled back are dropped,
-so the keys kept are a normal recording (behaviors.recording) that replays
-the same run.
+(slower, nearer, farther, to a side) until the ball is past the place of
+the failure (a place where it got stuck is an obstacle to the routes
+after), further back after a round of them; after ``MAX_TRIES`` at one
+sector it gives up and says where. The keys of the frames rolled back are
+dropped, so the keys kept are a normal recording (behaviors.recording) that
+replays the same run.
 """
 
 from __future__ import annotations
@@ -64,15 +65,18 @@ MIN_AIM = 3.5                # the aim is at least this far along the route (a n
 @dataclass(frozen=True)
 class Steering:
     """A variant of the steering: cruise speed (units per simulated second),
-    how far ahead on the route it aims, how much it slows in bends."""
+    how far ahead on the route it aims, how much it slows in bends, how far
+    to the right of the route it aims (a box pushed off its centre turns)."""
 
     speed: float
     lookahead: float
     bend: float = 0.6
+    offset: float = 0.0
 
 
 VARIANTS = (Steering(9.0, 7.0), Steering(6.0, 6.0), Steering(4.0, 4.0), Steering(12.0, 9.0),
-            Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3))
+            Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3),
+            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5))
 
 
 @dataclass
@@ -170,6 +174,7 @@ class Pilot:
         self.kept = []                           # (frame, table, seed, sector)
         self.routes = {}
         self.rollbacks = 0
+        self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}
         self.variant = VARIANTS[0]
         self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
@@ -211,7 +216,8 @@ class Pilot:
 
     def route(self, sector: int):
         """The route to the sector's goal (its checkpoint, or the finish in the
-        last sector) round the props in play when it is first asked for."""
+        last sector) round the props in play when it is first asked for and
+        the places the ball got stuck."""
         if sector not in self.routes:
             level = self.level
             cps = level.checkpoint_entities
@@ -221,7 +227,8 @@ class Pilot:
                 goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
             physics = self.ctx.physics
             props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
-            self.routes[sector] = self.map.route_to(goal, radius, props)
+            stalls = [p for k, p in self.stalls if k == sector]
+            self.routes[sector] = self.map.route_to(goal, radius, props + stalls)
         return self.routes[sector]
 
     def key_pushes(self):
@@ -259,6 +266,8 @@ class Pilot:
             aim = route.goal
         to = aim - p
         to[1] = 0.0
+        if self.variant.offset and not arriving:
+            to += np.array([to[2], 0.0, -to[0]]) / (np.linalg.norm(to) or 1.0) * self.variant.offset
         dist = float(np.linalg.norm(to))
         speed = self.variant.speed * (1.0 - self.variant.bend * (1.0 - _straightness(points)) * 0.5)
         narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
@@ -352,6 +361,9 @@ class Pilot:
         if not usable:
             return f"{here}, with no kept world of the sector to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))
+        if what == "stuck":                      # the next routes go round the place, where they can
+            self.stalls.append((sector, tuple(p)))
+            self.routes.pop(sector, None)
         self.tries[sector] = tries + 1
         self.rollbacks += 1
         self.restore(usable[-1 - back])
