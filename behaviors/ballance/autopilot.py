@@ -20,7 +20,7 @@ replays from there with the next of the ``VARIANTS`` of the steering
 (slower, nearer, farther, to a side) until the ball is past the place of
 the failure (a place where it got stuck is an obstacle to the routes
 after), further back after a round of them; after ``MAX_TRIES`` at one
-sector it gives up and says where. The keys of the frames rolled back are
+place it gives up and says where. The keys of the frames rolled back are
 dropped, so the keys kept are a normal recording (behaviors.recording) that
 replays the same run.
 """
@@ -55,7 +55,7 @@ BACKUP_FRAMES = 60           # a rollback goes back at least 1 s before the fail
 STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuck
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
-MAX_TRIES = 24               # rollbacks per sector before giving up
+MAX_TRIES = 24               # rollbacks at one place before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
@@ -305,8 +305,10 @@ class Pilot:
             if playing and (fresh or len(self.keys) % SNAPSHOT_FRAMES == 0):
                 self.keep()
             keys = self.steer(ball, player.kind) if playing else frozenset()
-            if playing and self._past(ball, player.kind):
-                self.variant = VARIANTS[0]
+            if playing and self.variant_until[0] and self._past(ball, player.kind):
+                self.variant = VARIANTS[0]       # past the failure: its tries are done with
+                self.tries.pop(self.variant_until[0], None)
+                self.variant_until = (0, -math.inf)
             before = level.flow
             self.step(keys)
             failure = None
@@ -350,7 +352,8 @@ class Pilot:
         sector = self.level.sector
         p = ball.get_position() if ball is not None else (math.nan,) * 3
         tries = self.tries.get(sector, 0)
-        here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {what}"
+        player = player_of(self.ctx)
+        here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {player.kind} ball {what}"
                 f"{self._near(p)}")
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         if tries >= MAX_TRIES:
