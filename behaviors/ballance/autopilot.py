@@ -45,7 +45,7 @@ from .floors import entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from .modules import Fan
 from .navigation import BallNavigation
-from .values import CHECKPOINT_RADIUS, FINISH_RADIUS
+from .values import BALL_KINDS, CHECKPOINT_RADIUS, FINISH_RADIUS
 
 FRAME_MS = 1000.0 / 60.0
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
@@ -158,7 +158,17 @@ def level_map(ctx, level) -> WalkMap:
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads)
+    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads,
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS})
+
+
+def climb(kind: str, physics) -> float:
+    """The steepest rise per unit the kind rolls up, pushed by its navigation
+    force alone (an impulse per PSI, spec 7.2): F = m g sin(a) at the limit."""
+    k = BALL_KINDS[kind]
+    g = math.sqrt(sum(c * c for c in physics.gravity))
+    s = k.force / physics.psi_length / (k.mass * g)
+    return math.inf if s >= 1.0 else s / math.sqrt(1.0 - s * s)
 
 
 class Pilot:

@@ -95,10 +95,12 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=()):
+    def __init__(self, triangles, fans=(), pads=(), climb=None):
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
-        kind) of each transformer."""
+        kind) of each transformer; ``climb``: kind -> the steepest rise per
+        unit it rolls up (default and at most ``CLIMB``)."""
+        self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
         tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         self.points = merged(sample_triangles(tris))
         if len(self.points) == 0:
@@ -204,12 +206,15 @@ class WalkMap:
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
+        rise = p[b, 1] - p[a, 1]
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rows, cols, costs = [], [], []
-        for k in range(self.kinds):
+        for k, kind in enumerate(KIND_NAMES):
+            up = rise <= self.climb.get(kind, CLIMB) * flat + 0.15                # this kind rolls up it
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
-            rows.append(k * n + a)
-            cols.append(to_kind * n + b)
-            costs.append(length)
+            rows.append(k * n + a[up])
+            cols.append(to_kind[up] * n + b[up])
+            costs.append(length[up])
         paper = KIND_NAMES.index("paper")
         for below, above in self.lifts:
             if len(below) and len(above):
