@@ -4,6 +4,7 @@ a player's keys, finds its way from the level's geometry and groups, and its
 
 import dataclasses
 import math
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import scenes
 from behaviors import levels
 from behaviors.ballance import player_of
+from behaviors.ballance.autopilot import climb
 from behaviors.ballance.autopilot_map import WalkMap
 from behaviors.ballance.level import FINISHED, level_behavior
 from behaviors.ballance.level_meaning import MEANING
@@ -161,3 +163,34 @@ def test_a_wall_between_two_parts_of_a_floor_is_no_way_through():
             path = [route.point(s) for s in route.ahead(start, 100.0)]
             crossing = [p for p in path if 18.5 < p[2] < 21.5]
             assert crossing and all(p[0] > 4.0 for p in crossing)
+
+
+def test_a_ball_between_rails_leaves_them_at_their_end_only():
+    """A rail pair from z 0 to 30, 10 above a floor that starts 1.8 beside
+    them (x 4 to 30, z 8 to 60): to a goal on that floor beside the rails'
+    middle, the route stays between the rails to their end and drops there
+    (the rails hold the ball: no way off sideways)."""
+    walk = WalkMap(plate(-2, 2, -10, 0, 10.0) + rail(-1.875, 0, 30, 10.0) + rail(1.875, 0, 30, 10.0)
+                   + plate(4, 30, 8, 60, 0.0))
+    route = walk.route_to((15.0, 2.0, 15.0), 2.0)
+    path = [route.point(s) for s in route.ahead(route.state((0, 12, -5), "wood"), 200.0)]
+    high = [p for p in path if p[1] > 6.0]
+    assert all(abs(p[0]) < 1.0 for p in high if p[2] > 1.0)
+    assert max(p[2] for p in high) > 28.0
+
+
+def test_a_ramp_too_steep_for_the_stone_balls_push_is_no_way_up_for_it():
+    """A ramp rising 0.5 per unit: the stone ball's push (0.92 per PSI of
+    1/66 s on 10 kg under gravity 20) holds it on slopes up to sin a =
+    0.3036 (0.319 per unit), the wood ball's (0.43 on 1.9 kg) up to 0.747:
+    the top is a way for wood, not for stone; the way down is for both."""
+    physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+    assert climb("stone", physics) == pytest.approx(0.3036 / math.sqrt(1 - 0.3036 ** 2), abs=1e-3)
+    ramp = [((-6, 0, 10), (6, 0, 10), (6, 10, 30)), ((-6, 0, 10), (6, 10, 30), (-6, 10, 30))]
+    tris = plate(-6, 6, 0, 10, 0.0) + ramp + plate(-6, 6, 30, 40, 10.0)
+    walk = WalkMap(tris, climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})
+    up = walk.route_to((0.0, 12.0, 36.0), 2.0)
+    assert math.isfinite(cost_from(walk, up, (0, 0, 3), "wood"))
+    assert cost_from(walk, up, (0, 0, 3), "stone") == math.inf
+    down = walk.route_to((0.0, 2.0, 3.0), 2.0)
+    assert math.isfinite(cost_from(walk, down, (0, 10, 36), "stone"))

@@ -17,11 +17,12 @@ with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
 ``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
 replays from there with the next of the ``VARIANTS`` of the steering
-(slower, nearer, farther) until the ball is past the place of the failure,
-further back after a round of them; after ``MAX_TRIES`` at one sector it
-gives up and says where. The keys of the frames rolled back are dropped,
-so the keys kept are a normal recording (behaviors.recording) that replays
-the same run.
+(slower, nearer, farther, to a side) until the ball is past the place of
+the failure (a place where it got stuck is an obstacle to the routes
+after), further back after a round of them; after ``MAX_TRIES`` at one
+place it gives up and says where. The keys of the frames rolled back are
+dropped, so the keys kept are a normal recording (behaviors.recording) that
+replays the same run.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from .floors import entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from .modules import Fan
 from .navigation import BallNavigation
-from .values import CHECKPOINT_RADIUS, FINISH_RADIUS
+from .values import BALL_KINDS, CHECKPOINT_RADIUS, FINISH_RADIUS
 
 FRAME_MS = 1000.0 / 60.0
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
@@ -54,7 +55,7 @@ BACKUP_FRAMES = 60           # a rollback goes back at least 1 s before the fail
 STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuck
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
-MAX_TRIES = 24               # rollbacks per sector before giving up
+MAX_TRIES = 24               # rollbacks at one place before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
@@ -64,15 +65,18 @@ MIN_AIM = 3.5                # the aim is at least this far along the route (a n
 @dataclass(frozen=True)
 class Steering:
     """A variant of the steering: cruise speed (units per simulated second),
-    how far ahead on the route it aims, how much it slows in bends."""
+    how far ahead on the route it aims, how much it slows in bends, how far
+    to the right of the route it aims (a box pushed off its centre turns)."""
 
     speed: float
     lookahead: float
     bend: float = 0.6
+    offset: float = 0.0
 
 
 VARIANTS = (Steering(9.0, 7.0), Steering(6.0, 6.0), Steering(4.0, 4.0), Steering(12.0, 9.0),
-            Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3))
+            Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3),
+            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5))
 
 
 @dataclass
@@ -154,7 +158,17 @@ def level_map(ctx, level) -> WalkMap:
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads)
+    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads,
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS})
+
+
+def climb(kind: str, physics) -> float:
+    """The steepest rise per unit the kind rolls up, pushed by its navigation
+    force alone (an impulse per PSI, spec 7.2): F = m g sin(a) at the limit."""
+    k = BALL_KINDS[kind]
+    g = math.sqrt(sum(c * c for c in physics.gravity))
+    s = k.force / physics.psi_length / (k.mass * g)
+    return math.inf if s >= 1.0 else s / math.sqrt(1.0 - s * s)
 
 
 class Pilot:
@@ -170,6 +184,7 @@ class Pilot:
         self.kept = []                           # (frame, table, seed, sector)
         self.routes = {}
         self.rollbacks = 0
+        self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}
         self.variant = VARIANTS[0]
         self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
@@ -188,8 +203,12 @@ class Pilot:
         self.keys.append(keys)
 
     def keep(self) -> None:
+        """Keep the world as it is now: the last KEPT, and each sector's first."""
         self.kept.append((len(self.keys), flatten(self.ctx), rng.get_seed(), self.level.sector))
-        del self.kept[:-KEPT]
+        firsts = {}
+        for i, k in enumerate(self.kept):
+            firsts.setdefault(k[3], i)
+        self.kept = [k for i, k in enumerate(self.kept) if i >= len(self.kept) - KEPT or i in firsts.values()]
 
     def restore(self, index: int) -> None:
         frame, table, seed, _ = self.kept[index]
@@ -207,7 +226,8 @@ class Pilot:
 
     def route(self, sector: int):
         """The route to the sector's goal (its checkpoint, or the finish in the
-        last sector) round the props in play when it is first asked for."""
+        last sector) round the props in play when it is first asked for and
+        the places the ball got stuck."""
         if sector not in self.routes:
             level = self.level
             cps = level.checkpoint_entities
@@ -217,7 +237,8 @@ class Pilot:
                 goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
             physics = self.ctx.physics
             props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
-            self.routes[sector] = self.map.route_to(goal, radius, props)
+            stalls = [p for k, p in self.stalls if k == sector]
+            self.routes[sector] = self.map.route_to(goal, radius, props + stalls)
         return self.routes[sector]
 
     def key_pushes(self):
@@ -255,6 +276,8 @@ class Pilot:
             aim = route.goal
         to = aim - p
         to[1] = 0.0
+        if self.variant.offset and not arriving:
+            to += np.array([to[2], 0.0, -to[0]]) / (np.linalg.norm(to) or 1.0) * self.variant.offset
         dist = float(np.linalg.norm(to))
         speed = self.variant.speed * (1.0 - self.variant.bend * (1.0 - _straightness(points)) * 0.5)
         narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
@@ -292,8 +315,10 @@ class Pilot:
             if playing and (fresh or len(self.keys) % SNAPSHOT_FRAMES == 0):
                 self.keep()
             keys = self.steer(ball, player.kind) if playing else frozenset()
-            if playing and self._past(ball, player.kind):
-                self.variant = VARIANTS[0]
+            if playing and self.variant_until[0] and self._past(ball, player.kind):
+                self.variant = VARIANTS[0]       # past the failure: its tries are done with
+                self.tries.pop(self.variant_until[0], None)
+                self.variant_until = (0, -math.inf)
             before = level.flow
             self.step(keys)
             failure = None
@@ -337,7 +362,8 @@ class Pilot:
         sector = self.level.sector
         p = ball.get_position() if ball is not None else (math.nan,) * 3
         tries = self.tries.get(sector, 0)
-        here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {what}"
+        player = player_of(self.ctx)
+        here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {player.kind} ball {what}"
                 f"{self._near(p)}")
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         if tries >= MAX_TRIES:
@@ -348,6 +374,9 @@ class Pilot:
         if not usable:
             return f"{here}, with no kept world of the sector to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))
+        if what == "stuck":                      # the next routes go round the place, where they can
+            self.stalls.append((sector, tuple(p)))
+            self.routes.pop(sector, None)
         self.tries[sector] = tries + 1
         self.rollbacks += 1
         self.restore(usable[-1 - back])

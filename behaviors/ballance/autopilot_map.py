@@ -12,7 +12,10 @@ the ball's way (the top of a wall or curb between them); from a node at an edge 
 a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
 edge, a rail) costs more to cross, so routes keep to the middle of floors;
 between two edges a ball can rest across (a rail pair) the midpoints are
-nodes too, so a route runs between the rails.
+nodes too, so a route runs between the rails. The two edges' nodes then
+cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
+only bridge where the midpoints do not join up), no drop starts on them, and
+a ball drops from between them only off their end.
 
 The ball's kind is part of the state: a node within the transformer radius of
 a pad turns the kind into the pad's, and a fan's lift (the column of a
@@ -30,7 +33,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import dijkstra
 from scipy.spatial import cKDTree
 
-from .values import BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
@@ -47,9 +50,10 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
-OBSTACLE_COST = 30.0     # ... cost this much more to enter
+OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -91,19 +95,26 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=()):
+    def __init__(self, triangles, fans=(), pads=(), climb=None):
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
-        kind) of each transformer."""
+        kind) of each transformer; ``climb``: kind -> the steepest rise per
+        unit it rolls up (default and at most ``CLIMB``)."""
+        self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
         tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         self.points = merged(sample_triangles(tris))
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
         self.empty_sides = self._empty_sides()
-        spans = self._spans()
+        spans, paired = self._spans()
+        self.paired = np.zeros(len(self.points) + len(spans), dtype=bool)
+        self.paired[paired] = True
+        self.span = np.zeros(len(self.paired), dtype=bool)
         if len(spans):
-            self.points = merged(np.concatenate([self.points, spans]))
+            self.span[len(self.points):] = True
+            self.points = merged(np.concatenate([self.points, spans]))     # the floor's nodes stay first
+            self.span, self.paired = self.span[:len(self.points)], self.paired[:len(self.points)]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -115,21 +126,23 @@ class WalkMap:
         self.lifts = [self._lift(foot, top) for foot, top in fans]
         self.graph = self._graph()
 
-    def _spans(self) -> np.ndarray:
+    def _spans(self):
         """Midpoints of two edge nodes a ball can rest across (a rail pair, a
-        narrow gap): SPAN apart horizontally, level, with no node at the midpoint."""
-        edge = np.flatnonzero(self.empty_sides >= 2)
+        narrow gap): SPAN apart horizontally, level, with no node at the
+        midpoint; and the edge nodes of those pairs (the ball is between
+        them, never on one)."""
+        edge = np.flatnonzero(self.empty_sides > 0)
         if len(edge) < 2:
-            return np.zeros((0, 3))
+            return np.zeros((0, 3)), edge
         p = self.points[edge]
         pairs = cKDTree(p).query_pairs(SPAN[1], output_type="ndarray")
         a, b = p[pairs[:, 0]], p[pairs[:, 1]]
         flat = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
         mid = (a + b) * 0.5
         ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
-        mid = mid[ok]
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
-        return merged(mid[~np.isfinite(d)])
+        ok &= ~np.isfinite(d)
+        return merged(mid[ok]), edge[pairs[ok].ravel()]
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -151,10 +164,11 @@ class WalkMap:
         return below, above
 
     def _drops(self):
-        """(from, to) of the drops: from a node with an empty side to a node
-        below it, lower than a link could climb."""
+        """(from, to) of the drops: from a node with an empty side (a
+        midpoint: at the end of its rails, 3 empty sides) to a node below it,
+        lower than a link could climb."""
         p = self.points
-        edge = np.flatnonzero(self.empty_sides > 0)
+        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
         flat_tree = cKDTree(p[:, (0, 2)])
         near = flat_tree.query_ball_point(p[edge][:, (0, 2)], DROP_REACH)
         counts = np.fromiter((len(x) for x in near), int, len(near))
@@ -190,13 +204,17 @@ class WalkMap:
         ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
-        length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b])
+        length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
+                                                        + PAIRED_COST * self.paired[b])
+        rise = p[b, 1] - p[a, 1]
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rows, cols, costs = [], [], []
-        for k in range(self.kinds):
+        for k, kind in enumerate(KIND_NAMES):
+            up = rise <= self.climb.get(kind, CLIMB) * flat + 0.15                # this kind rolls up it
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
-            rows.append(k * n + a)
-            cols.append(to_kind * n + b)
-            costs.append(length)
+            rows.append(k * n + a[up])
+            cols.append(to_kind[up] * n + b[up])
+            costs.append(length[up])
         paper = KIND_NAMES.index("paper")
         for below, above in self.lifts:
             if len(below) and len(above):
@@ -212,8 +230,10 @@ class WalkMap:
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
         (the nearest node when none is): ``Route`` of costs and next nodes.
         ``obstacles``: centres of loose props (boxes, balls); a link into a
-        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more
-        (the route goes round a prop where it can, pushes it where it must)."""
+        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more,
+        times (the strongest push / the kind's push) squared: the route goes
+        round a prop where it can, pushes it where it must, as the strongest
+        kind when a transformer is on the way."""
         centres = self.points + (0.0, BALL_RADIUS, 0.0)
         near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
         if len(near) == 0:
@@ -222,12 +242,13 @@ class WalkMap:
         targets = np.concatenate([k * n + near for k in range(self.kinds)])
         graph = self.graph
         if len(obstacles):
-            extra = np.zeros(n)
+            near = np.zeros(n)
             for centre in obstacles:
-                extra[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] \
-                    = OBSTACLE_COST
+                near[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] = 1.0
+            push = np.array([BALL_KINDS[k].force for k in KIND_NAMES])
+            weight = (push.max() / push) ** 2
             graph = graph.copy()
-            graph.data = graph.data + extra[graph.indices % n]
+            graph.data = graph.data + OBSTACLE_COST * (weight[:, None] * near).ravel()[graph.indices]
         cost, pred, _ = dijkstra(graph.T, indices=targets, min_only=True, return_predecessors=True)
         return Route(self, cost, pred, np.asarray(goal, float))
 
