@@ -135,6 +135,7 @@ class LevelMeaning:
     balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
+    sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
 
 
 def level_meaning() -> LevelMeaning:

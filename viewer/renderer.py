@@ -61,6 +61,7 @@ in vec2 v_uv;
 uniform int look;                           // a part of a look (textures.py): its colour and texture,
 uniform int textured;                       // v_colour then holds the tint added to it
 uniform vec4 part_colour;
+uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref; 8 = always passes
 uniform sampler2D image;
@@ -94,7 +95,7 @@ vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to sh
 void main() {
     vec4 base = v_colour;
     if (look == 1) {
-        base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
+        base = part_colour * (textured == 1 ? texture(image, v_uv + uv_offset) : vec4(1.0));
         base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
     }
     if (!alpha_passes(base.a)) discard;
@@ -232,21 +233,22 @@ class Renderer:
         groups = self.static.split(groups)
         planes = frustum_planes(view_proj)
         self.static.culled = 0
-        self.draw_calls = self.static.draw(p, opaque=True, planes=planes)
+        clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
+        self.draw_calls = self.static.draw(p, opaque=True, planes=planes, clock=clock)
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
             p.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
             p.use()
-        self.draw_calls += self.static.draw(p, opaque=False, planes=planes)
+        self.draw_calls += self.static.draw(p, opaque=False, planes=planes, clock=clock)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
                 b.draw(group.instance_data())
                 self.draw_calls += 1
             else:
-                self.draw_calls += b.draw(group.instance_data(), p)
+                self.draw_calls += b.draw(group.instance_data(), p, clock)
         p.stop()
         if effects is not None:
             self.draw_calls += effects.draw(_gl_matrix(view_proj), camera_world)

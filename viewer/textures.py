@@ -92,6 +92,12 @@ def surface_texture(part, textures: TextureCache):
     return textures.get(part.texture, key)
 
 
+def set_scroll(program, scroll, clock: float) -> None:
+    """The texture offset of a part whose texture scrolls by ``scroll`` (u, v)
+    per second, at ``clock`` seconds (kept within one repeat)."""
+    program["uv_offset"] = tuple(float((c * clock) % 1.0) for c in scroll)
+
+
 def set_surface(program, surface) -> None:
     """The GL state and alpha-test uniforms of a part's Surface (None: the
     viewer's default, blended by alpha, both sides, depth written). Back
@@ -151,17 +157,18 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, surface_texture(p, textures), p.surface) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll) for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
-    def draw(self, instance_data: np.ndarray, program) -> int:
-        """Each part in its colour, texture and surface; the draw calls made."""
+    def draw(self, instance_data: np.ndarray, program, clock: float = 0.0) -> int:
+        """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
         program["look"] = 1
-        for (first, count), (colour, tex, surface) in zip(self.ranges, self.parts):
+        for (first, count), (colour, tex, surface, scroll) in zip(self.ranges, self.parts):
             set_surface(program, surface)
+            set_scroll(program, scroll, clock)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:
@@ -171,6 +178,7 @@ class LookBatch:
                                        len(instance_data))
         program["look"] = 0
         set_surface(program, None)
+        set_scroll(program, (0.0, 0.0), 0.0)
         gl.glBindVertexArray(0)
         return len(self.parts)
 
@@ -350,6 +358,7 @@ class Effects:
     def __init__(self):
         from .particles import Flames
         self.flames = Flames()
+        self.clock = 0.0                        # the behaviour clock, seconds (scrolling textures go by it)
         self.shadows = np.zeros((0, 4))         # x y z radius
         self.textures = TextureCache()
         self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
@@ -370,7 +379,8 @@ class Effects:
             self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
                                 for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
         m = manager_of(ctx, create=False)
-        self.flames.update(m.time_ms * 0.001 if m is not None else 0.0, hooks.emitters(ctx))
+        self.clock = m.time_ms * 0.001 if m is not None else 0.0
+        self.flames.update(self.clock, hooks.emitters(ctx))
         spots = [(shadow_spot(s), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
 
