@@ -121,10 +121,11 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, program, visible=None, clock: float = 0.0) -> None:
+    def draw(self, programs, visible=None, clock: float = 0.0) -> None:
         """One call: every square, or those ``visible`` says (a bool per square);
-        the texture scrolled to ``clock`` (seconds)."""
-        set_surface(program, self.surface)
+        the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
+        program = programs.pick(self.surface)
+        set_surface(self.surface)
         set_scroll(program, self.scroll, clock)
         if self.colour is None:
             program["look"] = 0
@@ -213,11 +214,11 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, program, opaque: bool, planes=None, clock: float = 0.0) -> int:
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0) -> int:
         """The opaque buckets or the others, each with members in one call
         (identity model rows), without its squares outside the view's
         ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
-        ``clock``; the draw calls made."""
+        ``clock``, with ``programs`` (textures.MeshPrograms); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -231,10 +232,8 @@ class StaticLayer:
             if visible is not None and not visible.any():
                 self.culled += len(visible)
                 continue
-            b.draw(program, visible, clock)
+            b.draw(programs, visible, clock)
             self.culled += 0 if visible is None else int((~visible).sum())
             calls += 1
-        program["look"] = 0
-        set_surface(program, None)
-        set_scroll(program, (0.0, 0.0), 0.0)
+        programs.reset()
         return calls
