@@ -136,6 +136,7 @@ class LevelMeaning:
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
+    sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
 
 
 def level_meaning() -> LevelMeaning:

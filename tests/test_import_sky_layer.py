@@ -1,6 +1,7 @@
 """The sky layer (virtools-nmo.md 5.4 / 5.6; issue 42): the SkyLayer sheet the
-file saves hidden is shown, as the game's script shows it, its texture
-scrolling by Levelinit's Skytranslation per second of the behaviour clock.
+file saves hidden is shown, as the game's script shows it, unlit in the grey
+Levelinit prelights it with (200/255), its texture scrolling by Levelinit's
+Skytranslation per second of the behaviour clock.
 Level, Levelinit and texture written by the test."""
 
 import struct
@@ -60,6 +61,7 @@ def test_the_sky_layer_is_shown_and_scrolls_by_levelinit(game):
     item = next(e for e in imp.document["entities"] if e["name"] == "SkyLayer")
     assert item.get("visible", True) is True
     assert [p.uv_scroll for p in imp.looks["SkyLayer"].parts] == [SCROLL]
+    assert [p.prelit for p in imp.looks["SkyLayer"].parts] == [(200 / 255,) * 3]     # drawn unlit, prelit grey
 
 
 def test_the_sky_layers_texture_moves_half_its_width_in_2_s(gl_window, game, tmp_path):  # noqa: F811

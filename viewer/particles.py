@@ -36,7 +36,7 @@ class FlameLook:
     rise: tuple = (4.0, 7.0)
     spread: float = 0.6
     jitter: float = 0.3
-    size: tuple = (2.0, 0.6)
+    size: tuple = (1.5, 0.4)
     colour: tuple = ((1.0, 1.0, 1.0, 1.0), (1.0, 0.6, 0.4, 0.0))
 
 

@@ -63,6 +63,8 @@ uniform int look;                           // a part of a look (textures.py): i
 uniform int textured;                       // v_colour then holds the tint added to it
 uniform vec4 part_colour;
 uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
+uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
+uniform vec3 prelit;
 #if ALPHA_TEST
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref
@@ -106,6 +108,10 @@ void main() {
 #if ALPHA_TEST
     if (!alpha_passes(base.a)) discard;
 #endif
+    if (unlit == 1) {
+        frag = vec4(base.rgb * prelit, base.a);
+        return;
+    }
     n = normalize(v_normal);
     to_eye = normalize(eye - v_world);
     if (dot(n, to_eye) < 0.0) n = -n;

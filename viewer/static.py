@@ -24,22 +24,24 @@ from pyglet import gl
 
 from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
-from .textures import look_corners, set_scroll, set_surface, surface_texture
+from .textures import look_corners, set_part, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
 CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
-_PLAIN = ("plain", None, None, None, (0.0, 0.0))   # bucket keys: (kind, part colour, GL texture, Surface, scroll)
+_PLAIN = ("plain", None, None, None, (0.0, 0.0), None)  # bucket keys: (kind, part colour, GL texture, Surface,
+#                                                            texture scroll, prelit colour)
 
 
 def _pieces(mesh, look, textures) -> list:
     """The mesh's indexed triangles split by material: [(bucket key, part colour,
-    GL texture, Surface, texture scroll, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
+    GL texture, Surface, texture scroll, prelit colour, vertices (k, 8): x y z nx ny nz u v,
+    indices (m,) uint32)]."""
     if look is None:
         corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
         rows = np.zeros((len(corners), 8), dtype=np.float32)
         rows[:, :6] = corners
         vertices, indices = indexed(rows)
-        return [(_PLAIN, None, None, None, (0.0, 0.0), vertices, indices)]
+        return [(_PLAIN, None, None, None, (0.0, 0.0), None, vertices, indices)]
     corners, ranges = look_corners(mesh, look)
     out = []
     for (first, count), part in zip(ranges, look.parts):
@@ -49,16 +51,17 @@ def _pieces(mesh, look, textures) -> list:
         tex = surface_texture(part, textures)
         colour = tuple(float(c) for c in part.colour)
         scroll = tuple(part.uv_scroll)
-        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll), colour, tex,
-                    part.surface, scroll, vertices, indices))
+        prelit = None if part.prelit is None else tuple(part.prelit)
+        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll, prelit), colour, tex,
+                    part.surface, scroll, prelit, vertices, indices))
     return out
 
 
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0)):
-        self.colour, self.texture, self.surface, self.scroll = colour, texture, surface, scroll
+    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0), prelit=None):
+        self.colour, self.texture, self.surface, self.scroll, self.prelit = colour, texture, surface, scroll, prelit
         self.opaque_texture = opaque_texture
         self.opaque = False              # drawn before the sky: not blended (a surface without alpha
         #                                  blending), or alpha 1 everywhere (the viewer's default)
@@ -126,7 +129,7 @@ class _Bucket:
         the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
         program = programs.pick(self.surface)
         set_surface(self.surface)
-        set_scroll(program, self.scroll, clock)
+        set_part(program, self.scroll, self.prelit, clock)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -197,11 +200,11 @@ class StaticLayer:
         if key not in self.pieces:
             self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
         keys = []
-        for bucket_key, colour, tex, surface, scroll, vertices, indices in self.pieces[key]:
+        for bucket_key, colour, tex, surface, scroll, prelit, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
                 b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex),
-                                                       surface, scroll)
+                                                       surface, scroll, prelit)
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)

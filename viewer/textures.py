@@ -91,10 +91,14 @@ def surface_texture(part, textures: TextureCache):
     return textures.get(part.texture, key)
 
 
-def set_scroll(program, scroll, clock: float) -> None:
-    """The texture offset of a part whose texture scrolls by ``scroll`` (u, v)
-    per second, at ``clock`` seconds (kept within one repeat)."""
+def set_part(program, scroll, prelit, clock: float) -> None:
+    """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
+    per second, at ``clock`` seconds (kept within one repeat), and its
+    lighting: None lit, else the colour of a prelit part (no lighting)."""
     program["uv_offset"] = tuple(float((c * clock) % 1.0) for c in scroll)
+    program["unlit"] = int(prelit is not None)
+    if prelit is not None:
+        program["prelit"] = tuple(float(c) for c in prelit)
 
 
 class MeshPrograms:
@@ -123,7 +127,7 @@ class MeshPrograms:
         for p in (self.tested, self.plain):
             p.use()
             p["look"] = 0
-            set_scroll(p, (0.0, 0.0), 0.0)
+            set_part(p, (0.0, 0.0), None, 0.0)
         self.current = self.plain
         set_surface(None)
 
@@ -190,7 +194,7 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit) for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
@@ -198,11 +202,11 @@ class LookBatch:
         """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        for (first, count), (colour, tex, surface, scroll) in zip(self.ranges, self.parts):
+        for (first, count), (colour, tex, surface, scroll, prelit) in zip(self.ranges, self.parts):
             program = programs.pick(surface)
             program["look"] = 1
             set_surface(surface)
-            set_scroll(program, scroll, clock)
+            set_part(program, scroll, prelit, clock)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:

@@ -610,11 +610,13 @@ class _Importer:
 
     def _sky_layer(self, item: dict) -> None:
         """5.4 / 5.6: the cloud sheet, saved hidden, shown as the game's script
-        shows it, its texture scrolling by the level's Skytranslation per second."""
+        shows it, prelit (unlit, the meaning's sky_layer_light), its texture
+        scrolling by the level's Skytranslation per second."""
         item.pop("visible", None)
         look = self.looks[item["name"]]
-        scroll = self.report.settings.sky_scroll
-        self.looks[item["name"]] = replace(look, parts=[replace(p, uv_scroll=scroll) for p in look.parts])
+        scroll, light = self.report.settings.sky_scroll, (self.m.sky_layer_light,) * 3
+        self.looks[item["name"]] = replace(look, parts=[replace(p, uv_scroll=scroll, prelit=light)
+                                                        for p in look.parts])
 
     def _flames(self, docs: list, extra: list) -> None:
         """5.2 / 5.5: the flames' frames of the start's and the checkpoints'
