@@ -136,6 +136,8 @@ class LevelMeaning:
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
+    sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
+    sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
 
 
 def level_meaning() -> LevelMeaning:

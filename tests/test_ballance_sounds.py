@@ -126,3 +126,18 @@ def test_a_sound_out_of_range_is_refused_naming_it():
         b.sound("Misc_Fall", 1.0, 0.0)
     with pytest.raises(ValueError, match="the action must be one of"):
         b.sound("Misc_Fall", action="loud")
+
+
+def test_a_reset_stops_the_rolls(level):
+    """behaviors.reset while the ball rolls: its roll sound gets its stop."""
+    import behaviors
+    from behaviors import hooks
+    scene = scenes.load(level[0])
+    seen = []
+    for i in range(60):
+        scene.ctx.input_manager.set_keys({"Up"} if i in PUSH else set())
+        scene.ctx.process_frame(FRAME_MS)
+        seen += [(e.name, e.action) for e in hooks.sound_events(scene.ctx)]
+    assert ("Roll_Wood_Stone", "loop") in seen and ("Roll_Wood_Stone", "stop") not in seen
+    behaviors.reset(scene.ctx)
+    assert ("Roll_Wood_Stone", "stop") in [(e.name, e.action) for e in hooks.sound_events(scene.ctx)]

@@ -36,7 +36,7 @@ class FlameLook:
     rise: tuple = (4.0, 7.0)
     spread: float = 0.6
     jitter: float = 0.3
-    size: tuple = (2.0, 0.6)
+    size: tuple = (1.5, 0.4)
     colour: tuple = ((1.0, 1.0, 1.0, 1.0), (1.0, 0.6, 0.4, 0.0))
 
 
@@ -128,10 +128,11 @@ class Flames:
         return pos, size, c0 + (c1 - c0) * t[:, None]
 
 
-def shadow_spot(shadow):
+def shadow_spot(shadow, spheres: dict | None = None):
     """Where a BlobShadow falls: (the point on the first receiver straight
-    below its position, within its max_height), or None."""
-    hit = pick(shadow.receivers, shadow.position, np.array([0.0, -1.0, 0.0]))
+    below its position, within its max_height), or None; ``spheres`` keeps
+    the receivers' bounding spheres between calls (picking.pick)."""
+    hit = pick(shadow.receivers, shadow.position, np.array([0.0, -1.0, 0.0]), spheres)
     if hit is None or shadow.position[1] - hit[1][1] > shadow.max_height:
         return None
     return hit[1]

@@ -24,22 +24,24 @@ from pyglet import gl
 
 from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
-from .textures import look_corners, set_surface, surface_texture
+from .textures import look_corners, set_part, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
 CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
-_PLAIN = ("plain", None, None, None)    # bucket keys: (kind, part colour, GL texture name, Surface)
+_PLAIN = ("plain", None, None, None, (0.0, 0.0), None)  # bucket keys: (kind, part colour, GL texture, Surface,
+#                                                            texture scroll, prelit colour)
 
 
 def _pieces(mesh, look, textures) -> list:
     """The mesh's indexed triangles split by material: [(bucket key, part colour,
-    GL texture, Surface, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
+    GL texture, Surface, texture scroll, prelit colour, vertices (k, 8): x y z nx ny nz u v,
+    indices (m,) uint32)]."""
     if look is None:
         corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
         rows = np.zeros((len(corners), 8), dtype=np.float32)
         rows[:, :6] = corners
         vertices, indices = indexed(rows)
-        return [(_PLAIN, None, None, None, vertices, indices)]
+        return [(_PLAIN, None, None, None, (0.0, 0.0), None, vertices, indices)]
     corners, ranges = look_corners(mesh, look)
     out = []
     for (first, count), part in zip(ranges, look.parts):
@@ -48,16 +50,18 @@ def _pieces(mesh, look, textures) -> list:
         vertices, indices = indexed(corners[first:first + count])
         tex = surface_texture(part, textures)
         colour = tuple(float(c) for c in part.colour)
-        out.append((("look", colour, None if tex is None else tex.value, part.surface), colour, tex, part.surface,
-                    vertices, indices))
+        scroll = tuple(part.uv_scroll)
+        prelit = None if part.prelit is None else tuple(part.prelit)
+        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll, prelit), colour, tex,
+                    part.surface, scroll, prelit, vertices, indices))
     return out
 
 
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture, opaque_texture: bool, surface=None):
-        self.colour, self.texture, self.surface = colour, texture, surface
+    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0), prelit=None):
+        self.colour, self.texture, self.surface, self.scroll, self.prelit = colour, texture, surface, scroll, prelit
         self.opaque_texture = opaque_texture
         self.opaque = False              # drawn before the sky: not blended (a surface without alpha
         #                                  blending), or alpha 1 everywhere (the viewer's default)
@@ -120,9 +124,12 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, program, visible=None) -> None:
-        """One call: every square, or those ``visible`` says (a bool per square)."""
-        set_surface(program, self.surface)
+    def draw(self, programs, visible=None, clock: float = 0.0) -> None:
+        """One call: every square, or those ``visible`` says (a bool per square);
+        the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
+        program = programs.pick(self.surface)
+        set_surface(self.surface)
+        set_part(program, self.scroll, self.prelit, clock)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -193,11 +200,11 @@ class StaticLayer:
         if key not in self.pieces:
             self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
         keys = []
-        for bucket_key, colour, tex, surface, vertices, indices in self.pieces[key]:
+        for bucket_key, colour, tex, surface, scroll, prelit, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
                 b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex),
-                                                       surface)
+                                                       surface, scroll, prelit)
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)
@@ -210,10 +217,11 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, program, opaque: bool, planes=None) -> int:
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0) -> int:
         """The opaque buckets or the others, each with members in one call
         (identity model rows), without its squares outside the view's
-        ``planes`` (drawlist.frustum_planes; None: all); the draw calls made."""
+        ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
+        ``clock``, with ``programs`` (textures.MeshPrograms); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -227,9 +235,8 @@ class StaticLayer:
             if visible is not None and not visible.any():
                 self.culled += len(visible)
                 continue
-            b.draw(program, visible)
+            b.draw(programs, visible, clock)
             self.culled += 0 if visible is None else int((~visible).sum())
             calls += 1
-        program["look"] = 0
-        set_surface(program, None)
+        programs.reset()
         return calls

@@ -83,7 +83,6 @@ BLEND_FACTORS = {1: gl.GL_ZERO, 2: gl.GL_ONE, 3: gl.GL_SRC_COLOR, 4: gl.GL_ONE_M
                  6: gl.GL_ONE_MINUS_SRC_ALPHA, 7: gl.GL_DST_ALPHA, 8: gl.GL_ONE_MINUS_DST_ALPHA, 9: gl.GL_DST_COLOR,
                  10: gl.GL_ONE_MINUS_DST_COLOR, 11: gl.GL_SRC_ALPHA_SATURATE}
 DEFAULT_BLEND = (5, 6)          # source alpha, one minus source alpha: a part without a Surface, and plain meshes
-ALPHA_ALWAYS = 8                # 3.5's compare function "always": no alpha test
 
 
 def surface_texture(part, textures: TextureCache):
@@ -92,10 +91,57 @@ def surface_texture(part, textures: TextureCache):
     return textures.get(part.texture, key)
 
 
-def set_surface(program, surface) -> None:
-    """The GL state and alpha-test uniforms of a part's Surface (None: the
-    viewer's default, blended by alpha, both sides, depth written). Back
-    faces are culled as the renderer's glFrontFace sets them."""
+def set_part(program, scroll, prelit, clock: float) -> None:
+    """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
+    per second, at ``clock`` seconds (kept within one repeat), and its
+    lighting: None lit, else the colour of a prelit part (no lighting)."""
+    program["uv_offset"] = tuple(float((c * clock) % 1.0) for c in scroll)
+    program["unlit"] = int(prelit is not None)
+    if prelit is not None:
+        program["prelit"] = tuple(float(c) for c in prelit)
+
+
+class MeshPrograms:
+    """A frame's two mesh programs (renderer.py): ``plain``, and ``tested``
+    with the alpha test, used only by alpha-tested parts (its discard slows
+    every pixel a program draws, in llvmpipe)."""
+
+    def __init__(self, plain, tested):
+        self.plain, self.tested = plain, tested
+        self.current = None
+
+    def pick(self, surface):
+        """The program for a part's Surface, in use, its alpha test set."""
+        tested = surface is not None and surface.alpha_test is not None
+        p = self.tested if tested else self.plain
+        if p is not self.current:
+            p.use()
+            self.current = p
+        if tested:
+            p["alpha_func"], p["alpha_ref"] = int(surface.alpha_test[0]), float(surface.alpha_test[1])
+        return p
+
+    def reset(self) -> None:
+        """Both programs back to plain meshes (no look, no scroll), the plain
+        one in use, the default surface."""
+        for p in (self.tested, self.plain):
+            p.use()
+            p["look"] = 0
+            set_part(p, (0.0, 0.0), None, 0.0)
+        self.current = self.plain
+        set_surface(None)
+
+    def stop(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+            self.current = None
+
+
+def set_surface(surface) -> None:
+    """The GL state of a part's Surface (None: the viewer's default, blended
+    by alpha, both sides, depth written); the alpha test is the program's
+    (MeshPrograms.pick). Back faces are culled as the renderer's glFrontFace
+    sets them."""
     blend = DEFAULT_BLEND if surface is None else surface.blend
     if blend is None:
         gl.glDisable(gl.GL_BLEND)
@@ -107,9 +153,6 @@ def set_surface(program, surface) -> None:
     else:
         gl.glEnable(gl.GL_CULL_FACE)
     gl.glDepthMask(gl.GL_TRUE if surface is None or surface.z_write else gl.GL_FALSE)
-    func, ref = surface.alpha_test if surface is not None and surface.alpha_test else (ALPHA_ALWAYS, 0)
-    program["alpha_func"] = int(func)
-    program["alpha_ref"] = float(ref)
 
 
 def _upload(pixels: np.ndarray) -> gl.GLuint:
@@ -151,17 +194,19 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, surface_texture(p, textures), p.surface) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit) for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
-    def draw(self, instance_data: np.ndarray, program) -> int:
-        """Each part in its colour, texture and surface; the draw calls made."""
+    def draw(self, instance_data: np.ndarray, programs: MeshPrograms, clock: float = 0.0) -> int:
+        """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        program["look"] = 1
-        for (first, count), (colour, tex, surface) in zip(self.ranges, self.parts):
-            set_surface(program, surface)
+        for (first, count), (colour, tex, surface, scroll, prelit) in zip(self.ranges, self.parts):
+            program = programs.pick(surface)
+            program["look"] = 1
+            set_surface(surface)
+            set_part(program, scroll, prelit, clock)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:
@@ -169,8 +214,7 @@ class LookBatch:
                 gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
             gl.glDrawElementsInstanced(gl.GL_TRIANGLES, count, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * first),
                                        len(instance_data))
-        program["look"] = 0
-        set_surface(program, None)
+        programs.reset()
         gl.glBindVertexArray(0)
         return len(self.parts)
 
@@ -350,7 +394,9 @@ class Effects:
     def __init__(self):
         from .particles import Flames
         self.flames = Flames()
+        self.clock = 0.0                        # the behaviour clock, seconds (scrolling textures go by it)
         self.shadows = np.zeros((0, 4))         # x y z radius
+        self.spheres = {}                       # the receivers' bounding spheres (picking.pick)
         self.textures = TextureCache()
         self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
         self.batch = None
@@ -370,8 +416,9 @@ class Effects:
             self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
                                 for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
         m = manager_of(ctx, create=False)
-        self.flames.update(m.time_ms * 0.001 if m is not None else 0.0, hooks.emitters(ctx))
-        spots = [(shadow_spot(s), s.radius) for s in hooks.blob_shadows(ctx)]
+        self.clock = m.time_ms * 0.001 if m is not None else 0.0
+        self.flames.update(self.clock, hooks.emitters(ctx))
+        spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
 
     def draw(self, view_proj: tuple, camera_world) -> int:

@@ -145,6 +145,8 @@ MEANING = LevelMeaning(
     # The balls and their pieces as the game draws them (parts/player.yaml's names).
     balls_file=("3D Entities", "Balls.nmo"),
     flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
+    sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
+    sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
     autopilot="behaviors.ballance.autopilot:drive",
 )

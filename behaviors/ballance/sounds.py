@@ -98,7 +98,7 @@ class BallSounds(Behavior):
         for blk in self.detectors:
             self.dispose(blk)
         self.detectors = []
-        for name in self.rolling.values():
+        for name in getattr(self, "rolling", {}).values():      # none before the first start
             self.sound(name, 0.0, 1.0, "stop")
         self.rolling = {}
         self.kind = None
@@ -140,5 +140,8 @@ class BallSounds(Behavior):
             self.sound(self.rolling.pop(n), 0.0, 1.0, "stop")
 
     def on_reset(self) -> None:
+        """The manager disposed of the detectors; the rolls stop."""
         self.detectors = []
+        for name in self.rolling.values():
+            self.sound(name, 0.0, 1.0, "stop")
         self.rolling = {}

@@ -37,6 +37,7 @@ from .modules import build_module, placed, read_prefab, under
 RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
 ORTHO_TOLERANCE = 1e-4
+MAX_SKY_SCROLL = 100.0              # texture repeats per second: a larger Skytranslation is refused (a bad file)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class LevelSettings:
     sky: str
     bonus: int
     light: tuple = (1.0, 1.0, 1.0, 1.0)
+    sky_scroll: tuple = (0.0, 0.0)          # Skytranslation: the sky layer's texture, per second
     music: int = 1
     source: str = "defaults (no Levelinit.nmo)"
 
@@ -153,13 +155,23 @@ def level_settings(level_path: str, game: str | None, meaning: LevelMeaning, enc
     out.sky = cell("Sky", str, out.sky)
     out.bonus = cell("LevelBonus", int, out.bonus)
     out.music = cell("Music", int, out.music)
-    light = init.get(cell("Light", int, None), r.Parameter)
-    if light is not None and isinstance(light.value, bytes) and len(light.value) >= 16:
-        rgba = tuple(float(x) for x in np.frombuffer(light.value[:16], "<f4"))
-        if all(math.isfinite(x) for x in rgba):
-            out.light = tuple(min(max(x, 0.0), 1.0) for x in rgba)
+    light = _floats(init, cell("Light", int, None), 4)
+    if light is not None:
+        out.light = tuple(min(max(x, 0.0), 1.0) for x in light)
+    scroll = _floats(init, cell("Skytranslation", int, None), 2)
+    if scroll is not None and all(abs(x) <= MAX_SKY_SCROLL for x in scroll):
+        out.sky_scroll = scroll
     out.source = path
     return out
+
+
+def _floats(nmo: r.NmoFile, index, n: int) -> tuple | None:
+    """A parameter's value as ``n`` finite f32 (a colour, a 2D vector), or None."""
+    p = nmo.get(index, r.Parameter)
+    if p is None or not isinstance(p.value, bytes) or len(p.value) < 4 * n:
+        return None
+    out = tuple(float(x) for x in np.frombuffer(p.value[:4 * n], "<f4"))
+    return out if all(math.isfinite(x) for x in out) else None
 
 
 # --- poses (3.3, 4) ------------------------------------------------------------------------------
@@ -421,6 +433,8 @@ class _Importer:
         if any(g in self.m.prop_groups for g in groups):
             mesh = None                     # 5.2: the placeholder's mesh is an editing aid; the preset has the prop's
         item = self._item(self.nmo, self.stem, e, e.matrix, self.names[e.index], groups, mesh)
+        if item["name"] == self.m.sky_layer and "mesh" in item:
+            self._sky_layer(item)
         if e.parent is not None:
             item["attributes"] = {"Virtools Parent": self.names.get(e.parent, str(e.parent))}
         return e, item
@@ -593,6 +607,16 @@ class _Importer:
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
             rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
                                            f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    def _sky_layer(self, item: dict) -> None:
+        """5.4 / 5.6: the cloud sheet, saved hidden, shown as the game's script
+        shows it, prelit (unlit, the meaning's sky_layer_light), its texture
+        scrolling by the level's Skytranslation per second."""
+        item.pop("visible", None)
+        look = self.looks[item["name"]]
+        scroll, light = self.report.settings.sky_scroll, (self.m.sky_layer_light,) * 3
+        self.looks[item["name"]] = replace(look, parts=[replace(p, uv_scroll=scroll, prelit=light)
+                                                        for p in look.parts])
 
     def _flames(self, docs: list, extra: list) -> None:
         """5.2 / 5.5: the flames' frames of the start's and the checkpoints'

@@ -63,14 +63,17 @@ def material_surface(mat: r.Material, tex: r.Texture | None) -> Surface:
 class LookPart:
     """The faces (indices into the mesh's faces) drawn with one material: its
     diffuse colour (r, g, b, a), a texture (an image file path, embedded
-    pixels ((h, w, 4) RGBA uint8, top row first), or None) and its Surface
-    (None: the viewer's default, blended by alpha, both sides)."""
+    pixels ((h, w, 4) RGBA uint8, top row first), or None), its Surface
+    (None: the viewer's default, blended by alpha, both sides), the
+    texture's scroll and the colour it has unlit (the sky layer's, 5.6)."""
 
     faces: np.ndarray
     colour: tuple
     texture: object = None
     name: str = ""
     surface: Surface | None = None
+    uv_scroll: tuple = (0.0, 0.0)       # the texture moves by this (u, v) per second of the behaviour clock
+    prelit: tuple | None = None         # unlit: drawn in its colour times this (r, g, b), as a prelit mesh
 
 
 @dataclass
