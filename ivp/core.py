@@ -11,6 +11,7 @@ read sees, and a core of a deleted object raises StaleCoreError.
 from __future__ import annotations
 
 import math
+from array import array
 
 from . import umath
 from .fp import (
@@ -36,9 +37,10 @@ from .fp import (
     isqrt_newton,
     sign_bit,
 )
-from .state.bodies import number_field, pair_field, pose_field, vector_field
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, MAX_SURF_ROT, POS, Q_LAST,
-                           Q_NEXT, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
+from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, M_POS, MAX_SURF_ROT,
+                           MOTION_END, POS, Q_LAST, Q_NEXT, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
+                           T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
 
@@ -159,32 +161,40 @@ class Core:
 
     def get_m_world_f_core_PSI(self, t: float):
         """Spec 4.1 (0x1000c510): the core pose at time t."""
-        if self.movement_state < MT_NOT_SIM and t != self.time_of_last_psi:
+        m, b = locate(self)
+        if m[b + STATE] < MT_NOT_SIM and t != m[b + T_LAST]:
             return pose_at(t, *self.pose_parts())
-        return self.m_world_f_core_last_psi
+        return self._bodies.pose(self.row)
 
     def look_values(self):
         """(max_surface_rot_speed, current_speed): what the look-ahead of a
         pair adds (ivp-contacts 3.5)."""
-        return self.max_surface_rot_speed, self.current_speed
+        m, b = locate(self)
+        return m[b + MAX_SURF_ROT], m[b + CUR_SPEED]
 
     def event_values(self):
         """(speed, rotation_axis_world, max_surface_rot_speed): what the
         approach speed of a pair reads (ivp-contacts 3.5)."""
-        return self.speed, self.rotation_axis_world, self.max_surface_rot_speed
+        m, b = locate(self)
+        a = b + AXIS
+        return (m[b + SPEED], m[b + SPEED + 1], m[b + SPEED + 2]), (m[a], m[a + 1], m[a + 2]), m[b + MAX_SURF_ROT]
 
     def centre_at(self, t: float):
         """The centre of get_m_world_f_core_PSI(t) (4.1), its rotation not made."""
-        return centre_at(t, self.time_of_last_psi, self.movement_state, self.pos_world_f_core_last_psi,
-                         self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
+        m, b = locate(self, POS)
+        v = m[b:b + STATE - POS + 1].tolist()
+        return centre_at(t, v[T_LAST - POS], v[STATE - POS], v[0:3], v[DELTA - POS:DELTA - POS + 3],
+                         (None, tuple(v[M_POS - POS:M_POS - POS + 3])))
 
     def pose_parts(self):
         """What a pose at a time is made from (4.1, 4.2): time_of_last_psi,
         movement_state, q_world_f_core_last_psi and _next_psi, i_delta_time,
         pos_world_f_core_last_psi, delta_world_f_core_psis, m_world_f_core_last_psi."""
-        return (self.time_of_last_psi, self.movement_state, self.q_world_f_core_last_psi,
-                self.q_world_f_core_next_psi, self.i_delta_time, self.pos_world_f_core_last_psi,
-                self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
+        m, b = locate(self, POS)
+        v = m[b:b + STATE - POS + 1].tolist()
+        return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
+                tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
+                tuple(v[DELTA - POS:DELTA - POS + 3]), self._bodies.pose(self.row))
 
     def begin_psi(self, t: float) -> bool:
         """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
@@ -194,10 +204,11 @@ class Core:
 
         Rounding to f32 keeps the sign, so the sign is read from the f64 value.
         """
-        dt = t - self.time_of_last_psi
-        px, py, pz = self.pos_world_f_core_last_psi
-        dx, dy, dz = self.delta_world_f_core_psis
-        self.m_world_f_core_last_psi = (umath.quat_to_matrix(self.q_world_f_core_next_psi),
+        m, b = locate(self, POS)
+        v = m[b:b + T_LAST - POS + 1].tolist()
+        dt = t - v[T_LAST - POS]
+        px, py, pz, dx, dy, dz = v[0:6]
+        self.m_world_f_core_last_psi = (umath.quat_to_matrix(tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4])),
                                         (px + dx * dt, py + dy * dt, pz + dz * dt))
         self.commit_all_async_pushs()
         sx, sy, sz = self.speed
@@ -286,16 +297,12 @@ class Core:
         return f32v(v[0] + r[0], v[1] + r[1], v[2] + r[2])
 
     def commit_all_async_pushs(self) -> None:
-        """Spec 5 (0x1000cbd0): land the pushes made since the last commit."""
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
-        cx, cy, cz = self.rot_speed_change
-        dx, dy, dz = self.speed_change
+        """Spec 5 (0x1000cbd0): land the pushes made since the last commit
+        (speed, rot_speed and their changes: one block of the row)."""
+        m, b = locate(self)
+        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
-        self.rot_speed = (rx, ry, rz)
-        self.speed = (sx, sy, sz)
-        self.rot_speed_change = ZERO3
-        self.speed_change = ZERO3
+        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
     # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
 
@@ -329,16 +336,12 @@ class Core:
         round it.
         """
         kx, ky, kz, kl = self.damping_of_object(dt)
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
+        m, b = locate(self)
+        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        rc = self.rot_speed_change
-        sc = self.speed_change
-        rx, ry, rz, sx, sy, sz = f32v6(rx + rc[0], ry + rc[1], rz + rc[2], sx + sc[0], sy + sc[1], sz + sc[2])
-        self.rot_speed = (rx, ry, rz)
-        self.speed = f32v(sx + gx, sy + gy, sz + gz)
-        self.rot_speed_change = ZERO3
-        self.speed_change = ZERO3
+        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
+        sx, sy, sz = f32v(sx + gx, sy + gy, sz + gz)
+        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
     # --- integration (8.2, 8.3) -------------------------------------------------
 

@@ -106,7 +106,7 @@ class BodyTable:
 
 # --- a core's fields as views onto its row (ivp.core) --------------------------
 
-def _at(core, col: int):
+def locate(core, col: int = 0):
     """The table's flat view and the index of column ``col`` of the core's
     row; StaleCoreError when the row is no longer the core's."""
     t = core._bodies
@@ -121,19 +121,19 @@ def vector_field(col: int, n: int, doc: str):
     """A field of n (3 or 4) floats at column ``col`` of the core's row, read as a tuple."""
     if n == 3:
         def get(core):
-            m, b = _at(core, col)
+            m, b = locate(core, col)
             return (m[b], m[b + 1], m[b + 2])
 
         def put(core, v):
-            m, b = _at(core, col)
+            m, b = locate(core, col)
             m[b], m[b + 1], m[b + 2] = v
     else:
         def get(core):
-            m, b = _at(core, col)
+            m, b = locate(core, col)
             return (m[b], m[b + 1], m[b + 2], m[b + 3])
 
         def put(core, v):
-            m, b = _at(core, col)
+            m, b = locate(core, col)
             m[b], m[b + 1], m[b + 2], m[b + 3] = v
     return property(get, put, doc=doc)
 
@@ -141,11 +141,11 @@ def vector_field(col: int, n: int, doc: str):
 def number_field(col: int, doc: str, kind=float):
     """A field of one number at column ``col`` of the core's row."""
     def get(core):
-        m, b = _at(core, col)
+        m, b = locate(core, col)
         return kind(m[b])
 
     def put(core, v):
-        m, b = _at(core, col)
+        m, b = locate(core, col)
         m[b] = v
     return property(get, put, doc=doc)
 
@@ -154,12 +154,12 @@ def pair_field(col: int, n: int, doc: str):
     """The two calm references of n floats each from column ``col`` (10.2),
     read as a new list (write the whole list back to change one)."""
     def get(core):
-        m, b = _at(core, col)
+        m, b = locate(core, col)
         v = m[b:b + 2 * n].tolist()
         return [v[0], v[1]] if n == 1 else [tuple(v[:n]), tuple(v[n:])]
 
     def put(core, v):
-        m, b = _at(core, col)
+        m, b = locate(core, col)
         m[b:b + 2 * n] = array("d", v if n == 1 else (*v[0], *v[1]))
     return property(get, put, doc=doc)
 
@@ -168,11 +168,11 @@ def pose_field():
     """m_world_f_core_last_psi: the row's pose columns, read as one object
     (BodyTable.pose); a write stores the object it is given."""
     def get(core):
-        _at(core, 0)
+        locate(core, 0)
         return core._bodies.pose(core.row)
 
     def put(core, v):
-        m, b = _at(core, M_R)
+        m, b = locate(core, M_R)
         R, p = v
         m[b], m[b + 1], m[b + 2], m[b + 3], m[b + 4], m[b + 5], m[b + 6], m[b + 7], m[b + 8] = R
         m[b + 9], m[b + 10], m[b + 11] = p
