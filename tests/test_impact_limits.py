@@ -69,8 +69,9 @@ def test_impact_system_past_5000_pushes_deletes_its_triggering_mindist(monkeypat
 
 def test_a_core_past_max_collisions_per_psi_is_temporarily_unmovable(monkeypatch):
     # 4.7: past max_collisions_per_psi impacts since the PSI start the anomaly
-    # manager parks the core's velocities in its pending changes; 4.8: the
-    # system then skips its pairs with fixed bodies, so the loop ends there.
+    # manager parks the core's velocities in its pending changes and the core
+    # is unmovable for the rest of the PSI (no impact pushes or counts it);
+    # 4.8: the system then skips its pairs with fixed bodies, so the loop ends there.
     runs = record_impact_systems(monkeypatch)
     env, platform = jammed_platform()
     env.anomaly_limits.max_collisions_per_psi = 300
@@ -92,6 +93,8 @@ def test_a_core_past_max_collisions_per_psi_is_temporarily_unmovable(monkeypatch
     assert v == (0.0, 0.0, 0.0) and w == (0.0, 0.0, 0.0)
     assert np.allclose(pending, np.add(speed, change), rtol=1e-6, atol=1e-6)
     assert temporarily_unmovable(core)
+    assert impacts_this_psi(core) == 301                # pushed no more in this PSI: 4.2's fixed core
+    assert core.speed == (0.0, 0.0, 0.0) and core.rot_speed == (0.0, 0.0, 0.0)
     assert runs[0][0] < MAXIMUM_SYSTEM_PUSH_NUMBER      # the first system ended at the limit
     for _ in range(3):
         env.simulate(env.delta_PSI_time)

@@ -253,6 +253,14 @@ def _movable(CI, c):
 
 
 @kernel(inline=True)
+def _unmovable(CI, c):
+    """Fixed, or temporarily unmovable (4.7: past max_collisions_per_psi, at
+    rest for the rest of the PSI): the solver pushes it no more (4.2's fixed
+    core), so its impact count stops there and bounds the PSI's impacts."""
+    return CI[c, FIXED] != 0 or CI[c, TEMP_UNMOVABLE] != 0
+
+
+@kernel(inline=True)
 def _coll_distance(CF, CI, PF, PI, k, idt, dt):
     """4.8 calc_coll_distance: the gap left after one PSI at the current
     speeds (closing speed of 5.5 plus half the rescue addon); marks the test fresh."""
@@ -305,10 +313,7 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
         if best < 0:
             best_d = MINIMUM_FRICTION_DIST
             for k in range(m - 1, -1, -1):          # the rows are oldest pair first
-                c0 = PI[k, CORE0]
-                c1 = PI[k, CORE1]
-                if ((CI[c0, FIXED] != 0 or CI[c0, TEMP_UNMOVABLE] != 0)
-                        and (CI[c1, FIXED] != 0 or CI[c1, TEMP_UNMOVABLE] != 0)):
+                if _unmovable(CI, PI[k, CORE0]) and _unmovable(CI, PI[k, CORE1]):
                     continue
                 if PI[k, FRESH] == 0:
                     _coll_distance(CF, CI, PF, PI, k, idt, dt)
@@ -342,8 +347,9 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
 
 @kernel(inline=True)
 def _trial(CF, CI, c, r):
-    """4.2 core c's trial body (fixed, R, r, v, w, im, ii): pending pushes included."""
-    if CI[c, FIXED] != 0:
+    """4.2 core c's trial body (fixed, R, r, v, w, im, ii): pending pushes
+    included; a temporarily unmovable core's is a fixed one (_unmovable)."""
+    if _unmovable(CI, c):
         return True, IDENTITY_R, ZERO, ZERO, ZERO, 0.0, ZERO
     s = _v3(CF, c, SPEED)
     ds = _v3(CF, c, SPEED_CHANGE)
@@ -364,11 +370,13 @@ def impact_of_point_k(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max
 def _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w):
     """4.2-4.7 on contact point k: the solve in solver order (A fixed if side
     1 is, N from A to B), then the write-back; (u before the impact, the
-    cores pushed, in order, -1: none)."""
+    cores pushed, in order, -1: none); none if neither core can be pushed."""
     c0 = PI[k, CORE0]
     c1 = PI[k, CORE1]
     n = _v3(PF, k, NORMAL)
-    if CI[c1, FIXED] != 0:
+    if _unmovable(CI, c1):
+        if _unmovable(CI, c0):
+            return ZERO, -1, -1
         a, b, N = c1, c0, (-n[0], -n[1], -n[2])
         fa, Ra, ra, va, wa, ima, iia = _trial(CF, CI, c1, ZERO)
         fb, Rb, rb, vb, wb, imb, iib = _trial(CF, CI, c0, _v3(PF, k, LEVER0))
