@@ -17,7 +17,9 @@ cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
 only bridge where the midpoints do not join up), no drop starts on them, and
 a ball drops from between them only off their end.
 
-The ball's kind is part of the state: a node within the transformer radius of
+The ball's kind is part of the state: it rolls up a link only onto a
+surface no steeper than its push holds it on (``climb``; going down, any).
+A node within the transformer radius of
 a pad turns the kind into the pad's, and a fan's lift (the column of a
 ``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
 nodes around its top for the paper ball only. The costs to a goal come from
@@ -57,38 +59,42 @@ OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a l
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
-def upward_triangles(triangles: np.ndarray) -> np.ndarray:
-    """The triangles (n, 3, 3) whose normal points up (either winding)."""
+def upward_triangles(triangles: np.ndarray):
+    """The triangles (n, 3, 3) whose normal points up (either winding), and
+    the slope of each (rise per horizontal unit along its steepest line)."""
     n = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
     length = np.linalg.norm(n, axis=1)
     ok = length > 1e-12
-    return triangles[ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))]
+    up = ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))
+    return triangles[up], np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1])
 
 
-def sample_triangles(triangles: np.ndarray, spacing: float = SPACING) -> np.ndarray:
+def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
     """Points on each triangle: a barycentric grid with its longest edge cut in
-    steps of at most ``spacing`` (the corners too)."""
+    steps of at most ``spacing`` (the corners too); and each point's triangle."""
     if len(triangles) == 0:
-        return np.zeros((0, 3))
+        return np.zeros((0, 3)), np.zeros(0, dtype=int)
     edges = np.stack([np.linalg.norm(triangles[:, i] - triangles[:, (i + 1) % 3], axis=1) for i in range(3)], 1)
     steps = np.clip(np.ceil(edges.max(axis=1) / spacing), 1, MAX_SAMPLES).astype(int)
-    out = []
+    out, owner = [], []
     for n in np.unique(steps):
         i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
         keep = i + j <= n
         u, v = i[keep] / n, j[keep] / n
-        t = triangles[steps == n]
+        which = np.flatnonzero(steps == n)
+        t = triangles[which]
         pts = (t[:, None, 0] * (1.0 - u - v)[None, :, None] + t[:, None, 1] * u[None, :, None]
                + t[:, None, 2] * v[None, :, None])
         out.append(pts.reshape(-1, 3))
-    return np.concatenate(out)
+        owner.append(np.repeat(which, len(u)))
+    return np.concatenate(out), np.concatenate(owner)
 
 
 def merged(points: np.ndarray, size: float = MERGE) -> np.ndarray:
-    """One point per cube of ``size`` (the first), in a stable order."""
+    """The indices of one point per cube of ``size`` (the first), in a stable order."""
     keys = np.floor(points / size).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
-    return points[np.sort(first)]
+    return np.sort(first)
 
 
 class WalkMap:
@@ -101,8 +107,10 @@ class WalkMap:
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default and at most ``CLIMB``)."""
         self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
-        tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
-        self.points = merged(sample_triangles(tris))
+        tris, slopes = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        points, owner = sample_triangles(tris)
+        keep = merged(points)
+        self.points, self.slope = points[keep], slopes[owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
@@ -113,8 +121,10 @@ class WalkMap:
         self.span = np.zeros(len(self.paired), dtype=bool)
         if len(spans):
             self.span[len(self.points):] = True
-            self.points = merged(np.concatenate([self.points, spans]))     # the floor's nodes stay first
-            self.span, self.paired = self.span[:len(self.points)], self.paired[:len(self.points)]
+            keep = merged(np.concatenate([self.points, spans]))       # the floor's nodes stay first
+            self.points = np.concatenate([self.points, spans])[keep]
+            self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
+            self.span, self.paired = self.span[keep], self.paired[keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -142,7 +152,8 @@ class WalkMap:
         ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
         ok &= ~np.isfinite(d)
-        return merged(mid[ok]), edge[pairs[ok].ravel()]
+        mid = mid[ok]
+        return mid[merged(mid)], edge[pairs[ok].ravel()]
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -210,7 +221,8 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
-            up = rise <= self.climb.get(kind, CLIMB) * flat + 0.15                # this kind rolls up it
+            limit = self.climb.get(kind, CLIMB)
+            up = (rise <= 0.05) | ((rise <= limit * flat + 0.15) & (self.slope[b] <= limit))   # it rolls up
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
