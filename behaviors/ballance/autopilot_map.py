@@ -3,27 +3,28 @@ a walkable graph over the floor and rail triangles, with the fans' lifts and
 the transformers as links, and each node's cost to the current goal.
 
 Nodes are points of the upward-facing triangles of the floor groups
-(``Phys_Floors``, ``Phys_FloorRails``), sampled on a barycentric grid of at
-most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
-ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
-two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB`` (and a rising one short: ``STEEP``), and no node in
-the ball's way (the top of a wall or curb between them); from a node at an edge the ball may also drop onto
-a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
-edge, a rail) costs more to cross, so routes keep to the middle of floors;
-between two edges a ball can rest across (a rail pair) the midpoints are
-nodes too, so a route runs between the rails. The two edges' nodes then
-cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
-only bridge where the midpoints do not join up), no drop starts on them, and
-a ball drops from between them only off their end.
+(``Phys_Floors``, ``Phys_FloorRails``) and the module bodies, sampled on a
+barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
+nodes are linked when the ball can roll from one to the other: at most
+``REACH`` apart, no steeper than ``CLIMB`` (and a rising link short:
+``STEEP``), no node in the ball's way (the top of a wall or curb between
+them); from a node at an edge the ball may also drop onto a floor below (at
+most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are
+partly empty (a floor's edge, a rail) costs more to cross, so routes keep
+to the middle of floors. Between two edges a ball can rest across (a rail
+pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
+rails; the two edges' nodes then cost ``PAIRED_COST`` more (the ball rests
+between them, seldom on one: they only bridge where the midpoints do not
+join up), no drop starts on them, and a ball drops from between them only
+off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any).
-A node within the transformer radius of
-a pad turns the kind into the pad's, and a fan's lift (the column of a
-``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
-nodes around its top for the paper ball only. The costs to a goal come from
-one Dijkstra search over the reversed graph of (node, kind).
+A node within the transformer radius of a pad turns the kind into the
+pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
+high) links the nodes around its foot to the nodes around its top for the
+paper ball only. The costs to a goal come from one Dijkstra search over the
+reversed graph of (node, kind).
 """
 
 from __future__ import annotations
