@@ -374,9 +374,9 @@ class Pilot:
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= before and k[3] == sector]
+        usable = [i for i, k in enumerate(self.kept) if k[0] <= before]
         if not usable:
-            return f"{here}, with no kept world of the sector to go back to"
+            return f"{here}, with no kept world to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))
         if what == "stuck":                      # the next routes go round the place, where they can
             self.stalls.append((sector, tuple(p)))

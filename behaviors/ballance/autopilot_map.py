@@ -7,8 +7,8 @@ Nodes are points of the upward-facing triangles of the floor groups
 barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
 nodes are linked when the ball can roll from one to the other: at most
 ``REACH`` apart, no steeper than ``CLIMB`` (and a rising link short:
-``STEEP``), no node in the ball's way (the top of a wall or curb between
-them); from a node at an edge the ball may also drop onto a floor below (at
+``STEEP``), no node or wall in the ball's way (the sides of the
+triangles that are no floor, sampled too); from a node at an edge the ball may also drop onto a floor below (at
 most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
@@ -54,20 +54,23 @@ EDGE_COST = 0.5          # extra cost of a link per empty side of the node it en
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
+WALL_SPACING = 1.0       # a wall's points, at most this apart
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
+WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
 def upward_triangles(triangles: np.ndarray):
-    """The triangles (n, 3, 3) whose normal points up (either winding), and
-    the slope of each (rise per horizontal unit along its steepest line)."""
+    """The triangles (n, 3, 3) whose normal points up (either winding), the
+    slope of each (rise per horizontal unit along its steepest line), and the
+    others (walls, sides)."""
     n = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
     length = np.linalg.norm(n, axis=1)
     ok = length > 1e-12
     up = ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))
-    return triangles[up], np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1])
+    return triangles[up], np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1]), triangles[ok & ~up]
 
 
 def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
@@ -108,7 +111,9 @@ class WalkMap:
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default and at most ``CLIMB``)."""
         self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
-        tris, slopes = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        walls = sample_triangles(sides, WALL_SPACING)[0]
+        self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(tris)
         keep = merged(points)
         self.points, self.slope = points[keep], slopes[owner[keep]]
@@ -192,16 +197,20 @@ class WalkMap:
         return a[ok], b[ok]
 
     def _walled(self, a, b) -> np.ndarray:
-        """For links a -> b: is there a node in the ball's way, at a quarter,
-        half or three quarters along, within ``WALL_PROBE`` of the ball's
-        centre raised by half a unit (a wall's or a curb's top; the floor
-        under the ball is 2.5 below it, out of reach)?"""
+        """For links a -> b: at a quarter, half or three quarters along, is
+        there a node within ``WALL_PROBE`` of the ball's centre raised by half
+        a unit (a wall's or a curb's top; the floor under the ball is 2.5
+        below, out of reach), or a point of a wall (a side face, sampled every
+        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre?"""
         p = self.points
         out = np.zeros(len(a), dtype=bool)
         for t in (0.25, 0.5, 0.75):
-            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS + 0.5, 0.0)
-            d, _ = self.tree.query(q, distance_upper_bound=WALL_PROBE)
+            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS, 0.0)
+            d, _ = self.tree.query(q + (0.0, 0.5, 0.0), distance_upper_bound=WALL_PROBE)
             out |= np.isfinite(d)
+            if self.walls is not None:
+                d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
+                out |= np.isfinite(d)
         return out
 
     def _graph(self):
