@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import scenes
+from bbglue import meshes
 from behaviors import levels
 from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import climb
@@ -194,3 +195,20 @@ def test_a_ramp_too_steep_for_the_stone_balls_push_is_no_way_up_for_it():
     assert cost_from(walk, up, (0, 0, 3), "stone") == math.inf
     down = walk.route_to((0.0, 2.0, 3.0), 2.0)
     assert math.isfinite(cost_from(walk, down, (0, 10, 36), "stone"))
+
+
+def box_triangles(size, centre):
+    """The 12 triangles of a box (bbglue.meshes.box) at ``centre``."""
+    m = meshes.box(*size)
+    return (np.asarray(m.vertices, float) + centre)[np.asarray(m.faces)]
+
+
+def test_a_wall_taller_than_the_ball_is_no_way_through_either():
+    """A wall 6 high (its top out of the ball's way: its sides stop it) across
+    the floor, with and without a door at x 4..10."""
+    floor = plate(-10, 10, 0, 40, 0.0)
+    for door, reached in ((True, True), (False, False)):
+        wall = box_triangles((14.0 if door else 20.0, 6.0, 1.0), (-3.0 if door else 0.0, 3.0, 20.0))
+        walk = WalkMap(np.concatenate([np.asarray(floor, float), wall]))
+        route = walk.route_to((0.0, 2.0, 35.0), 2.0)
+        assert math.isfinite(route.cost[route.state((0, 2, 5), "wood")]) == reached

@@ -15,7 +15,8 @@ The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
 frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
 with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
-``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
+``BACKUP_FRAMES`` before it (before the last progress, when stuck, but
+not before the world it last went back to) and
 replays from there with the next of the ``VARIANTS`` of the steering
 (slower, nearer, farther, to a side) until the ball is past the place of
 the failure (a place where it got stuck is an obstacle to the routes
@@ -184,6 +185,7 @@ class Pilot:
         self.kept = []                           # (frame, table, seed, sector)
         self.routes = {}
         self.rollbacks = 0
+        self.restored_at = 0                     # the frame of the world last restored
         self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}
         self.variant = VARIANTS[0]
@@ -213,6 +215,7 @@ class Pilot:
     def restore(self, index: int) -> None:
         frame, table, seed, _ = self.kept[index]
         del self.kept[index + 1:]
+        self.restored_at = frame
         self.ctx = build(table)
         rng.set_seed(seed)
         del self.keys[frame:]
@@ -369,10 +372,11 @@ class Pilot:
         if tries >= MAX_TRIES:
             return f"{here} after {tries} tries with every steering"
         failed_at, best = len(self.keys), self.best[1]
-        before = min(failed_at, self.best[2]) - BACKUP_FRAMES       # before the ball stopped getting nearer
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= before and k[3] == sector]
+        stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
+        before = min(failed_at - BACKUP_FRAMES, stalled)
+        usable = [i for i, k in enumerate(self.kept) if k[0] <= before]
         if not usable:
-            return f"{here}, with no kept world of the sector to go back to"
+            return f"{here}, with no kept world to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))
         if what == "stuck":                      # the next routes go round the place, where they can
             self.stalls.append((sector, tuple(p)))

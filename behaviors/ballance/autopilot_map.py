@@ -3,25 +3,28 @@ a walkable graph over the floor and rail triangles, with the fans' lifts and
 the transformers as links, and each node's cost to the current goal.
 
 Nodes are points of the upward-facing triangles of the floor groups
-(``Phys_Floors``, ``Phys_FloorRails``), sampled on a barycentric grid of at
-most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
-ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
-two rails are 3.75 apart, so both carry the ball between them), and no
-steeper than ``CLIMB`` (and a rising one short: ``STEEP``), and no node in
-the ball's way (the top of a wall or curb between them); from a node at an edge the ball may also drop onto
-a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
-edge, a rail) costs more to cross, so routes keep to the middle of floors;
-between two edges a ball can rest across (a rail pair) the midpoints are
-nodes too, so a route runs between the rails. The two edges' nodes then
-cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
-only bridge where the midpoints do not join up), no drop starts on them, and
-a ball drops from between them only off their end.
+(``Phys_Floors``, ``Phys_FloorRails``) and the module bodies, sampled on a
+barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
+nodes are linked when the ball can roll from one to the other: at most
+``REACH`` apart, no steeper than ``CLIMB`` (and a rising link short:
+``STEEP``), no node or wall in the ball's way (the sides of the
+triangles that are no floor, sampled too); from a node at an edge the ball may also drop onto a floor below (at
+most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are
+partly empty (a floor's edge, a rail) costs more to cross, so routes keep
+to the middle of floors. Between two edges a ball can rest across (a rail
+pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
+rails; the two edges' nodes then cost ``PAIRED_COST`` more (the ball rests
+between them, seldom on one: they only bridge where the midpoints do not
+join up), no drop starts on them, and a ball drops from between them only
+off their end.
 
-The ball's kind is part of the state: a node within the transformer radius of
-a pad turns the kind into the pad's, and a fan's lift (the column of a
-``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
-nodes around its top for the paper ball only. The costs to a goal come from
-one Dijkstra search over the reversed graph of (node, kind).
+The ball's kind is part of the state: it rolls up a link only onto a
+surface no steeper than its push holds it on (``climb``; going down, any).
+A node within the transformer radius of a pad turns the kind into the
+pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
+high) links the nodes around its foot to the nodes around its top for the
+paper ball only. The costs to a goal come from one Dijkstra search over the
+reversed graph of (node, kind).
 """
 
 from __future__ import annotations
@@ -51,44 +54,51 @@ EDGE_COST = 0.5          # extra cost of a link per empty side of the node it en
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
+WALL_SPACING = 1.0       # a wall's points, at most this apart
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
+WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
-def upward_triangles(triangles: np.ndarray) -> np.ndarray:
-    """The triangles (n, 3, 3) whose normal points up (either winding)."""
+def upward_triangles(triangles: np.ndarray):
+    """The triangles (n, 3, 3) whose normal points up (either winding), the
+    slope of each (rise per horizontal unit along its steepest line), and the
+    others (walls, sides)."""
     n = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
     length = np.linalg.norm(n, axis=1)
     ok = length > 1e-12
-    return triangles[ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))]
+    up = ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))
+    return triangles[up], np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1]), triangles[ok & ~up]
 
 
-def sample_triangles(triangles: np.ndarray, spacing: float = SPACING) -> np.ndarray:
+def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
     """Points on each triangle: a barycentric grid with its longest edge cut in
-    steps of at most ``spacing`` (the corners too)."""
+    steps of at most ``spacing`` (the corners too); and each point's triangle."""
     if len(triangles) == 0:
-        return np.zeros((0, 3))
+        return np.zeros((0, 3)), np.zeros(0, dtype=int)
     edges = np.stack([np.linalg.norm(triangles[:, i] - triangles[:, (i + 1) % 3], axis=1) for i in range(3)], 1)
     steps = np.clip(np.ceil(edges.max(axis=1) / spacing), 1, MAX_SAMPLES).astype(int)
-    out = []
+    out, owner = [], []
     for n in np.unique(steps):
         i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
         keep = i + j <= n
         u, v = i[keep] / n, j[keep] / n
-        t = triangles[steps == n]
+        which = np.flatnonzero(steps == n)
+        t = triangles[which]
         pts = (t[:, None, 0] * (1.0 - u - v)[None, :, None] + t[:, None, 1] * u[None, :, None]
                + t[:, None, 2] * v[None, :, None])
         out.append(pts.reshape(-1, 3))
-    return np.concatenate(out)
+        owner.append(np.repeat(which, len(u)))
+    return np.concatenate(out), np.concatenate(owner)
 
 
 def merged(points: np.ndarray, size: float = MERGE) -> np.ndarray:
-    """One point per cube of ``size`` (the first), in a stable order."""
+    """The indices of one point per cube of ``size`` (the first), in a stable order."""
     keys = np.floor(points / size).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
-    return points[np.sort(first)]
+    return np.sort(first)
 
 
 class WalkMap:
@@ -101,8 +111,12 @@ class WalkMap:
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default and at most ``CLIMB``)."""
         self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
-        tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
-        self.points = merged(sample_triangles(tris))
+        tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        walls = sample_triangles(sides, WALL_SPACING)[0]
+        self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
+        points, owner = sample_triangles(tris)
+        keep = merged(points)
+        self.points, self.slope = points[keep], slopes[owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
@@ -113,8 +127,10 @@ class WalkMap:
         self.span = np.zeros(len(self.paired), dtype=bool)
         if len(spans):
             self.span[len(self.points):] = True
-            self.points = merged(np.concatenate([self.points, spans]))     # the floor's nodes stay first
-            self.span, self.paired = self.span[:len(self.points)], self.paired[:len(self.points)]
+            keep = merged(np.concatenate([self.points, spans]))       # the floor's nodes stay first
+            self.points = np.concatenate([self.points, spans])[keep]
+            self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
+            self.span, self.paired = self.span[keep], self.paired[keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -142,7 +158,8 @@ class WalkMap:
         ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
         ok &= ~np.isfinite(d)
-        return merged(mid[ok]), edge[pairs[ok].ravel()]
+        mid = mid[ok]
+        return mid[merged(mid)], edge[pairs[ok].ravel()]
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -180,16 +197,20 @@ class WalkMap:
         return a[ok], b[ok]
 
     def _walled(self, a, b) -> np.ndarray:
-        """For links a -> b: is there a node in the ball's way, at a quarter,
-        half or three quarters along, within ``WALL_PROBE`` of the ball's
-        centre raised by half a unit (a wall's or a curb's top; the floor
-        under the ball is 2.5 below it, out of reach)?"""
+        """For links a -> b: at a quarter, half or three quarters along, is
+        there a node within ``WALL_PROBE`` of the ball's centre raised by half
+        a unit (a wall's or a curb's top; the floor under the ball is 2.5
+        below, out of reach), or a point of a wall (a side face, sampled every
+        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre?"""
         p = self.points
         out = np.zeros(len(a), dtype=bool)
         for t in (0.25, 0.5, 0.75):
-            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS + 0.5, 0.0)
-            d, _ = self.tree.query(q, distance_upper_bound=WALL_PROBE)
+            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS, 0.0)
+            d, _ = self.tree.query(q + (0.0, 0.5, 0.0), distance_upper_bound=WALL_PROBE)
             out |= np.isfinite(d)
+            if self.walls is not None:
+                d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
+                out |= np.isfinite(d)
         return out
 
     def _graph(self):
@@ -210,7 +231,8 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
-            up = rise <= self.climb.get(kind, CLIMB) * flat + 0.15                # this kind rolls up it
+            limit = self.climb.get(kind, CLIMB)
+            up = (rise <= 0.05) | ((rise <= limit * flat + 0.15) & (self.slope[b] <= limit))   # it rolls up
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
