@@ -134,6 +134,7 @@ class LevelMeaning:
     hidden_groups: tuple = ()           # members hidden at start (the file's hidden flag hides others too)
     balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
+    autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
     sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
@@ -156,3 +157,16 @@ def level_meaning() -> LevelMeaning:
     if not isinstance(meaning, LevelMeaning):
         raise ValueError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} = {ep.value!r} is not a LevelMeaning")
     return meaning
+
+
+def autopilot_of(meaning: LevelMeaning):
+    """The plug-in's autopilot function (LevelMeaning.autopilot); a ValueError
+    when it names none or what it names does not load."""
+    if not meaning.autopilot:
+        raise ValueError(f"the level plug-in {meaning.name!r} has no autopilot")
+    from ivp.snapshot import import_name
+    try:
+        return import_name(meaning.autopilot)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"the level plug-in {meaning.name!r}: autopilot {meaning.autopilot!r} does not load: "
+                         f"{type(exc).__name__}: {exc}") from exc

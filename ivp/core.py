@@ -2,11 +2,16 @@
 
 Every field the dynamics read or write is here, under the spec's name; f32
 fields hold floats rounded with ``f32`` at the store. Vector fields are tuples.
+The dynamic state (the fields the kernels read and write) lives in the core's
+row of the environment's body table (ivp.state.bodies): those fields are
+properties that read and write the row, so a kernel's write is what the next
+read sees, and a core of a deleted object raises StaleCoreError.
 """
 
 from __future__ import annotations
 
 import math
+from array import array
 
 from . import umath
 from .fp import (
@@ -32,6 +37,10 @@ from .fp import (
     isqrt_newton,
     sign_bit,
 )
+from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, M_POS, MAX_SURF_ROT,
+                           MOTION_END, POS, Q_LAST, Q_NEXT, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
+                           T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
 
@@ -45,26 +54,25 @@ class Core:
     __slots__ = (
         # flags (+0x00)
         "fast_piling_allowed", "physical_unmoveable", "is_in_wakeup_vec",
-        "rot_inertias_are_equal",
-        "upper_limit_radius", "max_surface_deviation", "environment",
-        "rot_inertia", "mass", "rot_speed_damp_factor", "inv_rot_inertia",
-        "inv_mass", "speed_damp_factor", "inv_object_diameter", "max_rot_speed",
-        "objects", "movement_state", "time_of_last_psi", "i_delta_time",
-        "rot_speed_change", "speed_change", "rot_speed", "speed",
-        "pos_world_f_core_last_psi", "delta_world_f_core_psis",
-        "q_world_f_core_last_psi", "q_world_f_core_next_psi",
-        "m_world_f_core_last_psi",
-        "rotation_axis_world", "current_speed", "abs_omega",
-        "max_surface_rot_speed", "controllers_of_core", "sim_unit_of_core",
-        "time_calm_ref", "q_calm_ref", "pos_calm_ref", "damping_memo",
+        "_rot_inertias_are_equal",
+        "_upper_limit_radius", "_max_surface_deviation", "environment",
+        "_rot_inertia", "mass", "_rot_speed_damp_factor", "_inv_rot_inertia",
+        "_inv_mass", "_speed_damp_factor", "inv_object_diameter", "_max_rot_speed",
+        "objects", "controllers_of_core", "sim_unit_of_core", "damping_memo",
         "friction_system", "impact_sync", "lane_slot", "lane_static",
         "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
+        # the view onto the body table (ivp.state.bodies): the table, the row, its generation
+        "_bodies", "row", "_gen",
     )
 
     def __init__(self, env, q, pos, unmovable: bool, piling: bool):
         """Spec 2.2 (0x1000d400 with the init 0x1000d2f0); the caller adds the
         object, creates the sim unit and attaches gravity (sim_unit.py)."""
         self.environment = env
+        bodies = self._bodies = env.bodies
+        self.row = bodies.add(self)
+        self._gen = bodies.gen[self.row]
+        self.lane_slot = -1             # the core's row while the lane has it taken (ivp.lane)
         self.fast_piling_allowed = bool(piling)
         self.physical_unmoveable = bool(unmovable)
         self.is_in_wakeup_vec = False
@@ -105,7 +113,6 @@ class Core:
         self.damping_memo = None        # ((dt, calm, rf, lf), factors), see damping_of_object
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
-        self.lane_slot = -1             # the core's row while the lane has it on loan (ivp.lane)
         self.lane_static = None         # the lane row's read-only part, with what it was made from
         # ivp-contacts 4.7: the impacts between two PSIs, counted for the PSI count
         # they belong to (a count of an older PSI reads as 0: the spec's clear at
@@ -154,32 +161,40 @@ class Core:
 
     def get_m_world_f_core_PSI(self, t: float):
         """Spec 4.1 (0x1000c510): the core pose at time t."""
-        if self.movement_state < MT_NOT_SIM and t != self.time_of_last_psi:
+        m, b = locate(self)
+        if m[b + STATE] < MT_NOT_SIM and t != m[b + T_LAST]:
             return pose_at(t, *self.pose_parts())
-        return self.m_world_f_core_last_psi
+        return self._bodies.pose(self.row)
 
     def look_values(self):
         """(max_surface_rot_speed, current_speed): what the look-ahead of a
         pair adds (ivp-contacts 3.5)."""
-        return self.max_surface_rot_speed, self.current_speed
+        m, b = locate(self)
+        return m[b + MAX_SURF_ROT], m[b + CUR_SPEED]
 
     def event_values(self):
         """(speed, rotation_axis_world, max_surface_rot_speed): what the
         approach speed of a pair reads (ivp-contacts 3.5)."""
-        return self.speed, self.rotation_axis_world, self.max_surface_rot_speed
+        m, b = locate(self)
+        a = b + AXIS
+        return (m[b + SPEED], m[b + SPEED + 1], m[b + SPEED + 2]), (m[a], m[a + 1], m[a + 2]), m[b + MAX_SURF_ROT]
 
     def centre_at(self, t: float):
         """The centre of get_m_world_f_core_PSI(t) (4.1), its rotation not made."""
-        return centre_at(t, self.time_of_last_psi, self.movement_state, self.pos_world_f_core_last_psi,
-                         self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
+        m, b = locate(self, POS)
+        v = m[b:b + STATE - POS + 1].tolist()
+        return centre_at(t, v[T_LAST - POS], v[STATE - POS], v[0:3], v[DELTA - POS:DELTA - POS + 3],
+                         (None, tuple(v[M_POS - POS:M_POS - POS + 3])))
 
     def pose_parts(self):
         """What a pose at a time is made from (4.1, 4.2): time_of_last_psi,
         movement_state, q_world_f_core_last_psi and _next_psi, i_delta_time,
         pos_world_f_core_last_psi, delta_world_f_core_psis, m_world_f_core_last_psi."""
-        return (self.time_of_last_psi, self.movement_state, self.q_world_f_core_last_psi,
-                self.q_world_f_core_next_psi, self.i_delta_time, self.pos_world_f_core_last_psi,
-                self.delta_world_f_core_psis, self.m_world_f_core_last_psi)
+        m, b = locate(self, POS)
+        v = m[b:b + STATE - POS + 1].tolist()
+        return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
+                tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
+                tuple(v[DELTA - POS:DELTA - POS + 3]), self._bodies.pose(self.row))
 
     def begin_psi(self, t: float) -> bool:
         """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
@@ -189,10 +204,11 @@ class Core:
 
         Rounding to f32 keeps the sign, so the sign is read from the f64 value.
         """
-        dt = t - self.time_of_last_psi
-        px, py, pz = self.pos_world_f_core_last_psi
-        dx, dy, dz = self.delta_world_f_core_psis
-        self.m_world_f_core_last_psi = (umath.quat_to_matrix(self.q_world_f_core_next_psi),
+        m, b = locate(self, POS)
+        v = m[b:b + T_LAST - POS + 1].tolist()
+        dt = t - v[T_LAST - POS]
+        px, py, pz, dx, dy, dz = v[0:6]
+        self.m_world_f_core_last_psi = (umath.quat_to_matrix(tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4])),
                                         (px + dx * dt, py + dy * dt, pz + dz * dt))
         self.commit_all_async_pushs()
         sx, sy, sz = self.speed
@@ -281,16 +297,12 @@ class Core:
         return f32v(v[0] + r[0], v[1] + r[1], v[2] + r[2])
 
     def commit_all_async_pushs(self) -> None:
-        """Spec 5 (0x1000cbd0): land the pushes made since the last commit."""
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
-        cx, cy, cz = self.rot_speed_change
-        dx, dy, dz = self.speed_change
+        """Spec 5 (0x1000cbd0): land the pushes made since the last commit
+        (speed, rot_speed and their changes: one block of the row)."""
+        m, b = locate(self)
+        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
-        self.rot_speed = (rx, ry, rz)
-        self.speed = (sx, sy, sz)
-        self.rot_speed_change = ZERO3
-        self.speed_change = ZERO3
+        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
     # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
 
@@ -321,24 +333,15 @@ class Core:
         then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
 
         One pass over local floats, every store rounded where the three steps
-        round it. With no push to commit the damped values, already f32, only
-        add zero (exact: f32(r + 0) = r + 0), and that store is left out.
+        round it.
         """
         kx, ky, kz, kl = self.damping_of_object(dt)
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
+        m, b = locate(self)
+        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        rc = self.rot_speed_change
-        sc = self.speed_change
-        if rc is ZERO3 and sc is ZERO3:
-            rx, ry, rz, sx, sy, sz = rx + 0.0, ry + 0.0, rz + 0.0, sx + 0.0, sy + 0.0, sz + 0.0
-        else:
-            rx, ry, rz, sx, sy, sz = f32v6(rx + rc[0], ry + rc[1], rz + rc[2],
-                                           sx + sc[0], sy + sc[1], sz + sc[2])
-        self.rot_speed = (rx, ry, rz)
-        self.speed = f32v(sx + gx, sy + gy, sz + gz)
-        self.rot_speed_change = ZERO3
-        self.speed_change = ZERO3
+        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
+        sx, sy, sz = f32v(sx + gx, sy + gy, sz + gz)
+        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
     # --- integration (8.2, 8.3) -------------------------------------------------
 
@@ -443,43 +446,42 @@ class Core:
     def calc_movement_state(self, t: float, freeze_check_time: float) -> int:
         """Spec 10.2 (0x1000d680): 1 moving, 2 slow, 3 calm; all tests as written.
 
-        The short window compares with q_next, the long window with q_last.
+        The short window compares with q_next, the long window with q_last;
+        a window restarted stores its references (f32) and time in the row.
         """
         R = self.upper_limit_radius
         pos = self.pos_world_f_core_last_psi
-        r0 = self.pos_calm_ref[0]
-        d0x = pos[0] - r0[0]
-        d0y = pos[1] - r0[1]
-        d0z = pos[2] - r0[2]
+        v = self._bodies.rows[self.row, CALM_T:CALM_P0 + 6].tolist()
+        d0x = pos[0] - v[10]
+        d0y = pos[1] - v[11]
+        d0z = pos[2] - v[12]
         qn = self.q_world_f_core_next_psi
         if d0x * d0x + d0y * d0y + d0z * d0z <= SLEEP_POS0:
-            qr = self.q_calm_ref[0]
-            dq = qr[0] * qn[0] + qr[1] * qn[1] + qr[2] * qn[2] + qr[3] * qn[3]
+            dq = v[2] * qn[0] + v[3] * qn[1] + v[4] * qn[2] + v[5] * qn[3]
             if (1.0 - dq * dq) * 2.0 * R * R <= SLEEP_ROT0:
-                return MT_CALM if t - self.time_calm_ref[0] > freeze_check_time else MT_SLOW
-        self.q_calm_ref[0] = f32q(*qn)
-        self.pos_calm_ref[0] = f32v(*pos)
-        self.time_calm_ref[0] = t
-        r1 = self.pos_calm_ref[1]
-        d1x = pos[0] - r1[0]
-        d1y = pos[1] - r1[1]
-        d1z = pos[2] - r1[2]
+                return MT_CALM if t - v[0] > freeze_check_time else MT_SLOW
+        self._calm_window(0, qn, pos, t)
+        d1x = pos[0] - v[13]
+        d1y = pos[1] - v[14]
+        d1z = pos[2] - v[15]
         ql = self.q_world_f_core_last_psi
-        qr = self.q_calm_ref[1]
-        dq = qr[0] * ql[0] + qr[1] * ql[1] + qr[2] * ql[2] + qr[3] * ql[3]
+        dq = v[6] * ql[0] + v[7] * ql[1] + v[8] * ql[2] + v[9] * ql[3]
         if (d1x * d1x + d1y * d1y + d1z * d1z > SLEEP_POS1
                 or (1.0 - dq * dq) * 2.0 * R * R > SLEEP_ROT1):
-            self.q_calm_ref[1] = f32q(*ql)
-            self.pos_calm_ref[1] = f32v(*pos)
-            self.time_calm_ref[1] = t
+            self._calm_window(1, ql, pos, t)
             return MT_MOVING
-        return MT_CALM if t - self.time_calm_ref[1] > SLEEP_LONG_WINDOW else MT_MOVING
+        return MT_CALM if t - v[1] > SLEEP_LONG_WINDOW else MT_MOVING
+
+    def _calm_window(self, i: int, q, pos, t: float) -> None:
+        """Calm window i (10.2) restarts at t from q and pos, stored f32."""
+        row = self._bodies.rows[self.row]
+        row[CALM_Q0 + 4 * i:CALM_Q0 + 4 * i + 4] = f32q(*q)
+        row[CALM_P0 + 3 * i:CALM_P0 + 3 * i + 3] = f32v(*pos)
+        row[CALM_T + i] = t
 
     def reset_freeze_check_values(self) -> None:
         """Spec 10.4 (0x1000cec0): restart both calm windows; references kept."""
-        t = self.environment.current_time
-        self.time_calm_ref[0] = t
-        self.time_calm_ref[1] = t
+        self.time_calm_ref = (self.environment.current_time,) * 2
 
     def stop_physical_movement(self) -> None:
         """Spec 10.3 (0x1000cd80): state 8, every velocity and change zeroed."""
@@ -491,6 +493,45 @@ class Core:
         self.rot_speed_change = ZERO3
         self.delta_world_f_core_psis = ZERO3
         self.init_core_for_simulation(env.inv_delta_PSI_time)
+
+
+def _lane_input(name: str):
+    """A field the lane's row copies when it takes the core (ivp.lane, the
+    columns from INV_I on): a write gives the core back, so the lane takes
+    it again with the new value."""
+    slot = Core.__dict__["_" + name]
+
+    def put(core, v):
+        if core.lane_slot >= 0:
+            core.environment.lane.give_back(core)
+        slot.__set__(core, v)
+    return property(slot.__get__, put, doc=f"{name} (spec 1.2)")
+
+
+for _name in ("rot_inertias_are_equal", "upper_limit_radius", "max_surface_deviation", "rot_inertia",
+              "rot_speed_damp_factor", "inv_rot_inertia", "inv_mass", "speed_damp_factor", "max_rot_speed"):
+    setattr(Core, _name, _lane_input(_name))
+
+
+Core.speed = vector_field(SPEED, 3, "speed (world, f32)")
+Core.rot_speed = vector_field(ROT_SPEED, 3, "rot_speed (core axes, f32)")
+Core.speed_change = vector_field(SPEED_CHANGE, 3, "speed_change: pushes since the last commit (5)")
+Core.rot_speed_change = vector_field(ROT_SPEED_CHANGE, 3, "rot_speed_change: pushes since the last commit (5)")
+Core.pos_world_f_core_last_psi = vector_field(POS, 3, "pos_world_f_core_last_psi")
+Core.delta_world_f_core_psis = vector_field(DELTA, 3, "delta_world_f_core_psis")
+Core.q_world_f_core_last_psi = vector_field(Q_LAST, 4, "q_world_f_core_last_psi (x, y, z, w)")
+Core.q_world_f_core_next_psi = vector_field(Q_NEXT, 4, "q_world_f_core_next_psi (x, y, z, w)")
+Core.m_world_f_core_last_psi = pose_field()
+Core.rotation_axis_world = vector_field(AXIS, 3, "rotation_axis_world (8.3, f32)")
+Core.current_speed = number_field(CUR_SPEED, "current_speed (8.2, f32)")
+Core.abs_omega = number_field(ABS_OMEGA, "abs_omega (8.3, f32)")
+Core.max_surface_rot_speed = number_field(MAX_SURF_ROT, "max_surface_rot_speed (8.3, f32)")
+Core.time_of_last_psi = number_field(T_LAST, "time_of_last_psi")
+Core.i_delta_time = number_field(I_DT, "i_delta_time (f32)")
+Core.movement_state = number_field(STATE, "movement_state (ivp.states MT_*)", int)
+Core.time_calm_ref = pair_field(CALM_T, 1, "time_calm_ref [short window, long window] (10.2)")
+Core.q_calm_ref = pair_field(CALM_Q0, 4, "q_calm_ref [short, long] (10.2, f32)")
+Core.pos_calm_ref = pair_field(CALM_P0, 3, "pos_calm_ref [short, long] (10.2, f32)")
 
 
 def pose_at(t, t_last, state, q_last, q_next, i_dt, p, d, m):

@@ -33,6 +33,7 @@ from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
 from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
+from .state.bodies import BodyTable
 from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE, CompactSurface
@@ -86,6 +87,7 @@ class Environment:
         self.psi_count = 0
         self.movable_mass_range = None          # (lightest, heaviest) movable mass created (limits.warn_mass_ratio)
         self.time_manager = TimeManager()
+        self.bodies = BodyTable()               # every core's dynamic state (ivp.state.bodies)
         self.lane = Lane(self) if LANE_ENABLED else None
         if collision:
             self.collision = CollisionSystem(self)
@@ -108,21 +110,13 @@ class Environment:
     def movable_motion(self):
         """The movable objects' cores in object order as arrays: mass (n,),
         rot_inertia, speed, rot_speed and pos_world_f_core_last_psi (n, 3) each.
-        The cores on loan to the lane are read from their rows at once (a
-        per-frame measure of a thousand bodies needs no property per field)."""
+        The cores' rows are read at once (a per-frame measure of a thousand
+        bodies needs no property per field)."""
         cores = [o.core for o in self.objects if not o.core.physical_unmoveable]
         n = len(cores)
         mass = np.array([c.mass for c in cores], dtype=np.float64)
         inertia = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(n, 3)
-        M = np.empty((n, 9))
-        slots = np.array([c.lane_slot for c in cores], dtype=np.int64)
-        on = slots >= 0
-        k = np.flatnonzero(on)
-        if k.shape[0]:
-            M[k] = self.lane.motion_values(slots[k])
-        for i in np.flatnonzero(~on).tolist():
-            c = cores[i]
-            M[i] = (*c.speed, *c.rot_speed, *c.pos_world_f_core_last_psi)
+        M = self.bodies.motion_values(np.array([c.row for c in cores], dtype=np.int64))
         return mass, inertia, M[:, 0:3], M[:, 3:6], M[:, 6:9]
 
     # --- objects (2.1, 2.2) ---------------------------------------------------------
@@ -177,7 +171,7 @@ class Environment:
         if self.collision is not None:
             self.collision.object_deleted(obj)
         core = obj.core
-        if core.lane_slot >= 0:
+        if self.lane is not None and core.lane_slot >= 0:
             self.lane.give_back(core)
         for ctrl in list(core.controllers_of_core):
             ctrl.core_is_going_to_be_deleted_event(core)
@@ -187,6 +181,7 @@ class Environment:
         self.sim_unit_manager.remove_core(core)
         self.objects.remove(obj)
         obj.deleted = True
+        self.bodies.remove(core.row)
 
     # --- listeners (10.5) -----------------------------------------------------------
 

@@ -1,5 +1,5 @@
-"""The lane (issue 11): the per-PSI state of free bodies in arrays, with one
-compiled pass per PSI over them.
+"""The lane (issue 11): one compiled pass per PSI over the rows of the body
+table (ivp.state.bodies) of free bodies.
 
 A unit with one movable core whose only controller is gravity (a body in
 flight: no contact, joint, spring or force) is run by :func:`run_units`
@@ -10,176 +10,47 @@ damping 7.1 / 7.3, the calm test 10.2, the integration 8.2 / 8.3) over rows of
 one array, in the same order of operations with the same f32 stores, so the
 results are bit-identical to the object path.
 
-While a core's row is in the lane, the row is its state: the core is *on
-loan*, its class is :class:`LoanedCore`, whose every state field is a property
-that first gives the core back (writes the row into the core's fields and
-makes it a plain :class:`Core` again). So any code that reads or writes a
-loaned core's state sees exactly what the object path would have, and the lane
-takes the core again at its next PSI. A snapshot gives every core back first
-(``_before_snapshot``), so snapshot files never hold a loaned core.
+The row is the core's state whoever runs it. A core *taken* by the lane
+(``lane_slot``, its row) has the columns the passes only read (from INV_I on)
+written from its fields; it is *given back* when something the lane's choice
+was made from changes, and the object path then integrates it. A snapshot
+copies the rows and the takes as they are.
 """
 
 from __future__ import annotations
 
 import math
-import os
 from itertools import chain
 from operator import attrgetter
+import os
 
 import numpy as np
 
 from . import jit, rng
-from .core import MT_NOT_SIM, Core, ZERO3, centre_at, damping_factors, pose_at
+from .core import damping_factors
 from .fp import TENTH_F, f32v
 from .freeze import freeze_unit
 from .lane_kernels import integrate_k, run_units_k
-from .state.layout import (ABS_OMEGA, AXIS, BOUND, CALM_T, CUR_SPEED, DELTA, I_DT, INV_I, M_POS, M_R, MAX_SURF_ROT,
-                           POS, Q_LAST, Q_NEXT, RADIUS, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
-                           T_LAST, WIDTH, free_row)
-
-# the fields a loaned core keeps in its row; every other slot stays on the object
-# (read-only for the pass, or bookkeeping the pass does not touch)
-KEPT_ON_OBJECT = ("environment", "objects", "sim_unit_of_core", "controllers_of_core", "friction_system",
-                  "impact_sync", "is_in_wakeup_vec", "physical_unmoveable", "fast_piling_allowed", "mass",
-                  "inv_object_diameter", "damping_memo", "lane_slot", "lane_static", "impacts_since_last_psi",
-                  "impact_count_psi", "temporarily_unmovable_psi")
-LOANED = tuple(n for n in Core.__slots__ if n not in KEPT_ON_OBJECT)
-# the loaned fields the passes write (give_back writes them into the core); the
-# others are copied into the row at take and only read, so their slots stay true
-WRITTEN = ("speed", "rot_speed", "speed_change", "rot_speed_change", "pos_world_f_core_last_psi",
-           "delta_world_f_core_psis", "q_world_f_core_last_psi", "q_world_f_core_next_psi",
-           "m_world_f_core_last_psi", "rotation_axis_world", "current_speed", "abs_omega",
-           "max_surface_rot_speed", "time_of_last_psi", "i_delta_time", "time_calm_ref", "q_calm_ref",
-           "pos_calm_ref", "movement_state")
+from .state.layout import INV_I
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
 _fast_flags = attrgetter("fast", "fast_prev")
 
 
-class LoanedCore(Core):
-    """A core whose state is in its lane row (see the module docstring)."""
-
-    __slots__ = ()
-
-    def _before_snapshot(self) -> None:
-        self.environment.lane.give_back(self)
-
-    def get_m_world_f_core_PSI(self, t: float):
-        """Core.get_m_world_f_core_PSI (4.1) from the row: the core stays on
-        loan; at its last PSI (or not simulated) the row's pose object
-        (Lane.pose_of), as the object path returns its one pose object."""
-        lane = self.environment.lane
-        k = self.lane_slot
-        r = lane.rows
-        if r.item(k, STATE) < MT_NOT_SIM and t != r.item(k, T_LAST):
-            return pose_at(t, *self.pose_parts())
-        return lane.pose_of(k)
-
-    def pose_parts(self):
-        """Core.pose_parts read from the row (a pose asked for, as the glue's
-        write-back does every frame, keeps the core on loan)."""
-        lane = self.environment.lane
-        v = lane.rows[self.lane_slot, POS:STATE + 1].tolist()
-        return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
-                tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
-                tuple(v[DELTA - POS:DELTA - POS + 3]), lane.pose_of(self.lane_slot))
-
-    def look_values(self):
-        """Core.look_values from the row, read at once."""
-        r = self.environment.lane.rows
-        k = self.lane_slot
-        return r.item(k, MAX_SURF_ROT), r.item(k, CUR_SPEED)
-
-    def event_values(self):
-        """Core.event_values from the row, read at once."""
-        r = self.environment.lane.rows[self.lane_slot]
-        return (tuple(r[SPEED:SPEED + 3].tolist()), tuple(r[AXIS:AXIS + 3].tolist()), float(r[MAX_SURF_ROT]))
-
-    def centre_at(self, t: float):
-        """Core.centre_at from the row."""
-        v = self.environment.lane.rows[self.lane_slot, POS:STATE + 1].tolist()
-        return centre_at(t, v[T_LAST - POS], v[STATE - POS], v[0:3], v[DELTA - POS:DELTA - POS + 3],
-                         (None, tuple(v[M_POS - POS:M_POS - POS + 3])))
-
-    def reset_freeze_check_values(self) -> None:
-        """Core.reset_freeze_check_values (10.4) on the row: both calm windows
-        restart now (wake() of an awake body keeps it on loan)."""
-        row = self.environment.lane.rows[self.lane_slot]
-        row[CALM_T] = row[CALM_T + 1] = self.environment.current_time
-
-
-def _vec(at: int, n: int = 3):
-    return lambda r: tuple(r[at:at + n].tolist())
-
-
-def _change(at: int):
-    return lambda r: _vec_or_zero(r[at:at + 3].tolist(), 0)
-
-
-def _number(at: int):
-    return lambda r: float(r[at])
-
-
-# a written field's value as give_back would write it, read from the row
-_READ = {
-    "speed": _vec(SPEED), "rot_speed": _vec(ROT_SPEED), "speed_change": _change(SPEED_CHANGE),
-    "rot_speed_change": _change(ROT_SPEED_CHANGE), "pos_world_f_core_last_psi": _vec(POS),
-    "delta_world_f_core_psis": _vec(DELTA), "q_world_f_core_last_psi": _vec(Q_LAST, 4),
-    "q_world_f_core_next_psi": _vec(Q_NEXT, 4),
-    "rotation_axis_world": _vec(AXIS), "current_speed": _number(CUR_SPEED), "abs_omega": _number(ABS_OMEGA),
-    "max_surface_rot_speed": _number(MAX_SURF_ROT), "time_of_last_psi": _number(T_LAST),
-    "i_delta_time": _number(I_DT), "movement_state": lambda r: int(r[STATE]),
-}
-
-
-def _loaned_field(name: str):
-    """A loaned core's field: a written one is read from the row (the calm
-    references, lists a caller may change, give the core back first), a
-    read-only one from its slot; any write gives the core back first."""
-    slot = Core.__dict__[name]
-    read = _READ.get(name)
-
-    if name == "m_world_f_core_last_psi":
-        def get(core):
-            return core.environment.lane.pose_of(core.lane_slot)
-    elif read is not None:
-        def get(core):
-            return read(core.environment.lane.rows[core.lane_slot])
-    elif name in WRITTEN:
-        def get(core):
-            core.environment.lane.give_back(core)
-            return slot.__get__(core, Core)
-    else:
-        get = slot.__get__
-
-    def put(core, value):
-        core.environment.lane.give_back(core)
-        slot.__set__(core, value)
-
-    return property(get, put, doc=f"Core.{name}, given back from the lane first")
-
-
-for _name in LOANED:
-    setattr(LoanedCore, _name, _loaned_field(_name))
-
-
 class Lane:
-    """The rows of the loaned cores of one environment."""
+    """Which cores of one environment the lane has taken, and its runs of this PSI."""
 
     def __init__(self, env):
         self.environment = env
-        self.rows = np.zeros((64, WIDTH))
-        self.cores = []                 # the core of each row
-        self.poses = []                 # each row's pose object (pose_of), None until asked for
+        self.loaned = 0                 # how many cores are taken
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
-        self.ran_moved = False          # a row was given back since: ``rows`` are stale
+        self.ran_moved = False          # a core was given back since: ``ran`` holds cores not taken
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
 
     def _before_snapshot(self) -> None:
-        self.give_back_all()
-        self.plan = None
+        self.plan = None                # its epoch means nothing in another process
 
     def can_take(self, core) -> bool:
         """A movable core with no friction system, impact in progress or pair
@@ -193,82 +64,28 @@ class Lane:
         return True
 
     def take(self, core) -> int:
-        """Put the core's state in a new row; the core is on loan from now."""
-        k = len(self.cores)
-        if k == self.rows.shape[0]:
-            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
-        m = core.m_world_f_core_last_psi
-        ref_t, ref_q, ref_p = core.time_calm_ref, core.q_calm_ref, core.pos_calm_ref
-        R = self.rows[k]
-        R[:INV_I] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
-                     *core.pos_world_f_core_last_psi, *core.delta_world_f_core_psis,
-                     *core.q_world_f_core_last_psi, *core.q_world_f_core_next_psi, *m[0], *m[1],
-                     *core.rotation_axis_world, core.current_speed, core.abs_omega, core.max_surface_rot_speed,
-                     core.time_of_last_psi, core.i_delta_time, ref_t[0], ref_t[1], *ref_q[0], *ref_q[1],
-                     *ref_p[0], *ref_p[1], float(core.movement_state))
-        R[INV_I:] = _static_part(core, self.environment.delta_PSI_time)
-        self.cores.append(core)
-        self.poses.append(m)
+        """The core's row holds its read-only columns; the lane runs it from now."""
+        k = core.row
+        self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         core.lane_slot = k
-        core.__class__ = LoanedCore
+        self.loaned += 1
         self.environment.epoch.touch(())    # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
-        """The row into the core's fields; the core is a plain Core again."""
-        k = core.lane_slot
-        core.__class__ = Core
-        r = self.rows[k].tolist()
-        core.speed = (r[0], r[1], r[2])
-        core.rot_speed = (r[3], r[4], r[5])
-        core.speed_change = _vec_or_zero(r, SPEED_CHANGE)
-        core.rot_speed_change = _vec_or_zero(r, ROT_SPEED_CHANGE)
-        core.pos_world_f_core_last_psi = (r[12], r[13], r[14])
-        core.delta_world_f_core_psis = (r[15], r[16], r[17])
-        core.q_world_f_core_last_psi = (r[18], r[19], r[20], r[21])
-        core.q_world_f_core_next_psi = (r[22], r[23], r[24], r[25])
-        core.m_world_f_core_last_psi = self.pose_of(k)
-        core.rotation_axis_world = (r[38], r[39], r[40])
-        core.current_speed = r[41]
-        core.abs_omega = r[42]
-        core.max_surface_rot_speed = r[43]
-        core.time_of_last_psi = r[44]
-        core.i_delta_time = r[45]
-        core.time_calm_ref = [r[46], r[47]]
-        core.q_calm_ref = [(r[48], r[49], r[50], r[51]), (r[52], r[53], r[54], r[55])]
-        core.pos_calm_ref = [(r[56], r[57], r[58]), (r[59], r[60], r[61])]
-        core.movement_state = int(r[62])
+        """The object path runs the core from now (its row stays its state)."""
         core.lane_slot = -1
+        self.loaned -= 1
         self.environment.epoch.touch(())
-        free_row(self.rows, self.cores, k, "lane_slot")
-        last = self.poses.pop()
-        if k < len(self.poses):
-            self.poses[k] = last
         self.ran_moved = bool(self.ran)
 
-    def pose_of(self, k: int):
-        """Row k's m_world_f_core_last_psi as one object from the row, made
-        when first asked for after the row's begin of the PSI (``begun``):
-        the caches keyed by a pose object (Shape.piece_world, a pair's hull
-        record, the system passes') hold while it stays, as in the object path."""
-        m = self.poses[k]
-        if m is None:
-            v = self.rows[k, M_R:M_POS + 3].tolist()
-            m = self.poses[k] = (tuple(v[:9]), (v[9], v[10], v[11]))
-        return m
-
-    def begun(self, rows) -> None:
-        """The rows' begin of the PSI ran (begin_row wrote their poses)."""
-        poses = self.poses
-        for k in rows.tolist():
-            poses[k] = None
-
     def give_back_all(self) -> None:
-        while self.cores:
-            self.give_back(self.cores[-1])
+        for c in self.environment.bodies.cores:
+            if c is not None and c.lane_slot >= 0:
+                self.give_back(c)
 
     def runs_all(self, cores) -> bool:
-        """Whether every one of the PSI's cores is on loan in a run of this
+        """Whether every one of the PSI's cores is taken in a run of this
         PSI (none given back since): the object path integrates none of them."""
         return not self.ran_moved and sum(len(c) for _, c in self.ran) == len(cores)
 
@@ -281,47 +98,19 @@ class Lane:
         self.ran = []
         if not ran:
             return []
-        if self.ran_moved:              # the runs' cores still on loan, in run order
+        if self.ran_moved:              # the runs' cores still taken, in run order
             self.ran_moved = False
             rows = np.array([c.lane_slot for _, cores in ran for c in cores if c.lane_slot >= 0], dtype=np.int64)
         else:
             rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
         lim = env.anomaly_limits
-        over = integrate_k(self.rows, rows, delta_time, i_delta_time, env.current_time,
+        bodies = env.bodies
+        over = integrate_k(bodies.rows, rows, delta_time, i_delta_time, env.current_time,
                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
-        out = [self.cores[k] for k in over.tolist()]
+        out = [bodies.cores[k] for k in over.tolist()]
         for c in out:
             self.give_back(c)
         return out
-
-    def pose_values(self, slots):
-        """(time_of_last_psi, i_delta_time, q_world_f_core_last_psi,
-        q_world_f_core_next_psi, pos_world_f_core_last_psi,
-        delta_world_f_core_psis) of the rows ``slots``, as one (n, 16) array."""
-        rows = self.rows
-        return np.concatenate((rows[slots, T_LAST:I_DT + 1], rows[slots, Q_LAST:Q_NEXT + 4],
-                               rows[slots, POS:DELTA + 3]), axis=1)
-
-    def motion_values(self, slots):
-        """(speed, rot_speed, pos_world_f_core_last_psi) of the rows ``slots``,
-        as one (n, 9) array."""
-        rows = self.rows
-        return np.concatenate((rows[slots, SPEED:ROT_SPEED + 3], rows[slots, POS:POS + 3]), axis=1)
-
-    def broad_values(self, slots):
-        """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
-        BOUND) of the rows ``slots``, for the broad phase."""
-        rows = self.rows
-        return (rows[slots, M_POS:M_POS + 3], rows[slots, RADIUS],
-                rows[slots, CUR_SPEED] + rows[slots, MAX_SURF_ROT], rows[slots, BOUND])
-
-
-def _vec_or_zero(r, i):
-    """A pending change as the object path keeps it: ZERO3 itself when it is +0."""
-    v = (r[i], r[i + 1], r[i + 2])
-    if v == ZERO3 and math.copysign(1.0, v[0]) + math.copysign(1.0, v[1]) + math.copysign(1.0, v[2]) == 3.0:
-        return ZERO3
-    return v
 
 
 def _static_part(core, dt: float):
@@ -427,13 +216,13 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    calm, countdown, seed = run.lane_psi(lane.rows, rows, slots, flags, env.current_time, dt,
+    calm, countdown, seed = run.lane_psi(env.bodies.rows, rows, slots, flags, env.current_time, dt,
                                          env.inv_delta_PSI_time, g[0] * dt, g[1] * dt, g[2] * dt,
                                          env.freeze_check_time, env.valve_sleep_countdown,
                                          env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
-    lane.begun(rows)
+    env.bodies.begun(rows)
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     cores_out.extend(reversed(cores))
@@ -486,12 +275,12 @@ def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    stop, countdown, seed = run_units_k(lane.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
                                  env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value,
                                  rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
-    lane.begun(rows)
+    env.bodies.begun(rows)
     ran = len(units) if stop < 0 else stop + 1
     flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])

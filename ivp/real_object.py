@@ -272,20 +272,11 @@ def _object_poses_k(G, S, QC, shifted, turned, t):
 
 def object_poses(objs, t: float):
     """Each object's get_m_world_f_object_AT(t) (4.2, the same values) in one
-    compiled pass, as rotations (n, 9) and positions (n, 3); a core on loan to
-    the lane is read from its row (the glue's write-back of every awake body,
-    each frame)."""
+    compiled pass, as rotations (n, 9) and positions (n, 3), the cores' rows
+    read at once (the glue's write-back of every awake body, each frame)."""
     n = len(objs)
-    cores = [o.core for o in objs]
-    G = np.empty((n, 16))
-    slots = np.array([c.lane_slot for c in cores], dtype=np.int64)
-    on = slots >= 0
-    k = np.flatnonzero(on)
-    if k.shape[0]:
-        G[k] = cores[0].environment.lane.pose_values(slots[k])
-    for i in np.flatnonzero(~on).tolist():
-        t_last, _, q_last, q_next, i_dt, p, d, _ = cores[i].pose_parts()
-        G[i] = (t_last, i_dt, *q_last, *q_next, *p, *d)
+    G = objs[0].environment.bodies.pose_values(np.array([o.core.row for o in objs], dtype=np.int64)) if n \
+        else np.empty((0, 16))
     shifted = np.array([not o.shift_is_zero for o in objs], dtype=np.bool_)
     turned = np.array([o.q_core_f_object is not None for o in objs], dtype=np.bool_)
     S = np.array([o.shift_core_f_object for o in objs], dtype=np.float64).reshape(n, 3)

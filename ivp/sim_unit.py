@@ -142,10 +142,15 @@ class SimUnit:
             env.sim_unit_manager.split(self)
 
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
-        """do_sim_unit_psi on the objects, up to the split."""
+        """do_sim_unit_psi on the objects, up to the split; a core the lane
+        had taken is given back (the object path integrates it)."""
         fast = False
         t = env.current_time
         cores = self.cores
+        if env.lane is not None:
+            for c in cores:
+                if c.lane_slot >= 0:
+                    env.lane.give_back(c)
         for c in reversed(cores):
             if c.begin_psi(t):
                 fast = True

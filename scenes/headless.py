@@ -35,18 +35,30 @@ def movable_bodies(ctx):
     return [(r.entity, r.body) for r in ctx.physics.registry.values() if not r.body.core.physical_unmoveable]
 
 
-def energy(env) -> float:
-    """Kinetic (linear and rotational, core axes) plus gravitational energy of the
-    movable bodies, the potential measured from the origin: E = sum(m v^2 / 2 +
-    I w^2 / 2 - m g . p). After a PSI a core holds its position p_k and the speed
-    v that takes it to p_k + v dt at the next one (spec 8); taking p halfway, at
-    p_k + v dt / 2, makes E exactly constant in free fall."""
+def body_energies(env):
+    """Kinetic (linear and rotational, core axes) plus gravitational energy of
+    each movable body, in object order (env.movable_motion), the potential
+    measured from the origin: E = m v^2 / 2 + I w^2 / 2 - m g . p. After a PSI
+    a core holds its position p_k and the speed v that takes it to p_k + v dt
+    at the next one (spec 8); taking p halfway, at p_k + v dt / 2, makes E
+    exactly constant in free fall."""
     m, inertia, v, w, p = env.movable_motion()
     g = env.gravity
     half_dt = 0.5 * env.delta_PSI_time
     kinetic = 0.5 * m * (v * v).sum(axis=1) + 0.5 * (inertia * w * w).sum(axis=1)
     potential = m * ((p + v * half_dt) * g).sum(axis=1)
-    return float((kinetic - potential).sum())
+    return kinetic - potential
+
+
+def energy(env) -> float:
+    """The energy of all movable bodies (body_energies)."""
+    return float(body_energies(env).sum())
+
+
+def body_energy(env, obj) -> float:
+    """The energy of one movable object of ``env`` (body_energies)."""
+    movable = [o for o in env.objects if not o.core.physical_unmoveable]
+    return float(body_energies(env)[movable.index(obj)])
 
 
 def body_pose(body, t: float):

@@ -1,11 +1,13 @@
-"""The lane (ivp.lane, issue 11): free bodies run from array rows, bit-identical
-to the object path, and a core on loan behaves as a plain core to every caller."""
+"""The lane (ivp.lane, issue 11): free bodies run from their rows of the body
+table, bit-identical to the object path, and a core the lane has taken behaves
+as any core to every caller (issue 39: the row is the core's state)."""
 
 import pytest
 
 from ivp import Environment, rng
-from ivp.core import MT_NOT_SIM, ZERO3, Core
-from ivp.lane import LoanedCore
+from ivp.core import MT_NOT_SIM
+from ivp.state.bodies import StaleCoreError
+from ivp.state.layout import SPEED
 from test_collision_scenes import ball, box, floor
 
 pytestmark = pytest.mark.skipif(Environment().lane is None, reason="the lane needs the compiled kernels")
@@ -82,35 +84,43 @@ def test_the_lane_gives_the_object_paths_bits_psi_by_psi_and_after_long_stretche
     assert lane == plain
 
 
-def test_free_bodies_stay_on_loan_between_psis_and_come_back_when_read():
+def taken(core) -> bool:
+    return core.lane_slot >= 0
+
+
+def test_free_bodies_stay_taken_between_psis_and_their_fields_are_their_rows():
     env, bodies = sparse_world()
     for _ in range(5):
         env.simulate(env.delta_PSI_time)
-    loaned = [b for b in bodies if type(b.core) is LoanedCore]
-    assert len(loaned) == len(bodies) == len(env.lane.cores)
-    c = loaned[0].core
-    y = c.pos_world_f_core_last_psi[1]                 # a value is read from the row: still on loan
+    assert all(taken(b.core) and b.core.lane_slot == b.core.row for b in bodies)
+    assert env.lane.loaned == len(bodies)
+    c = bodies[0].core
+    y = c.pos_world_f_core_last_psi[1]                 # free fall for 5 PSIs: y = 500 - g t^2 / 2
     v = c.speed
-    assert type(c) is LoanedCore and y == pytest.approx(500.0 - 10.0 * (5 / 66) ** 2, abs=0.1)
-    assert v[1] == pytest.approx(-20.0 * 5 / 66, rel=0.05) and c.speed_change is ZERO3
-    refs = c.time_calm_ref                             # a list a caller may change: given back
-    assert type(c) is Core and c.lane_slot == -1 and refs == c.time_calm_ref
-    c.speed = (0.0, 0.0, 0.0)                          # a write to a plain core, then taken again
+    assert y == pytest.approx(500.0 - 10.0 * (5 / 66) ** 2, abs=0.1)
+    assert v[1] == pytest.approx(-20.0 * 5 / 66, rel=0.05) and c.speed_change == (0.0, 0.0, 0.0)
+    refs = c.time_calm_ref                             # a new list each read: the row is not changed by it
+    refs[0] = -1.0
+    assert taken(c) and c.time_calm_ref != refs
+    c.speed = (1.0, 2.0, 3.0)                          # a write lands in the row; the core stays taken
+    assert taken(c) and tuple(env.bodies.rows[c.row, SPEED:SPEED + 3]) == (1.0, 2.0, 3.0) == c.speed
+    c.speed_damp_factor = 0.5                          # a field the take copies: given back, taken again
+    assert not taken(c) and env.lane.loaned == len(bodies) - 1
     env.simulate(env.delta_PSI_time)
-    assert type(c) is LoanedCore
-    b = loaned[1].core
-    b.speed = (1.0, 2.0, 3.0)                          # a write to a loaned core lands too
-    assert b.speed == (1.0, 2.0, 3.0)
+    assert taken(c)
 
 
-def test_a_snapshot_holds_no_loaned_core_and_its_copy_runs_on_identically():
+def test_a_snapshot_copies_the_rows_and_takes_and_its_copy_runs_on_identically():
     env, bodies = sparse_world()
     for _ in range(20):
         env.simulate(env.delta_PSI_time)
-    assert env.lane.cores
+    assert env.lane.loaned == len(bodies)
     snap = env.snapshot()
     copy = snap.restore()
-    assert all(type(o.core) is Core for o in copy.objects) and not copy.lane.cores
+    assert [taken(o.core) for o in copy.objects] == [taken(o.core) for o in env.objects]
+    assert copy.lane.loaned == len(bodies)
+    assert all(o.core._bodies is copy.bodies for o in copy.objects) and copy.bodies is not env.bodies
+    assert copy.bodies.rows.tobytes() == env.bodies.rows.tobytes()
     seed = rng.get_seed()
     for _ in range(50):
         env.simulate(env.delta_PSI_time)
@@ -121,14 +131,22 @@ def test_a_snapshot_holds_no_loaned_core_and_its_copy_runs_on_identically():
     assert state(copy) == a
 
 
-def test_deleting_a_loaned_body_frees_its_row():
+def test_deleting_a_body_frees_its_row_and_its_core_fails_loudly():
     env, bodies = sparse_world()
     for _ in range(3):
         env.simulate(env.delta_PSI_time)
-    n = len(env.lane.cores)
-    assert n > 1
-    env.delete_object(next(b for b in bodies if b.core is env.lane.cores[0]))
-    assert len(env.lane.cores) == n - 1 and all(c.lane_slot == k for k, c in enumerate(env.lane.cores))
+    n = env.lane.loaned
+    gone = bodies[3].core
+    env.delete_object(bodies[3])
+    assert env.lane.loaned == n - 1 and env.bodies.free == [gone.row]
+    with pytest.raises(StaleCoreError, match="deleted object"):
+        gone.speed
+    with pytest.raises(StaleCoreError):
+        gone.m_world_f_core_last_psi = ((1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
+    new = ball(env, (0.0, 600.0, 0.0), name="new")     # the freed row is the new core's, zeroed but its fields
+    assert new.core.row == gone.row and new.core.speed == (0.0, 0.0, 0.0)
+    with pytest.raises(StaleCoreError):
+        gone.pos_world_f_core_last_psi
     env.simulate(env.delta_PSI_time)
 
 
@@ -166,7 +184,7 @@ def test_a_spring_added_between_psis_is_felt_at_the_next_one():
         for _ in range(20):
             env.simulate(env.delta_PSI_time)
         if lane:
-            assert env.lane.plan is not plan and type(a.core) is Core and type(bodies[5].core) is LoanedCore
+            assert env.lane.plan is not plan and not taken(a.core) and taken(bodies[5].core)
         pa, pb = a.core.m_world_f_core_last_psi[1], b.core.m_world_f_core_last_psi[1]
         return pb[0] - pa[0], state(env)
 
@@ -254,7 +272,7 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
         for k in range(40):
             env.simulate(env.delta_PSI_time)
             t = env.current_time
-            before = [type(b.core) for b in bodies]
+            before = [taken(b.core) for b in bodies]
             for b in bodies:
                 for tt in (t, t + 0.3 * env.delta_PSI_time):
                     out.append((b.get_m_world_f_object_AT(tt), b.core.get_m_world_f_core_PSI(tt)))
@@ -262,7 +280,7 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
                 out.append((c.speed, c.rot_speed, c.speed_change, c.pos_world_f_core_last_psi,
                             c.q_world_f_core_next_psi, c.m_world_f_core_last_psi, c.current_speed,
                             c.movement_state, c.time_of_last_psi))
-            kept.append((before.count(LoanedCore), [type(b.core) for b in bodies] == before))
+            kept.append((before.count(True), [taken(b.core) for b in bodies] == before))
         return out, kept
 
     loaned, kept = poses(True)
@@ -274,7 +292,7 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
 def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object_path():
     """At its last PSI a core's pose is one object (the caches keyed by a pose
     object hold on it: Shape.piece_world, a pair's hull record): a loaned
-    core's too, made from its row once (Lane.pose_of), the same object through
+    core's too, made from its row once (BodyTable.pose), the same object through
     get_m_world_f_core_PSI, the field and a give-back, a new one with the
     row's new values after the next PSI's begin."""
     rng.reset()
@@ -289,8 +307,8 @@ def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object
         env.simulate(env.delta_PSI_time)
         for b in bodies:
             c = b.core
-            assert type(c) is LoanedCore
-            row = env.lane.rows[c.lane_slot]
+            assert taken(c)
+            row = env.bodies.rows[c.row]
             t = c.time_of_last_psi
             m = c.get_m_world_f_core_PSI(t)
             assert m is c.m_world_f_core_last_psi and m is c.get_m_world_f_core_PSI(t)
@@ -304,7 +322,7 @@ def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object
     c = bodies[1].core
     m = c.m_world_f_core_last_psi
     env.lane.give_back(c)
-    assert type(c) is Core and c.m_world_f_core_last_psi is m
+    assert not taken(c) and c.m_world_f_core_last_psi is m
 
 
 def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not():
@@ -321,7 +339,7 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
             t = env.current_time
             for b in bodies:
                 c = b.core
-                loaned += type(c) is LoanedCore
+                loaned += taken(c)
                 for tt in (t, t + 0.3 * env.delta_PSI_time, t - 0.7 * env.delta_PSI_time):
                     centre = c.centre_at(tt)
                     assert tuple(centre) == c.get_m_world_f_core_PSI(tt)[1]
@@ -331,7 +349,7 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
                 assert look == (c.max_surface_rot_speed, c.current_speed)
                 assert ev == (c.speed, c.rotation_axis_world, c.max_surface_rot_speed)
                 out.append((look, ev))
-                assert type(b.core) is type(c)   # still on loan (or still not)
+                assert taken(b.core) == taken(c)   # still taken (or still not)
         return out, loaned
 
     on_loan, loaned = values(True)
@@ -365,10 +383,10 @@ def test_object_poses_are_each_objects_pose_on_loan_or_not():
     for _ in range(30):
         env.simulate(env.delta_PSI_time)
         for tt in (env.current_time, env.current_time + 0.4 * env.delta_PSI_time):
-            kinds = [type(b.core) for b in bodies]
-            loaned += kinds.count(LoanedCore)
+            kinds = [taken(b.core) for b in bodies]
+            loaned += kinds.count(True)
             R, V = object_poses(bodies, tt)
-            assert [type(b.core) for b in bodies] == kinds
+            assert [taken(b.core) for b in bodies] == kinds
             for k, b in enumerate(bodies):
                 Rk, vk = b.get_m_world_f_object_AT(tt)
                 assert tuple(R[k].tolist()) == tuple(Rk) and tuple(V[k].tolist()) == tuple(vk)

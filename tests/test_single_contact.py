@@ -74,6 +74,7 @@ def run(way: str, monkeypatch, psis: int = 500):
 
     monkeypatch.setattr(sim_unit, "run_controllers", counted)
     monkeypatch.setattr(single_contact, "resting_rows", counted_rows)
+    monkeypatch.setattr(sim_unit, "resting_rows", counted_rows)     # (a plan's resting runs)
     env = world(lane=way == "lane")
     seen = []
     for _ in range(psis):

@@ -2,7 +2,7 @@
 loan to the lane (issue 11, collision.system_unit): the same bits as the
 object path (SimUnit._object_psi) for every core and contact point, PSI
 after PSI, through the normal solve, the panic of a system over
-MAX_FRICTION_MATRIX points, the sleep test and a core given back in the
+MAX_FRICTION_MATRIX points, the sleep test and a write to a taken core in the
 middle of the PSI."""
 
 import pytest
@@ -11,7 +11,6 @@ import ivp.sim_unit as sim_unit
 from ivp.collision import system_unit
 from ivp import Environment, rng
 from ivp.collision.constants import MAX_FRICTION_MATRIX
-from ivp.lane import LoanedCore
 from test_collision_scenes import ball, box, floor
 from test_system_rows import heap_world, point_state, states_now
 
@@ -49,7 +48,7 @@ class Runs:
             self.runs += 1
             self.most_points = max(self.most_points, len(fs.contacts))
             run(env, su, fs, ev, cores_out)
-            self.loaned_after += sum(type(c) is LoanedCore for c in su.cores)
+            self.loaned_after += sum(c.lane_slot >= 0 for c in su.cores)
 
         monkeypatch.setattr(sim_unit, "run_system_unit", counted)
 
@@ -94,7 +93,7 @@ def test_a_system_over_the_matrix_limit_panics_and_sleeps_on_loan_as_the_object_
 
 class GiveBack:
     """A contact listener that writes a movable side's speed (the same value)
-    when a point dies: a write gives a loaned core back mid-PSI."""
+    when a point dies: a write to a taken core's row mid-PSI."""
 
     def __init__(self):
         self.loaned = 0
@@ -105,12 +104,12 @@ class GiveBack:
     def event_friction_deleted(self, ev) -> None:
         cp = ev.contact
         core = cp.core1 if cp.core0.physical_unmoveable else cp.core0
-        self.loaned += type(core) is LoanedCore
+        self.loaned += core.lane_slot >= 0
         core.speed = core.speed
 
 
 @pytest.mark.parametrize("make", [heap_world, ball_pit])
-def test_a_core_given_back_in_the_middle_of_the_psi_finishes_it_on_the_object_path(make, monkeypatch):
+def test_a_write_to_a_taken_core_in_the_middle_of_the_psi_gives_the_object_paths_bits(make, monkeypatch):
     listeners = []
 
     def with_listener():
@@ -120,13 +119,13 @@ def test_a_core_given_back_in_the_middle_of_the_psi_finishes_it_on_the_object_pa
         return env
 
     assert_as_the_object_path(with_listener, 200, monkeypatch)
-    assert listeners[0].loaned >= 3                      # given back from the lane, in a system unit's PSI
+    assert listeners[0].loaned >= 3                      # taken by the lane, in a system unit's PSI
 
 
-def test_a_core_given_back_before_gravity_gets_it_and_the_sleep_test_on_the_object_path(monkeypatch):
-    """A write to a core during the energy handle (here after its damping,
-    5.8, at every PSI) gives it back before gravity: gravity, the sleep test
-    and the integration of that core run on its fields."""
+def test_a_write_to_a_taken_core_before_gravity_gives_the_object_paths_bits(monkeypatch):
+    """A write to a taken core during the energy handle (here after its
+    damping, 5.8, at every PSI) lands in its row before gravity, the sleep
+    test and the integration read it."""
     import ivp.collision.friction as friction
     damp = friction.damp_system
     loaned = []
@@ -134,13 +133,13 @@ def test_a_core_given_back_before_gravity_gets_it_and_the_sleep_test_on_the_obje
     def damp_then_write(fs, factor):
         damp(fs, factor)
         core = fs.movable[len(fs.movable) // 2]
-        loaned.append(type(core) is LoanedCore)
+        loaned.append(core.lane_slot >= 0)
         core.speed = core.speed
 
     monkeypatch.setattr(friction, "damp_system", damp_then_write)
     states = assert_as_the_object_path(ball_pit, 120, monkeypatch)
     assert sum(loaned) >= 20
-    assert states[-1][2] == 0                            # asleep (try_to_freeze on the fields)
+    assert states[-1][2] == 0                            # asleep
 
 
 def test_a_small_system_stays_on_the_object_path_and_a_big_one_runs_on_loan(monkeypatch):

@@ -148,4 +148,5 @@ MEANING = LevelMeaning(
     sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
     sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
+    autopilot="behaviors.ballance.autopilot:drive",
 )

@@ -163,7 +163,7 @@ class ContactPoints:
                             continue
                         unit = oc.sim_unit_of_core
                         _, new = self.get_or_create_contact_point(md, core.sim_unit_of_core, t)
-                        if new:
+                        if new and not other.obj.deleted:     # (a friction-created listener may delete it)
                             oc.reset_freeze_check_values()
                         if oc.sim_unit_of_core is not unit or unit is not core.sim_unit_of_core:
                             changed = True

@@ -196,15 +196,13 @@ class FrictionSystem:
         self._layout = None
         self._sides = None
         self._updated = None
-        self._poses = None              # _core_states' R and position, and the poses they were made from
-        self._slots = None              # _lane_slots' answer, its epoch and layout
+        self._rows = None               # friction_passes._rows_of's answer, with its layout
 
     def _before_snapshot(self) -> None:
         self._layout = None             # its epoch means nothing in another process
         self._sides = None
         self._updated = None
-        self._poses = None
-        self._slots = None
+        self._rows = None
 
     def updated_rows(self, lay: SystemLayout, psi: int):
         """update_system's result rows (its O) when made at PSI ``psi`` for

@@ -2,14 +2,13 @@
 each over the whole system in arrays: the points' updates and the core pairs'
 anti-energy sums (5.3), the energy damping (5.8), the tangential friction
 (5.6), the easing of the core pairs (5.7) and the normal solve (5.5). The
-cores' states come from their fields or, for cores on loan, their lane rows
-(:func:`_core_states`), and go back the same way (:func:`_put_columns`)."""
+cores' states come from their rows of the body table (:func:`_core_states`)
+and go back into them (:func:`_put_columns`)."""
 
 from __future__ import annotations
 
 import math
-from itertools import chain
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter
 
 import numpy as np
 
@@ -24,115 +23,43 @@ from .friction_kernels import (contact_update_system_k, damp_system_k, moving_si
 from .points import point_rows
 from .single_contact import system_inputs_k, system_results_k
 
-_POSE = attrgetter("m_world_f_core_last_psi")
-_SPEED = attrgetter("speed")
-_ROT_SPEED = attrgetter("rot_speed")
-_SPEED_CHANGE = attrgetter("speed_change")
-_ROT_SPEED_CHANGE = attrgetter("rot_speed_change")
 _ANTI = attrgetter("integrated_anti_energy")
 _NEGATIVE_PULL = attrgetter("has_negative_pull_since")
+_ROW = attrgetter("row")
+_STATE_COLUMNS = (M_R, 9), (M_POS, 3), (SPEED, 3), (ROT_SPEED, 3), (SPEED_CHANGE, 3), (ROT_SPEED_CHANGE, 3)
+_SPEEDS = (SPEED, ROT_SPEED)
+_PENDING = (SPEED_CHANGE, ROT_SPEED_CHANGE)
 
 
-def _columns(values, n: int, width: int):
-    """The n values (each ``width`` floats) as an (n, width) float64 array."""
-    return np.fromiter(chain.from_iterable(values), dtype=np.float64, count=n * width).reshape(n, width)
+def _rows_of(fs, lay):
+    """(the layout's cores' rows in the body table, its movable cores'
+    rows), kept with the layout."""
+    kept = fs._rows
+    if kept is not None and kept[0] is lay:
+        return kept[1]
+    rows = np.fromiter(map(_ROW, lay.cores), dtype=np.int64, count=len(lay.cores))
+    out = rows, rows[lay.MOV]
+    fs._rows = (lay, out)
+    return out
 
 
 def _core_states(fs, lay, pending: bool = False) -> tuple:
     """The layout's cores' R, position, speed and rotation speed as (n, 9),
-    (n, 3), (n, 3), (n, 3) arrays for the system passes; with ``pending`` also
-    their pending changes (speed_change, rot_speed_change), two more (n, 3).
-    The cores on loan to the lane (a system unit, collision.system_unit) are
-    read from their rows at once. Of the others, R and position are made once
-    while every core's pose is the same object (the passes of one PSI read
-    one pose: they only read R and position)."""
-    on = _lane_slots(fs, lay)
-    if on is not None:
-        return _row_states(fs, lay, on, pending)
-    cores = lay.cores
-    n = len(cores)
-    ms = list(map(_POSE, cores))
-    kept = fs._poses
-    if kept is not None and kept[0] is lay and all(map(is_, ms, kept[1])):
-        R, POS = kept[2], kept[3]
-    else:
-        R = _columns(map(itemgetter(0), ms), n, 9)
-        POS = _columns(map(itemgetter(1), ms), n, 3)
-        fs._poses = (lay, ms, R, POS)
-    V = _columns(map(_SPEED, cores), n, 3)
-    W = _columns(map(_ROT_SPEED, cores), n, 3)
-    if not pending:
-        return R, POS, V, W
-    return R, POS, V, W, _columns(map(_SPEED_CHANGE, cores), n, 3), _columns(map(_ROT_SPEED_CHANGE, cores), n, 3)
+    (n, 3), (n, 3), (n, 3) arrays for the system passes, from their rows of
+    the body table at once; with ``pending`` also their pending changes
+    (speed_change, rot_speed_change), two more (n, 3)."""
+    S = fs.collision.environment.bodies.rows
+    rows = _rows_of(fs, lay)[0]
+    return tuple(S[rows, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4])
 
 
-_LANE_SLOT = attrgetter("lane_slot")
-_STATE_COLUMNS = (M_R, 9), (M_POS, 3), (SPEED, 3), (ROT_SPEED, 3), (SPEED_CHANGE, 3), \
-    (ROT_SPEED_CHANGE, 3)
-_STATE_FIELDS = (lambda c: c.m_world_f_core_last_psi[0], lambda c: c.m_world_f_core_last_psi[1], _SPEED, _ROT_SPEED,
-                 _SPEED_CHANGE, _ROT_SPEED_CHANGE)
-
-
-def _lane_slots(fs, lay):
-    """(each layout core's lane row, -1 for a core not on loan; the indices
-    of those; the movable cores on loan (a mask), their rows; the movable
-    cores not on loan) when some core of the layout is on loan, else None;
-    kept while nothing touches (a take or give-back touches: Epoch.touch)."""
-    kept = fs._slots
-    e = fs.collision.environment.epoch.value
-    if kept is not None and kept[0] == e and kept[1] is lay:
-        return kept[2]
-    out = None
-    lane = fs.collision.environment.lane
-    if lane is not None and lane.cores:
-        slots = np.fromiter(map(_LANE_SLOT, lay.cores), dtype=np.int64, count=len(lay.cores))
-        off = np.flatnonzero(slots < 0)
-        if off.shape[0] < slots.shape[0]:
-            loaned = lay.MOV & (slots >= 0)
-            out = slots, off.tolist(), loaned, slots[loaned], [i for i in off.tolist() if lay.MOV[i]]
-    fs._slots = (e, lay, out)
-    return out
-
-
-def _row_states(fs, lay, on, pending: bool) -> tuple:
-    """_core_states of a layout with cores on loan (``on``: _lane_slots):
-    theirs from the lane rows, the others' (the fixed cores) from their fields."""
-    slots, off = on[:2]
-    S = fs.collision.environment.lane.rows
-    out = [S[slots, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4]]
-    for i in off:
-        c = lay.cores[i]
-        for X, field in zip(out, _STATE_FIELDS):
-            X[i] = field(c)
-    return tuple(out)
-
-
-_SPEEDS = (("speed", SPEED), ("rot_speed", ROT_SPEED))
-_PENDING = (("speed_change", SPEED_CHANGE), ("rot_speed_change", ROT_SPEED_CHANGE))
-
-
-def _put_columns(fs, lay, fields, columns) -> None:
-    """The movable cores' ``fields`` ((name, lane column) pairs) from their
-    rows of ``columns`` (one (n, 3) array per field; None: zero, ZERO3):
-    into the lane rows of the cores on loan, as tuples into the others' fields."""
-    on = _lane_slots(fs, lay)
-    if on is not None:
-        _, _, loaned, k, idx = on
-        S = fs.collision.environment.lane.rows
-        for (_, at), X in zip(fields, columns):
-            S[k, at:at + 3] = 0.0 if X is None else X[loaned]
-    else:
-        idx = np.flatnonzero(lay.MOV).tolist()
-    if not idx:
-        return
-    cores = lay.cores
-    for (name, _), X in zip(fields, columns):
-        if X is None:
-            for i in idx:
-                setattr(cores[i], name, ZERO3)
-        else:
-            for i, v in zip(idx, X[idx].tolist()):
-                setattr(cores[i], name, (v[0], v[1], v[2]))
+def _put_columns(fs, lay, columns, values) -> None:
+    """The movable cores' fields at ``columns`` (of the body table) from
+    their rows of ``values`` (one (n, 3) array per column; None: zero)."""
+    S = fs.collision.environment.bodies.rows
+    mov = _rows_of(fs, lay)[1]
+    for at, X in zip(columns, values):
+        S[mov, at:at + 3] = 0.0 if X is None else X[lay.MOV]
 
 
 def damp_system(fs, damp: float) -> None:

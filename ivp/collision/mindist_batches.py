@@ -21,7 +21,7 @@ from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal
 from .piece_kernels import hull_triangles_measure
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
-_LANE_SLOT = attrgetter("lane_slot")
+_ROW = attrgetter("row")
 QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 
 
@@ -114,10 +114,12 @@ def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
     kernel pass per grid, those of another piece and a grid's triangles in
-    one pass per piece and grid, the pairs of two balls in one pass."""
+    one pass per piece and grid, the pairs of two balls in one pass; each
+    core's pose at t made once (core_pose)."""
     groups = {}
     pieces = {}
     balls = []
+    poses = {}
     for it in items:
         if type(it) is SoupPairs:
             groups.setdefault(it.soup, ([], []))[1].append(it)
@@ -132,7 +134,7 @@ def recalc_all(items, t: float) -> None:
         elif it.a.is_ball and it.b.is_ball:
             balls.append(it)
         else:
-            it.recalc(t)
+            it.recalc(t, poses)
     if balls:
         _recalc_ball_pairs(balls, t)
     for shape, (single, soups) in groups.items():
@@ -147,42 +149,26 @@ class BallPairBatch:
     the pairs' side-0 cores, then their side-1 cores; ``L`` their
     len_numerators."""
 
-    __slots__ = ("G", "cores", "L", "slots")
+    __slots__ = ("G", "cores", "L", "rows")
 
-    def __init__(self, G, cores, L, slots):
+    def __init__(self, G, cores, L, rows):
         self.G = G
         self.cores = cores
         self.L = L
-        self.slots = slots              # (env epoch, the cores' lane rows or None): _loaned_slots then
-
-    def _before_snapshot(self) -> None:
-        self.slots = (-1, None)         # its epoch means nothing in another process
+        self.rows = rows                # the cores' rows in the body table
 
     def quiet(self, env, horizon: float):
         """update_events' early returns of every pair at once (quiet_ball_pairs_k):
         a bool per row. Each core's look_ahead and event values (3.5) are read
-        from its lane row when on loan (those rows at once), else from the core;
-        the look-ahead limits made as look_ahead makes them, in its order."""
-        cores = self.cores
-        m = len(cores)
+        from the cores' rows at once; the look-ahead limits made as
+        look_ahead makes them, in its order."""
+        S = env.bodies.rows[self.rows]
+        m = S.shape[0]
         T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
-        lane = env.lane
-        e, slots = self.slots
-        if e != env.epoch.value:        # (a take or give-back since the pass)
-            slots = _loaned_slots(cores)
-        if slots is None:
-            slots = np.full(m, -1, dtype=np.int64)
-        on = slots >= 0
-        if on.any():
-            S = lane.rows[slots[on]]
-            T[on, 0:3] = S[:, SPEED:SPEED + 3]
-            T[on, 3:6] = S[:, AXIS:AXIS + 3]
-            T[on, 6] = S[:, MAX_SURF_ROT]
-            T[on, 7] = S[:, CUR_SPEED]
-        for j in np.flatnonzero(~on).tolist():
-            c = cores[j]
-            s, a, ms = c.event_values()
-            T[j] = (*s, *a, ms, c.look_values()[1])
+        T[:, 0:3] = S[:, SPEED:SPEED + 3]
+        T[:, 3:6] = S[:, AXIS:AXIS + 3]
+        T[:, 6] = S[:, MAX_SURF_ROT]
+        T[:, 7] = S[:, CUR_SPEED]
         n = m // 2
         A = T[:n]
         B = T[n:]
@@ -210,15 +196,12 @@ def _recalc_ball_pairs(mds, t: float) -> None:
     pass: each keeps its gap and its row."""
     n = len(mds)
     cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
-    slots = _loaned_slots(cores)
-    if slots is not None and (slots >= 0).all():
-        C = _unique_centres(cores, t, slots)    # all from the rows: a core named twice costs nothing
-    else:
-        C = _centres(cores, t)
+    rows = _rows(cores)
+    C = _unique_centres(cores, t, rows)
     G = balls_measure(C[:n], C[n:])
     gaps = G[:, 0].tolist()
     L = [0.0] * n
-    batch = BallPairBatch(G, cores, L, (cores[0].environment.epoch.value, slots))
+    batch = BallPairBatch(G, cores, L, rows)
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q
@@ -344,9 +327,7 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
 
 def _centres(cores, t: float):
     """The cores' centres at t (core_pose), as an (n, 3) array, each core's
-    found once (a ball's pairs name its core many times): of more than a few
-    cores, one on loan to the lane whose row is at t from its row (the same
-    values, read at once), the others from core_pose."""
+    found once (a ball's pairs name its core many times)."""
     index = {}
     at = [index.setdefault(id(c), len(index)) for c in cores]
     if len(index) < len(cores):
@@ -357,32 +338,25 @@ def _centres(cores, t: float):
     return _unique_centres(cores, t)
 
 
-def _loaned_slots(cores):
-    """The cores' lane rows (-1: not on loan) when the lane holds cores, else None."""
-    lane = cores[0].environment.lane if cores else None
-    if lane is None or not lane.cores:
-        return None
-    return np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
+def _rows(cores):
+    """The cores' rows in the body table."""
+    return np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
 
 
-def _unique_centres(cores, t: float, slots=None):
-    """_centres without looking for a core named twice (``slots``: the
-    cores' _loaned_slots when known)."""
+def _unique_centres(cores, t: float, rows=None):
+    """_centres without looking for a core named twice (``rows``: the
+    cores' rows when known): of more than a few cores, those whose last PSI
+    is at t from their rows at once (the same values), the others from
+    centre_at."""
     if len(cores) <= FEW_CENTRES:
         return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
+    if rows is None:
+        rows = _rows(cores)
+    S = cores[0].environment.bodies.rows
+    at_t = S[rows, T_LAST] == t
     C = np.empty((len(cores), 3))
-    done = np.zeros(len(cores), dtype=bool)
-    lane = cores[0].environment.lane
-    if slots is None and lane is not None and lane.cores:
-        slots = _loaned_slots(cores)
-    if slots is not None:
-        k = np.flatnonzero(slots >= 0)
-        if k.shape[0]:
-            rows = slots[k]
-            at_t = lane.rows[rows, T_LAST] == t
-            C[k[at_t]] = lane.rows[rows[at_t], M_POS:M_POS + 3]
-            done[k[at_t]] = True
-    rest = np.flatnonzero(~done).tolist()
+    C[at_t] = S[rows[at_t], M_POS:M_POS + 3]
+    rest = np.flatnonzero(~at_t).tolist()
     if rest:
         C[rest] = [cores[i].centre_at(t) for i in rest]
     return C

@@ -114,11 +114,11 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     dt = env.delta_PSI_time
     t = env.current_time
     stop, delete, test_sleep, countdown, seed = _resting(
-        lane.rows, rows, flags, points.rows, slots, t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+        env.bodies.rows, rows, flags, points.rows, slots, t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
         env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
-    lane.begun(rows)
+    env.bodies.begun(rows)
     ran = n if stop < 0 else stop + 1
     ln.flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])

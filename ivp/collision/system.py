@@ -469,7 +469,7 @@ class CollisionSystem(ContactPoints):
         idx = aw.loaned_k
         if idx.shape[0] == 0:
             return aw.other_k
-        C, radius, speed, bound = self.environment.lane.broad_values(aw.slots)
+        C, radius, speed, bound = self.environment.bodies.broad_values(aw.slots)
         reach = _reach(dt, speed)
         centers[idx] = C
         radii[idx] = radius + reach

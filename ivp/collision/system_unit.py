@@ -1,4 +1,4 @@
-"""A unit of one several-point friction system with its cores on loan (issue 11).
+"""A unit of one several-point friction system with its cores taken by the lane (issue 11).
 
 A heap (balls in a bowl, a stack of boxes) is one unit whose controllers are
 one friction system's three handles and gravity, the system holding more
@@ -13,11 +13,10 @@ handles' system passes read and write the cores' rows (friction_passes._core_sta
 friction_passes._put_columns) and their points' (the points are on loan too), and
 the lane integrates the cores. The results are the object path's bits.
 
-Whatever else reads a loaned core's state reads its row; whatever writes it
-gives the core back first (lane.LoanedCore), so Python between the passes
-(a point deleted, a listener) sees what the object path would. A core given
-back during the PSI finishes it on the object path (gravity, the sleep test,
-the integration).
+Python between the passes (a point deleted, a listener) reads and writes the
+same rows (the body table is the cores' state). A core given back during the
+PSI (a write to a field the take copied) finishes it on the object path
+(gravity, the sleep test, the integration).
 """
 
 from __future__ import annotations
@@ -80,11 +79,11 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     rows = np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     t = env.current_time
-    test_sleep, countdown, seed = unit_head_k(lane.rows, rows, flags, t, env.valve_sleep_countdown,
+    test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, t, env.valve_sleep_countdown,
                                                   env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
-    lane.begun(rows)
+    env.bodies.begun(rows)
     head = env.epoch.value
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
@@ -96,7 +95,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     cores_out.extend(reversed(cores))
     if _still_loaned(env, cores, rows, head):
         lane.ran.append((rows, list(cores)))
-        if test_sleep and unit_calm_k(lane.rows, rows, t, env.freeze_check_time):
+        if test_sleep and unit_calm_k(env.bodies.rows, rows, t, env.freeze_check_time):
             for c in cores:
                 lane.give_back(c)
             freeze_unit(env, su)
@@ -118,7 +117,7 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
         rows = np.array([c.lane_slot for c in cores if c.lane_slot >= 0], dtype=np.int64)
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
-    gravity_rows_k(env.lane.rows, rows, gx * dt, gy * dt, gz * dt)
+    gravity_rows_k(env.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
 
 
 def _still_loaned(env, cores, rows, head: int) -> bool:

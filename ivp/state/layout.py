@@ -1,13 +1,14 @@
-"""The column layouts of the engine's rows (issue 11): a core on loan to the
-lane (ivp.lane) keeps its state in a row of ``Lane.rows``, a contact point
-on loan in a row of ``PointRows.rows`` (ivp.collision.points); the kernels
-of ivp.lane, ivp.controllers.constraint and ivp.collision read them by
-these names."""
+"""The column layouts of the engine's rows (issue 11): every core keeps its
+state in a row of the body table (ivp.state.bodies), a contact point on loan
+in a row of ``PointRows.rows`` (ivp.collision.points); the kernels of
+ivp.lane, ivp.controllers.constraint and ivp.collision read them by these
+names."""
 
 from __future__ import annotations
 
-# a loaned core's row (Lane.rows)
+# a core's row (BodyTable.rows); from INV_I on, written when the lane takes the core
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
+MOTION_END = 12             # speed, rot_speed and their pending changes: one block from 0
 POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
 AXIS, CUR_SPEED, ABS_OMEGA, MAX_SURF_ROT, T_LAST, I_DT = 38, 41, 42, 43, 44, 45
 CALM_T, CALM_Q0, CALM_Q1, CALM_P0, CALM_P1, STATE = 46, 48, 52, 56, 59, 62
@@ -31,10 +32,14 @@ POINT_WIDTH = 56
 def free_row(rows, holders: list, k: int, slot: str) -> None:
     """Row k of ``rows`` is free: the last row moves into it, and its holder
     (the last of ``holders``, the object of each row) to ``holders[k]``, its
-    ``slot`` attribute following."""
+    ``slot`` attribute following. The vacated last row is zeroed: rows past
+    the holders are no part of the state (a snapshot's hash does not see what
+    a freed row held, so a world whose rows were given back and taken again
+    hashes as one that kept them)."""
     last = len(holders) - 1
     moved = holders.pop()
     if k != last:
         rows[k] = rows[last]
         holders[k] = moved
         setattr(moved, slot, k)
+    rows[last] = 0.0
