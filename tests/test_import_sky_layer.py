@@ -62,6 +62,7 @@ def test_the_sky_layer_is_shown_and_scrolls_by_levelinit(game):
     assert item.get("visible", True) is True
     assert [p.uv_scroll for p in imp.looks["SkyLayer"].parts] == [SCROLL]
     assert [p.prelit for p in imp.looks["SkyLayer"].parts] == [(200 / 255,) * 3]     # drawn unlit, prelit grey
+    assert [(p.surface.blend, p.surface.z_write) for p in imp.looks["SkyLayer"].parts] == [((2, 2), False)]
 
 
 def test_the_sky_layers_texture_moves_half_its_width_in_2_s(gl_window, game, tmp_path):  # noqa: F811

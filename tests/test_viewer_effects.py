@@ -111,3 +111,18 @@ def test_the_balls_shadow_darkens_the_shadow_floor(gl_window, level, tmp_path): 
     darker = (plain - shaded).sum(axis=-1)
     assert (darker > 30).sum() > 100                         # a patch of the floor darkened
     assert (darker < -30).sum() < 10                         # and nothing brightened
+
+
+def test_a_cropped_sprite_lies_where_its_part_of_the_whole_would():
+    """The visible part of a sprite (its columns 2-5 of 8, rows 4-7) is drawn
+    alone, where it lies in the whole quad: a corner at image point (u, v)
+    sits at centre + half x ((2u - 1) right + (1 - 2v) up)."""
+    from viewer.particles import flat_quads, sprite_crop
+    alpha = np.zeros((8, 8))
+    alpha[4:8, 2:6] = 1.0
+    crop = sprite_crop(alpha)
+    assert crop == (0.25, 0.75, 0.5, 1.0)
+    quad = flat_quads(np.array([[10.0, 0.0, 20.0]]), np.array([2.0]), np.ones((1, 4)), crop)[0]
+    # right = +X, up = +Z here: u 0.25 -> x 10 - 1, u 0.75 -> 10 + 1; v 1 -> z 20 - 2, v 0.5 -> z 20
+    assert quad[:, [0, 2]].tolist() == [[9.0, 18.0], [11.0, 18.0], [11.0, 20.0], [9.0, 20.0]]
+    assert quad[:, 3:5].tolist() == [[0.25, 1.0], [0.75, 1.0], [0.75, 0.5], [0.25, 0.5]]

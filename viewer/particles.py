@@ -138,22 +138,38 @@ def shadow_spot(shadow, spheres: dict | None = None):
     return hit[1]
 
 
-def billboards(centres, half_sizes, colours, camera_world) -> np.ndarray:
-    """Camera-facing quads, (n, 4, 9) float32: x y z u v r g b a per corner."""
+FULL = (0.0, 1.0, 0.0, 1.0)     # a sprite's whole image: u0, u1, v0, v1
+
+
+def sprite_crop(alpha: np.ndarray) -> tuple:
+    """The part of a sprite's image (u0, u1, v0, v1; v = 0 at its top) that
+    has a visible pixel: the quads drawn cover only it (less to blend)."""
+    ys, xs = np.nonzero(alpha > 0)
+    if not len(xs):
+        return FULL
+    h, w = alpha.shape
+    return xs.min() / w, (xs.max() + 1) / w, ys.min() / h, (ys.max() + 1) / h
+
+
+def billboards(centres, half_sizes, colours, camera_world, crop=FULL) -> np.ndarray:
+    """Camera-facing quads, (n, 4, 9) float32: x y z u v r g b a per corner;
+    the sprite's ``crop`` of each (sprite_crop), where the whole would be."""
     m = np.asarray(camera_world, np.float64)
-    return _quads(centres, half_sizes, colours, m[0, :3], m[1, :3])
+    return _quads(centres, half_sizes, colours, m[0, :3], m[1, :3], crop)
 
 
-def flat_quads(centres, half_sizes, colours) -> np.ndarray:
+def flat_quads(centres, half_sizes, colours, crop=FULL) -> np.ndarray:
     """Quads lying in the world's XZ plane, (n, 4, 9) float32 as `billboards`."""
-    return _quads(centres, half_sizes, colours, np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0]))
+    return _quads(centres, half_sizes, colours, np.array([1.0, 0.0, 0.0]), np.array([0.0, 0.0, 1.0]), crop)
 
 
-def _quads(centres, half_sizes, colours, right, up) -> np.ndarray:
+def _quads(centres, half_sizes, colours, right, up, crop) -> np.ndarray:
+    """A corner at image point (u, v) lies at centre + half x ((2u - 1) right + (1 - 2v) up)."""
+    u0, u1, v0, v1 = crop
     n = len(centres)
     out = np.empty((n, 4, 9), np.float32)
-    for k, (sr, su, u, v) in enumerate(((-1, -1, 0, 1), (1, -1, 1, 1), (1, 1, 1, 0), (-1, 1, 0, 0))):
-        out[:, k, :3] = np.asarray(centres) + np.asarray(half_sizes)[:, None] * (sr * right + su * up)
+    for k, (u, v) in enumerate(((u0, v1), (u1, v1), (u1, v0), (u0, v0))):
+        out[:, k, :3] = np.asarray(centres) + np.asarray(half_sizes)[:, None] * ((2 * u - 1) * right + (1 - 2 * v) * up)
         out[:, k, 3:5] = (u, v)
         out[:, k, 5:] = colours
     return out

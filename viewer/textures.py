@@ -423,15 +423,17 @@ class Effects:
 
     def draw(self, view_proj: tuple, camera_world) -> int:
         """The shadows and the flames; the draw calls made."""
-        from .particles import billboards, flat_quads
+        from .particles import billboards, flat_quads, sprite_crop
         if self.batch is None:
             self.batch = SpriteBatch()
-        flame_tex, shadow_tex = (self.textures.get(img) for img in self.images or (None, None))
+        images = self.images or ()
+        flame_tex, shadow_tex = (self.textures.get(img) for img in images) if images else (None, None)
+        flame_crop, shadow_crop = (sprite_crop(img[..., 3]) for img in images) if images else (None, None)
         spots = self.shadows
         lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
-        calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4))), shadow_tex, view_proj,
-                                (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
+        calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4)), shadow_crop), shadow_tex,
+                                view_proj, (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
         centres, sizes, colours = self.flames.sprites()
-        calls += self.batch.draw(billboards(centres, sizes, colours, camera_world), flame_tex, view_proj,
+        calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
                                  (gl.GL_SRC_ALPHA, gl.GL_ONE))
         return calls

@@ -31,12 +31,13 @@ from ivp.surface import usable_faces
 
 from . import reader as r
 from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
-from .looks import Textures, mesh_look
+from .looks import Surface, Textures, mesh_look
 from .modules import build_module, placed, read_prefab, under
 
 RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
 ORTHO_TOLERANCE = 1e-4
+ADDED = (2, 2)                      # 3.5's blend factors one, one: a colour added to what is behind
 MAX_SKY_SCROLL = 100.0              # texture repeats per second: a larger Skytranslation is refused (a bad file)
 
 
@@ -611,12 +612,16 @@ class _Importer:
     def _sky_layer(self, item: dict) -> None:
         """5.4 / 5.6: the cloud sheet, saved hidden, shown as the game's script
         shows it, prelit (unlit, the meaning's sky_layer_light), its texture
-        scrolling by the level's Skytranslation per second."""
+        scrolling by the level's Skytranslation per second, added to what is
+        behind it (its clouds are drawn on black; inferred: the file's
+        material is opaque), writing no depth."""
         item.pop("visible", None)
         look = self.looks[item["name"]]
         scroll, light = self.report.settings.sky_scroll, (self.m.sky_layer_light,) * 3
-        self.looks[item["name"]] = replace(look, parts=[replace(p, uv_scroll=scroll, prelit=light)
-                                                        for p in look.parts])
+        self.looks[item["name"]] = replace(look, parts=[
+            replace(p, uv_scroll=scroll, prelit=light, surface=replace(p.surface or Surface(), blend=ADDED,
+                                                                      z_write=False))
+            for p in look.parts])
 
     def _flames(self, docs: list, extra: list) -> None:
         """5.2 / 5.5: the flames' frames of the start's and the checkpoints'
