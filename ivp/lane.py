@@ -275,9 +275,9 @@ def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
-                                 env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value,
-                                 rng.get_seed())
+    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt,
+                                        g[2] * dt, env.freeze_check_time, env.valve_sleep_countdown,
+                                        env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     env.bodies.begun(rows)
