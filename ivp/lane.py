@@ -69,11 +69,13 @@ class Lane:
         self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         core.lane_slot = k
         self.loaned += 1
-        self.environment.epoch.touch(())    # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
-        """The object path runs the core from now (its row stays its state)."""
+        """The object path runs the core from now (its row stays its state):
+        a kept plan that runs it in the lane holds no more. (A take changes
+        nothing a plan or step is made from: the core's row stays where it
+        is.)"""
         core.lane_slot = -1
         self.loaned -= 1
         self.environment.epoch.touch(())
@@ -256,8 +258,6 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     for c in cores:
         if c.lane_slot < 0:
             lane.take(c)
-            if plan is not None:
-                plan.takes += 1
         rows.append(c.lane_slot)
     rows = np.array(rows, dtype=np.int64)
     flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
