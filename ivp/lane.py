@@ -43,7 +43,6 @@ class Lane:
 
     def __init__(self, env):
         self.environment = env
-        self.loaned = 0                 # how many cores are taken
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
         self.ran_moved = False          # a core was given back since: ``ran`` holds cores not taken
         self.plan = None
@@ -68,7 +67,6 @@ class Lane:
         k = core.row
         self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         core.lane_slot = k
-        self.loaned += 1
         return k
 
     def give_back(self, core) -> None:
@@ -77,7 +75,6 @@ class Lane:
         nothing a plan or step is made from: the core's row stays where it
         is.)"""
         core.lane_slot = -1
-        self.loaned -= 1
         self.environment.epoch.touch(())
         self.ran_moved = bool(self.ran)
 
