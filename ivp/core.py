@@ -496,14 +496,14 @@ class Core:
 
 def _lane_input(name: str):
     """A field the lane's row copies when it takes the core (ivp.lane, the
-    columns from INV_I on): a write gives the core back, so the lane takes
-    it again with the new value."""
+    columns from INV_I on): a write to a taken core's field writes those
+    columns again."""
     slot = Core.__dict__["_" + name]
 
     def put(core, v):
-        if core.lane_slot >= 0:
-            core.environment.lane.give_back(core)
         slot.__set__(core, v)
+        if core.lane_slot >= 0:
+            core.environment.lane.take(core)
     return property(slot.__get__, put, doc=f"{name} (spec 1.2)")
 
 

@@ -12,8 +12,9 @@ results are bit-identical to the object path.
 
 The row is the core's state whoever runs it. A core *taken* by the lane
 (``lane_slot``, its row) has the columns the passes only read (from INV_I on)
-written from its fields; it is *given back* when something the lane's choice
-was made from changes, and the object path then integrates it. A snapshot
+written from its fields (again when one of them is written); it is *given
+back* when something the lane's choice was made from changes, and the object
+path then integrates it. A snapshot
 copies the rows and the takes as they are.
 """
 
@@ -63,7 +64,8 @@ class Lane:
         return True
 
     def take(self, core) -> int:
-        """The core's row holds its read-only columns; the lane runs it from now."""
+        """The core's row holds its read-only columns (again, for a taken
+        core whose input changed); the lane runs it from now."""
         k = core.row
         self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         core.lane_slot = k
