@@ -38,7 +38,7 @@ from .fp import (
     sign_bit,
 )
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, M_POS, MAX_SURF_ROT,
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, M_POS, M_R, MAX_SURF_ROT,
                            MOTION_END, POS, Q_LAST, Q_NEXT, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
                            T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
@@ -377,15 +377,14 @@ class Core:
         else:
             Q = umath.quat_from_rot_sin(rs, dt)
         t = env.current_time
-        dtp = t - self.time_of_last_psi
-        self.time_of_last_psi = t
-        px, py, pz = self.pos_world_f_core_last_psi
-        dx, dy, dz = self.delta_world_f_core_psis
-        self.pos_world_f_core_last_psi = (px + dx * dtp, py + dy * dtp, pz + dz * dtp)
-        self.delta_world_f_core_psis = s
-        q = self.q_world_f_core_next_psi
-        self.q_world_f_core_last_psi = q
-        self.q_world_f_core_next_psi = umath.quat_normalize_iter(umath.quat_mul(q, Q))
+        m, b = locate(self)
+        px, py, pz, dx, dy, dz = m[b + POS:b + DELTA + 3].tolist()
+        q = tuple(m[b + Q_NEXT:b + Q_NEXT + 4].tolist())
+        dtp = t - m[b + T_LAST]
+        m[b + T_LAST] = t
+        # the new pos, delta = speed, q_last = q_next, q_next: one block of the row
+        m[b + POS:b + Q_NEXT + 4] = array("d", (px + dx * dtp, py + dy * dtp, pz + dz * dtp, *s, *q,
+                                                *umath.quat_normalize_iter(umath.quat_mul(q, Q))))
         self.calc_rotation_info(Q)
 
     def _gyro_rotation(self, rs, dt: float):
@@ -421,9 +420,9 @@ class Core:
         """
         qx, qy, qz, _ = Q
         n = qx * qx + qy * qy + qz * qz
+        m, b = locate(self)
         if n <= QUAT_NORM_EPS:
-            self.abs_omega = 0.0
-            self.rotation_axis_world = (1.0, 0.0, 0.0)
+            w, x, y, z = 0.0, 1.0, 0.0, 0.0
         else:
             y = isqrt_newton(n)
             s = y * n
@@ -432,14 +431,14 @@ class Core:
             ax = qx * y
             ay = qy * y
             az = qz * y
-            R = self.m_world_f_core_last_psi[0]
-            w, x, y, z = f32q(2.0 * asin_s * self.i_delta_time,
+            R = m[b + M_R:b + M_R + 9].tolist()
+            w, x, y, z = f32q(2.0 * asin_s * m[b + I_DT],
                               R[0] * ax + R[1] * ay + R[2] * az,
                               R[3] * ax + R[4] * ay + R[5] * az,
                               R[6] * ax + R[7] * ay + R[8] * az)
-            self.abs_omega = w
-            self.rotation_axis_world = (x, y, z)
-        self.max_surface_rot_speed = f32(self.abs_omega * self.max_surface_deviation)
+        m[b + AXIS], m[b + AXIS + 1], m[b + AXIS + 2] = x, y, z
+        m[b + ABS_OMEGA] = w
+        m[b + MAX_SURF_ROT] = f32(w * self.max_surface_deviation)
 
     # --- sleep (10.2, 10.3) -----------------------------------------------------
 
@@ -497,14 +496,14 @@ class Core:
 
 def _lane_input(name: str):
     """A field the lane's row copies when it takes the core (ivp.lane, the
-    columns from INV_I on): a write gives the core back, so the lane takes
-    it again with the new value."""
+    columns from INV_I on): a write to a taken core's field writes those
+    columns again."""
     slot = Core.__dict__["_" + name]
 
     def put(core, v):
-        if core.lane_slot >= 0:
-            core.environment.lane.give_back(core)
         slot.__set__(core, v)
+        if core.lane_slot >= 0:
+            core.environment.lane.take(core)
     return property(slot.__get__, put, doc=f"{name} (spec 1.2)")
 
 

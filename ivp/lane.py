@@ -12,8 +12,9 @@ results are bit-identical to the object path.
 
 The row is the core's state whoever runs it. A core *taken* by the lane
 (``lane_slot``, its row) has the columns the passes only read (from INV_I on)
-written from its fields; it is *given back* when something the lane's choice
-was made from changes, and the object path then integrates it. A snapshot
+written from its fields (again when one of them is written); it is *given
+back* when something the lane's choice was made from changes, and the object
+path then integrates it. A snapshot
 copies the rows and the takes as they are.
 """
 
@@ -43,7 +44,6 @@ class Lane:
 
     def __init__(self, env):
         self.environment = env
-        self.loaned = 0                 # how many cores are taken
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
         self.ran_moved = False          # a core was given back since: ``ran`` holds cores not taken
         self.plan = None
@@ -64,18 +64,19 @@ class Lane:
         return True
 
     def take(self, core) -> int:
-        """The core's row holds its read-only columns; the lane runs it from now."""
+        """The core's row holds its read-only columns (again, for a taken
+        core whose input changed); the lane runs it from now."""
         k = core.row
         self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
         core.lane_slot = k
-        self.loaned += 1
-        self.environment.epoch.touch(())    # (a row is not what a unit's lane step is chosen by)
         return k
 
     def give_back(self, core) -> None:
-        """The object path runs the core from now (its row stays its state)."""
+        """The object path runs the core from now (its row stays its state):
+        a kept plan that runs it in the lane holds no more. (A take changes
+        nothing a plan or step is made from: the core's row stays where it
+        is.)"""
         core.lane_slot = -1
-        self.loaned -= 1
         self.environment.epoch.touch(())
         self.ran_moved = bool(self.ran)
 
@@ -256,8 +257,6 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     for c in cores:
         if c.lane_slot < 0:
             lane.take(c)
-            if plan is not None:
-                plan.takes += 1
         rows.append(c.lane_slot)
     rows = np.array(rows, dtype=np.int64)
     flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
@@ -275,9 +274,9 @@ def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt, g[2] * dt,
-                                 env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value,
-                                 rng.get_seed())
+    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt,
+                                        g[2] * dt, env.freeze_check_time, env.valve_sleep_countdown,
+                                        env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     env.bodies.begun(rows)

@@ -219,7 +219,7 @@ class Plan:
     def __init__(self, changes):
         self.changes = changes
         self.start = changes.value
-        self.takes = 0                  # the recording's own touches
+        self.takes = 0                  # the recording's own touches (its points' takes)
         self.epoch = -1
         self.steps = []
         self.awake = None

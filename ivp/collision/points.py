@@ -31,7 +31,7 @@ class PointRows:
 
     def take(self, cp, touch: bool = True) -> int:
         """Put the point's fields in a new row; the point is on loan from now.
-        ``touch``: a resting run's take touches like Lane.take; the system
+        ``touch``: a resting run's take touches (the plan's rows); the system
         passes' do not (a plan and a system's layout hold no point's row)."""
         k = len(self.points)
         if k == self.rows.shape[0]:
@@ -47,7 +47,7 @@ class PointRows:
         cp.point_slot = k
         cp.__class__ = LoanedPoint
         if touch:
-            self.epoch.touch(())        # (as Lane.take)
+            self.epoch.touch(())
         return k
 
     def give_back(self, cp) -> None:
