@@ -65,7 +65,7 @@ _armed = [False]                    # the interval timer is set
 
 
 @contextmanager
-def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
+def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT, busy=None):
     """While inside, each behaviour hook and timer runs under a deadline of
     ``seconds`` of real time (a SIGALRM interval timer, Linux and other POSIX
     systems, the main thread): past it the hook gets a HookTimeout, and its
@@ -76,7 +76,14 @@ def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
     set, and put off at the end of a frame's hooks; when it goes off, the
     innermost running hook older than ``seconds`` gets the HookTimeout (the
     timer set again for HOOK_TIMEOUT_REPEAT), a younger one has it set again
-    for what is left of its time, and with no hook running it stays off."""
+    for what is left of its time, and with no hook running it stays off.
+
+    ``busy(frame)``: whether the running hook, its stack at ``frame``, is
+    at work that is not its own (``ivp.jit.compiling``: a kernel compiled at
+    its first call, up to a minute on a fresh install); a hook found so when
+    its time is up gets its time again from then, and is looked at again
+    every quarter of the limit (so it has at least three quarters of its time
+    after that work ends)."""
     global _watchdog_limit
     if not seconds or threading.current_thread() is not threading.main_thread():
         yield
@@ -88,6 +95,10 @@ def hook_watchdog(seconds: float | None = DEFAULT_HOOK_TIME_LIMIT):
     def expired(_signum, _frame):
         if not _starts:
             _armed[0] = False
+            return
+        if busy is not None and busy(_frame):
+            _starts[-1] = time.monotonic()          # its time again from now, and looked at again soon
+            signal.setitimer(signal.ITIMER_REAL, limit / 4.0)
             return
         left = _starts[-1] + limit - time.monotonic()
         if left > 0.0:

@@ -38,6 +38,18 @@ def kernel(fn=None, *, inline: bool = False):
     return numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
 
 
+def compiling(frame) -> bool:
+    """Whether the Python stack at ``frame`` is in numba: a kernel compiled,
+    or loaded from the disk cache, at its first call (the hook watchdog,
+    ``behaviors.api.hook_watchdog``, does not count that time against a hook).
+    A compiled kernel running has no Python frame, so it never counts here."""
+    while frame is not None:
+        if frame.f_globals.get("__name__", "").split(".")[0] == "numba":
+            return True
+        frame = frame.f_back
+    return False
+
+
 def uncached_kernels() -> int:
     """How many kernels have no compiled copy in numba's disk cache yet (an
     index ``<module>.<name>-<line>.py<version>.nbi`` in the __pycache__

@@ -263,7 +263,7 @@ def _run(args) -> int:
     quiet = logging.NullHandler()
     log.addHandler(quiet)
     try:
-        with hook_watchdog(args.hook_time_limit):
+        with hook_watchdog(args.hook_time_limit, busy=engine_jit.compiling):
             summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
                           args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr,
                           sound_log=args.sound_log)
@@ -309,7 +309,7 @@ def _autopilot(args) -> int:
     drive = autopilot_of(level_meaning())
     say_if_compiling()
     scene = load_scene(args.scene, args.behaviors)
-    with hook_watchdog(args.hook_time_limit):
+    with hook_watchdog(args.hook_time_limit, busy=engine_jit.compiling):
         outcome = drive(scene, args.seconds if args.seconds is not None else AUTOPILOT_SECONDS, args.record,
                         None if args.quiet else sys.stderr)
     print(outcome.text())

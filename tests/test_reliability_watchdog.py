@@ -82,6 +82,26 @@ class Counter(Behavior):
         self.frames += 1
 
 
+@register("test.watchdog.compiler")
+class Compiler(Behavior):
+    """Its first frame's hook spends 3 limits in a stand-in of numba's compiler
+    (a function of a module named numba...), then 0.5 of a limit of its own."""
+
+    def on_start(self):
+        self.frames = 0
+
+    def on_frame(self, dt):
+        self.frames += 1
+        if self.frames == 1:
+            code = "def compile_kernel(end):\n    while time.monotonic() < end:\n        pass\n"
+            space = {"__name__": "numba.core.dispatcher", "time": time}
+            exec(code, space)
+            space["compile_kernel"](time.monotonic() + 3 * LIMIT)
+            end = time.monotonic() + 0.5 * LIMIT
+            while time.monotonic() < end:
+                pass
+
+
 def make_ctx():
     ctx = CKContext()
     ctx.create_entity("Cube")
@@ -174,3 +194,41 @@ def test_ivp_run_names_and_stops_a_stuck_behaviour(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "behaviour 'test.cli.stuck' on the scene, in on_frame: HookTimeout" in out.stderr
     assert "30 frames" in out.stdout                             # 0.5 s at 60 frames/s: the run went on
+
+
+def test_time_a_hook_spends_compiling_a_kernel_is_not_counted_against_it():
+    # a fresh install compiles the engine's kernels at their first call, inside
+    # whichever hook calls them first (the sample level's on_frame took 100 s)
+    from ivp import jit
+    ctx = make_ctx()
+    b = registry.create(ctx, "test.watchdog.compiler", "Cube")
+    with hook_watchdog(LIMIT, busy=jit.compiling):
+        for _ in range(3):
+            ctx.process_frame(20.0)
+    assert b.state == RUNNING and b.frames == 3 and not manager_of(ctx).errors
+    # without being told, the same hook is stopped
+    ctx = make_ctx()
+    b = registry.create(ctx, "test.watchdog.compiler", "Cube")
+    with hook_watchdog(LIMIT):
+        ctx.process_frame(20.0)
+    assert b.state == FAILED
+
+
+def test_a_hook_that_loops_after_compiling_is_still_stopped():
+    from ivp import jit
+    ctx = make_ctx()
+    stuck = registry.create(ctx, "test.watchdog.spinner", "Cube")
+    with hook_watchdog(LIMIT, busy=jit.compiling):
+        for _ in range(3):
+            ctx.process_frame(20.0)
+    assert stuck.state == FAILED
+
+
+def test_compiling_is_a_frame_of_numba_on_the_stack():
+    import sys as _sys
+    from ivp import jit
+    assert not jit.compiling(_sys._getframe())
+    space = {"__name__": "numba.core.compiler", "sys": _sys}
+    exec("def inner(f):\n    return f()\n", space)
+    assert space["inner"](lambda: jit.compiling(_sys._getframe()))
+    assert not jit.compiling(None)

@@ -17,6 +17,7 @@ import gc
 import sys
 
 from behaviors.api import hook_watchdog
+from ivp import jit as engine_jit
 from scenes import DEFAULT_SCENE
 from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_snapshot_option,
                         add_subcommands, add_watchdog_option, check_snapshot_input, find_scene, load_scene,
@@ -86,7 +87,7 @@ def _play(args) -> int:
     if args.paused:
         session.toggle_pause()
     try:
-        with hook_watchdog(args.hook_time_limit):
+        with hook_watchdog(args.hook_time_limit, busy=engine_jit.compiling):
             pyglet.app.run(1.0 / MAX_FPS)
     finally:
         said = session.stop_recording()
