@@ -349,7 +349,7 @@ class Pilot:
     def _past(self, ball, kind: str) -> bool:
         """Is the ball past the place of the failure its variant steers through?"""
         sector, cost = self.variant_until
-        return self.level.sector != sector or self._cost(ball, kind) < cost
+        return self.level.sector > sector or (self.level.sector == sector and self._cost(ball, kind) < cost)
 
     def _stuck(self, ball, kind: str) -> bool:
         """No progress toward the goal for STUCK_FRAMES (progress: the route's cost fell by PROGRESS)."""
