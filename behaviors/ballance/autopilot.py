@@ -15,13 +15,13 @@ The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
 frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
 with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
-``BACKUP_FRAMES`` before it (before the last progress, when stuck, but
-not before the world it last went back to) and
-replays from there with the next of the ``VARIANTS`` of the steering
-(slower, nearer, farther, to a side) until the ball is past the place of
-the failure (a place where it got stuck is an obstacle to the routes
-after), further back after a round of them; after ``MAX_TRIES`` at one
-place it gives up and says where. The keys of the frames rolled back are
+``BACKUP_FRAMES`` before it (before the last progress, when stuck, but not
+before the world it last went back to) and replays from there with the
+next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
+side) until the ball is past the place of the failure (a place where it
+got stuck is an obstacle to the routes after), further back after a round
+of them; after ``MAX_TRIES`` at one place (``MAX_SECTOR_TRIES`` in one
+sector) it gives up and says where. The keys of the frames rolled back are
 dropped, so the keys kept are a normal recording (behaviors.recording) that
 replays the same run.
 """
@@ -57,6 +57,7 @@ STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuc
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
 MAX_TRIES = 24               # rollbacks at one place before giving up
+MAX_SECTOR_TRIES = 60        # rollbacks in one sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
@@ -187,7 +188,8 @@ class Pilot:
         self.rollbacks = 0
         self.restored_at = 0                     # the frame of the world last restored
         self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
-        self.tries = {}
+        self.tries = {}                          # sector -> rollbacks at its current trouble place
+        self.sector_tries = {}                   # sector -> rollbacks in all
         self.variant = VARIANTS[0]
         self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
         self.step(frozenset())                   # the level finds its sectors and spawns the ball
@@ -349,7 +351,7 @@ class Pilot:
     def _past(self, ball, kind: str) -> bool:
         """Is the ball past the place of the failure its variant steers through?"""
         sector, cost = self.variant_until
-        return self.level.sector != sector or self._cost(ball, kind) < cost
+        return self.level.sector > sector or (self.level.sector == sector and self._cost(ball, kind) < cost)
 
     def _stuck(self, ball, kind: str) -> bool:
         """No progress toward the goal for STUCK_FRAMES (progress: the route's cost fell by PROGRESS)."""
@@ -369,8 +371,10 @@ class Pilot:
         here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {player.kind} ball {what}"
                 f"{self._near(p)}")
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
-        if tries >= MAX_TRIES:
-            return f"{here} after {tries} tries with every steering"
+        sector_tries = self.sector_tries.get(sector, 0)
+        if tries >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
+            return f"{here} after {max(tries, sector_tries)} tries with every steering"
+        self.sector_tries[sector] = sector_tries + 1
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)
