@@ -79,3 +79,39 @@ def test_the_sky_layers_texture_moves_half_its_width_in_2_s(gl_window, game, tmp
 
     assert colour("0") == "r"
     assert colour("2") == "b"
+
+
+def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, game):  # noqa: F811
+    """Drawn in the sky box's pass once it stands still (viewer/textures.py
+    SkySheet): from 40 above, the sheet 50 below the eye and 40 wide, the
+    pixel over world x = +10 (u 0.25, red 230) is the sky's green (0, 40, 0)
+    plus 230 x 200/255 = 180 of red; the image's edge (27.7 off the middle
+    at the sheet, fov 58) is beyond the sheet: the sky alone."""
+    import scenes
+    from scenes.virtools import game_level
+    from viewer.camera import look_at
+    from viewer.gameplay import scene_look
+    from viewer.renderer import Offscreen, Renderer
+    from viewer.session import Session
+    from viewer.static import SETTLE_FRAMES
+    from viewer.window import View
+    gl_window.switch_to()                   # the context the CLI's renders left
+    (game / "Textures" / "Sky").mkdir()
+    for face in ("Back", "Right", "Front", "Left", "Down"):
+        Image.fromarray(np.full((4, 4, 3), (0, 40, 0), np.uint8), "RGB").save(game / "Textures" / "Sky" /
+                                                                             f"Sky_L_{face}.bmp")
+    session = Session(lambda: scenes.load(game_level(str(game), 1)))
+    session.tick(1 / 60)
+    session.toggle_pause()
+    view = View(session, scene_camera=lambda _s: look_at((0, 40, 0.01), (0, 0, 0)))
+    renderer = Renderer(*scene_look(session))
+    target = Offscreen(240, 240, samples=0)
+    for _ in range(SETTLE_FRAMES + 2):
+        target.bind()
+        view.draw(renderer, (240, 240))
+    assert renderer.sky_box is not None and renderer.static.sky_sheet() is not None
+    img = target.read().astype(int)
+    scale = 120 / (50 * np.tan(np.radians(29)) * 3 / 4)
+    col = int(round(120 - 10.0 * scale))
+    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (180, 40, 0), atol=3)
+    assert np.allclose(img[117:124, :2].reshape(-1, 3), (0, 40, 0), atol=3)

@@ -521,3 +521,51 @@ def test_a_repeated_frame_is_encoded_once(tmp_path, monkeypatch):
     sink.write(np.zeros((2, 2, 3), np.uint8), 3)
     assert len(encoded) == 1 and sorted(p.name for p in (tmp_path / "frames").iterdir()) == [
         "frame_00000.png", "frame_00001.png", "frame_00002.png"]
+
+
+def test_a_game_level_shows_its_own_hud_and_h_brings_the_debug_one(gl_window, tmp_path):  # noqa: F811
+    # issue 42: on a level with the game's HUD the debug HUD starts hidden; a YAML scene keeps it
+    import scenes
+    from pyglet.window import key
+
+    from viewer.window import ViewerWindow
+    from virtools_levels import two_sector_level
+    path = tmp_path / "Level_01.NMO"
+    path.write_bytes(two_sector_level().data())
+    game = ViewerWindow(Session(lambda: scenes.load(str(path))), 320, 240, samples=0, visible=False)
+    plain = ViewerWindow(Session(lambda: scenes.load("sample_level")), 320, 240, samples=0, visible=False)
+    try:
+        for w in (game, plain):
+            w.tick(1 / 60)
+        assert not game.hud_shown() and plain.hud_shown()
+        press(game, key.H)
+        assert game.hud_shown()
+        press(plain, key.H)
+        assert not plain.hud_shown()
+    finally:
+        game.close()
+        plain.close()
+
+
+def test_the_help_fits_the_window_below_the_hud_at_1024x768(gl_window):  # noqa: F811
+    # issue 42: the help's lines (38 now), with the sample level's seven-line HUD above them
+    import scenes
+    from pyglet.window import key
+
+    from viewer.renderer import Offscreen
+    from viewer.window import ViewerWindow, overlaps
+    w = ViewerWindow(Session(lambda: scenes.load("sample_level")), 1024, 768, samples=0, visible=False)
+    try:
+        w.tick(1 / 60)
+        press(w, key.F1)
+        assert len(w.centre_lines()) >= 33            # 33 when issue 42 was filed
+        target = Offscreen(1024, 768)
+        target.bind()
+        w.on_draw()
+        target.read()
+        rects = w.overlay.rects
+        x, y, cw, ch = rects["centre"]
+        assert x >= 0 and y >= 0 and x + cw <= 1024 and y + ch <= 768
+        assert not overlaps(rects["status"], rects["centre"])
+    finally:
+        w.close()

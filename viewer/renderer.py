@@ -251,12 +251,16 @@ class Renderer:
         self.static.culled = 0
         clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
         self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
+        sheet = None
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
             programs.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
-            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
-        self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock)
+            sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
+            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn), sheet, camera_world,
+                              self.lens.far, clock)
+        self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
+                                            sky_drawn=sheet is not None)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:

@@ -24,7 +24,7 @@ from pyglet import gl
 
 from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
-from .textures import look_corners, set_part, set_surface, surface_texture
+from .textures import SkySheet, look_corners, set_part, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
 CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
@@ -217,11 +217,23 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0) -> int:
+    def sky_sheet(self) -> SkySheet | None:
+        """The settled sky layer (a bucket of a Surface with ``sky``) as a
+        SkySheet, if it is one entity that is one; else None."""
+        for b in self.buckets.values():
+            if b.surface is not None and b.surface.sky and len(b.members) == 1:
+                vertices, indices, matrix, tint = next(iter(b.members.values()))
+                m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+                return SkySheet.of(vertices[:, :3] @ m[:3, :3] + m[3, :3], vertices[:, 6:8], indices,
+                                   colour=b.colour, tint=tint, texture=b.texture, scroll=b.scroll, prelit=b.prelit)
+        return None
+
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False) -> int:
         """The opaque buckets or the others, each with members in one call
         (identity model rows), without its squares outside the view's
         ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
-        ``clock``, with ``programs`` (textures.MeshPrograms); the draw calls made."""
+        ``clock``, with ``programs`` (textures.MeshPrograms), without the sky
+        layer if ``sky_drawn`` (the sky's pass drew it); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -229,7 +241,7 @@ class StaticLayer:
             b = self.buckets[key]
             if b.dirty:
                 b.rebuild()
-            if not b.count or b.opaque != opaque:
+            if not b.count or b.opaque != opaque or (sky_drawn and b.surface is not None and b.surface.sky):
                 continue
             visible = None if planes is None else spheres_in_frustum(planes, b.centres, b.radii)
             if visible is not None and not visible.any():

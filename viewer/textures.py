@@ -91,11 +91,16 @@ def surface_texture(part, textures: TextureCache):
     return textures.get(part.texture, key)
 
 
+def scrolled(scroll, clock: float) -> tuple:
+    """The texture offset of a scroll (u, v per second) at ``clock`` seconds, within one repeat."""
+    return tuple(float((c * clock) % 1.0) for c in scroll)
+
+
 def set_part(program, scroll, prelit, clock: float) -> None:
     """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
     per second, at ``clock`` seconds (kept within one repeat), and its
     lighting: None lit, else the colour of a prelit part (no lighting)."""
-    program["uv_offset"] = tuple(float((c * clock) % 1.0) for c in scroll)
+    program["uv_offset"] = scrolled(scroll, clock)
     program["unlit"] = int(prelit is not None)
     if prelit is not None:
         program["prelit"] = tuple(float(c) for c in prelit)
@@ -234,13 +239,45 @@ layout(location = 0) in vec3 position;
 layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;                     // the camera's rotation only: the sky never comes nearer
 out vec2 v_uv;
-void main() { v_uv = uv; gl_Position = (view_proj * vec4(position, 1.0)).xyww; }   // on the far plane
+out vec3 v_direction;                       // from the eye, in world axes
+void main() {
+    v_uv = uv;
+    v_direction = position;
+    gl_Position = (view_proj * vec4(position, 1.0)).xyww;   // on the far plane
+}
 """
 _SKY_FS = """#version 330 core
 in vec2 v_uv;
+in vec3 v_direction;
 uniform sampler2D image;
+uniform int sheet;                          // a sky layer (SkySheet) added where the eye's ray meets it
+uniform sampler2D sheet_image;
+uniform vec3 eye;
+uniform vec3 forward;                       // the camera's, for the far plane
+uniform float far;
+uniform float sheet_y;
+uniform vec4 sheet_bounds;                  // x min, z min, x max, z max
+uniform vec3 sheet_u;                       // u = dot(sheet_u, (x, z, 1)) + the scroll, v alike
+uniform vec3 sheet_v;
+uniform vec2 uv_offset;
+uniform vec4 sheet_colour;                  // the part's colour
+uniform vec3 sheet_tint;                    // added to it
+uniform vec3 sheet_light;                   // its prelit colour
 out vec4 frag;
-void main() { frag = vec4(texture(image, v_uv).rgb, 1.0); }
+void main() {
+    vec3 colour = texture(image, v_uv).rgb;
+    if (sheet == 1) {
+        vec3 d = normalize(v_direction);
+        float t = (sheet_y - eye.y) / d.y;
+        vec3 p = eye + t * d;
+        vec3 q = vec3(p.x, p.z, 1.0);
+        vec3 cloud = sheet_colour.rgb * texture(sheet_image, vec2(dot(sheet_u, q), dot(sheet_v, q)) + uv_offset).rgb;
+        if (t > 0.0 && t * dot(d, forward) <= far && all(greaterThanEqual(p.xz, sheet_bounds.xy))
+            && all(lessThanEqual(p.xz, sheet_bounds.zw)))
+            colour += clamp(cloud + sheet_tint, 0.0, 1.0) * sheet_light;
+    }
+    frag = vec4(min(colour, 1.0), 1.0);
+}
 """
 
 
@@ -271,11 +308,17 @@ class SkyBox:
         indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
         self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
 
-    def draw(self, view_proj) -> None:
+    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0) -> None:
+        """The sky, and ``sheet`` (a SkySheet, or None) added to it as seen
+        from ``camera_world`` with the lens' ``far`` plane, scrolled to ``clock``."""
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)
-        self.program.use()
-        self.program["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
+        p = self.program
+        p.use()
+        p["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
+        p["sheet"] = int(sheet is not None)
+        if sheet is not None:
+            sheet.set(p, camera_world, far, clock)
         gl.glBindVertexArray(self.vao)
         gl.glActiveTexture(gl.GL_TEXTURE0)
         for k, tex in enumerate(self.faces):
@@ -283,9 +326,56 @@ class SkyBox:
                 gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
                 gl.glDrawElements(gl.GL_TRIANGLES, 6, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * 6 * k))
         gl.glBindVertexArray(0)
-        self.program.stop()
+        p.stop()
         gl.glDepthMask(gl.GL_TRUE)
         gl.glDepthFunc(gl.GL_LESS)
+
+
+class SkySheet:
+    """A sky layer (a Surface with ``sky``) that is one flat, level,
+    axis-aligned rectangle whose UVs are linear in x and z: the sky box's
+    pass adds it where the eye's ray meets it, as drawing it would (its
+    blend adds, it writes no depth and lies below everything, so it shows
+    only where the sky does), without shading the screen a second time."""
+
+    def __init__(self, world: np.ndarray, uvs: np.ndarray, colour, tint, texture, scroll, prelit):
+        self.y = float(world[0, 1])
+        lo, hi = world[:, [0, 2]].min(axis=0), world[:, [0, 2]].max(axis=0)
+        self.bounds = (float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1]))
+        rows = np.column_stack([world[:, 0], world[:, 2], np.ones(len(world))])
+        fit = np.linalg.lstsq(rows, uvs, rcond=None)[0]      # (3, 2): u and v from (x, z, 1)
+        self.u, self.v = fit[:, 0], fit[:, 1]
+        self.colour, self.tint, self.texture, self.scroll = colour, tint, texture, scroll
+        self.prelit = (1.0, 1.0, 1.0) if prelit is None else prelit
+
+    @classmethod
+    def of(cls, world: np.ndarray, uvs: np.ndarray, indices: np.ndarray, **look):
+        """The SkySheet of these triangles (``indices`` into the (k, 3) world
+        corners with their (k, 2) UVs), or None if they do not cover a level
+        rectangle (their areas add up to its area) with UVs linear in x and z."""
+        world, uvs = np.asarray(world, dtype=np.float64), np.asarray(uvs, dtype=np.float64)
+        xz = world[:, [0, 2]]
+        size = xz.max(axis=0) - xz.min(axis=0)
+        a, b, c = (xz[np.asarray(indices).reshape(-1, 3)[:, k]] for k in range(3))
+        area = 0.5 * np.abs((b - a)[:, 0] * (c - a)[:, 1] - (b - a)[:, 1] * (c - a)[:, 0]).sum()
+        if (look["texture"] is None or np.ptp(world[:, 1]) > 1e-3 or size.min() <= 0.0
+                or not np.isclose(area, size.prod(), rtol=1e-4)):
+            return None
+        sheet = cls(world, uvs, **look)
+        fitted = np.column_stack([xz, np.ones(len(xz))]) @ np.stack([sheet.u, sheet.v], axis=1)
+        return sheet if np.allclose(fitted, uvs, atol=1e-4) else None
+
+    def set(self, program, camera_world, far: float, clock: float) -> None:
+        m = np.asarray(camera_world, dtype=np.float64)
+        program["eye"], program["forward"] = tuple(map(float, m[3, :3])), tuple(map(float, m[2, :3]))
+        program["far"], program["sheet_y"], program["sheet_bounds"] = float(far), self.y, self.bounds
+        program["sheet_u"], program["sheet_v"] = tuple(map(float, self.u)), tuple(map(float, self.v))
+        program["uv_offset"] = scrolled(self.scroll, clock)
+        program["sheet_colour"] = tuple(float(c) for c in self.colour)
+        program["sheet_tint"], program["sheet_light"] = tuple(map(float, self.tint[:3])), tuple(map(float, self.prelit))
+        program["sheet_image"] = 1
+        gl.glActiveTexture(gl.GL_TEXTURE1)
+        gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
 
 
 # --- effects: flames and blob shadows (viewer/particles.py) -----------------------------------------

@@ -244,10 +244,10 @@ def overlaps(a, b) -> bool:
 class TextPanel:
     """A block of monospaced lines at a corner of the window, on a dark backing."""
 
-    def __init__(self, anchor_x: str, anchor_y: str):
+    def __init__(self, anchor_x: str, anchor_y: str, font_size: int = 11):
         self.anchor_x, self.anchor_y = anchor_x, anchor_y
         self.batch = pyglet.graphics.Batch()
-        self.label = pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=11, multiline=True,
+        self.label = pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=font_size, multiline=True,
                                        width=900, color=(255, 255, 255, 255), batch=self.batch,
                                        anchor_x="left", anchor_y="top")
         self.backing = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 140), batch=self.batch)
@@ -276,14 +276,14 @@ class TextPanel:
 
 class Overlay2D:
     """HUD, selection panel and a centred panel (help or the last error, in
-    place of the selection), drawn over the 3D image; the selection panel moves
-    below the HUD when they would overlap. `rects` holds the panels' rectangles
+    place of the selection, in a smaller font), drawn over the 3D image; the
+    selection and the centred panel move below the HUD when they would overlap. `rects` holds the panels' rectangles
     of the last draw."""
 
     def __init__(self):
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
-        self.centre = TextPanel("center", "center")
+        self.centre = TextPanel("center", "center", font_size=9)     # the help's 33 lines fit below the HUD
         self.game = GameHud()           # the game's manner: score, lives, level, sector
         self.rects = {}
 
@@ -305,7 +305,9 @@ class Overlay2D:
                 self.rects["selection"] = rect
                 self.selection.draw()
         if centre_lines:
-            self.rects["centre"] = self.centre.layout(centre_lines, width, height)
+            rect = self.rects["centre"] = self.centre.layout(centre_lines, width, height)
+            if "status" in self.rects and overlaps(rect, self.rects["status"]):
+                self.rects["centre"] = self.centre.layout(centre_lines, width, height, top=self.rects["status"][1])
             self.centre.draw()
 
 
@@ -357,7 +359,7 @@ class ViewerWindow(pyglet.window.Window):
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
         self.overlay = Overlay2D()
-        self.show_hud = True
+        self.show_hud = None        # the debug HUD; None: by the scene (off on a game level: its HUD shows)
         self.plot_samples = Samples()
         self.plots = None           # the PlotPanel while F3 shows it
         self.centre = None          # "help" or "error": the centred panel shown
@@ -432,10 +434,17 @@ class ViewerWindow(pyglet.window.Window):
         t0 = time.perf_counter()
         self.scene_view.draw(self.renderer, size)
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
-        status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
+        status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.hud_shown() else ()
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
         if self.plots is not None:
             self.plots.draw(self.plot_samples)
+
+    def hud_shown(self) -> bool:
+        """Whether the debug HUD shows: as H set it, else unless the scene is an
+        imported level (scenes.virtools), whose game HUD shows."""
+        if self.show_hud is None:
+            return getattr(self.session.scene, "level", None) is None
+        return self.show_hud
 
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
@@ -509,7 +518,7 @@ class ViewerWindow(pyglet.window.Window):
             v.contact_scale = (v.contact_scale + 1) % len(measures.CONTACT_SCALES)
             s.message = f"contact forces: {measures.CONTACT_SCALES[v.contact_scale]:g} m per N"
         elif action == "hud":
-            self.show_hud = not self.show_hud
+            self.show_hud = not self.hud_shown()
         elif action == "plots":
             self.plots = PlotPanel() if self.plots is None else None
         elif action in ("help", "error"):

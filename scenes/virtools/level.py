@@ -614,13 +614,13 @@ class _Importer:
         shows it, prelit (unlit, the meaning's sky_layer_light), its texture
         scrolling by the level's Skytranslation per second, added to what is
         behind it (its clouds are drawn on black; inferred: the file's
-        material is opaque), writing no depth."""
+        material is opaque), writing no depth, marked as the sky's."""
         item.pop("visible", None)
         look = self.looks[item["name"]]
         scroll, light = self.report.settings.sky_scroll, (self.m.sky_layer_light,) * 3
         self.looks[item["name"]] = replace(look, parts=[
             replace(p, uv_scroll=scroll, prelit=light, surface=replace(p.surface or Surface(), blend=ADDED,
-                                                                      z_write=False))
+                                                                      z_write=False, sky=True))
             for p in look.parts])
 
     def _flames(self, docs: list, extra: list) -> None:

@@ -40,13 +40,15 @@ class Surface:
     blending is on, else None (opaque); ``alpha_test`` the (compare function
     code, reference 0-255) while alpha testing is on, else None; back faces
     drawn when ``two_sided``; depth written when ``z_write``; ``colour_key``
-    the RGB (0xRRGGBB) of the texture's transparent pixels, else None."""
+    the RGB (0xRRGGBB) of the texture's transparent pixels, else None;
+    ``sky`` a sky layer's (5.6): a viewer may draw it in its sky's pass."""
 
     blend: tuple | None = None
     alpha_test: tuple | None = None
     two_sided: bool = False
     z_write: bool = True
     colour_key: int | None = None
+    sky: bool = False
 
 
 def material_surface(mat: r.Material, tex: r.Texture | None) -> Surface:
