@@ -126,6 +126,14 @@ class CK3dEntity(CKObject):
         self.visible = True
         self.color = LIGHT_GREY
 
+    def __getstate__(self) -> dict:
+        """The fields without the kept world matrix, a memo made again on
+        demand: a snapshot (and its hash) is the same whether or not someone
+        (the viewer's drawing) has read the world matrix."""
+        state = self.__dict__.copy()
+        state["_world_kept"] = None
+        return state
+
     # --- matrices -------------------------------------------------------------
 
     def _world(self) -> np.ndarray:

@@ -17,6 +17,9 @@ manager, in this order:
    blocks of each behaviour fired during the previous frame's physics step
    (``on_collision``, ``on_contact``).
 
+The sounds that behaviours emit during these steps (``Behavior.sound``) are
+the frame's; the next frame forgets them (``behaviors.hooks.sound_events``).
+
 A hook that raises stops its behaviour (its timers go, the blocks it owns are
 destroyed) and is reported in ``ctx.errors`` / the console with the behaviour,
 its entity, the hook and the traceback; the frame and every other behaviour go on.
@@ -189,6 +192,48 @@ class ContactEvent:
     on: bool
 
 
+SOUND_ACTIONS = ("play", "loop", "set", "stop")
+
+
+@dataclass(frozen=True)
+class SoundEvent:
+    """A sound the rules decided, for the viewer or a sound log
+    (``behaviors.hooks.sound_events``): ``action`` "play" (once), "loop"
+    (start ``name`` looping), "set" (a loop's new volume and pitch) or
+    "stop" (end the loop); ``time`` is the behaviour clock in seconds."""
+
+    time: float
+    name: str
+    volume: float
+    pitch: float
+    action: str
+
+
+@dataclass(frozen=True)
+class Emitter:
+    """A particle emitter a behaviour wants drawn (``behaviors.hooks.emitters``):
+    ``name`` one per emitter (its particles live on across frames), ``kind``
+    what the viewer draws ("flame"), ``position`` in the world, ``size`` the
+    scale of its particles (1: the viewer's size of the kind)."""
+
+    name: str
+    kind: str
+    position: tuple
+    size: float = 1.0
+
+
+@dataclass(frozen=True)
+class BlobShadow:
+    """A round shadow a behaviour wants cast straight down
+    (``behaviors.hooks.blob_shadows``) from ``position`` onto the first of
+    ``receivers`` (entities) within ``max_height`` below it, ``radius`` wide."""
+
+    position: tuple
+    radius: float
+    receivers: tuple
+    max_height: float
+
+
 @dataclass(order=True)
 class _Delayed:
     due_ms: float
@@ -310,6 +355,11 @@ class Behavior:
         now or ``delay`` seconds from now; the sender is this behaviour's entity."""
         self.manager.post(name, to, self.entity, data, delay)
 
+    def sound(self, name: str, volume: float = 1.0, pitch: float = 1.0, action: str = "play") -> None:
+        """Emit a SoundEvent (volume 0 to 1, pitch > 0): the frame's sounds are
+        read after it by ``behaviors.hooks.sound_events``."""
+        self.manager.emit_sound(self, name, volume, pitch, action)
+
     # --- blocks and initial conditions ---------------------------------------------------
 
     def own(self, block):
@@ -318,6 +368,11 @@ class Behavior:
         when the behaviour stops, fails or is reset."""
         self._owned_blocks.append(block)
         return block
+
+    def dispose(self, block) -> None:
+        """Dispose of an owned block now (see ``own``); a watched one's outputs
+        no longer come."""
+        self.manager.dispose(self, block)
 
     def collision_detection(self, entity=None, **pins):
         """A PhysicsCollDetection on ``entity`` (default: the owner), created now;
@@ -374,6 +429,7 @@ class BehaviorManager:
         self._seq = 0
         self._watched = []
         self._ic = {}
+        self.sounds = []                # the SoundEvents of the last frame
 
     # --- attachment -------------------------------------------------------------------
 
@@ -483,6 +539,25 @@ class BehaviorManager:
             self._delayed.append(_Delayed(self.time_ms + delay * 1000.0, self._seq, name, to, sender, data))
             self._delayed.sort()
 
+    def dispose(self, behavior: Behavior, block) -> None:
+        """Behavior.dispose: the block no longer owned nor watched, then disposed of."""
+        behavior._owned_blocks = [b for b in behavior._owned_blocks if b is not block]
+        self._watched = [(b, blk) for b, blk in self._watched if blk is not block]
+        block.dispose()
+
+    def emit_sound(self, behavior: Behavior, name, volume, pitch, action) -> None:
+        """Behavior.sound: checked, then kept with this frame's sounds."""
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{behavior!r}: a sound needs a name, got {name!r}")
+        if action not in SOUND_ACTIONS:
+            raise ValueError(f"{behavior!r}: sound {name!r}: the action must be one of {SOUND_ACTIONS}, "
+                             f"got {action!r}")
+        for what, v, ok in (("volume", volume, lambda x: 0.0 <= x <= 1.0), ("pitch", pitch, lambda x: 0.0 < x < 1e3)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not ok(v):
+                raise ValueError(f"{behavior!r}: sound {name!r}: the {what} must be a number "
+                                 f"{'from 0 to 1' if what == 'volume' else 'above 0 (below 1000)'}, got {v!r}")
+        self.sounds.append(SoundEvent(self.time_ms * 0.001, name, float(volume), float(pitch), action))
+
     def watch(self, behavior: Behavior, block):
         """Own a collision / contact block, create it, and hand its outputs to the behaviour."""
         behavior.own(block)
@@ -546,6 +621,7 @@ class BehaviorManager:
 
     def process(self, ctx) -> None:
         """One frame of behaviours (module docstring)."""
+        self.sounds = []
         self.frame += 1
         self.time_ms += float(ctx.time_manager.last_delta_ms)
         dt = float(ctx.time_manager.last_delta_ms) * 0.001

@@ -9,12 +9,17 @@ game supplied them:
   camera looking along its Z), or None while it has none;
 - ``hud_fields()``: a dict of name -> value for the HUD's game line (None values
   are not shown), or None;
-- ``outcome()``: one line saying how the run ended, or None.
+- ``outcome()``: one line saying how the run ended, or None;
+- ``emitters()``: the particle emitters (``api.Emitter``) to draw now;
+- ``blob_shadows()``: the round shadows (``api.BlobShadow``) to draw now.
+
+Sounds are not asked for: any behaviour emits them with ``Behavior.sound``
+and ``sound_events`` hands out those of the last frame.
 """
 
 from __future__ import annotations
 
-from .api import RUNNING, manager_of
+from .api import RUNNING, BlobShadow, Emitter, SoundEvent, manager_of
 
 
 def _offers(ctx, method: str):
@@ -41,3 +46,19 @@ def hud_fields(ctx) -> dict:
 def outcome(ctx) -> str:
     """The outcome lines of the running behaviours ('' when none offers one)."""
     return "; ".join(o for o in _offers(ctx, "outcome") if o)
+
+
+def emitters(ctx) -> list[Emitter]:
+    """The emitters of every running behaviour that offers some, in order."""
+    return [e for found in _offers(ctx, "emitters") for e in (found or ())]
+
+
+def blob_shadows(ctx) -> list[BlobShadow]:
+    """The blob shadows of every running behaviour that offers some, in order."""
+    return [b for found in _offers(ctx, "blob_shadows") for b in (found or ())]
+
+
+def sound_events(ctx) -> list[SoundEvent]:
+    """The SoundEvents the behaviours emitted during the last frame, in order."""
+    m = manager_of(ctx, create=False)
+    return list(m.sounds) if m is not None else []

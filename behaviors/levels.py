@@ -90,7 +90,8 @@ class LevelMeaning:
     is the ``fan`` behaviour, ``balloon`` the finish's prefab.
     ``hidden_groups``: groups whose members are imported hidden (what the
     game's scripts hide at start), besides the objects the file itself saves
-    hidden.
+    hidden. ``balls``: the included rig's entities and groups that take their
+    meshes and looks from the same names in the game's ``balls_file``.
     """
 
     name: str
@@ -131,6 +132,12 @@ class LevelMeaning:
     default_sky: str
     level_bonus: int                    # the default bonus per level number
     hidden_groups: tuple = ()           # members hidden at start (the file's hidden flag hides others too)
+    balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
+    balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
+    autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
+    flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
+    sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
+    sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
 
 
 def level_meaning() -> LevelMeaning:
@@ -150,3 +157,16 @@ def level_meaning() -> LevelMeaning:
     if not isinstance(meaning, LevelMeaning):
         raise ValueError(f"the {ENTRY_POINT_GROUP} entry point {ep.name!r} = {ep.value!r} is not a LevelMeaning")
     return meaning
+
+
+def autopilot_of(meaning: LevelMeaning):
+    """The plug-in's autopilot function (LevelMeaning.autopilot); a ValueError
+    when it names none or what it names does not load."""
+    if not meaning.autopilot:
+        raise ValueError(f"the level plug-in {meaning.name!r} has no autopilot")
+    from ivp.snapshot import import_name
+    try:
+        return import_name(meaning.autopilot)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"the level plug-in {meaning.name!r}: autopilot {meaning.autopilot!r} does not load: "
+                         f"{type(exc).__name__}: {exc}") from exc

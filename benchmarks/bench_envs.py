@@ -4,7 +4,9 @@ Random key presses (a new action every step, frame_skip 1: a step is a frame
 of 1/60 s) on the bundled sample level, and on an original level with
 ``--game``. For each level it prints the env in this process, then
 ``gymnasium.vector.AsyncVectorEnv`` of 1, 2 ... processes (one world each),
-their total steps per second and the scaling over one process. Loading and the
+their total steps per second and the scaling over one process. In this process
+it also splits the time: the env's own work in a step (keys, observation,
+reward: all but the frames; the median) and the resets' share. Loading and the
 first reset are not timed; an episode's end resets inside the timing, as in
 training.
 
@@ -28,17 +30,37 @@ def actions(n: int, seed: int = 0):
     return np.random.default_rng(seed).integers(0, 2, size=(n, len(KEYS)), dtype=np.int8)
 
 
-def serial_rate(make, steps: int) -> float:
+def serial_rate(make, steps: int) -> tuple:
+    """Steps per second in this process; the env's own time in a step (the step
+    less its frames), the median over the steps in ms (robust to the machine's
+    other work); the share of the time spent in resets."""
     env = make()
     env.reset(seed=0)
+    in_frames = in_resets = 0.0
+    run_frames = env._run_frames
+
+    def timed_frames(keys, n):
+        nonlocal in_frames
+        t = time.perf_counter()
+        try:
+            return run_frames(keys, n)
+        finally:
+            in_frames += time.perf_counter() - t
+
+    env._run_frames = timed_frames
+    own = []
     t0 = time.perf_counter()
     for a in actions(steps):
+        t, before = time.perf_counter(), in_frames
         _, _, terminated, truncated, _ = env.step(a)
+        own.append(time.perf_counter() - t - (in_frames - before))
         if terminated or truncated:
+            t = time.perf_counter()
             env.reset()
-    rate = steps / (time.perf_counter() - t0)
+            in_resets += time.perf_counter() - t
+    total = time.perf_counter() - t0
     env.close()
-    return rate
+    return steps / total, float(np.median(own)) * 1e3, in_resets / total
 
 
 def vector_rate(make, processes: int, steps: int) -> float:
@@ -55,7 +77,9 @@ def vector_rate(make, processes: int, steps: int) -> float:
 
 
 def bench(label: str, make, steps: int, processes) -> None:
-    print(f"{label}: in this process {serial_rate(make, steps):7.0f} steps/s", flush=True)
+    rate, own_ms, resets = serial_rate(make, steps)
+    print(f"{label}: in this process {rate:7.0f} steps/s  (the env's own work {own_ms:.3f} ms a step (median), "
+          f"resets {100 * resets:.0f}% of the time)", flush=True)
     base = None
     for n in processes:
         rate = vector_rate(make, n, steps)

@@ -1,6 +1,7 @@
 """Benchmark: the original levels of your Ballance folder (issue 40, item 5).
 
     python benchmarks/levels.py --game /path/to/Ballance [--seconds 5] [--levels 1 2 3] [--probes ...]
+                                [--autopilot [SECONDS]]
 
 Per level, a Markdown table row: the load time (read, import, build; target
 under 3 s), objects and triangles of the file (all, and in the Phys_* groups),
@@ -10,7 +11,10 @@ second of frame time, whether the state stayed finite, and the player ball's
 height at the start and the end (it settles on the start plate: a drop of a
 few units, not a fall through the floor). With ``--probes`` (all, or some of
 rest, fans, trafos, boxes, extras), each level's mechanisms after the table
-(benchmarks/level_probes.py). The project ships no game file: the folder is
+(benchmarks/level_probes.py). With ``--autopilot``, a second table: the
+autopilot playing each level (``ivp run --autopilot``, at most SECONDS of
+play, default 900): its outcome, the seconds of play, the rollbacks of its
+search and its wall seconds. The project ships no game file: the folder is
 yours (docs/levels.md).
 """
 
@@ -25,6 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import scenes  # noqa: E402
 from behaviors.ballance import player_of  # noqa: E402
+from behaviors.levels import autopilot_of, level_meaning  # noqa: E402
 from benchmarks import level_probes  # noqa: E402
 from scenes import headless  # noqa: E402
 from scenes.virtools import game_level  # noqa: E402
@@ -57,6 +62,21 @@ def row(game: str, number: int, seconds: float) -> str:
             f"| {'yes' if summary.finite else 'NO'} | {y0:.2f} -> {y1:.2f} |")
 
 
+AUTOPILOT_HEADER = ("| level | autopilot | play s | rollbacks | wall s |\n"
+                    "|---|---|---|---|---|")
+
+
+def autopilot_row(game: str, number: int, seconds: float) -> str:
+    """One level's row of the autopilot's table."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scene = scenes.load(game_level(game, number))
+    outcome = autopilot_of(level_meaning())(scene, seconds)
+    said = outcome.text().split(": ", 1)[1].split(" (")[0]
+    return (f"| {number:02d} | {said} | {outcome.seconds:.1f} | {outcome.rollbacks} "
+            f"| {outcome.wall_seconds:.0f} |")
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game", required=True, help="your Ballance folder (the one holding '3D Entities')")
@@ -64,11 +84,17 @@ def main(argv=None) -> int:
     p.add_argument("--levels", type=int, nargs="*", default=list(range(1, 13)), help="level numbers (default 1-12)")
     p.add_argument("--probes", nargs="*", choices=level_probes.PROBES,
                    help="then each level's probes of its mechanisms (default with the flag: all)")
+    p.add_argument("--autopilot", type=float, nargs="?", const=900.0, metavar="SECONDS",
+                   help="then the autopilot's table: each level played by it, at most SECONDS of play (default 900)")
     args = p.parse_args(argv)
     scenes.load(game_level(args.game, args.levels[0]))      # numba's kernels compiled or loaded before timing
     print(HEADER, flush=True)
     for n in args.levels:
         print(row(args.game, n, args.seconds), flush=True)
+    if args.autopilot is not None:
+        print("\n" + AUTOPILOT_HEADER, flush=True)
+        for n in args.levels:
+            print(autopilot_row(args.game, n, args.autopilot), flush=True)
     if args.probes is not None:
         for n in args.levels:
             level_probes.report(args.game, n, args.probes or level_probes.PROBES)

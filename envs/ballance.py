@@ -21,13 +21,13 @@ from gymnasium import spaces
 
 import scenes
 from behaviors.ballance import camera_of, player_of
+from behaviors.ballance.floors import FloorHeights, entity_triangles
 from behaviors.ballance.level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
 from behaviors.ballance.values import KIND_NAMES, NAV_DIRECTIONS, RAISE_KEY, TURN_MODIFIER
 from ivp import rng, umath
 from ivp.limits import MAX_POSITION
 from ivp.snapshot import build, flatten
 
-from .floors import FloorHeights, entity_triangles
 
 FRAME_MS = 1000.0 / 60.0
 
@@ -140,7 +140,8 @@ class BallanceEnv(gym.Env):
         self.floors = FloorHeights(entity_triangles(_floor_entities(ctx, floor_groups)))
         self.layout = observation_layout(self.ring_rays)
         a = 2.0 * math.pi * np.arange(self.ring_rays) / self.ring_rays
-        self._ring = np.stack([np.sin(a), np.cos(a)], axis=1) * self.ring_radius     # (x, z) at heading 0
+        ring = np.stack([np.sin(a), np.cos(a)], axis=1) * self.ring_radius           # (x, z) at heading 0
+        self._ring = np.hstack([np.vstack([(0.0, 0.0), ring]), np.ones((self.ring_rays + 1, 1))])  # the centre first
 
         self.observation_space = self._observation_space()
         self.discrete = actions == "discrete"
@@ -281,12 +282,10 @@ class BallanceEnv(gym.Env):
         straight ahead (the camera's heading) turning toward the right;
         -ring_depth where there is none."""
         c, s = math.cos(yaw), math.sin(yaw)
-        points = np.empty((self.ring_rays + 1, 3))
-        points[:, 1] = p[1] + self.ring_rise
-        points[0, 0], points[0, 2] = p[0], p[2]
-        points[1:, [0, 2]] = (p[0], p[2]) + self._ring @ np.array([[c, -s], [s, c]])    # turned by the heading
-        h = self.floors.below(points) - p[1]
-        return np.where(np.isnan(h) | (h < -self.ring_depth), -self.ring_depth, h)
+        turn = np.array([(c, 0.0, -s), (s, 0.0, c), (p[0], p[1] + self.ring_rise, p[2])])   # (x, z, 1) rows
+        h = self.floors.below(self._ring @ turn) - p[1]
+        h[~(h >= -self.ring_depth)] = -self.ring_depth                          # NaN (no floor) too
+        return h
 
     def _info(self, progress: float, checkpoints: int, finished: bool, died: bool, d) -> dict:
         level = self.level

@@ -22,6 +22,10 @@ Records (tuples of plain data when ``portable``):
                                 (``__getstate__``: the __dict__, or (dict, slots))
     ("a", dtype, shape, bytes)  a numpy array;  ("n", dtype, bytes) a numpy scalar
 
+An in-process table may share instances of given classes (``flatten(root,
+share=(Mesh,))``): each is a ``("g", obj)`` record, so ``build`` gives the
+object itself back instead of a copy (for data nothing changes after loading).
+
 A portable table names classes and functions; ``build`` resolves them through
 ``resolve``, so a caller loading a file decides which modules may be imported.
 
@@ -67,9 +71,10 @@ def import_name(name: str):
 
 
 class _Flattener:
-    def __init__(self, portable: bool, canonical: bool = False):
+    def __init__(self, portable: bool, canonical: bool = False, share: tuple = ()):
         self.portable = portable or canonical
         self.canonical = canonical
+        self.share = frozenset(share)
         self.index = {}          # id(obj) -> record index
         self.records = []
         self.objects = []        # record index -> object; keeps made states alive, so ids stay unique
@@ -168,6 +173,8 @@ class _Flattener:
         return self.encode_instance(x, t, i)
 
     def encode_instance(self, x, t, i: int):
+        if t in self.share:
+            return ("g", x)
         prepare = getattr(t, "_before_snapshot", None)
         if prepare is not None:                 # e.g. a core on loan to the lane comes back first
             prepare(x)
@@ -181,10 +188,13 @@ class _Flattener:
         return ("o", self.global_record(t, i)[1], self.ref(state, i, "<state>"))
 
 
-def flatten(root, portable: bool = False, label: str = "root") -> list:
+def flatten(root, portable: bool = False, label: str = "root", share: tuple = ()) -> list:
     """The table of the graph reachable from ``root`` (its record 0); SnapshotError
-    naming the path to an object it cannot hold."""
-    return _Flattener(portable).run(root, label)
+    naming the path to an object it cannot hold. Instances of the classes in
+    ``share`` are kept by reference (not in a portable table)."""
+    if portable and share:
+        raise ValueError("snapshot: a portable table cannot share objects (they would not reach a file)")
+    return _Flattener(portable, share=share).run(root, label)
 
 
 def state_hash(root) -> str:

@@ -3,7 +3,9 @@ the ``ivp`` command line (viewer/cli.py owns the command and calls ``add_subcomm
 
     ivp run [SCENE] [--seconds N] [--frame-ms MS] [--time-factor F] [--no-smoothing]
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
-            [--summary FILE.json] [--quiet] [--strict] [--behaviors FILE.py ...]
+            [--summary FILE.json] [--sound-log FILE.csv] [--quiet] [--strict] [--behaviors FILE.py ...]
+            [--snapshot FILE]
+    ivp run LEVEL --autopilot [--record ROUTE.jsonl] [--seconds N]
     ivp check SCENE... [--behaviors FILE.py ...]
     ivp list
     ivp import LEVEL.NMO -o level.yaml [--game DIR]
@@ -46,6 +48,16 @@ def add_watchdog_option(p) -> None:
                         f"(default {DEFAULT_HOOK_TIME_LIMIT:g}; 0: no limit)")
 
 
+def add_snapshot_option(p) -> None:
+    p.add_argument("--snapshot", metavar="FILE", help="resume a whole-game snapshot (the viewer's F6 writes one) "
+                                                      "of the scene, instead of its start")
+
+
+def behaviour_module(path: str) -> str:
+    """The module name a --behaviors file runs as."""
+    return "ivp_behaviors_" + os.path.splitext(os.path.basename(path))[0]
+
+
 def load_behaviour_files(paths) -> None:
     """Run each named Python file once as a module, so that its ``@register``
     behaviours can be named by scenes; an error names the file."""
@@ -54,7 +66,7 @@ def load_behaviour_files(paths) -> None:
             raise ValueError(f"--behaviors {path}: expected a Python file (.py)")
         if not os.path.isfile(path):
             raise ValueError(f"--behaviors {path}: no such file")
-        name = "ivp_behaviors_" + os.path.splitext(os.path.basename(path))[0]
+        name = behaviour_module(path)
         spec = importlib.util.spec_from_file_location(name, path)
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module
@@ -96,16 +108,46 @@ def say_if_compiling() -> None:
         print(notice, file=sys.stderr, flush=True)
 
 
-def load_scene(name: str, behaviour_files=()):
-    """`load` after the --behaviors files, with how to provide an unknown behaviour."""
+def load_scene(name: str, behaviour_files=(), snapshot: str | None = None):
+    """`load` after the --behaviors files, with how to provide an unknown
+    behaviour; with `snapshot`, its context replaces the scene's (the scene
+    still gives the looks, camera and settings)."""
     load_behaviour_files(behaviour_files)
     path = find_scene(name)
     try:
-        return load(path)
+        scene = load(path)
     except ValueError as exc:
         if "unknown behaviour" in str(exc):
             raise ValueError(f"{exc}\n{UNKNOWN_BEHAVIOUR_HINT}") from None
         raise
+    if snapshot is not None:
+        resume(scene, snapshot, [behaviour_module(p) for p in behaviour_files])
+    return scene
+
+
+def resume(scene, path: str, packages=()) -> None:
+    """Put the context of a whole-game snapshot file (bbglue.snapshot) in
+    place of the scene's, with its RNG seed; the packages of the scene's
+    behaviours may be named in it. A file that is no snapshot is a ValueError;
+    a warning when the scene has entities the snapshot lacks (another scene's?)."""
+    from bbglue import snapshot as game_snapshot
+    packages = {*packages, *(type(b).__module__.split(".")[0] for b in scene.behaviours)}
+    try:
+        ctx = game_snapshot.load(path, packages=tuple(sorted(packages)))
+    except game_snapshot.SnapshotError as exc:
+        raise ValueError(f"--snapshot {exc}") from None
+    missing = sorted({e.name for e in scene.ctx.entities} - {e.name for e in ctx.entities})
+    if missing:
+        print(f"warning: --snapshot {path}: {len(missing)} entities of {scene.name} are not in it "
+              f"({', '.join(missing[:3])}{' ...' if len(missing) > 3 else ''}): saved from another scene?",
+              file=sys.stderr)
+    scene.ctx = ctx
+
+
+def check_snapshot_input(args) -> None:
+    """A recording plays from a scene's first frame, a snapshot resumes a later one."""
+    if getattr(args, "snapshot", None) and getattr(args, "input", None):
+        raise ValueError("--input plays a recording from the scene's start; it does not go with --snapshot")
 
 
 def add_scene_argument(p) -> None:
@@ -152,12 +194,20 @@ def add_subcommands(sub) -> None:
     p.add_argument("--no-smoothing", action="store_true",
                    help="feed each frame's time straight to simulate (default: the manager's smoothing)")
     add_input_options(p)
+    add_snapshot_option(p)
     p.add_argument("--trajectory", metavar="FILE", help="write time, entity, position, quaternion, awake "
                                                         "per frame (CSV, or JSON lines for .jsonl)")
     p.add_argument("--trace", metavar="FILE", help="write a JSON-lines trace, one record per frame")
     p.add_argument("--per-psi", action="store_true", help="with --trace: one record per PSI, at its start")
     p.add_argument("--summary", metavar="FILE", help="write the summary as JSON")
+    p.add_argument("--sound-log", metavar="FILE", help="write the sound events the behaviours decide (CSV: time, "
+                                                       "name, volume, pitch, action)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--autopilot", action="store_true",
+                   help="the level plug-in's autopilot plays the level with a player's keys and says how it "
+                        "ended; --seconds bounds its play (default 900)")
+    p.add_argument("--record", metavar="ROUTE.jsonl",
+                   help="with --autopilot: save its keys as a recording, for --input")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     p.add_argument("--traceback", action="store_true", help="each behaviour or block error with its traceback")
     add_behaviors_option(p)
@@ -196,9 +246,14 @@ def _run(args) -> int:
     if args.time_factor is not None:
         engine_limits.check("--time-factor", args.time_factor, "MIN_TIME_FACTOR", "MAX_TIME_FACTOR")
     check_run_length(args.seconds, args.frame_ms)
+    check_snapshot_input(args)
+    if args.record and not args.autopilot:
+        raise ValueError("--record goes with --autopilot (ivp play --record records your keys)")
+    if args.autopilot:
+        return _autopilot(args)
     say_if_compiling()
-    scene = load_scene(args.scene, args.behaviors)
-    recording = scripted_input(scene, args.input, args.no_input)
+    scene = load_scene(args.scene, args.behaviors, args.snapshot)
+    recording = scripted_input(scene, args.input, args.no_input or args.snapshot is not None)
     if recording is not None and args.seconds is not None:
         frames = FrameTimes(args.seconds, args.frame_ms, recording)
         if frames.added:
@@ -210,7 +265,8 @@ def _run(args) -> int:
     try:
         with hook_watchdog(args.hook_time_limit):
             summary = run(scene, args.seconds, args.frame_ms, args.time_factor, not args.no_smoothing, recording,
-                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr)
+                          args.trajectory, args.trace, args.per_psi, None if args.quiet else sys.stderr,
+                          sound_log=args.sound_log)
     finally:
         log.removeHandler(quiet)
     print(summary.text())
@@ -235,6 +291,31 @@ def _run(args) -> int:
     if not summary.finite:
         return 1
     return 3 if args.strict and errors else 0
+
+
+AUTOPILOT_SECONDS = 900.0       # the autopilot's play at most, without --seconds
+AUTOPILOT_CONFLICTS = ("input", "trajectory", "trace", "summary", "time_factor")
+
+
+def _autopilot(args) -> int:
+    """``run --autopilot``: the level plug-in's autopilot (behaviors.levels)
+    plays the scene; exit 0 when it finished the level, else 1."""
+    from behaviors.levels import autopilot_of, level_meaning
+    for name in AUTOPILOT_CONFLICTS:
+        if getattr(args, name):
+            raise ValueError(f"--autopilot plays with its own keys and frames: no --{name.replace('_', '-')}")
+    if args.no_smoothing or args.frame_ms != DEFAULT_FRAME_MS:
+        raise ValueError("--autopilot plays at a player's frame rate: no --frame-ms, no --no-smoothing")
+    drive = autopilot_of(level_meaning())
+    say_if_compiling()
+    scene = load_scene(args.scene, args.behaviors)
+    with hook_watchdog(args.hook_time_limit):
+        outcome = drive(scene, args.seconds if args.seconds is not None else AUTOPILOT_SECONDS, args.record,
+                        None if args.quiet else sys.stderr)
+    print(outcome.text())
+    if args.record:
+        print(f"the route: {args.record} (replay: ivp run {args.scene} --input {args.record})")
+    return 0 if outcome.finished else 1
 
 
 def _outcome(ctx) -> str:

@@ -35,18 +35,30 @@ def movable_bodies(ctx):
     return [(r.entity, r.body) for r in ctx.physics.registry.values() if not r.body.core.physical_unmoveable]
 
 
-def energy(env) -> float:
-    """Kinetic (linear and rotational, core axes) plus gravitational energy of the
-    movable bodies, the potential measured from the origin: E = sum(m v^2 / 2 +
-    I w^2 / 2 - m g . p). After a PSI a core holds its position p_k and the speed
-    v that takes it to p_k + v dt at the next one (spec 8); taking p halfway, at
-    p_k + v dt / 2, makes E exactly constant in free fall."""
+def body_energies(env):
+    """Kinetic (linear and rotational, core axes) plus gravitational energy of
+    each movable body, in object order (env.movable_motion), the potential
+    measured from the origin: E = m v^2 / 2 + I w^2 / 2 - m g . p. After a PSI
+    a core holds its position p_k and the speed v that takes it to p_k + v dt
+    at the next one (spec 8); taking p halfway, at p_k + v dt / 2, makes E
+    exactly constant in free fall."""
     m, inertia, v, w, p = env.movable_motion()
     g = env.gravity
     half_dt = 0.5 * env.delta_PSI_time
     kinetic = 0.5 * m * (v * v).sum(axis=1) + 0.5 * (inertia * w * w).sum(axis=1)
     potential = m * ((p + v * half_dt) * g).sum(axis=1)
-    return float((kinetic - potential).sum())
+    return kinetic - potential
+
+
+def energy(env) -> float:
+    """The energy of all movable bodies (body_energies)."""
+    return float(body_energies(env).sum())
+
+
+def body_energy(env, obj) -> float:
+    """The energy of one movable object of ``env`` (body_energies)."""
+    movable = [o for o in env.objects if not o.core.physical_unmoveable]
+    return float(body_energies(env)[movable.index(obj)])
 
 
 def body_pose(body, t: float):
@@ -197,6 +209,29 @@ class Trajectory:
         self.fh.close()
 
 
+class SoundLog:
+    """CSV of the sounds the behaviours decided (``behaviors.hooks.sound_events``):
+    time (the behaviour clock, s), name, volume, pitch, action (play, loop,
+    set, stop), one row per event, a frame's rows in one write."""
+
+    FIELDS = ("time", "name", "volume", "pitch", "action")
+
+    def __init__(self, path: str):
+        self.fh = open(path, "w", encoding="utf-8", newline="")
+        self.fh.write(",".join(self.FIELDS) + "\n")
+
+    def frame(self, n: int, ctx) -> None:
+        from behaviors import hooks
+        rows = io.StringIO()
+        writer = csv.writer(rows)
+        for e in hooks.sound_events(ctx):
+            writer.writerow((repr(e.time), e.name, repr(e.volume), repr(e.pitch), e.action))
+        self.fh.write(rows.getvalue())
+
+    def close(self) -> None:
+        self.fh.close()
+
+
 class Trace(ObjectListener):
     """JSON lines for debugging and comparing engines: one record per frame (or,
     per PSI, one at each PSI's start) with the time, the PSI count, the RNG seed,
@@ -339,19 +374,21 @@ class FrameTimes:
 
 def run(scene, seconds: float | None = None, frame_ms: float = DEFAULT_FRAME_MS, time_factor: float | None = None,
         smoothing: bool = True, recording=None, trajectory: str | None = None, trace: str | None = None,
-        per_psi: bool = False, progress=None, on_frame=None) -> Summary:
+        per_psi: bool = False, progress=None, on_frame=None, sound_log: str | None = None) -> Summary:
     """Run a loaded scene headless for the frames of `FrameTimes` (``seconds``
     default: the recording's length, else the scene's); ``on_frame(n, ctx)`` is
     called after every frame. Ctrl-C stops the run after the frame it came in
     (a second one at once, inside it): the summary counts the frames done,
-    with their number in ``interrupted``, and the files hold them whole."""
+    with their number in ``interrupted``, and the files hold them whole.
+    ``sound_log``: a CSV of the frames' sound events (SoundLog)."""
     ctx = scene.ctx
     frames = FrameTimes(scene.length if seconds is None and recording is None else seconds, frame_ms, recording)
     if time_factor is not None:
         ctx.physics.set_globals(ctx.physics.gravity, time_factor)
     ctx.physics.smoothing = smoothing
     outputs = [o for o in (Trajectory(trajectory) if trajectory else None,
-                           Trace(trace, per_psi) if trace else None) if o is not None]
+                           Trace(trace, per_psi) if trace else None,
+                           SoundLog(sound_log) if sound_log else None) if o is not None]
     bar = Progress(len(frames), progress)
     start = time.perf_counter()
     e0 = e_max = energy(ctx.physics.env)

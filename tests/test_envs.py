@@ -14,7 +14,7 @@ from virtools_levels import two_sector_level
 import envs
 from bbglue.snapshot import game_hash
 from envs import DISCRETE_ACTIONS, KEYS, BallanceEnv, observation_layout
-from envs.floors import FloorHeights
+from behaviors.ballance.floors import FloorHeights
 
 L = observation_layout(8)
 CHECKPOINT_RADIUS = 6.5                      # glue-and-content 3, "Triggers"
@@ -150,6 +150,22 @@ def test_floor_heights_of_a_slope():
     assert np.isnan(heights[4])
     with pytest.raises(ValueError, match="cell"):
         FloorHeights(tris, cell=0.0)
+
+
+def test_floor_heights_far_apart_and_cell_after_cell(monkeypatch):
+    """The plane y = x / 2 over x, z in 0..10: points a million metres apart
+    find no floor but do not hold the query up, nor does an empty floor; a point walked over the plane
+    in steps of 0.7 (cells of 1, only two cell rectangles kept) reads x / 2
+    at every step, there and back."""
+    tris = np.array([[[0, 0, 0], [10, 5, 0], [10, 5, 10]], [[0, 0, 0], [10, 5, 10], [0, 0, 10]]], float)
+    heights = FloorHeights(tris).below([[-1e6, 0, -1e6], [4, 10, 5], [1e6, 0, 1e6]])
+    assert np.isnan(heights[0]) and heights[1] == pytest.approx(2.0) and np.isnan(heights[2])
+    assert np.isnan(FloorHeights(np.zeros((0, 3, 3))).below([[0.0, 1.0, 0.0]])).all()     # a level without floors
+    monkeypatch.setattr(FloorHeights, "KEEP", 2)
+    floors = FloorHeights(tris, cell=1.0)
+    walk = np.arange(0.35, 10.0, 0.7)
+    for x in np.r_[walk, walk[::-1]]:
+        assert floors.below([[x, 9.0, 3.3], [x, 9.0, 3.8]]) == pytest.approx([x / 2, x / 2], abs=1e-12)
 
 
 # --- the reward --------------------------------------------------------------------------------

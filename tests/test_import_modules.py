@@ -285,6 +285,7 @@ def test_the_finish_balloon_is_drawn_from_its_prefab(tmp_path):
     assert ents["PE_Balloon_01.PE_Balloon_Envelope"]["position"] == pytest.approx([0.0, 20.0, 45.0])
     assert ents["PE_Balloon_01.PE_Balloon_Basket"]["position"] == pytest.approx([0.0, 14.0, 45.0])
     assert not any(n.startswith("PE_Balloon_01.PE_UFO") for n in ents)
+    assert ents["PE_Balloon_01"].get("visible", True) is False      # the stand-in, in the prefab's place
     assert all("physics" not in d for n, d in ents.items() if n.startswith("PE_Balloon_01."))
     assert ("PE_Balloon_01", "PE_Balloon.nmo, 2 parts under PE_Balloon_MF drawn, 2 others left out; no physics") \
         in imp.report.modules

@@ -107,7 +107,7 @@ def test_render_plays_the_scenes_demo_input_unless_told_otherwise(gl_window, tmp
     from viewer.cli import _session
 
     def ball_z(input=None, no_input=False):
-        args = argparse.Namespace(behaviors=[], input=input, no_input=no_input)
+        args = argparse.Namespace(behaviors=[], input=input, no_input=no_input, snapshot=None)
         s = _session(args, "sample_level", default_input=True)
         for _ in range(120):
             s.tick(1 / 60)

@@ -9,7 +9,7 @@ from test_viewer_support import gl_window  # noqa: F401
 
 from scenes.virtools import game_level, import_level
 from viewer.cli import main
-from virtools_levels import LevelBuilder, heading_z
+from virtools_levels import LevelBuilder, heading_z, two_sector_level
 
 GREEN, RED = 0xFF20C020, 0xFFE02020
 
@@ -39,6 +39,18 @@ def test_reset_points_and_death_cubes_are_imported_hidden(game):
     visible = {e["name"]: e.get("visible", True) for e in doc["entities"]}
     assert visible["PR_Resetpoint_02"] is False and visible["DepthTestCube_01"] is False
     assert visible["A01_Decoration"] is True and visible["A01_Floor"] is True
+
+
+def test_the_flames_stand_ins_are_imported_hidden(tmp_path):
+    """The start's and the checkpoints' placeholders: the game draws their
+    prefabs' flames, not their untextured disc and cones."""
+    level = tmp_path / "3D Entities" / "Level"
+    level.mkdir(parents=True)
+    (level / "Level_01.NMO").write_bytes(two_sector_level().data())
+    doc = import_level(str(level / "Level_01.NMO")).document
+    visible = {e["name"]: e.get("visible", True) for e in doc["entities"]}
+    assert visible["PS_FourFlames_01"] is False and visible["PC_TwoFlames_01"] is False
+    assert visible["A01_Floor_01"] is True
 
 
 def test_a_hidden_reset_point_draws_nothing(gl_window, game, tmp_path):  # noqa: F811

@@ -257,8 +257,8 @@ def test_click_selects_and_ctrl_drag_pulls_the_body_while_the_mouse_drags(window
 
 
 SCRIPT = textwrap.dedent("""
-    import sys
-    sys.path.insert(0, {tests!r})
+    import os, sys
+    sys.path[:0] = [{tests!r}, os.path.dirname({tests!r})]     # the checkout under test, installed or not
     from viewer import display
     display.configure(headless={headless!r})
     import pyglet

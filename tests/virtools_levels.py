@@ -128,3 +128,42 @@ def two_sector_level() -> LevelBuilder:
     b.group("Sound_RollID_01", floors)
     b.group("test", [tower])
     return b
+
+
+def autopilot_level() -> LevelBuilder:
+    """A course along +Z for the autopilot (floor tops at y 0, the last at 12):
+    floor A (z -5..25) where the wood ball starts, a rail pair (x +-1.875,
+    z 25..55) over the void, floor B (z 55..85) with checkpoint 1 at z 60 (sector
+    2's reset point above it), a paper transformer at z 70 and a fan at z 80
+    (no mesh: its column stands on floor B), then floor C (z 82..112, top y 12)
+    with the finish balloon at z 100: only a paper ball lifted by the fan gets
+    there. A death cube under everything."""
+    b = LevelBuilder()
+    floor_mat = b.material("Floor", 0xFF8C8577)
+    rail_mat = b.material("Rail", 0xFFB5B9BF)
+    stone = b.material("Stone", 0xFF808080)
+    floors = [b.box("A01_Floor_01", (12, 1, 30), (0, -0.5, 10), floor_mat),
+              b.box("A01_Floor_02", (12, 1, 30), (0, -0.5, 70), floor_mat),
+              b.box("A01_Floor_03", (12, 1, 30), (0, 11.5, 97), floor_mat)]
+    rail = b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(0.35, 30.0), rail_mat)
+    rails = [b.entity(f"A01_Rail_0{i}", rail, translation(x, 0.58, 40)) for i, x in ((1, -1.875), (2, 1.875))]
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 50), None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    resets = [b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0)),
+              b.box("PR_Resetpoint_02", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.3258, 60))]
+    checkpoint = b.box("PC_TwoFlames_01", (4, 0.2, 4), (0, 0.1, 60), stone)
+    pad = b.entity("P_Trafo_Paper_01", None, translation(0, 0, 70))
+    fan = b.entity("P_Modul_18_01", None, translation(0, 0, 80))
+    finish = b.entity("PE_Balloon_01", None, translation(0, 12, 100))
+    b.group("Phys_Floors", floors)
+    b.group("Phys_FloorRails", rails)
+    b.group("DepthTestCubes", [death])
+    b.group("PS_Levelstart", [start])
+    b.group("PR_Resetpoints", resets)
+    b.group("PC_Checkpoints", [checkpoint])
+    b.group("PE_Levelende", [finish])
+    b.group("P_Trafo_Paper", [pad])
+    b.group("P_Modul_18", [fan])
+    b.group("Sector_01", [start])
+    b.group("Sector_02", [pad, fan])
+    return b

@@ -1,6 +1,7 @@
 """The ``ivp`` command line.
 
     ivp play [SCENE] [--record REC.jsonl] [--input REC.jsonl]   the viewer window (default: the bundled level)
+    ivp play [SCENE] --snapshot FILE           resume a state the viewer saved (F6)
     ivp render [SCENE] --at T -o shot.png      a frame rendered headless
     ivp render [SCENE] --video out.mp4 --seconds N
     ivp play --game BALLANCE N                 level N of your game folder (also run and render; docs/levels.md)
@@ -17,10 +18,24 @@ import sys
 
 from behaviors.api import hook_watchdog
 from scenes import DEFAULT_SCENE
-from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_subcommands,
-                        add_watchdog_option, find_scene, load_scene, say_if_compiling, scripted_input)
+from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argument, add_snapshot_option,
+                        add_subcommands, add_watchdog_option, check_snapshot_input, find_scene, load_scene,
+                        say_if_compiling, scripted_input)
 
-OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces")
+from .history import HISTORY_S
+
+MAX_HISTORY_S = 3600.0      # an hour of history at most (the ring's 256 MB bound the copies anyway)
+OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass")
+
+
+def _history(text: str) -> float:
+    try:
+        s = float(text)
+    except ValueError:
+        s = float("nan")
+    if not 0.0 <= s <= MAX_HISTORY_S:
+        raise argparse.ArgumentTypeError(f"expected seconds from 0 to {MAX_HISTORY_S:g}, got {text!r}")
+    return s
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -36,12 +51,14 @@ def _size(text: str) -> tuple[int, int]:
 def _session(args, name: str, default_input: bool):
     """A session of the scene `name` (a file or a bundled name) after the
     --behaviors files, playing --input (or, with `default_input`, the scene's
-    demo input); SceneError says what is wrong. A restart loads the scene afresh
-    without the input."""
+    demo input) or resuming --snapshot; SceneError says what is wrong. A
+    restart loads the scene (or the snapshot) afresh without the input."""
     from .session import Session
+    check_snapshot_input(args)
     say_if_compiling()
-    session = Session(lambda: load_scene(name, args.behaviors))
-    recording = scripted_input(session.scene, args.input, args.no_input or not default_input)
+    session = Session(lambda: load_scene(name, args.behaviors, args.snapshot))
+    recording = scripted_input(session.scene, args.input,
+                               args.no_input or not default_input or args.snapshot is not None)
     if recording is not None:
         session.play(recording)
     return session
@@ -60,9 +77,12 @@ def _play(args) -> int:
     display.configure(headless=False)
     import pyglet
 
+    from .sound import SoundOutput, sounds_folder
     from .window import MAX_FPS, ViewerWindow
     width, height = args.size
-    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record)
+    sound = SoundOutput(sounds_folder(getattr(session.scene, "path", None), args.game))
+    ViewerWindow(session, width, height, samples=args.samples, vsync=not args.no_vsync, record=args.record,
+                 sound=sound, history_s=args.history)
     if args.paused:
         session.toggle_pause()
     try:
@@ -136,8 +156,11 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--record", metavar="RECORDING", help="record the frame times and keys from the first frame "
                                                          "(JSON lines, for ivp run --input); F9 stops")
     p.add_argument("--paused", action="store_true", help="start paused")
+    p.add_argument("--history", type=_history, default=HISTORY_S, metavar="S",
+                   help=f"seconds of history to scrub through (default {HISTORY_S:g}; 0: none, no snapshot pauses)")
     p.add_argument("--input", metavar="RECORDING", help="play a recording's frame times and keys, then yours")
     p.set_defaults(func=_play, no_input=False)
+    add_snapshot_option(p)
     add_behaviors_option(p)
     add_watchdog_option(p)
     add_game_option(p)
@@ -157,6 +180,7 @@ def add_viewer_subcommands(sub) -> None:
     p.add_argument("--hud", action="store_true", help="draw the heads-up display")
     p.add_argument("--headless", action="store_true", help="use EGL even when a display is set")
     add_input_options(p)
+    add_snapshot_option(p)
     add_behaviors_option(p)
     add_game_option(p)
     p.set_defaults(func=_render)

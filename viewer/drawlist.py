@@ -143,3 +143,19 @@ def gather(entities, keys: MeshKeys, colour_of=None, looks=None) -> dict[str, Gr
         g.colours.append(colour)
         g.entities.append(e)
     return groups
+
+
+def frustum_planes(view_proj) -> np.ndarray:
+    """The six planes (a, b, c, d), unit normals pointing inwards, of the view
+    of a column-vector clip matrix: a point p is inside when a.p + d >= 0 for all."""
+    m = np.asarray(view_proj, dtype=np.float64)
+    planes = np.array([m[3] + m[0], m[3] - m[0], m[3] + m[1], m[3] - m[1], m[3] + m[2], m[3] - m[2]])
+    return planes / np.linalg.norm(planes[:, :3], axis=1)[:, None]
+
+
+def spheres_in_frustum(planes: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """Which spheres ((n, 3) centres, (n,) radii) are not wholly outside one of the planes."""
+    if not len(centres):
+        return np.zeros(0, dtype=bool)
+    dist = np.asarray(centres, np.float64) @ planes[:, :3].T + planes[:, 3]
+    return (dist >= -np.asarray(radii, np.float64)[:, None]).all(axis=1)

@@ -23,7 +23,7 @@ def _vec(v) -> str:
 
 def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> list[str]:
     """Simulated time, time factor, PSIs this frame, frame rate, awake / total
-    bodies, the gameplay, recording, the window's `notes` and the last error, one line each."""
+    bodies, the gameplay, the history's position in the past, recording, the window's `notes` and the last error, one line each."""
     env = session.env
     tf = session.physics.time_factor
     state = ("PAUSED, " if session.paused else "") + f"time factor {tf:g}"
@@ -37,6 +37,10 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
     game = game_line(session.ctx)
     if game:
         lines.append(game)
+    h = session.history
+    if h is not None and h.cursor < h.end:
+        lines.append(f"HISTORY -{h.seconds_back():.2f} s ({h.end - h.cursor} steps back): "
+                     f"] forward, End latest, P resumes here (dropping the later steps)")
     if session.recorder is not None:
         lines.append(f"REC {session.recorder.path}: {session.recorder.count} frames")
     elif session.message:

@@ -43,6 +43,19 @@ class Lines:
         self._segments.append(np.stack([starts, ends], axis=1))
         self._colours.append(np.tile(np.asarray(colour, dtype=np.float64), (len(starts), 1)))
 
+    def arrow(self, start, vec, colour) -> None:
+        """A segment from `start` along `vec` with a head a quarter of its length."""
+        start = np.asarray(start, dtype=np.float64)
+        vec = np.asarray(vec, dtype=np.float64)
+        end = start + vec
+        self.add(start, end, colour)
+        n = np.linalg.norm(vec)
+        if n > 0.0:
+            side = np.cross(vec, (0.0, 1.0, 0.0) if abs(vec[1]) < 0.9 * n else (1.0, 0.0, 0.0))
+            side *= 0.15 * n / np.linalg.norm(side)
+            back = end - 0.25 * vec
+            self.add([end, end], [back + side, back - side], colour)
+
     def cross(self, points, colour, size: float = MARK) -> None:
         points = np.asarray(points, dtype=np.float64).reshape(-1, 3)
         for axis in np.identity(3) * size:
@@ -94,15 +107,7 @@ def force_arrows(lines: Lines, ctrls, t: float) -> None:
         if not isinstance(ctrl, ForceController):
             continue
         start = np.array(umath.mat_mul_point(_core_pose(ctrl.core, t), ctrl.point))
-        vec = np.asarray(ctrl.force) * FORCE_SCALE
-        end = start + vec
-        lines.add(start, end, FORCE)
-        n = np.linalg.norm(vec)
-        if n > 0.0:
-            side = np.cross(vec, (0.0, 1.0, 0.0) if abs(vec[1]) < 0.9 * n else (1.0, 0.0, 0.0))
-            side *= 0.15 * n / np.linalg.norm(side)
-            back = end - 0.25 * vec
-            lines.add([end, end], [back + side, back - side], FORCE)
+        lines.arrow(start, np.asarray(ctrl.force) * FORCE_SCALE, FORCE)
 
 
 def _world_point(obj, p_core, t: float):

@@ -25,9 +25,10 @@ def ray_triangles(origin, direction, corners: np.ndarray) -> float | None:
     return float(t[hit].min()) if hit.any() else None
 
 
-def pick(entities, origin, direction):
+def pick(entities, origin, direction, spheres: dict | None = None):
     """(entity, world point) nearest along the ray among the visible entities
-    with a mesh, or None. Bounding spheres skip entities the ray misses."""
+    with a mesh, or None. Bounding spheres skip entities the ray misses;
+    ``spheres`` (id(mesh) -> (mesh, centre, radius)) keeps them between calls."""
     origin = np.asarray(origin, dtype=np.float64)
     direction = np.asarray(direction, dtype=np.float64)
     best = None
@@ -36,7 +37,12 @@ def pick(entities, origin, direction):
         if mesh is None or not e.visible or len(mesh.faces) == 0:
             continue
         m = np.asarray(e.get_world_matrix().as_array(), dtype=np.float64)
-        centre, radius = bounding_sphere(mesh)
+        known = spheres.get(id(mesh)) if spheres is not None else None
+        if known is None or known[0] is not mesh:
+            known = (mesh, *bounding_sphere(mesh))
+            if spheres is not None:
+                spheres[id(mesh)] = known
+        _, centre, radius = known
         c_world = np.append(centre, 1.0) @ m
         scale = max(np.linalg.norm(m[:3, :3], axis=1))
         to_c = c_world[:3] - origin

@@ -3,8 +3,10 @@
 World matrices are uploaded in VxMatrix memory order, which OpenGL reads as the
 column-vector form of the same transform; the view matrix (camera.gl_view) holds
 the only change of handedness, so vertices, normals and the light stay in
-Virtools coordinates up to the projection. The Z flip reverses triangle winding;
-faces are not culled and the fragment shader lights the side facing the eye.
+Virtools coordinates up to the projection. The Z flip reverses triangle winding:
+a Virtools front face (clockwise as Direct3D sees it) is clockwise here too, so
+single-sided materials cull with glFrontFace(GL_CW); the others are not culled
+and the fragment shader lights the side facing the eye.
 Call `display.configure` before importing this module.
 """
 
@@ -17,11 +19,11 @@ from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
 
 from . import camera
-from .drawlist import SKY, Group, MeshKeys, indexed, shade_normals
+from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
 from .static import StaticLayer
-from .textures import LookBatch, SkyBox, TextureCache
+from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
 
 _MESH_VS = """#version 330 core
 layout(location = 0) in vec3 position;
@@ -52,6 +54,7 @@ _MESH_FS = """#version 330 core
 #define MAX_LIGHTS %d
 #define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
 #define N_POINTS %d                         // uniform length several times slower per pixel
+#define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
@@ -59,6 +62,13 @@ in vec2 v_uv;
 uniform int look;                           // a part of a look (textures.py): its colour and texture,
 uniform int textured;                       // v_colour then holds the tint added to it
 uniform vec4 part_colour;
+uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
+uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
+uniform vec3 prelit;
+#if ALPHA_TEST
+uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
+uniform float alpha_ref;                    // x 255 compared with alpha_ref
+#endif
 uniform sampler2D image;
 uniform vec3 eye;
 uniform vec3 ambient;
@@ -70,6 +80,19 @@ out vec4 frag;
 vec3 n;
 vec3 to_eye;
 vec3 shine;
+#if ALPHA_TEST
+bool alpha_passes(float alpha) {
+    float a = floor(alpha * 255.0 + 0.5);
+    if (alpha_func == 1) return false;
+    if (alpha_func == 2) return a < alpha_ref;
+    if (alpha_func == 3) return a == alpha_ref;
+    if (alpha_func == 4) return a <= alpha_ref;
+    if (alpha_func == 5) return a > alpha_ref;
+    if (alpha_func == 6) return a != alpha_ref;
+    if (alpha_func == 7) return a >= alpha_ref;
+    return true;
+}
+#endif
 vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
     float facing = dot(n, l);
     if (facing <= 0.0) return vec3(0.0);
@@ -77,6 +100,18 @@ vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to sh
     return colour * facing;
 }
 void main() {
+    vec4 base = v_colour;
+    if (look == 1) {
+        base = part_colour * (textured == 1 ? texture(image, v_uv + uv_offset) : vec4(1.0));
+        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
+    }
+#if ALPHA_TEST
+    if (!alpha_passes(base.a)) discard;
+#endif
+    if (unlit == 1) {
+        frag = vec4(base.rgb * prelit, base.a);
+        return;
+    }
     n = normalize(v_normal);
     to_eye = normalize(eye - v_world);
     if (dot(n, to_eye) < 0.0) n = -n;
@@ -84,11 +119,6 @@ void main() {
     vec3 light = ambient;
     for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
     for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
-    vec4 base = v_colour;
-    if (look == 1) {
-        base = part_colour * (textured == 1 ? texture(image, v_uv) : vec4(1.0));
-        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
-    }
     frag = vec4(base.rgb * light + %r * shine, base.a);
 }
 """
@@ -166,13 +196,14 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self) -> ShaderProgram:
-        """The mesh program for the lighting's numbers of lights, compiled once each."""
-        counts = (len(self.lighting.directional), len(self.lighting.points))
-        p = self._mesh_programs.get(counts)
+    def mesh_program(self, alpha_test: bool = False) -> ShaderProgram:
+        """The mesh program for the lighting's numbers of lights (with the
+        alpha test or without), compiled once each."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test)
+        p = self._mesh_programs.get(key)
         if p is None:
-            fs = _MESH_FS % (MAX_LIGHTS, *counts, SPECULAR)
-            p = self._mesh_programs[counts] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
+            fs = _MESH_FS % (MAX_LIGHTS, *key[:2], int(alpha_test), SPECULAR)
+            p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
         return p
 
     def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
@@ -190,44 +221,53 @@ class Renderer:
             self.sky_box = SkyBox(images, self.textures)
 
     def draw(self, groups: dict[str, Group], camera_world, viewport: tuple[int, int],
-             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None) -> None:
+             segments: np.ndarray | None = None, segment_colours: np.ndarray | None = None,
+             effects=None) -> None:
         """Clear to the sky and draw the groups (their settled entities from the
-        static layer), then the segments ((k, 2, 3) world points) on top of them."""
+        static layer), the ``effects`` (textures.Effects: flames, blob shadows),
+        then the segments ((k, 2, 3) world points) on top of them."""
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
         gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
         gl.glEnable(gl.GL_DEPTH_TEST)
         gl.glDepthFunc(gl.GL_LESS)
-        gl.glDisable(gl.GL_CULL_FACE)
-        gl.glEnable(gl.GL_BLEND)
-        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        gl.glFrontFace(gl.GL_CW)
+        gl.glCullFace(gl.GL_BACK)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
-        p = self.mesh_program()
-        p.use()
-        p["view_proj"] = _gl_matrix(view_proj)
-        if "eye" in p.uniforms:                 # used by the lights' highlights only
-            p["eye"] = eye
-        p["look"] = 0
-        self._set_lights(p)
+        programs = MeshPrograms(self.mesh_program(), self.mesh_program(alpha_test=True))
+        for p in (programs.tested, programs.plain):
+            p.use()
+            p["view_proj"] = _gl_matrix(view_proj)
+            if "eye" in p.uniforms:             # used by the lights' highlights only
+                p["eye"] = eye
+            p["look"] = 0
+            self._set_lights(p)
+        programs.current = programs.plain
+        set_surface(None)
         groups = self.static.split(groups)
-        self.draw_calls = self.static.draw(p, opaque=True)
+        planes = frustum_planes(view_proj)
+        self.static.culled = 0
+        clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
+        self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
-            p.stop()
+            programs.stop()
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn))
-            p.use()
-        self.draw_calls += self.static.draw(p, opaque=False)
+        self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
+                programs.pick(None)
                 b.draw(group.instance_data())
                 self.draw_calls += 1
             else:
-                self.draw_calls += b.draw(group.instance_data(), p)
-        p.stop()
+                self.draw_calls += b.draw(group.instance_data(), programs, clock)
+        programs.stop()
+        if effects is not None:
+            self.draw_calls += effects.draw(_gl_matrix(view_proj), camera_world)
         if segments is not None and len(segments):
             self._draw_segments(view_proj, segments, segment_colours)
         gl.glDisable(gl.GL_DEPTH_TEST)

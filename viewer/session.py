@@ -15,9 +15,12 @@ from pathlib import Path
 
 import numpy as np
 
-from bbglue.blocks import PhysicsImpulse
+from bbglue import snapshot as game_snapshot
 from behaviors.recording import Recorder
 from ivp import MT_NOT_SIM, rng, umath
+
+from .history import Action, History, Push
+from .perturb import Twist
 
 STALL_MS = 250.0            # a longer gap between two frames is a stall, not play time
 SPEEDS = (1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0, 2.0, 4.0, 8.0)
@@ -69,15 +72,6 @@ class FrameRate:
         return (len(self.times) - 1) / span if span > 0.0 else 0.0
 
 
-def step_one_psi(physics) -> None:
-    """Run the environment to just past its next PSI, then write back (the
-    single-step control): exactly one PSI, whatever the time factor."""
-    env = physics.env
-    tm = env.time_manager
-    env.simulate_until(tm.base_time + tm.min_value() + env.delta_PSI_time * 1e-3)
-    physics.write_back()
-
-
 class Session:
     """The loaded scene, the clock, pause and speed, selection and reloads.
 
@@ -98,6 +92,7 @@ class Session:
         self.script = None            # an iterator of recorded frames while one plays
         self.message = ""             # the last control's outcome, shown by the HUD
         self.load_seed = rng.get_seed()
+        self.history_s = 0.0          # seconds of history kept (viewer/history.py); 0: none
         self._start(self._load())
 
     # --- loading --------------------------------------------------------------
@@ -117,7 +112,14 @@ class Session:
         self.speed = 1.0
         self.selected = None
         self.drag = None              # a Drag while the mouse pulls a body
+        self.history = History(self.ctx, self.speed, self.history_s) if self.history_s > 0.0 else None
         self._mtimes = self._stat()
+
+    def keep_history(self, seconds: float) -> None:
+        """Log the actions and snapshot the state from now on (and after each
+        restart), reaching back at least `seconds` of frame time."""
+        self.history_s = seconds
+        self.history = History(self.ctx, self.speed, seconds)
 
     def _stat(self) -> dict:
         return {p: p.stat().st_mtime_ns for p in self.watch if p.exists()}
@@ -175,11 +177,9 @@ class Session:
                 self.message = "the scripted input has ended: the keys are yours"
             else:
                 frame_ms, self.keys = frame.ms, frame.keys
-        self.ctx.input_manager.set_keys(self.keys)
         t0 = time.perf_counter()
-        if self.drag is not None:
-            self._pull()
-        self.ctx.process_frame(frame_ms)
+        pushes = self._pushes(self.physics.sim_dt, True)
+        self._run(Action(frame_ms, self.keys, pushes, self.physics.time_factor, self.speed))
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
         self.frame_psis = self.physics.frame_psis
         self.frames += 1
@@ -228,13 +228,81 @@ class Session:
 
     def step(self) -> None:
         """Pause if needed, then advance the physics by one PSI (no frame of the
-        behaviours, so a recording cannot hold it and ends)."""
+        behaviours, so a recording cannot hold it and ends), with the mouse's
+        pull or twist as an impulse over the PSI; in the history's past,
+        without one, forward one logged action instead."""
+        h = self.history
+        if h is not None and h.cursor < h.end and self.drag is None:
+            self.go_to(h.cursor + 1)
+            return
         self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
         before = self.env.psi_count
-        step_one_psi(self.physics)
+        self._run(Action(None, pushes=self._pushes(self.env.delta_PSI_time, False), speed=self.speed))
         self._stepped += self.env.psi_count - before
+
+    def _run(self, action: Action) -> None:
+        t0 = time.perf_counter()
+        action.run(self.ctx)
+        if self.history is not None:
+            self.history.record(self.ctx, action, time.perf_counter() - t0)
+
+    def save_state(self, path) -> bool:
+        """Write the whole state shown (context and RNG seed, bbglue.snapshot)
+        to `path`, for ``ivp play --snapshot``; the HUD says where, or what
+        the snapshot cannot hold."""
+        try:
+            game_snapshot.save(self.ctx, path)
+        except game_snapshot.SnapshotError as exc:
+            self.message = f"no snapshot written: {exc}"
+            return False
+        self.message = f"state saved to {path} (ivp play --snapshot {path} resumes it)"
+        return True
+
+    # --- history (viewer/history.py) --------------------------------------------------
+
+    def go_to(self, position: int) -> None:
+        """Pause and show the state at a position of the history (actions since
+        the load): resuming, a step or a pull there discards what came after."""
+        h = self.history
+        if h is None or min(max(position, h.start), h.end) == h.cursor:
+            return
+        self.stop_recording("the history moved")
+        self.script = None
+        self.drag = None
+        self.paused = True
+        selected = self.selected.id if self.selected is not None else None
+        self.ctx = h.seek(self.ctx, position)
+        if selected is not None:            # the same entity in the state shown, if it was made by then
+            try:
+                self.selected = self.ctx.get_by_id(selected)
+            except KeyError:
+                self.selected = None
+        mark = h.mark(h.cursor)
+        self.frames = mark.frames
+        if mark.speed != self.speed:         # the state's time factor, at the viewer's speed now
+            self.physics.time_factor *= self.speed / mark.speed
+        self.frame_psis = self._stepped = 0
+
+    def scrub(self, seconds: float) -> None:
+        """Back (< 0) or forward through the history by about `seconds` of frame
+        time: to the nearest position, at least one action."""
+        h = self.history
+        if h is None:
+            return
+        target = h.mark(h.cursor).t_ms + seconds * 1000.0
+        step = 1 if seconds > 0 else -1
+        p = h.cursor + step
+        while h.start < p < h.end and (h.mark(p + step).t_ms - target) * step <= 0.0:
+            p += step
+        self.go_to(p)
+
+    def step_back(self) -> None:
+        """Back one action of the history: a single PSI step undone exactly, or
+        a frame (its PSIs ran inside its physics step, after its behaviours)."""
+        if self.history is not None:
+            self.go_to(self.history.cursor - 1)
 
     def change_speed(self, direction: int) -> None:
         """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""
@@ -263,33 +331,46 @@ class Session:
 
     def start_drag(self, entity, point_ws) -> bool:
         """Grab a movable body at a world point; until `end_drag` a spring pulls
-        that point towards `drag.target` every frame."""
+        that point towards `drag.target` every frame (and single step)."""
+        return self._grab(entity, lambda core: Drag(entity, point_ws))
+
+    def start_twist(self, entity) -> bool:
+        """Grab a movable body to turn it; until `end_drag` an angular spring
+        turns it towards `drag.target` (viewer/perturb.py)."""
+        return self._grab(entity, lambda core: Twist(entity, core))
+
+    def _grab(self, entity, make) -> bool:
         body = self.body_of(entity)
         if body is None or body.core.physical_unmoveable:
             return False
         self.stop_recording("a recording holds no mouse pull")
-        self.drag = Drag(entity, point_ws)
+        self.drag = make(body.core)
         return True
 
     def end_drag(self) -> None:
         self.drag = None
 
-    def _pull(self) -> None:
-        """This frame's drag force, through the Physics Impulse block (ivp spec
-        13.1) with "Constant Force ?" (the block multiplies by the simulated time
-        of the frame, none while paused): the body wakes as a script's push would."""
+    def _pushes(self, dt: float, constant: bool) -> tuple:
+        """The mouse's pushes for `dt` simulated seconds, for the Physics
+        Impulse block (ivp spec 13.1): with "Constant Force ?" over a frame
+        (the block multiplies by the frame's simulated time, none while
+        paused), else as impulses (a single step's): the body wakes as a
+        script's push would."""
+        if self.drag is None:
+            return ()
         body = self.body_of(self.drag.entity)
         if body is None:                # unphysicalized or removed meanwhile
             self.drag = None
-            return
-        dt = self.physics.sim_dt
+            return ()
         if dt <= 0.0:
-            return
-        force, point = self.drag.force(body.core, dt)
-        size = float(np.linalg.norm(force))
-        if size > 0.0:
-            PhysicsImpulse(self.drag.entity, self.ctx, position=tuple(point), direction=tuple(force / size),
-                           impulse=size, constant_force=True).trigger()
+            return ()
+        out = []
+        for force, point in self.drag.pushes(body.core, dt):
+            size = float(np.linalg.norm(force))
+            if size > 0.0:
+                out.append(Push(self.drag.entity.id, tuple(point), tuple(force / size),
+                                size if constant else size * dt, constant))
+        return tuple(out)
 
 
 class Drag:
@@ -304,6 +385,15 @@ class Drag:
         m = np.asarray(entity.get_world_matrix().as_array(), dtype=np.float64)
         self.local = np.append(np.asarray(point_ws, dtype=np.float64), 1.0) @ np.linalg.inv(m)
         self.target = np.asarray(point_ws, dtype=np.float64).copy()
+
+    def pushes(self, core, dt: float) -> list:
+        """[(world force, world point)] for a frame of `dt` simulated seconds."""
+        return [self.force(core, dt)]
+
+    def marks(self, lines, colour) -> None:
+        """The spring as a line from the grabbed point to a cross at the target."""
+        lines.add(self.point(), self.target, colour)
+        lines.cross(self.target, colour)
 
     def point(self) -> np.ndarray:
         """The grabbed point in world coordinates now."""

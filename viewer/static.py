@@ -8,7 +8,10 @@ texture; plain-coloured meshes share one). An entity that moves, changes
 colour or is hidden leaves the layer (the buffers it was in are rebuilt from
 cached pieces) and is drawn instanced again until it has settled anew. So a
 level's hundreds of entities cost as many draw calls as it has materials, and
-nothing of them is uploaded while they stand still.
+nothing of them is uploaded while they stand still. A bucket's triangles are
+kept in squares of CELL metres (by each member's centre); the squares whose
+bounding sphere lies outside the view are left out of its one draw call
+(glMultiDrawElements over the others).
 Call `display.configure` before importing this module.
 """
 
@@ -19,45 +22,55 @@ import ctypes
 import numpy as np
 from pyglet import gl
 
-from .drawlist import Group, indexed, shade_normals
+from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
-from .textures import look_corners
+from .textures import look_corners, set_part, set_surface, surface_texture
 
 SETTLE_FRAMES = 30
-_PLAIN = ("plain", None, None)          # bucket keys: (kind, part colour, GL texture name)
+CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
+_PLAIN = ("plain", None, None, None, (0.0, 0.0), None)  # bucket keys: (kind, part colour, GL texture, Surface,
+#                                                            texture scroll, prelit colour)
 
 
 def _pieces(mesh, look, textures) -> list:
     """The mesh's indexed triangles split by material: [(bucket key, part colour,
-    GL texture, vertices (k, 8): x y z nx ny nz u v, indices (m,) uint32)]."""
+    GL texture, Surface, texture scroll, prelit colour, vertices (k, 8): x y z nx ny nz u v,
+    indices (m,) uint32)]."""
     if look is None:
         corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
         rows = np.zeros((len(corners), 8), dtype=np.float32)
         rows[:, :6] = corners
         vertices, indices = indexed(rows)
-        return [(_PLAIN, None, None, vertices, indices)]
+        return [(_PLAIN, None, None, None, (0.0, 0.0), None, vertices, indices)]
     corners, ranges = look_corners(mesh, look)
     out = []
     for (first, count), part in zip(ranges, look.parts):
         if not count:
             continue
         vertices, indices = indexed(corners[first:first + count])
-        tex = textures.get(part.texture)
+        tex = surface_texture(part, textures)
         colour = tuple(float(c) for c in part.colour)
-        out.append((("look", colour, None if tex is None else tex.value), colour, tex, vertices, indices))
+        scroll = tuple(part.uv_scroll)
+        prelit = None if part.prelit is None else tuple(part.prelit)
+        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll, prelit), colour, tex,
+                    part.surface, scroll, prelit, vertices, indices))
     return out
 
 
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture, opaque_texture: bool):
-        self.colour, self.texture = colour, texture
+    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0), prelit=None):
+        self.colour, self.texture, self.surface, self.scroll, self.prelit = colour, texture, surface, scroll, prelit
         self.opaque_texture = opaque_texture
-        self.opaque = False              # no member can show what is behind it (alpha 1 everywhere)
+        self.opaque = False              # drawn before the sky: not blended (a surface without alpha
+        #                                  blending), or alpha 1 everywhere (the viewer's default)
         self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
         self.dirty = True
         self.count = 0
+        self.cells = []                  # [square, first index, index count], with their spheres:
+        self.centres = np.zeros((0, 3))
+        self.radii = np.zeros(0)
         self.vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self.vao))
         gl.glBindVertexArray(self.vao)
@@ -69,8 +82,10 @@ class _Bucket:
         gl.glBindVertexArray(0)
 
     def rebuild(self) -> None:
-        """The members' triangles in world space (as the instanced shader moves them) into the buffers."""
-        rows, tris, at = [], [], 0
+        """The members' triangles in world space (as the instanced shader moves
+        them) into the buffers, square by square (CELL), with each square's
+        index range and bounding sphere."""
+        placed = []
         for vertices, indices, matrix, tint in self.members.values():
             m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
             r = np.empty((len(vertices), 12), dtype=np.float32)
@@ -78,13 +93,30 @@ class _Bucket:
             r[:, 3:6] = vertices[:, 3:6] @ m[:3, :3]
             r[:, 6:8] = vertices[:, 6:8]
             r[:, 8:] = tint
+            lo, hi = r[:, :3].min(axis=0), r[:, :3].max(axis=0)
+            cell = tuple(np.floor((lo + hi)[[0, 2]] * 0.5 / CELL).astype(int)) if len(r) else (0, 0)
+            placed.append((cell, r, indices, lo, hi))
+        placed.sort(key=lambda p: p[0])
+        rows, tris, at, first, self.cells, spheres = [], [], 0, 0, [], []
+        for cell, r, indices, lo, hi in placed:
+            if not self.cells or self.cells[-1][0] != cell:
+                self.cells.append([cell, first, 0])
+                spheres.append([lo, hi])
+            self.cells[-1][2] += len(indices)
+            first += len(indices)
+            spheres[-1] = [np.minimum(spheres[-1][0], lo), np.maximum(spheres[-1][1], hi)]
             rows.append(r)
             tris.append(indices + at)
-            at += len(vertices)
+            at += len(r)
+        self.centres = np.array([(lo + hi) * 0.5 for lo, hi in spheres]).reshape(-1, 3)
+        self.radii = np.array([np.linalg.norm(hi - lo) * 0.5 for lo, hi in spheres])
         self.count = sum(len(t) for t in tris)
         tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
-        self.opaque = tints_opaque if self.colour is None else \
-            self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
+        if self.surface is not None:
+            self.opaque = self.surface.blend is None
+        else:
+            self.opaque = tints_opaque if self.colour is None else \
+                self.colour[3] == 1.0 and (self.texture is None or self.opaque_texture)
         if self.count:
             gl.glBindVertexArray(self.vao)
             self.vertices.upload(np.concatenate(rows), gl.GL_STATIC_DRAW)
@@ -92,7 +124,12 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, program) -> None:
+    def draw(self, programs, visible=None, clock: float = 0.0) -> None:
+        """One call: every square, or those ``visible`` says (a bool per square);
+        the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
+        program = programs.pick(self.surface)
+        set_surface(self.surface)
+        set_part(program, self.scroll, self.prelit, clock)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -103,7 +140,14 @@ class _Bucket:
                 gl.glActiveTexture(gl.GL_TEXTURE0)
                 gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
         gl.glBindVertexArray(self.vao)
-        gl.glDrawElements(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT, None)
+        if visible is None or visible.all():
+            gl.glDrawElements(gl.GL_TRIANGLES, self.count, gl.GL_UNSIGNED_INT, None)
+        else:
+            shown = [c for c, v in zip(self.cells, visible) if v]
+            counts = (gl.GLsizei * len(shown))(*(c[2] for c in shown))
+            offsets = (ctypes.c_void_p * len(shown))(*(4 * c[1] for c in shown))
+            gl.glMultiDrawElements(gl.GL_TRIANGLES, counts, gl.GL_UNSIGNED_INT,
+                                   ctypes.cast(offsets, ctypes.POINTER(gl.GLvoid)), len(shown))
         gl.glBindVertexArray(0)
 
 
@@ -116,6 +160,7 @@ class StaticLayer:
         self.buckets: dict[tuple, _Bucket] = {}
         self.settling: dict = {}                 # entity -> (state, drawn frames unchanged)
         self.placed: dict = {}                   # entity -> (state, bucket keys)
+        self.culled = 0                          # squares left out by the draws since it was set to 0
 
     def split(self, groups: dict[str, Group]) -> dict[str, Group]:
         """The groups without the static entities; entities that settled join
@@ -155,10 +200,11 @@ class StaticLayer:
         if key not in self.pieces:
             self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
         keys = []
-        for bucket_key, colour, tex, vertices, indices in self.pieces[key]:
+        for bucket_key, colour, tex, surface, scroll, prelit, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
-                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex))
+                b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex),
+                                                       surface, scroll, prelit)
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)
@@ -171,9 +217,11 @@ class StaticLayer:
             del b.members[e]
             b.dirty = True
 
-    def draw(self, program, opaque: bool) -> int:
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0) -> int:
         """The opaque buckets or the others, each with members in one call
-        (identity model rows); the draw calls made."""
+        (identity model rows), without its squares outside the view's
+        ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
+        ``clock``, with ``programs`` (textures.MeshPrograms); the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -181,8 +229,14 @@ class StaticLayer:
             b = self.buckets[key]
             if b.dirty:
                 b.rebuild()
-            if b.count and b.opaque == opaque:
-                b.draw(program)
-                calls += 1
-        program["look"] = 0
+            if not b.count or b.opaque != opaque:
+                continue
+            visible = None if planes is None else spheres_in_frustum(planes, b.centres, b.radii)
+            if visible is not None and not visible.any():
+                self.culled += len(visible)
+                continue
+            b.draw(programs, visible, clock)
+            self.culled += 0 if visible is None else int((~visible).sum())
+            calls += 1
+        programs.reset()
         return calls

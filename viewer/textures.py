@@ -16,10 +16,10 @@ import logging
 import numpy as np
 from pyglet import gl
 
-from scenes.virtools.game import SKY_FACES
+from scenes.virtools.game import SKY_FACES, TEXTURES_DIR, find_ci
 
 from .drawlist import indexed, shade_normals
-from .gpu import instanced_vao
+from .gpu import Buffer, attribute, instanced_vao
 
 log = logging.getLogger(__name__)
 MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
@@ -48,13 +48,17 @@ class TextureCache:
         """Whether a texture `get` made has no transparent pixel."""
         return tex.value in self._opaque
 
-    def get(self, texture):
+    def get(self, texture, colour_key: int | None = None):
+        """The GL texture of an image; with ``colour_key`` (0xRRGGBB) its
+        pixels of that colour transparent (alpha 0; virtools-nmo.md 3.6)."""
         if texture is None:
             return None
-        key = texture if isinstance(texture, str) else id(texture)
+        key = (texture if isinstance(texture, str) else id(texture), colour_key)
         if key not in self._made:
             try:
                 pixels = read_image(texture)
+                if colour_key is not None:
+                    pixels = keyed(pixels, colour_key)
                 self._made[key] = _upload(pixels)
                 if pixels[..., 3].min() == 255:
                     self._opaque.add(self._made[key].value)
@@ -63,6 +67,92 @@ class TextureCache:
                             else "embedded", exc)
                 self._made[key] = None
         return self._made[key]
+
+
+def keyed(pixels: np.ndarray, colour_key: int) -> np.ndarray:
+    """A copy whose pixels of RGB ``colour_key`` (0xRRGGBB) have alpha 0."""
+    out = pixels.copy()
+    rgb = ((colour_key >> 16) & 255, (colour_key >> 8) & 255, colour_key & 255)
+    out[(out[..., :3] == rgb).all(axis=-1), 3] = 0
+    return out
+
+
+# --- a material's surface (scenes.virtools.looks.Surface; virtools-nmo.md 3.5) --------------------
+
+BLEND_FACTORS = {1: gl.GL_ZERO, 2: gl.GL_ONE, 3: gl.GL_SRC_COLOR, 4: gl.GL_ONE_MINUS_SRC_COLOR, 5: gl.GL_SRC_ALPHA,
+                 6: gl.GL_ONE_MINUS_SRC_ALPHA, 7: gl.GL_DST_ALPHA, 8: gl.GL_ONE_MINUS_DST_ALPHA, 9: gl.GL_DST_COLOR,
+                 10: gl.GL_ONE_MINUS_DST_COLOR, 11: gl.GL_SRC_ALPHA_SATURATE}
+DEFAULT_BLEND = (5, 6)          # source alpha, one minus source alpha: a part without a Surface, and plain meshes
+
+
+def surface_texture(part, textures: TextureCache):
+    """The GL texture of a look's part, colour-keyed as its surface says."""
+    key = part.surface.colour_key if part.surface is not None else None
+    return textures.get(part.texture, key)
+
+
+def set_part(program, scroll, prelit, clock: float) -> None:
+    """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
+    per second, at ``clock`` seconds (kept within one repeat), and its
+    lighting: None lit, else the colour of a prelit part (no lighting)."""
+    program["uv_offset"] = tuple(float((c * clock) % 1.0) for c in scroll)
+    program["unlit"] = int(prelit is not None)
+    if prelit is not None:
+        program["prelit"] = tuple(float(c) for c in prelit)
+
+
+class MeshPrograms:
+    """A frame's two mesh programs (renderer.py): ``plain``, and ``tested``
+    with the alpha test, used only by alpha-tested parts (its discard slows
+    every pixel a program draws, in llvmpipe)."""
+
+    def __init__(self, plain, tested):
+        self.plain, self.tested = plain, tested
+        self.current = None
+
+    def pick(self, surface):
+        """The program for a part's Surface, in use, its alpha test set."""
+        tested = surface is not None and surface.alpha_test is not None
+        p = self.tested if tested else self.plain
+        if p is not self.current:
+            p.use()
+            self.current = p
+        if tested:
+            p["alpha_func"], p["alpha_ref"] = int(surface.alpha_test[0]), float(surface.alpha_test[1])
+        return p
+
+    def reset(self) -> None:
+        """Both programs back to plain meshes (no look, no scroll), the plain
+        one in use, the default surface."""
+        for p in (self.tested, self.plain):
+            p.use()
+            p["look"] = 0
+            set_part(p, (0.0, 0.0), None, 0.0)
+        self.current = self.plain
+        set_surface(None)
+
+    def stop(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+            self.current = None
+
+
+def set_surface(surface) -> None:
+    """The GL state of a part's Surface (None: the viewer's default, blended
+    by alpha, both sides, depth written); the alpha test is the program's
+    (MeshPrograms.pick). Back faces are culled as the renderer's glFrontFace
+    sets them."""
+    blend = DEFAULT_BLEND if surface is None else surface.blend
+    if blend is None:
+        gl.glDisable(gl.GL_BLEND)
+    else:
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(BLEND_FACTORS.get(blend[0], gl.GL_ONE), BLEND_FACTORS.get(blend[1], gl.GL_ZERO))
+    if surface is None or surface.two_sided:
+        gl.glDisable(gl.GL_CULL_FACE)
+    else:
+        gl.glEnable(gl.GL_CULL_FACE)
+    gl.glDepthMask(gl.GL_TRUE if surface is None or surface.z_write else gl.GL_FALSE)
 
 
 def _upload(pixels: np.ndarray) -> gl.GLuint:
@@ -104,16 +194,19 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, textures.get(p.texture)) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit) for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
-    def draw(self, instance_data: np.ndarray, program) -> int:
-        """Each part in its colour and texture; the draw calls made."""
+    def draw(self, instance_data: np.ndarray, programs: MeshPrograms, clock: float = 0.0) -> int:
+        """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        program["look"] = 1
-        for (first, count), (colour, tex) in zip(self.ranges, self.parts):
+        for (first, count), (colour, tex, surface, scroll, prelit) in zip(self.ranges, self.parts):
+            program = programs.pick(surface)
+            program["look"] = 1
+            set_surface(surface)
+            set_part(program, scroll, prelit, clock)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:
@@ -121,7 +214,7 @@ class LookBatch:
                 gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
             gl.glDrawElementsInstanced(gl.GL_TRIANGLES, count, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * first),
                                        len(instance_data))
-        program["look"] = 0
+        programs.reset()
         gl.glBindVertexArray(0)
         return len(self.parts)
 
@@ -193,3 +286,152 @@ class SkyBox:
         self.program.stop()
         gl.glDepthMask(gl.GL_TRUE)
         gl.glDepthFunc(gl.GL_LESS)
+
+
+# --- effects: flames and blob shadows (viewer/particles.py) -----------------------------------------
+
+_SPRITE_VS = """#version 330 core
+layout(location = 0) in vec3 position;
+layout(location = 6) in vec4 colour;
+layout(location = 7) in vec2 uv;
+uniform mat4 view_proj;
+out vec2 v_uv;
+out vec4 v_colour;
+void main() { v_uv = uv; v_colour = colour; gl_Position = view_proj * vec4(position, 1.0); }
+"""
+_SPRITE_FS = """#version 330 core
+in vec2 v_uv;
+in vec4 v_colour;
+uniform sampler2D image;
+out vec4 frag;
+void main() { frag = v_colour * texture(image, v_uv); }
+"""
+FLAME_IMAGE = "Particle_Flames.bmp"     # the game's flame sprite: its brightness is its alpha
+SHADOW_IMAGE = "HardShadow.bmp"         # the game's shadow: dark on white, so alpha = 1 - brightness
+
+
+def soft_disc(shadow: bool, size: int = 64) -> np.ndarray:
+    """The sprite when the game's image is not there ((size, size, 4) uint8):
+    a flame an orange disc fading from its centre to its rim; a shadow black,
+    0.8 opaque at its centre fading to nothing at 0.85 of its radius (as the
+    game's HardShadow.bmp)."""
+    y, x = np.mgrid[0:size, 0:size]
+    r = np.hypot(x - (size - 1) / 2.0, y - (size - 1) / 2.0) / (size / 2.0)
+    out = np.empty((size, size, 4), np.uint8)
+    out[..., :3] = (0, 0, 0) if shadow else (255, 150, 60)
+    alpha = 0.8 * np.clip(1.0 - r / 0.85, 0.0, 1.0) if shadow else np.clip(1.0 - r, 0.0, 1.0) ** 1.5
+    out[..., 3] = (alpha * 255).astype(np.uint8)
+    return out
+
+
+def sprite_image(path: str | None, shadow: bool) -> np.ndarray:
+    """The game's sprite at ``path`` as RGBA (a flame's alpha its brightness; a
+    shadow black, its alpha the darkness), or `soft_disc` without one."""
+    if path is None:
+        return soft_disc(shadow)
+    try:
+        rgb = read_image(path)[..., :3].astype(np.float64)
+    except (OSError, ValueError) as exc:
+        log.warning("sprite %s: %s: a soft disc instead", path, exc)
+        return soft_disc(shadow)
+    brightness = rgb.mean(axis=-1)
+    out = np.empty(rgb.shape[:2] + (4,), np.uint8)
+    out[..., :3] = 0 if shadow else rgb
+    out[..., 3] = np.clip(255.0 - brightness if shadow else brightness, 0, 255)
+    return out
+
+
+class SpriteBatch:
+    """Quads ((n, 4, 9): x y z u v r g b a per corner, viewer.particles) drawn
+    in one call with a texture and a blend, depth tested but not written."""
+
+    def __init__(self):
+        from pyglet.graphics.shader import Shader, ShaderProgram
+        self.program = ShaderProgram(Shader(_SPRITE_VS, "vertex"), Shader(_SPRITE_FS, "fragment"))
+        self.vao = gl.GLuint()
+        gl.glGenVertexArrays(1, ctypes.byref(self.vao))
+        gl.glBindVertexArray(self.vao)
+        self.vertices, self.indices = Buffer(), Buffer()
+        self.vertices.upload(np.zeros((4, 9), np.float32))
+        gl.glBindBuffer(gl.GL_ELEMENT_ARRAY_BUFFER, self.indices.id)
+        for location, size, at in ((0, 3, 0), (7, 2, 3), (6, 4, 5)):
+            attribute(location, size, 9, at)
+        gl.glBindVertexArray(0)
+
+    def draw(self, quads: np.ndarray, texture, view_proj: tuple, blend: tuple) -> int:
+        """The quads with ``texture`` and the GL blend factors ``blend``; the draw calls made."""
+        if not len(quads) or texture is None:
+            return 0
+        n = len(quads)
+        tris = (np.arange(n, dtype=np.uint32)[:, None] * 4 + np.array([0, 1, 2, 0, 2, 3], np.uint32)).ravel()
+        gl.glBindVertexArray(self.vao)
+        self.vertices.upload(quads.reshape(-1, 9))
+        self.indices.upload(tris, gl.GL_DYNAMIC_DRAW, gl.GL_ELEMENT_ARRAY_BUFFER)
+        self.program.use()
+        self.program["view_proj"] = view_proj
+        gl.glEnable(gl.GL_BLEND)
+        gl.glBlendFunc(*blend)
+        gl.glDepthMask(gl.GL_FALSE)
+        gl.glActiveTexture(gl.GL_TEXTURE0)
+        gl.glBindTexture(gl.GL_TEXTURE_2D, texture)
+        gl.glDrawElements(gl.GL_TRIANGLES, len(tris), gl.GL_UNSIGNED_INT, None)
+        gl.glDepthMask(gl.GL_TRUE)
+        gl.glBlendFunc(gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA)
+        self.program.stop()
+        gl.glBindVertexArray(0)
+        return 1
+
+
+class Effects:
+    """The behaviours' flames and blob shadows (``behaviors.hooks``;
+    viewer/particles.py), drawn after the scene: the shadows darkening what
+    they lie on (lifted a little, so they win the depth test), then the
+    flames added to what is behind them. The sprites are the game's images
+    from its Textures folder when the scene comes from the game folder."""
+
+    SHADOW_LIFT = 0.03          # metres above the surface the shadow lies on
+
+    def __init__(self):
+        from .particles import Flames
+        self.flames = Flames()
+        self.clock = 0.0                        # the behaviour clock, seconds (scrolling textures go by it)
+        self.shadows = np.zeros((0, 4))         # x y z radius
+        self.spheres = {}                       # the receivers' bounding spheres (picking.pick)
+        self.textures = TextureCache()
+        self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
+        self.batch = None
+
+    def update(self, session) -> None:
+        """This frame's emitters and shadows of the session's behaviours."""
+        from behaviors import hooks
+        from behaviors.api import manager_of
+        from scenes.virtools.game import game_folder
+
+        from .particles import shadow_spot
+        ctx = session.ctx
+        if self.images is None:
+            path = getattr(session.scene, "path", None)
+            game = game_folder(path) if path else None
+            folder = find_ci(game, TEXTURES_DIR) if game else None
+            self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
+                                for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
+        m = manager_of(ctx, create=False)
+        self.clock = m.time_ms * 0.001 if m is not None else 0.0
+        self.flames.update(self.clock, hooks.emitters(ctx))
+        spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
+        self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
+
+    def draw(self, view_proj: tuple, camera_world) -> int:
+        """The shadows and the flames; the draw calls made."""
+        from .particles import billboards, flat_quads
+        if self.batch is None:
+            self.batch = SpriteBatch()
+        flame_tex, shadow_tex = (self.textures.get(img) for img in self.images or (None, None))
+        spots = self.shadows
+        lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
+        calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4))), shadow_tex, view_proj,
+                                (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
+        centres, sizes, colours = self.flames.sprites()
+        calls += self.batch.draw(billboards(centres, sizes, colours, camera_world), flame_tex, view_proj,
+                                 (gl.GL_SRC_ALPHA, gl.GL_ONE))
+        return calls

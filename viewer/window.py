@@ -13,14 +13,20 @@ import pyglet
 from pyglet.math import Mat4
 from pyglet.window import key, mouse
 
+from behaviors import hooks
 from scenes.headless import declared_keys, error_text
 
-from . import camera, hud, overlays, png
+from . import camera, hud, measures, overlays, png
 from .drawlist import gather
+from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
+from .history import HISTORY_S
+from .perturb import Twist
 from .picking import pick
+from .plots import PlotPanel, Samples
 from .renderer import Offscreen, Renderer
 from .session import FrameRate
+from .textures import Effects
 from .video import FfmpegVideo, WallClockVideo
 
 RELOAD_CHECK_S = 0.5
@@ -31,6 +37,8 @@ SOFTWARE_RENDERERS = ("llvmpipe", "softpipe", "swrast", "software", "swiftshader
 HUD_ERROR_LINES = 40        # the error panel shows the traceback's last lines
 VIDEO_FPS = 30.0            # the in-viewer video's frames per second of wall time
 RECORDING = "run.jsonl"     # where the record key writes when `ivp play --record` named no file
+SCRUB_S = 0.5               # seconds of frame time a history key moves by
+TWIST_PER_PIXEL = 0.01      # radians a ctrl + right drag turns the target by, per pixel
 
 
 @dataclass(frozen=True)
@@ -43,22 +51,31 @@ class Control:
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
     Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
-    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses)", "step"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one step", "step"),
+    Control((key.LEFT, key.COMMA), "back one step of the history (a PSI step, or a frame)", "back"),
+    Control((key.BRACKETLEFT, key.BRACKETRIGHT), f"history: back / forward {SCRUB_S:g} s (pauses)", "scrub"),
+    Control((key.END,), "history: back to the latest state", "latest"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
     Control((key.EQUAL, key.PLUS), "fast forward (time factor x 2)", "faster"),
     Control((key.BACKSPACE,), "restart the scene", "restart"),
     Control((key.F5,), "reload the scene file (also automatic on change)", "reload"),
     Control((key.C,), "scene camera / free camera", "camera"),
     Control((key.F,), "free camera: frame the selection or the scene", "frame"),
+    Control((key.T,), "camera tracks the selected body on / off (orbit and zoom about it)", "track"),
     Control((key._1,), "overlay: contact points and normals", "contacts"),
     Control((key._2,), "overlay: sleeping bodies tinted", "sleeping"),
     Control((key._3,), "overlay: bounding spheres", "spheres"),
     Control((key._4,), "overlay: joint anchors and axes", "joints"),
     Control((key._5,), "overlay: force arrows", "forces"),
+    Control((key._6,), "overlay: contact forces, arrows N x scale long", "contact_forces"),
+    Control((key._7,), "overlay: mass centres and inertia boxes", "mass"),
+    Control((key._9,), "contact force scale: the next of 0.003 .. 0.3 m per N", "force_scale"),
     Control((key.H,), "heads-up display on / off", "hud"),
+    Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
+    Control((key.F6,), "save the whole state (viewer-NNN.snapshot, for ivp play --snapshot)", "save"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
     Control((key.F11,), "fullscreen on / off", "fullscreen"),
     Control((key.F10,), "vsync on / off", "vsync"),
@@ -68,7 +85,8 @@ CONTROLS = (
 
 MOUSE_HELP = (
     "left click: select a body (its state in the panel)",
-    "ctrl + left drag from a body: pull it with a spring (an impulse every frame)",
+    "ctrl + left drag from a body: pull it with a spring (an impulse every frame, or single step)",
+    "ctrl + right drag from a body: turn it with an angular spring (paused: with each single step)",
     "left drag: orbit   right drag: pan   wheel: zoom (free camera)",
     "W A S D Q E: fly the free camera",
 )
@@ -128,7 +146,10 @@ class View:
         self.orbit = camera.OrbitCamera()
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
-                         "joints": False, "forces": False}
+                         "joints": False, "forces": False, "contact_forces": False, "mass": False}
+        self.contact_scale = 3      # index into measures.CONTACT_SCALES: 0.1 m per N
+        self.effects = Effects()            # the behaviours' flames and blob shadows
+        self.track = False          # the free camera follows the selected body
         self.frame_scene()
 
     def frame_scene(self) -> None:
@@ -139,6 +160,10 @@ class View:
             self.orbit.frame(*scene_bounds(self.session.ctx))
 
     def camera_world(self) -> np.ndarray:
+        sel = self.session.selected
+        if self.track and sel is not None:      # the free camera, aimed at the selection as it moves
+            self.orbit.target = np.asarray(sel.get_world_matrix().as_array()[3, :3], dtype=np.float64)
+            return self.orbit.world_matrix()
         if self.use_scene_camera:
             m = self.scene_camera(self.session)
             if m is not None:
@@ -169,9 +194,12 @@ class View:
                 overlays.force_arrows(lines, ctrls, t)
         if on["contacts"] and env.collision is not None:
             overlays.contact_marks(lines, env.collision.contacts())
+        if on["contact_forces"] and env.collision is not None:
+            measures.contact_forces(lines, env.collision.contacts(), measures.CONTACT_SCALES[self.contact_scale])
+        if on["mass"]:
+            measures.mass_marks(lines, s.bodies(), t)
         if s.drag is not None:
-            lines.add(s.drag.point(), s.drag.target, overlays.DRAG)
-            lines.cross(s.drag.target, overlays.DRAG)
+            s.drag.marks(lines, overlays.DRAG)
         return lines.arrays()
 
     def draw(self, renderer: Renderer, size) -> None:
@@ -180,7 +208,8 @@ class View:
         groups = gather(self.session.ctx.entities, renderer.mesh_keys, self.colour_of,
                         getattr(self.session.scene, "looks", None))
         segments, colours = self.lines()
-        renderer.draw(groups, self.camera_world(), size, segments, colours)
+        self.effects.update(self.session)
+        renderer.draw(groups, self.camera_world(), size, segments, colours, self.effects)
 
 
 def is_software_renderer(name: str) -> bool:
@@ -255,6 +284,7 @@ class Overlay2D:
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
         self.centre = TextPanel("center", "center")
+        self.game = GameHud()           # the game's manner: score, lives, level, sector
         self.rects = {}
 
     def draw(self, window, view: View, size, status_lines, centre_lines=()) -> None:
@@ -263,6 +293,7 @@ class Overlay2D:
         pyglet.gl.glViewport(0, 0, width, height)
         s = view.session
         self.rects = {}
+        self.game.draw(width, height, hooks.hud_fields(s.ctx))
         if status_lines:
             self.rects["status"] = self.status.layout(status_lines, width, height)
             self.status.draw()
@@ -296,9 +327,12 @@ class ViewerWindow(pyglet.window.Window):
     display has it, slows both together)."""
 
     def __init__(self, session, width: int = 1024, height: int = 768,
-                 samples: int | None = None, vsync: bool = True, record: str | None = None, **kwargs):
+                 samples: int | None = None, vsync: bool = True, record: str | None = None, sound=None,
+                 history_s: float = HISTORY_S, **kwargs):
         """`samples`: multisampling (None: chosen by `choose_samples`);
-        `record`: a recording file to write from the first frame."""
+        `record`: a recording file to write from the first frame; `sound`: a
+        sound.SoundOutput playing the behaviours' sounds; `history_s`: seconds
+        of history kept (0: none, viewer/history.py)."""
         samples, note = choose_samples(samples, gl_renderer_name() if samples is None else "")
         self.notes = [note] if note else []
         config = pyglet.gl.Config(double_buffer=True, depth_size=24, sample_buffers=int(samples > 0),
@@ -314,11 +348,18 @@ class ViewerWindow(pyglet.window.Window):
         self.samples = samples
         self.record_path = record or RECORDING
         self.session = session
+        self.sound = sound
+        if sound is not None:
+            self.notes.extend(sound.notices)
+        if history_s > 0.0:
+            session.keep_history(history_s)
         self.scene_view = View(session)
         self._keys_of = None            # the context the key bindings were made for
         self.renderer = Renderer()
         self.overlay = Overlay2D()
         self.show_hud = True
+        self.plot_samples = Samples()
+        self.plots = None           # the PlotPanel while F3 shows it
         self.centre = None          # "help" or "error": the centred panel shown
         self.rate = FrameRate()
         self.draw_ms = 0.0
@@ -365,7 +406,10 @@ class ViewerWindow(pyglet.window.Window):
 
     def tick(self, dt: float) -> None:
         self.session.keys = frozenset(key_name(k) for k in self._held)
-        self.session.tick(dt)
+        ran = self.session.tick(dt) > 0.0
+        if self.sound is not None:
+            self.sound.frame(self.session.ctx, ran)
+        self.plot_samples.sample(self.session, self.draw_ms)
         self.fly(dt)
 
     def check_reload(self, dt: float) -> None:
@@ -390,6 +434,8 @@ class ViewerWindow(pyglet.window.Window):
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
         status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.show_hud else ()
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
+        if self.plots is not None:
+            self.plots.draw(self.plot_samples)
 
     def centre_lines(self) -> list[str]:
         if self.centre == "help":
@@ -425,7 +471,7 @@ class ViewerWindow(pyglet.window.Window):
                 self._fly.add(symbol)
             self._held.add(symbol)
             return pyglet.event.EVENT_HANDLED
-        self.do(action)
+        self.do(action, symbol)
         return pyglet.event.EVENT_HANDLED
 
     def on_key_release(self, symbol, modifiers):
@@ -433,12 +479,18 @@ class ViewerWindow(pyglet.window.Window):
         self._fly.discard(symbol)
         return pyglet.event.EVENT_HANDLED
 
-    def do(self, action: str) -> None:
+    def do(self, action: str, symbol: int = 0) -> None:
         s, v = self.session, self.scene_view
         if action == "pause":
             s.toggle_pause()
         elif action == "step":
             s.step()
+        elif action == "back":
+            s.step_back()
+        elif action == "scrub":
+            s.scrub(-SCRUB_S if symbol == key.BRACKETLEFT else SCRUB_S)
+        elif action == "latest" and s.history is not None:
+            s.go_to(s.history.end)
         elif action in ("slower", "faster"):
             s.change_speed(-1 if action == "slower" else 1)
         elif action in ("restart", "reload"):
@@ -448,16 +500,27 @@ class ViewerWindow(pyglet.window.Window):
         elif action == "frame":
             v.use_scene_camera = False
             v.frame_scene()
+        elif action == "track":
+            v.track = not v.track
+            s.message = "the camera tracks the selected body" if v.track else "camera tracking off"
         elif action in v.overlays:
             v.overlays[action] = not v.overlays[action]
+        elif action == "force_scale":
+            v.contact_scale = (v.contact_scale + 1) % len(measures.CONTACT_SCALES)
+            s.message = f"contact forces: {measures.CONTACT_SCALES[v.contact_scale]:g} m per N"
         elif action == "hud":
             self.show_hud = not self.show_hud
+        elif action == "plots":
+            self.plots = PlotPanel() if self.plots is None else None
         elif action in ("help", "error"):
             self.centre = None if self.centre == action else action
         elif action == "record":
             s.toggle_recording(self.record_path)
         elif action == "screenshot":
             s.message = f"screenshot {self.screenshot()}"
+        elif action == "save":
+            self.shots += 1
+            s.save_state(f"viewer-{self.shots:03d}.snapshot")
         elif action == "video":
             self.toggle_video()
         elif action == "fullscreen":
@@ -502,20 +565,23 @@ class ViewerWindow(pyglet.window.Window):
         return self.renderer.lens.pixel_ray(self.scene_view.camera_world(), w / h, 2.0 * x / w - 1.0, 2.0 * y / h - 1.0)
 
     def on_mouse_press(self, x, y, button, modifiers):
-        if button != mouse.LEFT:
+        twist = button == mouse.RIGHT and modifiers & key.MOD_CTRL
+        if button != mouse.LEFT and not twist:
             return
         hit = pick(self.session.ctx.entities, *self.ray(x, y))
         if hit is None:
             return
         entity, point = hit
-        if modifiers & key.MOD_CTRL:
+        if twist:
+            self.session.start_twist(entity)
+        elif modifiers & key.MOD_CTRL:
             if self.session.start_drag(entity, point):
                 self._drag_depth = self.depth_of(point)
         else:
             self.session.selected = entity if entity is not self.session.selected else None
 
     def on_mouse_release(self, x, y, button, modifiers):
-        if button == mouse.LEFT:
+        if button in (mouse.LEFT, mouse.RIGHT):
             self.session.end_drag()
 
     def depth_of(self, point) -> float:
@@ -525,6 +591,11 @@ class ViewerWindow(pyglet.window.Window):
 
     def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
         drag = self.session.drag
+        if isinstance(drag, Twist):     # turned about the camera's up and right axes
+            m = self.scene_view.camera_world()
+            drag.turn(m[1, :3], -dx * TWIST_PER_PIXEL)
+            drag.turn(m[0, :3], dy * TWIST_PER_PIXEL)
+            return
         if drag is not None:        # the target: under the mouse, at the grab's depth
             origin, direction = self.ray(x, y)
             along = direction @ self.scene_view.camera_world()[2, :3]

@@ -8,8 +8,9 @@ from .level import Level, gameplay_state, set_paused
 from .modules import Fan, FinishBalloon, PlankBridge, Sack, Swing, WakeGate
 from .navigation import BallNavigation
 from .sectors import sector_active
+from .sounds import BallSounds
 
 __all__ = ["values", "BallPieces", "PlayerBall", "Transformers", "physicalize_block", "player_of",
            "OrientedBox", "box_of", "boxes_intersect", "CameraRig", "camera_of", "heading_of", "spring_step",
            "Level", "gameplay_state", "set_paused", "Fan", "FinishBalloon", "PlankBridge", "Sack", "Swing",
-           "WakeGate", "BallNavigation", "sector_active"]
+           "WakeGate", "BallNavigation", "sector_active", "BallSounds"]

@@ -17,13 +17,14 @@ from bbglue.blocks import Physicalize
 from bbglue.blocks import PhysicsWakeUp
 from bbglue.blocks import SetPhysicsSpring
 
-from ..api import Behavior, manager_of
+from ..api import Behavior, BlobShadow, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .sectors import sector_active
 from .values import (BALL_COLLISION_GROUP, BALL_KINDS, BALL_RADIUS, DISTANCE, KIND_NAMES, PIECE_COUNTS,
-                     PIECE_LIFE_S, PUSH, RATE, SECONDS, TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S,
-                     TRANSFORMER_RADIUS, TRANSFORMER_SPRING_S)
+                     PIECE_LIFE_S, PUSH, RATE, SECONDS, SHADOW_GROUP, SHADOW_MAX_HEIGHT, SHADOW_SIZE_SCALE,
+                     SOUND_TRAFO, TRANSFORMER_BURST_S, TRANSFORMER_FLOAT, TRANSFORMER_NEW_S, TRANSFORMER_RADIUS,
+                     TRANSFORMER_SPRING_S, pieces_sound)
 
 FIX_CUBE = "FixCube"        # Ballance's fixed, collision-free anchor of single-body joints
 
@@ -75,6 +76,7 @@ class PlayerBall(Behavior):
     wood = Param(Entity, "Ball_Wood", "the wood ball entity")
     stone = Param(Entity, "Ball_Stone", "the stone ball entity")
     start_kind = Param(str, "wood", "the kind of the first ball", choices=KIND_NAMES)
+    shadow = Param(Group, SHADOW_GROUP, "what the ball's blob shadow falls on", optional=True)
 
     def __init__(self, ctx, entity=None, **params):
         super().__init__(ctx, entity, **params)
@@ -124,6 +126,17 @@ class PlayerBall(Behavior):
 
     def on_reset(self) -> None:
         self.remove()
+
+    def blob_shadows(self) -> list:
+        """The viewer's hook (behaviors.hooks): the ball's shadow on the Shadow
+        group's members, as wide as the ball's X extent times 1.3, down to 20."""
+        e = self.entity_in_play
+        if e is None or self.shadow is None or e.mesh is None:
+            return []
+        lo, hi = e.mesh.bounding_box()
+        width = (hi[0] - lo[0]) * math.sqrt(sum(c * c for c in e.get_world_matrix().as_array()[0, :3]))
+        return [BlobShadow(e.get_position(), 0.5 * width * SHADOW_SIZE_SCALE, tuple(self.shadow),
+                           SHADOW_MAX_HEIGHT)]
 
 
 def player_of(ctx) -> PlayerBall | None:
@@ -179,6 +192,7 @@ class Transformers(Behavior):
         px, py, pz = pad.get_position()
         mass = BALL_KINDS[player.kind].mass
         self.send("Ball Nav Off")
+        self.sound(SOUND_TRAFO)
         self.spring = self.own(SetPhysicsSpring(player.ball, self.ctx, referential_1=player.ball,
                                                 object2=fix_cube(self.ctx), position_2=(px, py + TRANSFORMER_FLOAT, pz), length=0.0,
                                                 constant=self.spring_rate * mass,
@@ -279,6 +293,7 @@ class BallPieces(Behavior):
     def break_at(self, kind: str, centre) -> None:
         """Lay the kind's pieces around ``centre``, physicalize them and push them out."""
         pieces = self.groups[kind].entities
+        self.sound(pieces_sound(kind))
         for e, d in zip(pieces, sphere_directions(len(pieces))):
             e.set_position(tuple(centre[j] + d[j] * self.spread for j in range(3)))
             e.show()

@@ -22,8 +22,9 @@ original's teardown and rebuild); a checkpoint deactivates the old sector and
 activates the next; the finish is live only in the last sector. The level
 broadcasts "Sector Activate" (data: sector), "Sector Reset" (when a sector's
 bodies are put back: its wake gates arm again, its forces are made again),
-"Sector Deactivate", "Level_Finish" at the finish, "Game Over" and "Sound"
-(data: sound, its name) for the viewer.
+"Sector Deactivate", "Level_Finish" at the finish and "Game Over"; its
+sounds are SoundEvents named after the game's Sounds/*.wav (the level
+start, a new ball, the fall, a checkpoint, the pickups, the finish's music).
 
 The level's clock stops while the game is paused (``set_paused``, or a time
 factor of 0 as the viewer's pause sets): points, the death sequence, pickups'
@@ -37,17 +38,21 @@ import math
 from bbglue import CKGroup, blocks
 from bbglue.blocks import Physicalize
 
-from ..api import Behavior, manager_of
+from ..api import Behavior, Emitter, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
 from .boxes import box_of, boxes_intersect
 from .camera import camera_of
-from .values import (BALL_RADIUS, CHECKPOINT_FLAME_HEIGHT, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
+from .values import (BALL_RADIUS, BIG_FLAME_SIZE, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
+                     CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
-                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES, LEVELS,
-                     MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS, RESET_POINT_NAME,
-                     SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SPARE_LIVES, SPEED, START_POINTS, final_score)
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
+                     LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
+                     RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
+                     SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
+                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_FLAMES, START_POINTS,
+                     final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
 
@@ -101,6 +106,7 @@ class Level(Behavior):
     extra_lives = Param(Group, "P_Extra_Life", "extra lives (+1 life)", optional=True)
     extra_points = Param(Group, "P_Extra_Point", "extra points (+100, then six +20 satellites)", optional=True)
     finish = Param(Entity, "PE_Levelende", "the finish trigger (1 around the balloon platform)", optional=True)
+    start = Param(str, "PS_Levelstart", "the start's placeholder, or the group holding it: its flames burn")
     sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
     prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
     hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
@@ -163,10 +169,6 @@ class Level(Behavior):
         for _, fn in due:
             fn()
 
-    def sound(self, name: str) -> None:
-        """A named sound event for the viewer (no sound files are shipped)."""
-        self.send("Sound", sound=name)
-
     # --- sectors -------------------------------------------------------------------------
 
     @property
@@ -194,9 +196,35 @@ class Level(Behavior):
         for e in dict.fromkeys(self.props + [e for b in self.sector_bodies.values() for e in b]):
             self.save_ic(e)
             self.records[e] = self.ctx.physics.record_of(e)
+        self.flames = self._flame_frames()
         boxes = [box_of(b) for b in (self.death_boxes or ())]
         self.fall_limit = (min(b.centre[1] - sum(b.half[i] * abs(b.axes[i][1]) for i in range(3)) for b in boxes)
                            - PROP_FALL_DEPTH) if boxes else None
+
+    def _flame_frames(self) -> dict:
+        """The flames' emitter frames (values.py): "start" -> the start's,
+        checkpoint k -> (its big flame's, its small flames'); missing ones left out."""
+        def frames(owner, names):
+            return [self.ctx.get(f"{owner.name}.{n}") for n in names if f"{owner.name}.{n}" in self.ctx]
+        start = self.ctx.get(self.start) if self.start in self.ctx else None
+        starts = start.entities if isinstance(start, CKGroup) else [start] if start is not None else []
+        out = {"start": [f for s in starts for f in frames(s, START_FLAMES)]}
+        for k, cp in enumerate(self.checkpoint_entities, 1):
+            out[k] = (frames(cp, (CHECKPOINT_BIG_FLAME,)), frames(cp, CHECKPOINT_SMALL_FLAMES))
+        return out
+
+    def emitters(self) -> list:
+        """The viewer's hook (behaviors.hooks): the start's four flames; the
+        next checkpoint's big flame and the later checkpoints' two small ones
+        (none once crossed)."""
+        flames = getattr(self, "flames", None)
+        if not flames:
+            return []
+        lit = [(f, 1.0) for f in flames["start"]]
+        for k in range(self.sector, len(self.checkpoint_entities) + 1):
+            big, small = flames[k]
+            lit += [(f, BIG_FLAME_SIZE) for f in big] if k == self.sector else [(f, 1.0) for f in small]
+        return [Emitter(f.name, "flame", f.get_position(), size) for f, size in lit]
 
     def is_active(self, entity) -> bool:
         """Is the entity's sector the current one (True outside every sector)?"""
@@ -267,6 +295,7 @@ class Level(Behavior):
             for k in range(1, self.sector_count + 1):
                 if k != self.sector:
                     self.deactivate_sector(k)
+            self.sound(SOUND_LEVEL_START)
             self._respawn()
             self.send("Sector Activate", sector=self.sector)
             return
@@ -305,6 +334,7 @@ class Level(Behavior):
             cam.stamp(rp)
         self.flow = PLAYING
         self.fade = None
+        self.sound(SOUND_NEW_BALL)
         self.send("Ball Nav On")
 
     # --- death ------------------------------------------------------------------------------
@@ -314,7 +344,7 @@ class Level(Behavior):
         then (with a spare life) the sector reset and a new ball at 3 s. The
         points stop from death to rebirth."""
         self.send("Ball Nav Off")
-        self.sound("death")
+        self.sound(SOUND_FALL)
         self.death_time = self.clock
         self.at(self.hide_delay, player_of(self.ctx).remove)
         self.satellites = []
@@ -359,7 +389,7 @@ class Level(Behavior):
         self.sector = old + 1
         self.reset_sector()
         self.send("Sector Activate", sector=self.sector)
-        self.sound("checkpoint")
+        self.sound(SOUND_CHECKPOINT)
 
     def _pickups(self, p) -> None:
         for group, radius, fn in ((self.extra_lives, EXTRA_LIFE_RADIUS, self._extra_life),
@@ -371,17 +401,18 @@ class Level(Behavior):
                     fn(e)
 
     def _extra_life(self, e) -> None:
-        self.sound("extra_life")
+        self.sound(SOUND_LIFE)
         self.at(self.extra_life_delay, self._one_more_life)
 
     def _one_more_life(self) -> None:
         if self.flow in (PLAYING, DEAD):
             self.lives += 1
+            self.sound(SOUND_LIFE_ADDED)
 
     def _extra_point(self, e) -> None:
         """+100 now, then six satellites that fly to the ball and count +20 on arrival."""
         self.points += EXTRA_POINT_BONUS
-        self.sound("extra_point")
+        self.sound(SOUND_POINT)
         for i in range(EXTRA_POINT_SATELLITES):
             a = 2.0 * math.pi * i / EXTRA_POINT_SATELLITES
             ring = (math.sin(a) * self.satellite_ring, 0.0, math.cos(a) * self.satellite_ring)
@@ -396,6 +427,7 @@ class Level(Behavior):
         for s in self.satellites:
             if s.fly(goal, self.satellite_speed * dt):
                 self.points += SATELLITE_BONUS
+                self.sound(SOUND_SATELLITE)
             else:
                 left.append(s)
         self.satellites = left
@@ -418,7 +450,7 @@ class Level(Behavior):
         self.satellites = []
         self.send("Ball Nav Off")
         self.send("Level_Finish")
-        self.sound("finish")
+        self.sound(SOUND_LAST_FINISH if self.level == LAST_LEVEL else SOUND_FINISH)
         self.at(self.end_wait, self._count_score)
 
     def _count_score(self) -> None:

@@ -119,7 +119,7 @@ MEANING = LevelMeaning(
     trafo_groups=("P_Trafo_Paper", "P_Trafo_Wood", "P_Trafo_Stone"),
     start="PS_Levelstart", finish="PE_Levelende", checkpoints="PC_Checkpoints", reset_points="PR_Resetpoints",
     death_cubes="DepthTestCubes", extra_life="P_Extra_Life", extra_point="P_Extra_Point",
-    plain_groups=re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+"),   # 5.1's sounds and blob shadow: no behaviour yet
+    plain_groups=re.compile(r"Shadow|Sound_(Hit|Roll)ID_\d+"),   # 5.1: the sounds are ballance.ball_sounds
     sector=re.compile(r"Sector_(\d+)"),
     sector_name=SECTOR_GROUP_NAME, reset_point_name=RESET_POINT_NAME, checkpoint_name=CHECKPOINT_NAME,
     max_sectors=MAX_SECTORS,
@@ -135,8 +135,18 @@ MEANING = LevelMeaning(
     camera_file=("3D Entities", "Camera.nmo"),
     settings_file=("3D Entities", "Levelinit.nmo"), settings_table="AllLevel",
     default_start_ball="Ball_Wood", default_sky="Sky_L", level_bonus=LEVEL_BONUS,   # 5.6: Level_01's row
-    # The game's scripts hide the reset points (no prefab replaces them); the
-    # death cubes are kill volumes, saved hidden in all 12 levels, hidden here
-    # for custom maps that leave them shown (docs/levels.md "What is hidden").
-    hidden_groups=("PR_Resetpoints", "DepthTestCubes"),
+    # The game's scripts hide the reset points (no prefab replaces them) and
+    # the start's and checkpoints' untextured stand-ins (a disc and cones, null
+    # material in all 12 levels, over the plate floor's grate; their prefabs
+    # are the flames); the death cubes are kill volumes, saved hidden in all
+    # 12 levels, hidden here for custom maps that leave them shown
+    # (docs/levels.md "What is hidden").
+    hidden_groups=("PR_Resetpoints", "DepthTestCubes", "PS_Levelstart", "PC_Checkpoints"),
+    # The balls and their pieces as the game draws them (parts/player.yaml's names).
+    balls_file=("3D Entities", "Balls.nmo"),
+    flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
+    sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
+    sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
+    balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
+    autopilot="behaviors.ballance.autopilot:drive",
 )

@@ -97,6 +97,71 @@ SPARE_LIVES = 3
 LEVEL_BONUS = 100                    # x level number
 LIFE_BONUS = 200                     # x spare lives left
 
+# Flames: the emitters are the frames of the prefabs PS_FourFlames / PC_TwoFlames,
+# imported as "<placeholder>.<frame>" (scenes/virtools/level.py). The start's
+# four burn always; the next checkpoint's big flame burns, the later ones'
+# two small flames, none once crossed.
+START_FLAMES = tuple(f"PS_FourFlames_Flame_{x}" for x in "ABCD")
+CHECKPOINT_BIG_FLAME = "PC_TwoFlames_Flame_Big"
+CHECKPOINT_SMALL_FLAMES = ("PC_TwoFlames_Flame_SmallA", "PC_TwoFlames_Flame_SmallB")
+BIG_FLAME_SIZE = 2.0                 # the big flame's particles against a small one's (not in the spec)
+
+# The ball's blob shadow (Balls.nmo's TT Simple Shadow): on the Shadow group's
+# members, as wide as the ball times 1.3, down to 20 below the ball.
+SHADOW_GROUP = "Shadow"
+SHADOW_SIZE_SCALE = 1.3
+SHADOW_MAX_HEIGHT = 20.0
+
+# Sounds (the game's Sounds/*.wav by name; docs/behaviors.md "Sounds"). Surface
+# classes of the Sound_HitID_NN / Sound_RollID_NN groups (virtools-nmo 5.1).
+HIT_GROUP_NAME = "Sound_HitID_{:02d}"
+ROLL_GROUP_NAME = "Sound_RollID_{:02d}"
+SURFACES = {1: "Stone", 2: "Wood", 3: "Metal"}
+DOME_ID = 4                          # the dome's hit class (P_Dome)
+# Hit detectors per class: Min Speed, Max Speed, Sleep afterwards (Sound.nmo's "Hit Sounds").
+HIT_DETECTORS = {1: (2.0, 30.0, 1.0), 2: (2.0, 14.0, 1.0), 3: (2.0, 14.0, 2.0), DOME_ID: (1.0, 15.0, 1.0)}
+DOME_HITS = {"wood": "Hit_Wood_Dome", "stone": "Hit_Stone_Kuppel", "paper": "Hit_Paper"}
+ROLL_DELAY_S = 0.3                   # contact on and off delays of the roll sounds
+ROLL_VOLUME_FACTOR = 0.05            # volume min(1, 0.05 v)
+ROLL_PITCH = (0.5, 0.01)             # pitch 0.5 + 0.01 v
+FLAP_DETECTOR = (0.3, 10.0, 0.5)     # each Phys_FloorStopper member's hit detector
+FLAP_GROUP = "Phys_FloorStopper"
+SOUND_FALL = "Misc_Fall"
+SOUND_NEW_BALL = "Misc_Lightning"
+SOUND_LEVEL_START = "Misc_StartLevel"
+SOUND_CHECKPOINT = "Misc_Checkpoint"
+SOUND_LIFE = "Extra_Life_Blob"
+SOUND_LIFE_ADDED = "Misc_extraball"
+SOUND_POINT = "Extra_Start"
+SOUND_SATELLITE = "Extra_Hit"
+SOUND_TRAFO = "Misc_Trafo"
+SOUND_FLAP = "Hit_WoodenFlap"
+SOUND_FINISH = "Music_Final"
+SOUND_LAST_FINISH = "Music_LastFinal"   # the last level's
+LAST_LEVEL = 12
+
+
+def hit_sound(kind: str, surface: int) -> str:
+    """``Hit_<Ball>_<Surface>`` (paper: ``Hit_Paper`` on every surface)."""
+    if surface == DOME_ID:
+        return DOME_HITS[kind]
+    return "Hit_Paper" if kind == "paper" else f"Hit_{kind.capitalize()}_{SURFACES[surface]}"
+
+
+def roll_sound(kind: str, surface: int) -> str:
+    """``Roll_<Ball>_<Surface>`` (paper: ``Roll_Paper`` on every surface)."""
+    return "Roll_Paper" if kind == "paper" else f"Roll_{kind.capitalize()}_{SURFACES[surface]}"
+
+
+def pieces_sound(kind: str) -> str:
+    return f"Pieces_{kind.capitalize()}"
+
+
+def linear_volume(x: float) -> float:
+    """TT_LinearVolume: 0 up to 0.01, then 0.02 x 50^x, at most 1."""
+    return 0.0 if x <= 0.01 else min(1.0, 0.02 * 50.0 ** x)
+
+
 # PH modules.
 WAKE_GATE_RADIUS = 50.0              # horizontal
 SWING_FORCE = 1.1

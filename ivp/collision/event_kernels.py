@@ -28,8 +28,8 @@ from ..jit import kernel
 from ..kmath import mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
 from ..states import MT_NOT_SIM
 from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
-from .feature_kernels import point_edge, point_face, point_point, unit_k
-from .piece_kernels import moved_arrays, pieces_closest
+from .feature_kernels import normals, point_edge, point_face, point_point, unit_k
+from .piece_kernels import edge_spheres, moved_vertices, pieces_closest
 
 BALL = 3                        # a search context's kind: a ball against a ball (0-2: KIND_CODE's P, K, F)
 PIECES = 4                      # two convex pieces
@@ -92,7 +92,7 @@ def _feature_at(t, kind, D, P, B):
     0 P, 1 K, 2 F; D[0]: its vertex indices, or the face's), the piece moved
     to its core's pose at t as Shape.piece_world moves it: the rows _gap
     reads (F: a, b, c and features.face_data's unit normal of (b - a) x (c - a))."""
-    W = _piece_at(t, P, B)[0]
+    W = _piece_at(t, P, B, False)[0]
     T = P[1]
     out = np.zeros((4, 3))
     if kind == MOVING + 2:
@@ -188,10 +188,12 @@ def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max
 # --- two convex pieces -------------------------------------------------------------------
 
 @kernel
-def _piece_at(t, P, B):
+def _piece_at(t, P, B, spheres):
     """Shape.piece_world's kernel arrays and centre of a piece at t: P = (V,
     T, E, two, pl, N, M, H, centre, moving); a moving one's are its local
-    ones, moved to the core's pose at t as Piece.transformed moves them."""
+    ones, moved to the core's pose at t as Piece.transformed moves them.
+    ``spheres``: its edge spheres are read (pieces_closest reads side B's
+    only); else a moving piece's local ones stand in, unmoved."""
     V, T, E, two, pl, N, M, H, c, moving = P
     if not moving:
         return V, T, E, two, pl, N, M, H, c
@@ -203,15 +205,17 @@ def _piece_at(t, P, B):
         wpl[1] = n[1]
         wpl[2] = n[2]
         wpl[3] = pl[3] + n[0] * vv[0] + n[1] * vv[1] + n[2] * vv[2]
-    W, WN, WM, WH = moved_arrays(V, T, E, two, wpl, R, vv)
-    return W, T, E, two, wpl, WN, WM, WH, mat_mul_point_k((R, vv), c)
+    W = moved_vertices(V, R, vv)
+    if spheres:
+        M, H = edge_spheres(W, E)
+    return W, T, E, two, wpl, normals(W, T, two, wpl), M, H, mat_mul_point_k((R, vv), c)
 
 
 @kernel
 def _closest(t, PA, BA, PB, BB, none):
     """value_function's closest(t): pieces_closest of the two pieces at t."""
-    VA, TA, EA, twoA, plA, NA, _, _, cA = _piece_at(t, PA, BA)
-    VB, TB, EB, twoB, plB, NB, MB, HB, cB = _piece_at(t, PB, BB)
+    VA, TA, EA, twoA, plA, NA, _, _, cA = _piece_at(t, PA, BA, False)
+    VB, TB, EB, twoB, plB, NB, MB, HB, cB = _piece_at(t, PB, BB, True)
     return pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, none)[0]
 
 

@@ -66,9 +66,17 @@ class Side:
                 and self.feature == other.feature)
 
 
-def core_pose(core, t: float):
-    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose)."""
-    return core.get_m_world_f_core_PSI(t)
+def core_pose(core, t: float, poses=None):
+    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose).
+    ``poses``: the poses at t a pass has made, per core; a core's is made once
+    and given again (the same values, and Shape.piece_world keeps the pieces
+    it moved to it)."""
+    if poses is None:
+        return core.get_m_world_f_core_PSI(t)
+    m = poses.get(core)
+    if m is None:
+        m = poses[core] = core.get_m_world_f_core_PSI(t)
+    return m
 
 
 def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
@@ -226,14 +234,14 @@ class Mindist:
             return self.a.obj.core, self.b.obj.core
         return self._side0.shape.obj.core, self._side1.shape.obj.core
 
-    def recalc(self, t: float) -> None:
-        """3.3: the closest features and the gap at time t."""
+    def recalc(self, t: float, poses=None) -> None:
+        """3.3: the closest features and the gap at time t (``poses``: core_pose's)."""
         a = self.a
         b = self.b
         if self.kb[0] == "t":
             a.soup_measures += 1            # a SoupPairs of a's keeps no codes past this
-        ma = core_pose(a.obj.core, t)
-        mb = core_pose(b.obj.core, t)
+        ma = core_pose(a.obj.core, t, poses)
+        mb = core_pose(b.obj.core, t, poses)
         if a.is_ball:
             s0 = Side(a, self.ka, BALL)
             if b.is_ball:

@@ -114,10 +114,12 @@ def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
     kernel pass per grid, those of another piece and a grid's triangles in
-    one pass per piece and grid, the pairs of two balls in one pass."""
+    one pass per piece and grid, the pairs of two balls in one pass; each
+    core's pose at t made once (core_pose)."""
     groups = {}
     pieces = {}
     balls = []
+    poses = {}
     for it in items:
         if type(it) is SoupPairs:
             groups.setdefault(it.soup, ([], []))[1].append(it)
@@ -132,7 +134,7 @@ def recalc_all(items, t: float) -> None:
         elif it.a.is_ball and it.b.is_ball:
             balls.append(it)
         else:
-            it.recalc(t)
+            it.recalc(t, poses)
     if balls:
         _recalc_ball_pairs(balls, t)
     for shape, (single, soups) in groups.items():

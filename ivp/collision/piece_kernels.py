@@ -327,7 +327,7 @@ def _edges_apart(k0, k1, mk, hk, l0, l1, ml, hl, best_d):
 
 
 @kernel
-def _edge_spheres(V, E):
+def edge_spheres(V, E):
     """Each edge's midpoint and half length: bounding spheres for the edge-pair bound."""
     M = np.empty((E.shape[0], 3))
     H = np.empty(E.shape[0])
@@ -346,15 +346,13 @@ def kernel_arrays(verts, T, E, two, pl):
     two-sidedness, the face plane (two-sided), face normals, edge midpoints
     and half lengths."""
     V = np.array(verts, dtype=np.float64).reshape(-1, 3)
-    M, H = _edge_spheres(V, E)
+    M, H = edge_spheres(V, E)
     return V, T, E, two, pl, normals(V, T, two, pl), M, H
 
 
 @kernel
-def moved_arrays(V, T, E, two, pl, R, vv):
-    """A piece's kernel arrays in the frame m = (R, vv): vertices R v + vv (in
-    umath.mat_mul_point's order), then normals and edge spheres of the moved
-    vertices (``pl``: the moved plane of a two-sided triangle)."""
+def moved_vertices(V, R, vv):
+    """The vertices V in the frame m = (R, vv): R v + vv (in umath.mat_mul_point's order)."""
     W = np.empty_like(V)
     for i in range(V.shape[0]):
         x = V[i, 0]
@@ -363,7 +361,16 @@ def moved_arrays(V, T, E, two, pl, R, vv):
         W[i, 0] = R[0] * x + R[1] * y + R[2] * z + vv[0]
         W[i, 1] = R[3] * x + R[4] * y + R[5] * z + vv[1]
         W[i, 2] = R[6] * x + R[7] * y + R[8] * z + vv[2]
-    M, H = _edge_spheres(W, E)
+    return W
+
+
+@kernel
+def moved_arrays(V, T, E, two, pl, R, vv):
+    """A piece's kernel arrays in the frame m = (R, vv): its moved vertices,
+    then normals and edge spheres of them (``pl``: the moved plane of a
+    two-sided triangle)."""
+    W = moved_vertices(V, R, vv)
+    M, H = edge_spheres(W, E)
     return W, normals(W, T, two, pl), M, H
 
 
@@ -404,7 +411,7 @@ def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, 
         if tri_first:
             d, f, sw, g = pieces_measure(VT, TT, ET, True, GPL[t], GN[t], ct, V, T, E, two, pl, N, M, H, c, pq)
         else:
-            MT, HT = _edge_spheres(VT, ET)
+            MT, HT = edge_spheres(VT, ET)
             d, f, sw, g = pieces_measure(V, T, E, two, pl, N, c, VT, TT, ET, two_t, GPL[t], GN[t], MT, HT, ct, pq)
         gap_ok, gap, n_ok, n, p, t0, broken = g
         D[q] = d

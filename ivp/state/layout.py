@@ -32,10 +32,14 @@ POINT_WIDTH = 56
 def free_row(rows, holders: list, k: int, slot: str) -> None:
     """Row k of ``rows`` is free: the last row moves into it, and its holder
     (the last of ``holders``, the object of each row) to ``holders[k]``, its
-    ``slot`` attribute following."""
+    ``slot`` attribute following. The vacated last row is zeroed: rows past
+    the holders are no part of the state (a snapshot's hash does not see what
+    a freed row held, so a world whose rows were given back and taken again
+    hashes as one that kept them)."""
     last = len(holders) - 1
     moved = holders.pop()
     if k != last:
         rows[k] = rows[last]
         holders[k] = moved
         setattr(moved, slot, k)
+    rows[last] = 0.0

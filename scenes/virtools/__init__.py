@@ -21,9 +21,12 @@ from ..build import VIRTOOLS_SUFFIXES as SUFFIXES
 from ..build import Scene, build
 from ..document import MeshSpec
 from ..source import Where, located
-from .game import game_level
+from behaviors.levels import level_meaning
+
+from .balls import give_balls, read_balls
+from .game import game_folder, game_level
 from .level import Import, LevelReport, import_level
-from .looks import MaterialLibrary, plan_looks, write_obj
+from .looks import MaterialLibrary, Textures, plan_looks, write_obj
 from .reader import VirtoolsError, read_file
 
 def is_virtools(path: str) -> bool:
@@ -39,7 +42,11 @@ def plan_level(imp: Import, path: str) -> document.Plan:
 def load(path: str, strict: bool = False, game: str | None = None, meaning=None) -> Scene:
     """A level file as a built scene; ``scene.level`` is the import's report and
     ``scene.looks`` its entities' materials and textures (looks.py), for the
-    viewer; ``meaning`` what its groups mean (default: the plug-in's, level.py)."""
+    viewer; ``meaning`` what its groups mean (default: the plug-in's, level.py).
+    The rig's balls and pieces take the game's shapes when the game folder
+    has the meaning's balls file (balls.py)."""
+    meaning = meaning if meaning is not None else level_meaning()
+    game = game if game is not None else game_folder(path)
     imp = import_level(path, game, meaning=meaning)
     plan = plan_level(imp, path)
     meshes = {MeshSpec("obj", os.path.normpath(os.path.join(os.path.dirname(plan.path), rel))):
@@ -48,6 +55,10 @@ def load(path: str, strict: bool = False, game: str | None = None, meaning=None)
     scene.level = imp.report
     scene.looks = imp.looks
     scene.sky_box = imp.sky_box
+    if meaning.balls:
+        balls, why = read_balls(game, meaning.balls_file, meaning.balls, Textures(game, imp.report.warnings))
+        left = give_balls(scene.ctx, scene.looks, balls) + ([why] if why else [])
+        imp.report.skipped += [("the balls' shapes", line) for line in left]
     return scene
 
 

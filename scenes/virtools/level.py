@@ -37,6 +37,7 @@ from .modules import build_module, placed, read_prefab, under
 RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
 ORTHO_TOLERANCE = 1e-4
+MAX_SKY_SCROLL = 100.0              # texture repeats per second: a larger Skytranslation is refused (a bad file)
 
 
 @dataclass
@@ -49,6 +50,7 @@ class LevelSettings:
     sky: str
     bonus: int
     light: tuple = (1.0, 1.0, 1.0, 1.0)
+    sky_scroll: tuple = (0.0, 0.0)          # Skytranslation: the sky layer's texture, per second
     music: int = 1
     source: str = "defaults (no Levelinit.nmo)"
 
@@ -153,13 +155,23 @@ def level_settings(level_path: str, game: str | None, meaning: LevelMeaning, enc
     out.sky = cell("Sky", str, out.sky)
     out.bonus = cell("LevelBonus", int, out.bonus)
     out.music = cell("Music", int, out.music)
-    light = init.get(cell("Light", int, None), r.Parameter)
-    if light is not None and isinstance(light.value, bytes) and len(light.value) >= 16:
-        rgba = tuple(float(x) for x in np.frombuffer(light.value[:16], "<f4"))
-        if all(math.isfinite(x) for x in rgba):
-            out.light = tuple(min(max(x, 0.0), 1.0) for x in rgba)
+    light = _floats(init, cell("Light", int, None), 4)
+    if light is not None:
+        out.light = tuple(min(max(x, 0.0), 1.0) for x in light)
+    scroll = _floats(init, cell("Skytranslation", int, None), 2)
+    if scroll is not None and all(abs(x) <= MAX_SKY_SCROLL for x in scroll):
+        out.sky_scroll = scroll
     out.source = path
     return out
+
+
+def _floats(nmo: r.NmoFile, index, n: int) -> tuple | None:
+    """A parameter's value as ``n`` finite f32 (a colour, a 2D vector), or None."""
+    p = nmo.get(index, r.Parameter)
+    if p is None or not isinstance(p.value, bytes) or len(p.value) < 4 * n:
+        return None
+    out = tuple(float(x) for x in np.frombuffer(p.value[:4 * n], "<f4"))
+    return out if all(math.isfinite(x) for x in out) else None
 
 
 # --- poses (3.3, 4) ------------------------------------------------------------------------------
@@ -248,6 +260,7 @@ class _Importer:
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
         self._balloon(docs, extra)
+        self._flames(docs, extra)
         self._camera(extra)
         s = rep.settings
         start = next((p for role, _, p in rep.places if role == "start"), (0.0, 0.0, 0.0))
@@ -420,6 +433,8 @@ class _Importer:
         if any(g in self.m.prop_groups for g in groups):
             mesh = None                     # 5.2: the placeholder's mesh is an editing aid; the preset has the prop's
         item = self._item(self.nmo, self.stem, e, e.matrix, self.names[e.index], groups, mesh)
+        if item["name"] == self.m.sky_layer and "mesh" in item:
+            self._sky_layer(item)
         if e.parent is not None:
             item["attributes"] = {"Virtools Parent": self.names.get(e.parent, str(e.parent))}
         return e, item
@@ -576,8 +591,8 @@ class _Importer:
         """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
         PE_Levelende placeholder: the parts under its root PE_Balloon_MF (the
         prefab's other roots, PE_UFO_Body ..., are left out), without physics
-        (the finish is a trigger). The flames' prefabs are particles only:
-        nothing to draw."""
+        (the finish is a trigger), the placeholder hidden. The flames' prefabs
+        are particles only: nothing to draw."""
         rep = self.report
         for d in [d for d in docs if self.m.finish in d["groups"]][:1]:
             prefab, why = read_prefab(self.game, self.m.balloon, self.m.module_root, self.encodings)
@@ -586,11 +601,45 @@ class _Importer:
                 return
             parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
             matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            d["visible"] = False            # the placeholder is an untextured stand-in of the prefab
             for p in parts:
                 extra.append(self._item(prefab.nmo, self.m.balloon, p, placed(p, prefab.root, matrix),
                                         self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
             rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
                                            f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+
+    def _sky_layer(self, item: dict) -> None:
+        """5.4 / 5.6: the cloud sheet, saved hidden, shown as the game's script
+        shows it, prelit (unlit, the meaning's sky_layer_light), its texture
+        scrolling by the level's Skytranslation per second."""
+        item.pop("visible", None)
+        look = self.looks[item["name"]]
+        scroll, light = self.report.settings.sky_scroll, (self.m.sky_layer_light,) * 3
+        self.looks[item["name"]] = replace(look, parts=[replace(p, uv_scroll=scroll, prelit=light)
+                                                        for p in look.parts])
+
+    def _flames(self, docs: list, extra: list) -> None:
+        """5.2 / 5.5: the flames' frames of the start's and the checkpoints'
+        prefabs (the meaning's ``flame_prefabs``, named as the placeholder
+        without its number) at each placeholder, hidden, as
+        ``<placeholder>.<frame>``: the emitters the level's behaviour lights."""
+        rep = self.report
+        for d in [d for d in docs if {self.m.start, self.m.checkpoints} & set(d["groups"])]:
+            kind = re.sub(r"_\d+$", "", d["name"])
+            if kind not in self.m.flame_prefabs:
+                continue
+            if kind not in self.prefabs:
+                self.prefabs[kind] = read_prefab(self.game, kind, self.m.module_root, self.encodings)
+            prefab, why = self.prefabs[kind]
+            if prefab is None:
+                rep.skipped.append((f"the flames of {d['name']}", f"{why}: no flames"))
+                continue
+            matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
+            for p in prefab.parts:
+                item = self._item(prefab.nmo, kind, p, placed(p, prefab.root, matrix),
+                                  self._unique(f"{d['name']}.{p.name}"), [], None)
+                item["visible"] = False
+                extra.append(item)
 
     def _camera(self, extra: list) -> None:
         """The game's camera rig (the meaning's camera file, Ballance's

@@ -29,16 +29,51 @@ log = logging.getLogger(__name__)
 DEFAULT_DIFFUSE = (0.7, 0.7, 0.7, 1.0)      # 3.4: Virtools' default material, for null slots (7.8)
 
 
+ALPHA_BLEND, ALPHA_TEST, TWO_SIDED, Z_WRITE = 0x8, 0x10, 0x1, 0x2     # 3.5: the material's flags
+COLOUR_KEY = 0x1                    # 3.6: the texture's flag (properties bits 8-15)
+
+
+@dataclass(frozen=True)
+class Surface:
+    """How a material's faces are drawn (3.5's modes and flags, 3.6's colour
+    key): ``blend`` the (source, destination) blend factor codes while alpha
+    blending is on, else None (opaque); ``alpha_test`` the (compare function
+    code, reference 0-255) while alpha testing is on, else None; back faces
+    drawn when ``two_sided``; depth written when ``z_write``; ``colour_key``
+    the RGB (0xRRGGBB) of the texture's transparent pixels, else None."""
+
+    blend: tuple | None = None
+    alpha_test: tuple | None = None
+    two_sided: bool = False
+    z_write: bool = True
+    colour_key: int | None = None
+
+
+def material_surface(mat: r.Material, tex: r.Texture | None) -> Surface:
+    """3.5 / 3.6. A colour-keyed texture's colour is not stored in Ballance's
+    files (a 1-dword properties payload): black, as Virtools falls back to."""
+    f, modes = mat.flags, mat.modes
+    keyed = tex is not None and tex.properties is not None and (tex.properties >> 8) & COLOUR_KEY
+    return Surface(blend=((modes >> 12) & 15, (modes >> 16) & 15) if f & ALPHA_BLEND else None,
+                   alpha_test=((f >> 16) & 255, f >> 24) if f & ALPHA_TEST else None,
+                   two_sided=bool(f & TWO_SIDED), z_write=bool(f & Z_WRITE), colour_key=0 if keyed else None)
+
+
 @dataclass
 class LookPart:
     """The faces (indices into the mesh's faces) drawn with one material: its
-    diffuse colour (r, g, b, a) and a texture: an image file path, embedded
-    pixels ((h, w, 4) RGBA uint8, top row first), or None."""
+    diffuse colour (r, g, b, a), a texture (an image file path, embedded
+    pixels ((h, w, 4) RGBA uint8, top row first), or None), its Surface
+    (None: the viewer's default, blended by alpha, both sides), the
+    texture's scroll and the colour it has unlit (the sky layer's, 5.6)."""
 
     faces: np.ndarray
     colour: tuple
     texture: object = None
     name: str = ""
+    surface: Surface | None = None
+    uv_scroll: tuple = (0.0, 0.0)       # the texture moves by this (u, v) per second of the behaviour clock
+    prelit: tuple | None = None         # unlit: drawn in its colour times this (r, g, b), as a prelit mesh
 
 
 @dataclass
@@ -95,8 +130,9 @@ def mesh_look(nmo: r.NmoFile, mesh: r.Mesh, textures: Textures) -> Look:
         mat = nmo.get(mesh.slots[slot] if slot < len(mesh.slots) else None, r.Material)
         colour = DEFAULT_DIFFUSE if mat is None else r.rgba(mat.diffuse)
         texture = None if mat is None else textures.image(nmo, mat.texture)
+        surface = None if mat is None else material_surface(mat, nmo.get(mat.texture, r.Texture))
         parts.append(LookPart(np.flatnonzero(slots == slot).astype(np.int32), tuple(colour), texture,
-                              "" if mat is None else mat.name))
+                              "" if mat is None else mat.name, surface))
     uvs = mesh.uvs if len(mesh.uvs) == len(mesh.vertices) else np.zeros((len(mesh.vertices), 2), np.float32)
     return Look(np.ascontiguousarray(uvs, np.float32), parts)
 

@@ -1,0 +1,417 @@
+"""The autopilot: plays a Ballance level with a player's keys (issue 40 item 3;
+docs/levels.md "Autopilot").
+
+Every frame of 1/60 s it holds some of the arrow keys, nothing else a player
+could not press, and the level's own rules run as for a player. It finds its
+way from the level's geometry and groups (autopilot_map): the route to the
+next checkpoint (the finish in the last sector) over the floor and rail
+nodes, the fans' lifts and the transformers. The steering pushes the ball
+toward a point ``lookahead`` ahead on the route at a speed that drops in
+bends and on narrow ground: of the eight key sets (one arrow or two) it holds
+the one whose push, in the camera's orientation frame, best turns the ball's
+velocity toward the wanted one, or none when the velocity is close enough.
+
+The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
+frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
+with the RNG seed). A death, or no progress along the route for
+``STUCK_FRAMES``, rolls the world back to a kept table at least
+``BACKUP_FRAMES`` before it (before the last progress, when stuck) and
+replays from there with the next of the ``VARIANTS`` of the steering
+(slower, nearer, farther, to a side) until the ball is past the place of
+the failure (a place where it got stuck is an obstacle to the routes
+after), further back after a round of them; after ``MAX_TRIES`` at one
+place it gives up and says where. The keys of the frames rolled back are
+dropped, so the keys kept are a normal recording (behaviors.recording) that
+replays the same run.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ivp import rng
+from ivp.snapshot import build, flatten
+
+from ..api import manager_of
+from ..recording import Recorder
+from .autopilot_map import WalkMap
+from .balls import Transformers, player_of
+from .floors import entity_triangles
+from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
+from .modules import Fan
+from .navigation import BallNavigation
+from .values import BALL_KINDS, CHECKPOINT_RADIUS, FINISH_RADIUS
+
+FRAME_MS = 1000.0 / 60.0
+FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
+SNAPSHOT_FRAMES = 120        # a kept world every 2 s of play
+KEPT = 8                     # kept worlds at most
+BACKUP_FRAMES = 60           # a rollback goes back at least 1 s before the failure
+STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuck
+PROGRESS = 2.0
+PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
+MAX_TRIES = 24               # rollbacks at one place before giving up
+DEADBAND = 0.6               # units/s of velocity error left alone
+BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
+AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
+MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+
+
+@dataclass(frozen=True)
+class Steering:
+    """A variant of the steering: cruise speed (units per simulated second),
+    how far ahead on the route it aims, how much it slows in bends, how far
+    to the right of the route it aims (a box pushed off its centre turns)."""
+
+    speed: float
+    lookahead: float
+    bend: float = 0.6
+    offset: float = 0.0
+
+
+VARIANTS = (Steering(9.0, 7.0), Steering(6.0, 6.0), Steering(4.0, 4.0), Steering(12.0, 9.0),
+            Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3),
+            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5))
+
+
+@dataclass
+class Outcome:
+    """How the autopilot's run ended."""
+
+    level: int
+    finished: bool
+    score: int
+    lives: int
+    frames: int                  # frames played (the recording's length)
+    rollbacks: int
+    wall_seconds: float
+    why: str = ""                # where and why it gave up
+
+    @property
+    def seconds(self) -> float:
+        return self.frames * FRAME_MS / 1000.0
+
+    def text(self) -> str:
+        if self.finished:
+            return (f"level {self.level}: finished, score {self.score}, lives {self.lives}, "
+                    f"time {self.seconds:.2f} s ({self.rollbacks} rollbacks, {self.wall_seconds:.0f} s wall)")
+        return (f"level {self.level}: gave up after {self.seconds:.2f} s, {self.why} "
+                f"({self.rollbacks} rollbacks, {self.wall_seconds:.0f} s wall)")
+
+
+def _path_lengths(points) -> list:
+    """The length along ``points`` up to each of them."""
+    out, gone = [0.0], 0.0
+    for a, b in zip(points, points[1:]):
+        gone += float(np.linalg.norm(b - a))
+        out.append(gone)
+    return out
+
+
+def _flat(v):
+    return np.array([v[0], 0.0, v[2]])
+
+
+def _in_sight(p, points, tolerance: float, first: int = 0):
+    """The farthest of ``points`` (from index ``first``) whose straight way
+    from ``p`` passes (in X and Z) within ``tolerance`` of every point before
+    it: no corner cut; else ``points[first]``."""
+    for j in range(len(points) - 1, first, -1):
+        d = _flat(points[j] - p)
+        length = float(np.linalg.norm(d))
+        if length < 1e-9:
+            return points[j]
+        u = d / length
+        if all(float(np.linalg.norm(_flat(q - p) - u * float(_flat(q - p) @ u))) <= tolerance for q in points[1:j]):
+            return points[j]
+    return points[first]
+
+
+def _straightness(points) -> float:
+    """The cosine of the bend between the route's first steps and its end (1: straight)."""
+    if len(points) < 3:
+        return 1.0
+    d0, d1 = _flat(points[min(2, len(points) - 1)] - points[0]), _flat(points[-1] - points[0])
+    n0, n1 = np.linalg.norm(d0), np.linalg.norm(d1)
+    return float(d0 @ d1) / (n0 * n1) if n0 > 0 and n1 > 0 else 1.0
+
+
+def _members(ctx, names) -> list:
+    return [e for n in names if n in ctx for e in ctx.get_group(n).entities]
+
+
+def level_map(ctx, level) -> WalkMap:
+    """The WalkMap of a started level: its floors and its sectors' module
+    bodies where they wait (bridges, boards, seesaws: not the loose props),
+    its fans' columns, its transformer pads."""
+    m = manager_of(ctx, create=False)
+    modules = [e for bodies in level.sector_bodies.values() for e in bodies if e not in level.prop_set]
+    fans, pads = [], []
+    for fan in (m.find(Fan) if m is not None else ()):
+        sy = fan.size[1]
+        fans.append((fan.entity.transform((0.0, fan.base, 0.0)), fan.entity.transform((0.0, fan.base + sy, 0.0))))
+    for t in (m.find(Transformers) if m is not None else ()):
+        pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
+                                                            ("stone", t.stone_pads)) for pad in (g or ())]
+    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads,
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS})
+
+
+def climb(kind: str, physics) -> float:
+    """The steepest rise per unit the kind rolls up, pushed by its navigation
+    force alone (an impulse per PSI, spec 7.2): F = m g sin(a) at the limit."""
+    k = BALL_KINDS[kind]
+    g = math.sqrt(sum(c * c for c in physics.gravity))
+    s = k.force / physics.psi_length / (k.mass * g)
+    return math.inf if s >= 1.0 else s / math.sqrt(1.0 - s * s)
+
+
+class Pilot:
+    """Drives a loaded level scene (see the module's docstring)."""
+
+    def __init__(self, scene, max_seconds: float = 900.0, log=None):
+        self.ctx = scene.ctx
+        self.scene_path = scene.path
+        self.seed = rng.get_seed()               # as loaded: a replay starts from it
+        self.max_frames = int(math.ceil(max_seconds * 1000.0 / FRAME_MS))
+        self.log = log
+        self.keys = []                           # the kept keys, one set per frame
+        self.kept = []                           # (frame, table, seed, sector)
+        self.routes = {}
+        self.rollbacks = 0
+        self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
+        self.tries = {}
+        self.variant = VARIANTS[0]
+        self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
+        self.step(frozenset())                   # the level finds its sectors and spawns the ball
+        self.level = level_behavior(self.ctx)
+        if self.level is None:
+            raise ValueError(f"autopilot: {scene.name!r} has no ballance.level behaviour")
+        self.map = level_map(self.ctx, self.level)
+        self._progress_reset()
+
+    # --- the world ------------------------------------------------------------------------
+
+    def step(self, keys: frozenset) -> None:
+        self.ctx.input_manager.set_keys(keys)
+        self.ctx.process_frame(FRAME_MS)
+        self.keys.append(keys)
+
+    def keep(self) -> None:
+        """Keep the world as it is now: the last KEPT, and each sector's first."""
+        self.kept.append((len(self.keys), flatten(self.ctx), rng.get_seed(), self.level.sector))
+        firsts = {}
+        for i, k in enumerate(self.kept):
+            firsts.setdefault(k[3], i)
+        self.kept = [k for i, k in enumerate(self.kept) if i >= len(self.kept) - KEPT or i in firsts.values()]
+
+    def restore(self, index: int) -> None:
+        frame, table, seed, _ = self.kept[index]
+        del self.kept[index + 1:]
+        self.ctx = build(table)
+        rng.set_seed(seed)
+        del self.keys[frame:]
+        self.level = level_behavior(self.ctx)
+        self._progress_reset()
+
+    def _progress_reset(self) -> None:
+        self.best = (self.level.sector, math.inf, len(self.keys))
+
+    # --- where to go ------------------------------------------------------------------------
+
+    def route(self, sector: int):
+        """The route to the sector's goal (its checkpoint, or the finish in the
+        last sector) round the props in play when it is first asked for and
+        the places the ball got stuck."""
+        if sector not in self.routes:
+            level = self.level
+            cps = level.checkpoint_entities
+            if sector <= len(cps):
+                goal, radius = level.checkpoint_centre(cps[sector - 1]), CHECKPOINT_RADIUS
+            else:
+                goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
+            physics = self.ctx.physics
+            props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
+            stalls = [p for k, p in self.stalls if k == sector]
+            self.routes[sector] = self.map.route_to(goal, radius, props + stalls)
+        return self.routes[sector]
+
+    def key_pushes(self):
+        """(keys, horizontal unit push in world axes) of the eight key sets."""
+        m = manager_of(self.ctx, create=False)
+        nav = m.find(BallNavigation)[0]
+        ref = nav.orient_ref
+        axes = {k: np.asarray(ref.transform_vector(d) if ref is not None else d, float)
+                for k, d in nav.keys().items()}
+        up, down, left, right = nav.up_key, nav.down_key, nav.left_key, nav.right_key
+        out = []
+        for keys in ((up,), (down,), (left,), (right,), (up, left), (up, right), (down, left), (down, right)):
+            v = sum(axes[k] for k in keys)
+            v[1] = 0.0
+            out.append((frozenset(keys), v / (np.linalg.norm(v) or 1.0)))
+        return out
+
+    def steer(self, ball, kind: str) -> frozenset:
+        """The keys of this frame (the module's docstring)."""
+        route = self.route(self.level.sector)
+        p = np.asarray(ball.get_position(), float)
+        state = route.state(p, kind)
+        path = route.ahead(state, max(self.variant.lookahead, BRAKE_DISTANCE))
+        points = [route.point(s) for s in path]
+        gone = _path_lengths(points)
+        near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
+        first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
+        aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
+        for a, b in zip(near, near[1:]):
+            if b[1] - a[1] > 3.0:                # a lift ahead: into its column until above its top
+                aim = a if p[1] < b[1] + 0.5 else b
+                break
+        arriving = len(path) == 1                # at the goal's nodes: onto the goal itself, slowing
+        if arriving:
+            aim = route.goal
+        to = aim - p
+        to[1] = 0.0
+        if self.variant.offset and not arriving:
+            to += np.array([to[2], 0.0, -to[0]]) / (np.linalg.norm(to) or 1.0) * self.variant.offset
+        dist = float(np.linalg.norm(to))
+        speed = self.variant.speed * (1.0 - self.variant.bend * (1.0 - _straightness(points)) * 0.5)
+        narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
+        if narrow >= 3:
+            speed *= 0.75
+        if arriving:
+            speed = min(speed, 1.5 * dist)
+        want = to / dist * speed if dist > 1e-9 else np.zeros(3)
+        body = self.ctx.physics.body_of(ball)
+        v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
+        v[1] = 0.0
+        err = want - v
+        if np.linalg.norm(err) < DEADBAND:
+            return frozenset()
+        err /= np.linalg.norm(err)
+        keys, push = max(self.key_pushes(), key=lambda kp: float(kp[1] @ err))
+        return keys
+
+    # --- the run ----------------------------------------------------------------------------
+
+    def run(self) -> Outcome:
+        start = time.perf_counter()
+        why = ""
+        while len(self.keys) < self.max_frames:
+            level = self.level
+            if level.flow == FINISHED:
+                if level.final is not None:
+                    break
+                self.step(frozenset())
+                continue
+            player = player_of(self.ctx)
+            ball = player.ball if player is not None else None
+            playing = level.flow == PLAYING and ball is not None
+            fresh = not self.kept or self.kept[-1][3] != level.sector      # the sector's first frame of play
+            if playing and (fresh or len(self.keys) % SNAPSHOT_FRAMES == 0):
+                self.keep()
+            keys = self.steer(ball, player.kind) if playing else frozenset()
+            if playing and self.variant_until[0] and self._past(ball, player.kind):
+                self.variant = VARIANTS[0]       # past the failure: its tries are done with
+                self.tries.pop(self.variant_until[0], None)
+                self.variant_until = (0, -math.inf)
+            before = level.flow
+            self.step(keys)
+            failure = None
+            if before == PLAYING and level.flow in (DEAD, GAME_OVER):
+                failure = "died"
+            elif playing and self._stuck(ball, player.kind):
+                failure = "stuck"
+            if failure is not None:
+                why = self._fail(failure, ball)
+                if why:
+                    break
+        else:
+            why = why or f"out of time ({self.max_frames} frames) in sector {self.level.sector}"
+        level = self.level
+        finished = level.flow == FINISHED
+        if not finished and not why:
+            why = f"the level is {level.flow} in sector {level.sector}"
+        return Outcome(level.level, finished, level.final if level.final is not None else level.points,
+                       level.lives, len(self.keys), self.rollbacks, time.perf_counter() - start, why)
+
+    def _cost(self, ball, kind: str) -> float:
+        route = self.route(self.level.sector)
+        return float(route.cost[route.state(ball.get_position(), kind)])
+
+    def _past(self, ball, kind: str) -> bool:
+        """Is the ball past the place of the failure its variant steers through?"""
+        sector, cost = self.variant_until
+        return self.level.sector != sector or self._cost(ball, kind) < cost
+
+    def _stuck(self, ball, kind: str) -> bool:
+        """No progress toward the goal for STUCK_FRAMES (progress: the route's cost fell by PROGRESS)."""
+        cost = self._cost(ball, kind)
+        sector, best, since = self.best
+        if sector != self.level.sector or cost < best - PROGRESS:
+            self.best = (self.level.sector, cost, len(self.keys))
+            return False
+        return len(self.keys) - since > STUCK_FRAMES
+
+    def _fail(self, what: str, ball) -> str:
+        """Roll back for another try; the reason to give up ('' when it tries again)."""
+        sector = self.level.sector
+        p = ball.get_position() if ball is not None else (math.nan,) * 3
+        tries = self.tries.get(sector, 0)
+        player = player_of(self.ctx)
+        here = (f"in sector {sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {player.kind} ball {what}"
+                f"{self._near(p)}")
+        self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
+        if tries >= MAX_TRIES:
+            return f"{here} after {tries} tries with every steering"
+        failed_at, best = len(self.keys), self.best[1]
+        before = min(failed_at, self.best[2]) - BACKUP_FRAMES       # before the ball stopped getting nearer
+        usable = [i for i, k in enumerate(self.kept) if k[0] <= before and k[3] == sector]
+        if not usable:
+            return f"{here}, with no kept world of the sector to go back to"
+        back = min(len(usable) - 1, tries // len(VARIANTS))
+        if what == "stuck":                      # the next routes go round the place, where they can
+            self.stalls.append((sector, tuple(p)))
+            self.routes.pop(sector, None)
+        self.tries[sector] = tries + 1
+        self.rollbacks += 1
+        self.restore(usable[-1 - back])
+        self.variant = VARIANTS[(tries + 1) % len(VARIANTS)]
+        self.variant_until = (sector, best - PAST)
+        return ""
+
+    def _near(self, p) -> str:
+        """', near X' naming the nearest module or transformer within 20 units."""
+        best = None
+        for e in self.ctx.entities:
+            name = e.name
+            if name.startswith(("P_Modul_", "P_Trafo_")) and "." not in name:
+                d = math.dist(e.get_position(), p)
+                if d < 20.0 and (best is None or d < best[0]):
+                    best = (d, name)
+        return f", near {best[1]}" if best is not None else ""
+
+    def say(self, text: str) -> None:
+        if self.log is not None:
+            print(text, file=self.log, flush=True)
+
+    def save(self, path: str) -> None:
+        """The kept keys as a recording (behaviors.recording) with the scene and the seed."""
+        stem = os.path.splitext(os.path.basename(self.scene_path))[0]
+        with Recorder(path, scene=stem, seed=self.seed) as rec:
+            for keys in self.keys:
+                rec.add(FRAME_MS, keys)
+
+
+def drive(scene, max_seconds: float = 900.0, record: str | None = None, log=None) -> Outcome:
+    """The level plug-in's autopilot (behaviors.levels): play the loaded
+    ``scene`` to its end, save the keys to ``record`` when given."""
+    pilot = Pilot(scene, max_seconds, log)
+    outcome = pilot.run()
+    if record:
+        pilot.save(record)
+    return outcome

@@ -1,0 +1,296 @@
+"""The autopilot's map of a level (issue 40 item 3; docs/levels.md "Autopilot"):
+a walkable graph over the floor and rail triangles, with the fans' lifts and
+the transformers as links, and each node's cost to the current goal.
+
+Nodes are points of the upward-facing triangles of the floor groups
+(``Phys_Floors``, ``Phys_FloorRails``), sampled on a barycentric grid of at
+most ``SPACING`` and merged per ``MERGE`` cube. Two nodes are linked when the
+ball can roll from one to the other: at most ``REACH`` apart (a rail pair's
+two rails are 3.75 apart, so both carry the ball between them), and no
+steeper than ``CLIMB`` (and a rising one short: ``STEEP``), and no node in
+the ball's way (the top of a wall or curb between them); from a node at an edge the ball may also drop onto
+a floor below (at most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are partly empty (a floor's
+edge, a rail) costs more to cross, so routes keep to the middle of floors;
+between two edges a ball can rest across (a rail pair) the midpoints are
+nodes too, so a route runs between the rails. The two edges' nodes then
+cost ``PAIRED_COST`` more (the ball rests between them, seldom on one: they
+only bridge where the midpoints do not join up), no drop starts on them, and
+a ball drops from between them only off their end.
+
+The ball's kind is part of the state: a node within the transformer radius of
+a pad turns the kind into the pad's, and a fan's lift (the column of a
+``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
+nodes around its top for the paper ball only. The costs to a goal come from
+one Dijkstra search over the reversed graph of (node, kind).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import dijkstra
+from scipy.spatial import cKDTree
+
+from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
+
+SPACING = 2.0            # the sampling grid on a triangle, at most this between points
+MERGE = 1.0              # nodes closer than this cube are one
+REACH = 4.2              # the longest link between two nodes
+CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall)
+STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
+                         # nodes are near one another, a floor passing above is no slope
+SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
+DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally ...
+MAX_DROP = 20.0          # ... and at most this far below
+UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
+EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
+EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
+EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
+FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
+FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
+WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
+OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
+OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
+MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
+
+
+def upward_triangles(triangles: np.ndarray) -> np.ndarray:
+    """The triangles (n, 3, 3) whose normal points up (either winding)."""
+    n = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
+    length = np.linalg.norm(n, axis=1)
+    ok = length > 1e-12
+    return triangles[ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))]
+
+
+def sample_triangles(triangles: np.ndarray, spacing: float = SPACING) -> np.ndarray:
+    """Points on each triangle: a barycentric grid with its longest edge cut in
+    steps of at most ``spacing`` (the corners too)."""
+    if len(triangles) == 0:
+        return np.zeros((0, 3))
+    edges = np.stack([np.linalg.norm(triangles[:, i] - triangles[:, (i + 1) % 3], axis=1) for i in range(3)], 1)
+    steps = np.clip(np.ceil(edges.max(axis=1) / spacing), 1, MAX_SAMPLES).astype(int)
+    out = []
+    for n in np.unique(steps):
+        i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+        keep = i + j <= n
+        u, v = i[keep] / n, j[keep] / n
+        t = triangles[steps == n]
+        pts = (t[:, None, 0] * (1.0 - u - v)[None, :, None] + t[:, None, 1] * u[None, :, None]
+               + t[:, None, 2] * v[None, :, None])
+        out.append(pts.reshape(-1, 3))
+    return np.concatenate(out)
+
+
+def merged(points: np.ndarray, size: float = MERGE) -> np.ndarray:
+    """One point per cube of ``size`` (the first), in a stable order."""
+    keys = np.floor(points / size).astype(np.int64)
+    _, first = np.unique(keys, axis=0, return_index=True)
+    return points[np.sort(first)]
+
+
+class WalkMap:
+    """The nodes (floor points, ``points``), their links, and per goal the
+    cost of each (node, kind) to it with the next node on the way."""
+
+    def __init__(self, triangles, fans=(), pads=(), climb=None):
+        """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
+        (foot, top) points of each lift's column axis; ``pads``: (position,
+        kind) of each transformer; ``climb``: kind -> the steepest rise per
+        unit it rolls up (default and at most ``CLIMB``)."""
+        self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
+        tris = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        self.points = merged(sample_triangles(tris))
+        if len(self.points) == 0:
+            raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
+        self.tree = cKDTree(self.points)
+        self.empty_sides = self._empty_sides()
+        spans, paired = self._spans()
+        self.paired = np.zeros(len(self.points) + len(spans), dtype=bool)
+        self.paired[paired] = True
+        self.span = np.zeros(len(self.paired), dtype=bool)
+        if len(spans):
+            self.span[len(self.points):] = True
+            self.points = merged(np.concatenate([self.points, spans]))     # the floor's nodes stay first
+            self.span, self.paired = self.span[:len(self.points)], self.paired[:len(self.points)]
+            self.tree = cKDTree(self.points)
+            self.empty_sides = self._empty_sides()
+        n = len(self.points)
+        self.kinds = len(KIND_NAMES)
+        self.pad_kind = np.full(n, -1)
+        for position, kind in pads:
+            near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0), TRANSFORMER_RADIUS)
+            self.pad_kind[near] = KIND_NAMES.index(kind)
+        self.lifts = [self._lift(foot, top) for foot, top in fans]
+        self.graph = self._graph()
+
+    def _spans(self):
+        """Midpoints of two edge nodes a ball can rest across (a rail pair, a
+        narrow gap): SPAN apart horizontally, level, with no node at the
+        midpoint; and the edge nodes of those pairs (the ball is between
+        them, never on one)."""
+        edge = np.flatnonzero(self.empty_sides > 0)
+        if len(edge) < 2:
+            return np.zeros((0, 3)), edge
+        p = self.points[edge]
+        pairs = cKDTree(p).query_pairs(SPAN[1], output_type="ndarray")
+        a, b = p[pairs[:, 0]], p[pairs[:, 1]]
+        flat = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
+        mid = (a + b) * 0.5
+        ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
+        d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
+        ok &= ~np.isfinite(d)
+        return merged(mid[ok]), edge[pairs[ok].ravel()]
+
+    def _empty_sides(self) -> np.ndarray:
+        """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
+        out = np.zeros(len(self.points), dtype=int)
+        for k in range(8):
+            a = 2.0 * math.pi * k / 8
+            probe = self.points + (EDGE_PROBE * math.cos(a), 0.0, EDGE_PROBE * math.sin(a))
+            d, _ = self.tree.query(probe, distance_upper_bound=EDGE_FIND)
+            out += ~np.isfinite(d)
+        return out
+
+    def _lift(self, foot, top):
+        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends)."""
+        foot, top = np.asarray(foot, float), np.asarray(top, float)
+        flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
+        y = self.points[:, 1]
+        below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
+        above = np.flatnonzero((flat <= FAN_REACH) & (y > foot[1] + 2.0) & (y <= top[1]))
+        return below, above
+
+    def _drops(self):
+        """(from, to) of the drops: from a node with an empty side (a
+        midpoint: at the end of its rails, 3 empty sides) to a node below it,
+        lower than a link could climb."""
+        p = self.points
+        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
+        flat_tree = cKDTree(p[:, (0, 2)])
+        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], DROP_REACH)
+        counts = np.fromiter((len(x) for x in near), int, len(near))
+        a = np.repeat(edge, counts)
+        b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        fall = p[a, 1] - p[b, 1]
+        ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
+        return a[ok], b[ok]
+
+    def _walled(self, a, b) -> np.ndarray:
+        """For links a -> b: is there a node in the ball's way, at a quarter,
+        half or three quarters along, within ``WALL_PROBE`` of the ball's
+        centre raised by half a unit (a wall's or a curb's top; the floor
+        under the ball is 2.5 below it, out of reach)?"""
+        p = self.points
+        out = np.zeros(len(a), dtype=bool)
+        for t in (0.25, 0.5, 0.75):
+            q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS + 0.5, 0.0)
+            d, _ = self.tree.query(q, distance_upper_bound=WALL_PROBE)
+            out |= np.isfinite(d)
+        return out
+
+    def _graph(self):
+        """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
+        n, p = len(self.points), self.points
+        pairs = self.tree.query_pairs(REACH, output_type="ndarray")
+        a, b = pairs[:, 0], pairs[:, 1]
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        rise = np.abs(p[a, 1] - p[b, 1])
+        ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        a, b, flat = a[ok], b[ok], flat[ok]
+        ok = ~self._walled(a, b)
+        drop_a, drop_b = self._drops()
+        a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
+        length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
+                                                        + PAIRED_COST * self.paired[b])
+        rise = p[b, 1] - p[a, 1]
+        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        rows, cols, costs = [], [], []
+        for k, kind in enumerate(KIND_NAMES):
+            up = rise <= self.climb.get(kind, CLIMB) * flat + 0.15                # this kind rolls up it
+            to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
+            rows.append(k * n + a[up])
+            cols.append(to_kind[up] * n + b[up])
+            costs.append(length[up])
+        paper = KIND_NAMES.index("paper")
+        for below, above in self.lifts:
+            if len(below) and len(above):
+                fa, fb = np.repeat(below, len(above)), np.tile(above, len(below))
+                rows.append(paper * n + fa)
+                cols.append(paper * n + fb)
+                costs.append(np.full(len(fa), FAN_COST))
+        size = self.kinds * n
+        return coo_matrix((np.concatenate(costs), (np.concatenate(rows), np.concatenate(cols))),
+                          shape=(size, size)).tocsr()
+
+    def route_to(self, goal, radius: float, obstacles=()):
+        """A route to the nodes whose ball centre is within ``radius`` of ``goal``
+        (the nearest node when none is): ``Route`` of costs and next nodes.
+        ``obstacles``: centres of loose props (boxes, balls); a link into a
+        node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more,
+        times (the strongest push / the kind's push) squared: the route goes
+        round a prop where it can, pushes it where it must, as the strongest
+        kind when a transformer is on the way."""
+        centres = self.points + (0.0, BALL_RADIUS, 0.0)
+        near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
+        if len(near) == 0:
+            near = np.array([int(np.argmin(np.linalg.norm(centres - np.asarray(goal), axis=1)))])
+        n = len(self.points)
+        targets = np.concatenate([k * n + near for k in range(self.kinds)])
+        graph = self.graph
+        if len(obstacles):
+            near = np.zeros(n)
+            for centre in obstacles:
+                near[self.tree.query_ball_point(np.asarray(centre) - (0.0, BALL_RADIUS, 0.0), OBSTACLE_RADIUS)] = 1.0
+            push = np.array([BALL_KINDS[k].force for k in KIND_NAMES])
+            weight = (push.max() / push) ** 2
+            graph = graph.copy()
+            graph.data = graph.data + OBSTACLE_COST * (weight[:, None] * near).ravel()[graph.indices]
+        cost, pred, _ = dijkstra(graph.T, indices=targets, min_only=True, return_predecessors=True)
+        return Route(self, cost, pred, np.asarray(goal, float))
+
+
+class Route:
+    """Costs to one goal: ``cost[state]`` and ``next[state]`` (the state after
+    it on the cheapest way; -9999 at the goal and where the goal is out of reach)."""
+
+    def __init__(self, walk: WalkMap, cost, nxt, goal):
+        self.walk, self.cost, self.next, self.goal = walk, cost, nxt, goal
+
+    def state(self, position, kind: str) -> int:
+        """The (node, kind) state of a ball centre at ``position``: among its
+        nearest nodes below it, the one nearest, preferring one with a way to the goal."""
+        walk = self.walk
+        n = len(walk.points)
+        k = KIND_NAMES.index(kind)
+        floor = np.asarray(position, float) - (0.0, BALL_RADIUS, 0.0)
+        d, i = walk.tree.query(floor, k=8, distance_upper_bound=3.0 * REACH)
+        i = i[np.isfinite(d)]
+        if len(i) == 0:
+            _, i = walk.tree.query(floor, k=1)
+            i = np.array([i])
+        states = k * n + i
+        reach = np.isfinite(self.cost[states])
+        return int(states[reach][0] if reach.any() else states[0])
+
+    def ahead(self, state: int, distance: float) -> list:
+        """The states from ``state`` along the route, about ``distance`` of path."""
+        walk, n = self.walk, len(self.walk.points)
+        out, gone = [state], 0.0
+        while gone < distance:
+            nxt = self.next[out[-1]]
+            if nxt < 0:
+                break
+            gone += float(np.linalg.norm(walk.points[nxt % n] - walk.points[out[-1] % n]))
+            out.append(int(nxt))
+        return out
+
+    def point(self, state: int) -> np.ndarray:
+        """The ball centre's place over a state's node."""
+        return self.walk.points[state % len(self.walk.points)] + (0.0, BALL_RADIUS, 0.0)
+
+    def kind(self, state: int) -> str:
+        return KIND_NAMES[state // len(self.walk.points)]

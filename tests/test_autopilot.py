@@ -1,0 +1,196 @@
+"""The autopilot (issue 40 item 3): ``ivp run --autopilot`` plays a level with
+a player's keys, finds its way from the level's geometry and groups, and its
+``--record`` is a normal recording that replays to the same end."""
+
+import dataclasses
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import scenes
+from behaviors import levels
+from behaviors.ballance import player_of
+from behaviors.ballance.autopilot import climb
+from behaviors.ballance.autopilot_map import WalkMap
+from behaviors.ballance.level import FINISHED, level_behavior
+from behaviors.ballance.level_meaning import MEANING
+from behaviors.ballance.values import NAV_DIRECTIONS
+from behaviors.recording import Recording, replay
+from scenes.virtools import game_level
+from viewer.cli import main
+from virtools_levels import autopilot_level
+
+
+def plate(x0, x1, z0, z1, y):
+    """Two triangles: a floor from (x0, z0) to (x1, z1) at height y."""
+    a, b, c, d = (x0, y, z0), (x1, y, z0), (x1, y, z1), (x0, y, z1)
+    return [(a, b, c), (a, c, d)]
+
+
+def rail(x, z0, z1, y, r=0.35):
+    """A rail's top face along Z (a strip 2 r wide)."""
+    return plate(x - r, x + r, z0, z1, y)
+
+
+def nodes_near(walk, point, radius):
+    return np.flatnonzero(np.linalg.norm(walk.points - np.asarray(point), axis=1) <= radius)
+
+
+def cost_from(walk, route, point, kind):
+    return route.cost[route.state(np.asarray(point) + (0.0, 2.0, 0.0), kind)]
+
+
+def test_a_rail_pair_carries_the_route_between_its_rails():
+    """Two rails 3.75 apart over nothing: the ball rests across them, so the
+    midpoints (x 0) are nodes, and a goal past the rails is reached along them."""
+    walk = WalkMap(plate(-6, 6, -10, 0, 0.0) + rail(-1.875, 0, 30, 0.0) + rail(1.875, 0, 30, 0.0)
+                   + plate(-6, 6, 30, 40, 0.0))
+    between = walk.points[(np.abs(walk.points[:, 0]) < 0.5) & (walk.points[:, 2] > 2) & (walk.points[:, 2] < 28)]
+    assert len(between) >= 10                          # a node at least every 3 units along the 26
+    route = walk.route_to((0.0, 2.0, 35.0), 3.0)
+    assert math.isfinite(cost_from(walk, route, (0, 0, -5), "wood"))
+    path = [route.point(s) for s in route.ahead(route.state((0, 2, -5), "wood"), 60.0)]
+    over_void = [p for p in path if 2 < p[2] < 28]
+    assert over_void and all(abs(p[0]) < 1.0 for p in over_void)      # between the rails, not on one
+
+
+def test_a_drop_leads_down_and_not_back_up():
+    """A floor 8 above another, side by side: off its edge the ball falls onto
+    the low one; the low one has no way up (8 in 1 unit is a wall)."""
+    walk = WalkMap(plate(0, 10, 0, 10, 8.0) + plate(0, 10, 11, 30, 0.0))
+    down = walk.route_to((5.0, 2.0, 25.0), 3.0)
+    assert math.isfinite(cost_from(walk, down, (5, 8, 5), "wood"))
+    up = walk.route_to((5.0, 10.0, 5.0), 3.0)
+    assert cost_from(walk, up, (5, 0, 25), "wood") == math.inf
+
+
+def test_a_fan_lifts_only_paper_and_a_pad_makes_paper():
+    """A fan on the low floor under the edge of a floor 12 higher: its lift
+    links them for the paper ball only; a paper pad on the low floor gives the
+    wood ball a way up, through the pad."""
+    tris = plate(-6, 6, 0, 30, 0.0) + plate(-6, 6, 27, 50, 12.0)
+    fan = ((0.0, 1.14, 25.0), (0.0, 17.14, 25.0))
+    goal = (0.0, 14.0, 45.0)
+    walk = WalkMap(tris, fans=[fan])
+    route = walk.route_to(goal, 3.0)
+    assert math.isfinite(cost_from(walk, route, (0, 0, 5), "paper"))
+    assert cost_from(walk, route, (0, 0, 5), "wood") == math.inf
+    walk = WalkMap(tris, fans=[fan], pads=[((0.0, 0.0, 15.0), "paper")])
+    route = walk.route_to(goal, 3.0)
+    assert math.isfinite(cost_from(walk, route, (0, 0, 5), "wood"))
+    path = route.ahead(route.state((0, 2, 5), "wood"), 200.0)
+    kinds = [route.kind(s) for s in path]
+    assert kinds[0] == "wood" and kinds[-1] == "paper"
+    turned = next(i for i, k in enumerate(kinds) if k == "paper")
+    assert np.linalg.norm(route.point(path[turned]) - (0.0, 2.0, 15.0)) <= 4.3       # at the pad
+
+
+def test_the_plug_in_names_its_autopilot_and_a_missing_one_is_said():
+    assert levels.autopilot_of(MEANING).__name__ == "drive"
+    with pytest.raises(ValueError, match="has no autopilot"):
+        levels.autopilot_of(dataclasses.replace(MEANING, autopilot=""))
+    with pytest.raises(ValueError, match="autopilot 'behaviors.ballance:nothing' does not load"):
+        levels.autopilot_of(dataclasses.replace(MEANING, autopilot="behaviors.ballance:nothing"))
+
+
+def test_record_goes_with_the_autopilot(capsys):
+    assert main(["run", "sample_level", "--record", "route.jsonl", "--quiet"]) == 1
+    assert "--record goes with --autopilot" in capsys.readouterr().err
+
+
+def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, capsys):
+    """The written course (tests/virtools_levels.autopilot_level): rails over
+    the void, a checkpoint, a paper transformer, a fan up to a floor 12
+    higher, the finish there. The autopilot finishes it with arrow keys only,
+    at 60 frames per second; its recording, replayed on the level loaded
+    afresh, ends the same: finished, the same final score, and on the way the
+    wood ball crossed between the rails, became paper and rose above floor C."""
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(autopilot_level().data())
+    route = tmp_path / "route.jsonl"
+    assert main(["run", "--game", str(tmp_path), "1", "--autopilot", "--record", str(route), "--quiet"]) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said.startswith("level 1: finished, score ")
+    score = int(said.split("score ")[1].split(",")[0])
+
+    recording = Recording.load(route)
+    assert all(f.ms == 1000.0 / 60.0 for f in recording)
+    assert set().union(*(f.keys for f in recording)) <= set(NAV_DIRECTIONS)
+    scene = scenes.load(game_level(str(tmp_path), 1))
+    seen = []
+
+    def track(ctx, i):
+        player = player_of(ctx)
+        if player.entity_in_play is not None:
+            seen.append((player.kind, *player.entity_in_play.get_position()))
+
+    replay(scene.ctx, recording, track)
+    level = level_behavior(scene.ctx)
+    assert level.flow == FINISHED and level.final == score
+    assert level.sector == 2
+    kinds = [k for k, *_ in seen]
+    assert kinds[0] == "wood" and kinds[-1] == "paper"
+    on_rails = [x for k, x, y, z in seen if 26.0 < z < 54.0]
+    assert on_rails and max(abs(x) for x in on_rails) < 1.875          # between the rails' axes
+    assert max(y for k, x, y, z in seen) > 12.0 + 2.0                   # above floor C's top, a ball's radius
+
+
+def test_the_route_goes_round_a_prop_where_the_floor_leaves_room():
+    """A box on the straight way along a floor 20 wide: the route passes more
+    than OBSTACLE_RADIUS from it; on a floor 6 wide, with no room, through it."""
+    box = (0.0, 0.5, 20.0)
+    for width, round_it in ((20.0, True), (6.0, False)):
+        walk = WalkMap(plate(-width / 2, width / 2, 0, 40, 0.0))
+        route = walk.route_to((0.0, 2.0, 38.0), 2.0, obstacles=[box])
+        path = [route.point(s) for s in route.ahead(route.state((0, 2, 2), "wood"), 100.0)]
+        closest = min(math.hypot(p[0] - box[0], p[2] - box[2]) for p in path)
+        assert (closest > 4.0) == round_it
+
+
+def test_a_wall_between_two_parts_of_a_floor_is_no_way_through():
+    """A floor with a wall across it (its top 3.45 up, 1 thick): with a door
+    at x 4..10 the route passes through the door; without one there is none."""
+    floor = plate(-10, 10, 0, 40, 0.0)
+    for door, reached in ((True, True), (False, False)):
+        walk = WalkMap(floor + plate(-10, 4 if door else 10, 19.5, 20.5, 3.45))
+        route = walk.route_to((0.0, 2.0, 35.0), 2.0)
+        start = route.state((0, 2, 5), "wood")
+        assert math.isfinite(route.cost[start]) == reached
+        if door:
+            path = [route.point(s) for s in route.ahead(start, 100.0)]
+            crossing = [p for p in path if 18.5 < p[2] < 21.5]
+            assert crossing and all(p[0] > 4.0 for p in crossing)
+
+
+def test_a_ball_between_rails_leaves_them_at_their_end_only():
+    """A rail pair from z 0 to 30, 10 above a floor that starts 1.8 beside
+    them (x 4 to 30, z 8 to 60): to a goal on that floor beside the rails'
+    middle, the route stays between the rails to their end and drops there
+    (the rails hold the ball: no way off sideways)."""
+    walk = WalkMap(plate(-2, 2, -10, 0, 10.0) + rail(-1.875, 0, 30, 10.0) + rail(1.875, 0, 30, 10.0)
+                   + plate(4, 30, 8, 60, 0.0))
+    route = walk.route_to((15.0, 2.0, 15.0), 2.0)
+    path = [route.point(s) for s in route.ahead(route.state((0, 12, -5), "wood"), 200.0)]
+    high = [p for p in path if p[1] > 6.0]
+    assert all(abs(p[0]) < 1.0 for p in high if p[2] > 1.0)
+    assert max(p[2] for p in high) > 28.0
+
+
+def test_a_ramp_too_steep_for_the_stone_balls_push_is_no_way_up_for_it():
+    """A ramp rising 0.5 per unit: the stone ball's push (0.92 per PSI of
+    1/66 s on 10 kg under gravity 20) holds it on slopes up to sin a =
+    0.3036 (0.319 per unit), the wood ball's (0.43 on 1.9 kg) up to 0.747:
+    the top is a way for wood, not for stone; the way down is for both."""
+    physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+    assert climb("stone", physics) == pytest.approx(0.3036 / math.sqrt(1 - 0.3036 ** 2), abs=1e-3)
+    ramp = [((-6, 0, 10), (6, 0, 10), (6, 10, 30)), ((-6, 0, 10), (6, 10, 30), (-6, 10, 30))]
+    tris = plate(-6, 6, 0, 10, 0.0) + ramp + plate(-6, 6, 30, 40, 10.0)
+    walk = WalkMap(tris, climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})
+    up = walk.route_to((0.0, 12.0, 36.0), 2.0)
+    assert math.isfinite(cost_from(walk, up, (0, 0, 3), "wood"))
+    assert cost_from(walk, up, (0, 0, 3), "stone") == math.inf
+    down = walk.route_to((0.0, 2.0, 3.0), 2.0)
+    assert math.isfinite(cost_from(walk, down, (0, 10, 36), "stone"))
