@@ -38,9 +38,9 @@ from .fp import (
     sign_bit,
 )
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DELTA, I_DT, M_POS, M_R, MAX_SURF_ROT,
-                           MOTION_END, POS, Q_LAST, Q_NEXT, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE,
-                           T_LAST)
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DELTA, DEVIATION, EQUAL_I, I_DT,
+                           INV_I, INV_M, M_POS, M_R, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST, Q_NEXT, RADIUS,
+                           ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
 
@@ -54,12 +54,9 @@ class Core:
     __slots__ = (
         # flags (+0x00)
         "fast_piling_allowed", "physical_unmoveable", "is_in_wakeup_vec",
-        "_rot_inertias_are_equal",
-        "_upper_limit_radius", "_max_surface_deviation", "environment",
-        "_rot_inertia", "mass", "_rot_speed_damp_factor", "_inv_rot_inertia",
-        "_inv_mass", "_speed_damp_factor", "inv_object_diameter", "_max_rot_speed",
+        "environment", "mass", "_rot_speed_damp_factor", "_speed_damp_factor", "inv_object_diameter",
         "objects", "controllers_of_core", "sim_unit_of_core", "damping_memo",
-        "friction_system", "impact_sync", "lane_slot", "lane_static",
+        "friction_system", "impact_sync", "lane_slot",
         "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
         # the view onto the body table (ivp.state.bodies): the table, the row, its generation
         "_bodies", "row", "_gen",
@@ -81,10 +78,11 @@ class Core:
         self.max_surface_deviation = DEFAULT_RADIUS_F
         self.rot_inertia = ZERO3
         self.mass = 0.0
-        self.rot_speed_damp_factor = ZERO3
+        self._rot_speed_damp_factor = ZERO3
+        self._speed_damp_factor = 0.0
+        write_damping(self)
         self.inv_rot_inertia = ZERO3
         self.inv_mass = 0.0
-        self.speed_damp_factor = 0.0
         self.inv_object_diameter = 0.0
         self.max_rot_speed = None
         self.objects = []
@@ -113,7 +111,6 @@ class Core:
         self.damping_memo = None        # ((dt, calm, rf, lf), factors), see damping_of_object
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
-        self.lane_static = None         # the lane row's read-only part, with what it was made from
         # ivp-contacts 4.7: the impacts between two PSIs, counted for the PSI count
         # they belong to (a count of an older PSI reads as 0: the spec's clear at
         # the PSI start), and the PSI count in which the core was made unmovable
@@ -494,24 +491,48 @@ class Core:
         self.init_core_for_simulation(env.inv_delta_PSI_time)
 
 
-def _lane_input(name: str):
-    """A field the lane's row copies when it takes the core (ivp.lane, the
-    columns from INV_I on): a write to a taken core's field writes those
-    columns again."""
+def write_damping(core) -> None:
+    """The row's damping factors for the PSI length (7.3), plain and with +0.1
+    while slow or calm (DAMP, DAMP_CALM), from the core's damp factors."""
+    r = core._rot_speed_damp_factor
+    lf = core._speed_damp_factor
+    m, b = locate(core, DAMP)
+    m[b:b + 8] = array("d", damping_factors(core.environment.delta_PSI_time, r, lf)
+                       + damping_factors(core.environment.delta_PSI_time,
+                                         f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F), lf + TENTH_F))
+
+
+def _damp_field(name: str):
+    """A damp factor (spec 1.2): a write computes the row's damping columns again."""
     slot = Core.__dict__["_" + name]
 
     def put(core, v):
         slot.__set__(core, v)
-        if core.lane_slot >= 0:
-            core.environment.lane.take(core)
-    return property(slot.__get__, put, doc=f"{name} (spec 1.2)")
+        write_damping(core)
+    return property(slot.__get__, put, doc=f"{name} (spec 1.2, 7.3)")
 
 
-for _name in ("rot_inertias_are_equal", "upper_limit_radius", "max_surface_deviation", "rot_inertia",
-              "rot_speed_damp_factor", "inv_rot_inertia", "inv_mass", "speed_damp_factor", "max_rot_speed"):
-    setattr(Core, _name, _lane_input(_name))
+def _max_rot_speed():
+    """max_rot_speed (8.3): None, or the clamp in MAX_ROT with HAS_MAX_ROT set."""
+    def get(core):
+        m, b = locate(core, MAX_ROT)
+        return (m[b], m[b + 1], m[b + 2]) if m[b + 3] else None
+
+    def put(core, v):
+        m, b = locate(core, MAX_ROT)
+        m[b:b + 4] = array("d", (0.0, 0.0, 0.0, 0.0) if v is None else (*v, 1.0))
+    return property(get, put, doc="max_rot_speed (8.3): None or a clamp per axis")
 
 
+Core.rot_speed_damp_factor = _damp_field("rot_speed_damp_factor")
+Core.speed_damp_factor = _damp_field("speed_damp_factor")
+Core.max_rot_speed = _max_rot_speed()
+Core.inv_rot_inertia = vector_field(INV_I, 3, "inv_rot_inertia (2.6, f32)")
+Core.inv_mass = number_field(INV_M, "inv_mass (2.6, f32)")
+Core.rot_inertia = vector_field(ROT_I, 3, "rot_inertia (2.6, f32)")
+Core.rot_inertias_are_equal = number_field(EQUAL_I, "rot_inertias_are_equal (2.6)", bool)
+Core.max_surface_deviation = number_field(DEVIATION, "max_surface_deviation (8.3)")
+Core.upper_limit_radius = number_field(RADIUS, "upper_limit_radius (1.2)")
 Core.speed = vector_field(SPEED, 3, "speed (world, f32)")
 Core.rot_speed = vector_field(ROT_SPEED, 3, "rot_speed (core axes, f32)")
 Core.speed_change = vector_field(SPEED_CHANGE, 3, "speed_change: pushes since the last commit (5)")

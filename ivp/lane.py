@@ -10,17 +10,15 @@ damping 7.1 / 7.3, the calm test 10.2, the integration 8.2 / 8.3) over rows of
 one array, in the same order of operations with the same f32 stores, so the
 results are bit-identical to the object path.
 
-The row is the core's state whoever runs it. A core *taken* by the lane
-(``lane_slot``, its row) has the columns the passes only read (from INV_I on)
-written from its fields (again when one of them is written); it is *given
-back* when something the lane's choice was made from changes, and the object
-path then integrates it. A snapshot
-copies the rows and the takes as they are.
+The row is the core's state whoever runs it, the columns the passes only
+read (from INV_I on) included: they are written through from the core's
+fields. A core *taken* by the lane (``lane_slot``, its row) is *given back*
+when something the lane's choice was made from changes, and the object path
+then integrates it. A snapshot copies the rows and the takes as they are.
 """
 
 from __future__ import annotations
 
-import math
 from itertools import chain
 from operator import attrgetter
 import os
@@ -28,11 +26,8 @@ import os
 import numpy as np
 
 from . import jit, rng
-from .core import damping_factors
-from .fp import TENTH_F, f32v
 from .freeze import freeze_unit
 from .lane_kernels import integrate_k, run_units_k
-from .state.layout import INV_I
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
@@ -64,12 +59,10 @@ class Lane:
         return True
 
     def take(self, core) -> int:
-        """The core's row holds its read-only columns (again, for a taken
-        core whose input changed); the lane runs it from now."""
-        k = core.row
-        self.environment.bodies.rows[k, INV_I:] = _static_part(core, self.environment.delta_PSI_time)
-        core.lane_slot = k
-        return k
+        """The lane runs the core from now (its row holds every column the
+        passes read)."""
+        core.lane_slot = core.row
+        return core.row
 
     def give_back(self, core) -> None:
         """The object path runs the core from now (its row stays its state):
@@ -112,45 +105,6 @@ class Lane:
         for c in out:
             self.give_back(c)
         return out
-
-
-def _static_part(core, dt: float):
-    """The row from INV_I on (the fields the passes only read, the damping
-    factors for dt, the bound), kept on the core while its inputs stay."""
-    key = (dt, core.inv_rot_inertia, core.inv_mass, core.rot_inertia, core.rot_inertias_are_equal,
-           core.max_rot_speed, core.max_surface_deviation, core.upper_limit_radius, core.rot_speed_damp_factor,
-           core.speed_damp_factor, [o.collision_data for o in core.objects])
-    kept = core.lane_static
-    if kept is not None and kept[0] == key:
-        return kept[1]
-    m = core.max_rot_speed
-    r = core.rot_speed_damp_factor
-    part = np.array(core.inv_rot_inertia + (core.inv_mass,) + core.rot_inertia
-                    + (1.0 if core.rot_inertias_are_equal else 0.0,)
-                    + ((0.0, 0.0, 0.0, 0.0) if m is None else tuple(m) + (1.0,))
-                    + (core.max_surface_deviation, core.upper_limit_radius)
-                    + damping_factors(dt, r, core.speed_damp_factor)
-                    + damping_factors(dt, f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F),
-                                      core.speed_damp_factor + TENTH_F)
-                    + (_bound(core),))
-    core.lane_static = (key, part)
-    return part
-
-
-def _bound(core) -> float:
-    """The radius about the core's centre of a sphere holding every piece's
-    bounding sphere (rigid in the core frame), a little enlarged: a conservative
-    stand-in for the pieces in the broad phase's box test."""
-    c = core.m_world_f_core_last_psi[1]
-    b = 0.0
-    col = core.environment.collision
-    for obj in core.objects if col is not None else ():
-        s = obj.collision_data
-        if s is None:
-            continue
-        for _, p, r in col._piece_spheres(s):
-            b = max(b, math.sqrt((p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2 + (p[2] - c[2]) ** 2) + r)
-    return b * (1.0 + 1e-9) + 1e-9
 
 
 def lane_unit(env, su) -> bool:

@@ -247,7 +247,7 @@ class RealObject:
 @kernel
 def _object_poses_k(G, S, QC, shifted, turned, t):
     """get_m_world_f_object_AT (4.2) per row of G (time_of_last_psi,
-    i_delta_time, q_last, q_next, position, delta: Lane.pose_values' columns),
+    i_delta_time, q_last, q_next, position, delta: BodyTable.pose_values' columns),
     S the object shifts and QC its rotations from the core where ``shifted``
     / ``turned``: the rotations (n, 9) and positions (n, 3)."""
     n = G.shape[0]

@@ -32,6 +32,7 @@ from .material import material_of, may_collide
 from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, hull_holds,
                       pair_order, update_events)
 from .mindist_batches import quiet_pairs, recalc_all
+from ..state.layout import BOUND
 from .shapes import Shape
 
 BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
@@ -126,6 +127,7 @@ class CollisionSystem(ContactPoints):
         shape = Shape(obj, self.serial)
         obj.collision_data = shape
         self.environment.epoch.touch((obj.core.sim_unit_of_core,))
+        self.write_bound(obj.core)
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
         else:
@@ -150,6 +152,22 @@ class CollisionSystem(ContactPoints):
             self._pose_grid = None
         obj.collision_data = None
         self.environment.epoch.touch((obj.core.sim_unit_of_core,))
+        self.write_bound(obj.core)
+
+    def write_bound(self, core) -> None:
+        """The core's BOUND column: the radius about its centre of a sphere
+        holding every piece's bounding sphere (rigid in the core frame), a
+        little enlarged, a conservative stand-in for the pieces in the broad
+        phase's box test (:meth:`_lane_broad_phase`)."""
+        c = core.m_world_f_core_last_psi[1]
+        b = 0.0
+        for obj in core.objects:
+            s = obj.collision_data
+            if s is None:
+                continue
+            for _, p, r in self._piece_spheres(s):
+                b = max(b, math.sqrt((p[0] - c[0]) ** 2 + (p[1] - c[1]) ** 2 + (p[2] - c[2]) ** 2) + r)
+        core._bodies.rows[core.row, BOUND] = b * (1.0 + 1e-9) + 1e-9
 
     def core_deleted(self, core) -> None:
         """A friction system's controller learns of a deleted core: its contact
@@ -463,7 +481,7 @@ class CollisionSystem(ContactPoints):
         indices in ``aw.shapes``, in order (a list, or an array when the lane
         has bodies), of the bodies the per-piece loop
         measures against the fixed bodies: every body not on loan, and those
-        on loan whose sphere of every piece (lane.BOUND) reaches some fixed
+        on loan whose sphere of every piece (BOUND, :meth:`write_bound`) reaches some fixed
         body's box (the others cannot meet a fixed piece: the loop's test
         would miss every one)."""
         idx = aw.loaned_k

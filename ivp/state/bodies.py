@@ -98,8 +98,7 @@ class BodyTable:
 
     def broad_values(self, rows):
         """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
-        BOUND) of ``rows`` (taken by the lane: RADIUS and BOUND are written
-        at the take), for the broad phase."""
+        BOUND) of ``rows``, for the broad phase."""
         S = self.rows
         return S[rows, M_POS:M_POS + 3], S[rows, RADIUS], S[rows, CUR_SPEED] + S[rows, MAX_SURF_ROT], S[rows, BOUND]
 

@@ -6,7 +6,7 @@ names."""
 
 from __future__ import annotations
 
-# a core's row (BodyTable.rows); from INV_I on, written when the lane takes the core
+# a core's row (BodyTable.rows); from INV_I on, written through from the core's fields
 SPEED, ROT_SPEED, SPEED_CHANGE, ROT_SPEED_CHANGE = 0, 3, 6, 9
 MOTION_END = 12             # speed, rot_speed and their pending changes: one block from 0
 POS, DELTA, Q_LAST, Q_NEXT, M_R, M_POS = 12, 15, 18, 22, 26, 35
