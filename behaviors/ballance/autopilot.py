@@ -385,6 +385,7 @@ class Pilot:
         if what == "stuck":                      # the next routes go round the place, where they can
             self.stalls.append((sector, tuple(p)))
             self.routes.pop(sector, None)
+            best = self._cost(ball, player.kind)   # the place, measured on the new route
         self.tries[sector] = tries + 1
         self.rollbacks += 1
         self.restore(usable[-1 - back])
