@@ -191,7 +191,7 @@ class Pilot:
         self.tries = {}                          # sector -> rollbacks at its current trouble place
         self.sector_tries = {}                   # sector -> rollbacks in all
         self.variant = VARIANTS[0]
-        self.variant_until = (0, -math.inf)      # (sector, route cost): the variant steers until past it
+        self.variant_until = (0, -math.inf, 0)   # (sector, route cost, frame): the variant steers until past
         self.step(frozenset())                   # the level finds its sectors and spawns the ball
         self.level = level_behavior(self.ctx)
         if self.level is None:
@@ -323,7 +323,7 @@ class Pilot:
             if playing and self.variant_until[0] and self._past(ball, player.kind):
                 self.variant = VARIANTS[0]       # past the failure: its tries are done with
                 self.tries.pop(self.variant_until[0], None)
-                self.variant_until = (0, -math.inf)
+                self.variant_until = (0, -math.inf, 0)
             before = level.flow
             self.step(keys)
             failure = None
@@ -349,9 +349,11 @@ class Pilot:
         return float(route.cost[route.state(ball.get_position(), kind)])
 
     def _past(self, ball, kind: str) -> bool:
-        """Is the ball past the place of the failure its variant steers through?"""
-        sector, cost = self.variant_until
-        return self.level.sector > sector or (self.level.sector == sector and self._cost(ball, kind) < cost)
+        """Is the ball past the place of the failure its variant steers
+        through (a later sector, or later than the failure and nearer the goal)?"""
+        sector, cost, frame = self.variant_until
+        return self.level.sector > sector or (self.level.sector == sector and len(self.keys) > frame
+                                              and self._cost(ball, kind) < cost)
 
     def _stuck(self, ball, kind: str) -> bool:
         """No progress toward the goal for STUCK_FRAMES (progress: the route's cost fell by PROGRESS)."""
@@ -385,11 +387,12 @@ class Pilot:
         if what == "stuck":                      # the next routes go round the place, where they can
             self.stalls.append((sector, tuple(p)))
             self.routes.pop(sector, None)
+            best = self._cost(ball, player.kind)   # the place, measured on the new route
         self.tries[sector] = tries + 1
         self.rollbacks += 1
         self.restore(usable[-1 - back])
         self.variant = VARIANTS[(tries + 1) % len(VARIANTS)]
-        self.variant_until = (sector, best - PAST)
+        self.variant_until = (sector, best - PAST, failed_at)
         return ""
 
     def _near(self, p) -> str:
