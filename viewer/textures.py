@@ -247,10 +247,12 @@ void main() {
 }
 """
 _SKY_FS = """#version 330 core
-in vec2 v_uv;
+#define SHEET %d                            // the program of a sky with a sky layer (SkySheet), added where
+in vec2 v_uv;                               // the eye's ray meets it (even unused, its code slows llvmpipe)
 in vec3 v_direction;
 uniform sampler2D image;
-uniform int sheet;                          // a sky layer (SkySheet) added where the eye's ray meets it
+out vec4 frag;
+#if SHEET
 uniform sampler2D sheet_image;
 uniform vec3 eye;
 uniform vec3 forward;                       // the camera's, for the far plane
@@ -263,10 +265,11 @@ uniform vec2 uv_offset;
 uniform vec4 sheet_colour;                  // the part's colour
 uniform vec3 sheet_tint;                    // added to it
 uniform vec3 sheet_light;                   // its prelit colour
-out vec4 frag;
+#endif
 void main() {
     vec3 colour = texture(image, v_uv).rgb;
-    if (sheet == 1) {
+#if SHEET
+    {
         vec3 d = normalize(v_direction);
         float t = (sheet_y - eye.y) / d.y;
         vec3 p = eye + t * d;
@@ -276,6 +279,7 @@ void main() {
             && all(lessThanEqual(p.xz, sheet_bounds.zw)))
             colour += clamp(cloud + sheet_tint, 0.0, 1.0) * sheet_light;
     }
+#endif
     frag = vec4(min(colour, 1.0), 1.0);
 }
 """
@@ -301,7 +305,7 @@ class SkyBox:
     def __init__(self, images, textures: TextureCache):
         from pyglet.graphics.shader import Shader, ShaderProgram
         self.images = tuple(images)
-        self.program = ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS, "fragment"))
+        self.programs = [ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS % k, "fragment")) for k in (0, 1)]
         self.faces = [textures.get(img) for img in self.images]
         corners = sky_quads().reshape(-1, 5)
         quads = np.arange(len(SKY_FACES) * 4, dtype=np.uint32).reshape(-1, 4)
@@ -313,10 +317,9 @@ class SkyBox:
         from ``camera_world`` with the lens' ``far`` plane, scrolled to ``clock``."""
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)
-        p = self.program
+        p = self.programs[sheet is not None]
         p.use()
         p["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
-        p["sheet"] = int(sheet is not None)
         if sheet is not None:
             sheet.set(p, camera_world, far, clock)
         gl.glBindVertexArray(self.vao)
