@@ -56,7 +56,7 @@ class Core:
         "fast_piling_allowed", "physical_unmoveable", "is_in_wakeup_vec",
         "environment", "mass", "_rot_speed_damp_factor", "_speed_damp_factor", "inv_object_diameter",
         "objects", "controllers_of_core", "sim_unit_of_core",
-        "friction_system", "impact_sync", "lane_slot",
+        "friction_system", "impact_sync",
         "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
         # the view onto the body table (ivp.state.bodies): the table, the row, its generation
         "_bodies", "row", "_gen",
@@ -69,7 +69,6 @@ class Core:
         bodies = self._bodies = env.bodies
         self.row = bodies.add(self)
         self._gen = bodies.gen[self.row]
-        self.lane_slot = -1             # the core's row while the lane has it taken (ivp.lane)
         self.fast_piling_allowed = bool(piling)
         self.physical_unmoveable = bool(unmovable)
         self.is_in_wakeup_vec = False
