@@ -38,9 +38,9 @@ from .fp import (
     sign_bit,
 )
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DELTA, DEVIATION, EQUAL_I, I_DT,
-                           INV_I, INV_M, M_POS, M_R, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST, Q_NEXT, RADIUS,
-                           ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DAMP_CALM, DELTA, DEVIATION,
+                           EQUAL_I, I_DT, INV_I, INV_M, M_POS, M_R, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST,
+                           Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
 
@@ -55,8 +55,8 @@ class Core:
         # flags (+0x00)
         "fast_piling_allowed", "physical_unmoveable", "is_in_wakeup_vec",
         "environment", "mass", "_rot_speed_damp_factor", "_speed_damp_factor", "inv_object_diameter",
-        "objects", "controllers_of_core", "sim_unit_of_core", "damping_memo",
-        "friction_system", "impact_sync", "lane_slot",
+        "objects", "controllers_of_core", "sim_unit_of_core",
+        "friction_system", "impact_sync",
         "impacts_since_last_psi", "impact_count_psi", "temporarily_unmovable_psi",
         # the view onto the body table (ivp.state.bodies): the table, the row, its generation
         "_bodies", "row", "_gen",
@@ -69,7 +69,6 @@ class Core:
         bodies = self._bodies = env.bodies
         self.row = bodies.add(self)
         self._gen = bodies.gen[self.row]
-        self.lane_slot = -1             # the core's row while the lane has it taken (ivp.lane)
         self.fast_piling_allowed = bool(piling)
         self.physical_unmoveable = bool(unmovable)
         self.is_in_wakeup_vec = False
@@ -108,7 +107,6 @@ class Core:
         self.time_calm_ref = [0.0, 0.0]
         self.q_calm_ref = [ZERO4, ZERO4]
         self.pos_calm_ref = [ZERO3, ZERO3]
-        self.damping_memo = None        # ((dt, calm, rf, lf), factors), see damping_of_object
         self.friction_system = None     # ivp-contacts 5.1: at most one per movable core
         self.impact_sync = None         # ivp-contacts 1.4: (q at t, saved rot_speed) while in an impact
         # ivp-contacts 4.7: the impacts between two PSIs, counted for the PSI count
@@ -303,26 +301,13 @@ class Core:
 
     # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
 
-    def damping_of_object(self, dt: float):
-        """Spec 7.3 (damp_object, 0x1000c610): the damping factors, with +0.1 on
-        both damp factors while slow or calm.
-
-        They depend only on dt, the calm test and the damp factors, so the
-        last ones are kept in damping_memo with their inputs.
-        """
-        calm = self.movement_state >= MT_SLOW
-        key = (dt, calm, self.rot_speed_damp_factor, self.speed_damp_factor)
-        memo = self.damping_memo
-        if memo is not None and memo[0] == key:
-            return memo[1]
-        if calm:
-            r = self.rot_speed_damp_factor
-            rf = f32v(r[0] + TENTH_F, r[1] + TENTH_F, r[2] + TENTH_F)
-            k = damping_factors(dt, rf, self.speed_damp_factor + TENTH_F)
-        else:
-            k = damping_factors(dt, self.rot_speed_damp_factor, self.speed_damp_factor)
-        self.damping_memo = (key, k)
-        return k
+    def damping_of_object(self):
+        """Spec 7.3 (damp_object, 0x1000c610): the damping factors for the PSI
+        length, with +0.1 on both damp factors while slow or calm: the row's
+        DAMP or DAMP_CALM columns (:func:`write_damping`)."""
+        m, b = locate(self)
+        b += DAMP_CALM if m[b + STATE] >= MT_SLOW else DAMP
+        return (m[b], m[b + 1], m[b + 2], m[b + 3])
 
     def damp_commit_and_accelerate(self, dt: float, gx: float, gy: float, gz: float) -> None:
         """Spec 7.1 for one core: damp_object (7.3, damping_of_object's factors),
@@ -332,7 +317,7 @@ class Core:
         One pass over local floats, every store rounded where the three steps
         round it.
         """
-        kx, ky, kz, kl = self.damping_of_object(dt)
+        kx, ky, kz, kl = self.damping_of_object()
         m, b = locate(self)
         sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)

@@ -171,7 +171,7 @@ class Environment:
         if self.collision is not None:
             self.collision.object_deleted(obj)
         core = obj.core
-        if self.lane is not None and core.lane_slot >= 0:
+        if self.lane is not None and self.lane.has(core):
             self.lane.give_back(core)
         for ctrl in list(core.controllers_of_core):
             ctrl.core_is_going_to_be_deleted_event(core)
@@ -268,8 +268,9 @@ class Environment:
         i_dt = inv_dt(delta)
         lane = self.lane
         if lane is None or not lane.runs_all(cores):
+            taken = set() if lane is None else lane.taken
             for c in reversed(cores):
-                if c.lane_slot < 0:
+                if c.row not in taken:
                     c.calc_next_psi_matrix(delta, i_dt)
         if lane is not None:
             for c in lane.integrate(delta, i_dt):

@@ -12,7 +12,7 @@ results are bit-identical to the object path.
 
 The row is the core's state whoever runs it, the columns the passes only
 read (from INV_I on) included: they are written through from the core's
-fields. A core *taken* by the lane (``lane_slot``, its row) is *given back*
+fields. A core *taken* by the lane (its row in ``Lane.taken``) is *given back*
 when something the lane's choice was made from changes, and the object path
 then integrates it. A snapshot copies the rows and the takes as they are.
 """
@@ -39,6 +39,7 @@ class Lane:
 
     def __init__(self, env):
         self.environment = env
+        self.taken = set()              # the rows of the cores the lane runs
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
         self.ran_moved = False          # a core was given back since: ``ran`` holds cores not taken
         self.plan = None
@@ -58,25 +59,18 @@ class Lane:
                 return False
         return True
 
-    def take(self, core) -> int:
-        """The lane runs the core from now (its row holds every column the
-        passes read)."""
-        core.lane_slot = core.row
-        return core.row
+    def has(self, core) -> bool:
+        """Whether the lane runs the core (it is taken)."""
+        return core.row in self.taken
 
     def give_back(self, core) -> None:
         """The object path runs the core from now (its row stays its state):
         a kept plan that runs it in the lane holds no more. (A take changes
         nothing a plan or step is made from: the core's row stays where it
         is.)"""
-        core.lane_slot = -1
+        self.taken.discard(core.row)
         self.environment.epoch.touch(())
         self.ran_moved = bool(self.ran)
-
-    def give_back_all(self) -> None:
-        for c in self.environment.bodies.cores:
-            if c is not None and c.lane_slot >= 0:
-                self.give_back(c)
 
     def runs_all(self, cores) -> bool:
         """Whether every one of the PSI's cores is taken in a run of this
@@ -94,7 +88,8 @@ class Lane:
             return []
         if self.ran_moved:              # the runs' cores still taken, in run order
             self.ran_moved = False
-            rows = np.array([c.lane_slot for _, cores in ran for c in cores if c.lane_slot >= 0], dtype=np.int64)
+            taken = self.taken
+            rows = np.array([c.row for _, cores in ran for c in cores if c.row in taken], dtype=np.int64)
         else:
             rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
         lim = env.anomaly_limits
@@ -153,11 +148,9 @@ def _joint_step(env, su):
         run = old if old is not None and old.controllers == [run] else cls([run])
     if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
         return None
-    for c in cores:
-        if c.lane_slot < 0:
-            lane.take(c)
-    rows = np.array([c.lane_slot for c in cores], dtype=np.int64)
-    slots = np.array([c.lane_slot if c.sim_unit_of_core is su else -1 for c in run.cores], dtype=np.int64)
+    lane.taken.update(c.row for c in cores)
+    rows = np.array([c.row for c in cores], dtype=np.int64)
+    slots = np.array([c.row if c.sim_unit_of_core is su else -1 for c in run.cores], dtype=np.int64)
     return run, rows, cores, slots
 
 
@@ -207,12 +200,8 @@ def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     lane = env.lane
     units = order[i:j]
     cores = [su.cores[0] for su in units]
-    rows = []
-    for c in cores:
-        if c.lane_slot < 0:
-            lane.take(c)
-        rows.append(c.lane_slot)
-    rows = np.array(rows, dtype=np.int64)
+    rows = np.array([c.row for c in cores], dtype=np.int64)
+    lane.taken.update(rows.tolist())
     flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
                         count=2 * len(units)).reshape(len(units), 2)
     if plan is not None:

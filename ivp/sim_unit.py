@@ -149,7 +149,7 @@ class SimUnit:
         cores = self.cores
         if env.lane is not None:
             for c in cores:
-                if c.lane_slot >= 0:
+                if env.lane.has(c):
                     env.lane.give_back(c)
         for c in reversed(cores):
             if c.begin_psi(t):

@@ -93,7 +93,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
                     assert probe.event is None
                     quiet.append(md)
                     if type(md._batch) is mindist_batches.BallPairBatch:       # (BallPairBatch.quiet)
-                        ball_loans.append(sum(c.lane_slot >= 0 for c in md.cores))
+                        ball_loans.append(sum(c.environment.lane.has(c) for c in md.cores))
                 elif type(md) is mindist.Mindist:
                     searched.append(md)
         finally:

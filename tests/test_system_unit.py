@@ -48,7 +48,7 @@ class Runs:
             self.runs += 1
             self.most_points = max(self.most_points, len(fs.contacts))
             run(env, su, fs, ev, cores_out)
-            self.loaned_after += sum(c.lane_slot >= 0 for c in su.cores)
+            self.loaned_after += sum(env.lane.has(c) for c in su.cores)
 
         monkeypatch.setattr(sim_unit, "run_system_unit", counted)
 
@@ -104,7 +104,7 @@ class GiveBack:
     def event_friction_deleted(self, ev) -> None:
         cp = ev.contact
         core = cp.core1 if cp.core0.physical_unmoveable else cp.core0
-        self.loaned += core.lane_slot >= 0
+        self.loaned += core.environment.lane.has(core)
         core.speed = core.speed
 
 
@@ -133,7 +133,7 @@ def test_a_write_to_a_taken_core_before_gravity_gives_the_object_paths_bits(monk
     def damp_then_write(fs, factor):
         damp(fs, factor)
         core = fs.movable[len(fs.movable) // 2]
-        loaned.append(core.lane_slot >= 0)
+        loaned.append(core.environment.lane.has(core))
         core.speed = core.speed
 
     monkeypatch.setattr(friction, "damp_system", damp_then_write)

@@ -21,13 +21,13 @@ class AwakeSet:
     __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "with_mindists_k", "index_of",
                  "sphere_rows", "steady", "_ball_radii")
 
-    def __init__(self, cores):
+    def __init__(self, cores, taken):
         shapes = []
         loaned = []
         slots = []
         other = []
         for core in cores:
-            slot = core.lane_slot
+            slot = core.row if core.row in taken else -1
             for obj in core.objects:
                 s = obj.collision_data
                 if s is not None:

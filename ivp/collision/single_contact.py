@@ -205,7 +205,7 @@ def _run(env, ev, core, cp) -> None:
     pending = not (rc is ZERO3 and sc is ZERO3)
     R, pos = core.m_world_f_core_last_psi
     (speed, rot_speed, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck) = _controllers(
-        ev.environment.current_time, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(dt),
+        ev.environment.current_time, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(),
         R, pos, core.speed, core.rot_speed, rc, sc, pending, core.inv_rot_inertia, core.inv_mass,
         kind, d1, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius),
         cp.span_s, cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)

@@ -320,7 +320,7 @@ class CollisionSystem(ContactPoints):
         plan = planned_psi(env)
         aw = None if plan is None else plan.awake
         if aw is None:
-            aw = AwakeSet(cores)
+            aw = AwakeSet(cores, () if env.lane is None else env.lane.taken)
             if plan is not None:
                 plan.awake = aw
             last = self._steady

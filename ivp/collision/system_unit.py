@@ -29,7 +29,7 @@ from .. import rng
 from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
 from ..freeze import freeze_unit, try_to_freeze
 
-_LANE_SLOT = attrgetter("lane_slot")
+_ROW = attrgetter("row")
 MIN_CORES = 32          # a smaller system runs on the object path: the row passes' numpy calls cost more
                         # than its few cores' Python (a stack of 10 boxes: 0.54 -> 0.60 ms a step on loan;
                         # 100 balls in a bowl: 2.5 -> 1.8)
@@ -73,10 +73,8 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     test; a unit calm at its sleep test is given back and frozen."""
     lane = env.lane
     cores = su.cores
-    for c in cores:
-        if c.lane_slot < 0:
-            lane.take(c)
-    rows = np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores))
+    rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
+    lane.taken.update(rows.tolist())
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     t = env.current_time
     test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, t, env.valve_sleep_countdown,
@@ -101,7 +99,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
             freeze_unit(env, su)
     else:                               # a core was given back: the object path finishes the PSI
         for c in cores:
-            if c.lane_slot >= 0:
+            if lane.has(c):
                 lane.give_back(c)
         if test_sleep:
             try_to_freeze(env, su)
@@ -113,8 +111,9 @@ def _gravity(env, ev, cores, rows, head: int) -> None:
     core given back since the head (each core's step is its own)."""
     gravity = env.gravity_controller
     if not _still_loaned(env, cores, rows, head):
-        gravity.do_simulation_controller(ev, [c for c in cores if c.lane_slot < 0])
-        rows = np.array([c.lane_slot for c in cores if c.lane_slot >= 0], dtype=np.int64)
+        taken = env.lane.taken
+        gravity.do_simulation_controller(ev, [c for c in cores if c.row not in taken])
+        rows = np.array([c.row for c in cores if c.row in taken], dtype=np.int64)
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
     gravity_rows_k(env.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
@@ -124,5 +123,7 @@ def _still_loaned(env, cores, rows, head: int) -> bool:
     """Whether the unit's cores are its ``rows`` still (none given back, none
     gone): surely while nothing touched since the head (env.epoch ``head``:
     a give-back, a take and a change of the unit's cores touch)."""
-    return env.epoch.value == head or (len(cores) == rows.shape[0]
-            and np.array_equal(np.fromiter(map(_LANE_SLOT, cores), dtype=np.int64, count=len(cores)), rows))
+    if env.epoch.value == head:
+        return True
+    k = rows.tolist()
+    return k == list(map(_ROW, cores)) and env.lane.taken.issuperset(k)
