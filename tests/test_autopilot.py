@@ -212,3 +212,19 @@ def test_a_wall_taller_than_the_ball_is_no_way_through_either():
         walk = WalkMap(np.concatenate([np.asarray(floor, float), wall]))
         route = walk.route_to((0.0, 2.0, 35.0), 2.0)
         assert math.isfinite(route.cost[route.state((0, 2, 5), "wood")]) == reached
+
+
+def test_a_level_whose_behaviour_failed_is_said_with_its_error(monkeypatch):
+    # the first run of a fresh install once stopped the level behaviour in its
+    # first frame (a kernel compiling past the watchdog): the autopilot then
+    # said the level had no ballance.level behaviour, hiding why
+    from behaviors.ballance.autopilot import Pilot
+    from behaviors.ballance.level import Level
+
+    def broken(self, dt):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(Level, "on_frame", broken)
+    with pytest.raises(ValueError, match=r"ballance.level behaviour failed in on_frame at frame \d+: "
+                                         r"RuntimeError: boom"):
+        Pilot(scenes.load("sample_level"))

@@ -195,9 +195,20 @@ class Pilot:
         self.step(frozenset())                   # the level finds its sectors and spawns the ball
         self.level = level_behavior(self.ctx)
         if self.level is None:
-            raise ValueError(f"autopilot: {scene.name!r} has no ballance.level behaviour")
+            raise ValueError(f"autopilot: {scene.name!r}: {self._no_level()}")
         self.map = level_map(self.ctx, self.level)
         self._progress_reset()
+
+    def _no_level(self) -> str:
+        """Why the scene has no running level: its behaviour failed (named with
+        its error), or there is none."""
+        m = manager_of(self.ctx, create=False)
+        failed = [e for e in (m.errors if m is not None else []) if e.behavior == "ballance.level"]
+        if not failed:
+            return "no ballance.level behaviour"
+        e = failed[0]
+        return (f"its ballance.level behaviour failed in {e.hook} at frame {e.frame}: "
+                f"{type(e.error).__name__}: {e.error}")
 
     # --- the world ------------------------------------------------------------------------
 
