@@ -13,7 +13,6 @@ Damping is off, so a part cut loose falls freely: its centre of mass gains
 g t of downward speed (less the calm cores' extra damping, spec 7.3).
 """
 
-import math
 
 import pytest
 

@@ -16,11 +16,7 @@ class CollisionEvent:
                  "contact")
 
     def __init__(self, cp, speed, time, dt_since):
-        self.contact = cp
-        self.obj0 = cp.obj0
-        self.obj1 = cp.obj1
-        self.point_ws = cp.p
-        self.normal_ws = cp.n
+        _at_contact(self, cp)
         self.speed = speed
         self.time = time
         self.d_time_since_last_collision = dt_since
@@ -37,9 +33,14 @@ class ContactEvent:
     __slots__ = ("obj0", "obj1", "point_ws", "normal_ws", "contact", "time")
 
     def __init__(self, contact, time):
-        self.contact = contact
-        self.obj0 = contact.obj0
-        self.obj1 = contact.obj1
-        self.point_ws = contact.p
-        self.normal_ws = contact.n
+        _at_contact(self, contact)
         self.time = time
+
+
+def _at_contact(event, cp) -> None:
+    """An event's contact point, its sides, its point and normal (side 0 -> side 1)."""
+    event.contact = cp
+    event.obj0 = cp.obj0
+    event.obj1 = cp.obj1
+    event.point_ws = cp.p
+    event.normal_ws = cp.n
