@@ -52,8 +52,8 @@ class Control:
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
     Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
-    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one step", "step"),
-    Control((key.LEFT, key.COMMA), "back one step of the history (a PSI step, or a frame)", "back"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one PSI", "step"),
+    Control((key.LEFT, key.COMMA), "back one PSI in the history (inside a frame too)", "back"),
     Control((key.BRACKETLEFT, key.BRACKETRIGHT), f"history: back / forward {SCRUB_S:g} s (pauses)", "scrub"),
     Control((key.END,), "history: back to the latest state", "latest"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
