@@ -61,3 +61,18 @@ def test_each_face_lies_where_the_camera_looks(gl_window, game, tmp_path, look, 
         assert centre[2] > centre[0] and np.abs(centre - np.array(list(FACES.values()))).max(axis=1).min() > 30
     else:
         assert centre == pytest.approx(FACES[face], abs=3)
+
+
+def test_no_seam_where_two_faces_meet(gl_window, game, tmp_path):  # noqa: F811
+    """A face's image is sampled up to its edges, not repeated: the Front
+    image with a white top row, seen along its bottom edge (where it meets
+    Down), shows no white there (repeated, its bottom texels would blend
+    with the top row into a light line)."""
+    front = np.full((8, 8, 3), FACES["Front"], np.uint8)
+    front[0] = 255
+    Image.fromarray(front).save(game / "TEXTURES" / "sky" / "sky_l_front.BMP")
+    out = tmp_path / "seam.png"
+    assert main(["render", "--game", str(game), "1", "--eye", "0", "0", "0", "--look", "0", "-100", "100",
+                 "-o", str(out), "--size", "160x120", "--headless"]) == 0
+    column = np.asarray(Image.open(out).convert("RGB")).astype(int)[:, 70:90].reshape(-1, 3)
+    assert column[:, 1].max() <= max(FACES["Front"][1], FACES["Down"][1]) + 3      # no white's green

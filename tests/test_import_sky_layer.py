@@ -110,6 +110,7 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
         target.bind()
         view.draw(renderer, (240, 240))
     assert renderer.sky_box is not None and renderer.static.sky_sheet() is not None
+    assert renderer.sky_pass.size == (80, 80)      # shaded at a third of the view's side (viewer/sky.py)
     img = target.read().astype(int)
     scale = 120 / (50 * np.tan(np.radians(29)) * 3 / 4)
     col = int(round(120 - 10.0 * scale))

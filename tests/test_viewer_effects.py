@@ -4,6 +4,8 @@ flame prefabs, lit by the level's state; the viewer's particles rise from
 them, the same every run; the ball's shadow darkens the Shadow floor under
 it. Level and prefab files written by the tests."""
 
+import struct
+
 import numpy as np
 import pytest
 from PIL import Image
@@ -15,17 +17,31 @@ from behaviors.api import Emitter
 from behaviors.ballance.sectors import level_of
 from scenes.virtools import reader as r
 from viewer.cli import main
-from viewer.particles import EMIT_PERIOD_S, FLAME, Flames
+from scenes.virtools.particles import BLOCK, CK_BEHAVIOR, ParticleLook
+from viewer.particles import FLAME, Flames
 from virtools_levels import LevelBuilder, translation, two_sector_level
 
 
-def flames_prefab(kind: str, frames: dict) -> bytes:
-    """PH/<kind>.nmo: its root <kind>_MF at the origin and the frames at their offsets."""
+def flames_prefab(kind: str, frames: dict, systems: dict | None = None) -> bytes:
+    """PH/<kind>.nmo: its root <kind>_MF at the origin and the frames at their
+    offsets; ``systems``: script name -> {parameter name: float or 4 floats}, a
+    Point Particle System's settings stored as the game's prefabs store them
+    (the parameters, the block, then its script)."""
     b = LevelBuilder()
     root = b.entity(f"{kind}_MF", None, translation(0, 0, 0), hidden=True, class_id=r.CK_3DENTITY)
     for name, (x, y, z) in frames.items():
         b.entity(name, None, translation(x, y, z), parent=root, class_id=r.CK_3DENTITY)
+    for script, params in (systems or {}).items():
+        for name, v in params.items():
+            raw = struct.pack("<4f", *v) if isinstance(v, tuple) else struct.pack("<f", v)
+            b.add(r.Parameter, r.CK_PARAMETER_LOCAL, name, type_guid=(1, 2), kind=1, value=raw)
+        b.add(r.CKObject, CK_BEHAVIOR, BLOCK)
+        b.add(r.CKObject, CK_BEHAVIOR, script)
     return b.data(compressed=True)
+
+
+RED = {"Lifespan": 800.0, "Lifespan Variance": 0.0, "Speed": 0.004, "Initial Color and Alpha": (1.0, 0.0, 0.0, 1.0),
+       "Variance": (0.0, 0.0, 0.0, 0.0), "Ending Color and Alpha": (1.0, 0.0, 0.0, 0.0)}
 
 
 @pytest.fixture
@@ -65,14 +81,61 @@ def test_flames_rise_from_their_emitter_the_same_every_run():
     for f in (a, b):
         f.update(10.0, [e])
         f.update(10.5, [e])
-    pos, size, colour = a.sprites()
-    assert all(np.array_equal(x, y) for x, y in zip(a.sprites(), b.sprites()))
-    # One particle per 20 ms, each living at most FLAME.life[1]: that many are alive.
-    assert len(pos) == pytest.approx(FLAME.life[1] / EMIT_PERIOD_S * np.mean(FLAME.life) / FLAME.life[1], rel=0.3)
-    assert (pos[:, 1] >= 2.0).all() and (pos[:, 1] <= 2.0 + FLAME.rise[1] * FLAME.life[1]).all()
-    assert (size <= FLAME.size[0]).all() and (colour[:, 3] <= 1.0).all()
-    a.update(10.5 + FLAME.life[1] + 0.05, [])              # put out: its particles burn out, then it is gone
+    (blend, (pos, size, colour)), = a.sprites().items()
+    assert blend == (5, 2)                                  # source alpha, one: added
+    assert all(np.array_equal(x, y) for x, y in zip(a.sprites()[blend], b.sprites()[blend]))
+    # 1 +- 1 particles per 20 ms (1 on average), living 1 +- 0.25 s, at most 50 alive.
+    assert 35 <= len(pos) <= 50
+    top = (FLAME.speed[0] + FLAME.speed[1]) * 1000.0 * (FLAME.lifespan[0] + FLAME.lifespan[1]) * 0.001
+    assert (pos[:, 1] >= 2.0).all() and (pos[:, 1] <= 2.0 + top).all()
+    assert (size <= 0.5 * (FLAME.initial_size[0] + FLAME.initial_size[1])).all() and (colour[:, 3] <= 1.0).all()
+    a.update(10.5 + 1.3, [])                                # put out: its particles burn out, then it is gone
     assert a.systems == {}
+
+
+def test_a_particle_lives_grows_and_fades_as_its_settings_say():
+    """One emitter with no variance: a particle born at 0 is, at 0.4 s of its
+    0.8 s, 0.004 x 1000 x 0.4 = 1.6 above it, halfway from size 3 to 1 (half
+    size 1) and from colour (1, 0.5, 0, 1) to (0, 0.5, 1, 0)."""
+    look = ParticleLook(emission=(1, 0), lifespan=(800.0, 0.0), speed=(0.004, 0.0), initial_size=(3.0, 0.0),
+                        ending_size=(1.0, 0.0), initial_colour=(1.0, 0.5, 0.0, 1.0), ending_colour=(0.0, 0.5, 1.0, 0.0))
+    f = Flames({"torch": look})
+    e = Emitter("torch", "flame", (0.0, 0.0, 0.0), size=5.0)   # the settings' size, not the emitter's scale
+    f.update(0.0, [e])
+    f.systems = {}
+    f.update(0.4, [e])
+    pos, half, colour = f.sprites()[(5, 2)]
+    oldest = np.argmax(pos[:, 1])
+    assert pos[oldest] == pytest.approx((0.0, 1.6, 0.0))
+    assert half[oldest] == pytest.approx(1.0)
+    assert colour[oldest] == pytest.approx((0.5, 0.5, 0.5, 0.5))
+
+
+def test_the_prefabs_particle_settings_are_read(tmp_path):
+    """The start's flame C takes the settings of "<kind>_Flame_C script"; the
+    checkpoint's big flame those of the one script no frame name matches."""
+    game = tmp_path
+    d = game / "3D Entities" / "Level"
+    d.mkdir(parents=True)
+    (d / "Level_01.NMO").write_bytes(two_sector_level().data())
+    ph = game / "3D Entities" / "PH"
+    ph.mkdir()
+    frames = {f"PS_FourFlames_Flame_{x}": (0, 2, 0) for x in "ABCD"}
+    (ph / "PS_FourFlames.nmo").write_bytes(flames_prefab("PS_FourFlames", frames, {
+        "PS_FourFlames_Flame_C  script": RED, "PS_FourFlames_Flame_A script": {"Initial Size": 4.0}}))
+    (ph / "PC_TwoFlames.nmo").write_bytes(flames_prefab("PC_TwoFlames", {
+        "PC_TwoFlames_Flame_Big": (0, 1.495, 0), "PC_TwoFlames_Flame_SmallA": (0, 2, -7)}, {
+        "PC_TwoFlames_SmallFlameA script": {}, "PC_TwoFlames_CenterFlame script": {"Initial Size": 5.0}}))
+    scene = scenes.load(str(d / "Level_01.NMO"))
+    looks = scene.particles
+    c = looks["PS_FourFlames_01.PS_FourFlames_Flame_C"]
+    assert (c.lifespan, c.speed, c.initial_colour) == ((800.0, 0.0), pytest.approx((0.004, 0.003)),
+                                                       (1.0, 0.0, 0.0, 1.0))
+    assert c.ending_colour == (1.0, 0.0, 0.0, 0.0)
+    assert looks["PS_FourFlames_01.PS_FourFlames_Flame_A"].initial_size == (4.0, 0.3)
+    assert looks["PC_TwoFlames_01.PC_TwoFlames_Flame_Big"].initial_size == (5.0, 0.3)
+    assert "PS_FourFlames_01.PS_FourFlames_Flame_B" not in looks
+    assert "the particles of PS_FourFlames's PS_FourFlames_Flame_B" in scene.level.text()
 
 
 def render(level, tmp_path, name, eye, look=("0", "0", "0")):
@@ -126,3 +189,24 @@ def test_a_cropped_sprite_lies_where_its_part_of_the_whole_would():
     # right = +X, up = +Z here: u 0.25 -> x 10 - 1, u 0.75 -> 10 + 1; v 1 -> z 20 - 2, v 0.5 -> z 20
     assert quad[:, [0, 2]].tolist() == [[9.0, 18.0], [11.0, 18.0], [11.0, 20.0], [9.0, 20.0]]
     assert quad[:, 3:5].tolist() == [[0.25, 1.0], [0.75, 1.0], [0.75, 0.5], [0.25, 0.5]]
+
+
+def test_the_flames_take_the_colour_of_their_settings(gl_window, level, tmp_path):  # noqa: F811
+    """The start's flames with the game's settings made red, then blue
+    (initial colour (1, 0, 0, 0.2) or (0, 0, 1, 0.2) fading to nothing): added
+    to the floor (seen from 40 above, as above), the red ones leave more red
+    over flame A than the blue ones, these more blue, and both the same green."""
+    ph = tmp_path / "3D Entities" / "PH"
+    frames = {f"PS_FourFlames_Flame_{x}": (sx * 7, 2, sz * 6) for x, sx, sz in (("A", 1, 1), ("B", -1, 1),
+                                                                              ("C", -1, -1), ("D", 1, -1))}
+    scale = 240 / (40 * np.tan(np.radians(29)) * 3 / 4)
+    row, col = int(round(240 - 6.0 * scale)), int(round(240 - 7.0 * scale))
+    seen = []
+    for rgb in ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0)):
+        settings = dict(RED, **{"Initial Color and Alpha": rgb + (0.2,), "Ending Color and Alpha": rgb + (0.0,)})
+        (ph / "PS_FourFlames.nmo").write_bytes(flames_prefab("PS_FourFlames", frames, {
+            f"PS_FourFlames_Flame_{x} script": settings for x in "ABCD"}))
+        img = render(level, tmp_path, "flames.png", ("0", "40", "0.01"))
+        seen.append(img[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).mean(axis=0))
+    red, blue = seen
+    assert red[0] - blue[0] > 20 and blue[2] - red[2] > 5 and abs(red[1] - blue[1]) < 1

@@ -1,14 +1,19 @@
-"""Flames as simple particles and blob shadows (issue 42; docs/viewer.md
+"""Flames as particles and blob shadows (issue 42; docs/viewer.md
 "Effects"): what the behaviours ask for (``behaviors.hooks.emitters``,
 ``blob_shadows``) as camera-facing or flat textured quads. No OpenGL here:
 ``textures.SpriteBatch`` draws the quads.
 
-A flame emitter gives off a particle every 20 ms of the behaviour clock (the
-game's cadence); each rises, spreads, shrinks and fades over its life and is
-drawn added to what is behind it (source alpha, one). Life, speed, size and
-colours are the viewer's (not in the spec). Particles are made with a
-random generator seeded by the emitter's name, so a run draws the same
-flames every time; an emitter no longer offered lets its particles burn out.
+A flame emitter works as the game's Point Particle System with the settings
+of its prefab (scenes.virtools.particles.ParticleLook; virtools-nmo.md 5.5):
+every emission delay it gives off the emission's number of particles (while
+fewer than the maximum live), each leaving along the emitter's axis (up, as
+the flame prefabs' frames point) turned by up to the yaw and pitch variance,
+at its speed, living its lifespan, its size and colour going linearly from
+the initial to the ending ones; each setting varied uniformly by up to its
+variance. An emitter without settings (no prefab read) uses FLAME, scaled
+by the emitter's size. Particles are made with a random generator seeded by
+the emitter's name, so a run draws the same flames every time; an emitter
+no longer offered lets its particles burn out.
 
 A blob shadow is a dark disc laid flat where a ray straight down from the
 caster first meets one of its receivers, within its maximum height.
@@ -17,34 +22,19 @@ caster first meets one of its receivers, within its maximum height.
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
 
 import numpy as np
 
+from scenes.virtools.particles import ParticleLook
+
 from .picking import pick
 
-EMIT_PERIOD_S = 0.02            # one particle per 20 ms (the game's cadence)
-
-
-@dataclass(frozen=True)
-class FlameLook:
-    """A flame particle's life (s), rise speed (m/s), spread (m/s and m at
-    birth), size (half-width, m, at birth and death) and colour (r g b a, at
-    birth and death), for an emitter of size 1."""
-
-    life: tuple = (0.5, 0.9)
-    rise: tuple = (4.0, 7.0)
-    spread: float = 0.6
-    jitter: float = 0.3
-    size: tuple = (1.5, 0.4)
-    colour: tuple = ((1.0, 1.0, 1.0, 1.0), (1.0, 0.6, 0.4, 0.0))
-
-
-FLAME = FlameLook()
+FLAME = ParticleLook(spread=(0.05, 0.05), initial_colour=(1.0, 1.0, 1.0, 1.0))   # without the game's settings
 
 
 class _Flame:
-    """One emitter's particles: position (n, 3), velocity (n, 3), age, life, size."""
+    """One emitter's particles: position (n, 3), velocity (n, 3), age, life (s),
+    and sizes (full widths) at birth and at death."""
 
     def __init__(self, name: str):
         self.rng = np.random.default_rng(zlib.crc32(name.encode()))
@@ -52,80 +42,100 @@ class _Flame:
         self.vel = np.zeros((0, 3))
         self.age = np.zeros(0)
         self.life = np.zeros(0)
-        self.scale = np.zeros(0)
-        self.due = 0.0                  # seconds until the next particle
+        self.sizes = np.zeros((0, 2))
+        self.due = 0.0                  # seconds until the next emission
 
-    def step(self, dt: float, emitter, look: FlameLook) -> None:
-        """Age and move the particles by ``dt``; make the emitter's new ones."""
+    def step(self, dt: float, emitter, look: ParticleLook, scale: float) -> None:
+        """Make the emitter's particles due now, then age and move all by ``dt`` seconds."""
+        if emitter is not None:
+            self._emit(emitter, look, scale)
+            self.due -= dt
         self.age += dt
         self.pos += self.vel * dt
         keep = self.age < self.life
-        self.pos, self.vel, self.age, self.life, self.scale = (
-            a[keep] for a in (self.pos, self.vel, self.age, self.life, self.scale))
-        if emitter is None:
-            return
-        self.due -= dt
+        self.pos, self.vel, self.age, self.life, self.sizes = (
+            a[keep] for a in (self.pos, self.vel, self.age, self.life, self.sizes))
+
+    def _emit(self, emitter, look: ParticleLook, scale: float) -> None:
         n = 0
+        r = self.rng
         while self.due <= 0.0:
-            self.due += EMIT_PERIOD_S
-            n += 1
-        if n:
-            s = emitter.size
-            r = self.rng
-            spread = r.uniform(-1.0, 1.0, (n, 3)) * look.spread * s
-            spread[:, 1] = r.uniform(*look.rise, n) * s
-            start = np.asarray(emitter.position, np.float64) + r.uniform(-1.0, 1.0, (n, 3)) * look.jitter * s
-            start[:, 1] = emitter.position[1]
-            self.pos = np.concatenate([self.pos, start])
-            self.vel = np.concatenate([self.vel, spread])
-            self.age = np.concatenate([self.age, np.zeros(n)])
-            self.life = np.concatenate([self.life, r.uniform(*look.life, n)])
-            self.scale = np.concatenate([self.scale, np.full(n, s)])
+            self.due += look.emission_delay * 0.001
+            n += max(0, int(r.integers(look.emission[0] - look.emission[1], look.emission[0] + look.emission[1] + 1)))
+        n = min(n, max(0, look.maximum - len(self.age)))
+        if not n:
+            return
+
+        def varied(pair):
+            return pair[0] + r.uniform(-1.0, 1.0, n) * pair[1]
+
+        yaw, pitch = (r.uniform(-1.0, 1.0, n) * a for a in look.spread)
+        speed = varied(look.speed) * 1000.0 * scale             # units per ms -> per s
+        direction = np.column_stack([np.sin(yaw) * np.cos(pitch), np.cos(yaw) * np.cos(pitch), np.sin(pitch)])
+        self.pos = np.concatenate([self.pos, np.tile(np.asarray(emitter.position, np.float64), (n, 1))])
+        self.vel = np.concatenate([self.vel, direction * speed[:, None]])
+        self.age = np.concatenate([self.age, np.zeros(n)])
+        self.life = np.concatenate([self.life, np.maximum(varied(look.lifespan), 1.0) * 0.001])
+        self.sizes = np.concatenate([self.sizes, np.column_stack([varied(look.initial_size),
+                                                                  varied(look.ending_size)]) * scale])
+
+
+def longest_life(look: ParticleLook) -> float:
+    """The longest a particle of ``look`` lives, seconds."""
+    return (look.lifespan[0] + look.lifespan[1]) * 0.001
 
 
 class Flames:
-    """The flames of every emitter, stepped on the behaviour clock."""
+    """The flames of every emitter, stepped on the behaviour clock; ``looks``
+    the emitters' settings by name (the scene's, scenes.virtools.particles)."""
 
-    def __init__(self, look: FlameLook = FLAME):
-        self.look = look
+    def __init__(self, looks: dict | None = None):
+        self.looks = dict(looks or {})
         self.systems: dict[str, _Flame] = {}
+        self.colours: dict[str, tuple] = {}
         self.clock = None
+
+    def look_of(self, name: str) -> ParticleLook:
+        return self.looks.get(name, FLAME)
 
     def update(self, now_s: float, emitters) -> None:
         """To the behaviour clock ``now_s`` (seconds) with this frame's emitters
-        (kind "flame"), in steps of at most 20 ms over at most a particle's
-        longest life (older particles would be gone). The first update, and
-        one whose clock went back (a restart), start afresh with the flames
-        burning as if lit that long ago."""
-        longest = self.look.life[1]
+        (kind "flame"), in steps of at most one emission delay over at most a
+        particle's longest life (older particles would be gone). The first
+        update, and one whose clock went back (a restart), start afresh with
+        the flames burning as if lit that long ago."""
+        by_name = {e.name: e for e in emitters if e.kind == "flame"}
+        longest = max((longest_life(self.look_of(n)) for n in set(by_name) | set(self.systems)), default=0.0)
         if self.clock is None or now_s < self.clock:
             self.systems = {}
             dt = longest
         else:
             dt = min(now_s - self.clock, longest)
         self.clock = now_s
-        by_name = {e.name: e for e in emitters if e.kind == "flame"}
         for name in by_name:
             self.systems.setdefault(name, _Flame(name))
-        steps = int(np.ceil(dt / EMIT_PERIOD_S - 1e-9))
         for name, system in list(self.systems.items()):
+            look = self.look_of(name)
+            emitter = by_name.get(name)
+            scale = 1.0 if name in self.looks or emitter is None else emitter.size
+            steps = int(np.ceil(dt / (look.emission_delay * 0.001) - 1e-9))
             for _ in range(steps):
-                system.step(dt / steps, by_name.get(name), self.look)
+                system.step(dt / steps, emitter, look, scale)
             if name not in by_name and not len(system.age):
                 del self.systems[name]
 
-    def sprites(self):
-        """(centres (n, 3), half-sizes (n,), colours (n, 4)) of the particles now."""
-        look = self.look
-        systems = [s for s in self.systems.values() if len(s.age)]
-        if not systems:
-            return np.zeros((0, 3)), np.zeros(0), np.zeros((0, 4))
-        pos = np.concatenate([s.pos for s in systems])
-        t = np.concatenate([s.age / s.life for s in systems])
-        scale = np.concatenate([s.scale for s in systems])
-        size = (look.size[0] + (look.size[1] - look.size[0]) * t) * scale
-        c0, c1 = (np.asarray(c, np.float64) for c in look.colour)
-        return pos, size, c0 + (c1 - c0) * t[:, None]
+    def sprites(self) -> dict:
+        """{blend factors (3.5 numbers): (centres (n, 3), half-sizes (n,), colours (n, 4))} of the particles now."""
+        parts = {}
+        for name, s in self.systems.items():
+            if not len(s.age):
+                continue
+            look = self.look_of(name)
+            t = s.age / s.life
+            c0, c1 = (np.asarray(c, np.float64) for c in (look.initial_colour, look.ending_colour))
+            half = 0.5 * (s.sizes[:, 0] + (s.sizes[:, 1] - s.sizes[:, 0]) * t)
+            parts.setdefault(tuple(look.blend), []).append((s.pos, half, c0 + (c1 - c0) * t[:, None]))
+        return {blend: tuple(np.concatenate(a) for a in zip(*p)) for blend, p in parts.items()}
 
 
 def shadow_spot(shadow, spheres: dict | None = None):

@@ -22,6 +22,7 @@ from . import camera
 from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
+from .sky import SkyPass
 from .static import StaticLayer
 from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
 
@@ -186,6 +187,7 @@ class Renderer:
         self.textures = TextureCache()
         self.static = StaticLayer(self.textures)     # the entities that stand still, per material
         self.sky_box = None             # textures.SkyBox: an imported level's sky, behind everything
+        self.sky_pass = SkyPass()       # it is drawn at a lower resolution (sky.py)
         self.draw_calls = 0
         self._line_vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self._line_vao))
@@ -257,8 +259,9 @@ class Renderer:
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
-            self.sky_box.draw(self.lens.perspective(width / height) @ camera.gl_view(turn), sheet, camera_world,
-                              self.lens.far, clock)
+            sky_view_proj = self.lens.perspective(width / height) @ camera.gl_view(turn)
+            self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
+                                                                   self.lens.far, clock))
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
                                             sky_drawn=sheet is not None)
         for key, group in groups.items():

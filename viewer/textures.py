@@ -48,18 +48,20 @@ class TextureCache:
         """Whether a texture `get` made has no transparent pixel."""
         return tex.value in self._opaque
 
-    def get(self, texture, colour_key: int | None = None):
+    def get(self, texture, colour_key: int | None = None, clamped: bool = False):
         """The GL texture of an image; with ``colour_key`` (0xRRGGBB) its
-        pixels of that colour transparent (alpha 0; virtools-nmo.md 3.6)."""
+        pixels of that colour transparent (alpha 0; virtools-nmo.md 3.6);
+        ``clamped``: sampled up to its edges, not repeated (a sky face, whose
+        edge would else blend with the opposite one: a seam)."""
         if texture is None:
             return None
-        key = (texture if isinstance(texture, str) else id(texture), colour_key)
+        key = (texture if isinstance(texture, str) else id(texture), colour_key, clamped)
         if key not in self._made:
             try:
                 pixels = read_image(texture)
                 if colour_key is not None:
                     pixels = keyed(pixels, colour_key)
-                self._made[key] = _upload(pixels)
+                self._made[key] = _upload(pixels, gl.GL_CLAMP_TO_EDGE if clamped else gl.GL_REPEAT)
                 if pixels[..., 3].min() == 255:
                     self._opaque.add(self._made[key].value)
             except (OSError, ValueError) as exc:
@@ -160,7 +162,7 @@ def set_surface(surface) -> None:
     gl.glDepthMask(gl.GL_TRUE if surface is None or surface.z_write else gl.GL_FALSE)
 
 
-def _upload(pixels: np.ndarray) -> gl.GLuint:
+def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
     h, w = pixels.shape[:2]
     tex = gl.GLuint()
     gl.glGenTextures(1, ctypes.byref(tex))
@@ -169,7 +171,7 @@ def _upload(pixels: np.ndarray) -> gl.GLuint:
     gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
     gl.glTexImage2D(gl.GL_TEXTURE_2D, 0, gl.GL_RGBA8, w, h, 0, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, data.ctypes.data)
     gl.glGenerateMipmap(gl.GL_TEXTURE_2D)
-    for name, value in ((gl.GL_TEXTURE_WRAP_S, gl.GL_REPEAT), (gl.GL_TEXTURE_WRAP_T, gl.GL_REPEAT),
+    for name, value in ((gl.GL_TEXTURE_WRAP_S, wrap), (gl.GL_TEXTURE_WRAP_T, wrap),
                         (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR_MIPMAP_LINEAR),
                         (gl.GL_TEXTURE_MAG_FILTER, gl.GL_LINEAR)):
         gl.glTexParameteri(gl.GL_TEXTURE_2D, name, value)
@@ -306,7 +308,7 @@ class SkyBox:
         from pyglet.graphics.shader import Shader, ShaderProgram
         self.images = tuple(images)
         self.programs = [ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS % k, "fragment")) for k in (0, 1)]
-        self.faces = [textures.get(img) for img in self.images]
+        self.faces = [textures.get(img, clamped=True) for img in self.images]
         corners = sky_quads().reshape(-1, 5)
         quads = np.arange(len(SKY_FACES) * 4, dtype=np.uint32).reshape(-1, 4)
         indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
@@ -399,7 +401,7 @@ uniform sampler2D image;
 out vec4 frag;
 void main() { frag = v_colour * texture(image, v_uv); }
 """
-FLAME_IMAGE = "Particle_Flames.bmp"     # the game's flame sprite: its brightness is its alpha
+FLAME_IMAGE = "Particle_Flames.bmp"     # the game's flame sprite: no alpha, added to what is behind
 SHADOW_IMAGE = "HardShadow.bmp"         # the game's shadow: dark on white, so alpha = 1 - brightness
 
 
@@ -418,8 +420,10 @@ def soft_disc(shadow: bool, size: int = 64) -> np.ndarray:
 
 
 def sprite_image(path: str | None, shadow: bool) -> np.ndarray:
-    """The game's sprite at ``path`` as RGBA (a flame's alpha its brightness; a
-    shadow black, its alpha the darkness), or `soft_disc` without one."""
+    """The game's sprite at ``path`` as RGBA (a flame as it is, its black
+    pixels marked transparent, which adds nothing as the game blends it,
+    so its quads cover only the rest; a shadow black, its alpha the
+    darkness), or `soft_disc` without one."""
     if path is None:
         return soft_disc(shadow)
     try:
@@ -430,7 +434,7 @@ def sprite_image(path: str | None, shadow: bool) -> np.ndarray:
     brightness = rgb.mean(axis=-1)
     out = np.empty(rgb.shape[:2] + (4,), np.uint8)
     out[..., :3] = 0 if shadow else rgb
-    out[..., 3] = np.clip(255.0 - brightness if shadow else brightness, 0, 255)
+    out[..., 3] = np.clip(255.0 - brightness, 0, 255) if shadow else np.where(brightness > 0, 255, 0)
     return out
 
 
@@ -508,6 +512,7 @@ class Effects:
             folder = find_ci(game, TEXTURES_DIR) if game else None
             self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
                                 for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
+            self.flames.looks = dict(getattr(session.scene, "particles", None) or {})
         m = manager_of(ctx, create=False)
         self.clock = m.time_ms * 0.001 if m is not None else 0.0
         self.flames.update(self.clock, hooks.emitters(ctx))
@@ -526,7 +531,7 @@ class Effects:
         lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
         calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4)), shadow_crop), shadow_tex,
                                 view_proj, (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
-        centres, sizes, colours = self.flames.sprites()
-        calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
-                                 (gl.GL_SRC_ALPHA, gl.GL_ONE))
+        for blend, (centres, sizes, colours) in self.flames.sprites().items():
+            calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
+                                     tuple(BLEND_FACTORS.get(f, gl.GL_ONE) for f in blend))
         return calls

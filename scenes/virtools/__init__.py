@@ -41,8 +41,8 @@ def plan_level(imp: Import, path: str) -> document.Plan:
 
 def load(path: str, strict: bool = False, game: str | None = None, meaning=None) -> Scene:
     """A level file as a built scene; ``scene.level`` is the import's report and
-    ``scene.looks`` its entities' materials and textures (looks.py), for the
-    viewer; ``meaning`` what its groups mean (default: the plug-in's, level.py).
+    ``scene.looks`` its entities' materials and textures (looks.py) and
+    ``scene.particles`` its emitters' settings (particles.py), for the viewer; ``meaning`` what its groups mean (default: the plug-in's, level.py).
     The rig's balls and pieces take the game's shapes when the game folder
     has the meaning's balls file (balls.py)."""
     meaning = meaning if meaning is not None else level_meaning()
@@ -55,6 +55,7 @@ def load(path: str, strict: bool = False, game: str | None = None, meaning=None)
     scene.level = imp.report
     scene.looks = imp.looks
     scene.sky_box = imp.sky_box
+    scene.particles = imp.particles
     if meaning.balls:
         balls, why = read_balls(game, meaning.balls_file, meaning.balls, Textures(game, imp.report.warnings))
         left = give_balls(scene.ctx, scene.looks, balls) + ([why] if why else [])

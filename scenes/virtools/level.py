@@ -33,6 +33,7 @@ from . import reader as r
 from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Surface, Textures, mesh_look
 from .modules import build_module, placed, read_prefab, under
+from .particles import particle_looks
 
 RUN_LENGTH = 30.0                   # seconds `ivp run` plays by default
 DEFAULT_COLOUR = (0.7, 0.7, 0.7, 1.0)   # 3.4: Virtools' default material
@@ -104,6 +105,7 @@ class Import:
     looks: dict = field(default_factory=dict)         # entity name -> looks.Look (the viewer's textures)
     sidecar_looks: dict = field(default_factory=dict)  # sidecar path -> looks.Look (written with the OBJ)
     sky_box: tuple | None = None                      # the sky's images (game.SKY_FACES order, None: missing)
+    particles: dict = field(default_factory=dict)     # emitter entity name -> particles.ParticleLook
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -236,6 +238,7 @@ class _Importer:
         self.meshes_by_name = {}     # meshes: name -> sidecar path
         self.textures = Textures(game, self.report.warnings)
         self.prefabs = {}            # module kind -> (Prefab or None, reason)
+        self.particles = {}          # emitter entity name -> ParticleLook (the flames' prefabs)
 
     def run(self) -> Import:
         nmo, rep = self.nmo, self.report
@@ -281,7 +284,7 @@ class _Importer:
         }
         if not joints:
             del doc["joints"]
-        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks, self._sky())
+        return Import(doc, self.meshes, rep, self.looks, self.sidecar_looks, self._sky(), self.particles)
 
     # --- groups ----------------------------------------------------------------------------------
 
@@ -627,8 +630,9 @@ class _Importer:
         """5.2 / 5.5: the flames' frames of the start's and the checkpoints'
         prefabs (the meaning's ``flame_prefabs``, named as the placeholder
         without its number) at each placeholder, hidden, as
-        ``<placeholder>.<frame>``: the emitters the level's behaviour lights."""
-        rep = self.report
+        ``<placeholder>.<frame>``: the emitters the level's behaviour lights,
+        with their particle systems' settings (particles.py)."""
+        rep, looks = self.report, {}
         for d in [d for d in docs if {self.m.start, self.m.checkpoints} & set(d["groups"])]:
             kind = re.sub(r"_\d+$", "", d["name"])
             if kind not in self.m.flame_prefabs:
@@ -639,12 +643,18 @@ class _Importer:
             if prefab is None:
                 rep.skipped.append((f"the flames of {d['name']}", f"{why}: no flames"))
                 continue
+            if kind not in looks:
+                looks[kind], left = particle_looks(prefab.nmo, kind, [p.name for p in prefab.parts])
+                rep.skipped += [(f"the particles of {kind}'s {name}", "not matched to a particle system's "
+                                 "script: the viewer's flame") for name in left]
             matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
             for p in prefab.parts:
                 item = self._item(prefab.nmo, kind, p, placed(p, prefab.root, matrix),
                                   self._unique(f"{d['name']}.{p.name}"), [], None)
                 item["visible"] = False
                 extra.append(item)
+                if p.name in looks[kind]:
+                    self.particles[item["name"]] = looks[kind][p.name]
 
     def _camera(self, extra: list) -> None:
         """The game's camera rig (the meaning's camera file, Ballance's
