@@ -316,6 +316,7 @@ def _validate_template(tmpl: ObjectTemplate, position, quaternion) -> None:
     check(f"object {name!r}: speed damping", tmpl.speed_damp_factor, "MIN_DAMP", "MAX_DAMP")
     check(f"object {name!r}: rotation damping", tmpl.rot_speed_damp_factor, "MIN_DAMP", "MAX_DAMP", size=3)
     check(f"object {name!r}: rotation inertia", tmpl.rot_inertia, "MIN_ROT_INERTIA", "MAX_ROT_INERTIA", size=3)
+    check(f"object {name!r}: inertia check", tmpl.auto_check_rot_inertia, "MIN_INERTIA_CHECK", "MAX_INERTIA_CHECK")
     check(f"object {name!r}: extra radius", tmpl.extra_radius, "MIN_EXTRA_RADIUS", "MAX_EXTRA_RADIUS")
     if tmpl.mass_center_override is not None:
         check(f"object {name!r}: mass centre", tmpl.mass_center_override, high="MAX_SHIFT", size=3)

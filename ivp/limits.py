@@ -37,6 +37,7 @@ MAX_MASS_RATIO = 1e4                            # heaviest / lightest movable bo
                                                 # docs/ivp.md); past it creation warns
 MIN_ROT_INERTIA, MAX_ROT_INERTIA = 1e-9, 1e15   # kg m^2, or the factor when rot_inertia_is_factor
 MIN_DAMP, MAX_DAMP = 0.0, 1e3                   # 1/s: speed and rotation damping factors
+MIN_INERTIA_CHECK, MAX_INERTIA_CHECK = 0.0, 1.0 # auto_check_rot_inertia: the least component's share of |I| (1.3)
 MIN_BALL_RADIUS, MAX_BALL_RADIUS = 1e-3, 1e4    # metres (= scenes.limits MIN_SIZE, MAX_SIZE)
 MIN_EXTRA_RADIUS, MAX_EXTRA_RADIUS = 0.0, 1e4   # metres
 MAX_SHIFT = 1e5                                 # metres: |x|, |y|, |z| of a mass-centre override (= MAX_COORD)

@@ -39,6 +39,20 @@ def test_a_zero_rotation_inertia_is_refused_at_creation():
     assert [o.name for o in env.objects] == ["b"]
 
 
+def test_the_inertia_check_factor_is_a_number_within_its_range():
+    # fuzz call cases 3043 and 3169: auto_check_rot_inertia=[1.0, 2.0] was a
+    # TypeError inside init_object_core, naming no object
+    env, _ = world()
+    refused(lambda: env.create_ball(ivp.BallTemplate(name="v", auto_check_rot_inertia=[1.0, 2.0]), (0, 5, 0)),
+            "'v'", "inertia check")
+    refused(lambda: env.create_ball(ivp.BallTemplate(name="n", auto_check_rot_inertia=-0.5), (0, 5, 0)),
+            "'n'", "inertia check", "MIN_INERTIA_CHECK")
+    refused(lambda: env.create_ball(ivp.BallTemplate(name="h", auto_check_rot_inertia=2.0), (0, 5, 0)),
+            "'h'", "inertia check", "MAX_INERTIA_CHECK")
+    assert [o.name for o in env.objects] == ["b"]
+    env.create_ball(ivp.BallTemplate(name="ok", auto_check_rot_inertia=1.0), (0, 5, 0))
+
+
 def test_a_string_for_the_surface_or_the_template_is_refused():
     # api_create_polygon_str.py: was an AttributeError on 'str'
     env, _ = world()
