@@ -100,3 +100,38 @@ def test_the_window_labels_each_body_and_the_selected_ones_mass_and_speed(gl_win
         assert (patch.min(axis=1) > 150).sum() > 20
     finally:
         w.close()
+
+
+def test_labels_keep_clear_of_the_game_hud(gl_window):  # noqa: F811
+    # the sample level shows the game's HUD (score and lives at the top right,
+    # level and sector at the bottom left); the debug HUD is off (H)
+    import scenes
+    from pyglet.window import key
+
+    from viewer.renderer import Offscreen
+    from viewer.window import ViewerWindow
+    w = ViewerWindow(Session(lambda: scenes.load("sample_level")), 640, 480, samples=0, visible=False)
+    try:
+        w.tick(1 / 60)
+        w.on_key_press(key._8, 0)
+        w.show_hud = False
+        ball = w.session.ctx.get("Ball_Wood")
+        w.session.selected = ball
+        target = Offscreen(640, 480)
+        for turn in range(8):                             # the ball at several places of the image
+            w.scene_view.use_scene_camera = False
+            w.scene_view.orbit.frame(ball.get_world_matrix().as_array()[3, :3], 6.0)
+            w.scene_view.orbit.rotate(0.8 * turn, 0.0)
+            w.scene_view.orbit.move(6.0 - 1.5 * turn, 3.0 - turn, 0.0)
+            target.bind()
+            w.on_draw()
+            target.read()
+            game = w.overlay.game.rects
+            assert len(game) == 2
+            top, bottom = game
+            assert top[0] + top[2] == 640 - 14 + 2 and top[1] + top[3] == 480 - 14     # the margin of 14
+            assert bottom[:2] == (14, 14 - 2)
+            for r in w.overlay.rects.get("labels", []):
+                assert not any(labels.overlaps(r, g) for g in game)
+    finally:
+        w.close()

@@ -347,7 +347,7 @@ class Overlay2D:
             if self.labels is None:
                 self.labels = LabelLayer()
             placed = labels.place(labels.labelled(s), view.camera_world(), lens, size, self.labels.cell,
-                                  [*self.rects.values(), *blocked])
+                                  [*self.rects.values(), *self.game.rects, *blocked])
             self.rects["labels"] = [p.rect for p in placed]
             self.labels.draw(placed)
 
