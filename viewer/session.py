@@ -262,7 +262,12 @@ class Session:
     def save_state(self, path) -> bool:
         """Write the whole state shown (context and RNG seed, bbglue.snapshot)
         to `path`, for ``ivp play --snapshot``; the HUD says where, or what
-        the snapshot cannot hold."""
+        the snapshot cannot hold. The inside of a frame (the history's) is no
+        state a run can go on from: it is not saved."""
+        h = self.history
+        if h is not None and h.inner:
+            self.message = "no snapshot inside a frame: Right (or .) steps to its end"
+            return False
         try:
             game_snapshot.save(self.ctx, path)
         except game_snapshot.SnapshotError as exc:
