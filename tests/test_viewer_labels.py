@@ -135,3 +135,19 @@ def test_labels_keep_clear_of_the_game_hud(gl_window):  # noqa: F811
                 assert not any(labels.overlaps(r, g) for g in game)
     finally:
         w.close()
+
+
+def test_a_render_with_labels_draws_them_without_the_debug_hud(gl_window):  # noqa: F811
+    from viewer.capture import Capture
+    cap = Capture(Session(ball_scene), (320, 240), scene_camera=lambda s: camera.look_at((0, 10, -30), (0, 10, 0)),
+                  labels=True)
+    try:
+        cap.view.overlays["labels"] = True
+        cap.run_until(0.0)
+        cap.image()
+        assert "status" not in cap.overlay.rects                      # no --hud: no debug HUD
+        ((x, y, w, h),) = cap.overlay.rects["labels"]                 # the ball's, above it, centred
+        assert abs(x + w / 2 - 160) <= 1 and y > 120
+        assert [t.text for t in cap.overlay.labels.texts if t.visible] == ["ball"]
+    finally:
+        cap.close()

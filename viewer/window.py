@@ -353,13 +353,14 @@ class Overlay2D:
 
 
 def render_image(window, view: View, renderer: Renderer, target: Offscreen,
-                 overlay: Overlay2D | None = None) -> np.ndarray:
-    """One frame into an offscreen buffer, as (h, w, 3) uint8."""
+                 overlay: Overlay2D | None = None, status: bool = True) -> np.ndarray:
+    """One frame into an offscreen buffer, as (h, w, 3) uint8; the `overlay`'s
+    panels and labels over it, with the HUD's status lines when `status`."""
     size = (target.width, target.height)
     target.bind()
     view.draw(renderer, size)
     if overlay is not None:
-        overlay.draw(window, view, size, hud.status_lines(view.session), lens=renderer.lens)
+        overlay.draw(window, view, size, hud.status_lines(view.session) if status else (), lens=renderer.lens)
     return target.read()
 
 
