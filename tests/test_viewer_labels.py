@@ -53,6 +53,14 @@ def test_a_label_clears_its_bodys_bounding_sphere():
     hud = (0, round(top), 400, 300)
     (below,) = labels.place([(np.zeros(3), 1.0, "ball", False)], eye, camera.BALLANCE_LENS, SIZE, CELL, [hud])
     assert below.rect[1] + below.rect[3] == round(300.0 - top) - labels.GAP
+    under = (0, 0, 400, round(300.0 - top))                        # the bottom, up to the sphere's bottom
+    (right,) = labels.place([(np.zeros(3), 1.0, "ball", False)], eye, camera.BALLANCE_LENS, SIZE, CELL,
+                            [hud, under])
+    assert right.rect == (200 + round(top - 150.0) + labels.GAP, 140, 4 * 7 + 6, 20)     # right of it, centred
+    wall = (right.rect[0], 0, 400 - right.rect[0], 300)
+    (left,) = labels.place([(np.zeros(3), 1.0, "ball", False)], eye, camera.BALLANCE_LENS, SIZE, CELL,
+                           [hud, under, wall])
+    assert left.rect == (200 - round(top - 150.0) - labels.GAP - 34, 140, 34, 20)
 
 
 def test_the_window_labels_each_body_and_the_selected_ones_mass_and_speed(gl_window):  # noqa: F811
