@@ -99,7 +99,7 @@ def test_the_window_labels_each_body_and_the_selected_ones_mass_and_speed(gl_win
         (sel,) = [t for t in texts if t.startswith("ball")]
         name, mass, speed = sel.split("\n")
         assert mass == "mass 1.9 kg"
-        assert float(speed.split()[1]) == pytest.approx(abs(v), rel=0.05)
+        assert float(speed.split()[1]) == pytest.approx(abs(v), rel=0.1)        # the frame's mean against its end
         rects = w.overlay.rects
         for r in rects["labels"]:
             assert not labels.overlaps(r, rects["status"]) and not labels.overlaps(r, rects["selection"])
