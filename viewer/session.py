@@ -240,7 +240,7 @@ class Session:
         """Pause if needed, then advance the physics by one PSI (no frame of the
         behaviours, so a recording cannot hold it and ends), with the mouse's
         pull or twist as an impulse over the PSI; in the history's past,
-        without one, forward one logged action instead."""
+        without one, forward one PSI of the history instead (History.psi_forward)."""
         h = self.history
         if h is not None and h.cursor < h.end and self.drag is None:
             self.go_to(*h.psi_forward())
@@ -318,8 +318,8 @@ class Session:
 
     def step_back(self) -> None:
         """Back one PSI in the history: a single PSI step undone exactly, or
-        the last PSI of a frame (the frame shown as cut after its PSI before;
-        one of a single PSI, or none, goes back whole)."""
+        a frame's last PSI (the frame is shown cut after the PSI before it;
+        a frame of one PSI, or none, goes back whole)."""
         if self.history is not None:
             self.go_to(*self.history.psi_back())
 
