@@ -298,7 +298,8 @@ class LabelLayer:
             text.visible = backing.visible = shown
             if shown:
                 x, y, w, h = placed[i].rect
-                text.text = placed[i].text
+                if text.text != placed[i].text:         # a new text is laid out again
+                    text.text = placed[i].text
                 text.x, text.y = x + labels.PAD, y + h - labels.PAD
                 backing.x, backing.y, backing.width, backing.height = x, y, w, h
         self.batch.draw()
