@@ -103,6 +103,7 @@ def main() -> None:
     if args.game:
         bench(f"level {args.level}", functools.partial(BallanceEnv, level=args.level, game_dir=args.game),
               args.steps, args.processes)
+    print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

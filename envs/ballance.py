@@ -45,6 +45,7 @@ DISCRETE_ACTIONS = (
 )
 
 DEFAULT_FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
+FLOOR_CELL = 2.0        # metres: the ring (radius 4) gathers the triangles of 10 m squares, not 16 m (8 m cells)
 
 
 def observation_layout(ring_rays: int) -> dict:
@@ -140,7 +141,7 @@ class BallanceEnv(gym.Env):
         ctx.process_frame(FRAME_MS)                # the level finds its sectors (on_start)
         self.sector_count = level_behavior(ctx).sector_count
         self.goals = self._goals(level_behavior(ctx))
-        self.floors = FloorHeights(entity_triangles(_floor_entities(ctx, floor_groups)))
+        self.floors = FloorHeights(entity_triangles(_floor_entities(ctx, floor_groups)), FLOOR_CELL)
         self.layout = observation_layout(self.ring_rays)
         a = 2.0 * math.pi * np.arange(self.ring_rays) / self.ring_rays
         ring = np.stack([np.sin(a), np.cos(a)], axis=1) * self.ring_radius           # (x, z) at heading 0

@@ -417,3 +417,19 @@ def test_psi_steps_back_walk_every_psi_and_resuming_inside_a_frame_finishes_it_f
     assert s.env.psi_count == end_of_frame and snapshot.game_hash(s.ctx) == hashes[end_of_frame]
     s.tick(1 / 60)                                  # a branch from the frame's end
     assert h.cursor == h.end == at + 2
+
+
+def test_the_inside_of_a_frame_is_not_saved_as_a_state(tmp_path):
+    s = Session(lambda: scenes.load("sample_level"))
+    s.keep_history(30.0)
+    for _ in range(5):
+        s.tick(1 / 60)
+    while s.history.inner == 0:                     # back PSI by PSI to the inside of a frame
+        s.step_back()
+    path = tmp_path / "inside.snapshot"
+    assert not s.save_state(path) and not path.exists()
+    assert "inside a frame" in s.message
+    s.step()                                        # forward PSI by PSI to the frame's end
+    while s.history.inner:
+        s.step()
+    assert s.save_state(path) and path.exists()

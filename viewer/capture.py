@@ -20,7 +20,7 @@ FRAME_S = 1.0 / 60.0
 class Capture:
     """A hidden GL context, a renderer and a view of the session."""
 
-    def __init__(self, session, size=(800, 600), scene_camera=None, hud: bool = False):
+    def __init__(self, session, size=(800, 600), scene_camera=None, hud: bool = False, labels: bool = False):
         """`scene_camera(session)` overrides the scene's camera (see View)."""
         self.session = session
         self.size = (int(size[0]), int(size[1]))
@@ -28,7 +28,8 @@ class Capture:
         self.renderer = Renderer()
         self.target = Offscreen(*self.size)
         self.view = View(session) if scene_camera is None else View(session, scene_camera)
-        self.overlay = Overlay2D() if hud else None
+        self.overlay = Overlay2D() if hud or labels else None       # labels: drawn with the 2D panels
+        self.hud = hud
         self.frame_time = 0.0           # seconds of frame time run so far
 
     def run_until(self, t: float, frame_s: float = FRAME_S) -> None:
@@ -44,7 +45,7 @@ class Capture:
             self.frame_time += self.session.tick(frame_s) / 1000.0
 
     def image(self) -> np.ndarray:
-        return render_image(self._context, self.view, self.renderer, self.target, self.overlay)
+        return render_image(self._context, self.view, self.renderer, self.target, self.overlay, self.hud)
 
     def screenshot(self, path) -> str:
         return str(png.write(path, self.image()))

@@ -108,7 +108,7 @@ def _render(args) -> int:
     if args.eye is not None:
         eye, target = args.eye, args.look if args.look is not None else (0.0, 0.0, 0.0)
         scene_camera = lambda _session: look_at(eye, target)      # noqa: E731
-    cap = Capture(session, args.size, scene_camera=scene_camera, hud=args.hud or "labels" in args.overlay)
+    cap = Capture(session, args.size, scene_camera=scene_camera, hud=args.hud, labels="labels" in args.overlay)
     for name in args.overlay:
         cap.view.overlays[name] = True
     if args.free_camera:

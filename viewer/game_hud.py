@@ -40,8 +40,10 @@ class GameHud:
                                                     color=colour, anchor_x=ax, anchor_y=ay,
                                                     batch=self.batch, group=group)
                                   for colour, group in (((0, 0, 0, 200), back), ((255, 236, 190, 255), front))]
+        self.rects = []             # (x, y, w, h) of the lines of the last draw, y up
 
     def draw(self, width: int, height: int, fields: dict, margin: int = 14) -> None:
+        self.rects = []
         text = game_hud_text(fields)
         if text is None:
             return
@@ -50,4 +52,6 @@ class GameHud:
             for k, label in enumerate(self.labels[where]):
                 label.text = line
                 label.x, label.y = x + (2 if k == 0 else 0), y - (2 if k == 0 else 0)
+            w, h = label.content_width + 2, label.content_height + 2
+            self.rects.append((x - w + 2, y - h, w, h) if where == "top" else (x, y - 2, w, h))
         self.batch.draw()

@@ -77,8 +77,8 @@ def overlaps(a, b) -> bool:
 def place(items, camera_world, lens: camera.Lens, size, cell: tuple, blocked=()) -> list[Label]:
     """The labels of `items` ((world position, radius, text, whether
     selected)) that fit: above the sphere of that radius about the position,
-    else below it, clear of the `blocked` rectangles,
-    of each other and of the window's edges; `cell` is a character's (w, h)
+    else below, right or left of it, clear of the `blocked` rectangles, of
+    each other and of the window's edges; `cell` is a character's (w, h)
     in pixels. At most MAX_LABELS, the selected then the nearest first."""
     if not items:
         return []
@@ -88,6 +88,8 @@ def place(items, camera_world, lens: camera.Lens, size, cell: tuple, blocked=())
     centres = np.array([it[0] for it in items])
     tops, inside = project(centres + up, cam, lens, size)
     bottoms, _ = project(centres - up, cam, lens, size)
+    mids = (tops + bottoms) / 2.0
+    half = np.abs(tops[:, 1] - bottoms[:, 1]) / 2.0        # the sphere's radius on the image
     order = sorted(range(len(items)), key=lambda i: (not items[i][3], float(np.linalg.norm(centres[i] - cam[3, :3]))))
     taken = list(blocked)
     out = []
@@ -98,8 +100,10 @@ def place(items, camera_world, lens: camera.Lens, size, cell: tuple, blocked=())
         lines = text.split("\n")
         w = math.ceil(max(len(li) for li in lines) * cell[0]) + 2 * PAD
         h = math.ceil(len(lines) * cell[1]) + 2 * PAD
-        x = round(tops[i, 0] - w / 2)
-        for y in (round(tops[i, 1]) + GAP, round(bottoms[i, 1]) - GAP - h):
+        cx, cy = round(tops[i, 0] - w / 2), round(mids[i, 1] - h / 2)
+        side = round(half[i]) + GAP
+        for x, y in ((cx, round(tops[i, 1]) + GAP), (cx, round(bottoms[i, 1]) - GAP - h),
+                     (round(mids[i, 0]) + side, cy), (round(mids[i, 0]) - side - w, cy)):
             rect = (x, y, w, h)
             if (0 <= x and x + w <= width and 0 <= y and y + h <= height
                     and not any(overlaps(rect, r) for r in taken)):

@@ -240,7 +240,7 @@ class Session:
         """Pause if needed, then advance the physics by one PSI (no frame of the
         behaviours, so a recording cannot hold it and ends), with the mouse's
         pull or twist as an impulse over the PSI; in the history's past,
-        without one, forward one logged action instead."""
+        without one, forward one PSI of the history instead (History.psi_forward)."""
         h = self.history
         if h is not None and h.cursor < h.end and self.drag is None:
             self.go_to(*h.psi_forward())
@@ -262,7 +262,12 @@ class Session:
     def save_state(self, path) -> bool:
         """Write the whole state shown (context and RNG seed, bbglue.snapshot)
         to `path`, for ``ivp play --snapshot``; the HUD says where, or what
-        the snapshot cannot hold."""
+        the snapshot cannot hold. The inside of a frame (the history's) is no
+        state a run can go on from: it is not saved."""
+        h = self.history
+        if h is not None and h.inner:
+            self.message = "no snapshot inside a frame: Right (or .) steps to its end"
+            return False
         try:
             game_snapshot.save(self.ctx, path)
         except game_snapshot.SnapshotError as exc:
@@ -313,8 +318,8 @@ class Session:
 
     def step_back(self) -> None:
         """Back one PSI in the history: a single PSI step undone exactly, or
-        the last PSI of a frame (the frame shown as cut after its PSI before;
-        one of a single PSI, or none, goes back whole)."""
+        a frame's last PSI (the frame is shown cut after the PSI before it;
+        a frame of one PSI, or none, goes back whole)."""
         if self.history is not None:
             self.go_to(*self.history.psi_back())
 

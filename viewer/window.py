@@ -298,7 +298,8 @@ class LabelLayer:
             text.visible = backing.visible = shown
             if shown:
                 x, y, w, h = placed[i].rect
-                text.text = placed[i].text
+                if text.text != placed[i].text:         # a new text is laid out again
+                    text.text = placed[i].text
                 text.x, text.y = x + labels.PAD, y + h - labels.PAD
                 backing.x, backing.y, backing.width, backing.height = x, y, w, h
         self.batch.draw()
@@ -347,19 +348,20 @@ class Overlay2D:
             if self.labels is None:
                 self.labels = LabelLayer()
             placed = labels.place(labels.labelled(s), view.camera_world(), lens, size, self.labels.cell,
-                                  [*self.rects.values(), *blocked])
+                                  [*self.rects.values(), *self.game.rects, *blocked])
             self.rects["labels"] = [p.rect for p in placed]
             self.labels.draw(placed)
 
 
 def render_image(window, view: View, renderer: Renderer, target: Offscreen,
-                 overlay: Overlay2D | None = None) -> np.ndarray:
-    """One frame into an offscreen buffer, as (h, w, 3) uint8."""
+                 overlay: Overlay2D | None = None, status: bool = True) -> np.ndarray:
+    """One frame into an offscreen buffer, as (h, w, 3) uint8; the `overlay`'s
+    panels and labels over it, with the HUD's status lines when `status`."""
     size = (target.width, target.height)
     target.bind()
     view.draw(renderer, size)
     if overlay is not None:
-        overlay.draw(window, view, size, hud.status_lines(view.session), lens=renderer.lens)
+        overlay.draw(window, view, size, hud.status_lines(view.session) if status else (), lens=renderer.lens)
     return target.read()
 
 
