@@ -21,7 +21,7 @@ from pyglet.graphics.shader import Shader, ShaderProgram
 from . import camera
 from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
-from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
+from .lighting import MAX_LIGHTS, SUN, Lighting
 from .sky import SkyPass
 from .static import StaticLayer
 from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
@@ -56,6 +56,7 @@ _MESH_FS = """#version 330 core
 #define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
 #define N_POINTS %d                         // uniform length several times slower per pixel
 #define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
+#define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
@@ -66,6 +67,15 @@ uniform vec4 part_colour;
 uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
 uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
 uniform vec3 prelit;
+uniform vec3 part_ambient;                  // the part's lighting (scenes.virtools.looks.Shading): the ambient
+uniform vec3 part_emissive;                 // light times part_ambient, plus part_emissive, plus the diffuse
+uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power (0: none)
+uniform float part_power;
+uniform float shaded;                       // 1: the part's own Shading (the diffuse colour lights only the
+                                            // diffuse light); 0: the viewer's (its colour lights all)
+#if ENV_MAP
+uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
+#endif
 #if ALPHA_TEST
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref
@@ -97,13 +107,24 @@ bool alpha_passes(float alpha) {
 vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
     float facing = dot(n, l);
     if (facing <= 0.0) return vec3(0.0);
-    shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), 32.0);
+    if (part_power > 0.0) shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), part_power);
     return colour * facing;
 }
 void main() {
+    n = normalize(v_normal);
+    to_eye = normalize(eye - v_world);
+    if (dot(n, to_eye) < 0.0) n = -n;
     vec4 base = v_colour;
+    vec4 texel = vec4(1.0);
     if (look == 1) {
-        base = part_colour * (textured == 1 ? texture(image, v_uv + uv_offset) : vec4(1.0));
+#if ENV_MAP
+        vec3 r = view_axes * reflect(-to_eye, n);               // a sphere map, as Direct3D's texgen
+        vec2 uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
+#else
+        vec2 uv = v_uv + uv_offset;
+#endif
+        if (textured == 1) texel = texture(image, uv);
+        base = part_colour * texel;
         base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
     }
 #if ALPHA_TEST
@@ -113,14 +134,12 @@ void main() {
         frag = vec4(base.rgb * prelit, base.a);
         return;
     }
-    n = normalize(v_normal);
-    to_eye = normalize(eye - v_world);
-    if (dot(n, to_eye) < 0.0) n = -n;
     shine = vec3(0.0);
-    vec3 light = ambient;
+    vec3 light = vec3(0.0);
     for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
     for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
-    frag = vec4(base.rgb * light + %r * shine, base.a);
+    vec3 under = mix(base.rgb, texel.rgb, shaded);   // what the ambient and emissive terms light
+    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * light + part_specular * shine, base.a);
 }
 """
 
@@ -198,13 +217,13 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self, alpha_test: bool = False) -> ShaderProgram:
+    def mesh_program(self, alpha_test: bool = False, env_map: bool = False) -> ShaderProgram:
         """The mesh program for the lighting's numbers of lights (with the
-        alpha test or without), compiled once each."""
-        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test)
+        alpha test or without, environment-mapping or not), compiled once each."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map)
         p = self._mesh_programs.get(key)
         if p is None:
-            fs = _MESH_FS % (MAX_LIGHTS, *key[:2], int(alpha_test), SPECULAR)
+            fs = _MESH_FS % (MAX_LIGHTS, *key[:2], int(alpha_test), int(env_map))
             p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
         return p
 
@@ -238,16 +257,18 @@ class Renderer:
         gl.glCullFace(gl.GL_BACK)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
-        programs = MeshPrograms(self.mesh_program(), self.mesh_program(alpha_test=True))
-        for p in (programs.tested, programs.plain):
-            p.use()
+        axes = np.asarray(camera_world, dtype=np.float64)[:3, :3] * np.array([[1.0], [1.0], [-1.0]])
+
+        def frame(p) -> None:                   # a program's uniforms for this frame, at its first use
             p["view_proj"] = _gl_matrix(view_proj)
             if "eye" in p.uniforms:             # used by the lights' highlights only
                 p["eye"] = eye
-            p["look"] = 0
+            if "view_axes" in p.uniforms:
+                p["view_axes"] = tuple(float(x) for x in axes.T.ravel())  # GL reads columns
             self._set_lights(p)
-        programs.current = programs.plain
-        set_surface(None)
+
+        programs = MeshPrograms(self.mesh_program, frame)
+        programs.reset()
         groups = self.static.split(groups)
         planes = frustum_planes(view_proj)
         self.static.culled = 0

@@ -20,6 +20,7 @@ from scenes.virtools.game import SKY_FACES, TEXTURES_DIR, find_ci
 
 from .drawlist import indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
+from .lighting import SPECULAR
 
 log = logging.getLogger(__name__)
 MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
@@ -98,29 +99,49 @@ def scrolled(scroll, clock: float) -> tuple:
     return tuple(float((c * clock) % 1.0) for c in scroll)
 
 
-def set_part(program, scroll, prelit, clock: float) -> None:
+def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
     """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
     per second, at ``clock`` seconds (kept within one repeat), and its
-    lighting: None lit, else the colour of a prelit part (no lighting)."""
-    program["uv_offset"] = scrolled(scroll, clock)
+    lighting: None lit, else the colour of a prelit part (no lighting); lit
+    by its ``shading`` (scenes.virtools.looks.Shading), None the viewer's
+    own (the ambient light whole, and a highlight of SPECULAR, power 32)."""
+    if "uv_offset" in program.uniforms:         # an environment map's program has none
+        program["uv_offset"] = scrolled(scroll, clock)
     program["unlit"] = int(prelit is not None)
     if prelit is not None:
         program["prelit"] = tuple(float(c) for c in prelit)
+    own = {"shaded": 1.0, "part_ambient": shading.ambient, "part_emissive": shading.emissive,
+           "part_specular": shading.specular, "part_power": float(shading.power)} if shading is not None else \
+        {"shaded": 0.0, "part_ambient": (1.0, 1.0, 1.0), "part_emissive": (0.0, 0.0, 0.0),
+         "part_specular": (SPECULAR,) * 3, "part_power": 32.0}
+    for name, value in own.items():
+        if name in program.uniforms:            # without lights there is no highlight
+            program[name] = value
 
 
 class MeshPrograms:
-    """A frame's two mesh programs (renderer.py): ``plain``, and ``tested``
-    with the alpha test, used only by alpha-tested parts (its discard slows
-    every pixel a program draws, in llvmpipe)."""
+    """A frame's mesh programs (renderer.py) by (alpha test, environment
+    map), made by ``make(alpha_test, env_map)`` and given the frame's
+    uniforms by ``frame(program)`` at their first use: a part uses the one
+    its Surface and Shading need (a discard, or code behind a uniform,
+    slows every pixel a program draws, in llvmpipe)."""
 
-    def __init__(self, plain, tested):
-        self.plain, self.tested = plain, tested
+    def __init__(self, make, frame):
+        self.make, self.frame = make, frame
+        self.ready = {}
         self.current = None
 
-    def pick(self, surface):
-        """The program for a part's Surface, in use, its alpha test set."""
+    def pick(self, surface, shading=None):
+        """The program for a part's Surface and Shading, in use, its alpha test set."""
         tested = surface is not None and surface.alpha_test is not None
-        p = self.tested if tested else self.plain
+        key = (tested, shading is not None and shading.env_map)
+        p = self.ready.get(key)
+        if p is None:
+            p = self.ready[key] = self.make(*key)
+            p.use()
+            self.frame(p)
+            self._plain(p)
+            self.current = p
         if p is not self.current:
             p.use()
             self.current = p
@@ -128,14 +149,19 @@ class MeshPrograms:
             p["alpha_func"], p["alpha_ref"] = int(surface.alpha_test[0]), float(surface.alpha_test[1])
         return p
 
+    @staticmethod
+    def _plain(p) -> None:
+        p["look"] = 0
+        set_part(p, (0.0, 0.0), None, 0.0)
+
     def reset(self) -> None:
-        """Both programs back to plain meshes (no look, no scroll), the plain
-        one in use, the default surface."""
-        for p in (self.tested, self.plain):
+        """The programs back to plain meshes (no look, no scroll, the
+        viewer's lighting), the plain one in use, the default surface."""
+        for p in self.ready.values():
             p.use()
-            p["look"] = 0
-            set_part(p, (0.0, 0.0), None, 0.0)
-        self.current = self.plain
+            self._plain(p)
+        self.current = None
+        self.pick(None)
         set_surface(None)
 
     def stop(self) -> None:
@@ -201,7 +227,8 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit, p.shading)
+                      for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
@@ -209,11 +236,11 @@ class LookBatch:
         """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        for (first, count), (colour, tex, surface, scroll, prelit) in zip(self.ranges, self.parts):
-            program = programs.pick(surface)
+        for (first, count), (colour, tex, surface, scroll, prelit, shading) in zip(self.ranges, self.parts):
+            program = programs.pick(surface, shading)
             program["look"] = 1
             set_surface(surface)
-            set_part(program, scroll, prelit, clock)
+            set_part(program, scroll, prelit, clock, shading)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:

@@ -274,8 +274,9 @@ class _Importer:
                       "description": f"Imported from {nmo.path}; sky {s.sky}",
                       "gravity": list(self.m.gravity), "time_factor": self.m.time_factor,
                       "camera": {"position": [start[0], start[1] + 35.0, start[2] - 22.0], "target": list(start)},
-                      "lights": [{"type": "directional", "direction": [0.3, -1.0, 0.5], "color": list(s.light[:3])},
-                                 {"type": "ambient", "color": [0.35, 0.35, 0.4]}]},
+                      "lights": [{"type": "directional", "direction": self._light_direction(),
+                                  "color": list(s.light[:3])},
+                                 {"type": "ambient", "color": [self.m.ambient] * 3}]},
             "includes": [{"file": f} for f in self.m.includes],
             "meshes": {name: {"obj": path} for (name, path) in sorted(set(self.mesh_names.values()))},
             "entities": docs + extra,
@@ -472,7 +473,7 @@ class _Importer:
             item["color"] = list(self._colour(nmo, mesh))
             key = (nmo.path, mesh.index, dropped)
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
-                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
+                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures, self.m.env_textures)
             self.looks[name] = self.mesh_looks[key]
             self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
         elif any(g in self.m.physics_groups for g in groups):
@@ -655,6 +656,30 @@ class _Importer:
                 extra.append(item)
                 if p.name in looks[kind]:
                     self.particles[item["name"]] = looks[kind][p.name]
+
+    def _light_direction(self) -> list:
+        """Where the level's light shines: the Z axis of the meaning's light
+        entity in its file (Ballance: Gameplay.nmo's Light_Ingame), or a
+        stated one when the file or the entity is missing (the report says so)."""
+        stated = [0.3, -1.0, 0.5]
+        if not self.m.light_file:
+            return stated
+        want = "/".join(self.m.light_file)
+        path = find_ci(self.game, *self.m.light_file) if self.game else None
+        try:
+            lights = r.read_file(path, self.encodings).named(self.m.light, r.Entity) if path else []
+        except (r.VirtoolsError, OSError) as exc:
+            self.report.skipped.append((f"the light {self.m.light}", f"{want} is unreadable: {exc}: a stated light"))
+            return stated
+        if not lights:
+            where = f"not in {path}" if path else f"no {want}"
+            self.report.skipped.append((f"the light {self.m.light}", f"{where}: a stated light"))
+            return stated
+        z = np.asarray(lights[0].matrix, np.float64).reshape(4, 3)[2]
+        if not np.isfinite(z).all() or np.linalg.norm(z) == 0.0:
+            self.report.skipped.append((f"the light {self.m.light}", "its Z axis has no direction: a stated light"))
+            return stated
+        return [float(x) for x in z / np.linalg.norm(z)]
 
     def _camera(self, extra: list) -> None:
         """The game's camera rig (the meaning's camera file, Ballance's
