@@ -30,7 +30,7 @@ from ivp import umath
 from ivp.surface import usable_faces
 
 from . import reader as r
-from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
+from .game import SKY_DIR, SOUNDS_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Surface, Textures, mesh_look
 from .modules import build_module, placed, read_prefab, under
 from .particles import particle_looks
@@ -520,6 +520,9 @@ class _Importer:
             extra.append({"name": trigger, "position": [p[0], p[1] + self.m.finish_height, p[2]]})
             params["finish"] = trigger
         out = [{"type": m.behaviours["level"], "params": params}]
+        if "music" in m.behaviours:         # the level's music number (5.6) and the waves' folder
+            sounds = find_ci(self.game, SOUNDS_DIR) if self.game else None
+            out.append({"type": m.behaviours["music"], "params": {"theme": rep.settings.music, "sounds": sounds or ""}})
         if present & set(m.trafo_groups):
             out.append({"type": m.behaviours["transformers"]})
         for d in members.get(m.fan, []):
