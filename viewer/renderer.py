@@ -273,6 +273,7 @@ class Renderer:
         planes = frustum_planes(view_proj)
         self.static.culled = 0
         clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
+        sky_light = effects.sky_light if effects is not None else 1.0
         self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
         sheet = None
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
@@ -282,9 +283,9 @@ class Renderer:
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
             sky_view_proj = self.lens.perspective(width / height) @ camera.gl_view(turn)
             self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   self.lens.far, clock))
+                                                                   self.lens.far, clock, sky_light))
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
-                                            sky_drawn=sheet is not None)
+                                            sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:

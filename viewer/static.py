@@ -126,12 +126,15 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, programs, visible=None, clock: float = 0.0) -> None:
+    def draw(self, programs, visible=None, clock: float = 0.0, sky_light: float = 1.0) -> None:
         """One call: every square, or those ``visible`` says (a bool per square);
-        the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
+        the texture scrolled to ``clock`` (seconds); ``programs`` a
+        textures.MeshPrograms; a sky layer's prelit colour times ``sky_light``."""
         program = programs.pick(self.surface, self.shading)
         set_surface(self.surface)
-        set_part(program, self.scroll, self.prelit, clock, self.shading)
+        sky = self.surface is not None and self.surface.sky and self.prelit is not None
+        prelit = tuple(c * sky_light for c in self.prelit) if sky else self.prelit
+        set_part(program, self.scroll, prelit, clock, self.shading)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -230,12 +233,14 @@ class StaticLayer:
                                    colour=b.colour, tint=tint, texture=b.texture, scroll=b.scroll, prelit=b.prelit)
         return None
 
-    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False) -> int:
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False,
+             sky_light: float = 1.0) -> int:
         """The opaque buckets or the others, each with members in one call
         (identity model rows), without its squares outside the view's
         ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
         ``clock``, with ``programs`` (textures.MeshPrograms), without the sky
-        layer if ``sky_drawn`` (the sky's pass drew it); the draw calls made."""
+        layer if ``sky_drawn`` (the sky's pass drew it), else its brightness
+        times ``sky_light``; the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -249,7 +254,7 @@ class StaticLayer:
             if visible is not None and not visible.any():
                 self.culled += len(visible)
                 continue
-            b.draw(programs, visible, clock)
+            b.draw(programs, visible, clock, sky_light)
             self.culled += 0 if visible is None else int((~visible).sum())
             calls += 1
         programs.reset()

@@ -341,16 +341,18 @@ class SkyBox:
         indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
         self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
 
-    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0) -> None:
+    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0,
+             light: float = 1.0) -> None:
         """The sky, and ``sheet`` (a SkySheet, or None) added to it as seen
-        from ``camera_world`` with the lens' ``far`` plane, scrolled to ``clock``."""
+        from ``camera_world`` with the lens' ``far`` plane, scrolled to
+        ``clock``, its brightness times ``light``."""
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)
         p = self.programs[sheet is not None]
         p.use()
         p["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
         if sheet is not None:
-            sheet.set(p, camera_world, far, clock)
+            sheet.set(p, camera_world, far, clock, light)
         gl.glBindVertexArray(self.vao)
         gl.glActiveTexture(gl.GL_TEXTURE0)
         for k, tex in enumerate(self.faces):
@@ -397,14 +399,16 @@ class SkySheet:
         fitted = np.column_stack([xz, np.ones(len(xz))]) @ np.stack([sheet.u, sheet.v], axis=1)
         return sheet if np.allclose(fitted, uvs, atol=1e-4) else None
 
-    def set(self, program, camera_world, far: float, clock: float) -> None:
+    def set(self, program, camera_world, far: float, clock: float, light: float = 1.0) -> None:
+        """The sheet's uniforms, its prelit colour times ``light``."""
         m = np.asarray(camera_world, dtype=np.float64)
         program["eye"], program["forward"] = tuple(map(float, m[3, :3])), tuple(map(float, m[2, :3]))
         program["far"], program["sheet_y"], program["sheet_bounds"] = float(far), self.y, self.bounds
         program["sheet_u"], program["sheet_v"] = tuple(map(float, self.u)), tuple(map(float, self.v))
         program["uv_offset"] = scrolled(self.scroll, clock)
         program["sheet_colour"] = tuple(float(c) for c in self.colour)
-        program["sheet_tint"], program["sheet_light"] = tuple(map(float, self.tint[:3])), tuple(map(float, self.prelit))
+        program["sheet_tint"] = tuple(map(float, self.tint[:3]))
+        program["sheet_light"] = tuple(float(c) * light for c in self.prelit)
         program["sheet_image"] = 1
         gl.glActiveTexture(gl.GL_TEXTURE1)
         gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
@@ -524,6 +528,9 @@ class Effects:
         self.textures = TextureCache()
         self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
         self.batch = None
+        self.fade = None
+        self.sky_light = 1.0
+        self.white = np.full((1, 1, 4), 255, np.uint8)  # the fade's texture
 
     def update(self, session) -> None:
         """This frame's emitters and shadows of the session's behaviours."""
@@ -542,18 +549,21 @@ class Effects:
             self.flames.looks = dict(getattr(session.scene, "particles", None) or {})
         m = manager_of(ctx, create=False)
         self.clock = m.time_ms * 0.001 if m is not None else 0.0
+        fields = hooks.hud_fields(ctx)
+        self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
+        self.sky_light = float(fields.get("sky", 1.0))  # the sky layer's brightness (the finish fades it)
         self.flames.update(self.clock, hooks.emitters(ctx))
         spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
 
     def draw(self, view_proj: tuple, camera_world) -> int:
-        """The shadows and the flames; the draw calls made."""
-        from .particles import billboards, flat_quads, sprite_crop
+        """The shadows, the flames and the death's white fade; the draw calls made."""
+        from .particles import FULL, billboards, flat_quads, sprite_crop
         if self.batch is None:
             self.batch = SpriteBatch()
         images = self.images or ()
         flame_tex, shadow_tex = (self.textures.get(img) for img in images) if images else (None, None)
-        flame_crop, shadow_crop = (sprite_crop(img[..., 3]) for img in images) if images else (None, None)
+        flame_crop, shadow_crop = (sprite_crop(img[..., 3]) for img in images) if images else (FULL, FULL)
         spots = self.shadows
         lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
         calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4)), shadow_crop), shadow_tex,
@@ -561,4 +571,12 @@ class Effects:
         for blend, (centres, sizes, colours) in self.flames.sprites().items():
             calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
                                      tuple(BLEND_FACTORS.get(f, gl.GL_ONE) for f in blend))
+        if self.fade:                           # over everything: the whole view white by the fade's opacity
+            quad = np.zeros((1, 4, 9), np.float32)
+            quad[0, :, :2] = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+            quad[0, :, 5:] = (1.0, 1.0, 1.0, float(self.fade))
+            gl.glDisable(gl.GL_DEPTH_TEST)
+            calls += self.batch.draw(quad, self.textures.get(self.white), tuple(float(x) for x in np.eye(4).ravel()),
+                                     (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
+            gl.glEnable(gl.GL_DEPTH_TEST)
         return calls

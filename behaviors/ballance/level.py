@@ -47,7 +47,8 @@ from .camera import camera_of
 from .values import (BALL_RADIUS, BIG_FLAME_SIZE, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
-                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS,
+                     FINISH_SKY_FADE_S, KIND_NAMES,
                      LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
                      RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
                      SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
@@ -145,6 +146,7 @@ class Level(Behavior):
         self.collected = {}
         self.satellites = []
         self.death_time = None
+        self.finish_time = None
 
     # --- the level's clock -------------------------------------------------------------
 
@@ -447,6 +449,7 @@ class Level(Behavior):
         """The finish: navigation off, the camera slot freezes and the balloon
         flies off ("Level_Finish"); the score count after ``end_wait``."""
         self.flow = FINISHED
+        self.finish_time = self.clock
         self.satellites = []
         self.send("Ball Nav Off")
         self.send("Level_Finish")
@@ -471,7 +474,14 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final, "fade": self.fade}
+                "final": self.final, "fade": self.fade, "sky": self.sky_light()}
+
+    def sky_light(self) -> float:
+        """The sky layer's brightness, 1 until the finish, then linearly to 0
+        over FINISH_SKY_FADE_S ("fadeout Sky")."""
+        if self.finish_time is None:
+            return 1.0
+        return max(0.0, 1.0 - (self.clock - self.finish_time) / FINISH_SKY_FADE_S)
 
     def hud_fields(self) -> dict:
         """The viewer's hook (behaviors.hooks): the gameplay state."""

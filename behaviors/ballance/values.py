@@ -75,6 +75,9 @@ MAX_SECTORS = 99                             # two digits in the names
 DEATH_HIDE_S = 1.0
 DEATH_FADE_S = 2.0
 DEATH_REBIRTH_S = 3.0
+# The finish: Gameplay's "fadeout Sky" filters the SkyLayer's prelit colour
+# linearly to black over 3 s (Three.js' notes).
+FINISH_SKY_FADE_S = 3.0
 
 # Ball pieces.
 PIECE_COUNTS = {"wood": 16, "stone": 17, "paper": 18}
