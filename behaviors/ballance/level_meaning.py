@@ -129,7 +129,7 @@ MEANING = LevelMeaning(
     reserved=frozenset({"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube",      # parts/player.yaml's names
                         "Cam_MF", "Cam_Orient", "Cam_OrientRef", "Cam_Target", "Cam_Pos"}),   # the camera rig's
     behaviours={"level": "ballance.level", "transformers": "ballance.transformers", "fan": "ballance.fan",
-                "wake_gate": "ballance.wake_gate", "music": "ballance.music"},
+                "wake_gate": "ballance.wake_gate", "music": "ballance.music", "fan_sound": "ballance.fan_sound"},
     module=re.compile(r"P_Modul_\d+"), module_root="{}_MF", fan="P_Modul_18", balloon="PE_Balloon",
     modules=MODULES, wake_gate_radius=WAKE_GATE_RADIUS,
     camera_file=("3D Entities", "Camera.nmo"),

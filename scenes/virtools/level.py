@@ -527,6 +527,8 @@ class _Importer:
             out.append({"type": m.behaviours["transformers"]})
         for d in members.get(m.fan, []):
             out.append({"type": m.behaviours["fan"], "entity": d["name"]})
+        if members.get(m.fan) and "fan_sound" in m.behaviours:
+            out.append({"type": m.behaviours["fan_sound"], "params": {"fans": m.fan}})
         return out
 
     def _modules(self, docs: list, extra: list, behaviours: list) -> list:
