@@ -111,7 +111,8 @@ class Level(Behavior):
     sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
     prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
     hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
-    fade_time = Param(float, DEATH_FADE_S, "seconds of the white fade after that (up, then down)", bounds=SECONDS)
+    fade_time = Param(float, DEATH_FADE_S, "seconds of the white pulse from the death (up, then down)",
+                      bounds=SECONDS)
     rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball", bounds=SECONDS)
     extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1",
                              bounds=SECONDS)
@@ -342,9 +343,9 @@ class Level(Behavior):
     # --- death ------------------------------------------------------------------------------
 
     def die(self) -> None:
-        """A death box: navigation off, the ball hidden at 1 s, a white fade,
-        then (with a spare life) the sector reset and a new ball at 3 s. The
-        points stop from death to rebirth."""
+        """A death box: navigation off, a white pulse of 2 s, the ball hidden
+        at its peak (1 s), then (with a spare life) the sector reset and a new
+        ball at 3 s. The points stop from death to rebirth."""
         self.send("Ball Nav Off")
         self.sound(SOUND_FALL)
         self.death_time = self.clock
@@ -359,12 +360,13 @@ class Level(Behavior):
         self.at(self.rebirth_delay, self._rebirth)
 
     def _update_fade(self) -> None:
-        """The white fade's opacity, 0 to 1 and back over ``fade_time`` from the
-        hiding of the ball; None outside it."""
+        """The white pulse's opacity, 0 to 1 and back over ``fade_time`` from
+        the death (the game's Deactivate Ball: a 2 s pulse, the ball swapped
+        at its peak, 1 s; Three.js' notes); None outside it."""
         if self.death_time is None or self.flow not in (DEAD, GAME_OVER):
             self.fade = None
             return
-        t = self.clock - self.death_time - self.hide_delay
+        t = self.clock - self.death_time
         half = self.fade_time * 0.5
         self.fade = max(0.0, 1.0 - abs(t - half) / half) if 0.0 <= t <= self.fade_time and half > 0.0 else None
 
