@@ -26,7 +26,43 @@ from .sky import SkyPass
 from .static import StaticLayer
 from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
 
-_MESH_VS = """#version 330 core
+_HEADER = """#version 330 core
+#define MAX_LIGHTS %d
+#define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
+#define N_POINTS %d                         // uniform length several times slower per pixel
+#define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
+#define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
+#define VERTEX_LIT %d                       // the program of parts with a Shading: lit per vertex, as Direct3D
+"""
+_LIGHTS = """
+uniform vec3 eye;
+uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
+uniform vec3 directional_colour[MAX_LIGHTS];
+uniform vec3 point_position[MAX_LIGHTS];
+uniform vec3 point_colour[MAX_LIGHTS];
+uniform float part_power;                   // the highlight's exponent (0: none)
+vec3 n;
+vec3 to_eye;
+vec3 shine;
+vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
+    float facing = dot(n, l);
+    if (facing <= 0.0) return vec3(0.0);
+    if (part_power > 0.0) shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), part_power);
+    return colour * facing;
+}
+vec3 lights(vec3 at, vec3 normal) {         // the diffuse light at a point; the highlight in shine
+    n = normalize(normal);
+    to_eye = normalize(eye - at);
+    if (dot(n, to_eye) < 0.0) n = -n;
+    shine = vec3(0.0);
+    vec3 light = vec3(0.0);
+    for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
+    for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - at), point_colour[i]);
+    return light;
+}
+"""
+
+_MESH_VS = _HEADER + """
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;
 layout(location = 2) in vec4 model_row0;   // a VxMatrix's rows are the columns
@@ -40,6 +76,14 @@ out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_colour;
 out vec2 v_uv;
+#if VERTEX_LIT
+""" + _LIGHTS + """
+out vec3 v_light;
+out vec3 v_shine;
+#if ENV_MAP
+uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
+#endif
+#endif
 void main() {
     v_uv = uv;
     mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
@@ -48,15 +92,18 @@ void main() {
     v_normal = mat3(model) * normal;
     v_colour = colour;
     gl_Position = view_proj * world;
+#if VERTEX_LIT
+    v_light = lights(v_world, v_normal);
+    v_shine = shine;
+#if ENV_MAP
+    vec3 r = view_axes * reflect(-to_eye, n);   // a sphere map, as Direct3D's texgen
+    v_uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
+#endif
+#endif
 }
 """
 
-_MESH_FS = """#version 330 core
-#define MAX_LIGHTS %d
-#define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
-#define N_POINTS %d                         // uniform length several times slower per pixel
-#define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
-#define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
+_MESH_FS = _HEADER + """
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
@@ -69,28 +116,22 @@ uniform int unlit;                          // a prelit part: its colour times p
 uniform vec3 prelit;
 uniform vec3 part_ambient;                  // the part's lighting (scenes.virtools.looks.Shading): the ambient
 uniform vec3 part_emissive;                 // light times part_ambient, plus part_emissive, plus the diffuse
-uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power (0: none)
-uniform float part_power;
+uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power
 uniform float shaded;                       // 1: the part's own Shading (the diffuse colour lights only the
                                             // diffuse light); 0: the viewer's (its colour lights all)
-#if ENV_MAP
-uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
-#endif
 #if ALPHA_TEST
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref
 #endif
 uniform sampler2D image;
-uniform vec3 eye;
 uniform vec3 ambient;
-uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
-uniform vec3 directional_colour[MAX_LIGHTS];
-uniform vec3 point_position[MAX_LIGHTS];
-uniform vec3 point_colour[MAX_LIGHTS];
+#if VERTEX_LIT
+in vec3 v_light;
+in vec3 v_shine;
+#else
+""" + _LIGHTS + """
+#endif
 out vec4 frag;
-vec3 n;
-vec3 to_eye;
-vec3 shine;
 #if ALPHA_TEST
 bool alpha_passes(float alpha) {
     float a = floor(alpha * 255.0 + 0.5);
@@ -104,26 +145,15 @@ bool alpha_passes(float alpha) {
     return true;
 }
 #endif
-vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
-    float facing = dot(n, l);
-    if (facing <= 0.0) return vec3(0.0);
-    if (part_power > 0.0) shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), part_power);
-    return colour * facing;
-}
 void main() {
-    n = normalize(v_normal);
-    to_eye = normalize(eye - v_world);
-    if (dot(n, to_eye) < 0.0) n = -n;
     vec4 base = v_colour;
     vec4 texel = vec4(1.0);
     if (look == 1) {
 #if ENV_MAP
-        vec3 r = view_axes * reflect(-to_eye, n);               // a sphere map, as Direct3D's texgen
-        vec2 uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
+        if (textured == 1) texel = texture(image, v_uv);
 #else
-        vec2 uv = v_uv + uv_offset;
+        if (textured == 1) texel = texture(image, v_uv + uv_offset);
 #endif
-        if (textured == 1) texel = texture(image, uv);
         base = part_colour * texel;
         base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
     }
@@ -134,12 +164,16 @@ void main() {
         frag = vec4(base.rgb * prelit, base.a);
         return;
     }
-    shine = vec3(0.0);
-    vec3 light = vec3(0.0);
-    for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
-    for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
+#if VERTEX_LIT
+    vec3 light = v_light;
+    vec3 highlight = v_shine;
+#else
+    vec3 light = lights(v_world, v_normal);
+    vec3 highlight = shine;
+#endif
     vec3 under = mix(base.rgb, texel.rgb, shaded);   // what the ambient and emissive terms light
-    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * light + part_specular * shine, base.a);
+    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * light + part_specular * highlight,
+                base.a);
 }
 """
 
@@ -217,14 +251,16 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self, alpha_test: bool = False, env_map: bool = False) -> ShaderProgram:
+    def mesh_program(self, alpha_test: bool = False, env_map: bool = False, vertex_lit: bool = False) -> ShaderProgram:
         """The mesh program for the lighting's numbers of lights (with the
-        alpha test or without, environment-mapping or not), compiled once each."""
-        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map)
+        alpha test or without, environment-mapping or not, lit per vertex
+        or per pixel), compiled once each."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map, vertex_lit)
         p = self._mesh_programs.get(key)
         if p is None:
-            fs = _MESH_FS % (MAX_LIGHTS, *key[:2], int(alpha_test), int(env_map))
-            p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
+            defines = (MAX_LIGHTS, *key[:2], *(int(k) for k in key[2:]))
+            p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS % defines, "vertex"),
+                                                         Shader(_MESH_FS % defines, "fragment"))
         return p
 
     def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
