@@ -552,7 +552,8 @@ class Effects:
         self.clock = m.time_ms * 0.001 if m is not None else 0.0
         fields = hooks.hud_fields(ctx)
         self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
-        self.sky_light = float(fields.get("sky", 1.0))  # the sky layer's brightness (the finish fades it)
+        sky = fields.get("sky")                         # the sky layer's brightness (the finish fades it)
+        self.sky_light = 1.0 if sky is None else float(sky)
         self.flames.update(self.clock, hooks.emitters(ctx))
         spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)

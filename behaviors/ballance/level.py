@@ -478,11 +478,11 @@ class Level(Behavior):
                 "sector": self.sector, "ball": player.kind if player is not None else None,
                 "final": self.final, "fade": self.fade, "sky": self.sky_light()}
 
-    def sky_light(self) -> float:
-        """The sky layer's brightness, 1 until the finish, then linearly to 0
-        over FINISH_SKY_FADE_S ("fadeout Sky")."""
+    def sky_light(self) -> float | None:
+        """The sky layer's brightness from the finish on, linearly from 1 to 0
+        over FINISH_SKY_FADE_S ("fadeout Sky"); None before (as it was)."""
         if self.finish_time is None:
-            return 1.0
+            return None
         return max(0.0, 1.0 - (self.clock - self.finish_time) / FINISH_SKY_FADE_S)
 
     def hud_fields(self) -> dict:
