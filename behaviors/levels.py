@@ -138,6 +138,10 @@ class LevelMeaning:
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
     sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
+    env_textures: tuple = ()            # textures drawn as spherical environment maps (reflections)
+    light_file: tuple = ()              # the file under the game folder holding the level's light
+    light: str = ""                     # its directional light entity: it shines along its Z axis
+    ambient: float = 0.35               # the scene's ambient light (grey)
 
 
 def level_meaning() -> LevelMeaning:

@@ -108,7 +108,9 @@ def test_a_rig_without_a_level_looks_along_minus_x():
 # --- the death sequence and pause ------------------------------------------------------------------
 
 
-def test_death_hides_the_ball_at_1_s_fades_white_for_2_s_and_gives_a_new_ball_at_3_s():
+def test_death_pulses_white_for_2_s_hides_the_ball_at_1_s_and_gives_a_new_ball_at_3_s():
+    """The pulse rises from the death to 1 at 1 s (the ball hidden there) and
+    falls to 0 at 2 s (Deactivate Ball's 2 s pulse, the swap at its peak)."""
     ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), level=False)
     level = registry.create(ctx, "ballance.level")
     run(ctx, 2)
@@ -116,14 +118,15 @@ def test_death_hides_the_ball_at_1_s_fades_white_for_2_s_and_gives_a_new_ball_at
     points = level.points
     ball = player_of(ctx).entity_in_play
     run(ctx, 59)                                                # 0.983 s
-    assert ball.is_visible() and level.fade is None
+    t = 59 * FRAME_MS / 1000.0
+    assert ball.is_visible() and level.fade == pytest.approx(1.0 - abs(t - 1.0), abs=1e-6)
     run(ctx, 2)                                                 # 1.017 s
     assert not ball.is_visible() and player_of(ctx).entity_in_play is None
-    run(ctx, 58)                                                # 1.983 s: near the middle of the fade
-    t = 119 * FRAME_MS / 1000.0 - 1.0                          # into the fade: peak at 1 s of its 2
+    run(ctx, 58)                                                # 1.983 s: near the end of the pulse
+    t = 119 * FRAME_MS / 1000.0
     assert level.fade == pytest.approx(1.0 - abs(t - 1.0), abs=1e-6)
     run(ctx, 58)                                                # 2.950 s
-    assert level.flow == "dead" and player_of(ctx).ball is None and level.points == points
+    assert level.flow == "dead" and player_of(ctx).ball is None and level.points == points and level.fade is None
     run(ctx, 4)                                                 # 3.017 s
     assert level.flow == "playing" and player_of(ctx).ball is not None and level.fade is None
     assert level.points == points                               # no point lost from death to rebirth

@@ -141,3 +141,25 @@ def test_a_reset_stops_the_rolls(level):
     assert ("Roll_Wood_Stone", "loop") in seen and ("Roll_Wood_Stone", "stop") not in seen
     behaviors.reset(scene.ctx)
     assert ("Roll_Wood_Stone", "stop") in [(e.name, e.action) for e in hooks.sound_events(scene.ctx)]
+
+
+@pytest.mark.parametrize("x, volume", [(1.0, 1.0), (13.5, 0.5), (30.0, None)])
+def test_the_fans_loop_by_the_balls_distance(x, volume):
+    """Misc_Ventilator: full up to 2 from the nearest fan, (25 - d) / 23 out to
+    25, off beyond: a ball resting 13.5 from a fan (the other 40 away) hears 0.5."""
+    from behaviors import hooks, registry
+    from test_ballance_world import ballance_ctx
+    ctx = ballance_ctx(start=(x, 2.0, 0.0), level=False)
+    ctx.physics.gravity = (0.0, 0.0, 0.0)
+    fans = [ctx.create_entity("Fan_A", position=(0.0, 2.0, 0.0)), ctx.create_entity("Fan_B", position=(-40.0, 2.0, 0.0))]
+    ctx.create_group("P_Modul_18", fans)
+    registry.create(ctx, "ballance.fan_sound")
+    player_of(ctx).spawn("wood", (x, 2.0, 0.0))
+    seen = []
+    for _ in range(3):
+        ctx.process_frame(1000.0 / 60.0)
+        seen += [(e.name, e.action, e.volume) for e in hooks.sound_events(ctx) if e.name == "Misc_Ventilator"]
+    if volume is None:
+        assert seen == []
+    else:
+        assert seen[0][:2] == ("Misc_Ventilator", "loop") and seen[-1][2] == pytest.approx(volume, abs=0.01)

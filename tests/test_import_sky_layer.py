@@ -86,7 +86,8 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
     SkySheet): from 40 above, the sheet 50 below the eye and 40 wide, the
     pixel over world x = +10 (u 0.25, red 230) is the sky's green (0, 40, 0)
     plus 230 x 200/255 = 180 of red; the image's edge (27.7 off the middle
-    at the sheet, fov 58) is beyond the sheet: the sky alone."""
+    at the sheet, fov 58) is beyond the sheet: the sky alone. Halfway through
+    the finish's 3 s fade the sheet adds half its red."""
     import scenes
     from scenes.virtools import game_level
     from viewer.camera import look_at
@@ -94,6 +95,7 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
     from viewer.renderer import Offscreen, Renderer
     from viewer.session import Session
     from viewer.static import SETTLE_FRAMES
+    from behaviors.ballance.level import level_behavior
     from viewer.window import View
     gl_window.switch_to()                   # the context the CLI's renders left
     (game / "Textures" / "Sky").mkdir()
@@ -116,3 +118,8 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
     col = int(round(120 - 10.0 * scale))
     assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (180, 40, 0), atol=3)
     assert np.allclose(img[117:124, :2].reshape(-1, 3), (0, 40, 0), atol=3)
+    level_behavior(session.ctx).finish_time = level_behavior(session.ctx).clock - 1.5    # 1.5 s of the 3 s fade
+    target.bind()
+    view.draw(renderer, (240, 240))
+    img = target.read().astype(int)
+    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (90, 40, 0), atol=3)     # half the red

@@ -108,3 +108,18 @@ def test_offscreen_rejects_an_empty_size(gl_window):  # noqa: F811
     from viewer.renderer import Offscreen
     with pytest.raises(ValueError, match="size"):
         Offscreen(0, 10)
+
+
+def test_the_deaths_white_fade_covers_the_view(gl_window):  # noqa: F811
+    """The behaviours' fade (the gameplay's "fade", 0.5 here) blends the whole
+    view with white: the sky's clear colour c becomes c / 2 + 255 / 2."""
+    from viewer.renderer import Offscreen, Renderer
+    from viewer.textures import Effects
+    r = Renderer()
+    effects = Effects()
+    effects.fade = 0.5
+    target = Offscreen(64, 48)
+    target.bind()
+    r.draw({}, camera.look_at((0.0, 0.0, -10.0), (0.0, 0.0, 0.0)), (64, 48), effects=effects)
+    sky = np.array(r.sky) * 255.0
+    assert target.read().reshape(-1, 3).astype(float) == pytest.approx(np.tile(sky / 2 + 127.5, (64 * 48, 1)), abs=2)

@@ -128,3 +128,26 @@ def test_the_sounds_folder_is_found_beside_the_level(tmp_path, folder):
     assert sounds_folder(str(level / "Level_01.NMO")) == folder
     assert sounds_folder(None, str(tmp_path / "game")) == folder
     assert sounds_folder(str(tmp_path / "elsewhere.yaml")) is None
+
+
+def test_set_and_stop_reach_a_one_shot_by_name(folder):
+    """The music's fade: "set" of a name not looping changes its latest
+    one-shot still playing, "stop" ends it; a pause pauses one-shots too."""
+    media = Media(Driver())
+    out = SoundOutput(folder, media=media)
+    ctx = scripted([[("Hit_Wood_Wood", 1.0, 1.0)], [("Hit_Wood_Wood", 0.5, 1.0, "set")], [],
+                    [("Hit_Wood_Wood", 0.0, 1.0, "stop")]])
+    ctx.process_frame(16.0)
+    out.frame(ctx, True)
+    (wave,) = media.players
+    ctx.process_frame(16.0)
+    out.frame(ctx, True)
+    assert (wave.volume, wave.playing) == (0.5, True)
+    out.frame(ctx, False)
+    assert not wave.playing
+    ctx.process_frame(16.0)
+    out.frame(ctx, True)
+    assert wave.playing
+    ctx.process_frame(16.0)
+    out.frame(ctx, True)
+    assert not wave.playing and out.named == {}

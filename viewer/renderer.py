@@ -21,12 +21,48 @@ from pyglet.graphics.shader import Shader, ShaderProgram
 from . import camera
 from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
-from .lighting import MAX_LIGHTS, SPECULAR, SUN, Lighting
+from .lighting import MAX_LIGHTS, SUN, Lighting
 from .sky import SkyPass
 from .static import StaticLayer
 from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
 
-_MESH_VS = """#version 330 core
+_HEADER = """#version 330 core
+#define MAX_LIGHTS %d
+#define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
+#define N_POINTS %d                         // uniform length several times slower per pixel
+#define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
+#define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
+#define VERTEX_LIT %d                       // the program of parts with a Shading: lit per vertex, as Direct3D
+"""
+_LIGHTS = """
+uniform vec3 eye;
+uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
+uniform vec3 directional_colour[MAX_LIGHTS];
+uniform vec3 point_position[MAX_LIGHTS];
+uniform vec3 point_colour[MAX_LIGHTS];
+uniform float part_power;                   // the highlight's exponent (0: none)
+vec3 n;
+vec3 to_eye;
+vec3 shine;
+vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
+    float facing = dot(n, l);
+    if (facing <= 0.0) return vec3(0.0);
+    if (part_power > 0.0) shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), part_power);
+    return colour * facing;
+}
+vec3 lights(vec3 at, vec3 normal) {         // the diffuse light at a point; the highlight in shine
+    n = normalize(normal);
+    to_eye = normalize(eye - at);
+    if (dot(n, to_eye) < 0.0) n = -n;
+    shine = vec3(0.0);
+    vec3 light = vec3(0.0);
+    for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
+    for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - at), point_colour[i]);
+    return light;
+}
+"""
+
+_MESH_VS = _HEADER + """
 layout(location = 0) in vec3 position;
 layout(location = 1) in vec3 normal;
 layout(location = 2) in vec4 model_row0;   // a VxMatrix's rows are the columns
@@ -40,6 +76,14 @@ out vec3 v_world;
 out vec3 v_normal;
 out vec4 v_colour;
 out vec2 v_uv;
+#if VERTEX_LIT
+""" + _LIGHTS + """
+out vec3 v_light;
+out vec3 v_shine;
+#if ENV_MAP
+uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
+#endif
+#endif
 void main() {
     v_uv = uv;
     mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
@@ -48,14 +92,18 @@ void main() {
     v_normal = mat3(model) * normal;
     v_colour = colour;
     gl_Position = view_proj * world;
+#if VERTEX_LIT
+    v_light = lights(v_world, v_normal);
+    v_shine = shine;
+#if ENV_MAP
+    vec3 r = view_axes * reflect(-to_eye, n);   // a sphere map, as Direct3D's texgen
+    v_uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
+#endif
+#endif
 }
 """
 
-_MESH_FS = """#version 330 core
-#define MAX_LIGHTS %d
-#define N_DIRECTIONAL %d                    // the light counts are constants: llvmpipe runs loops of a
-#define N_POINTS %d                         // uniform length several times slower per pixel
-#define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
+_MESH_FS = _HEADER + """
 in vec3 v_world;
 in vec3 v_normal;
 in vec4 v_colour;
@@ -66,21 +114,24 @@ uniform vec4 part_colour;
 uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
 uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
 uniform vec3 prelit;
+uniform vec3 part_ambient;                  // the part's lighting (scenes.virtools.looks.Shading): the ambient
+uniform vec3 part_emissive;                 // light times part_ambient, plus part_emissive, plus the diffuse
+uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power
+uniform float shaded;                       // 1: the part's own Shading (the diffuse colour lights only the
+                                            // diffuse light); 0: the viewer's (its colour lights all)
 #if ALPHA_TEST
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref
 #endif
 uniform sampler2D image;
-uniform vec3 eye;
 uniform vec3 ambient;
-uniform vec3 to_light[MAX_LIGHTS];          // unit, towards each directional light
-uniform vec3 directional_colour[MAX_LIGHTS];
-uniform vec3 point_position[MAX_LIGHTS];
-uniform vec3 point_colour[MAX_LIGHTS];
+#if VERTEX_LIT
+in vec3 v_light;
+in vec3 v_shine;
+#else
+""" + _LIGHTS + """
+#endif
 out vec4 frag;
-vec3 n;
-vec3 to_eye;
-vec3 shine;
 #if ALPHA_TEST
 bool alpha_passes(float alpha) {
     float a = floor(alpha * 255.0 + 0.5);
@@ -94,16 +145,16 @@ bool alpha_passes(float alpha) {
     return true;
 }
 #endif
-vec3 lit(vec3 l, vec3 colour) {             // diffuse; adds the highlight to shine
-    float facing = dot(n, l);
-    if (facing <= 0.0) return vec3(0.0);
-    shine += colour * pow(max(dot(reflect(-l, n), to_eye), 0.0), 32.0);
-    return colour * facing;
-}
 void main() {
     vec4 base = v_colour;
+    vec4 texel = vec4(1.0);
     if (look == 1) {
-        base = part_colour * (textured == 1 ? texture(image, v_uv + uv_offset) : vec4(1.0));
+#if ENV_MAP
+        if (textured == 1) texel = texture(image, v_uv);
+#else
+        if (textured == 1) texel = texture(image, v_uv + uv_offset);
+#endif
+        base = part_colour * texel;
         base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
     }
 #if ALPHA_TEST
@@ -113,14 +164,16 @@ void main() {
         frag = vec4(base.rgb * prelit, base.a);
         return;
     }
-    n = normalize(v_normal);
-    to_eye = normalize(eye - v_world);
-    if (dot(n, to_eye) < 0.0) n = -n;
-    shine = vec3(0.0);
-    vec3 light = ambient;
-    for (int i = 0; i < N_DIRECTIONAL; ++i) light += lit(to_light[i], directional_colour[i]);
-    for (int i = 0; i < N_POINTS; ++i) light += lit(normalize(point_position[i] - v_world), point_colour[i]);
-    frag = vec4(base.rgb * light + %r * shine, base.a);
+#if VERTEX_LIT
+    vec3 light = v_light;
+    vec3 highlight = v_shine;
+#else
+    vec3 light = lights(v_world, v_normal);
+    vec3 highlight = shine;
+#endif
+    vec3 under = mix(base.rgb, texel.rgb, shaded);   // what the ambient and emissive terms light
+    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * light + part_specular * highlight,
+                base.a);
 }
 """
 
@@ -198,14 +251,16 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self, alpha_test: bool = False) -> ShaderProgram:
+    def mesh_program(self, alpha_test: bool = False, env_map: bool = False, vertex_lit: bool = False) -> ShaderProgram:
         """The mesh program for the lighting's numbers of lights (with the
-        alpha test or without), compiled once each."""
-        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test)
+        alpha test or without, environment-mapping or not, lit per vertex
+        or per pixel), compiled once each."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map, vertex_lit)
         p = self._mesh_programs.get(key)
         if p is None:
-            fs = _MESH_FS % (MAX_LIGHTS, *key[:2], int(alpha_test), SPECULAR)
-            p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS, "vertex"), Shader(fs, "fragment"))
+            defines = (MAX_LIGHTS, *key[:2], *(int(k) for k in key[2:]))
+            p = self._mesh_programs[key] = ShaderProgram(Shader(_MESH_VS % defines, "vertex"),
+                                                         Shader(_MESH_FS % defines, "fragment"))
         return p
 
     def batch(self, key: str, mesh, look=None) -> _MeshBatch | LookBatch:
@@ -238,20 +293,23 @@ class Renderer:
         gl.glCullFace(gl.GL_BACK)
         view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
-        programs = MeshPrograms(self.mesh_program(), self.mesh_program(alpha_test=True))
-        for p in (programs.tested, programs.plain):
-            p.use()
+        axes = np.asarray(camera_world, dtype=np.float64)[:3, :3] * np.array([[1.0], [1.0], [-1.0]])
+
+        def frame(p) -> None:                   # a program's uniforms for this frame, at its first use
             p["view_proj"] = _gl_matrix(view_proj)
             if "eye" in p.uniforms:             # used by the lights' highlights only
                 p["eye"] = eye
-            p["look"] = 0
+            if "view_axes" in p.uniforms:
+                p["view_axes"] = tuple(float(x) for x in axes.T.ravel())  # GL reads columns
             self._set_lights(p)
-        programs.current = programs.plain
-        set_surface(None)
+
+        programs = MeshPrograms(self.mesh_program, frame)
+        programs.reset()
         groups = self.static.split(groups)
         planes = frustum_planes(view_proj)
         self.static.culled = 0
         clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
+        sky_light = effects.sky_light if effects is not None else 1.0
         self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
         sheet = None
         if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
@@ -261,9 +319,9 @@ class Renderer:
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
             sky_view_proj = self.lens.perspective(width / height) @ camera.gl_view(turn)
             self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   self.lens.far, clock))
+                                                                   self.lens.far, clock, sky_light))
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
-                                            sky_drawn=sheet is not None)
+                                            sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:

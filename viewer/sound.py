@@ -3,11 +3,12 @@
 game's ``Sounds/*.wav`` (found beside a level of the game folder, or given).
 
 "play" starts a one-shot, "loop" a looping player per name, "set" changes
-its volume and pitch, "stop" ends it. Without a Sounds folder or an audio
+its volume and pitch, "stop" ends it; "set" and "stop" of a name that is
+not looping act on its latest one-shot still playing (the music's fade). Without a Sounds folder or an audio
 device (pyglet's silent driver) the viewer runs silent with one notice; a
 sound whose file is missing is skipped with one notice naming it. Loops
-pause while no frame runs (the viewer paused) and stop when the scene's
-context changes (a reload).
+and one-shots (the music's waves are long) pause while no frame runs (the
+viewer paused) and stop when the scene's context changes (a reload).
 """
 
 from __future__ import annotations
@@ -15,9 +16,7 @@ from __future__ import annotations
 import sys
 
 from behaviors import hooks
-from scenes.virtools.game import find_ci, game_folder
-
-SOUNDS_DIR = "Sounds"
+from scenes.virtools.game import SOUNDS_DIR, find_ci, game_folder
 
 
 def sounds_folder(scene_path: str | None, game: str | None = None) -> str | None:
@@ -48,6 +47,7 @@ class SoundOutput:
         self.sources = {}           # name -> the loaded source, None when its file is missing
         self.loops = {}             # name -> its looping player
         self.shots = []             # the one-shots playing (kept until they end)
+        self.named = {}             # name -> its latest one-shot playing
         self.ctx = None
         self.paused = False
         self.notices = []
@@ -87,18 +87,20 @@ class SoundOutput:
             return
         self._pause(False)
         self.shots = [p for p in self.shots if p.playing]
+        self.named = {n: p for n, p in self.named.items() if p.playing}
         for e in hooks.sound_events(ctx):
             self.play(e)
 
     def play(self, e) -> None:
         """One SoundEvent."""
         if e.action in ("set", "stop"):
-            player = self.loops.get(e.name)
+            player = self.loops.get(e.name) or self.named.get(e.name)
             if player is not None and e.action == "set":
                 player.volume, player.pitch = e.volume, e.pitch
             elif player is not None:
                 player.pause()
-                del self.loops[e.name]
+                self.loops.pop(e.name, None)
+                self.named.pop(e.name, None)
             return
         src = self.source(e.name)
         if src is None:
@@ -114,14 +116,15 @@ class SoundOutput:
             self.loops[e.name] = player
         else:
             self.shots.append(player)
+            self.named[e.name] = player
 
     def _pause(self, paused: bool) -> None:
         if paused != self.paused:
             self.paused = paused
-            for p in self.loops.values():
+            for p in list(self.loops.values()) + self.shots:
                 p.pause() if paused else p.play()
 
     def stop_all(self) -> None:
-        for p in self.loops.values():
+        for p in list(self.loops.values()) + self.shots:
             p.pause()
-        self.loops = {}
+        self.loops, self.shots, self.named = {}, [], {}

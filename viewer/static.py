@@ -28,20 +28,20 @@ from .textures import SkySheet, look_corners, set_part, set_surface, surface_tex
 
 SETTLE_FRAMES = 30
 CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
-_PLAIN = ("plain", None, None, None, (0.0, 0.0), None)  # bucket keys: (kind, part colour, GL texture, Surface,
-#                                                            texture scroll, prelit colour)
+_PLAIN = ("plain", None, None, None, (0.0, 0.0), None, None)     # bucket keys: (kind, part colour, GL texture,
+#                                                                   Surface, texture scroll, prelit colour, Shading)
 
 
 def _pieces(mesh, look, textures) -> list:
     """The mesh's indexed triangles split by material: [(bucket key, part colour,
-    GL texture, Surface, texture scroll, prelit colour, vertices (k, 8): x y z nx ny nz u v,
-    indices (m,) uint32)]."""
+    GL texture, Surface, texture scroll, prelit colour, Shading, vertices (k, 8):
+    x y z nx ny nz u v, indices (m,) uint32)]."""
     if look is None:
         corners = shade_normals(mesh.vertices, mesh.faces, where=f"mesh {getattr(mesh, 'name', '?')!r}")
         rows = np.zeros((len(corners), 8), dtype=np.float32)
         rows[:, :6] = corners
         vertices, indices = indexed(rows)
-        return [(_PLAIN, None, None, None, (0.0, 0.0), None, vertices, indices)]
+        return [(_PLAIN, None, None, None, (0.0, 0.0), None, None, vertices, indices)]
     corners, ranges = look_corners(mesh, look)
     out = []
     for (first, count), part in zip(ranges, look.parts):
@@ -52,16 +52,18 @@ def _pieces(mesh, look, textures) -> list:
         colour = tuple(float(c) for c in part.colour)
         scroll = tuple(part.uv_scroll)
         prelit = None if part.prelit is None else tuple(part.prelit)
-        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll, prelit), colour, tex,
-                    part.surface, scroll, prelit, vertices, indices))
+        out.append((("look", colour, None if tex is None else tex.value, part.surface, scroll, prelit, part.shading),
+                    colour, tex, part.surface, scroll, prelit, part.shading, vertices, indices))
     return out
 
 
 class _Bucket:
     """One material's triangles of the static entities, in one vertex array."""
 
-    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0), prelit=None):
+    def __init__(self, colour, texture, opaque_texture: bool, surface=None, scroll=(0.0, 0.0), prelit=None,
+                 shading=None):
         self.colour, self.texture, self.surface, self.scroll, self.prelit = colour, texture, surface, scroll, prelit
+        self.shading = shading
         self.opaque_texture = opaque_texture
         self.opaque = False              # drawn before the sky: not blended (a surface without alpha
         #                                  blending), or alpha 1 everywhere (the viewer's default)
@@ -124,12 +126,15 @@ class _Bucket:
             gl.glBindVertexArray(0)
         self.dirty = False
 
-    def draw(self, programs, visible=None, clock: float = 0.0) -> None:
+    def draw(self, programs, visible=None, clock: float = 0.0, sky_light: float = 1.0) -> None:
         """One call: every square, or those ``visible`` says (a bool per square);
-        the texture scrolled to ``clock`` (seconds); ``programs`` a textures.MeshPrograms."""
-        program = programs.pick(self.surface)
+        the texture scrolled to ``clock`` (seconds); ``programs`` a
+        textures.MeshPrograms; a sky layer's prelit colour times ``sky_light``."""
+        program = programs.pick(self.surface, self.shading)
         set_surface(self.surface)
-        set_part(program, self.scroll, self.prelit, clock)
+        sky = self.surface is not None and self.surface.sky and self.prelit is not None
+        prelit = tuple(c * sky_light for c in self.prelit) if sky else self.prelit
+        set_part(program, self.scroll, prelit, clock, self.shading)
         if self.colour is None:
             program["look"] = 0
         else:
@@ -200,11 +205,11 @@ class StaticLayer:
         if key not in self.pieces:
             self.pieces[key] = _pieces(g.mesh, g.look, self.textures)
         keys = []
-        for bucket_key, colour, tex, surface, scroll, prelit, vertices, indices in self.pieces[key]:
+        for bucket_key, colour, tex, surface, scroll, prelit, shading, vertices, indices in self.pieces[key]:
             b = self.buckets.get(bucket_key)
             if b is None:
                 b = self.buckets[bucket_key] = _Bucket(colour, tex, tex is not None and self.textures.opaque(tex),
-                                                       surface, scroll, prelit)
+                                                       surface, scroll, prelit, shading)
             b.members[e] = (vertices, indices, g.matrices[k], np.asarray(g.colours[k], dtype=np.float32))
             b.dirty = True
             keys.append(bucket_key)
@@ -228,12 +233,14 @@ class StaticLayer:
                                    colour=b.colour, tint=tint, texture=b.texture, scroll=b.scroll, prelit=b.prelit)
         return None
 
-    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False) -> int:
+    def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False,
+             sky_light: float = 1.0) -> int:
         """The opaque buckets or the others, each with members in one call
         (identity model rows), without its squares outside the view's
         ``planes`` (drawlist.frustum_planes; None: all), textures scrolled to
         ``clock``, with ``programs`` (textures.MeshPrograms), without the sky
-        layer if ``sky_drawn`` (the sky's pass drew it); the draw calls made."""
+        layer if ``sky_drawn`` (the sky's pass drew it), else its brightness
+        times ``sky_light``; the draw calls made."""
         for location, row in enumerate(np.eye(4, dtype=np.float32), start=2):
             gl.glVertexAttrib4f(location, *(float(x) for x in row))
         calls = 0
@@ -247,7 +254,7 @@ class StaticLayer:
             if visible is not None and not visible.any():
                 self.culled += len(visible)
                 continue
-            b.draw(programs, visible, clock)
+            b.draw(programs, visible, clock, sky_light)
             self.culled += 0 if visible is None else int((~visible).sum())
             calls += 1
         programs.reset()

@@ -20,6 +20,7 @@ from scenes.virtools.game import SKY_FACES, TEXTURES_DIR, find_ci
 
 from .drawlist import indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
+from .lighting import SPECULAR
 
 log = logging.getLogger(__name__)
 MAX_TEXTURE_SIDE = 4096         # a larger image is refused (Ballance's are 512 at most)
@@ -98,29 +99,50 @@ def scrolled(scroll, clock: float) -> tuple:
     return tuple(float((c * clock) % 1.0) for c in scroll)
 
 
-def set_part(program, scroll, prelit, clock: float) -> None:
+def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
     """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
     per second, at ``clock`` seconds (kept within one repeat), and its
-    lighting: None lit, else the colour of a prelit part (no lighting)."""
-    program["uv_offset"] = scrolled(scroll, clock)
+    lighting: None lit, else the colour of a prelit part (no lighting); lit
+    by its ``shading`` (scenes.virtools.looks.Shading), None the viewer's
+    own (the ambient light whole, and a highlight of SPECULAR, power 32)."""
+    if "uv_offset" in program.uniforms:         # an environment map's program has none
+        program["uv_offset"] = scrolled(scroll, clock)
     program["unlit"] = int(prelit is not None)
     if prelit is not None:
         program["prelit"] = tuple(float(c) for c in prelit)
+    own = {"shaded": 1.0, "part_ambient": shading.ambient, "part_emissive": shading.emissive,
+           "part_specular": shading.specular, "part_power": float(shading.power)} if shading is not None else \
+        {"shaded": 0.0, "part_ambient": (1.0, 1.0, 1.0), "part_emissive": (0.0, 0.0, 0.0),
+         "part_specular": (SPECULAR,) * 3, "part_power": 32.0}
+    for name, value in own.items():
+        if name in program.uniforms:            # without lights there is no highlight
+            program[name] = value
 
 
 class MeshPrograms:
-    """A frame's two mesh programs (renderer.py): ``plain``, and ``tested``
-    with the alpha test, used only by alpha-tested parts (its discard slows
-    every pixel a program draws, in llvmpipe)."""
+    """A frame's mesh programs (renderer.py) by (alpha test, environment
+    map, lit per vertex), made by ``make(alpha_test, env_map, vertex_lit)``
+    and given the frame's uniforms by ``frame(program)`` at their first
+    use: a part uses the one its Surface and Shading need (a discard, or
+    code behind a uniform, slows every pixel a program draws, in llvmpipe);
+    a part with a Shading is lit per vertex, as Direct3D's fixed function."""
 
-    def __init__(self, plain, tested):
-        self.plain, self.tested = plain, tested
+    def __init__(self, make, frame):
+        self.make, self.frame = make, frame
+        self.ready = {}
         self.current = None
 
-    def pick(self, surface):
-        """The program for a part's Surface, in use, its alpha test set."""
+    def pick(self, surface, shading=None):
+        """The program for a part's Surface and Shading, in use, its alpha test set."""
         tested = surface is not None and surface.alpha_test is not None
-        p = self.tested if tested else self.plain
+        key = (tested, shading is not None and shading.env_map, shading is not None)
+        p = self.ready.get(key)
+        if p is None:
+            p = self.ready[key] = self.make(*key)
+            p.use()
+            self.frame(p)
+            self._plain(p)
+            self.current = p
         if p is not self.current:
             p.use()
             self.current = p
@@ -128,14 +150,19 @@ class MeshPrograms:
             p["alpha_func"], p["alpha_ref"] = int(surface.alpha_test[0]), float(surface.alpha_test[1])
         return p
 
+    @staticmethod
+    def _plain(p) -> None:
+        p["look"] = 0
+        set_part(p, (0.0, 0.0), None, 0.0)
+
     def reset(self) -> None:
-        """Both programs back to plain meshes (no look, no scroll), the plain
-        one in use, the default surface."""
-        for p in (self.tested, self.plain):
+        """The programs back to plain meshes (no look, no scroll, the
+        viewer's lighting), the plain one in use, the default surface."""
+        for p in self.ready.values():
             p.use()
-            p["look"] = 0
-            set_part(p, (0.0, 0.0), None, 0.0)
-        self.current = self.plain
+            self._plain(p)
+        self.current = None
+        self.pick(None)
         set_surface(None)
 
     def stop(self) -> None:
@@ -201,7 +228,8 @@ class LookBatch:
     def __init__(self, mesh, look, textures: TextureCache):
         corners, self.ranges = look_corners(mesh, look)
         vertices, indices = indexed(corners)
-        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit) for p in look.parts]
+        self.parts = [(p.colour, surface_texture(p, textures), p.surface, p.uv_scroll, p.prelit, p.shading)
+                      for p in look.parts]
         self.vao, self.indices, self.vertices, self.instances = instanced_vao(vertices, indices,
                                                                               ((0, 3), (1, 3), (7, 2)))
 
@@ -209,11 +237,11 @@ class LookBatch:
         """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
-        for (first, count), (colour, tex, surface, scroll, prelit) in zip(self.ranges, self.parts):
-            program = programs.pick(surface)
+        for (first, count), (colour, tex, surface, scroll, prelit, shading) in zip(self.ranges, self.parts):
+            program = programs.pick(surface, shading)
             program["look"] = 1
             set_surface(surface)
-            set_part(program, scroll, prelit, clock)
+            set_part(program, scroll, prelit, clock, shading)
             program["part_colour"] = tuple(float(c) for c in colour)
             program["textured"] = int(tex is not None)
             if tex is not None:
@@ -314,16 +342,18 @@ class SkyBox:
         indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
         self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
 
-    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0) -> None:
+    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0,
+             light: float = 1.0) -> None:
         """The sky, and ``sheet`` (a SkySheet, or None) added to it as seen
-        from ``camera_world`` with the lens' ``far`` plane, scrolled to ``clock``."""
+        from ``camera_world`` with the lens' ``far`` plane, scrolled to
+        ``clock``, its brightness times ``light``."""
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)
         p = self.programs[sheet is not None]
         p.use()
         p["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
         if sheet is not None:
-            sheet.set(p, camera_world, far, clock)
+            sheet.set(p, camera_world, far, clock, light)
         gl.glBindVertexArray(self.vao)
         gl.glActiveTexture(gl.GL_TEXTURE0)
         for k, tex in enumerate(self.faces):
@@ -370,14 +400,16 @@ class SkySheet:
         fitted = np.column_stack([xz, np.ones(len(xz))]) @ np.stack([sheet.u, sheet.v], axis=1)
         return sheet if np.allclose(fitted, uvs, atol=1e-4) else None
 
-    def set(self, program, camera_world, far: float, clock: float) -> None:
+    def set(self, program, camera_world, far: float, clock: float, light: float = 1.0) -> None:
+        """The sheet's uniforms, its prelit colour times ``light``."""
         m = np.asarray(camera_world, dtype=np.float64)
         program["eye"], program["forward"] = tuple(map(float, m[3, :3])), tuple(map(float, m[2, :3]))
         program["far"], program["sheet_y"], program["sheet_bounds"] = float(far), self.y, self.bounds
         program["sheet_u"], program["sheet_v"] = tuple(map(float, self.u)), tuple(map(float, self.v))
         program["uv_offset"] = scrolled(self.scroll, clock)
         program["sheet_colour"] = tuple(float(c) for c in self.colour)
-        program["sheet_tint"], program["sheet_light"] = tuple(map(float, self.tint[:3])), tuple(map(float, self.prelit))
+        program["sheet_tint"] = tuple(map(float, self.tint[:3]))
+        program["sheet_light"] = tuple(float(c) * light for c in self.prelit)
         program["sheet_image"] = 1
         gl.glActiveTexture(gl.GL_TEXTURE1)
         gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)
@@ -497,6 +529,9 @@ class Effects:
         self.textures = TextureCache()
         self.images = None                      # (flame, shadow) RGBA arrays, once the game folder is known
         self.batch = None
+        self.fade = None
+        self.sky_light = 1.0
+        self.white = np.full((1, 1, 4), 255, np.uint8)  # the fade's texture
 
     def update(self, session) -> None:
         """This frame's emitters and shadows of the session's behaviours."""
@@ -515,18 +550,22 @@ class Effects:
             self.flames.looks = dict(getattr(session.scene, "particles", None) or {})
         m = manager_of(ctx, create=False)
         self.clock = m.time_ms * 0.001 if m is not None else 0.0
+        fields = hooks.hud_fields(ctx)
+        self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
+        sky = fields.get("sky")                         # the sky layer's brightness (the finish fades it)
+        self.sky_light = 1.0 if sky is None else float(sky)
         self.flames.update(self.clock, hooks.emitters(ctx))
         spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
 
     def draw(self, view_proj: tuple, camera_world) -> int:
-        """The shadows and the flames; the draw calls made."""
-        from .particles import billboards, flat_quads, sprite_crop
+        """The shadows, the flames and the death's white fade; the draw calls made."""
+        from .particles import FULL, billboards, flat_quads, sprite_crop
         if self.batch is None:
             self.batch = SpriteBatch()
         images = self.images or ()
         flame_tex, shadow_tex = (self.textures.get(img) for img in images) if images else (None, None)
-        flame_crop, shadow_crop = (sprite_crop(img[..., 3]) for img in images) if images else (None, None)
+        flame_crop, shadow_crop = (sprite_crop(img[..., 3]) for img in images) if images else (FULL, FULL)
         spots = self.shadows
         lifted = spots[:, :3] + (0.0, self.SHADOW_LIFT, 0.0)
         calls = self.batch.draw(flat_quads(lifted, spots[:, 3], np.ones((len(spots), 4)), shadow_crop), shadow_tex,
@@ -534,4 +573,12 @@ class Effects:
         for blend, (centres, sizes, colours) in self.flames.sprites().items():
             calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
                                      tuple(BLEND_FACTORS.get(f, gl.GL_ONE) for f in blend))
+        if self.fade:                           # over everything: the whole view white by the fade's opacity
+            quad = np.zeros((1, 4, 9), np.float32)
+            quad[0, :, :2] = ((-1, -1), (1, -1), (1, 1), (-1, 1))
+            quad[0, :, 5:] = (1.0, 1.0, 1.0, float(self.fade))
+            gl.glDisable(gl.GL_DEPTH_TEST)
+            calls += self.batch.draw(quad, self.textures.get(self.white), tuple(float(x) for x in np.eye(4).ravel()),
+                                     (gl.GL_SRC_ALPHA, gl.GL_ONE_MINUS_SRC_ALPHA))
+            gl.glEnable(gl.GL_DEPTH_TEST)
         return calls

@@ -47,7 +47,8 @@ from .camera import camera_of
 from .values import (BALL_RADIUS, BIG_FLAME_SIZE, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
-                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS, KIND_NAMES,
+                     EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS,
+                     FINISH_SKY_FADE_S, KIND_NAMES,
                      LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
                      RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
                      SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
@@ -110,7 +111,8 @@ class Level(Behavior):
     sector_groups = Param(str, SECTOR_GROUP_NAME, "name of sector N's group, a format of N")
     prop_groups = Param(str, " ".join(PROP_GROUPS), "groups of the loose props (space-separated)")
     hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
-    fade_time = Param(float, DEATH_FADE_S, "seconds of the white fade after that (up, then down)", bounds=SECONDS)
+    fade_time = Param(float, DEATH_FADE_S, "seconds of the white pulse from the death (up, then down)",
+                      bounds=SECONDS)
     rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball", bounds=SECONDS)
     extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1",
                              bounds=SECONDS)
@@ -145,6 +147,7 @@ class Level(Behavior):
         self.collected = {}
         self.satellites = []
         self.death_time = None
+        self.finish_time = None
 
     # --- the level's clock -------------------------------------------------------------
 
@@ -340,9 +343,9 @@ class Level(Behavior):
     # --- death ------------------------------------------------------------------------------
 
     def die(self) -> None:
-        """A death box: navigation off, the ball hidden at 1 s, a white fade,
-        then (with a spare life) the sector reset and a new ball at 3 s. The
-        points stop from death to rebirth."""
+        """A death box: navigation off, a white pulse of 2 s, the ball hidden
+        at its peak (1 s), then (with a spare life) the sector reset and a new
+        ball at 3 s. The points stop from death to rebirth."""
         self.send("Ball Nav Off")
         self.sound(SOUND_FALL)
         self.death_time = self.clock
@@ -357,12 +360,13 @@ class Level(Behavior):
         self.at(self.rebirth_delay, self._rebirth)
 
     def _update_fade(self) -> None:
-        """The white fade's opacity, 0 to 1 and back over ``fade_time`` from the
-        hiding of the ball; None outside it."""
+        """The white pulse's opacity, 0 to 1 and back over ``fade_time`` from
+        the death (the game's Deactivate Ball: a 2 s pulse, the ball swapped
+        at its peak, 1 s; Three.js' notes); None outside it."""
         if self.death_time is None or self.flow not in (DEAD, GAME_OVER):
             self.fade = None
             return
-        t = self.clock - self.death_time - self.hide_delay
+        t = self.clock - self.death_time
         half = self.fade_time * 0.5
         self.fade = max(0.0, 1.0 - abs(t - half) / half) if 0.0 <= t <= self.fade_time and half > 0.0 else None
 
@@ -447,6 +451,7 @@ class Level(Behavior):
         """The finish: navigation off, the camera slot freezes and the balloon
         flies off ("Level_Finish"); the score count after ``end_wait``."""
         self.flow = FINISHED
+        self.finish_time = self.clock
         self.satellites = []
         self.send("Ball Nav Off")
         self.send("Level_Finish")
@@ -471,7 +476,14 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final, "fade": self.fade}
+                "final": self.final, "fade": self.fade, "sky": self.sky_light()}
+
+    def sky_light(self) -> float | None:
+        """The sky layer's brightness from the finish on, linearly from 1 to 0
+        over FINISH_SKY_FADE_S ("fadeout Sky"); None before (as it was)."""
+        if self.finish_time is None:
+            return None
+        return max(0.0, 1.0 - (self.clock - self.finish_time) / FINISH_SKY_FADE_S)
 
     def hud_fields(self) -> dict:
         """The viewer's hook (behaviors.hooks): the gameplay state."""

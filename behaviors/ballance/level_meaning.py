@@ -129,7 +129,7 @@ MEANING = LevelMeaning(
     reserved=frozenset({"Ball_Paper", "Ball_Wood", "Ball_Stone", "FixCube",      # parts/player.yaml's names
                         "Cam_MF", "Cam_Orient", "Cam_OrientRef", "Cam_Target", "Cam_Pos"}),   # the camera rig's
     behaviours={"level": "ballance.level", "transformers": "ballance.transformers", "fan": "ballance.fan",
-                "wake_gate": "ballance.wake_gate"},
+                "wake_gate": "ballance.wake_gate", "music": "ballance.music", "fan_sound": "ballance.fan_sound"},
     module=re.compile(r"P_Modul_\d+"), module_root="{}_MF", fan="P_Modul_18", balloon="PE_Balloon",
     modules=MODULES, wake_gate_radius=WAKE_GATE_RADIUS,
     camera_file=("3D Entities", "Camera.nmo"),
@@ -147,6 +147,13 @@ MEANING = LevelMeaning(
     flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
     sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
     sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
+    # The rails' shine: no level material has an effect (virtools-nmo.md 3.5),
+    # a script of the game maps this texture; the light is Gameplay.nmo's, in
+    # the level's colour (5.6), with the game's ambient #0F0F0F (Three.js' notes).
+    env_textures=("Rail_Environment",),
+    light_file=("3D Entities", "Gameplay.nmo"),
+    light="Light_Ingame",
+    ambient=15.0 / 255.0,
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
     autopilot="behaviors.ballance.autopilot:drive",
 )

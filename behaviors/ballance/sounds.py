@@ -20,6 +20,11 @@ Paper has one hit and one roll sound for every surface.
 
 Each member of Phys_FloorStopper has its own detector (0.3 / 10 / 0.5, no
 class filter): ``Hit_WoodenFlap`` at TT_LinearVolume of its Speed (0-1).
+
+The fans (``ballance.fan_sound``): ``Misc_Ventilator`` loops while the ball
+is within the far distance of a fan (P_Modul_18), at the volume of the
+nearest one: 1 up to 2, then linearly down to 0 at 25 (the fan prefab's
+sound source and its attenuation range, as Three.js' notes report them).
 """
 
 from __future__ import annotations
@@ -145,3 +150,32 @@ class BallSounds(Behavior):
         for name in self.rolling.values():
             self.sound(name, 0.0, 1.0, "stop")
         self.rolling = {}
+
+
+FAN_SOUND = "Misc_Ventilator"
+
+
+@register("ballance.fan_sound")
+class FanSound(Behavior):
+    """The fans' loop, at the nearest fan's volume by the ball's distance (module docstring)."""
+
+    fans = Param(Group, "P_Modul_18", "the fans", optional=True)
+    near = Param(float, 2.0, "full volume up to this distance", bounds=(0.0, 1e6))
+    far = Param(float, 25.0, "silent from this distance on", bounds=(0.0, 1e6))
+
+    def on_start(self) -> None:
+        self.volume = None              # the loop's volume, None while it is off
+
+    def on_frame(self, dt: float) -> None:
+        player = player_of(self.ctx)
+        ball = player.ball if player is not None else None
+        d = min((distance(ball.get_position(), f.get_position()) for f in (self.fans or ())), default=math.inf) \
+            if ball is not None else math.inf
+        volume = min(1.0, (self.far - d) / max(self.far - self.near, 1e-9)) if d < self.far else None
+        if volume is None and self.volume is not None:
+            self.sound(FAN_SOUND, action="stop")
+        elif volume is not None and self.volume is None:
+            self.sound(FAN_SOUND, volume=volume, action="loop")
+        elif volume is not None and volume != self.volume:
+            self.sound(FAN_SOUND, volume=volume, action="set")
+        self.volume = volume

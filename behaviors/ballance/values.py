@@ -71,10 +71,13 @@ CHECKPOINT_NAME = "PC_TwoFlames_{:02d}"      # checkpoint N ends sector N
 SECTOR_GROUP_NAME = "Sector_{:02d}"
 MAX_SECTORS = 99                             # two digits in the names
 
-# Death: the ball is hidden at 1 s, a white fade of 2 s, a new ball at 3 s.
+# Death: a white pulse of 2 s, the ball hidden at its peak (1 s), a new ball at 3 s.
 DEATH_HIDE_S = 1.0
 DEATH_FADE_S = 2.0
 DEATH_REBIRTH_S = 3.0
+# The finish: Gameplay's "fadeout Sky" filters the SkyLayer's prelit colour
+# linearly to black over 3 s (Three.js' notes).
+FINISH_SKY_FADE_S = 3.0
 
 # Ball pieces.
 PIECE_COUNTS = {"wood": 16, "stone": 17, "paper": 18}

@@ -13,6 +13,7 @@ LEVEL_DIR = ("3D Entities", "Level")
 PREFAB_DIR = ("3D Entities", "PH")
 TEXTURES_DIR = "Textures"
 SKY_DIR = "Sky"
+SOUNDS_DIR = "Sounds"
 SKY_FACES = ("Back", "Right", "Front", "Left", "Down")     # 5.6 / 5.7: Sky_<X>_<face>.bmp, no top face
 
 

@@ -30,7 +30,7 @@ from ivp import umath
 from ivp.surface import usable_faces
 
 from . import reader as r
-from .game import SKY_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
+from .game import SKY_DIR, SOUNDS_DIR, TEXTURES_DIR, find_ci, game_folder, sky_images
 from .looks import Surface, Textures, mesh_look
 from .modules import build_module, placed, read_prefab, under
 from .particles import particle_looks
@@ -274,8 +274,9 @@ class _Importer:
                       "description": f"Imported from {nmo.path}; sky {s.sky}",
                       "gravity": list(self.m.gravity), "time_factor": self.m.time_factor,
                       "camera": {"position": [start[0], start[1] + 35.0, start[2] - 22.0], "target": list(start)},
-                      "lights": [{"type": "directional", "direction": [0.3, -1.0, 0.5], "color": list(s.light[:3])},
-                                 {"type": "ambient", "color": [0.35, 0.35, 0.4]}]},
+                      "lights": [{"type": "directional", "direction": self._light_direction(),
+                                  "color": list(s.light[:3])},
+                                 {"type": "ambient", "color": [self.m.ambient] * 3}]},
             "includes": [{"file": f} for f in self.m.includes],
             "meshes": {name: {"obj": path} for (name, path) in sorted(set(self.mesh_names.values()))},
             "entities": docs + extra,
@@ -472,7 +473,7 @@ class _Importer:
             item["color"] = list(self._colour(nmo, mesh))
             key = (nmo.path, mesh.index, dropped)
             if key not in self.mesh_looks:          # one look per mesh: instances share it (7.7)
-                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures)
+                self.mesh_looks[key] = mesh_look(nmo, mesh, self.textures, self.m.env_textures)
             self.looks[name] = self.mesh_looks[key]
             self.sidecar_looks[self.meshes_by_name[item["mesh"]]] = self.mesh_looks[key]
         elif any(g in self.m.physics_groups for g in groups):
@@ -519,10 +520,15 @@ class _Importer:
             extra.append({"name": trigger, "position": [p[0], p[1] + self.m.finish_height, p[2]]})
             params["finish"] = trigger
         out = [{"type": m.behaviours["level"], "params": params}]
+        if "music" in m.behaviours:         # the level's music number (5.6) and the waves' folder
+            sounds = find_ci(self.game, SOUNDS_DIR) if self.game else None
+            out.append({"type": m.behaviours["music"], "params": {"theme": rep.settings.music, "sounds": sounds or ""}})
         if present & set(m.trafo_groups):
             out.append({"type": m.behaviours["transformers"]})
         for d in members.get(m.fan, []):
             out.append({"type": m.behaviours["fan"], "entity": d["name"]})
+        if members.get(m.fan) and "fan_sound" in m.behaviours:
+            out.append({"type": m.behaviours["fan_sound"], "params": {"fans": m.fan}})
         return out
 
     def _modules(self, docs: list, extra: list, behaviours: list) -> list:
@@ -655,6 +661,30 @@ class _Importer:
                 extra.append(item)
                 if p.name in looks[kind]:
                     self.particles[item["name"]] = looks[kind][p.name]
+
+    def _light_direction(self) -> list:
+        """Where the level's light shines: the Z axis of the meaning's light
+        entity in its file (Ballance: Gameplay.nmo's Light_Ingame), or a
+        stated one when the file or the entity is missing (the report says so)."""
+        stated = [0.3, -1.0, 0.5]
+        if not self.m.light_file:
+            return stated
+        want = "/".join(self.m.light_file)
+        path = find_ci(self.game, *self.m.light_file) if self.game else None
+        try:
+            lights = r.read_file(path, self.encodings).named(self.m.light, r.Entity) if path else []
+        except (r.VirtoolsError, OSError) as exc:
+            self.report.skipped.append((f"the light {self.m.light}", f"{want} is unreadable: {exc}: a stated light"))
+            return stated
+        if not lights:
+            where = f"not in {path}" if path else f"no {want}"
+            self.report.skipped.append((f"the light {self.m.light}", f"{where}: a stated light"))
+            return stated
+        z = np.asarray(lights[0].matrix, np.float64).reshape(4, 3)[2]
+        if not np.isfinite(z).all() or np.linalg.norm(z) == 0.0:
+            self.report.skipped.append((f"the light {self.m.light}", "its Z axis has no direction: a stated light"))
+            return stated
+        return [float(x) for x in z / np.linalg.norm(z)]
 
     def _camera(self, extra: list) -> None:
         """The game's camera rig (the meaning's camera file, Ballance's

@@ -61,13 +61,36 @@ def material_surface(mat: r.Material, tex: r.Texture | None) -> Surface:
                    two_sided=bool(f & TWO_SIDED), z_write=bool(f & Z_WRITE), colour_key=0 if keyed else None)
 
 
+@dataclass(frozen=True)
+class Shading:
+    """3.5: how a material is lit besides its diffuse colour, as Direct3D's
+    fixed function lights it (the texture times the emissive colour plus the
+    ambient light times ``ambient`` plus the diffuse light, then the
+    highlight added): colours (r, g, b); ``power`` the specular exponent, 0
+    for no highlight; ``env_map`` the texture is a spherical environment map
+    (reflected, not laid by the UVs)."""
+
+    ambient: tuple = (0.0, 0.0, 0.0)
+    emissive: tuple = (0.0, 0.0, 0.0)
+    specular: tuple = (0.0, 0.0, 0.0)
+    power: float = 0.0
+    env_map: bool = False
+
+
+def material_shading(mat: r.Material, env_map: bool = False) -> Shading:
+    """3.5's ambient, emissive and specular colours and power."""
+    return Shading(*(tuple(r.rgba(c)[:3]) for c in (mat.ambient, mat.emissive, mat.specular)), float(mat.power),
+                   env_map)
+
+
 @dataclass
 class LookPart:
     """The faces (indices into the mesh's faces) drawn with one material: its
     diffuse colour (r, g, b, a), a texture (an image file path, embedded
     pixels ((h, w, 4) RGBA uint8, top row first), or None), its Surface
     (None: the viewer's default, blended by alpha, both sides), the
-    texture's scroll and the colour it has unlit (the sky layer's, 5.6)."""
+    texture's scroll, the colour it has unlit (the sky layer's, 5.6) and
+    its Shading."""
 
     faces: np.ndarray
     colour: tuple
@@ -76,6 +99,7 @@ class LookPart:
     surface: Surface | None = None
     uv_scroll: tuple = (0.0, 0.0)       # the texture moves by this (u, v) per second of the behaviour clock
     prelit: tuple | None = None         # unlit: drawn in its colour times this (r, g, b), as a prelit mesh
+    shading: Shading | None = None      # its material's lighting (None: the viewer's own)
 
 
 @dataclass
@@ -124,8 +148,9 @@ class Textures:
         return None
 
 
-def mesh_look(nmo: r.NmoFile, mesh: r.Mesh, textures: Textures) -> Look:
-    """3.4 / 3.5: the mesh's faces grouped by material slot, in slot order."""
+def mesh_look(nmo: r.NmoFile, mesh: r.Mesh, textures: Textures, env_textures: tuple = ()) -> Look:
+    """3.4 / 3.5: the mesh's faces grouped by material slot, in slot order;
+    a material whose texture is named in ``env_textures`` is environment-mapped."""
     parts = []
     slots = mesh.face_slots if len(mesh.face_slots) == len(mesh.faces) else np.zeros(len(mesh.faces), np.int32)
     for slot in np.unique(slots).tolist():
@@ -133,8 +158,10 @@ def mesh_look(nmo: r.NmoFile, mesh: r.Mesh, textures: Textures) -> Look:
         colour = DEFAULT_DIFFUSE if mat is None else r.rgba(mat.diffuse)
         texture = None if mat is None else textures.image(nmo, mat.texture)
         surface = None if mat is None else material_surface(mat, nmo.get(mat.texture, r.Texture))
+        tex = None if mat is None else nmo.get(mat.texture, r.Texture)
+        shading = None if mat is None else material_shading(mat, tex is not None and tex.name in env_textures)
         parts.append(LookPart(np.flatnonzero(slots == slot).astype(np.int32), tuple(colour), texture,
-                              "" if mat is None else mat.name, surface))
+                              "" if mat is None else mat.name, surface, shading=shading))
     uvs = mesh.uvs if len(mesh.uvs) == len(mesh.vertices) else np.zeros((len(mesh.vertices), 2), np.float32)
     return Look(np.ascontiguousarray(uvs, np.float32), parts)
 
