@@ -167,3 +167,58 @@ def autopilot_level() -> LevelBuilder:
     b.group("Sector_01", [start])
     b.group("Sector_02", [pad, fan])
     return b
+
+
+def falling_stone_prefab() -> LevelBuilder:
+    """P_Modul_34 as the original prefab names its parts (glue-and-content 3,
+    "PH modules"): the stone (5 x 5 x 5) on a vertical slider (frames 5 above
+    and 10 below the root) resting on the crate (5 x 4 x 5) under it."""
+    b = LevelBuilder()
+    b.entity("P_Modul_34_MF", None, translation(0, 0, 0), class_id=r.CK_3DENTITY)
+    mat = b.material("Stone", 0xFF808080)
+    b.box("P_Modul_34_Schiebestein", (5, 5, 5), (0, 1.55, 0), mat)
+    b.box("P_Modul_34_Kiste", (5, 4, 5), (0, -2.95, 0), mat)
+    for k, y in ((1, 5.0), (2, -10.0)):
+        b.entity(f"P_Modul_34_Slider_Frame0{k}", None, translation(0, y, 0), class_id=r.CK_3DENTITY)
+    return b
+
+
+def falling_stone_level() -> LevelBuilder:
+    """A course along +Z (floor tops at y 0; every floor an open plate, a
+    ball of 4 passes under one 5 above) with a falling stone across it: the
+    start area (x -20..2.5, z -5..5) and path A (x -2.5..2.5, to z 19.5), a
+    gap z 19.5..25.5 where the stone (P_Modul_34 at z 22.5, falling_stone_prefab)
+    stands 4 above the paths on its crate, path B (z 25.5..50) with the finish
+    balloon at z 45. Under them a basin 5 down (x -20..20, z 5..40), a ramp
+    from its floor (z 25) up to the start area (z 5) at x -20..-12, and a
+    stone transformer on the start area at x -10. Only a ball that pushes
+    the crate out from the basin drops the stone into the gap, its top then
+    level with the paths. A death cube under everything."""
+    b = LevelBuilder()
+    floor_mat = b.material("Floor", 0xFF8C8577)
+    stone = b.material("Stone", 0xFF808080)
+
+    def plate(name, corners):
+        m = b.mesh(name + "_Mesh", meshes.Mesh(name, corners, [(0, 2, 1), (0, 3, 2)]), floor_mat)
+        return b.entity(name, m, translation(0, 0, 0))
+
+    floors = [plate("A01_Floor_01", [(-20, 0, -5), (2.5, 0, -5), (2.5, 0, 5), (-20, 0, 5)]),
+              plate("A01_Floor_02", [(-2.5, 0, 5), (2.5, 0, 5), (2.5, 0, 19.5), (-2.5, 0, 19.5)]),
+              plate("A01_Floor_03", [(-2.5, 0, 25.5), (2.5, 0, 25.5), (2.5, 0, 50), (-2.5, 0, 50)]),
+              plate("A01_Floor_04", [(-20, -5, 5), (20, -5, 5), (20, -5, 40), (-20, -5, 40)]),
+              plate("A01_Ramp", [(-20, -5, 25), (-12, -5, 25), (-12, 0, 5), (-20, 0, 5)])]
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 20), None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
+    pad = b.entity("P_Trafo_Stone_01", None, translation(-10, 0, 0))
+    module = b.entity("P_Modul_34_01", None, translation(0, 0, 22.5))
+    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 45))
+    b.group("Phys_Floors", floors)
+    b.group("DepthTestCubes", [death])
+    b.group("PS_Levelstart", [start])
+    b.group("PR_Resetpoints", [reset])
+    b.group("PE_Levelende", [finish])
+    b.group("P_Trafo_Stone", [pad])
+    b.group("P_Modul_34", [module])
+    b.group("Sector_01", [start, pad, module])
+    return b

@@ -42,11 +42,11 @@ from ..api import manager_of
 from ..recording import Recorder
 from .autopilot_map import WalkMap
 from .balls import Transformers, player_of
-from .floors import entity_triangles
+from .floors import FloorHeights, entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
-from .modules import Fan
+from .modules import Fan, falling_stones
 from .navigation import BallNavigation
-from .values import BALL_KINDS, CHECKPOINT_RADIUS, FINISH_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS
 
 FRAME_MS = 1000.0 / 60.0
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
@@ -62,6 +62,12 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+RUN_UP = 6.0                 # a falling stone's crate is pushed with this run-up (benchmarks/level_probes "stones")
+AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
+RUN_UP_SPEED = 1.0           # ... and this slow
+PUSH_SPEED = 10.0            # the push's speed along its line
+PUSH_FRAMES = 300            # a push that has not dropped the stone in 5 s failed
+DROPPED = 0.5                # a stone down this part of its drop is dropping: the push is done
 
 
 @dataclass(frozen=True)
@@ -147,12 +153,86 @@ def _members(ctx, names) -> list:
     return [e for n in names if n in ctx for e in ctx.get_group(n).entities]
 
 
-def level_map(ctx, level) -> WalkMap:
+@dataclass
+class FallingStone:
+    """A falling stone (module 34) as the autopilot sees it: its stone and
+    crate (names: a restored world has new entities), the stone's height
+    waiting and how far it drops, the map's nodes on its dropped top, and
+    the pushes that drop it: (the ball's centre at the run-up's start, the
+    unit push, the length of the push) for each side of the crate with
+    floor at the crate's foot behind the run-up and room for the crate
+    beyond it (the push's end)."""
+
+    stone: str
+    crate: str
+    y: float
+    drop: float
+    nodes: frozenset = frozenset()
+    pushes: tuple = ()
+
+    def dropped(self, ctx) -> bool:
+        return ctx.get(self.stone).get_position()[1] <= self.y - self.drop * DROPPED
+
+
+def _stone_drops(ctx, floors: np.ndarray) -> list:
+    """(FallingStone without nodes and pushes, the dropped stone's
+    triangles) of the level's falling stones: the stone falls until its
+    bottom meets the floor under its crate."""
+    heights = FloorHeights(floors) if len(floors) else None
+    out = []
+    for stone, crate in falling_stones(ctx):
+        st, ct = entity_triangles([stone]), entity_triangles([crate])
+        if heights is None or not len(st) or not len(ct):
+            continue
+        x, _, z = crate.get_position()
+        foot = float(heights.below([(x, ct[..., 1].min(), z)])[0])
+        if math.isnan(foot):
+            continue
+        drop = float(st[..., 1].min()) - foot
+        out.append((FallingStone(stone.name, crate.name, stone.get_position()[1], drop), st - (0.0, drop, 0.0)))
+    return out
+
+
+def _stone_plan(ctx, walk: WalkMap, stone: FallingStone, dropped: np.ndarray) -> FallingStone:
+    """The stone with its dropped top's nodes and its pushes (FallingStone)."""
+    p = walk.points
+    lo, hi = dropped.reshape(-1, 3).min(axis=0), dropped.reshape(-1, 3).max(axis=0)
+    top = np.flatnonzero((p[:, 0] >= lo[0]) & (p[:, 0] <= hi[0]) & (p[:, 2] >= lo[2]) & (p[:, 2] <= hi[2])
+                         & (np.abs(p[:, 1] - hi[1]) <= 0.5))
+    crate = ctx.get(stone.crate)
+    m = np.asarray(crate.get_world_matrix().as_array(), float)
+    c_lo, c_hi = crate.get_bounding_box(local=True)
+    centre, foot = np.asarray(crate.get_position(), float), lo[1]
+    pushes = []
+    for axis in (0, 2):
+        d = m[axis, :3].copy()
+        d[1] = 0.0
+        length = float(np.linalg.norm(d))
+        if length < 1e-9:
+            continue
+        half = 0.5 * (c_hi[axis] - c_lo[axis]) * length
+        for sign in (1.0, -1.0):
+            u = sign * d / length
+            start = centre - u * (half + BALL_RADIUS + RUN_UP)
+            beyond = centre + u * (2.0 * half + BALL_RADIUS)
+            ends = [walk.tree.query_ball_point((q[0], foot, q[2]), AT_RUN_UP) for q in (start, beyond)]
+            if all(ends):
+                pushes.append((np.array([start[0], foot + BALL_RADIUS, start[2]]), u,
+                               float(np.linalg.norm(_flat(beyond - start)))))
+    return FallingStone(stone.stone, stone.crate, stone.y, stone.drop, frozenset(top.tolist()), tuple(pushes))
+
+
+def level_map(ctx, level):
     """The WalkMap of a started level: its floors and its sectors' module
     bodies where they wait (bridges, boards, seesaws: not the loose props),
-    its fans' columns, its transformer pads."""
+    the falling stones dropped (their crates left out), its fans' columns,
+    its transformer pads; and the falling stones (FallingStone)."""
     m = manager_of(ctx, create=False)
-    modules = [e for bodies in level.sector_bodies.values() for e in bodies if e not in level.prop_set]
+    floors = entity_triangles(_members(ctx, FLOOR_GROUPS))
+    stones = _stone_drops(ctx, floors)
+    moved = {ctx.get(n) for st, _ in stones for n in (st.stone, st.crate)}
+    modules = [e for bodies in level.sector_bodies.values() for e in bodies
+               if e not in level.prop_set and e not in moved]
     fans, pads = [], []
     for fan in (m.find(Fan) if m is not None else ()):
         sy = fan.size[1]
@@ -160,8 +240,9 @@ def level_map(ctx, level) -> WalkMap:
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    return WalkMap(entity_triangles(_members(ctx, FLOOR_GROUPS) + modules), fans, pads,
+    walk = WalkMap(np.concatenate([floors, entity_triangles(modules)] + [t for _, t in stones]), fans, pads,
                    {k: climb(k, ctx.physics) for k in BALL_KINDS})
+    return walk, [_stone_plan(ctx, walk, st, t) for st, t in stones]
 
 
 def climb(kind: str, physics) -> float:
@@ -196,7 +277,9 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         if self.level is None:
             raise ValueError(f"autopilot: {scene.name!r}: {self._no_level()}")
-        self.map = level_map(self.ctx, self.level)
+        self.map, self.stones = level_map(self.ctx, self.level)
+        self.pushing = None                      # (frame, FallingStone, push) while pushing its crate
+        self.current_route = None                # the route steered along last
         self._progress_reset()
 
     def _no_level(self) -> str:
@@ -233,6 +316,7 @@ class Pilot:
         rng.set_seed(seed)
         del self.keys[frame:]
         self.level = level_behavior(self.ctx)
+        self.pushing = self.current_route = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -240,22 +324,59 @@ class Pilot:
 
     # --- where to go ------------------------------------------------------------------------
 
+    def _obstacles(self, sector: int) -> list:
+        """The props in play and the places the ball got stuck in the sector."""
+        physics = self.ctx.physics
+        return ([e.get_position() for e in self.level.props if physics.is_physicalized(e)]
+                + [p for k, p in self.stalls if k == sector])
+
     def route(self, sector: int):
         """The route to the sector's goal (its checkpoint, or the finish in the
         last sector) round the props in play when it is first asked for and
         the places the ball got stuck."""
-        if sector not in self.routes:
+        if (sector, None) not in self.routes:
             level = self.level
             cps = level.checkpoint_entities
             if sector <= len(cps):
                 goal, radius = level.checkpoint_centre(cps[sector - 1]), CHECKPOINT_RADIUS
             else:
                 goal, radius = level.finish.get_position(), FINISH_RADIUS + 2.0
-            physics = self.ctx.physics
-            props = [e.get_position() for e in level.props if physics.is_physicalized(e)]
-            stalls = [p for k, p in self.stalls if k == sector]
-            self.routes[sector] = self.map.route_to(goal, radius, props + stalls)
-        return self.routes[sector]
+            self.routes[sector, None] = self.map.route_to(goal, radius, self._obstacles(sector))
+        return self.routes[sector, None]
+
+    def run_up_route(self, sector: int, stone: FallingStone, push: int):
+        """The route to the start of a push's run-up, arriving as the kind with
+        the strongest push (a crate under a stone is heavy to shift)."""
+        key = (sector, stone.stone, push)
+        if key not in self.routes:
+            strongest = max(BALL_KINDS, key=lambda k: BALL_KINDS[k].force)
+            self.routes[key] = self.map.route_to(stone.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
+                                                 kinds=(strongest,))
+        return self.routes[key]
+
+    def stone_task(self, ball, kind: str):
+        """The falling stone of the sector the route to its goal crosses and
+        that has not dropped, with its cheapest reachable push and the route
+        to that push's run-up: (FallingStone, push, route), or None."""
+        level, sector = self.level, self.level.sector
+        waiting = [st for st in self.stones
+                   if level.sector_of.get(self.ctx.get(st.stone)) == sector and not st.dropped(self.ctx)]
+        if not waiting:
+            return None
+        route, p = self.route(sector), ball.get_position()
+        n = len(self.map.points)
+        way = {s % n for s in route.ahead(route.state(p, kind), math.inf)}
+        for st in waiting:
+            if not st.nodes & way:
+                continue
+            costs = []
+            for i in range(len(st.pushes)):
+                r = self.run_up_route(sector, st, i)
+                costs.append((float(r.cost[r.state(p, kind)]), i, r))
+            if costs and math.isfinite(min(costs)[0]):
+                _, i, r = min(costs, key=lambda c: c[0])
+                return st, i, r
+        return None
 
     def key_pushes(self):
         """(keys, horizontal unit push in world axes) of the eight key sets."""
@@ -273,11 +394,56 @@ class Pilot:
         return out
 
     def steer(self, ball, kind: str) -> frozenset:
-        """The keys of this frame (the module's docstring)."""
-        route = self.route(self.level.sector)
+        """The keys of this frame: along the route to the sector's goal; where
+        that route crosses a falling stone still waiting, first to the start of
+        a run-up at its crate, then across the crate until the stone drops."""
+        if self.pushing is None:
+            task = self.stone_task(ball, kind) if self.stones else None
+            if task is None:
+                return self.follow(ball, kind, self.route(self.level.sector))
+            stone, push, route = task
+            start, u, _ = stone.pushes[push]
+            p, v = np.asarray(ball.get_position(), float), self._velocity(ball)
+            if (float(np.linalg.norm(_flat(p - start))) > AT_RUN_UP or abs(p[1] - start[1]) > 1.0
+                    or float(np.linalg.norm(v)) > RUN_UP_SPEED):
+                return self.follow(ball, kind, route)
+            self.pushing = (len(self.keys), stone, push)
+        frame, stone, push = self.pushing
+        start, u, _ = stone.pushes[push]
+        if stone.dropped(self.ctx):
+            self.pushing = None
+            self._progress_reset()
+            return self.steer(ball, kind)
+        off = _flat(np.asarray(ball.get_position(), float) - start)
+        return self._keys_for(ball, u * PUSH_SPEED - (off - u * float(off @ u)) * 2.0)
+
+    def _velocity(self, ball) -> np.ndarray:
+        """The ball's horizontal velocity."""
+        body = self.ctx.physics.body_of(ball)
+        v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
+        return _flat(v)
+
+    def _keys_for(self, ball, want) -> frozenset:
+        """The key set whose push best turns the ball's horizontal velocity
+        toward ``want`` (none when it is within DEADBAND of it)."""
+        err = want - self._velocity(ball)
+        if np.linalg.norm(err) < DEADBAND:
+            return frozenset()
+        err /= np.linalg.norm(err)
+        keys, push = max(self.key_pushes(), key=lambda kp: float(kp[1] @ err))
+        return keys
+
+    def follow(self, ball, kind: str, route) -> frozenset:
+        """The keys along ``route`` (the module's docstring)."""
+        if route is not self.current_route:
+            self.current_route = route
+            self._progress_reset()
         p = np.asarray(ball.get_position(), float)
         state = route.state(p, kind)
         path = route.ahead(state, max(self.variant.lookahead, BRAKE_DISTANCE))
+        turn = next((i for i, st in enumerate(path) if route.kind(st) != kind), None)
+        if turn is not None:                     # a transformer ahead: onto its pad, not past it
+            path = path[:turn + 1]
         points = [route.point(s) for s in path]
         gone = _path_lengths(points)
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
@@ -301,16 +467,7 @@ class Pilot:
             speed *= 0.75
         if arriving:
             speed = min(speed, 1.5 * dist)
-        want = to / dist * speed if dist > 1e-9 else np.zeros(3)
-        body = self.ctx.physics.body_of(ball)
-        v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
-        v[1] = 0.0
-        err = want - v
-        if np.linalg.norm(err) < DEADBAND:
-            return frozenset()
-        err /= np.linalg.norm(err)
-        keys, push = max(self.key_pushes(), key=lambda kp: float(kp[1] @ err))
-        return keys
+        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
 
     # --- the run ----------------------------------------------------------------------------
 
@@ -340,7 +497,9 @@ class Pilot:
             failure = None
             if before == PLAYING and level.flow in (DEAD, GAME_OVER):
                 failure = "died"
-            elif playing and self._stuck(ball, player.kind):
+            elif self.pushing is not None and self._push_failed(ball):
+                failure = "stuck pushing a crate"
+            elif playing and self.pushing is None and self._stuck(ball, player.kind):
                 failure = "stuck"
             if failure is not None:
                 why = self._fail(failure, ball)
@@ -355,8 +514,17 @@ class Pilot:
         return Outcome(level.level, finished, level.final if level.final is not None else level.points,
                        level.lives, len(self.keys), self.rollbacks, time.perf_counter() - start, why)
 
+    def _push_failed(self, ball) -> bool:
+        """A push that has not dropped its stone in PUSH_FRAMES, or whose ball
+        is past the push's end (the crate stuck, the ball gone by it)."""
+        frame, stone, push = self.pushing
+        start, u, length = stone.pushes[push]
+        gone = float(_flat(np.asarray(ball.get_position(), float) - start) @ u) if ball is not None else math.inf
+        return len(self.keys) - frame > PUSH_FRAMES or gone > length + BALL_RADIUS
+
     def _cost(self, ball, kind: str) -> float:
-        route = self.route(self.level.sector)
+        """The ball's cost on the route it steers along (the sector's when none)."""
+        route = self.current_route or self.route(self.level.sector)
         return float(route.cost[route.state(ball.get_position(), kind)])
 
     def _past(self, ball, kind: str) -> bool:
@@ -397,7 +565,8 @@ class Pilot:
         back = min(len(usable) - 1, tries // len(VARIANTS))
         if what == "stuck":                      # the next routes go round the place, where they can
             self.stalls.append((sector, tuple(p)))
-            self.routes.pop(sector, None)
+            self.routes = {k: r for k, r in self.routes.items() if k[0] != sector}
+            self.current_route = None
             best = self._cost(ball, player.kind)   # the place, measured on the new route
         self.tries[sector] = tries + 1
         self.rollbacks += 1

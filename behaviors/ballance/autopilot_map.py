@@ -248,9 +248,10 @@ class WalkMap:
         return coo_matrix((np.concatenate(costs), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(size, size)).tocsr()
 
-    def route_to(self, goal, radius: float, obstacles=()):
+    def route_to(self, goal, radius: float, obstacles=(), kinds=KIND_NAMES):
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
-        (the nearest node when none is): ``Route`` of costs and next nodes.
+        (the nearest node when none is), arriving as one of ``kinds``:
+        ``Route`` of costs and next nodes.
         ``obstacles``: centres of loose props (boxes, balls); a link into a
         node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more,
         times (the strongest push / the kind's push) squared: the route goes
@@ -261,7 +262,7 @@ class WalkMap:
         if len(near) == 0:
             near = np.array([int(np.argmin(np.linalg.norm(centres - np.asarray(goal), axis=1)))])
         n = len(self.points)
-        targets = np.concatenate([k * n + near for k in range(self.kinds)])
+        targets = np.concatenate([KIND_NAMES.index(k) * n + near for k in kinds])
         graph = self.graph
         if len(obstacles):
             near = np.zeros(n)
