@@ -209,7 +209,7 @@ class CollisionSystem(ContactPoints):
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
-            # can_take reads whether it has any
+            # Lane.can_run reads whether it has any
             self.environment.epoch.touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
         return md
 
@@ -320,7 +320,7 @@ class CollisionSystem(ContactPoints):
         plan = planned_psi(env)
         aw = None if plan is None else plan.awake
         if aw is None:
-            aw = AwakeSet(cores, () if env.lane is None else env.lane.taken)
+            aw = AwakeSet(cores, () if env.lane is None or not env.lane.ran else env.lane.rows())
             if plan is not None:
                 plan.awake = aw
             last = self._steady
