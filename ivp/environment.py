@@ -171,8 +171,8 @@ class Environment:
         if self.collision is not None:
             self.collision.object_deleted(obj)
         core = obj.core
-        if self.lane is not None and self.lane.has(core):
-            self.lane.give_back(core)
+        if self.lane is not None:
+            self.lane.drop(core)
         for ctrl in list(core.controllers_of_core):
             ctrl.core_is_going_to_be_deleted_event(core)
         if core.is_in_wakeup_vec:
@@ -268,9 +268,9 @@ class Environment:
         i_dt = inv_dt(delta)
         lane = self.lane
         if lane is None or not lane.runs_all(cores):
-            taken = set() if lane is None else lane.taken
+            own = () if lane is None or not lane.ran else lane.rows()
             for c in reversed(cores):
-                if c.row not in taken:
+                if c.row not in own:
                     c.calc_next_psi_matrix(delta, i_dt)
         if lane is not None:
             for c in lane.integrate(delta, i_dt):

@@ -12,9 +12,10 @@ results are bit-identical to the object path.
 
 The row is the core's state whoever runs it, the columns the passes only
 read (from INV_I on) included: they are written through from the core's
-fields. A core *taken* by the lane (its row in ``Lane.taken``) is *given back*
-when something the lane's choice was made from changes, and the object path
-then integrates it. A snapshot copies the rows and the takes as they are.
+fields. Which cores the lane runs is decided at every PSI from the units
+(:func:`lane_unit`, :func:`joint_unit`, ivp.sim_unit.Plan): a run records
+its rows (:meth:`Lane.record`), the lane integrates exactly the rows run
+this PSI, and the object path integrates every other core.
 """
 
 from __future__ import annotations
@@ -35,20 +36,28 @@ _fast_flags = attrgetter("fast", "fast_prev")
 
 
 class Lane:
-    """Which cores of one environment the lane has taken, and its runs of this PSI."""
+    """The lane's runs of one environment's PSI: the cores they ran (rows and
+    cores, in order), which the lane integrates; kept until the next PSI's
+    unit pass begins (:meth:`start`)."""
 
     def __init__(self, env):
         self.environment = env
-        self.taken = set()              # the rows of the cores the lane runs
         self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
-        self.ran_moved = False          # a core was given back since: ``ran`` holds cores not taken
+        self._rows = None               # the rows of ``ran`` still the lane's, a set made when asked for
+        self.dropped = False            # a core of ``ran`` is no longer the lane's (:meth:`drop`)
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
 
     def _before_snapshot(self) -> None:
         self.plan = None                # its epoch means nothing in another process
 
-    def can_take(self, core) -> bool:
+    def start(self) -> None:
+        """A PSI's unit pass begins: no core has run in the lane yet."""
+        self.ran = []
+        self._rows = None
+        self.dropped = False
+
+    def can_run(self, core) -> bool:
         """A movable core with no friction system, impact in progress or pair
         being measured (its bodies far from everything)."""
         if core.physical_unmoveable or core.friction_system is not None or core.impact_sync is not None:
@@ -59,23 +68,43 @@ class Lane:
                 return False
         return True
 
-    def has(self, core) -> bool:
-        """Whether the lane runs the core (it is taken)."""
-        return core.row in self.taken
+    def record(self, rows, cores) -> None:
+        """A run of this PSI ran the cores of ``rows`` (``cores``, in order):
+        the lane integrates them."""
+        self.ran.append((rows, cores))
+        if self._rows is not None:
+            self._rows.update(rows.tolist())
 
-    def give_back(self, core) -> None:
-        """The object path runs the core from now (its row stays its state):
-        a kept plan that runs it in the lane holds no more. (A take changes
-        nothing a plan or step is made from: the core's row stays where it
-        is.)"""
-        self.taken.discard(core.row)
-        self.environment.epoch.touch(())
-        self.ran_moved = bool(self.ran)
+    def record_run(self, rows, cores, stop: int) -> None:
+        """:meth:`record` for a run of units of one core each that ended at
+        unit ``stop`` (-1: none), which the object path integrates (its unit
+        froze, or its contact point was deleted)."""
+        if stop < 0:
+            self.record(rows, cores)
+        elif stop > 0:
+            self.record(rows[:stop], cores[:stop])
+
+    def rows(self) -> set:
+        """The rows the lane integrates at this PSI (ran, none dropped since)."""
+        if self._rows is None:
+            self._rows = {k for rows, _ in self.ran for k in rows.tolist()}
+        return self._rows
+
+    def has(self, core) -> bool:
+        """Whether the core ran in the lane at this PSI (the lane integrates it)."""
+        return bool(self.ran) and core.row in self.rows()
+
+    def drop(self, core) -> None:
+        """The object path integrates the core after all (it was deleted, or
+        its unit runs on the object path after its run)."""
+        if self.has(core):
+            self.rows().discard(core.row)
+            self.dropped = True
 
     def runs_all(self, cores) -> bool:
-        """Whether every one of the PSI's cores is taken in a run of this
-        PSI (none given back since): the object path integrates none of them."""
-        return not self.ran_moved and sum(len(c) for _, c in self.ran) == len(cores)
+        """Whether every one of the PSI's cores ran in the lane (none dropped
+        since): the object path integrates none of them."""
+        return not self.dropped and sum(len(c) for _, c in self.ran) == len(cores)
 
     def integrate(self, delta_time: float, i_delta_time: float) -> list:
         """Dynamics 8.2 / 8.3 for the rows run this PSI; the cores whose speed
@@ -83,41 +112,38 @@ class Lane:
         (the anomaly manager's handlers are Python). Returns them."""
         env = self.environment
         ran = self.ran
-        self.ran = []
         if not ran:
             return []
-        if self.ran_moved:              # the runs' cores still taken, in run order
-            self.ran_moved = False
-            taken = self.taken
-            rows = np.array([c.row for _, cores in ran for c in cores if c.row in taken], dtype=np.int64)
+        if self.dropped:                # the runs' cores still the lane's, in run order
+            own = self.rows()
+            rows = np.array([c.row for _, cores in ran for c in cores if c.row in own], dtype=np.int64)
         else:
             rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
         lim = env.anomaly_limits
         bodies = env.bodies
         over = integrate_k(bodies.rows, rows, delta_time, i_delta_time, env.current_time,
-                          env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
+                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
         out = [bodies.cores[k] for k in over.tolist()]
         for c in out:
-            self.give_back(c)
+            self.drop(c)
         return out
 
 
 def lane_unit(env, su) -> bool:
     """Whether the lane runs this unit: one movable core, gravity its only
-    controller, no split pending, and the core on loan or free to be taken."""
+    controller, no split pending, and the core free (Lane.can_run)."""
     entries = su.entries
     if su.changed or len(entries) != 1 or entries[0].controller is not env.gravity_controller:
         return False
     cores = su.cores
-    return len(cores) == 1 and env.lane.can_take(cores[0])
+    return len(cores) == 1 and env.lane.can_run(cores[0])
 
 
 def joint_unit(env, su):
     """The lane's step for a unit of joints it runs whole, or None: the
     unit's controllers are gravity on every core, then one step that runs on
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
-    may be taken (can_take) and is taken on loan, and the step's other cores
-    are fixed. The step, (run, rows, cores, the run's cores' rows or -1),
+    free (Lane.can_run), and the step's other cores fixed. The step, (run, rows, cores, the run's cores' rows or -1),
     is kept while nothing changes (env.epoch)."""
     kept = su._lane
     if kept is not None and kept[0] == env.epoch.value:
@@ -137,7 +163,7 @@ def _joint_step(env, su):
         return None
     run = steps[1][0]
     lane = env.lane
-    if not all(lane.can_take(c) for c in cores):
+    if not all(lane.can_run(c) for c in cores):
         return None
     if not hasattr(run, "lane_psi"):
         cls = type(run).run_class
@@ -148,7 +174,6 @@ def _joint_step(env, su):
         run = old if old is not None and old.controllers == [run] else cls([run])
     if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
         return None
-    lane.taken.update(c.row for c in cores)
     rows = np.array([c.row for c in cores], dtype=np.int64)
     slots = np.array([c.row if c.sim_unit_of_core is su else -1 for c in run.cores], dtype=np.int64)
     return run, rows, cores, slots
@@ -157,8 +182,8 @@ def _joint_step(env, su):
 def run_joint_unit(env, su, step, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a unit of joints (:func:`joint_unit`) on its
     rows in one pass (the step's ``lane_psi``: the head, gravity, the
-    constraints, the sleep test); a unit calm at its sleep test is given
-    back and frozen by the object path."""
+    constraints, the sleep test); a unit calm at its sleep test is frozen
+    and integrated by the object path."""
     run, rows, cores, slots = step
     lane = env.lane
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
@@ -174,19 +199,18 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     cores_out.extend(reversed(cores))
-    lane.ran.append((rows, cores))
     if calm:
-        for c in cores:
-            lane.give_back(c)
         freeze_unit(env, su)
+    else:
+        lane.record(rows, cores)
     if env.collision is not None:
         env.collision.update_after_controllers(su)
 
 
 def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") -> int:
     """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
-    count-down, gravity and calm test in one pass. A unit found calm is given
-    back and frozen by the object path, and the run ends there (the caller
+    count-down, gravity and calm test in one pass. A unit found calm is
+    frozen and integrated by the object path, and the run ends there (the caller
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
@@ -194,14 +218,12 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
 
 
 def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
-    """A run's units ``order[i:j]``, their cores (taken on loan), rows and
+    """A run's units ``order[i:j]``, their cores, rows and
     (fast, fast_prev) flags; the run (with its contact points ``cps``, a
     resting run) recorded as a step of ``plan`` when one is being recorded."""
-    lane = env.lane
     units = order[i:j]
     cores = [su.cores[0] for su in units]
     rows = np.array([c.row for c in cores], dtype=np.int64)
-    lane.taken.update(rows.tolist())
     flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
                         count=2 * len(units)).reshape(len(units), 2)
     if plan is not None:
@@ -226,12 +248,11 @@ def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     ran = len(units) if stop < 0 else stop + 1
     flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
-    lane.ran.append((rows[:ran], cores[:ran]))
+    lane.record_run(rows, cores, stop)
     if col is not None:
         col.update_after_controllers(None)
     if stop >= 0:
         su = units[stop]
-        lane.give_back(su.cores[0])
         freeze_unit(env, su)
         if col is not None:
             col.update_after_controllers(su)

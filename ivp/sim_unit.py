@@ -142,15 +142,14 @@ class SimUnit:
             env.sim_unit_manager.split(self)
 
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
-        """do_sim_unit_psi on the objects, up to the split; a core the lane
-        had taken is given back (the object path integrates it)."""
+        """do_sim_unit_psi on the objects, up to the split; a core that ran
+        in the lane at this PSI already is the object path's to integrate."""
         fast = False
         t = env.current_time
         cores = self.cores
-        if env.lane is not None:
+        if env.lane is not None and env.lane.ran:
             for c in cores:
-                if env.lane.has(c):
-                    env.lane.give_back(c)
+                env.lane.drop(c)
         for c in reversed(cores):
             if c.begin_psi(t):
                 fast = True
@@ -319,6 +318,7 @@ class SimUnitManager:
         i = 0
         plan = None
         if lane is not None:
+            lane.start()
             if lane.plan is not None and lane.plan.holds():
                 i = lane.plan.run(env, ev, cores_out)
                 if i < 0:

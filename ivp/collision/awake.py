@@ -1,5 +1,6 @@
 """The shapes of a PSI's awake cores (issue 11): :class:`AwakeSet`, kept with
-the lane's plan while it holds, and the balls' steady records
+the lane's plan while it holds (their cores' rows of the body table are
+what the broad phase reads), and the balls' steady records
 (:class:`SteadyBalls`) by which after_integration (ivp-contacts 1.2 steps
 4-6) skips the balls whose fixed neighbours and events are as they were."""
 
@@ -12,39 +13,29 @@ from .mindist import HULL_SLACK
 from .shapes import Shape
 
 class AwakeSet:
-    """The shapes of a PSI's awake cores, in order: which are on loan to the
-    lane (their indices and rows), the others' indices, those that may have
-    mindists, the index of each serial, and their rows in the movable spheres
-    (kept for one version); and the balls' steady records
-    (:class:`SteadyBalls`: made when first needed, carried to the next set)."""
+    """The shapes of a PSI's awake cores, in order: their cores' rows of the
+    body table, those that may have mindists, the index of each serial, and
+    their rows in the movable spheres (kept for one version); and the balls'
+    steady records (:class:`SteadyBalls`: made when first needed, carried to
+    the next set)."""
 
-    __slots__ = ("shapes", "loaned_k", "slots", "other_k", "with_mindists", "with_mindists_k", "index_of",
-                 "sphere_rows", "steady", "_ball_radii")
+    __slots__ = ("shapes", "rows", "with_mindists", "with_mindists_k", "index_of", "sphere_rows", "steady",
+                 "_ball_radii")
 
-    def __init__(self, cores, taken):
+    def __init__(self, cores):
         shapes = []
-        loaned = []
-        slots = []
-        other = []
+        rows = []
         for core in cores:
-            slot = core.row if core.row in taken else -1
             for obj in core.objects:
                 s = obj.collision_data
                 if s is not None:
-                    if slot >= 0:
-                        loaned.append(len(shapes))
-                        slots.append(slot)
-                    else:
-                        other.append(len(shapes))
+                    rows.append(core.row)
                     shapes.append(s)
         self.shapes = shapes
-        self.loaned_k = np.array(loaned, dtype=np.int64)
-        self.slots = np.array(slots, dtype=np.int64)
-        self.other_k = other
-        # the bodies whose mindists a pass may drop: one on loan with none now gets none before
-        # the pass (a mindist made touches the plan this set is kept with)
-        others = set(other)
-        self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists or k in others]
+        self.rows = np.array(rows, dtype=np.int64)
+        # the bodies whose mindists a pass may drop: one with none now gets none before the
+        # pass (a mindist made touches the plan this set is kept with)
+        self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists]
         self.with_mindists_k = np.array(self.with_mindists, dtype=np.int64)
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)

@@ -54,7 +54,7 @@ def undo_synchronize(core) -> None:
     if s is not None:
         core.rot_speed = s[1]
         core.impact_sync = None
-        core.environment.epoch.touch((core.sim_unit_of_core,))     # lane.can_take and resting_unit read it
+        core.environment.epoch.touch((core.sim_unit_of_core,))     # Lane.can_run and resting_unit read it
 
 
 def reintegrate(env, core, t: float) -> None:

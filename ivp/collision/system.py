@@ -45,14 +45,10 @@ _MDS = attrgetter("mds")
 _MINDISTS = attrgetter("mindists")
 
 
-def _speed_of(core) -> float:
-    return core.current_speed + core.max_surface_rot_speed
-
-
 def _reach(dt: float, speed):
     """How far a body's pieces may come before the next events are searched
-    (1.2: coll_dist, the hull look-ahead at its speed, the broad margin); a
-    float, or an array of them."""
+    (1.2: coll_dist, the hull look-ahead at its speed, the broad margin), an
+    array of them for an array of speeds."""
     return COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
 
 
@@ -209,7 +205,7 @@ class CollisionSystem(ContactPoints):
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
-            # can_take reads whether it has any
+            # Lane.can_run reads whether it has any
             self.environment.epoch.touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
         return md
 
@@ -320,7 +316,7 @@ class CollisionSystem(ContactPoints):
         plan = planned_psi(env)
         aw = None if plan is None else plan.awake
         if aw is None:
-            aw = AwakeSet(cores, () if env.lane is None else env.lane.taken)
+            aw = AwakeSet(cores)
             if plan is not None:
                 plan.awake = aw
             last = self._steady
@@ -330,20 +326,8 @@ class CollisionSystem(ContactPoints):
         if not awake:
             return
         t = env.current_time
-        centers = np.empty((len(awake), 3))
-        radii = np.empty(len(awake))
-        reach_of = np.empty(len(awake))
-        speeds = np.empty(len(awake))
-        near = self._lane_broad_phase(aw, centers, radii, reach_of, speeds, dt)
-        for k in aw.other_k:
-            core = awake[k].obj.core
-            speed = speeds[k] = _speed_of(core)
-            reach = _reach(dt, speed)
-            reach_of[k] = reach
-            centers[k] = core.m_world_f_core_last_psi[1]
-            radii[k] = core.upper_limit_radius + reach
-        reach_arr = reach_of
-        reach_of = reach_of.tolist()
+        centers, radii, reach_arr, speeds, near = self._broad_phase(aw, dt)
+        reach_of = reach_arr.tolist()
         # each body's centre and current_speed + max_surface_rot_speed (fixed in
         # this pass) as floats, made for the first ball the loop below meets
         at = speed_of = None
@@ -375,9 +359,8 @@ class CollisionSystem(ContactPoints):
             at = centers.tolist()
             speed_of = speeds.tolist()
             quiet = steady.quiet(holds, centers, speeds, dt)
-            near, held, seen_all = self._take_held(steady, np.asarray(near, dtype=np.int64), holds, quiet, stamp)
-        if type(near) is not list:
-            near = near.tolist()
+            near, held, seen_all = self._take_held(steady, near, holds, quiet, stamp)
+        near = near.tolist()
         ei = 0
         next_k = held[0][1] if held else len(awake)
         for k in near:
@@ -474,36 +457,24 @@ class CollisionSystem(ContactPoints):
                         found.append((s, ks, o, ko))
         return found
 
-    def _lane_broad_phase(self, aw, centers, radii, reach_of, speeds, dt):
-        """The broad-phase values of the lane's bodies from its rows, in one
-        pass (centre, radius + reach, reach and current_speed +
-        max_surface_rot_speed into centers / radii / reach_of / speeds), and the
-        indices in ``aw.shapes``, in order (a list, or an array when the lane
-        has bodies), of the bodies the per-piece loop
-        measures against the fixed bodies: every body not on loan, and those
-        on loan whose sphere of every piece (BOUND, :meth:`write_bound`) reaches some fixed
-        body's box (the others cannot meet a fixed piece: the loop's test
-        would miss every one)."""
-        idx = aw.loaned_k
-        if idx.shape[0] == 0:
-            return aw.other_k
-        C, radius, speed, bound = self.environment.bodies.broad_values(aw.slots)
+    def _broad_phase(self, aw, dt):
+        """The broad-phase values of the awake bodies from their rows of the
+        body table, in one pass (centre, radius + reach, reach and
+        current_speed + max_surface_rot_speed), and the indices in
+        ``aw.shapes``, in order (an array), of
+        the bodies the per-piece loop measures against the fixed bodies:
+        those whose sphere of every piece (BOUND, :meth:`write_bound`)
+        reaches some fixed body's box (the others cannot meet a fixed piece:
+        the loop's test would miss every one)."""
+        C, radius, speed, bound = self.environment.bodies.broad_values(aw.rows)
         reach = _reach(dt, speed)
-        centers[idx] = C
-        radii[idx] = radius + reach
-        reach_of[idx] = reach
-        speeds[idx] = speed
         rr = (bound + reach)[:, None]
-        near = np.zeros(idx.shape[0], dtype=bool)
+        near = np.zeros(C.shape[0], dtype=bool)
         for f in self.fixed:
             lo = np.array(f.lo)
             hi = np.array(f.hi)
             near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
-        if not near.any():
-            return aw.other_k
-        todo = np.ones(len(aw.shapes), dtype=bool)
-        todo[idx] = near
-        return np.flatnonzero(todo)
+        return C, radius + reach, reach, speed, np.flatnonzero(near)
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""

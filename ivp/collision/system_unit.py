@@ -1,22 +1,22 @@
-"""A unit of one several-point friction system with its cores taken by the lane (issue 11).
+"""A unit of one several-point friction system run on its rows (issue 11).
 
 A heap (balls in a bowl, a stack of boxes) is one unit whose controllers are
 one friction system's three handles and gravity, the system holding more
-than one contact point. Such a *system unit* runs its PSI with every core on
-loan to the lane (:func:`run_system_unit`) instead of
+than one contact point. Such a *system unit* runs its PSI on its cores' rows
+(:func:`run_system_unit`) instead of
 :meth:`SimUnit._object_psi`: the head of the PSI (each core's begin of the
 PSI, last first, the flags and the count-down: lane_kernels.unit_head_k), the energy
 handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
 damping's pending pushes as damp_commit_and_accelerate does), the dynamic
 and static handles, the sleep test (lane_kernels.unit_calm_k), in that order; the
 handles' system passes read and write the cores' rows (friction_passes._core_states,
-friction_passes._put_columns) and their points' (the points are on loan too), and
+friction_passes._put_columns) and their points' (the points are on loan), and
 the lane integrates the cores. The results are the object path's bits.
 
 Python between the passes (a point deleted, a listener) reads and writes the
-same rows (the body table is the cores' state). A core given back during the
-PSI (a write to a field the take copied) finishes it on the object path
-(gravity, the sleep test, the integration).
+same rows (the body table is the cores' state). A unit whose cores change
+during the PSI (a core deleted) finishes it on the object path (the sleep
+test, the integration).
 """
 
 from __future__ import annotations
@@ -68,13 +68,14 @@ def _system_of(env, su):
 
 
 def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
-    """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) with its
-    cores on loan: the head on the rows, the four controllers, the sleep
-    test; a unit calm at its sleep test is given back and frozen."""
+    """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) on its
+    cores' rows: the head, the four controllers, the sleep test; the lane
+    integrates the cores (a unit calm at its sleep test is frozen, and
+    integrated by the object path)."""
     lane = env.lane
     cores = su.cores
     rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
-    lane.taken.update(rows.tolist())
+    lane.record(rows, list(cores))
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     t = env.current_time
     test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, t, env.valve_sleep_countdown,
@@ -82,48 +83,36 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     env.bodies.begun(rows)
-    head = env.epoch.value
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     static, dynamic, energy = fs.handles
     energy.do_simulation_controller(ev, cores)
-    _gravity(env, ev, cores, rows, head)
+    _gravity(env, ev, cores)
     dynamic.do_simulation_controller(ev, cores)
     static.do_simulation_controller(ev, cores)
     cores_out.extend(reversed(cores))
-    if _still_loaned(env, cores, rows, head):
-        lane.ran.append((rows, list(cores)))
+    if _same_cores(cores, rows):
         if test_sleep and unit_calm_k(env.bodies.rows, rows, t, env.freeze_check_time):
             for c in cores:
-                lane.give_back(c)
+                lane.drop(c)
             freeze_unit(env, su)
-    else:                               # a core was given back: the object path finishes the PSI
+    else:                               # a core went: the object path finishes the PSI
         for c in cores:
-            if lane.has(c):
-                lane.give_back(c)
+            lane.drop(c)
         if test_sleep:
             try_to_freeze(env, su)
     fs.collision.update_after_controllers(su)
 
 
-def _gravity(env, ev, cores, rows, head: int) -> None:
-    """The gravity controller (7.1) on the unit's rows, on the fields of a
-    core given back since the head (each core's step is its own)."""
+def _gravity(env, ev, cores) -> None:
+    """The gravity controller (7.1) on the rows of the unit's cores now."""
     gravity = env.gravity_controller
-    if not _still_loaned(env, cores, rows, head):
-        taken = env.lane.taken
-        gravity.do_simulation_controller(ev, [c for c in cores if c.row not in taken])
-        rows = np.array([c.row for c in cores if c.row in taken], dtype=np.int64)
+    rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
     gravity_rows_k(env.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
 
 
-def _still_loaned(env, cores, rows, head: int) -> bool:
-    """Whether the unit's cores are its ``rows`` still (none given back, none
-    gone): surely while nothing touched since the head (env.epoch ``head``:
-    a give-back, a take and a change of the unit's cores touch)."""
-    if env.epoch.value == head:
-        return True
-    k = rows.tolist()
-    return k == list(map(_ROW, cores)) and env.lane.taken.issuperset(k)
+def _same_cores(cores, rows) -> bool:
+    """Whether the unit's cores are its ``rows`` still (none gone since the head)."""
+    return len(cores) == rows.shape[0] and rows.tolist() == list(map(_ROW, cores))
