@@ -73,7 +73,7 @@ def check_moved(ns, tmp_path):
 
 
 def snapshot_ctx(tmp_path):
-    os.chdir(tmp_path)                                  # the example writes game.snapshot here
+    """The example writes game.snapshot in the working folder (the test's tmp_path)."""
     ctx, _ = box_ctx()
     ctx.process_frame(1000 / 60)
     return {"ctx": ctx, "names": [e.name for e in ctx.entities]}
