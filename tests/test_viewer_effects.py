@@ -66,12 +66,12 @@ def level(tmp_path):
 def test_the_start_and_the_next_checkpoint_burn(level):
     scene = scenes.load(level)
     scene.ctx.process_frame(1000 / 60)
-    lit = {e.name: (e.position, e.size) for e in hooks.emitters(scene.ctx)}
+    lit = {e.name: (e.position, e.size) for e in hooks.emitters(scene.ctx) if e.kind == "flame"}
     assert lit["PS_FourFlames_01.PS_FourFlames_Flame_A"] == (pytest.approx((7.0, 2.1, 6.0)), 1.0)   # plate 0.1 up
     assert lit["PC_TwoFlames_01.PC_TwoFlames_Flame_Big"] == (pytest.approx((0.0, 1.595, 30.0)), 2.0)
     assert len(lit) == 5                                   # the armed checkpoint: its big flame only
     level_of(scene.ctx).sector = 2                         # checkpoint 1 crossed: it burns no more
-    assert {e.name for e in hooks.emitters(scene.ctx)} == {f"PS_FourFlames_01.PS_FourFlames_Flame_{x}"
+    assert {e.name for e in hooks.emitters(scene.ctx) if e.kind == "flame"} == {f"PS_FourFlames_01.PS_FourFlames_Flame_{x}"
                                                            for x in "ABCD"}
 
 
@@ -210,3 +210,31 @@ def test_the_flames_take_the_colour_of_their_settings(gl_window, level, tmp_path
         seen.append(img[row - 1:row + 2, col - 1:col + 2].reshape(-1, 3).mean(axis=0))
     red, blue = seen
     assert red[0] - blue[0] > 20 and blue[2] - red[2] > 5 and abs(red[1] - blue[1]) < 1
+
+
+def test_a_new_ball_is_born_in_a_sphere_for_3_s(level):
+    """The rules: the start's new ball has the gameplay field "birth" (its
+    age) and a "birth" emitter at the ball for 3 s (Balls.nmo's lightning
+    sphere lives 3 s), then neither."""
+    scene = scenes.load(level)
+    scene.ctx.process_frame(1000 / 60)
+    scene.ctx.process_frame(1000 / 60)
+    assert hooks.hud_fields(scene.ctx)["birth"] == pytest.approx(1 / 60)
+    (birth,) = [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
+    assert birth.position == pytest.approx(level_of(scene.ctx).reset_point(1).get_position(), abs=0.1)
+    for _ in range(180):
+        scene.ctx.process_frame(1000 / 60)
+    assert hooks.hud_fields(scene.ctx)["birth"] is None
+    assert not [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
+
+
+def test_the_birth_sphere_grows_then_fades():
+    """Radius BIRTH_RADIUS x age / 1.5 s up to 1.5 s; opacity 1 until 1.5 s,
+    then down to 0 at 3 s: at 0.75 s radius 1.5, opacity 1; at 2.25 s radius
+    3, opacity 0.5 (the viewer's sizes, docs/viewer.md "Effects")."""
+    from viewer.particles import BIRTH_RADIUS, birth_sphere
+    centre = np.array([1.0, 2.0, 3.0])
+    for age, radius, alpha in ((0.75, 0.5 * BIRTH_RADIUS, 1.0), (2.25, BIRTH_RADIUS, 0.5)):
+        quads = birth_sphere(centre, age)
+        assert np.linalg.norm(quads[:, :, :3] - centre, axis=-1) == pytest.approx(radius, abs=1e-5)
+        assert quads[:, :, 8] == pytest.approx(alpha)

@@ -148,6 +148,37 @@ def shadow_spot(shadow, spheres: dict | None = None):
     return hit[1]
 
 
+# A new ball's birth: the game's Balls.nmo lightning sphere (its mesh, its
+# 1.5 s scale curve and its flicker and fade curves are not read): a sphere
+# of BIRTH_RADIUS growing from nothing over BIRTH_GROW_S, its texture
+# turning once a second and taking the next of the game's three images
+# each drawn frame, added to what is behind it, fading out over the last
+# BIRTH_FADE_S of its 3 s (the sizes and curves are the viewer's).
+BIRTH_RADIUS = 3.0
+BIRTH_GROW_S = 1.5
+BIRTH_FADE_S = 1.5
+BIRTH_LIFE_S = 3.0
+
+
+def birth_sphere(centre, age: float, rings: int = 8, segments: int = 16) -> np.ndarray:
+    """The birth's sphere ``age`` seconds after it began, as quads ((n, 4, 9)
+    as `billboards`), its texture wrapped once around it."""
+    radius = BIRTH_RADIUS * min(1.0, age / BIRTH_GROW_S)
+    alpha = float(np.clip((BIRTH_LIFE_S - age) / BIRTH_FADE_S, 0.0, 1.0))
+    lat = np.linspace(-0.5 * np.pi, 0.5 * np.pi, rings + 1)
+    lon = np.linspace(0.0, 2.0 * np.pi, segments + 1)
+    out = np.empty((rings, segments, 4, 9), np.float32)
+    for k, (di, dj) in enumerate(((0, 0), (0, 1), (1, 1), (1, 0))):
+        a, b = lat[di:di + rings][:, None], lon[dj:dj + segments][None, :]
+        out[:, :, k, 0] = centre[0] + radius * np.cos(a) * np.cos(b)
+        out[:, :, k, 1] = centre[1] + radius * np.sin(a) + 0.0 * b
+        out[:, :, k, 2] = centre[2] + radius * np.cos(a) * np.sin(b)
+        out[:, :, k, 3] = b / (2.0 * np.pi) + age                      # turning once a second
+        out[:, :, k, 4] = 0.5 - a / np.pi + 0.0 * b
+        out[:, :, k, 5:] = (1.0, 1.0, 1.0, alpha)
+    return out.reshape(-1, 4, 9)
+
+
 FULL = (0.0, 1.0, 0.0, 1.0)     # a sprite's whole image: u0, u1, v0, v1
 
 

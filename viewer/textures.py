@@ -434,6 +434,7 @@ out vec4 frag;
 void main() { frag = v_colour * texture(image, v_uv); }
 """
 FLAME_IMAGE = "Particle_Flames.bmp"     # the game's flame sprite: no alpha, added to what is behind
+BIRTH_IMAGES = tuple(f"Ball_LightningSphere{k}.bmp" for k in (1, 2, 3))    # the birth sphere's, in turn
 SHADOW_IMAGE = "HardShadow.bmp"         # the game's shadow: dark on white, so alpha = 1 - brightness
 
 
@@ -532,9 +533,12 @@ class Effects:
         self.fade = None
         self.sky_light = 1.0
         self.white = np.full((1, 1, 4), 255, np.uint8)  # the fade's texture
+        self.births = []                        # (position, age s) of each new ball's birth
+        self.birth_images = []                  # the game's lightning sphere images (none: no birth drawn)
+        self.drawn = 0                          # frames drawn: the birth sphere's image changes each
 
     def update(self, session) -> None:
-        """This frame's emitters and shadows of the session's behaviours."""
+        """This frame's emitters, shadows and sequence fields of the session's behaviours."""
         from behaviors import hooks
         from behaviors.api import manager_of
         from scenes.virtools.game import game_folder
@@ -548,19 +552,25 @@ class Effects:
             self.images = tuple(sprite_image(find_ci(folder, name) if folder else None, shadow)
                                 for name, shadow in ((FLAME_IMAGE, False), (SHADOW_IMAGE, True)))
             self.flames.looks = dict(getattr(session.scene, "particles", None) or {})
+            found = [find_ci(folder, name) for name in BIRTH_IMAGES] if folder else []
+            self.birth_images = [f for f in found if f is not None]
         m = manager_of(ctx, create=False)
         self.clock = m.time_ms * 0.001 if m is not None else 0.0
         fields = hooks.hud_fields(ctx)
         self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
         sky = fields.get("sky")                         # the sky layer's brightness (the finish fades it)
         self.sky_light = 1.0 if sky is None else float(sky)
-        self.flames.update(self.clock, hooks.emitters(ctx))
+        emitters = hooks.emitters(ctx)
+        self.flames.update(self.clock, emitters)
+        age = fields.get("birth")                       # a new ball's birth: its age, at the birth emitters
+        self.births = [(e.position, float(age)) for e in emitters if e.kind == "birth"] if age is not None else []
         spots = [(shadow_spot(s, self.spheres), s.radius) for s in hooks.blob_shadows(ctx)]
         self.shadows = np.array([tuple(p) + (r,) for p, r in spots if p is not None], np.float64).reshape(-1, 4)
 
     def draw(self, view_proj: tuple, camera_world) -> int:
-        """The shadows, the flames and the death's white fade; the draw calls made."""
-        from .particles import FULL, billboards, flat_quads, sprite_crop
+        """The shadows, the flames, a new ball's birth sphere and the death's
+        white fade; the draw calls made."""
+        from .particles import FULL, billboards, birth_sphere, flat_quads, sprite_crop
         if self.batch is None:
             self.batch = SpriteBatch()
         images = self.images or ()
@@ -573,6 +583,12 @@ class Effects:
         for blend, (centres, sizes, colours) in self.flames.sprites().items():
             calls += self.batch.draw(billboards(centres, sizes, colours, camera_world, flame_crop), flame_tex, view_proj,
                                      tuple(BLEND_FACTORS.get(f, gl.GL_ONE) for f in blend))
+        self.drawn += 1
+        for position, age in self.births:
+            if self.birth_images:
+                image = self.birth_images[self.drawn % len(self.birth_images)]
+                calls += self.batch.draw(birth_sphere(position, age), self.textures.get(image), view_proj,
+                                         (gl.GL_ONE, gl.GL_ONE))
         if self.fade:                           # over everything: the whole view white by the fade's opacity
             quad = np.zeros((1, 4, 9), np.float32)
             quad[0, :, :2] = ((-1, -1), (1, -1), (1, 1), (-1, 1))

@@ -44,7 +44,7 @@ from ..registry import register
 from .balls import distance, player_of
 from .boxes import box_of, boxes_intersect
 from .camera import camera_of
-from .values import (BALL_RADIUS, BIG_FLAME_SIZE, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
+from .values import (BALL_RADIUS, BIG_FLAME_SIZE, BIRTH_S, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
                      EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS,
@@ -148,6 +148,7 @@ class Level(Behavior):
         self.satellites = []
         self.death_time = None
         self.finish_time = None
+        self.birth_time = None
 
     # --- the level's clock -------------------------------------------------------------
 
@@ -219,15 +220,26 @@ class Level(Behavior):
     def emitters(self) -> list:
         """The viewer's hook (behaviors.hooks): the start's four flames; the
         next checkpoint's big flame and the later checkpoints' two small ones
-        (none once crossed)."""
+        (none once crossed); a new ball's birth ("birth" at the ball) while
+        its gameplay field "birth" (its age) is not None."""
         flames = getattr(self, "flames", None)
-        if not flames:
-            return []
-        lit = [(f, 1.0) for f in flames["start"]]
-        for k in range(self.sector, len(self.checkpoint_entities) + 1):
-            big, small = flames[k]
-            lit += [(f, BIG_FLAME_SIZE) for f in big] if k == self.sector else [(f, 1.0) for f in small]
-        return [Emitter(f.name, "flame", f.get_position(), size) for f, size in lit]
+        out = []
+        if flames:
+            lit = [(f, 1.0) for f in flames["start"]]
+            for k in range(self.sector, len(self.checkpoint_entities) + 1):
+                big, small = flames[k]
+                lit += [(f, BIG_FLAME_SIZE) for f in big] if k == self.sector else [(f, 1.0) for f in small]
+            out = [Emitter(f.name, "flame", f.get_position(), size) for f, size in lit]
+        player = player_of(self.ctx)
+        if self.birth_age() is not None and player is not None and player.ball is not None:
+            out.append(Emitter("ball birth", "birth", player.ball.get_position()))
+        return out
+
+    def birth_age(self) -> float | None:
+        """Seconds since the new ball came, for BIRTH_S; None outside."""
+        if self.birth_time is None or self.clock - self.birth_time >= BIRTH_S:
+            return None
+        return self.clock - self.birth_time
 
     def is_active(self, entity) -> bool:
         """Is the entity's sector the current one (True outside every sector)?"""
@@ -337,6 +349,7 @@ class Level(Behavior):
             cam.stamp(rp)
         self.flow = PLAYING
         self.fade = None
+        self.birth_time = self.clock
         self.sound(SOUND_NEW_BALL)
         self.send("Ball Nav On")
 
@@ -476,7 +489,7 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final, "fade": self.fade, "sky": self.sky_light()}
+                "final": self.final, "fade": self.fade, "sky": self.sky_light(), "birth": self.birth_age()}
 
     def sky_light(self) -> float | None:
         """The sky layer's brightness from the finish on, linearly from 1 to 0

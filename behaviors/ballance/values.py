@@ -78,6 +78,8 @@ DEATH_REBIRTH_S = 3.0
 # The finish: Gameplay's "fadeout Sky" filters the SkyLayer's prelit colour
 # linearly to black over 3 s (Three.js' notes).
 FINISH_SKY_FADE_S = 3.0
+# A new ball's birth: Balls.nmo's lightning sphere lives 3 s (Three.js' notes).
+BIRTH_S = 3.0
 
 # Ball pieces.
 PIECE_COUNTS = {"wood": 16, "stone": 17, "paper": 18}
