@@ -228,3 +228,16 @@ def test_a_level_whose_behaviour_failed_is_said_with_its_error(monkeypatch):
     with pytest.raises(ValueError, match=r"ballance.level behaviour failed in on_frame at frame \d+: "
                                          r"RuntimeError: boom"):
         Pilot(scenes.load("sample_level"))
+
+
+def test_a_floor_beside_a_lower_one_is_a_step_not_a_slope():
+    """Two flat floors, the far one 1.5 higher and 2 beyond the near one's
+    edge (level 01's path beside the lane round its basin): within CLIMB
+    (0.7 per unit, plus 0.15) and STEEP's 2.2, but both floors are flat: a
+    step the ball cannot roll up. A ramp rising 1.5 over 6 in the gap is a way."""
+    low, high = plate(-10, 0, 0, 10, 0.0), plate(2, 12, 0, 10, 1.5)
+    for ramp, reached in (([], False), ([((0, 0, 0), (8, 1.5, 0), (8, 1.5, 10)), ((0, 0, 0), (8, 1.5, 10), (0, 0, 10))],
+                                         True)):
+        walk = WalkMap(low + ([] if ramp else high) + ramp + (plate(8, 12, 0, 10, 1.5) if ramp else []))
+        route = walk.route_to((10.0, 3.5, 5.0), 1.5)
+        assert math.isfinite(cost_from(walk, route, (-5, 0, 5), "wood")) == reached

@@ -6,8 +6,9 @@ Nodes are points of the upward-facing triangles of the floor groups
 (``Phys_Floors``, ``Phys_FloorRails``) and the module bodies, sampled on a
 barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
 nodes are linked when the ball can roll from one to the other: at most
-``REACH`` apart, no steeper than ``CLIMB`` (and a rising link short:
-``STEEP``), no node or wall in the ball's way (the sides of the
+``REACH`` apart, no steeper than ``CLIMB`` nor than the floor under either
+end (a link from a floor up onto a floor beside it is a step, not a
+slope), a rising link short (``STEEP``), no node or wall in the ball's way (the sides of the
 triangles that are no floor, sampled too); from a node at an edge the ball may also drop onto a floor below (at
 most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
@@ -220,7 +221,9 @@ class WalkMap:
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rise = np.abs(p[a, 1] - p[b, 1])
-        ok = (rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        slope = np.where(self.span, CLIMB, self.slope)              # a midpoint's slope: its rails', unknown
+        ok = ((rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+              & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
         a, b, flat = a[ok], b[ok], flat[ok]
         ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
