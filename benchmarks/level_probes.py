@@ -20,6 +20,14 @@ checkpoint would: the old one deactivated, the new one activated):
 - **boxes**: a stone ball put beside each ``P_Box`` and pushed toward it by
   the navigation's force (0.92 per PSI) for ``PUSH_SECONDS``; how far the box
   moves horizontally (the best of the four sides).
+- **stones**: each falling stone (``P_Modul_34``: a stone on a vertical
+  slider resting on a crate): first ``REST_SECONDS`` with no ball in play
+  (the stone should not drop), then a stone ball put on the floor
+  ``STONE_RUN_UP`` from the crate and pushed across it by the navigation's
+  force for ``STONE_SECONDS`` (the best of the four sides; a ball pushing
+  from rest against the crate does not shift it and the stone's weight): how far the stone drops,
+  against the crate's height (about the crate's height, and the little gap
+  under it, when pushing the crate out lets the stone fall into its place).
 - **extras**: a ball put on the floor under each extra point and life (its
   centre a radius above the floor), as one rolling over it: does the level
   pick it up? Those placed in the air (above a gap, a fan, a jump): a ball
@@ -28,7 +36,7 @@ checkpoint would: the old one deactivated, the new one activated):
 The probes switch the level's death boxes and checkpoints off, so a ball
 that falls is measured rather than respawned and no probe ends a sector.
 
-    python benchmarks/levels.py --game DIR --probes [rest fans trafos boxes extras] [--levels 1 4 7]
+    python benchmarks/levels.py --game DIR --probes [rest fans trafos boxes stones extras] [--levels 1 4 7]
 """
 
 from __future__ import annotations
@@ -42,7 +50,7 @@ from bbglue import blocks
 from behaviors import manager_of
 from behaviors.ballance import player_of
 from behaviors.ballance.level import level_behavior
-from behaviors.ballance.modules import Fan
+from behaviors.ballance.modules import Fan, falling_stones
 from behaviors.ballance.values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
 from scenes.virtools import game_level
 
@@ -54,11 +62,13 @@ REST_SECONDS = 5.0
 REST_LIMIT = 10.0            # more than settling onto the floor from the authored gap and rolling a little
 UPRIGHT = ((0.0, 0.0, 1.0), (0.0, 1.0, 0.0))      # a spawned ball's (dir, up): the world's axes
 PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
+STONE_SECONDS = 6.0
+STONE_RUN_UP = 6.0           # between the ball's surface and the crate's side at the start
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
 TRAFO_GROUPS = {"paper": "P_Trafo_Paper", "wood": "P_Trafo_Wood", "stone": "P_Trafo_Stone"}
-PROBES = ("rest", "fans", "trafos", "boxes", "extras")
+PROBES = ("rest", "fans", "trafos", "boxes", "stones", "extras")
 
 
 class Floor:
@@ -178,7 +188,6 @@ class Probe:
     def boxes(self, sector: int) -> list:
         """(box, the largest horizontal distance a pushed stone ball moved it)."""
         out = []
-        force = BALL_KINDS["stone"].force
         for box in self.members("P_Box", sector):
             best = 0.0
             for d in ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)):
@@ -190,14 +199,46 @@ class Probe:
                 start = self.on_floor((bx - d[0] * away, by + half, bz - d[2] * away))
                 if start is None:
                     continue
-                self.player.spawn("stone", start)
-                push = blocks.set_force(self.ctx, self.player.ball, position=(0.0, 0.0, 0.0),
-                                        pos_referential=self.player.ball, direction=d, force_value=force)
-                self.frames(self.seconds(PUSH_SECONDS))
-                push.destroy()
+                self.push("stone", start, d, PUSH_SECONDS)
                 x, _, z = box.get_position()
                 best = max(best, float(np.hypot(x - bx, z - bz)))
             out.append((box.name, best))
+        return out
+
+    def push(self, kind: str, start, direction, seconds: float) -> None:
+        """A ball of ``kind`` put at ``start`` and pushed along ``direction`` by
+        its navigation force (per PSI) for ``seconds``."""
+        self.player.spawn(kind, start)
+        push = blocks.set_force(self.ctx, self.player.ball, position=(0.0, 0.0, 0.0),
+                                pos_referential=self.player.ball, direction=direction,
+                                force_value=BALL_KINDS[kind].force)
+        self.frames(self.seconds(seconds))
+        push.destroy()
+
+    def stones(self, sector: int) -> list:
+        """(module, the stone's drop at rest, its best drop with the crate
+        pushed, the crate's height)."""
+        out = []
+        for stone, crate in falling_stones(self.ctx):
+            if self.level.sector_of.get(stone) != sector:
+                continue
+            self.enter(sector)
+            self.player.remove()
+            y0 = stone.get_position()[1]
+            self.frames(self.seconds(REST_SECONDS))
+            rest = y0 - stone.get_position()[1]
+            lo, hi = crate.get_bounding_box(local=True)
+            best = 0.0
+            for d in ((1.0, 0.0, 0.0), (-1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, 0.0, -1.0)):
+                self.enter(sector)
+                cx, cy, cz = crate.get_position()
+                away = 0.5 * max(hi[0] - lo[0], hi[2] - lo[2]) + BALL_RADIUS + STONE_RUN_UP
+                start = self.on_floor((cx - d[0] * away, cy, cz - d[2] * away))
+                if start is None:
+                    continue
+                self.push("stone", start, d, STONE_SECONDS)
+                best = max(best, y0 - stone.get_position()[1])
+            out.append((stone.name.split(".")[0], rest, best, float(hi[1] - lo[1])))
         return out
 
     def extras(self, sector: int) -> list:
@@ -254,6 +295,14 @@ def report(game: str, number: int, only) -> None:
         still = [f"{n} (S{k})" for k, n, m in results["boxes"] if m < 0.5]
         print(f"  boxes  {len(moves)}: pushed min {min(moves):.2f} max {max(moves):.2f}"
               + (f"; not moved: {', '.join(still)}" if still else ""), flush=True)
+    if "stones" in results and results["stones"]:
+        drops = [r[3] for r in results["stones"]]
+        still = [f"{n} (S{k}) {rest:.1f}" for k, n, rest, _, _ in results["stones"] if rest > 0.5]
+        short = [f"{n} (S{k}) {d:.1f} of {h:.1f}" for k, n, _, d, h in results["stones"] if d < h - 0.5]
+        print(f"  stones {len(drops)}: dropped min {min(drops):.2f} max {max(drops):.2f} with the crate pushed "
+              f"out (crates {min(r[4] for r in results['stones']):.2f} high)"
+              + (f"; dropped unpushed: {', '.join(still)}" if still else "")
+              + (f"; short: {', '.join(short)}" if short else ""), flush=True)
     if "extras" in results and results["extras"]:
         how = [r[2] for r in results["extras"]]
         missed = [f"{n} (S{k})" for k, n, got in results["extras"] if not got]

@@ -2,7 +2,9 @@
 
 One world per environment: the scene is loaded once and its state before the
 first frame is kept as a flat table (ivp.snapshot); every reset builds a fresh
-copy of it, so an episode never sees what an earlier one left behind. A step
+copy of it, so an episode never sees what an earlier one left behind. The
+meshes, which nothing changes after loading, are shared by the copies (as
+the viewer's history does), not copied. A step
 holds the action's keys for ``frame_skip`` frames of 1/60 s, as a player's
 keyboard would (the scene's own time factor and frame smoothing apply).
 
@@ -20,6 +22,7 @@ import numpy as np
 from gymnasium import spaces
 
 import scenes
+from bbglue.meshes import Mesh
 from behaviors.ballance import camera_of, player_of
 from behaviors.ballance.floors import FloorHeights, entity_triangles
 from behaviors.ballance.level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
@@ -133,7 +136,7 @@ class BallanceEnv(gym.Env):
         ctx = self.scene.ctx
         if level_behavior(ctx) is None:
             raise ValueError(f"BallanceEnv: scene {self.scene.name!r} has no ballance.level behaviour")
-        self._table = flatten(ctx)                 # the world before its first frame
+        self._table = flatten(ctx, share=(Mesh,))  # the world before its first frame
         ctx.process_frame(FRAME_MS)                # the level finds its sectors (on_start)
         self.sector_count = level_behavior(ctx).sector_count
         self.goals = self._goals(level_behavior(ctx))

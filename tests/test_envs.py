@@ -350,3 +350,25 @@ def test_a_bad_action_is_named(env):
 def test_step_before_reset_says_so():
     with pytest.raises(RuntimeError, match="reset"):
         BallanceEnv(scene="sample_level").step(keys())
+
+
+def test_the_autopilot_as_a_policy_finishes_the_written_level_the_same_each_time(tmp_path):
+    """The level's autopilot steering through the env (envs/autopilot.py) on
+    the written two-sector level: straight on along its floor to checkpoint 1
+    at z 30 and the finish at z 45; the same seed plays the same episode."""
+    from behaviors.ballance.values import CHECKPOINT_RADIUS
+    from envs.autopilot import autopilot
+    from envs.ray_rollouts import serial
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(two_sector_level().data())
+    kwargs = dict(level=1, game_dir=str(tmp_path), frame_skip=1, time_limit=30)
+    first, again = serial([0, 0], kwargs, autopilot)
+    assert first.terminated and first.info["finished"] and not first.info["died"]
+    assert np.array_equal(first.actions, again.actions) and np.array_equal(first.rewards, again.rewards)
+    start_distance = float(np.linalg.norm(first.observations[0][L["to_goal"]]))
+    # the reward (docs/training.md): the metres toward checkpoint 1 until its
+    # sphere takes the ball, +20 there, then toward the finish, +100 at it
+    assert first.total >= 120.0 + start_distance - CHECKPOINT_RADIUS
+    held = {tuple(a) for a in first.actions}
+    assert all(a[4] == 0 and a[5] == 0 for a in held)              # arrows only: no camera turn, no Space

@@ -342,3 +342,78 @@ def test_a_state_a_file_cannot_hold_is_not_saved_and_the_hud_says_why(tmp_path):
     assert not s.save_state(str(path))
     assert not path.exists()
     assert s.message.startswith("no snapshot written: snapshot: context") and "lambda" in s.message
+
+
+def core_states(ctx) -> list:
+    """Every movable body's core after its last PSI: pose, speed, angular speed."""
+    out = []
+    for e in ctx.entities:
+        body = ctx.physics.body_of(e)
+        if body is not None and not body.core.physical_unmoveable:
+            c = body.core
+            out.append((e.name, repr(c.m_world_f_core_last_psi), tuple(c.speed), tuple(c.rot_speed)))
+    return out
+
+
+def hud_lines(s) -> list:
+    from viewer import hud
+    return hud.status_lines(s)
+
+
+def test_step_back_one_psi_inside_a_frame_is_the_runs_state_there_and_forward_ends_bit_identical(window):
+    # issue 43: at time factor 2 a frame of 1/60 s holds 2 or 3 PSIs of 1/66 s;
+    # a step back shows the state after all but the last of them
+    from pyglet.window import key
+    w = window(lambda: scenes.load("sample_level"))
+    s = w.session
+    s.play(Recording.load(DEMO))
+    frames = 90
+    for _ in range(frames):
+        w.tick(1 / 60)
+    live, psis = snapshot.game_hash(s.ctx), s.env.psi_count
+    k = s.history.psis_of(frames - 1)
+    assert k >= 2 and s.physics.time_factor == 2.0
+    press(w, key.COMMA)                             # one PSI back: inside the last frame
+    assert (s.history.cursor, s.history.inner) == (frames - 1, k - 1)
+    assert s.env.psi_count == psis - 1
+    inside = core_states(s.ctx)
+    assert any("inside a frame: after" in li for li in hud_lines(s))
+    press(w, key.PERIOD)                            # and forward one: the frame's end
+    assert (s.history.cursor, s.history.inner) == (frames, 0)
+    assert (snapshot.game_hash(s.ctx), s.env.psi_count) == (live, psis)
+
+    # a plain run of the same frames, the cores read at the start of each PSI
+    # (the state its previous PSI left) by a PSI listener
+    rng.reset()
+    ctx = scenes.load("sample_level").ctx
+    seen = {}
+    ctx.physics.env.psi_listeners.append(lambda env: seen.setdefault(env.psi_count, core_states(ctx)))
+    for f in list(Recording.load(DEMO))[:frames]:
+        run_frame(ctx, f)
+    assert ctx.physics.env.psi_count == psis
+    assert inside == seen[psis - 1]                 # the state after PSI number psis - 1
+
+
+def test_psi_steps_back_walk_every_psi_and_resuming_inside_a_frame_finishes_it_first():
+    s = Session(lambda: scenes.load("sample_level"))
+    s.keep_history(30.0)
+    hashes = {}
+    for _ in range(20):
+        s.tick(1 / 60)
+        hashes[s.env.psi_count] = snapshot.game_hash(s.ctx)
+    top = s.env.psi_count
+    counts = []
+    for _ in range(12):
+        s.step_back()
+        counts.append(s.env.psi_count)
+    assert counts == list(range(top - 1, top - 13, -1))          # each press one PSI earlier
+    if s.history.inner == 0:
+        s.step_back()
+    h = s.history
+    assert h.inner > 0
+    at, end_of_frame = h.cursor, h.mark(h.cursor + 1).psis
+    s.toggle_pause()                                # resume: the frame ends first, then runs on
+    assert not s.paused and (h.cursor, h.inner) == (at + 1, 0)
+    assert s.env.psi_count == end_of_frame and snapshot.game_hash(s.ctx) == hashes[end_of_frame]
+    s.tick(1 / 60)                                  # a branch from the frame's end
+    assert h.cursor == h.end == at + 2

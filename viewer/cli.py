@@ -26,7 +26,7 @@ from scenes.cli import (add_behaviors_option, add_input_options, add_scene_argum
 from .history import HISTORY_S
 
 MAX_HISTORY_S = 3600.0      # an hour of history at most (the ring's 256 MB bound the copies anyway)
-OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass")
+OVERLAYS = ("contacts", "sleeping", "spheres", "joints", "forces", "contact_forces", "mass", "labels")
 
 
 def _history(text: str) -> float:
@@ -108,7 +108,7 @@ def _render(args) -> int:
     if args.eye is not None:
         eye, target = args.eye, args.look if args.look is not None else (0.0, 0.0, 0.0)
         scene_camera = lambda _session: look_at(eye, target)      # noqa: E731
-    cap = Capture(session, args.size, scene_camera=scene_camera, hud=args.hud)
+    cap = Capture(session, args.size, scene_camera=scene_camera, hud=args.hud or "labels" in args.overlay)
     for name in args.overlay:
         cap.view.overlays[name] = True
     if args.free_camera:

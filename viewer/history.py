@@ -19,6 +19,15 @@ when the next reaches back far enough), holding at most MAX_BYTES
 (estimated from the tables: 200 bytes a record plus the arrays' bytes; the
 sample level's table is about 1.3 MB, Level 01 of the game 24 MB, so 256 MB
 holds 196 and 10 of them). Positions before the oldest snapshot are gone.
+
+Between the PSIs of a frame: the state after a frame's behaviours and its
+first j PSIs (of k) is shown by replaying up to the frame, then running it
+with its physics step cut after the j-th PSI (Action.run_psis): the PSIs are
+the time manager's own, one at a time (ivp/limits.py: a run in pieces has
+the same PSIs as one in one go), so the cores are those of the PSI inside
+the uncut frame. Such a state is for looking only: going anywhere from it
+replays from a snapshot, and the session finishes the frame before
+resuming from it.
 """
 
 from __future__ import annotations
@@ -38,13 +47,20 @@ MAX_BYTES = 256e6           # the snapshots' estimated size, at most
 RECORD_BYTES = 200          # the estimate per table record (measured: 123 to 176)
 
 
-def step_one_psi(physics) -> None:
-    """Run the environment to just past its next PSI, then write back (the
-    single-step control): exactly one PSI, whatever the time factor."""
-    env = physics.env
+def next_psi(env) -> None:
+    """Run the environment to just past its next PSI: exactly one PSI, whatever the time factor."""
     tm = env.time_manager
     env.simulate_until(tm.base_time + tm.min_value() + env.delta_PSI_time * 1e-3)
+
+
+def step_one_psi(physics) -> None:
+    """The single-step control: one PSI, then the write-back."""
+    next_psi(physics.env)
     physics.write_back()
+
+
+class _Cut(Exception):
+    """Ends a frame's physics step after the PSIs Action.run_psis asked for."""
 
 
 @dataclass(frozen=True)
@@ -88,14 +104,37 @@ class Action:
         else:
             ctx.process_frame(self.ms)
 
+    def run_psis(self, ctx, psis: int) -> None:
+        """This frame through its behaviours and its first `psis` PSIs only:
+        the physics step's simulate (glue-and-content 1) is cut after them,
+        before the step's timers, deferred deletes and write-back; then the
+        entities take the cores' poses (the write-back) to be drawn."""
+        env = ctx.physics.env
+
+        def simulate(dt: float) -> None:
+            for _ in range(psis):
+                next_psi(env)
+            raise _Cut
+
+        env.simulate = simulate
+        try:
+            self.run(ctx)
+        except _Cut:
+            pass
+        finally:
+            del env.simulate
+        ctx.physics.write_back()
+
 
 @dataclass(frozen=True)
 class Mark:
     """What the session counts at a position: frame time (ms) and frames run
-    since the load, and the viewer's speed the state was made at."""
+    since the load, the viewer's speed the state was made at, and the
+    environment's PSI count."""
     t_ms: float
     frames: int
     speed: float
+    psis: int
 
 
 @dataclass(frozen=True)
@@ -123,9 +162,10 @@ class History:
         self.snapshots: list[Snapshot] = []
         self.base = 0                   # the position of actions[0] (the oldest snapshot's)
         self.cursor = 0
+        self.inner = 0                  # > 0: the state shown is action `cursor`'s frame cut after this many PSIs
         self._taking_s = 0.0            # wall time the last snapshot took
         self._since_s = 0.0             # wall time the actions since it took
-        self._take(ctx, Mark(0.0, 0, speed))
+        self._take(ctx, Mark(0.0, 0, speed, ctx.physics.env.psi_count))
 
     @property
     def end(self) -> int:
@@ -161,7 +201,8 @@ class History:
         before = self.mark(self.cursor)
         frame = action.ms is not None
         self.actions.append(action)
-        self.marks.append(Mark(before.t_ms + (action.ms if frame else 0.0), before.frames + frame, action.speed))
+        self.marks.append(Mark(before.t_ms + (action.ms if frame else 0.0), before.frames + frame, action.speed,
+                               ctx.physics.env.psi_count))
         self.cursor += 1
         self._since_s += seconds
         if (self.cursor - self.snapshots[-1].position >= SNAPSHOT_EVERY
@@ -183,17 +224,42 @@ class History:
             self.base = second.position
             self.snapshots.pop(0)
 
-    def seek(self, ctx, position: int):
+    def psis_of(self, position: int) -> int:
+        """The PSIs the action at `position` ran (the one that leads to position + 1)."""
+        return self.mark(position + 1).psis - self.mark(position).psis
+
+    def seek(self, ctx, position: int, inner: int = 0):
         """The context at `position` (clamped to start .. end), from `ctx` at the
         cursor: the nearest snapshot at or before it, built afresh, or `ctx`
-        itself when no snapshot lies between, then the logged actions replayed."""
+        itself when no snapshot lies between (and it is no cut frame), then the
+        logged actions replayed; with `inner` > 0 the next action, a frame,
+        then runs through its first `inner` PSIs (less than all of them)."""
         position = min(max(position, self.start), self.end)
+        if position == self.end or not 0 < inner < self.psis_of(position):
+            inner = 0
         snap = [s for s in self.snapshots if s.position <= position][-1]
-        if not self.cursor <= position or snap.position > self.cursor:
+        if self.inner or not self.cursor <= position or snap.position > self.cursor:
             ctx = build(snap.table)
             rng.set_seed(snap.seed)
             self.cursor = snap.position
         for action in self.actions[self.cursor - self.base:position - self.base]:
             action.run(ctx)
-        self.cursor = position
+        self.cursor, self.inner = position, inner
+        if inner:
+            self.actions[position - self.base].run_psis(ctx, inner)
         return ctx
+
+    def psi_back(self) -> tuple[int, int]:
+        """(position, inner) one PSI before the state shown: inside the frame
+        shown or the one before it; a whole action back when it ran one PSI or none."""
+        if self.inner:
+            return self.cursor, self.inner - 1
+        p = self.cursor - 1
+        return p, max(self.psis_of(p) - 1, 0) if p >= self.start else 0
+
+    def psi_forward(self) -> tuple[int, int]:
+        """(position, inner) one PSI after the state shown: the next PSI of the
+        frame, or the end of the action."""
+        if self.cursor < self.end and self.inner + 1 < self.psis_of(self.cursor):
+            return self.cursor, self.inner + 1
+        return self.cursor + 1, 0

@@ -41,6 +41,9 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
     if h is not None and h.cursor < h.end:
         lines.append(f"HISTORY -{h.seconds_back():.2f} s ({h.end - h.cursor} steps back): "
                      f"] forward, End latest, P resumes here (dropping the later steps)")
+        if h.inner:
+            lines.append(f"HISTORY inside a frame: after {h.inner} of its {h.psis_of(h.cursor)} PSIs "
+                         f"(P finishes it, then resumes)")
     if session.recorder is not None:
         lines.append(f"REC {session.recorder.path}: {session.recorder.count} frames")
     elif session.message:

@@ -223,8 +223,18 @@ class Session:
     # --- time controls ------------------------------------------------------------
 
     def toggle_pause(self) -> None:
-        """Pause stops the frame clock (see `tick`); resume goes on from there."""
+        """Pause stops the frame clock (see `tick`); resume goes on from there
+        (from the end of the frame shown, when the history shows the inside of one)."""
+        if self.paused:
+            self._finish_frame()
         self.paused = not self.paused
+
+    def _finish_frame(self) -> None:
+        """From the inside of a frame the history shows, to its end: what runs
+        next (a resume, a step, a pull) goes on from a whole frame."""
+        h = self.history
+        if h is not None and h.inner:
+            self.go_to(h.cursor + 1)
 
     def step(self) -> None:
         """Pause if needed, then advance the physics by one PSI (no frame of the
@@ -233,8 +243,9 @@ class Session:
         without one, forward one logged action instead."""
         h = self.history
         if h is not None and h.cursor < h.end and self.drag is None:
-            self.go_to(h.cursor + 1)
+            self.go_to(*h.psi_forward())
             return
+        self._finish_frame()
         self.stop_recording("a single step is not a frame")
         if not self.paused:
             self.toggle_pause()
@@ -262,18 +273,20 @@ class Session:
 
     # --- history (viewer/history.py) --------------------------------------------------
 
-    def go_to(self, position: int) -> None:
+    def go_to(self, position: int, inner: int = 0) -> None:
         """Pause and show the state at a position of the history (actions since
-        the load): resuming, a step or a pull there discards what came after."""
+        the load), or with `inner` > 0 inside the frame that follows it, after
+        that many of its PSIs: resuming, a step or a pull there discards what
+        came after."""
         h = self.history
-        if h is None or min(max(position, h.start), h.end) == h.cursor:
+        if h is None or (min(max(position, h.start), h.end), inner) == (h.cursor, h.inner):
             return
         self.stop_recording("the history moved")
         self.script = None
         self.drag = None
         self.paused = True
         selected = self.selected.id if self.selected is not None else None
-        self.ctx = h.seek(self.ctx, position)
+        self.ctx = h.seek(self.ctx, position, inner)
         if selected is not None:            # the same entity in the state shown, if it was made by then
             try:
                 self.selected = self.ctx.get_by_id(selected)
@@ -299,10 +312,11 @@ class Session:
         self.go_to(p)
 
     def step_back(self) -> None:
-        """Back one action of the history: a single PSI step undone exactly, or
-        a frame (its PSIs ran inside its physics step, after its behaviours)."""
+        """Back one PSI in the history: a single PSI step undone exactly, or
+        the last PSI of a frame (the frame shown as cut after its PSI before;
+        one of a single PSI, or none, goes back whole)."""
         if self.history is not None:
-            self.go_to(self.history.cursor - 1)
+            self.go_to(*self.history.psi_back())
 
     def change_speed(self, direction: int) -> None:
         """Slow motion (-1) or fast forward (+1): the time factor halves or doubles."""
@@ -332,19 +346,26 @@ class Session:
     def start_drag(self, entity, point_ws) -> bool:
         """Grab a movable body at a world point; until `end_drag` a spring pulls
         that point towards `drag.target` every frame (and single step)."""
-        return self._grab(entity, lambda core: Drag(entity, point_ws))
+        return self._grab(entity, lambda e, core: Drag(e, point_ws))
 
     def start_twist(self, entity) -> bool:
         """Grab a movable body to turn it; until `end_drag` an angular spring
         turns it towards `drag.target` (viewer/perturb.py)."""
-        return self._grab(entity, lambda core: Twist(entity, core))
+        return self._grab(entity, Twist)
 
     def _grab(self, entity, make) -> bool:
+        """`make(entity, core)` the drag; inside a frame the history shows,
+        the frame is finished first and the grab takes its entity there."""
+        self._finish_frame()
+        try:
+            entity = self.ctx.get_by_id(entity.id)
+        except KeyError:                # deleted at the end of that frame
+            return False
         body = self.body_of(entity)
         if body is None or body.core.physical_unmoveable:
             return False
         self.stop_recording("a recording holds no mouse pull")
-        self.drag = make(body.core)
+        self.drag = make(entity, body.core)
         return True
 
     def end_drag(self) -> None:

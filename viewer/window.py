@@ -16,11 +16,12 @@ from pyglet.window import key, mouse
 from behaviors import hooks
 from scenes.headless import declared_keys, error_text
 
-from . import camera, hud, measures, overlays, png
+from . import camera, hud, labels, measures, overlays, png
 from .drawlist import gather
 from .game_hud import GameHud
 from .gameplay import scene_camera, scene_look
 from .history import HISTORY_S
+from .labels import overlaps
 from .perturb import Twist
 from .picking import pick
 from .plots import PlotPanel, Samples
@@ -51,8 +52,8 @@ class Control:
 # MuJoCo's viewer where it fits: Space pauses, Right steps, Backspace resets.
 CONTROLS = (
     Control((key.SPACE, key.P), "pause / resume (no frame runs; the time factor stays)", "pause"),
-    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one step", "step"),
-    Control((key.LEFT, key.COMMA), "back one step of the history (a PSI step, or a frame)", "back"),
+    Control((key.RIGHT, key.PERIOD), "one PSI step (pauses); in the history's past: forward one PSI", "step"),
+    Control((key.LEFT, key.COMMA), "back one PSI in the history (inside a frame too)", "back"),
     Control((key.BRACKETLEFT, key.BRACKETRIGHT), f"history: back / forward {SCRUB_S:g} s (pauses)", "scrub"),
     Control((key.END,), "history: back to the latest state", "latest"),
     Control((key.MINUS,), "slow motion (time factor / 2)", "slower"),
@@ -69,6 +70,7 @@ CONTROLS = (
     Control((key._5,), "overlay: force arrows", "forces"),
     Control((key._6,), "overlay: contact forces, arrows N x scale long", "contact_forces"),
     Control((key._7,), "overlay: mass centres and inertia boxes", "mass"),
+    Control((key._8,), "labels: body names; the selected body's mass and speed", "labels"),
     Control((key._9,), "contact force scale: the next of 0.003 .. 0.3 m per N", "force_scale"),
     Control((key.H,), "heads-up display on / off", "hud"),
     Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
@@ -146,7 +148,8 @@ class View:
         self.orbit = camera.OrbitCamera()
         self.use_scene_camera = True
         self.overlays = {"contacts": False, "sleeping": False, "spheres": False,
-                         "joints": False, "forces": False, "contact_forces": False, "mass": False}
+                         "joints": False, "forces": False, "contact_forces": False, "mass": False,
+                         "labels": False}
         self.contact_scale = 3      # index into measures.CONTACT_SCALES: 0.1 m per N
         self.effects = Effects()            # the behaviours' flames and blob shadows
         self.track = False          # the free camera follows the selected body
@@ -236,11 +239,6 @@ def choose_samples(samples: int | None, renderer: str) -> tuple[int, str]:
     return DEFAULT_SAMPLES, ""
 
 
-def overlaps(a, b) -> bool:
-    """Whether two (x, y, w, h) rectangles share an area."""
-    return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
-
-
 class TextPanel:
     """A block of monospaced lines at a corner of the window, on a dark backing."""
 
@@ -274,6 +272,38 @@ class TextPanel:
         self.batch.draw()
 
 
+class LabelLayer:
+    """The labels overlay's text (viewer/labels.py): a pool of pyglet labels
+    on dark backings, in the HUD's font at 9 points."""
+
+    FONT_SIZE = 9
+
+    def __init__(self):
+        self.batch = pyglet.graphics.Batch()
+        self.texts, self.backings = [], []
+        probe = pyglet.text.Label("0" * 10, font_name="DejaVu Sans Mono", font_size=self.FONT_SIZE)
+        self.cell = (probe.content_width / 10.0, probe.content_height)
+
+    def draw(self, placed) -> None:
+        while len(self.texts) < len(placed):
+            backing = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 140), batch=self.batch,
+                                              group=pyglet.graphics.Group(order=0))
+            self.backings.append(backing)
+            self.texts.append(pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=self.FONT_SIZE,
+                                                multiline=True, width=2000, color=(255, 255, 200, 255),
+                                                anchor_x="left", anchor_y="top", batch=self.batch,
+                                                group=pyglet.graphics.Group(order=1)))
+        for i, (text, backing) in enumerate(zip(self.texts, self.backings)):
+            shown = i < len(placed)
+            text.visible = backing.visible = shown
+            if shown:
+                x, y, w, h = placed[i].rect
+                text.text = placed[i].text
+                text.x, text.y = x + labels.PAD, y + h - labels.PAD
+                backing.x, backing.y, backing.width, backing.height = x, y, w, h
+        self.batch.draw()
+
+
 class Overlay2D:
     """HUD, selection panel and a centred panel (help or the last error, in
     place of the selection, in a smaller font), drawn over the 3D image; the
@@ -285,9 +315,13 @@ class Overlay2D:
         self.selection = TextPanel("right", "top")
         self.centre = TextPanel("center", "center", font_size=9)     # the help's 33 lines fit below the HUD
         self.game = GameHud()           # the game's manner: score, lives, level, sector
+        self.labels = None              # the LabelLayer, made when labels first show
         self.rects = {}
 
-    def draw(self, window, view: View, size, status_lines, centre_lines=()) -> None:
+    def draw(self, window, view: View, size, status_lines, centre_lines=(), blocked=(),
+             lens: camera.Lens = camera.BALLANCE_LENS) -> None:
+        """The panels, and the labels (when on) clear of them and of the
+        `blocked` rectangles; rects["labels"] lists the labels' rectangles."""
         width, height = size
         window.projection = Mat4.orthogonal_projection(0, width, 0, height, -255, 255)
         pyglet.gl.glViewport(0, 0, width, height)
@@ -309,6 +343,13 @@ class Overlay2D:
             if "status" in self.rects and overlaps(rect, self.rects["status"]):
                 self.rects["centre"] = self.centre.layout(centre_lines, width, height, top=self.rects["status"][1])
             self.centre.draw()
+        if view.overlays["labels"]:
+            if self.labels is None:
+                self.labels = LabelLayer()
+            placed = labels.place(labels.labelled(s), view.camera_world(), lens, size, self.labels.cell,
+                                  [*self.rects.values(), *blocked])
+            self.rects["labels"] = [p.rect for p in placed]
+            self.labels.draw(placed)
 
 
 def render_image(window, view: View, renderer: Renderer, target: Offscreen,
@@ -318,7 +359,7 @@ def render_image(window, view: View, renderer: Renderer, target: Offscreen,
     target.bind()
     view.draw(renderer, size)
     if overlay is not None:
-        overlay.draw(window, view, size, hud.status_lines(view.session))
+        overlay.draw(window, view, size, hud.status_lines(view.session), lens=renderer.lens)
     return target.read()
 
 
@@ -435,7 +476,8 @@ class ViewerWindow(pyglet.window.Window):
         self.scene_view.draw(self.renderer, size)
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
         status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.hud_shown() else ()
-        self.overlay.draw(self, self.scene_view, size, status, self.centre_lines())
+        blocked = [self.plots.rect()] if self.plots is not None else []
+        self.overlay.draw(self, self.scene_view, size, status, self.centre_lines(), blocked, self.renderer.lens)
         if self.plots is not None:
             self.plots.draw(self.plot_samples)
 

@@ -16,6 +16,7 @@ from ..params import Entity, Group, Param, Vec3
 from ..registry import register
 from .balls import distance, horizontal_distance, player_of, wake
 from .boxes import box_of, boxes_intersect
+from .level_meaning import MODULES
 from .sectors import sector_active
 from .values import (COORD, DISTANCE, FAN_BASE, FAN_BOX, FAN_FORCE, PUSH, SACK_FLIP_MS, SACK_FORCE, SWING_FORCE,
                      SWING_PHASE_MS, WAKE_GATE_RADIUS)
@@ -233,6 +234,24 @@ class FinishBalloon(Behavior):
         force_block(self, self.platform, (0.0, 1.0, 0.0), self.launch).create()
         for e in list(self.balloons) + list(self.ropes) + [self.platform]:
             wake(self.ctx, e)
+
+
+FALLING_STONE = "P_Modul_34"
+
+
+def falling_stones(ctx) -> list:
+    """(stone, crate) of each falling stone of the level (module 34: the stone
+    on a vertical slider rests on the crate; push the crate out and the stone
+    drops into its place, glue-and-content 3), found by the parts' names in
+    the plug-in's module table (``PLACEHOLDER.P_Modul_34_Schiebestein``)."""
+    suffix = {p.role: p.suffix for p in MODULES[FALLING_STONE].parts}
+    out = []
+    for e in ctx.entities:
+        root, _, part = e.name.partition(".")
+        crate = f"{root}.{FALLING_STONE}{suffix['crate']}"
+        if part == FALLING_STONE + suffix["stone"] and crate in ctx:
+            out.append((e, ctx.get(crate)))
+    return out
 
 
 __all__ = ["WakeGate", "Swing", "Sack", "Fan", "PlankBridge", "FinishBalloon"]
