@@ -241,3 +241,18 @@ def test_a_floor_beside_a_lower_one_is_a_step_not_a_slope():
         walk = WalkMap(low + ([] if ramp else high) + ramp + (plate(8, 12, 0, 10, 1.5) if ramp else []))
         route = walk.route_to((10.0, 3.5, 5.0), 1.5)
         assert math.isfinite(cost_from(walk, route, (-5, 0, 5), "wood")) == reached
+
+
+def test_a_short_face_steeper_than_the_push_holds_is_taken_with_speed():
+    """A ramp rising 0.45 per unit, steeper than the stone ball's push holds
+    it on (0.319): 4.5 high (level 01's way out of its basin) the stone
+    ball takes it with speed (rolling at 6.3 units/s at its foot it keeps
+    going: (sin a - 0.3036) g 5/7 over its 10.9 of length); 9 high, not."""
+    physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+    for high, reached in ((4.5, True), (9.0, False)):
+        run = high / 0.45
+        ramp = [((-6, 0, 10), (6, 0, 10), (6, high, 10 + run)), ((-6, 0, 10), (6, high, 10 + run), (-6, high, 10 + run))]
+        tris = plate(-6, 6, 0, 10, 0.0) + ramp + plate(-6, 6, 10 + run, 20 + run, high)
+        walk = WalkMap(tris, climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})
+        up = walk.route_to((0.0, high + 2.0, 15.0 + run), 2.0)
+        assert math.isfinite(cost_from(walk, up, (0, 0, 3), "stone")) == reached

@@ -20,7 +20,9 @@ join up), no drop starts on them, and a ball drops from between them only
 off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
-surface no steeper than its push holds it on (``climb``; going down, any).
+surface no steeper than its push holds it on (``climb``; going down, any),
+or onto a steeper face (up to ``CLIMB``) no higher than ``MOMENTUM_RISE``,
+which its speed takes it up (level 01's basin, left as a stone ball).
 A node within the transformer radius of a pad turns the kind into the
 pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
@@ -60,6 +62,8 @@ WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (
 WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
+MOMENTUM_RISE = 5.0      # a kind rolls up a face steeper than its push holds it on, no higher than this
+                         # (a stone ball at 7.5 units/s rises 5 up 0.57 per unit, its push helping)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -118,6 +122,7 @@ class WalkMap:
         points, owner = sample_triangles(tris)
         keep = merged(points)
         self.points, self.slope = points[keep], slopes[owner[keep]]
+        self.height = np.ptp(tris[:, :, 1], axis=1)[owner[keep]]        # of each node's triangle
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
@@ -131,6 +136,7 @@ class WalkMap:
             keep = merged(np.concatenate([self.points, spans]))       # the floor's nodes stay first
             self.points = np.concatenate([self.points, spans])[keep]
             self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
+            self.height = np.concatenate([self.height, np.zeros(len(spans))])[keep]
             self.span, self.paired = self.span[keep], self.paired[keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
@@ -235,7 +241,10 @@ class WalkMap:
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
-            up = (rise <= 0.05) | ((rise <= limit * flat + 0.15) & (self.slope[b] <= limit))   # it rolls up
+            held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
+            rushed = (self.slope[b] <= CLIMB) & (self.height[b] <= MOMENTUM_RISE)
+            up = ((rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
+                  | (rushed & (rise <= CLIMB * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
