@@ -241,7 +241,7 @@ def level_map(ctx, level):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
     walk = WalkMap(np.concatenate([floors, entity_triangles(modules)] + [t for _, t in stones]), fans, pads,
-                   {k: climb(k, ctx.physics) for k in BALL_KINDS})
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
     return walk, [_stone_plan(ctx, walk, st, t) for st, t in stones]
 
 
