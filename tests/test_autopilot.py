@@ -241,3 +241,46 @@ def test_a_floor_beside_a_lower_one_is_a_step_not_a_slope():
         walk = WalkMap(low + ([] if ramp else high) + ramp + (plate(8, 12, 0, 10, 1.5) if ramp else []))
         route = walk.route_to((10.0, 3.5, 5.0), 1.5)
         assert math.isfinite(cost_from(walk, route, (-5, 0, 5), "wood")) == reached
+
+
+def test_a_short_face_steeper_than_the_push_holds_is_taken_with_speed():
+    """A ramp rising 0.45 per unit, steeper than the stone ball's push holds
+    it on (0.319): 4.5 high (level 01's way out of its basin) the stone
+    ball takes it with speed (rolling at 6.3 units/s at its foot it keeps
+    going: (sin a - 0.3036) g 5/7 over its 10.9 of length); 9 high, not."""
+    physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+    for high, reached in ((4.5, True), (9.0, False)):
+        run = high / 0.45
+        ramp = [((-6, 0, 10), (6, 0, 10), (6, high, 10 + run)), ((-6, 0, 10), (6, high, 10 + run), (-6, high, 10 + run))]
+        tris = plate(-6, 6, 0, 10, 0.0) + ramp + plate(-6, 6, 10 + run, 20 + run, high)
+        walk = WalkMap(tris, climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})
+        up = walk.route_to((0.0, high + 2.0, 15.0 + run), 2.0)
+        assert math.isfinite(cost_from(walk, up, (0, 0, 3), "stone")) == reached
+
+
+def test_a_ball_jumps_a_gap_it_flies_over_while_falling():
+    """A floor ending 8 above another that starts 7 beyond its edge (level
+    02's banked road): leaving the edge at JUMP_SPEED (8) the ball falls 8
+    in sqrt(2 * 8 / 20) = 0.894 s and flies 7.16: a way down; 12 beyond, none."""
+    for gap, reached in ((7.0, True), (12.0, False)):
+        walk = WalkMap(plate(-6, 6, 0, 20, 8.0) + plate(-6, 6, 20 + gap, 40 + gap, 0.0))
+        route = walk.route_to((0.0, 2.0, 35.0 + gap), 3.0)
+        assert math.isfinite(cost_from(walk, route, (0, 8, 5), "wood")) == reached
+
+
+def test_a_long_ramp_of_small_faces_is_no_rush_for_stone():
+    """The 4.5-high ramp of the test above, and one 9 high at the same 0.45
+    per unit cut into faces of 1.5 rise each: speed takes the stone ball up
+    a steep stretch only as high as MOMENTUM_RISE (5) in all."""
+    physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+    faces = []
+    for k in range(6):
+        z0, z1 = 10 + k * 1.5 / 0.45, 10 + (k + 1) * 1.5 / 0.45
+        faces += [((-6, 1.5 * k, z0), (6, 1.5 * k, z0), (6, 1.5 * (k + 1), z1)),
+                  ((-6, 1.5 * k, z0), (6, 1.5 * (k + 1), z1), (-6, 1.5 * (k + 1), z1))]
+    top = 10 + 9.0 / 0.45
+    walk = WalkMap(plate(-6, 6, 0, 10, 0.0) + faces + plate(-6, 6, top, top + 10, 9.0),
+                   climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})
+    up = walk.route_to((0.0, 11.0, top + 5), 2.0)
+    assert math.isfinite(cost_from(walk, up, (0, 0, 3), "wood"))
+    assert cost_from(walk, up, (0, 0, 3), "stone") == math.inf

@@ -40,7 +40,7 @@ from ivp.snapshot import build, flatten
 
 from ..api import manager_of
 from ..recording import Recorder
-from .autopilot_map import WalkMap
+from .autopilot_map import DROP_REACH, WalkMap
 from .balls import Transformers, player_of
 from .floors import FloorHeights, entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
@@ -62,6 +62,7 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
 RUN_UP = 6.0                 # a falling stone's crate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
 RUN_UP_SPEED = 1.0           # ... and this slow
@@ -241,7 +242,7 @@ def level_map(ctx, level):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
     walk = WalkMap(np.concatenate([floors, entity_triangles(modules)] + [t for _, t in stones]), fans, pads,
-                   {k: climb(k, ctx.physics) for k in BALL_KINDS})
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
     return walk, [_stone_plan(ctx, walk, st, t) for st, t in stones]
 
 
@@ -467,6 +468,10 @@ class Pilot:
             speed *= 0.75
         if arriving:
             speed = min(speed, 1.5 * dist)
+        jump = next(((a, b) for a, b in zip(points, points[1:])
+                     if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH), None)
+        if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
+            to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
 
     # --- the run ----------------------------------------------------------------------------

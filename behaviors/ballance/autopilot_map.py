@@ -8,9 +8,12 @@ barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
 nodes are linked when the ball can roll from one to the other: at most
 ``REACH`` apart, no steeper than ``CLIMB`` nor than the floor under either
 end (a link from a floor up onto a floor beside it is a step, not a
-slope), a rising link short (``STEEP``), no node or wall in the ball's way (the sides of the
-triangles that are no floor, sampled too); from a node at an edge the ball may also drop onto a floor below (at
-most ``MAX_DROP`` down, ``DROP_REACH`` out). A node whose surroundings are
+slope), a rising link short (``STEEP``), no node or wall in the ball's
+way (the sides of the triangles that are no floor, sampled too); from a
+node at an edge the ball may also drop onto a floor below (at most
+``MAX_DROP`` down, ``DROP_REACH`` out, or as far as it flies while it
+falls, leaving the edge at ``JUMP_SPEED``: level 02's gap of 7 between
+the end of its banked road and the floor 8 below). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -20,7 +23,10 @@ join up), no drop starts on them, and a ball drops from between them only
 off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
-surface no steeper than its push holds it on (``climb``; going down, any).
+surface no steeper than its push holds it on (``climb``; going down, any),
+or onto a steeper stretch (up to ``CLIMB``) no higher than
+``MOMENTUM_RISE``, which its speed takes it up (level 01's basin, left as a
+stone ball; not level 02's long ramp for wood, whose pads make stone).
 A node within the transformer radius of a pad turns the kind into the
 pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
@@ -34,7 +40,7 @@ import math
 
 import numpy as np
 from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import dijkstra
+from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
 from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
@@ -46,7 +52,8 @@ CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper o
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
-DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally ...
+DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
+JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (the cruise is 9) ...
 MAX_DROP = 20.0          # ... and at most this far below
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
@@ -60,6 +67,8 @@ WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (
 WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
+MOMENTUM_RISE = 5.0      # a kind rolls up a stretch steeper than its push holds it on, no higher than this
+                         # (a stone ball at 7.5 units/s rises 5 up 0.57 per unit, its push helping)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -106,12 +115,14 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=(), climb=None):
+    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0):
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
         kind) of each transformer; ``climb``: kind -> the steepest rise per
-        unit it rolls up (default and at most ``CLIMB``)."""
+        unit it rolls up (default and at most ``CLIMB``); ``gravity`` its
+        size, for how far a ball flies off an edge."""
         self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
+        self.gravity = float(gravity)
         tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
@@ -188,13 +199,15 @@ class WalkMap:
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
         flat_tree = cKDTree(p[:, (0, 2)])
-        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], DROP_REACH)
+        reach = max(DROP_REACH, JUMP_SPEED * math.sqrt(2.0 * MAX_DROP / self.gravity))
+        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], reach)
         counts = np.fromiter((len(x) for x in near), int, len(near))
         a = np.repeat(edge, counts)
         b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         fall = p[a, 1] - p[b, 1]
-        ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
+        ok = ((fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
+              & (flat <= np.maximum(DROP_REACH, JUMP_SPEED * np.sqrt(2.0 * np.maximum(fall, 0.0) / self.gravity))))
         return a[ok], b[ok]
 
     def _walled(self, a, b) -> np.ndarray:
@@ -213,6 +226,20 @@ class WalkMap:
                 d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
                 out |= np.isfinite(d)
         return out
+
+    def _steep_height(self, a, b, limit: float) -> np.ndarray:
+        """Per node steeper than ``limit``: the height of the stretch of such
+        nodes it is on (linked by the links a -> b); 0 for the others."""
+        steep = self.slope > limit
+        both = steep[a] & steep[b]
+        n = len(self.points)
+        _, label = connected_components(coo_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(n, n)),
+                                        directed=False)
+        y = self.points[:, 1]
+        top, bottom = np.full(n, -np.inf), np.full(n, np.inf)
+        np.maximum.at(top, label[steep], y[steep])
+        np.minimum.at(bottom, label[steep], y[steep])
+        return np.where(steep, top[label] - bottom[label], 0.0)
 
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
@@ -235,7 +262,10 @@ class WalkMap:
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
-            up = (rise <= 0.05) | ((rise <= limit * flat + 0.15) & (self.slope[b] <= limit))   # it rolls up
+            held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
+            rushed = (self.slope[b] <= CLIMB) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
+            up = ((rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
+                  | (rushed & (rise <= CLIMB * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
