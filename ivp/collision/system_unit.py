@@ -10,13 +10,12 @@ handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
 damping's pending pushes as damp_commit_and_accelerate does), the dynamic
 and static handles, the sleep test (lane_kernels.unit_calm_k), in that order; the
 handles' system passes read and write the cores' rows (friction_passes._core_states,
-friction_passes._put_columns) and their points' (the points are on loan), and
-the lane integrates the cores. The results are the object path's bits.
+friction_passes._put_columns) and their points' (the points are on loan). The
+results are the object path's bits.
 
 Python between the passes (a point deleted, a listener) reads and writes the
 same rows (the body table is the cores' state). A unit whose cores change
-during the PSI (a core deleted) finishes it on the object path (the sleep
-test, the integration).
+during the PSI (a core deleted) takes the object path's sleep test.
 """
 
 from __future__ import annotations
@@ -69,9 +68,7 @@ def _system_of(env, su):
 
 def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) on its
-    cores' rows: the head, the four controllers, the sleep test; the lane
-    integrates the cores (a unit calm at its sleep test is frozen, and
-    integrated by the object path)."""
+    cores' rows: the head, the four controllers, the sleep test."""
     lane = env.lane
     cores = su.cores
     rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
@@ -93,14 +90,9 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     cores_out.extend(reversed(cores))
     if _same_cores(cores, rows):
         if test_sleep and unit_calm_k(env.bodies.rows, rows, t, env.freeze_check_time):
-            for c in cores:
-                lane.drop(c)
             freeze_unit(env, su)
-    else:                               # a core went: the object path finishes the PSI
-        for c in cores:
-            lane.drop(c)
-        if test_sleep:
-            try_to_freeze(env, su)
+    elif test_sleep:                    # a core went: the object path's sleep test
+        try_to_freeze(env, su)
     fs.collision.update_after_controllers(su)
 
 
