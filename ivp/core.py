@@ -20,14 +20,8 @@ from .fp import (
     CALC_CALC_EPS,
     DAMP_LINEAR_LIMIT,
     DEFAULT_RADIUS_F,
-    SLEEP_LONG_WINDOW,
-    SLEEP_POS0,
-    SLEEP_POS1,
-    SLEEP_ROT0,
-    SLEEP_ROT1,
     TENTH_F,
     f32,
-    f32q,
     f32v,
     f32v2,
     f32v6,
@@ -345,42 +339,6 @@ class Core:
                     env.current_time, math.inf, math.inf, env.state != STATE_BETWEEN_PSIS)
 
     # --- sleep (10.2, 10.3) -----------------------------------------------------
-
-    def calc_movement_state(self, t: float, freeze_check_time: float) -> int:
-        """Spec 10.2 (0x1000d680): 1 moving, 2 slow, 3 calm; all tests as written.
-
-        The short window compares with q_next, the long window with q_last;
-        a window restarted stores its references (f32) and time in the row.
-        """
-        R = self.upper_limit_radius
-        pos = self.pos_world_f_core_last_psi
-        v = self._bodies.rows[self.row, CALM_T:CALM_P0 + 6].tolist()
-        d0x = pos[0] - v[10]
-        d0y = pos[1] - v[11]
-        d0z = pos[2] - v[12]
-        qn = self.q_world_f_core_next_psi
-        if d0x * d0x + d0y * d0y + d0z * d0z <= SLEEP_POS0:
-            dq = v[2] * qn[0] + v[3] * qn[1] + v[4] * qn[2] + v[5] * qn[3]
-            if (1.0 - dq * dq) * 2.0 * R * R <= SLEEP_ROT0:
-                return MT_CALM if t - v[0] > freeze_check_time else MT_SLOW
-        self._calm_window(0, qn, pos, t)
-        d1x = pos[0] - v[13]
-        d1y = pos[1] - v[14]
-        d1z = pos[2] - v[15]
-        ql = self.q_world_f_core_last_psi
-        dq = v[6] * ql[0] + v[7] * ql[1] + v[8] * ql[2] + v[9] * ql[3]
-        if (d1x * d1x + d1y * d1y + d1z * d1z > SLEEP_POS1
-                or (1.0 - dq * dq) * 2.0 * R * R > SLEEP_ROT1):
-            self._calm_window(1, ql, pos, t)
-            return MT_MOVING
-        return MT_CALM if t - v[1] > SLEEP_LONG_WINDOW else MT_MOVING
-
-    def _calm_window(self, i: int, q, pos, t: float) -> None:
-        """Calm window i (10.2) restarts at t from q and pos, stored f32."""
-        row = self._bodies.rows[self.row]
-        row[CALM_Q0 + 4 * i:CALM_Q0 + 4 * i + 4] = f32q(*q)
-        row[CALM_P0 + 3 * i:CALM_P0 + 3 * i + 3] = f32v(*pos)
-        row[CALM_T + i] = t
 
     def reset_freeze_check_values(self) -> None:
         """Spec 10.4 (0x1000cec0): restart both calm windows; references kept."""
