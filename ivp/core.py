@@ -13,33 +13,24 @@ from __future__ import annotations
 import math
 from array import array
 
+import numpy as np
+
 from . import umath
 from .fp import (
-    ASIN_S5_F,
     CALC_CALC_EPS,
     DAMP_LINEAR_LIMIT,
     DEFAULT_RADIUS_F,
-    GYRO_144,
-    GYRO_X_LIMIT,
-    ONE_SIXTH_F,
-    QUAT_NORM_EPS,
-    SLEEP_LONG_WINDOW,
-    SLEEP_POS0,
-    SLEEP_POS1,
-    SLEEP_ROT0,
-    SLEEP_ROT1,
     TENTH_F,
     f32,
-    f32q,
     f32v,
     f32v2,
     f32v6,
-    isqrt_newton,
     sign_bit,
 )
+from .lane_kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
 from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DAMP_CALM, DELTA, DEVIATION,
-                           EQUAL_I, I_DT, INV_I, INV_M, M_POS, M_R, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST,
+                           EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, INV_M, M_POS, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST,
                            Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
 
@@ -328,137 +319,26 @@ class Core:
     # --- integration (8.2, 8.3) -------------------------------------------------
 
     def calc_next_psi_matrix(self, delta_time: float, i_delta_time: float) -> None:
-        """Spec 8.2 (0x1001e300): clamps, this PSI's rotation, advance the PSI."""
+        """Spec 8.2 (0x1001e300) for this core: the anomaly manager's handlers
+        (9) for a rotation (no max_rot_speed clamp) or a speed over its limit,
+        then lane_kernels.integrate_k on the row (between PSIs, the plain
+        sine quaternion)."""
         env = self.environment
         lim = env.anomaly_limits
-        rs = self.rot_speed
-        m = self.max_rot_speed
-        if m is not None:
-            rs = _clamp_max_rot_speed(rs, m)
-            self.rot_speed = rs
-        else:
-            wx, wy, wz = rs
+        m, b = locate(self)
+        if not m[b + HAS_MAX_ROT]:
+            wx, wy, wz = m[b + ROT_SPEED:b + ROT_SPEED + 3].tolist()
             a = env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi
             if wx * wx + wy * wy + wz * wz > a * a:
                 env.anomaly_manager.max_angular_velocity_exceeded(lim, self)
-                rs = self.rot_speed
-        s = self.speed
-        sx, sy, sz = s
-        sp2 = sx * sx + sy * sy + sz * sz
+        sx, sy, sz = self.speed
         mv = lim.max_velocity
-        if sp2 > mv * mv:
+        if sx * sx + sy * sy + sz * sz > mv * mv:
             env.anomaly_manager.max_velocity_exceeded(lim, self)
-            s = self.speed
-            sx, sy, sz = s
-            sp2 = sx * sx + sy * sy + sz * sz
-        self.current_speed, self.i_delta_time = f32v2(math.sqrt(sp2), i_delta_time)
-        dt = delta_time
-        if not self.rot_inertias_are_equal and env.state != STATE_BETWEEN_PSIS:
-            Q, rs = self._gyro_rotation(rs, dt)
-            self.rot_speed = rs
-        else:
-            Q = umath.quat_from_rot_sin(rs, dt)
-        t = env.current_time
-        m, b = locate(self)
-        px, py, pz, dx, dy, dz = m[b + POS:b + DELTA + 3].tolist()
-        q = tuple(m[b + Q_NEXT:b + Q_NEXT + 4].tolist())
-        dtp = t - m[b + T_LAST]
-        m[b + T_LAST] = t
-        # the new pos, delta = speed, q_last = q_next, q_next: one block of the row
-        m[b + POS:b + Q_NEXT + 4] = array("d", (px + dx * dtp, py + dy * dtp, pz + dz * dtp, *s, *q,
-                                                *umath.quat_normalize_iter(umath.quat_mul(q, Q))))
-        self.calc_rotation_info(Q)
-
-    def _gyro_rotation(self, rs, dt: float):
-        """Spec 8.2: the gyroscopic sub-steps for unequal inertias.
-
-        Returns the PSI's rotation quaternion and the updated rot_speed.
-        """
-        n = gyro_sub_steps(rs, dt)
-        dt = dt / n
-        Q = umath.quat_from_rot_poly(rs, dt)
-        I = self.rot_inertia
-        ii = self.inv_rot_inertia
-        ex = (I[1] - I[2]) * ii[0]
-        ey = (I[2] - I[0]) * ii[1]
-        ez = (I[0] - I[1]) * ii[2]
-        dtf = f32(dt)
-        i = 1
-        while True:
-            wx, wy, wz = rs
-            g = f32v(wz * wy * ex, wz * wx * ey, wx * wy * ez)
-            rs = f32v(wx + g[0] * dtf, wy + g[1] * dtf, wz + g[2] * dtf)
-            if i >= n:
-                break
-            Q = umath.quat_mul(umath.quat_from_rot_poly(rs, dt), Q)
-            i += 1
-        return Q, rs
-
-    def calc_rotation_info(self, Q) -> None:
-        """Spec 8.3 (0x1001e870): abs_omega, rotation axis, max_surface_rot_speed.
-
-        abs_omega and the axis (R . Q.xyz y, R = m_world_f_core_last_psi.R) are
-        rounded in one f32[4] store.
-        """
-        qx, qy, qz, _ = Q
-        n = qx * qx + qy * qy + qz * qz
-        m, b = locate(self)
-        if n <= QUAT_NORM_EPS:
-            w, x, y, z = 0.0, 1.0, 0.0, 0.0
-        else:
-            y = isqrt_newton(n)
-            s = y * n
-            s3 = s * s * s
-            asin_s = s + s3 * ONE_SIXTH_F + s3 * s * s * ASIN_S5_F
-            ax = qx * y
-            ay = qy * y
-            az = qz * y
-            R = m[b + M_R:b + M_R + 9].tolist()
-            w, x, y, z = f32q(2.0 * asin_s * m[b + I_DT],
-                              R[0] * ax + R[1] * ay + R[2] * az,
-                              R[3] * ax + R[4] * ay + R[5] * az,
-                              R[6] * ax + R[7] * ay + R[8] * az)
-        m[b + AXIS], m[b + AXIS + 1], m[b + AXIS + 2] = x, y, z
-        m[b + ABS_OMEGA] = w
-        m[b + MAX_SURF_ROT] = f32(w * self.max_surface_deviation)
+        integrate_k(self._bodies.rows, np.array([self.row], dtype=np.int64), delta_time, i_delta_time,
+                    env.current_time, math.inf, math.inf, env.state != STATE_BETWEEN_PSIS)
 
     # --- sleep (10.2, 10.3) -----------------------------------------------------
-
-    def calc_movement_state(self, t: float, freeze_check_time: float) -> int:
-        """Spec 10.2 (0x1000d680): 1 moving, 2 slow, 3 calm; all tests as written.
-
-        The short window compares with q_next, the long window with q_last;
-        a window restarted stores its references (f32) and time in the row.
-        """
-        R = self.upper_limit_radius
-        pos = self.pos_world_f_core_last_psi
-        v = self._bodies.rows[self.row, CALM_T:CALM_P0 + 6].tolist()
-        d0x = pos[0] - v[10]
-        d0y = pos[1] - v[11]
-        d0z = pos[2] - v[12]
-        qn = self.q_world_f_core_next_psi
-        if d0x * d0x + d0y * d0y + d0z * d0z <= SLEEP_POS0:
-            dq = v[2] * qn[0] + v[3] * qn[1] + v[4] * qn[2] + v[5] * qn[3]
-            if (1.0 - dq * dq) * 2.0 * R * R <= SLEEP_ROT0:
-                return MT_CALM if t - v[0] > freeze_check_time else MT_SLOW
-        self._calm_window(0, qn, pos, t)
-        d1x = pos[0] - v[13]
-        d1y = pos[1] - v[14]
-        d1z = pos[2] - v[15]
-        ql = self.q_world_f_core_last_psi
-        dq = v[6] * ql[0] + v[7] * ql[1] + v[8] * ql[2] + v[9] * ql[3]
-        if (d1x * d1x + d1y * d1y + d1z * d1z > SLEEP_POS1
-                or (1.0 - dq * dq) * 2.0 * R * R > SLEEP_ROT1):
-            self._calm_window(1, ql, pos, t)
-            return MT_MOVING
-        return MT_CALM if t - v[1] > SLEEP_LONG_WINDOW else MT_MOVING
-
-    def _calm_window(self, i: int, q, pos, t: float) -> None:
-        """Calm window i (10.2) restarts at t from q and pos, stored f32."""
-        row = self._bodies.rows[self.row]
-        row[CALM_Q0 + 4 * i:CALM_Q0 + 4 * i + 4] = f32q(*q)
-        row[CALM_P0 + 3 * i:CALM_P0 + 3 * i + 3] = f32v(*pos)
-        row[CALM_T + i] = t
 
     def reset_freeze_check_values(self) -> None:
         """Spec 10.4 (0x1000cec0): restart both calm windows; references kept."""
@@ -573,32 +453,3 @@ def damping_factors(dt: float, rf, lf: float):
     b = dt * lf
     kl = 1.0 - b if b < 0.25 else math.exp(-b)
     return k[0], k[1], k[2], kl
-
-
-def gyro_sub_steps(rs, dt: float) -> int:
-    """Spec 8.2: n = trunc(sqrt(144 x)) + 1 when x = |w|^2 dt^2 > 1/36, else 1."""
-    x = (rs[0] * rs[0] + rs[1] * rs[1] + rs[2] * rs[2]) * dt * dt
-    if x > GYRO_X_LIMIT:
-        return int(math.sqrt(x * GYRO_144)) + 1
-    return 1
-
-
-def _clamp_max_rot_speed(rs, m):
-    """Spec 8.2: the per-axis box clamp, with the original's y-axis bug.
-
-    On y a value below -m.y is set to +m.y (max_rot_speed_y_axis quirk).
-    """
-    x, y, z = rs
-    if x > m[0]:
-        x = m[0]
-    elif x < -m[0]:
-        x = -m[0]
-    if y > m[1]:
-        y = m[1]
-    elif y < -m[1]:
-        y = m[1]
-    if z > m[2]:
-        z = m[2]
-    elif z < -m[2]:
-        z = -m[2]
-    return (x, y, z)

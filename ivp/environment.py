@@ -27,7 +27,7 @@ from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
-from .lane import ENABLED as LANE_ENABLED, Lane
+from .lane import ENABLED as LANE_ENABLED, Lane, integrate
 from .freeze import revive_cores_psi
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
@@ -265,16 +265,7 @@ class Environment:
         cores = []
         self.sim_unit_manager.simulate_sim_units(self, cores)
         delta = self.delta_PSI_time
-        i_dt = inv_dt(delta)
-        lane = self.lane
-        if lane is None or not lane.runs_all(cores):
-            own = () if lane is None or not lane.ran else lane.rows()
-            for c in reversed(cores):
-                if c.row not in own:
-                    c.calc_next_psi_matrix(delta, i_dt)
-        if lane is not None:
-            for c in lane.integrate(delta, i_dt):
-                c.calc_next_psi_matrix(delta, i_dt)
+        integrate(self, cores, delta, inv_dt(delta))
         self.state = STATE_HULLS
         if col is not None:
             col.after_integration(cores)

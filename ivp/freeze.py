@@ -4,25 +4,22 @@ frozen unit made active again with its resting partners."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
+from .lane_kernels import unit_calm_k
 from .states import SU_ACTIVE, SU_FROZEN
 
 
 # --- freeze (10.2, 10.3) -------------------------------------------------------
 
 def try_to_freeze(env, su) -> bool:
-    """Spec 10.2 (0x100120f0): freeze the unit when every core is calm (state 3)."""
-    t = env.current_time
-    fct = env.freeze_check_time
-    acc = 3
-    cores = su.cores
-    for i in range(len(cores) - 1, -1, -1):
-        c = cores[i]
-        s = c.calc_movement_state(t, fct)
-        c.movement_state = s
-        acc &= s
-    if acc != 3:
+    """Spec 10.2 (0x100120f0): each core's movement state (last first,
+    lane_kernels.unit_calm_k on the unit's rows); freeze the unit when every
+    core is calm (state 3)."""
+    rows = np.array([c.row for c in su.cores], dtype=np.int64)
+    if not unit_calm_k(env.bodies.rows, rows, env.current_time, env.freeze_check_time):
         return False
     freeze_unit(env, su)
     return True

@@ -1,21 +1,21 @@
 """The lane (issue 11): one compiled pass per PSI over the rows of the body
-table (ivp.state.bodies) of free bodies.
+table (ivp.state.bodies) of free bodies, and the PSI's integration.
 
 A unit with one movable core whose only controller is gravity (a body in
 flight: no contact, joint, spring or force) is run by :func:`run_units`
-instead of :meth:`SimUnit.do_sim_unit_psi`, and its core is integrated by
-:meth:`Lane.integrate` instead of :meth:`Core.calc_next_psi_matrix`: the same
-steps (dynamics 6.3 begin of the PSI, the sleep count-down 10.1, gravity and
-damping 7.1 / 7.3, the calm test 10.2, the integration 8.2 / 8.3) over rows of
-one array, in the same order of operations with the same f32 stores, so the
-results are bit-identical to the object path.
+instead of :meth:`SimUnit.do_sim_unit_psi`: the same steps (dynamics 6.3
+begin of the PSI, the sleep count-down 10.1, gravity and damping 7.1 / 7.3,
+the calm test 10.2) over rows of one array, in the same order of operations
+with the same f32 stores, so the results are bit-identical to the object
+path. Every core of the PSI is integrated (8.2 / 8.3) by :func:`integrate`,
+in one pass over the rows.
 
 The row is the core's state whoever runs it, the columns the passes only
 read (from INV_I on) included: they are written through from the core's
 fields. Which cores the lane runs is decided at every PSI from the units
 (:func:`lane_unit`, :func:`joint_unit`, ivp.sim_unit.Plan): a run records
-its rows (:meth:`Lane.record`), the lane integrates exactly the rows run
-this PSI, and the object path integrates every other core.
+its rows (:meth:`Lane.record`); when the lane ran every core of the PSI,
+the integration takes the runs' rows as they are.
 """
 
 from __future__ import annotations
@@ -37,14 +37,13 @@ _fast_flags = attrgetter("fast", "fast_prev")
 
 class Lane:
     """The lane's runs of one environment's PSI: the cores they ran (rows and
-    cores, in order), which the lane integrates; kept until the next PSI's
-    unit pass begins (:meth:`start`)."""
+    cores, in order), kept until the next PSI's unit pass begins
+    (:meth:`start`)."""
 
     def __init__(self, env):
         self.environment = env
-        self.ran = []                   # (rows, cores) of the runs of this PSI, to integrate
-        self._rows = None               # the rows of ``ran`` still the lane's, a set made when asked for
-        self.dropped = False            # a core of ``ran`` is no longer the lane's (:meth:`drop`)
+        self.ran = []                   # (rows, cores) of the runs of this PSI
+        self.dropped = False            # a core was deleted since the pass began (:meth:`drop`)
         self.plan = None
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
 
@@ -54,7 +53,6 @@ class Lane:
     def start(self) -> None:
         """A PSI's unit pass begins: no core has run in the lane yet."""
         self.ran = []
-        self._rows = None
         self.dropped = False
 
     def can_run(self, core) -> bool:
@@ -69,64 +67,44 @@ class Lane:
         return True
 
     def record(self, rows, cores) -> None:
-        """A run of this PSI ran the cores of ``rows`` (``cores``, in order):
-        the lane integrates them."""
+        """A run of this PSI ran the cores of ``rows`` (``cores``, in order)."""
         self.ran.append((rows, cores))
-        if self._rows is not None:
-            self._rows.update(rows.tolist())
-
-    def record_run(self, rows, cores, stop: int) -> None:
-        """:meth:`record` for a run of units of one core each that ended at
-        unit ``stop`` (-1: none), which the object path integrates (its unit
-        froze, or its contact point was deleted)."""
-        if stop < 0:
-            self.record(rows, cores)
-        elif stop > 0:
-            self.record(rows[:stop], cores[:stop])
-
-    def rows(self) -> set:
-        """The rows the lane integrates at this PSI (ran, none dropped since)."""
-        if self._rows is None:
-            self._rows = {k for rows, _ in self.ran for k in rows.tolist()}
-        return self._rows
 
     def has(self, core) -> bool:
-        """Whether the core ran in the lane at this PSI (the lane integrates it)."""
-        return bool(self.ran) and core.row in self.rows()
+        """Whether the core ran in the lane at this PSI (or the last, between PSIs)."""
+        return any(c is core for _, cores in self.ran for c in cores)
 
     def drop(self, core) -> None:
-        """The object path integrates the core after all (it was deleted, or
-        its unit runs on the object path after its run)."""
-        if self.has(core):
-            self.rows().discard(core.row)
-            self.dropped = True
+        """A core was deleted: the runs' rows may hold its row."""
+        self.dropped = True
 
-    def runs_all(self, cores) -> bool:
-        """Whether every one of the PSI's cores ran in the lane (none dropped
-        since): the object path integrates none of them."""
-        return not self.dropped and sum(len(c) for _, c in self.ran) == len(cores)
-
-    def integrate(self, delta_time: float, i_delta_time: float) -> list:
-        """Dynamics 8.2 / 8.3 for the rows run this PSI; the cores whose speed
-        is over an anomaly limit come back to be integrated by the object path
-        (the anomaly manager's handlers are Python). Returns them."""
-        env = self.environment
+    def psi_rows(self, cores):
+        """The rows of the PSI's cores (``cores``, the unit pass's: every
+        run's cores are some of them) when every one ran in the lane (and no
+        core was deleted since), in run order; else None."""
         ran = self.ran
-        if not ran:
-            return []
-        if self.dropped:                # the runs' cores still the lane's, in run order
-            own = self.rows()
-            rows = np.array([c.row for _, cores in ran for c in cores if c.row in own], dtype=np.int64)
-        else:
-            rows = ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
-        lim = env.anomaly_limits
-        bodies = env.bodies
-        over = integrate_k(bodies.rows, rows, delta_time, i_delta_time, env.current_time,
-                           env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity)
-        out = [bodies.cores[k] for k in over.tolist()]
-        for c in out:
-            self.drop(c)
-        return out
+        if self.dropped or not ran or sum(len(c) for _, c in ran) != len(cores):
+            return None
+        return ran[0][0] if len(ran) == 1 else np.concatenate([r for r, _ in ran])
+
+
+def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
+    """Dynamics 8.2 / 8.3 for the PSI's cores (the unit pass's, a core of an
+    object deleted since left out) in one pass over their rows
+    (lane_kernels.integrate_k); a core whose speed is over an anomaly limit
+    is integrated after the anomaly manager's handlers (9, Python:
+    Core.calc_next_psi_matrix)."""
+    lane = env.lane
+    bodies = env.bodies
+    rows = None if lane is None else lane.psi_rows(cores)
+    if rows is None:
+        own = bodies.cores
+        rows = np.array([c.row for c in reversed(cores) if own[c.row] is c], dtype=np.int64)
+    lim = env.anomaly_limits
+    over = integrate_k(bodies.rows, rows, delta_time, i_delta_time, env.current_time,
+                       env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity, True)
+    for k in over.tolist():
+        bodies.cores[k].calc_next_psi_matrix(delta_time, i_delta_time)
 
 
 def lane_unit(env, su) -> bool:
@@ -183,7 +161,7 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a unit of joints (:func:`joint_unit`) on its
     rows in one pass (the step's ``lane_psi``: the head, gravity, the
     constraints, the sleep test); a unit calm at its sleep test is frozen
-    and integrated by the object path."""
+    by the object path."""
     run, rows, cores, slots = step
     lane = env.lane
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
@@ -199,10 +177,9 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
     cores_out.extend(reversed(cores))
+    lane.record(rows, cores)
     if calm:
         freeze_unit(env, su)
-    else:
-        lane.record(rows, cores)
     if env.collision is not None:
         env.collision.update_after_controllers(su)
 
@@ -210,7 +187,7 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
 def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") -> int:
     """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
     count-down, gravity and calm test in one pass. A unit found calm is
-    frozen and integrated by the object path, and the run ends there (the caller
+    frozen by the object path, and the run ends there (the caller
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
@@ -248,7 +225,7 @@ def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
     ran = len(units) if stop < 0 else stop + 1
     flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
-    lane.record_run(rows, cores, stop)
+    lane.record(rows[:ran], cores[:ran])
     if col is not None:
         col.update_after_controllers(None)
     if stop >= 0:

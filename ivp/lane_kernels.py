@@ -206,8 +206,11 @@ def run_units_k(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
 
 
 @kernel
-def _quat_from_rot(S, k, wx, wy, wz, dt, poly):
-    """umath.quat_from_rot_poly (poly) or quat_from_rot_sin of w over dt."""
+def quat_from_rot_k(wx, wy, wz, dt, poly):
+    """The rotation quaternion of the angular velocity w over dt (8.2),
+    s_i = w_i h - (w_i h)^3 (f32)(1/6) with h = dt/2 (poly, 0x10018f80) or
+    s_i = sin(w_i h) (0x10019010). Reconstructed past the cut: the scalar
+    part completes the unit norm, sqrt(1 - |s|^2) (clamped at 0)."""
     h = dt * 0.5
     if poly:
         sx = wx * h
@@ -228,9 +231,21 @@ def _quat_from_rot(S, k, wx, wy, wz, dt, poly):
 
 
 @kernel
-def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v):
-    """Core.calc_next_psi_matrix (8.2) and calc_rotation_info (8.3) for the
-    rows; rows over an anomaly limit are left as they are and returned."""
+def gyro_sub_steps(w, dt):
+    """Spec 8.2: n = trunc(sqrt(144 x)) + 1 when x = |w|^2 dt^2 > 1/36, else 1."""
+    x = (w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) * dt * dt
+    return int(math.sqrt(x * GYRO_144)) + 1 if x > GYRO_X_LIMIT else 1
+
+
+@kernel
+def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v, gyro):
+    """Spec 8.2 (calc_next_psi_matrix, 0x1001e300: the clamps, this PSI's
+    rotation, the PSI advanced) and 8.3 (calc_rotation_info, 0x1001e870)
+    for the rows; rows over an anomaly limit (9) are left as they are and
+    returned. ``gyro``: the gyroscopic sub-steps for unequal inertias (a
+    PSI's integration; between PSIs the plain sine quaternion). The
+    normalize after q_next (x) Q is 0x10019540's, reconstructed (the table
+    row is cut): the bit-trick guess and five Newton steps of 0x1000e120."""
     buf = np.empty(1)
     ibuf = buf.view(np.int64)
     over = np.empty(rows.shape[0], dtype=np.int64)
@@ -274,12 +289,11 @@ def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v):
         S[k, CUR_SPEED] = f32_k(math.sqrt(sp2))
         S[k, I_DT] = f32_k(i_delta_time)
         dt = delta_time
-        if S[k, EQUAL_I] == 0.0:
+        if gyro and S[k, EQUAL_I] == 0.0:
             # the gyroscopic sub-steps (8.2)
-            x = (wx * wx + wy * wy + wz * wz) * dt * dt
-            ns = int(math.sqrt(x * GYRO_144)) + 1 if x > GYRO_X_LIMIT else 1
+            ns = gyro_sub_steps((wx, wy, wz), dt)
             dt = dt / ns
-            Q = _quat_from_rot(S, k, wx, wy, wz, dt, True)
+            Q = quat_from_rot_k(wx, wy, wz, dt, True)
             I0 = S[k, ROT_I]
             I1 = S[k, ROT_I + 1]
             I2 = S[k, ROT_I + 2]
@@ -295,13 +309,13 @@ def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v):
                 wx, wy, wz = f32_k(wx + g0 * dtf), f32_k(wy + g1 * dtf), f32_k(wz + g2 * dtf)
                 if i >= ns:
                     break
-                Q = quat_mul_k(_quat_from_rot(S, k, wx, wy, wz, dt, True), Q)
+                Q = quat_mul_k(quat_from_rot_k(wx, wy, wz, dt, True), Q)
                 i += 1
             S[k, ROT_SPEED] = wx
             S[k, ROT_SPEED + 1] = wy
             S[k, ROT_SPEED + 2] = wz
         else:
-            Q = _quat_from_rot(S, k, wx, wy, wz, dt, False)
+            Q = quat_from_rot_k(wx, wy, wz, dt, False)
         dtp = t - S[k, T_LAST]
         S[k, T_LAST] = t
         for i in range(3):

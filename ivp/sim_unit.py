@@ -142,14 +142,10 @@ class SimUnit:
             env.sim_unit_manager.split(self)
 
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
-        """do_sim_unit_psi on the objects, up to the split; a core that ran
-        in the lane at this PSI already is the object path's to integrate."""
+        """do_sim_unit_psi on the objects, up to the split."""
         fast = False
         t = env.current_time
         cores = self.cores
-        if env.lane is not None and env.lane.ran:
-            for c in cores:
-                env.lane.drop(c)
         for c in reversed(cores):
             if c.begin_psi(t):
                 fast = True

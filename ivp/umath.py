@@ -9,8 +9,9 @@ Representation (plain data, so a world snapshots exactly):
 
 Four rows of the spec's table (iterative normalize, the polynomial and sine
 rotation quaternions, f64 normalize) are cut short in the text; what follows the
-cut is reconstructed here from the rest of the spec (8.3 names the 1/sqrt
-scheme) and marked in each docstring.
+cut is reconstructed from the rest of the spec (8.3 names the 1/sqrt scheme)
+and marked in each docstring (the first three are the integration's, in
+ivp.lane_kernels).
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from __future__ import annotations
 import math
 
 from .fp import (
-    ONE_SIXTH_F,
     QUAT_NORM_EPS,
     SLERP_LERP_LIMIT,
     isqrt_newton,
@@ -115,20 +115,6 @@ def quat_normalize(q):
     return q
 
 
-def quat_normalize_iter(q):
-    """0x10019540: the iterative normalize used after q_next = q_next (x) Q (8.2).
-
-    Reconstructed (the table row is cut): 1/sqrt(|q|^2) by the bit-trick guess
-    and five Newton steps, the scheme 8.3 names for 0x1000e120.
-    """
-    x, y, z, w = q
-    n2 = x * x + y * y + z * z + w * w
-    if n2 <= QUAT_NORM_EPS:
-        return q
-    s = isqrt_newton(n2)
-    return (x * s, y * s, z * s, w * s)
-
-
 def matrix_to_quat(R):
     """0x100191b0: quaternion of a rotation matrix, then normalize (2.3).
 
@@ -203,41 +189,6 @@ def quat_slerp(a, b, t: float):
     y = (0.5 - y * y * n) + y
     y = (0.5 - y * y * n) + y
     return (rx * y, ry * y, rz * y, rw * y)
-
-
-def quat_from_rot_poly(w, dt: float):
-    """0x10018f80: rotation quaternion of the angular velocity w over dt, polynomial.
-
-    s_i = w_i h - (w_i h)^3 (f32)(1/6) with h = dt/2, per component (8.2 note).
-    Reconstructed past the cut: the scalar part completes the unit norm,
-    w = sqrt(1 - |s|^2) (clamped at 0).
-    """
-    h = dt * 0.5
-    sx = w[0] * h
-    sy = w[1] * h
-    sz = w[2] * h
-    sx = sx - sx * sx * sx * ONE_SIXTH_F
-    sy = sy - sy * sy * sy * ONE_SIXTH_F
-    sz = sz - sz * sz * sz * ONE_SIXTH_F
-    return _complete_unit(sx, sy, sz)
-
-
-def quat_from_rot_sin(w, dt: float):
-    """0x10019010: rotation quaternion of w over dt, s_i = sin(w_i dt/2).
-
-    Reconstructed past the cut: as quat_from_rot_poly, the scalar part
-    completes the unit norm.
-    """
-    h = dt * 0.5
-    return _complete_unit(math.sin(w[0] * h), math.sin(w[1] * h), math.sin(w[2] * h))
-
-
-def _complete_unit(sx: float, sy: float, sz: float):
-    n = sx * sx + sy * sy + sz * sz
-    if n < 1.0:
-        return (sx, sy, sz, math.sqrt(1.0 - n))
-    k = 1.0 / math.sqrt(n)
-    return (sx * k, sy * k, sz * k, 0.0)
 
 
 # --- rotations and matrices -------------------------------------------------

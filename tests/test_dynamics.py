@@ -5,7 +5,8 @@ import math
 import pytest
 
 from ivp import BallTemplate, Controller, Environment, ForceController, ObjectTemplate, build_surface
-from ivp.core import damping_factors, gyro_sub_steps
+from ivp.core import damping_factors
+from ivp.lane_kernels import gyro_sub_steps
 from ivp.fp import f32
 
 DT = 1.0 / 66.0

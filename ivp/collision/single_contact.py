@@ -122,7 +122,7 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     ran = n if stop < 0 else stop + 1
     ln.flags_back(units, flags, before, ran)
     cores_out.extend(cores[:ran])
-    lane.record_run(rows, cores, stop)
+    lane.record(rows[:ran], cores[:ran])
     col.update_after_controllers(None)
     if stop >= 0:
         su = units[stop]

@@ -8,15 +8,13 @@ than one contact point. Such a *system unit* runs its PSI on its cores' rows
 PSI, last first, the flags and the count-down: lane_kernels.unit_head_k), the energy
 handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
 damping's pending pushes as damp_commit_and_accelerate does), the dynamic
-and static handles, the sleep test (lane_kernels.unit_calm_k), in that order; the
+and static handles, the sleep test (freeze.try_to_freeze), in that order; the
 handles' system passes read and write the cores' rows (friction_passes._core_states,
-friction_passes._put_columns) and their points' (the points are on loan), and
-the lane integrates the cores. The results are the object path's bits.
+friction_passes._put_columns) and their points' (the points are on loan). The
+results are the object path's bits.
 
 Python between the passes (a point deleted, a listener) reads and writes the
-same rows (the body table is the cores' state). A unit whose cores change
-during the PSI (a core deleted) finishes it on the object path (the sleep
-test, the integration).
+same rows (the body table is the cores' state).
 """
 
 from __future__ import annotations
@@ -26,8 +24,8 @@ from operator import attrgetter
 import numpy as np
 
 from .. import rng
-from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
-from ..freeze import freeze_unit, try_to_freeze
+from ..lane_kernels import gravity_rows_k, unit_head_k
+from ..freeze import try_to_freeze
 
 _ROW = attrgetter("row")
 MIN_CORES = 32          # a smaller system runs on the object path: the row passes' numpy calls cost more
@@ -69,9 +67,7 @@ def _system_of(env, su):
 
 def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     """do_sim_unit_PSI (6.3) of a system unit (:func:`system_unit`) on its
-    cores' rows: the head, the four controllers, the sleep test; the lane
-    integrates the cores (a unit calm at its sleep test is frozen, and
-    integrated by the object path)."""
+    cores' rows: the head, the four controllers, the sleep test."""
     lane = env.lane
     cores = su.cores
     rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
@@ -91,16 +87,8 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     dynamic.do_simulation_controller(ev, cores)
     static.do_simulation_controller(ev, cores)
     cores_out.extend(reversed(cores))
-    if _same_cores(cores, rows):
-        if test_sleep and unit_calm_k(env.bodies.rows, rows, t, env.freeze_check_time):
-            for c in cores:
-                lane.drop(c)
-            freeze_unit(env, su)
-    else:                               # a core went: the object path finishes the PSI
-        for c in cores:
-            lane.drop(c)
-        if test_sleep:
-            try_to_freeze(env, su)
+    if test_sleep:
+        try_to_freeze(env, su)
     fs.collision.update_after_controllers(su)
 
 
@@ -111,8 +99,3 @@ def _gravity(env, ev, cores) -> None:
     dt = ev.delta_time
     gx, gy, gz = gravity.gravity
     gravity_rows_k(env.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
-
-
-def _same_cores(cores, rows) -> bool:
-    """Whether the unit's cores are its ``rows`` still (none gone since the head)."""
-    return len(cores) == rows.shape[0] and rows.tolist() == list(map(_ROW, cores))
