@@ -177,6 +177,7 @@ class SystemLayout(NamedTuple):
     pairs: list          # the core pairs, last to first
     row: dict            # a point's row of cps
     PC: np.ndarray       # each pair's cores (indices, the pair's order), the pairs first to last
+    slots: np.ndarray    # each point's row of the contact table (ivp.state.contacts), in cps's order
 
 
 class FrictionSystem:
@@ -281,7 +282,8 @@ class FrictionSystem:
         RI = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
         PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
                       dtype=np.int64).reshape(len(pairs), 2)
-        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC)
+        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC,
+                           self.collision.environment.contacts.slots(cps))
         self._layout = (epoch.value, out)
         return out
 
