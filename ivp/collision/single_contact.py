@@ -104,8 +104,9 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
     t = env.current_time
+    table = env.contacts
     stop, delete, test_sleep, countdown, seed = _resting(
-        env.bodies.rows, rows, flags, env.contacts.rows, env.contacts.slots(cps), t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+        env.bodies.rows, rows, flags, table.rows, table.slots(cps), t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
         env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
