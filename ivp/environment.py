@@ -34,6 +34,7 @@ from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTempla
 from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
 from .state.bodies import BodyTable
+from .state.contacts import ContactTable
 from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE, CompactSurface
@@ -88,6 +89,7 @@ class Environment:
         self.movable_mass_range = None          # (lightest, heaviest) movable mass created (limits.warn_mass_ratio)
         self.time_manager = TimeManager()
         self.bodies = BodyTable()               # every core's dynamic state (ivp.state.bodies)
+        self.contacts = ContactTable()          # every friction contact point's fields (ivp.state.contacts)
         self.lane = Lane(self) if LANE_ENABLED else None
         if collision:
             self.collision = CollisionSystem(self)

@@ -209,12 +209,11 @@ class Plan:
     too, or one other unit. ``awake`` is the collision system's cache of
     the PSI's awake shapes (the plan's cores, in order)."""
 
-    __slots__ = ("changes", "epoch", "start", "takes", "steps", "awake")
+    __slots__ = ("changes", "epoch", "start", "steps", "awake")
 
     def __init__(self, changes):
         self.changes = changes
         self.start = changes.value
-        self.takes = 0                  # the recording's own touches (its points' takes)
         self.epoch = -1
         self.steps = []
         self.awake = None
@@ -227,7 +226,7 @@ class Plan:
         """The recording is over: it holds from now when every unit of the
         order ran as recorded and nothing else touched (this PSI is then
         planned)."""
-        if complete and self.changes.value - self.start == self.takes:
+        if complete and self.changes.value == self.start:
             self.epoch = self.changes.value
             env.lane.planned_psi = env.psi_count
             self.steps = _merged(self.steps)

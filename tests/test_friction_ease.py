@@ -9,8 +9,10 @@ import pytest
 
 from ivp import Environment
 from ivp.collision import Material
+from ivp.collision.contact_point import ContactPoint
 from ivp.collision.friction import CorePair
-from ivp.collision.friction_passes import ease
+from ivp.collision.friction_passes import ease, ease_pairs
+from ivp.state.contacts import ContactTable
 from test_collision_scenes import box, floor, run
 
 UP = (0.0, 1.0, 0.0)
@@ -18,10 +20,18 @@ T0 = (1.0, 0.0, 0.0)
 T1 = (0.0, 0.0, -1.0)               # n x t0
 
 
-def point(p, s, core0="box", n=UP):
-    """A contact point's data that ease reads: normal, point, side-0 core,
-    the spring (s_0, s_1) in the tangents t0, t1; not on loan (point_slot -1)."""
-    return SimpleNamespace(n=n, p=p, core0=core0, span_s=s, t0=T0, t1=T1, point_slot=-1)
+def point(p, s, core0="box", n=UP, t0=T0, t1=T1, table=None):
+    """A view onto a new row of ``table`` (a table of its own by default)
+    holding what ease reads: normal, point, the spring (s_0, s_1) in the
+    tangents t0, t1; its side-0 core ``core0``."""
+    table = ContactTable() if table is None else table
+    cp = ContactPoint.__new__(ContactPoint)
+    cp._contacts = table
+    cp.row = table.add(cp)
+    cp._gen = table.gen[cp.row]
+    cp.core0 = core0
+    cp.n, cp.p, cp.span_s, cp.t0, cp.t1 = n, p, s, t0, t1
+    return cp
 
 
 def pair_of(*cps):
@@ -80,30 +90,20 @@ def test_a_resting_box_pair_is_eased_in_its_first_multi_contact_psi_then_every_5
     assert all(q - p == 5 for p, q in zip(eased, eased[1:]))
 
 
-def test_the_pairs_of_one_loaned_point_are_eased_at_once_as_ease_leaves_a_point_alone():
+def test_the_pairs_of_one_point_are_eased_at_once_as_ease_leaves_a_point_alone():
     """A pair of one point has no partner: ease only adds the zero change's
     dot products and rounds to f32, so a -0.0 span stays -0.0 only when every
     product is -0.0 (a tangent of negative components), and a span that is no
-    f32 value is rounded; ease_pairs does that for such pairs from their rows."""
-    from ivp.collision.friction_passes import ease_pairs
-    from ivp.collision.points import PointRows
-    from ivp.state.epoch import Epoch
-    from ivp.state.layout import IN_SPAN, T0, T1
+    f32 value is rounded; ease_pairs does that for such pairs in their rows."""
     third = 1.0 / 3.0
     cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
              ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),
              ((0.004, -0.002), (0.0, -1.0, 0.0), (-1.0, -0.0, -0.0), (0.004000000189989805, -0.0020000000949949026))]
-    rows = PointRows(Epoch())
-    fs = SimpleNamespace(collision=SimpleNamespace(points=rows))
-    pairs = []
-    for k, (span, t0, t1, _) in enumerate(cases):
-        rows.rows[k, IN_SPAN:IN_SPAN + 2] = span
-        rows.rows[k, T0:T0 + 3] = t0
-        rows.rows[k, T1:T1 + 3] = t1
-        pairs.append(SimpleNamespace(contacts=[SimpleNamespace(point_slot=k)]))
-    ease_pairs(fs, pairs)
-    for k, (span, t0, t1, want) in enumerate(cases):
-        got = tuple(rows.rows[k, IN_SPAN:IN_SPAN + 2].tolist())
-        plain = SimpleNamespace(n=UP, p=(0.0, 0.0, 0.0), core0="box", span_s=span, t0=t0, t1=t1, point_slot=-1)
+    table = ContactTable()
+    fs = SimpleNamespace(collision=SimpleNamespace(environment=SimpleNamespace(contacts=table)))
+    cps = [point((0.0, 0.0, 0.0), span, t0=t0, t1=t1, table=table) for span, t0, t1, _ in cases]
+    ease_pairs(fs, [pair_of(cp) for cp in cps])
+    for cp, (span, t0, t1, want) in zip(cps, cases):
+        plain = point((0.0, 0.0, 0.0), span, t0=t0, t1=t1)
         ease(pair_of(plain))
-        assert repr(got) == repr(want) == repr(plain.span_s), k
+        assert repr(cp.span_s) == repr(want) == repr(plain.span_s)

@@ -1,7 +1,8 @@
 """A resting ball's controllers as one kernel (ivp.collision.single_contact,
 issue 11): the same bits as the four controllers of the object path, PSI by PSI,
 for the core and its contact point, through rolling over triangle edges and
-vertices, leaving the floor's edge, damping and sleep."""
+vertices, leaving the floor's edge, damping and sleep; the resting runs read
+and write the points' rows of the contact table (ivp.state.contacts)."""
 
 import math
 
@@ -10,7 +11,8 @@ import pytest
 from ivp import Environment, rng, sim_unit
 from ivp.core import MT_NOT_SIM
 from ivp.collision import single_contact
-from ivp.collision.points import LoanedPoint
+from ivp.state.contacts import StaleContactError
+from ivp.state.layout import POINT_WIDTH
 from test_collision_scenes import ball, floor
 
 pytestmark = pytest.mark.skipif(not sim_unit.LANE_ENABLED, reason="the kernel path needs the compiled kernels")
@@ -93,15 +95,11 @@ def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(way, monkeypatch):
 
 
 def point_state(env):
-    """The points' fields a reader keeps a point on loan by (every one)."""
+    """Every field of every point, as its readers see it."""
     return repr([(cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm, cp.span_s, cp.now_friction_pressure,
                   cp.last_gap_len, cp.needs_recheck, cp.broken, cp.last_time, cp.last_n,
                   cp.impacts_while_system, cp.test_fresh, cp.real_friction_factor, cp.r_cs, cp.rxn)
                  for cp in env.collision.contacts()])
-
-
-def _loaned(env):
-    return [cp for cp in env.collision.contacts() if type(cp) is LoanedPoint]
 
 
 def _points_run(lane: bool, psis: int, write_at: int = -1):
@@ -113,59 +111,64 @@ def _points_run(lane: bool, psis: int, write_at: int = -1):
         if k == write_at:
             cp = next(iter(env.collision.contacts()))
             cp.real_friction_factor = 0.05
-            assert cp.real_friction_factor == 0.05 and type(cp) is not LoanedPoint
+            assert cp.real_friction_factor == 0.05
         env.simulate(env.delta_PSI_time)
         seen.append(point_state(env))
     return env, seen
 
 
-def test_points_stay_on_loan_while_read_and_read_as_the_object_path():
+def test_the_resting_runs_points_read_as_the_object_paths():
     """The resting runs' points read between PSIs (every field a pass writes,
-    the lever lists too) from their rows stay on loan and equal a world
-    without the lane; a lever list read is the point's own copy (a change to
-    it changes nothing); a write gives a point back, and the next PSI takes
-    it again."""
+    the lever lists too) equal a world without the lane; a lever list read
+    is a new list (a change to it changes nothing); a fixed side's lever is
+    None."""
     lane, seen = _points_run(True, 300)
     plain, seen_plain = _points_run(False, 300)
     for k, (a, b) in enumerate(zip(seen, seen_plain)):
         assert a == b, f"PSI {k}"
-    loaned = _loaned(lane)
-    assert len(loaned) >= 5
-    cp = next(p for p in loaned if p.core0.movement_state != MT_NOT_SIM)
-    rows = lane.collision.points
-    assert rows.points[cp.point_slot] is cp
+    cp = next(p for p in lane.collision.contacts() if p.core0.movement_state != MT_NOT_SIM)
+    assert lane.contacts.points[cp.row] is cp
     twin = next(p for p in plain.collision.contacts() if p.side0.shape.obj.name == cp.side0.shape.obj.name)
-    assert cp.r_cs == twin.r_cs and cp.rxn == twin.rxn and twin.r_cs[1] is None and type(cp) is LoanedPoint
+    assert cp.r_cs == twin.r_cs and cp.rxn == twin.rxn and twin.r_cs[1] is None and cp.r_cs[0] is not None
     levers = cp.r_cs
     levers[0] = (9.0, 9.0, 9.0)
-    assert cp.r_cs == twin.r_cs and type(cp) is LoanedPoint
-    cp.test_fresh = cp.test_fresh
-    assert type(cp) is not LoanedPoint and cp.point_slot == -1 and cp.r_cs == twin.r_cs
-    assert all(p.point_slot == k for k, p in enumerate(rows.points))
-    lane.simulate(lane.delta_PSI_time)
-    assert type(cp) is LoanedPoint
+    assert cp.r_cs == twin.r_cs
 
 
-def test_a_write_to_a_loaned_point_lands_and_a_deleted_one_frees_its_row():
+def test_a_write_to_a_point_lands_and_a_deleted_one_frees_its_row():
+    """A write between PSIs is read by the next resting run as by the object
+    path; a deleted point's row is zeroed and its generation moves on: the
+    point fails loudly, its row is the next new point's."""
     lane, seen = _points_run(True, 120, write_at=60)
     plain, seen_plain = _points_run(False, 120, write_at=60)
     assert seen == seen_plain
-    rows = lane.collision.points
-    n = len(rows.points)
-    victim = _loaned(lane)[0]
+    table = lane.contacts
+    victim = next(iter(lane.collision.contacts()))
+    k, gen = victim.row, table.gen[victim.row]
+    assert table.rows[k].any()
     lane.delete_object(victim.side0.shape.obj)
-    assert victim not in rows.points and len(rows.points) == n - 1
-    assert all(p.point_slot == k for k, p in enumerate(rows.points))
+    assert not victim.alive and table.points[k] is None and table.gen[k] == gen + 1
+    assert table.rows[k].tolist() == [0.0] * POINT_WIDTH
+    with pytest.raises(StaleContactError, match=f"row {k} of the contact table"):
+        victim.gap
+    assert "deleted" in repr(victim)
+    assert table.free[-1] == k
+    b = ball(lane, (10.0, 0.51, 10.0), radius=0.5, name="new")       # 1 cm above the floor: a point at once
+    b.wake()
     lane.simulate(lane.delta_PSI_time)
+    fresh = next(p for p in lane.collision.contacts() if b in (p.obj0, p.obj1))
+    assert fresh.row == k and fresh._gen == gen + 1 and table.points[k] is fresh
+    with pytest.raises(StaleContactError):
+        victim.n = (0.0, 1.0, 0.0)
 
 
-def test_a_snapshot_holds_no_loaned_point_and_its_copy_runs_on_identically():
+def test_a_snapshot_copies_the_contact_table_and_its_copy_runs_on_identically():
     env = world(lane=True)
     for _ in range(80):
         env.simulate(env.delta_PSI_time)
-    assert _loaned(env)
     copy = env.snapshot().restore()
-    assert not _loaned(copy) and not copy.collision.points.points
+    assert copy.contacts is not env.contacts and copy.contacts.rows.tobytes() == env.contacts.rows.tobytes()
+    assert all(cp._contacts is copy.contacts for cp in copy.collision.contacts())
     seed = rng.get_seed()
     for _ in range(60):
         env.simulate(env.delta_PSI_time)

@@ -3,7 +3,8 @@ points' values from the rows the energy handle's pass left in the same PSI
 (FrictionSystem.updated_rows), with the same values as packing them again
 from the contact points; the energy handle moves the movable hull sides'
 points from the core frame (friction_kernels.moving_sides_k) to side_data's
-values."""
+values; the points read what the passes wrote into their rows of the
+contact table."""
 
 import numpy as np
 
@@ -11,7 +12,6 @@ from ivp import Environment, rng
 from ivp.collision.friction import FrictionSystem
 from ivp.collision.friction_passes import _core_states
 from ivp.collision.friction_kernels import moving_sides_k
-from ivp.collision.points import LoanedPoint
 from test_collision_scenes import ball, box, floor
 
 
@@ -107,34 +107,37 @@ def test_the_passes_read_the_cores_rows_and_a_new_pose_at_once():
         assert POS3[j].tolist() == list(c.m_world_f_core_last_psi[1]) or j == k
 
 
+def test_a_systems_points_read_what_the_energy_pass_wrote_into_their_rows():
+    """Between PSIs, a several-point system's points read through their view
+    the values the energy handle's pass wrote into their rows of the contact
+    table (its result rows O, while the system's layout holds): gap (and
+    last_gap_len), n, p, t0, t1, inv_vm, the levers (None for a fixed side)."""
+    env = heap_world()
+    checked = both = 0
+    for _ in range(150):
+        env.simulate(env.delta_PSI_time)
+        for fs in env.collision.systems:
+            kept = fs._updated
+            if kept is None or kept[0] is not fs.layout():
+                continue
+            lay, _, O = kept
+            for cp, o in zip(lay.cps, O.tolist()):
+                assert (cp.gap, cp.last_gap_len, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm) == (
+                    o[0], o[0], tuple(o[1:4]), tuple(o[4:7]), tuple(o[7:10]), tuple(o[10:13]), o[25])
+                fixed = (cp.core0.physical_unmoveable, cp.core1.physical_unmoveable)
+                assert cp.r_cs == [None if fixed[0] else tuple(o[13:16]), None if fixed[1] else tuple(o[16:19])]
+                assert cp.rxn == [None if fixed[0] else tuple(o[19:22]), None if fixed[1] else tuple(o[22:25])]
+                checked += 1
+                both += not any(fixed)
+    assert checked > 1000 and both > 100
+
+
 def point_state(env) -> str:
     """Every contact point's fields as a reader sees them."""
     return repr([(cp.gap, cp.n, cp.p, cp.t0, cp.t1, cp.inv_vm, cp.span_s, cp.now_friction_pressure,
                   cp.last_gap_len, cp.needs_recheck, cp.broken, cp.last_time, cp.last_n,
                   cp.impacts_while_system, cp.test_fresh, cp.r_cs, cp.rxn, cp.has_negative_pull_since)
                  for cp in env.collision.contacts()])
-
-
-def test_a_systems_points_stay_on_loan_and_run_as_points_given_back_at_every_psi():
-    """The points of the heap's several-point systems stay on loan from PSI
-    to PSI (their rows are the truth between the passes) and the world runs
-    as one whose points are all given back before every PSI (each pass then
-    takes them from their fields): every core and every point field equal."""
-    env = heap_world()
-    kept = []
-    for _ in range(150):
-        env.simulate(env.delta_PSI_time)
-        kept.append((states_now(env), point_state(env)))
-    loaned = [cp for cp in env.collision.contacts()
-              if type(cp) is LoanedPoint and cp.system is not None and len(cp.system.contacts) > 1]
-    assert len(loaned) >= 10
-    assert any(not cp.core0.physical_unmoveable and not cp.core1.physical_unmoveable for cp in loaned)
-    other = heap_world()
-    for k in range(150):
-        if other.collision.points is not None:
-            other.collision.points.give_back_all()
-        other.simulate(other.delta_PSI_time)
-        assert (states_now(other), point_state(other)) == kept[k], f"PSI {k}"
 
 
 def states_now(env) -> str:

@@ -1,11 +1,19 @@
 """Contact points (ivp-contacts 5.1) and their update (5.3): a point's two
 sides, its gap, normal, tangents and levers, the validity test, the single
-point's normal push (5.5)."""
+point's normal push (5.5). A point's fields are its row of the environment's
+contact table (ivp.state.contacts); ``ContactPoint`` is a view onto it."""
 
 from __future__ import annotations
 
+from array import array
+
 from ..core import ZERO3
 from ..fp import f32, f32v
+from ..state.bodies import number_field, vector_field
+from ..state.contacts import locate
+from ..state.layout import (ADDON, BROKEN, ELASTICITY, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
+                            LAST_TIME, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, POINT_WIDTH, PRESSURE, R_CS, R_CS1,
+                            REACHED, RECHECK, RXN, RXN1, SIDE1, SPAN, T0, T1, X0, X1)
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, NORMAL_SPEEDUP
 from .features import world_feature
 from .friction_kernels import BALL_SIDE, contact_update_k
@@ -33,14 +41,51 @@ def worst_case_inv_virt_mass(core, r_cs) -> float:
     return core.inv_mass + max((y * y + z * z) * ix, (x * x + z * z) * iy, (x * x + y * y) * iz)
 
 
-class ContactPoint:
-    """5.1 IVP_Contact_Point with its per-update data ("info")."""
+def _span_field():
+    """span_s: the friction spring's two floats (5.1), read as a tuple."""
+    def get(cp):
+        m, b = locate(cp, SPAN)
+        return (m[b], m[b + 1])
 
-    __slots__ = ("side0", "side1", "obj0", "obj1", "core0", "core1", "span_s", "now_friction_pressure",
-                 "last_gap_len", "real_friction_factor", "elasticity", "inv_virt_mass_no_dir", "last_time",
-                 "needs_recheck", "has_negative_pull_since", "system", "pair", "gap", "n", "p",
-                 "t0", "t1", "r_cs", "rxn", "inv_vm", "broken", "impacts_while_system", "test_fresh",
-                 "reached", "addon", "alive", "last_n", "fixed_world", "point_slot")
+    def put(cp, v):
+        m, b = locate(cp, SPAN)
+        m[b], m[b + 1] = v
+    return property(get, put, doc="span_friction_s (5.1): the spring in the tangents t0, t1")
+
+
+def _lever_field(at0: int, at1: int, doc: str):
+    """A lever pair (r_cs or r x n, 5.1's info) read as a new list of the two
+    sides' tuples, None for a fixed side (its columns hold zeros)."""
+    def get(cp):
+        m, b = locate(cp)
+        a = b + at0
+        c = b + at1
+        return [None if cp.core0.physical_unmoveable else (m[a], m[a + 1], m[a + 2]),
+                None if cp.core1.physical_unmoveable else (m[c], m[c + 1], m[c + 2])]
+    return property(get, doc=doc + " (the last update's: ContactPoint.updated writes it)")
+
+
+def _last_n_field():
+    """last_n: the last update's normal, None before the first (NO_LAST_N)."""
+    def get(cp):
+        m, b = locate(cp, LAST_N)
+        return None if m[b + 3] != 0.0 else (m[b], m[b + 1], m[b + 2])
+
+    def put(cp, v):
+        m, b = locate(cp, LAST_N)
+        m[b:b + 4] = array("d", (0.0, 0.0, 0.0, 1.0) if v is None else (*v, 0.0))
+    return property(get, put, doc="the last update's normal (an edge pair keeps its side), None before any")
+
+
+class ContactPoint:
+    """5.1 IVP_Contact_Point with its per-update data ("info"): the sides and
+    their objects and cores, its friction system and core pair are the
+    object's; every number is a column of its row (``row``) of the contact
+    table, and reading one after the point was deleted raises
+    StaleContactError."""
+
+    __slots__ = ("side0", "side1", "obj0", "obj1", "core0", "core1", "system", "pair", "alive", "fixed_world",
+                 "_contacts", "row", "_gen")
 
     def __init__(self, side0, side1, mu: float, e: float, t: float):
         self.side0 = side0
@@ -49,30 +94,53 @@ class ContactPoint:
         self.obj1 = side1.shape.obj
         self.core0 = self.obj0.core
         self.core1 = self.obj1.core
-        self.span_s = (0.0, 0.0)
-        self.now_friction_pressure = 0.0
-        self.last_gap_len = FRICTION_DIST
-        self.real_friction_factor = mu
-        self.elasticity = e
-        self.inv_virt_mass_no_dir = 0.0
-        self.last_time = t
-        self.needs_recheck = True
-        self.has_negative_pull_since = 0
         self.system = None
         self.pair = None
-        self.impacts_while_system = 0
-        self.test_fresh = False
-        self.reached = 1e20
-        self.addon = 0.0
         self.alive = True
-        self.last_n = None              # the last update's normal (an edge pair keeps its side)
-        self.broken = False
         self.fixed_world = [None, None]  # side_data of a fixed side, made once
-        self.point_slot = -1            # its row while on loan (points.PointRows: a resting run, a system's passes)
+        table = self._contacts = self.core0.environment.contacts
+        k = self.row = table.add(self)
+        self._gen = table.gen[k]
+        m, b = table.mv, k * POINT_WIDTH
+        m[b + X0] = float(self.obj0.extra_radius)      # (set when an object is made)
+        m[b + X1] = float(self.obj1.extra_radius)
+        m[b + MU] = mu
+        m[b + ELASTICITY] = e
+        m[b + LAST_GAP] = FRICTION_DIST
+        m[b + LAST_TIME] = t
+        m[b + RECHECK] = 1.0
+        m[b + REACHED] = 1e20
+        m[b + NO_LAST_N] = 1.0
+
+    span_s = _span_field()
+    now_friction_pressure = number_field(PRESSURE, "N of the last normal solve (impulse idt, 5.5)", locate=locate)
+    last_gap_len = number_field(LAST_GAP, "the gap at the last update of the energy handle (5.3)", locate=locate)
+    real_friction_factor = number_field(MU, "mu of the two materials (5.1)", locate=locate)
+    elasticity = number_field(ELASTICITY, "e of the two materials (5.1)", locate=locate)
+    inv_virt_mass_no_dir = number_field(INV_VM_NO_DIR, "1 / the worst-case virtual mass (5.3)", locate=locate)
+    last_time = number_field(LAST_TIME, "last_time_of_recalc_friction_s_vals (5.3)", locate=locate)
+    needs_recheck = number_field(RECHECK, "cp_status NEEDS_RECHECK (5.3)", kind=bool, locate=locate)
+    has_negative_pull_since = number_field(NEG_PULL, "the normal solve's history (5.5)", kind=int, locate=locate)
+    gap = number_field(GAP, "the gap of the last update, >= 0 (5.3)", locate=locate)
+    n = vector_field(NORMAL, 3, "surf_normal, side 0 -> side 1 (5.1's info)", locate=locate)
+    p = vector_field(POINT, 3, "contact_point_ws (5.1's info)", locate=locate)
+    t0 = vector_field(T0, 3, "span_friction_v[0], the first tangent (5.1's info)", locate=locate)
+    t1 = vector_field(T1, 3, "span_friction_v[1], the second tangent (5.1's info)", locate=locate)
+    r_cs = _lever_field(R_CS, R_CS1, "contact_point_cs: p in each movable side's core frame")
+    rxn = _lever_field(RXN, RXN1, "contact_cross_nomal_cs: r_cs x n_cs of each movable side")
+    inv_vm = number_field(INV_VM, "inv_virtual_mass along n (5.1's info)", locate=locate)
+    broken = number_field(BROKEN, "friction_is_broken (5.3)", kind=bool, locate=locate)
+    impacts_while_system = number_field(IMPACTS, "impacts_while_system (4.8)", kind=int, locate=locate)
+    test_fresh = number_field(FRESH, "coll_time_is_valid (4.8)", kind=bool, locate=locate)
+    reached = number_field(REACHED, "distance_reached_in_time (4.8)", locate=locate)
+    addon = number_field(ADDON, "rescue_speed_addon (4.6)", locate=locate)
+    last_n = _last_n_field()
 
     def __repr__(self) -> str:
-        return (f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} "
-                f"{self.side1.feature} gap={self.gap:.4f} N={self.now_friction_pressure:.3f}>")
+        head = f"<ContactPoint {self.obj0.name!r} {self.side0.feature} - {self.obj1.name!r} {self.side1.feature}"
+        if self._contacts.gen[self.row] != self._gen:
+            return head + " deleted>"
+        return f"{head} gap={self.gap:.4f} N={self.now_friction_pressure:.3f}>"
 
     @property
     def point_ws(self):
@@ -99,38 +167,26 @@ class ContactPoint:
     def update(self, now: float) -> None:
         """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi
         (the arithmetic: friction_kernels.contact_update_k)."""
-        check = self.needs_recheck or self.side0.shape.is_ball
-        self.needs_recheck = False
+        m, b = locate(self)
+        check = m[b + RECHECK] != 0.0 or self.side0.shape.is_ball
+        m[b + RECHECK] = 0.0
         k0, d0 = self.side_data(0)
         k1, d1 = self.side_data(1)
-        last_n = self.last_n
-        side0 = kernel_side(self.core0)
-        side1 = kernel_side(self.core1)
-        mov0 = side0[0]
-        mov1 = side1[0]
+        at = b + LAST_N                 # (zero while there is none)
         (gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) = contact_update_k(
-            k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and last_n is not None,
-            ZERO3 if last_n is None else last_n, float(self.obj0.extra_radius), float(self.obj1.extra_radius),
-            *side0, *side1, self.span_s, now - self.last_time)
-        self.updated(now, gap, n, p, t0, t1, [r0 if mov0 else None, r1 if mov1 else None],
-                     [c0 if mov0 else None, c1 if mov1 else None], inv_vm, broken, span)
+            k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and m[b + NO_LAST_N] == 0.0, (m[at], m[at + 1], m[at + 2]),
+            m[b + X0], m[b + X1], *kernel_side(self.core0), *kernel_side(self.core1),
+            (m[b + SPAN], m[b + SPAN + 1]), now - m[b + LAST_TIME])
+        self.updated(now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span)
 
-    def updated(self, now, gap, n, p, t0, t1, r_cs, rxn, inv_vm, broken, span) -> None:
-        """5.3's results into the point (update, and the resting-contact kernel)."""
-        self.impacts_while_system = 0
-        self.test_fresh = False
-        self.last_n = n
-        self.broken = broken
-        self.gap = gap
-        self.n = n
-        self.p = p
-        self.t0 = t0
-        self.t1 = t1
-        self.r_cs = r_cs
-        self.rxn = rxn
-        self.inv_vm = inv_vm
-        self.last_time = now
-        self.span_s = span
+    def updated(self, now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) -> None:
+        """5.3's results into the point's row, one block (update, and the
+        resting-contact kernel's object path): r0, r1 the sides' r_cs, c0, c1
+        their r x n (zero for a fixed side); n is last_n from now on, the
+        impact data (impacts_while_system, test_fresh) cleared."""
+        m, b = locate(self, SPAN)
+        m[b:b + FRESH + 1 - SPAN] = array("d", (span[0], span[1], now, gap, *n, *p, *t0, *t1, *r0, *r1, *c0, *c1,
+                                                inv_vm, broken, *n, 0.0, 0.0, 0.0))
 
     def side_data(self, i: int):
         """Side i's feature for the kernels: its kind (0 P, 1 K, 2 F, 3 ball) and
@@ -153,6 +209,9 @@ class ContactPoint:
         if core.physical_unmoveable:
             out = out[0], tuple(tuple(float(x) for x in v) for v in out[1])
             self.fixed_world[i] = out
+            if i == 1:                  # (the resting pass reads it from the row)
+                m, b = locate(self, SIDE1)
+                m[b:b + 13] = array("d", (out[0], *out[1][0], *out[1][1], *out[1][2], *out[1][3]))
         return out
 
     def side_local(self, i: int):
@@ -188,11 +247,12 @@ class ContactPoint:
     def closing_speed(self) -> float:
         """5.5: (v0 n + w0 (r x n)0) - (v1 n + w1 (r x n)1), current velocities."""
         n = self.n
+        rxn = self.rxn
         s = 0.0
         for i, core in self.movable_sides():
             v = core.speed
             w = core.rot_speed
-            c = self.rxn[i]
+            c = rxn[i]
             x = v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * c[0] + w[1] * c[1] + w[2] * c[2]
             s += x if i == 0 else -x
         return s
@@ -200,14 +260,15 @@ class ContactPoint:
     def apply_impulse(self, j: float, asynchronous: bool = False) -> None:
         """apply_impulse: side 0's core gets -j n at its lever, side 1's +j n."""
         n = self.n
+        r_cs = self.r_cs
         for i, core in self.movable_sides():
             k = -j if i == 0 else j
             imp = f32v(n[0] * k, n[1] * k, n[2] * k)
             imp_cs = _rt(core.m_world_f_core_last_psi[0], imp)
             if asynchronous:
-                core.async_push_core(self.r_cs[i], imp_cs, imp)
+                core.async_push_core(r_cs[i], imp_cs, imp)
             else:
-                core.push_core(self.r_cs[i], imp_cs, imp)
+                core.push_core(r_cs[i], imp_cs, imp)
 
 
 def desired_separation(gap: float, closing: float) -> float:

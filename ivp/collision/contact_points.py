@@ -76,11 +76,10 @@ class ContactPoints:
             S.add_contact(cp)
 
     def delete_contact(self, cp: ContactPoint, silent: bool = False) -> None:
-        """5.9 delete_friction_distance."""
+        """5.9 delete_friction_distance; the point's row of the contact table
+        is freed after the deleted event (its listeners may read the point)."""
         if not cp.alive:
             return
-        if cp.point_slot >= 0:
-            self.points.give_back(cp)
         cp.alive = False
         for _, core in cp.movable_sides():
             core.reset_freeze_check_values()
@@ -98,6 +97,7 @@ class ContactPoints:
         if not silent:
             self._fire(self.listeners_contact, "event_friction_deleted",
                        ContactEvent(cp, self.environment.current_time))
+        self.environment.contacts.remove(cp.row)
 
     def _dissolve(self, fs) -> None:
         for core in list(fs.cores):

@@ -19,6 +19,8 @@ import numpy as np
 from ..controllers.base import Controller
 from ..core import ZERO3
 from ..fp import f32
+from ..state.contacts import locate
+from ..state.layout import GAP, LAST_GAP, MU, POINT, PRESSURE, R_CS, R_CS1, RECHECK, SPAN, T0, T1
 from .contact_point import ContactPoint, desired_separation, kernel_side
 from .constants import ENERGY_DAMP_LOG, EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION
 from .friction_kernels import BALL_SIDE, tangential_k
@@ -74,7 +76,8 @@ class EnergyHandle(_Handle):
         if len(fs.contacts) <= 1:
             for cp in fs.contacts:
                 cp.update(now)
-                cp.last_gap_len = cp.gap
+                m, b = locate(cp)
+                m[b + LAST_GAP] = m[b + GAP]
             return
         update_system(fs, ev.environment, now)
         unit = ev.sim_unit
@@ -135,7 +138,8 @@ class StaticHandle(_Handle):
 
 
 def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
-    """5.6 for one contact point with spring limit L (friction_kernels.tangential_k);
+    """5.6 for one contact point with spring limit L (friction_kernels.tangential_k),
+    its fields read from its row at once (a fixed side's lever: zero);
     returns the spring-energy increase (multi-contact bookkeeping)."""
     a = cp.core0
     b = cp.core1
@@ -143,13 +147,16 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     side1 = kernel_side(b)
     mov0 = side0[0]
     mov1 = side1[0]
-    r0, r1 = cp.r_cs
+    m, at = locate(cp, PRESSURE)
+    r = m[at:at + R_CS1 + 3 - PRESSURE].tolist()       # (from PRESSURE to side 1's lever)
+    s, t, u, p = SPAN - PRESSURE, T0 - PRESSURE, T1 - PRESSURE, POINT - PRESSURE
+    q, w = R_CS - PRESSURE, R_CS1 - PRESSURE
     span, clipped, v0, w0, v1, w1, gain = tangential_k(
-        cp.span_s, L, cp.now_friction_pressure, cp.real_friction_factor, dt, cp.t0, cp.t1, cp.p,
-        *side0, *side1, ZERO3 if r0 is None else r0, ZERO3 if r1 is None else r1)
+        (r[s], r[s + 1]), L, r[0], r[MU - PRESSURE], dt, tuple(r[t:t + 3]), tuple(r[u:u + 3]), tuple(r[p:p + 3]),
+        *side0, *side1, tuple(r[q:q + 3]), tuple(r[w:w + 3]))
     if clipped:
-        cp.span_s = span
-        cp.needs_recheck = True
+        m[at + s], m[at + s + 1] = span
+        m[at + RECHECK - PRESSURE] = 1.0
     if mov0:
         a.speed = v0
         a.rot_speed = w0
@@ -177,6 +184,7 @@ class SystemLayout(NamedTuple):
     pairs: list          # the core pairs, last to first
     row: dict            # a point's row of cps
     PC: np.ndarray       # each pair's cores (indices, the pair's order), the pairs first to last
+    slots: np.ndarray    # each point's row of the contact table (ivp.state.contacts), in cps's order
 
 
 class FrictionSystem:
@@ -281,7 +289,8 @@ class FrictionSystem:
         RI = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
         PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
                       dtype=np.int64).reshape(len(pairs), 2)
-        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC)
+        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC,
+                           self.collision.environment.contacts.slots(cps))
         self._layout = (epoch.value, out)
         return out
 

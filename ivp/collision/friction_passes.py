@@ -3,7 +3,8 @@ each over the whole system in arrays: the points' updates and the core pairs'
 anti-energy sums (5.3), the energy damping (5.8), the tangential friction
 (5.6), the easing of the core pairs (5.7) and the normal solve (5.5). The
 cores' states come from their rows of the body table (:func:`_core_states`)
-and go back into them (:func:`_put_columns`)."""
+and go back into them (:func:`_put_columns`); the points' fields are read
+from and written into their rows of the contact table (the layout's SLOTS)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,18 @@ from operator import attrgetter
 
 import numpy as np
 
-from ..core import ZERO3
 from ..fp import f32
-from ..state.layout import (BROKEN, GAP, IN_INV_VM_NO_DIR, IN_MU, IN_N, IN_SPAN, M_POS, M_R, NORMAL, POINT, RECHECK,
-                            ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, T0, T1)
+from ..jit import kernel
+from ..state.contacts import locate
+from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N, LAST_TIME, M_POS,
+                            M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, ROT_SPEED,
+                            ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
 from ..umath import dot as _dot
 from .constants import MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
 from .friction_kernels import (contact_update_system_k, damp_system_k, moving_sides_k, normal_system_k,
                                tangential_system_k)
-from .points import point_rows
-from .single_contact import system_inputs_k, system_results_k
 
 _ANTI = attrgetter("integrated_anti_energy")
-_NEGATIVE_PULL = attrgetter("has_negative_pull_since")
 _ROW = attrgetter("row")
 _STATE_COLUMNS = (M_R, 9), (M_POS, 3), (SPEED, 3), (ROT_SPEED, 3), (SPEED_CHANGE, 3), (ROT_SPEED_CHANGE, 3)
 _SPEEDS = (SPEED, ROT_SPEED)
@@ -84,11 +84,10 @@ def update_system(fs, env, now: float) -> None:
     ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
     pair's positive sum of N (last gap - gap) over its points added to its
     integrated_anti_energy (one pass: friction_kernels.contact_update_system_k).
-    The points are on loan (points.LoanedPoint): their inputs are read from
-    their rows and the new fields go into them, in one pass each
-    (single_contact.system_inputs_k, system_results_k)."""
+    The points' inputs are read from their rows of the contact table and the
+    new fields go into them, in one pass each (system_inputs_k, system_results_k)."""
     lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
     R, POS, V, W = _core_states(fs, lay)
     S, moving, edges, L, AT, X = fs.side_columns(lay)
     n = len(cps)
@@ -98,17 +97,71 @@ def update_system(fs, env, now: float) -> None:
     for q, i in moving:
         k, (a, b, c, d) = cps[q].side_data(i)
         F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
-    points = point_rows(fs.collision)
-    slots = points.slots(cps)
-    system_inputs_k(points.rows, slots, X, edges, now, F)
+    P = env.contacts.rows
+    system_inputs_k(P, slots, X, edges, now, F)
     O = np.empty((n, 29))
     anti = np.empty(len(pairs))
     contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
     fs._updated = (lay, env.psi_count, O)
-    system_results_k(points.rows, slots, O, MOV, I, now)
+    system_results_k(P, slots, O, MOV, I, now)
     for pair, e in zip(pairs, anti.tolist()):
         if e > 0.0:
             pair.integrated_anti_energy += e
+
+
+@kernel
+def system_inputs_k(P, slots, X, edges, now, F):
+    """A several-point system's update inputs (update_system's F columns
+    26-37) from its points' rows of the contact table P: recheck (or side 0
+    a ball, X's third column), an edge pair's kept normal, the last normal
+    (zero when none), the extra radii (X), span_s, now - last_time, N,
+    last_gap_len."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        F[q, 26] = 1.0 if P[k, RECHECK] != 0.0 or X[q, 2] != 0.0 else 0.0
+        F[q, 27] = 1.0 if edges[q] and P[k, NO_LAST_N] == 0.0 else 0.0
+        for j in range(3):
+            F[q, 28 + j] = P[k, LAST_N + j]
+        F[q, 31] = X[q, 0]
+        F[q, 32] = X[q, 1]
+        F[q, 33] = P[k, SPAN]
+        F[q, 34] = P[k, SPAN + 1]
+        F[q, 35] = now - P[k, LAST_TIME]
+        F[q, 36] = P[k, PRESSURE]
+        F[q, 37] = P[k, LAST_GAP]
+
+
+@kernel
+def system_results_k(P, slots, O, MOV, I, now):
+    """ContactPoint.updated's fields of a several-point system's update (its
+    rows O, friction_kernels.contact_update_system_k) into the points' rows
+    of the contact table P, recheck off and last_gap_len the gap; a fixed
+    side's levers zero."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        m0 = MOV[I[q, 0]]
+        m1 = MOV[I[q, 1]]
+        P[k, GAP] = O[q, 0]
+        P[k, LAST_GAP] = O[q, 0]
+        for j in range(3):
+            P[k, NORMAL + j] = O[q, 1 + j]
+            P[k, LAST_N + j] = O[q, 1 + j]
+            P[k, POINT + j] = O[q, 4 + j]
+            P[k, T0 + j] = O[q, 7 + j]
+            P[k, T1 + j] = O[q, 10 + j]
+            P[k, R_CS + j] = O[q, 13 + j] if m0 else 0.0
+            P[k, R_CS1 + j] = O[q, 16 + j] if m1 else 0.0
+            P[k, RXN + j] = O[q, 19 + j] if m0 else 0.0
+            P[k, RXN1 + j] = O[q, 22 + j] if m1 else 0.0
+        P[k, NO_LAST_N] = 0.0
+        P[k, INV_VM] = O[q, 25]
+        P[k, BROKEN] = 1.0 if O[q, 26] != 0.0 else 0.0
+        P[k, SPAN] = O[q, 27]
+        P[k, SPAN + 1] = O[q, 28]
+        P[k, LAST_TIME] = now
+        P[k, RECHECK] = 0.0
+        P[k, IMPACTS] = 0.0
+        P[k, FRESH] = 0.0
 
 
 def tangential_system(fs, env, dt: float) -> list:
@@ -120,29 +173,29 @@ def tangential_system(fs, env, dt: float) -> list:
     A clipped span and its recheck go into the points' rows. Returns the
     pairs in that order."""
     lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _ = lay
+    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
     R, POS, V, W = _core_states(fs, lay)
-    points = point_rows(fs.collision)
-    slots = points.slots(cps)
+    P = env.contacts.rows
     O = fs.updated_rows(lay, env.psi_count)
+    F = np.empty((len(cps), 20))
+    F[:, 0:3] = P[slots][:, (PRESSURE, MU, INV_VM_NO_DIR)]
     if O is None:
-        F = np.array([(cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, *cp.span_s,
-                       *cp.t0, *cp.t1, *cp.p, *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                     dtype=np.float64).reshape(len(cps), 20)
+        F[:, 3:5] = P[slots, SPAN:SPAN + 2]
+        F[:, 5:11] = P[slots, T0:T1 + 3]
+        F[:, 11:14] = P[slots, POINT:POINT + 3]
+        F[:, 14:20] = P[slots, R_CS:R_CS1 + 3]
     else:
-        F = np.empty((len(cps), 20))
-        F[:, 0:3] = points.rows[slots][:, (IN_N, IN_MU, IN_INV_VM_NO_DIR)]
         F[:, 3:5] = O[:, 27:29]                 # span_s
         F[:, 5:11] = O[:, 7:13]                 # t0, t1
         F[:, 11:14] = O[:, 4:7]                 # p
         F[:, 14:20] = _lever_columns(O, MOV, I, 13)
     anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
-    SPAN = np.empty((len(cps), 2))
+    SPAN_OUT = np.empty((len(cps), 2))
     CLIP = np.zeros(len(cps), dtype=np.bool_)
-    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP)
+    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN_OUT, CLIP)
     clipped = slots[CLIP]
-    points.rows[clipped, IN_SPAN:IN_SPAN + 2] = SPAN[CLIP]
-    points.rows[clipped, RECHECK] = 1.0
+    P[clipped, SPAN:SPAN + 2] = SPAN_OUT[CLIP]
+    P[clipped, RECHECK] = 1.0
     _put_columns(fs, lay, _SPEEDS, (V, W))
     for pair, e in zip(pairs, anti.tolist()):
         pair.integrated_anti_energy = e
@@ -161,8 +214,8 @@ def _lever_columns(O, MOV, I, at: int):
 
 def ease(pair) -> None:
     """5.7: the spring components along the line joining two contact points
-    with parallel normals are pulled towards their mean. A loaned point's
-    values are read from its row and its new span goes into it."""
+    with parallel normals are pulled towards their mean (the points' values
+    read from their rows at once)."""
     cps = pair.contacts
     n = len(cps)
     f = 1.0 / (n + 1e-10)
@@ -191,41 +244,35 @@ def ease(pair) -> None:
                 diff[j][k] += f * (mean - ka) * c[k]
                 diff[i][k] += f * sgn * (mean - kb) * c[k]
     for cp, (_, _, (sa, sb), (t0, t1)), dv in zip(cps, vals, diff):
-        span = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
-        if cp.point_slot >= 0:
-            cp.core0.environment.collision.points.rows[cp.point_slot, IN_SPAN:IN_SPAN + 2] = span
-        else:
-            cp.span_s = span
+        cp.span_s = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
 
 
 def ease_pairs(fs, pairs) -> None:
     """ease of each pair (in order: easing reads and writes only its own
-    pair's points); the pairs of one loaned point at once, as ease leaves
-    a point with no partner: its span plus the zero change's dot products,
-    span_s = (f32(sa + 0 . t0), f32(sb + 0 . t1))."""
+    pair's points); the pairs of one point at once, in their rows of the
+    contact table, as ease leaves a point with no partner: its span plus the
+    zero change's dot products, span_s = (f32(sa + 0 . t0), f32(sb + 0 . t1))."""
     alone = []
     for pair in pairs:
         cps = pair.contacts
-        if len(cps) == 1 and cps[0].point_slot >= 0:
-            alone.append(cps[0].point_slot)
+        if len(cps) == 1:
+            alone.append(cps[0].row)
         else:
             ease(pair)
     if alone:
-        rows = point_rows(fs.collision).rows
+        P = fs.collision.environment.contacts.rows
         k = np.array(alone, dtype=np.int64)
         for j, t in enumerate((T0, T1)):
-            d = (0.0 * rows[k, t] + 0.0 * rows[k, t + 1]) + 0.0 * rows[k, t + 2]    # _dot(dv, t), dv zero
-            rows[k, IN_SPAN + j] = (rows[k, IN_SPAN + j] + d).astype(np.float32).astype(np.float64)
+            d = (0.0 * P[k, t] + 0.0 * P[k, t + 1]) + 0.0 * P[k, t + 2]      # _dot(dv, t), dv zero
+            P[k, SPAN + j] = (P[k, SPAN + j] + d).astype(np.float32).astype(np.float64)
 
 
 def _ease_values(cp):
-    """(n, p, span_s, (t0, t1)) of a point, a loaned one's from its row."""
-    k = cp.point_slot
-    if k < 0:
-        return cp.n, cp.p, cp.span_s, (cp.t0, cp.t1)
-    r = cp.core0.environment.collision.points.rows[k].tolist()
-    return (tuple(r[NORMAL:NORMAL + 3]), tuple(r[POINT:POINT + 3]), (r[IN_SPAN], r[IN_SPAN + 1]),
-            (tuple(r[T0:T0 + 3]), tuple(r[T1:T1 + 3])))
+    """(n, p, span_s, (t0, t1)) of a point, from its row (one read)."""
+    m, b = locate(cp, SPAN)
+    r = m[b:b + T1 + 3 - SPAN].tolist()
+    n, p, t0, t1 = NORMAL - SPAN, POINT - SPAN, T0 - SPAN, T1 - SPAN
+    return (tuple(r[n:n + 3]), tuple(r[p:p + 3]), (r[0], r[1]), (tuple(r[t0:t0 + 3]), tuple(r[t1:t1 + 3])))
 
 
 def _spring_world(v):
@@ -240,19 +287,23 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     """5.5 do_friction_system: the sort, deletion and the panic here; the
     solve (Gauss on the active set, else the LCP), the async impulses and
     the energy check in one pass (friction_kernels.normal_system_k). The
-    deletion test and the new N read and write the points' rows."""
+    sort, the deletion test, the history and the new N read and write the
+    points' rows of the contact table."""
     col = fs.collision
-    points = point_rows(col)
-    fs.contacts.sort(key=_NEGATIVE_PULL)      # stable
+    table = env.contacts
+    T = table.rows
+    slots = table.slots(fs.contacts)
+    order = np.argsort(T[slots, NEG_PULL], kind="stable")        # by has_negative_pull_since, stable
+    fs.contacts[:] = [fs.contacts[q] for q in order.tolist()]
     cps = list(fs.contacts)
-    slots = points.slots(cps)
-    G = points.rows[slots][:, (GAP, BROKEN)].tolist()
+    slots = slots[order]
+    G = T[slots][:, (GAP, BROKEN)].tolist()
     dead = [q for q, (gap, broken) in enumerate(G) if gap >= MAX_DISTANCE_FOR_FRICTION or broken != 0.0]
     for q in dead:
         col.delete_contact(cps[q])
-    if dead:                            # a deletion gives its row back: the others' may move
+    if dead:
         cps = list(fs.contacts)
-        slots = points.slots(cps)
+        slots = table.slots(cps)
     if not cps:
         return
     lay = fs.layout()
@@ -267,9 +318,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     I = lay.I[rows]
     O = fs.updated_rows(lay, env.psi_count)
     if O is None:
-        P = np.array([(cp.gap, cp.inv_vm, *cp.n, *(cp.rxn[0] or ZERO3), *(cp.rxn[1] or ZERO3),
-                       *(cp.r_cs[0] or ZERO3), *(cp.r_cs[1] or ZERO3)) for cp in cps],
-                     dtype=np.float64).reshape(len(cps), 17)
+        P = T[slots][:, _SOLVE_COLUMNS]
     else:
         O = O[rows]
         P = np.empty((len(cps), 17))
@@ -278,16 +327,21 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
         P[:, 2:5] = O[:, 1:4]                   # n
         P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
         P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
-    H = np.fromiter(map(_NEGATIVE_PULL, cps), dtype=np.int64, count=len(cps))
+    H = T[slots, NEG_PULL].astype(np.int64)
     NP = np.empty(len(cps))
     g = math.sqrt(sum(c * c for c in env.gravity))
     done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
     if done == 0:
         return
-    for cp, h in zip(cps, H.tolist()):
-        cp.has_negative_pull_since = h
-    points.rows[slots, IN_N] = NP
+    T[slots, NEG_PULL] = H
+    T[slots, PRESSURE] = NP
     if done == 1:
         _put_columns(fs, lay, _SPEEDS + _PENDING, (V, W, None, None))
     else:
         _put_columns(fs, lay, _PENDING, (None, None))
+
+
+# the normal solve's point columns (normal_system_k's P): gap, inv_vm, n, both
+# sides' r x n, both sides' r_cs
+_SOLVE_COLUMNS = np.array([GAP, INV_VM, *range(NORMAL, NORMAL + 3), *range(RXN, RXN1 + 3), *range(R_CS, R_CS1 + 3)],
+                          dtype=np.int64)

@@ -10,13 +10,13 @@ single-contact normal impulse, 0), in that order, with the object path's
 order of operations and f32 stores, so the results are the same bits. The
 point's deletion (5.9) and everything after the controllers stay Python.
 
-In the object path the state stays in the objects: it goes into the kernel
-and comes back at every PSI. With the lane, a run of such units whose cores
-the lane may hold is a *resting run* (:func:`run_resting`): the cores stay
-on loan in their rows and the contact points in theirs (:class:`PointRows`,
-:class:`LoanedPoint`), the head of the PSI (begin, count-down), the four
-controllers and the sleep test are one pass over the run (:func:`_resting`),
-and the integration is the lane's: nothing goes in or comes back.
+In the object path the kernel takes the core's and the point's fields and
+gives back their new values at every PSI. With the lane, a run of such units
+whose cores the lane may hold is a *resting run* (:func:`run_resting`): the
+head of the PSI (begin, count-down), the four controllers and the sleep test
+are one pass over the run (:func:`_resting`) on the cores' rows of the body
+table and the points' rows of the contact table, and the integration is the
+lane's: nothing goes in or comes back.
 """
 
 from __future__ import annotations
@@ -27,13 +27,12 @@ from ..freeze import freeze_unit, try_to_freeze
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
 from ..lane_kernels import begin_unit, calm_state
-from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, IN_LAST_TIME, IN_N, IN_SPAN, INV_I,
-                            INV_M, INV_VM, LAST_GAP, LAST_N, M_POS, M_R, NO_LAST_N, NORMAL, POINT, R_CS, R_CS1,
-                            RECHECK, ROT_SPEED, RXN, RXN1, SPEED, STATE, T0, T1)
+from ..state.contacts import locate
+from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR,
+                            LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS,
+                            RECHECK, ROT_SPEED, RXN, SIDE1, SPAN, SPEED, STATE, T0, T1, X0, X1)
 from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, MAX_DISTANCE_FOR_FRICTION, NORMAL_SPEEDUP
 from .friction_kernels import contact_update_k, tangential_k
-from .points import point_rows
-
 
 
 def resting_contact(env, su):
@@ -87,15 +86,9 @@ def resting_unit(env, su):
 
 def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) -> int:
     """A resting run, ``order[i:j]`` with their contact points: their cores
-    and points taken on loan, then :func:`resting_rows`; the run is a step of
+    taken by the lane, then :func:`resting_rows`; the run is a step of
     ``plan`` when one is being recorded. Returns how many units ran."""
     units, cores, rows, flags = ln.take_run(env, order, i, j, plan, cps)
-    points = point_rows(env.collision)
-    for cp in cps:
-        if cp.point_slot < 0:
-            points.take(cp)
-            if plan is not None:
-                plan.takes += 1
     return resting_rows(env, units, cores, rows, flags, cps, cores_out)
 
 
@@ -106,15 +99,14 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     run there, and the object path finishes it. Returns how many units ran."""
     lane = env.lane
     col = env.collision
-    points = point_rows(col)
     n = len(units)
-    slots = points.slots(cps, touch=True)   # (some given back since the run was recorded are taken)
     before = flags.copy()
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
     t = env.current_time
+    table = env.contacts
     stop, delete, test_sleep, countdown, seed = _resting(
-        env.bodies.rows, rows, flags, points.rows, slots, t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
+        env.bodies.rows, rows, flags, table.rows, table.slots(cps), t, dt, g[0] * dt, g[1] * dt, g[2] * dt,
         env.freeze_check_time, env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
@@ -141,81 +133,30 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
     return ran
 
 
-@kernel
-def system_inputs_k(rows, slots, X, edges, now, F):
-    """A several-point system's update inputs (friction_passes.update_system's F
-    columns 26-37) from its points' rows: recheck (or side 0 a ball, X's
-    third column), an edge pair's kept normal, the last normal (zero when
-    none), the extra radii (X), span_s, now - last_time, N, last_gap_len."""
-    for q in range(slots.shape[0]):
-        k = slots[q]
-        F[q, 26] = 1.0 if rows[k, RECHECK] != 0.0 or X[q, 2] != 0.0 else 0.0
-        F[q, 27] = 1.0 if edges[q] and rows[k, NO_LAST_N] == 0.0 else 0.0
-        for j in range(3):
-            F[q, 28 + j] = rows[k, LAST_N + j]
-        F[q, 31] = X[q, 0]
-        F[q, 32] = X[q, 1]
-        F[q, 33] = rows[k, IN_SPAN]
-        F[q, 34] = rows[k, IN_SPAN + 1]
-        F[q, 35] = now - rows[k, IN_LAST_TIME]
-        F[q, 36] = rows[k, IN_N]
-        F[q, 37] = rows[k, LAST_GAP]
-
-
-@kernel
-def system_results_k(rows, slots, O, MOV, I, now):
-    """ContactPoint.updated's fields of a several-point system's update (its
-    rows O, friction_kernels.contact_update_system_k) into the points' rows,
-    recheck off and last_gap_len the gap; a fixed side's levers zero."""
-    for q in range(slots.shape[0]):
-        k = slots[q]
-        m0 = MOV[I[q, 0]]
-        m1 = MOV[I[q, 1]]
-        rows[k, GAP] = O[q, 0]
-        rows[k, LAST_GAP] = O[q, 0]
-        for j in range(3):
-            rows[k, NORMAL + j] = O[q, 1 + j]
-            rows[k, LAST_N + j] = O[q, 1 + j]
-            rows[k, POINT + j] = O[q, 4 + j]
-            rows[k, T0 + j] = O[q, 7 + j]
-            rows[k, T1 + j] = O[q, 10 + j]
-            rows[k, R_CS + j] = O[q, 13 + j] if m0 else 0.0
-            rows[k, R_CS1 + j] = O[q, 16 + j] if m1 else 0.0
-            rows[k, RXN + j] = O[q, 19 + j] if m0 else 0.0
-            rows[k, RXN1 + j] = O[q, 22 + j] if m1 else 0.0
-        rows[k, NO_LAST_N] = 0.0
-        rows[k, INV_VM] = O[q, 25]
-        rows[k, BROKEN] = 1.0 if O[q, 26] != 0.0 else 0.0
-        rows[k, IN_SPAN] = O[q, 27]
-        rows[k, IN_SPAN + 1] = O[q, 28]
-        rows[k, IN_LAST_TIME] = now
-        rows[k, RECHECK] = 0.0
-        rows[k, IMPACTS] = 0.0
-        rows[k, FRESH] = 0.0
-
-
 def _run(env, ev, core, cp) -> None:
     """The four controllers of the unit (see the module) on ``core`` and ``cp``."""
     kind, d1 = cp.side_data(1)
     dt = ev.delta_time
+    now = ev.environment.current_time
     gv = env.gravity_controller.gravity
     rc = core.rot_speed_change
     sc = core.speed_change
     pending = not (rc is ZERO3 and sc is ZERO3)
     R, pos = core.m_world_f_core_last_psi
+    m, b = locate(cp)
     (speed, rot_speed, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck) = _controllers(
-        ev.environment.current_time, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(),
+        now, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(),
         R, pos, core.speed, core.rot_speed, rc, sc, pending, core.inv_rot_inertia, core.inv_mass,
-        kind, d1, float(cp.obj0.extra_radius), float(cp.obj1.extra_radius),
-        cp.span_s, cp.now_friction_pressure, cp.real_friction_factor, cp.inv_virt_mass_no_dir, cp.last_time)
+        kind, d1, m[b + X0], m[b + X1], (m[b + SPAN], m[b + SPAN + 1]), m[b + PRESSURE], m[b + MU],
+        m[b + INV_VM_NO_DIR], m[b + LAST_TIME])
     core.speed = speed
     core.rot_speed = rot_speed
     core.rot_speed_change = ZERO3
     core.speed_change = ZERO3
-    cp.updated(ev.environment.current_time, gap, n, p, t0, t1, [r, None], [rxn, None], inv_vm, broken, span)
-    cp.needs_recheck = recheck
-    cp.last_gap_len = gap
-    cp.now_friction_pressure = N
+    cp.updated(now, gap, n, p, t0, t1, r, ZERO3, rxn, ZERO3, inv_vm, broken, span)
+    m[b + RECHECK] = 1.0 if recheck else 0.0
+    m[b + LAST_GAP] = gap
+    m[b + PRESSURE] = N
 
 
 @kernel
@@ -262,11 +203,12 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 @kernel
 def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
     """The resting run's pass: per unit, lane_kernels.begin_unit, the four controllers
-    (:func:`_controllers`) on the core's row and the point's (``P[slots[u]]``:
-    its results written into it as ContactPoint.updated and the handles store
-    them), then 5.9's deletion test and the sleep test. Returns (the index of the unit that
-    ends the run or -1, whether its point is to be deleted, whether it takes
-    the sleep test, count-down, seed)."""
+    (:func:`_controllers`) on the core's row and the point's row of the
+    contact table (``P[slots[u]]``: its results written into it as
+    ContactPoint.updated and the handles store them), then 5.9's deletion
+    test and the sleep test. Returns (the index of the unit that ends the
+    run or -1, whether its point is to be deleted, whether it takes the sleep
+    test, count-down, seed)."""
     for u in range(rows.shape[0]):
         k = rows[u]
         test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
@@ -274,14 +216,16 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
         d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
         R = (S[k, M_R], S[k, M_R + 1], S[k, M_R + 2], S[k, M_R + 3], S[k, M_R + 4],
              S[k, M_R + 5], S[k, M_R + 6], S[k, M_R + 7], S[k, M_R + 8])
+        a = SIDE1
         v, wr, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck = _controllers(
             t, dt, gx, gy, gz, (S[k, d], S[k, d + 1], S[k, d + 2], S[k, d + 3]), R,
             (S[k, M_POS], S[k, M_POS + 1], S[k, M_POS + 2]),
             (S[k, SPEED], S[k, SPEED + 1], S[k, SPEED + 2]),
             (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]), ZERO3, ZERO3, False,
-            (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M], int(c[0]),
-            ((c[1], c[2], c[3]), (c[4], c[5], c[6]), (c[7], c[8], c[9]), (c[10], c[11], c[12])),
-            c[13], c[14], (c[15], c[16]), c[17], c[18], c[19], c[20])
+            (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M], int(c[a]),
+            ((c[a + 1], c[a + 2], c[a + 3]), (c[a + 4], c[a + 5], c[a + 6]), (c[a + 7], c[a + 8], c[a + 9]),
+             (c[a + 10], c[a + 11], c[a + 12])),
+            c[X0], c[X1], (c[SPAN], c[SPAN + 1]), c[PRESSURE], c[MU], c[INV_VM_NO_DIR], c[LAST_TIME])
         for i in range(3):
             S[k, SPEED + i] = v[i]
             S[k, ROT_SPEED + i] = wr[i]
@@ -298,10 +242,10 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
         c[NO_LAST_N] = 0.0
         c[INV_VM] = inv_vm
         c[BROKEN] = 1.0 if broken else 0.0
-        c[IN_SPAN] = span[0]
-        c[IN_SPAN + 1] = span[1]
-        c[IN_N] = N
-        c[IN_LAST_TIME] = t
+        c[SPAN] = span[0]
+        c[SPAN + 1] = span[1]
+        c[PRESSURE] = N
+        c[LAST_TIME] = t
         c[RECHECK] = 1.0 if recheck else 0.0
         c[IMPACTS] = 0.0
         c[FRESH] = 0.0

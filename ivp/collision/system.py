@@ -68,7 +68,6 @@ class CollisionSystem(ContactPoints):
         self.psi_stamp = 0
         self._pose_grid = None
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
-        self.points = None              # the loaned contact points' rows (points.PointRows), made when first asked for
 
     # --- listeners and queries -------------------------------------------------
 

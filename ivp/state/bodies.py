@@ -15,58 +15,41 @@ import numpy as np
 
 from .layout import (BOUND, CUR_SPEED, DELTA, I_DT, M_POS, M_R, MAX_SURF_ROT, POS, Q_LAST, Q_NEXT, RADIUS, ROT_SPEED,
                      SPEED, T_LAST, WIDTH)
+from .table import Table
 
 
 class StaleCoreError(RuntimeError):
     """A core read or written after its object was deleted."""
 
 
-class BodyTable:
-    """The rows of one environment's cores, grown by doubling; ``mv`` is a
-    flat float view of ``rows`` (row k starts at k * WIDTH) for the cores'
-    fields, made again when the array grows."""
+class BodyTable(Table):
+    """The rows of one environment's cores (a :class:`.table.Table` of
+    WIDTH columns)."""
 
-    __slots__ = ("rows", "mv", "cores", "poses", "gen", "free")
+    __slots__ = ("cores", "poses")
 
     def __init__(self, capacity: int = 64):
-        self.rows = np.zeros((capacity, WIDTH))
-        self.mv = _flat(self.rows)
+        super().__init__(WIDTH, capacity)
         self.cores = []                 # the core of each row, None for a free row
         self.poses = []                 # each row's m_world_f_core_last_psi object, None: made from the row
-        self.gen = []                   # each row's generation, bumped when it is freed
-        self.free = []                  # the free rows, last freed first
-
-    def __getstate__(self):
-        return {"rows": self.rows, "cores": self.cores, "poses": self.poses, "gen": self.gen, "free": self.free}
-
-    def __setstate__(self, state) -> None:
-        for k, v in state.items():
-            setattr(self, k, v)
-        self.mv = _flat(self.rows)
 
     def add(self, core) -> int:
         """A zeroed row for ``core``; returns its index."""
-        if self.free:
-            k = self.free.pop()
+        k = self.new_row()
+        if k < len(self.cores):
             self.rows[k] = 0.0
             self.cores[k] = core
             self.poses[k] = None
-            return k
-        k = len(self.cores)
-        if k == self.rows.shape[0]:
-            self.rows = np.concatenate([self.rows, np.zeros_like(self.rows)])
-            self.mv = _flat(self.rows)
-        self.cores.append(core)
-        self.poses.append(None)
-        self.gen.append(0)
+        else:
+            self.cores.append(core)
+            self.poses.append(None)
         return k
 
     def remove(self, k: int) -> None:
         """Row k is free: its generation moves on, its core is no view any more."""
-        self.gen[k] += 1
+        self.free_row(k)
         self.cores[k] = None
         self.poses[k] = None
-        self.free.append(k)
 
     def pose(self, k: int):
         """Row k's m_world_f_core_last_psi as one object, made from the row
@@ -116,8 +99,9 @@ def locate(core, col: int = 0):
     return t.mv, k * WIDTH + col
 
 
-def vector_field(col: int, n: int, doc: str):
-    """A field of n (3 or 4) floats at column ``col`` of the core's row, read as a tuple."""
+def vector_field(col: int, n: int, doc: str, locate=locate):
+    """A field of n (3 or 4) floats at column ``col`` of the core's row, read
+    as a tuple (of another table's row: ``locate``, as :func:`locate`)."""
     if n == 3:
         def get(core):
             m, b = locate(core, col)
@@ -137,8 +121,9 @@ def vector_field(col: int, n: int, doc: str):
     return property(get, put, doc=doc)
 
 
-def number_field(col: int, doc: str, kind=float):
-    """A field of one number at column ``col`` of the core's row."""
+def number_field(col: int, doc: str, kind=float, locate=locate):
+    """A field of one number (``kind``: float, int or bool) at column ``col``
+    of the core's row (of another table's row: ``locate``, as :func:`locate`)."""
     def get(core):
         m, b = locate(core, col)
         return kind(m[b])
@@ -178,6 +163,3 @@ def pose_field():
         core._bodies.poses[core.row] = v
     return property(get, put, doc="m_world_f_core_last_psi (R, v): the pose at the last PSI, one object")
 
-
-def _flat(rows):
-    return memoryview(rows).cast("B").cast("d")

@@ -1,7 +1,7 @@
-"""The column layouts of the engine's rows (issue 11): every core keeps its
-state in a row of the body table (ivp.state.bodies), a contact point on loan
-in a row of ``PointRows.rows`` (ivp.collision.points); the kernels of
-ivp.lane, ivp.controllers.constraint and ivp.collision read them by these
+"""The column layouts of the engine's tables (issue 11, issue 39): every core
+keeps its state in a row of the body table (ivp.state.bodies), every friction
+contact point in a row of the contact table (ivp.state.contacts); the kernels
+of ivp.lane, ivp.controllers.constraint and ivp.collision read them by these
 names."""
 
 from __future__ import annotations
@@ -17,29 +17,16 @@ DEVIATION, RADIUS, DAMP, DAMP_CALM, BOUND = 75, 76, 77, 81, 85
 WIDTH = 86
 
 
-# a loaned contact point's row (PointRows): the resting pass's inputs, side 1's
-# kind and points, the extra radii, span, N, mu, inv_virt_mass_no_dir and
-# last_time (span, N and last_time also the pass's results), then its other
-# results; R_CS, RXN side 0's levers, R_CS1, RXN1 side 1's (zero for a fixed side)
-CP_IN = 21
-IN_SPAN, IN_N, IN_MU, IN_INV_VM_NO_DIR, IN_LAST_TIME = 15, 17, 18, 19, 20
-GAP, NORMAL, POINT, T0, T1, R_CS, RXN = 21, 22, 25, 28, 31, 34, 37
-INV_VM, BROKEN, RECHECK, LAST_GAP, LAST_N, NO_LAST_N, IMPACTS, FRESH = 40, 41, 42, 43, 44, 47, 48, 49
-R_CS1, RXN1 = 50, 53
-POINT_WIDTH = 56
-
-
-def free_row(rows, holders: list, k: int, slot: str) -> None:
-    """Row k of ``rows`` is free: the last row moves into it, and its holder
-    (the last of ``holders``, the object of each row) to ``holders[k]``, its
-    ``slot`` attribute following. The vacated last row is zeroed: rows past
-    the holders are no part of the state (a snapshot's hash does not see what
-    a freed row held, so a world whose rows were given back and taken again
-    hashes as one that kept them)."""
-    last = len(holders) - 1
-    moved = holders.pop()
-    if k != last:
-        rows[k] = rows[last]
-        holders[k] = moved
-        setattr(moved, slot, k)
-    rows[last] = 0.0
+# a contact point's row (ContactTable.rows, ivp.state.contacts): ivp-contacts 5.1's
+# fields of the point and of its last update (5.3's "info"). SIDE1: side 1's kind
+# and four points (ContactPoint.side_data) when side 1 is fixed (the resting pass
+# reads them); X0, X1: the objects' extra_radius; then from SPAN to FRESH the
+# block ContactPoint.updated writes at once; R_CS, RXN side 0's levers, R_CS1,
+# RXN1 side 1's (zero for a fixed side); NO_LAST_N: last_n is None
+SIDE1, X0, X1 = 0, 13, 14
+PRESSURE, MU, INV_VM_NO_DIR, ELASTICITY = 15, 16, 17, 18
+RECHECK, LAST_GAP, NEG_PULL, REACHED, ADDON = 19, 20, 21, 22, 23
+SPAN, LAST_TIME, GAP, NORMAL, POINT, T0, T1 = 24, 26, 27, 28, 31, 34, 37
+R_CS, R_CS1, RXN, RXN1, INV_VM, BROKEN = 40, 43, 46, 49, 52, 53
+LAST_N, NO_LAST_N, IMPACTS, FRESH = 54, 57, 58, 59
+POINT_WIDTH = 60

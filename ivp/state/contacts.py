@@ -1,0 +1,69 @@
+"""The contact table (DESIGN "State and the hot path", issue 39): every
+friction contact point's fields (ivp-contacts 5.1, with its last update's
+"info", 5.3) in one row of an f64 array, the columns of :mod:`.layout`, owned
+by the environment (``env.contacts``). A ``ContactPoint`` is a permanent view
+onto its row (the table, its index and the row's generation); the friction
+kernels take ``rows`` and the points' row indices.
+
+A freed row is zeroed (a snapshot's hash does not see what it held) and its
+generation bumped, so the point that had it fails loudly
+(:class:`StaleContactError`) instead of reading the next point's fields.
+
+Memory: a row is POINT_WIDTH (60) f64, 480 bytes per contact point, plus
+the view object and its list entries."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .layout import POINT_WIDTH
+from .table import Table
+
+
+class StaleContactError(RuntimeError):
+    """A contact point's field read or written after the point was deleted."""
+
+
+class ContactTable(Table):
+    """The rows of one environment's contact points (a :class:`.table.Table`
+    of POINT_WIDTH columns)."""
+
+    __slots__ = ("points",)
+
+    def __init__(self, capacity: int = 64):
+        super().__init__(POINT_WIDTH, capacity)
+        self.points = []                # the point of each row, None for a free row
+
+    def add(self, cp) -> int:
+        """A zeroed row for ``cp`` (a freed row was zeroed); returns its index."""
+        k = self.new_row()
+        if k < len(self.points):
+            self.points[k] = cp
+        else:
+            self.points.append(cp)
+        return k
+
+    def remove(self, k: int) -> None:
+        """Row k is free: zeroed, its generation moves on, its point is no view any more."""
+        self.rows[k] = 0.0
+        self.free_row(k)
+        self.points[k] = None
+
+    def slots(self, cps):
+        """The rows of the points ``cps`` (an int array)."""
+        return np.fromiter(map(_row, cps), dtype=np.int64, count=len(cps))
+
+
+def _row(cp) -> int:
+    return cp.row
+
+
+def locate(cp, col: int = 0):
+    """The table's flat view and the index of column ``col`` of the point's
+    row; StaleContactError when the row is no longer the point's."""
+    t = cp._contacts
+    k = cp.row
+    if t.gen[k] != cp._gen:
+        raise StaleContactError(f"a deleted contact point was used (row {k} of the contact table, generation "
+                                f"{cp._gen}, now {t.gen[k]})")
+    return t.mv, k * POINT_WIDTH + col
