@@ -20,7 +20,7 @@ from ..controllers.base import Controller
 from ..core import ZERO3
 from ..fp import f32
 from ..state.contacts import locate
-from ..state.layout import GAP, LAST_GAP, MU, POINT, PRESSURE, R_CS, R_CS1, RECHECK, SPAN, T0, T1
+from ..state.layout import BROKEN, GAP, INV_VM, LAST_GAP, MU, POINT, PRESSURE, R_CS, R_CS1, RECHECK, SPAN, T0, T1
 from .contact_point import ContactPoint, desired_separation, kernel_side
 from .constants import ENERGY_DAMP_LOG, EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION
 from .friction_kernels import BALL_SIDE, tangential_k
@@ -124,13 +124,15 @@ class StaticHandle(_Handle):
         idt = 1.0 / dt
         if len(fs.contacts) <= 1:
             for cp in list(fs.contacts):
-                j = desired_separation(cp.gap, cp.closing_speed()) / cp.inv_vm if cp.inv_vm > 0.0 else 0.0
+                m, b = locate(cp)
+                gap, inv_vm = m[b + GAP], m[b + INV_VM]
+                j = desired_separation(gap, cp.closing_speed()) / inv_vm if inv_vm > 0.0 else 0.0
                 if j > 0.0:
-                    cp.now_friction_pressure = f32(j * idt)
+                    m[b + PRESSURE] = f32(j * idt)
                     cp.apply_impulse(j)
                 else:
-                    cp.now_friction_pressure = 0.0
-                if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
+                    m[b + PRESSURE] = 0.0
+                if gap >= MAX_DISTANCE_FOR_FRICTION or m[b + BROKEN] != 0.0:
                     col.delete_contact(cp)
         else:
             normal_solve_multi(fs, ev.environment, dt, idt)

@@ -14,6 +14,8 @@ the view object and its list entries."""
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 import numpy as np
 
 from .layout import POINT_WIDTH
@@ -51,11 +53,10 @@ class ContactTable(Table):
 
     def slots(self, cps):
         """The rows of the points ``cps`` (an int array)."""
-        return np.fromiter(map(_row, cps), dtype=np.int64, count=len(cps))
+        return np.fromiter(map(_ROW, cps), dtype=np.int64, count=len(cps))
 
 
-def _row(cp) -> int:
-    return cp.row
+_ROW = attrgetter("row")
 
 
 def locate(cp, col: int = 0):
