@@ -6,6 +6,8 @@ own row."""
 import pytest
 
 from ivp import Environment
+from ivp.collision.impact import Rows
+from ivp.collision.impact_kernels import REACHED
 from ivp.state.layout import GAP, NORMAL, POINT, POINT_WIDTH
 from test_collision_scenes import ball, floor, run
 
@@ -67,3 +69,19 @@ def test_two_environments_have_their_own_contact_tables():
     assert len(list(e1.collision.contacts())) == 1 and len(list(e2.collision.contacts())) == 3
     assert all(cp._contacts is e2.contacts for cp in e2.collision.contacts())
     assert [cp.row for cp in e1.collision.contacts()] == [0]
+
+
+def test_the_impact_rows_skip_a_point_deleted_during_the_loop():
+    """An anomaly handler may delete an object inside the impact loop (4.7):
+    the points gathered before keep rows in the loop's arrays, and putting
+    them back must not write into a freed row (StaleContactError)."""
+    env, _ = resting_balls(2)
+    run(env, 0.1)
+    a, b = list(env.collision.contacts())
+    rows = Rows(env)
+    rows.add_points([a, b])
+    env.collision.delete_contact(a)
+    with pytest.raises(RuntimeError, match="deleted contact point"):
+        a.test_fresh = True
+    rows.put_back_points(None)
+    assert b.alive and b.reached == rows.PF[1, REACHED]

@@ -160,10 +160,14 @@ class Rows:
 
     def put_back_points(self, fs) -> None:
         """The points' tests and system impacts; the points outside the rows
-        of a core pushed again get a stale test too (4.8)."""
+        of a core pushed again get a stale test too (4.8). A point deleted
+        during the loop (an anomaly handler, a remeasured pair) is skipped:
+        its row is no longer its own."""
         m = len(self.points)
         PF, PI = self.PF[:m].tolist(), self.PI[:m].tolist()
         for cp, f, i in zip(self.points, PF, PI):
+            if not cp.alive:
+                continue
             cp.test_fresh = bool(i[FRESH])
             cp.impacts_while_system = i[SYSTEM_IMPACTS]
             cp.reached = f[REACHED]
