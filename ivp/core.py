@@ -25,7 +25,6 @@ from .fp import (
     f32v,
     f32v2,
     f32v6,
-    sign_bit,
 )
 from .lane_kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
@@ -181,24 +180,6 @@ class Core:
         return (v[T_LAST - POS], int(v[STATE - POS]), tuple(v[Q_LAST - POS:Q_LAST - POS + 4]),
                 tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
                 tuple(v[DELTA - POS:DELTA - POS + 3]), self._bodies.pose(self.row))
-
-    def begin_psi(self, t: float) -> bool:
-        """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
-        this PSI (0x10012470), the pushes made since the last commit landed
-        (5); returns the fast test, the sign bit of (f32)(1 - |speed|^2)
-        (|speed| > 1 m/s).
-
-        Rounding to f32 keeps the sign, so the sign is read from the f64 value.
-        """
-        m, b = locate(self, POS)
-        v = m[b:b + T_LAST - POS + 1].tolist()
-        dt = t - v[T_LAST - POS]
-        px, py, pz, dx, dy, dz = v[0:6]
-        self.m_world_f_core_last_psi = (umath.quat_to_matrix(tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4])),
-                                        (px + dx * dt, py + dy * dt, pz + dz * dt))
-        self.commit_all_async_pushs()
-        sx, sy, sz = self.speed
-        return sign_bit(1.0 - (sx * sx + sy * sy + sz * sz))
 
     # --- pushes (5) -------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from .collision.single_contact import resting_rows, resting_unit, run_controller
 from .collision.system_unit import run_system_unit, system_unit
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units
+from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
 from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
@@ -143,24 +143,7 @@ class SimUnit:
 
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """do_sim_unit_psi on the objects, up to the split."""
-        fast = False
-        t = env.current_time
-        cores = self.cores
-        for c in reversed(cores):
-            if c.begin_psi(t):
-                fast = True
-        if fast:
-            self.fast = True
-            test_sleep = False
-            if env.valve_sleep_countdown:
-                env.sleep_countdown()
-        else:
-            self.fast_prev = self.fast
-            if self.fast_prev:
-                for c in reversed(cores):
-                    c.reset_freeze_check_values()
-            self.fast = False
-            test_sleep = env.sleep_countdown()
+        test_sleep = unit_head(env, self)
         if not (LANE_ENABLED and env.collision is not None and run_controllers(env, ev, self)):
             for c, on in self.controller_steps():
                 c.do_simulation_controller(ev, on)

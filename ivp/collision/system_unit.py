@@ -23,8 +23,8 @@ from operator import attrgetter
 
 import numpy as np
 
-from .. import rng
-from ..lane_kernels import gravity_rows_k, unit_head_k
+from ..lane import unit_head
+from ..lane_kernels import gravity_rows_k
 from ..freeze import try_to_freeze
 
 _ROW = attrgetter("row")
@@ -72,15 +72,7 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     cores = su.cores
     rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
     lane.record(rows, list(cores))
-    flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
-    t = env.current_time
-    test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, t, env.valve_sleep_countdown,
-                                                  env.sleep_countdown_value, rng.get_seed())
-    env.sleep_countdown_value = countdown
-    rng.set_seed(seed)
-    env.bodies.begun(rows)
-    su.fast = bool(flags[0, 0])
-    su.fast_prev = bool(flags[0, 1])
+    test_sleep = unit_head(env, su, rows)
     static, dynamic, energy = fs.handles
     energy.do_simulation_controller(ev, cores)
     _gravity(env, ev, cores)
