@@ -281,22 +281,6 @@ class Core:
         b += DAMP_CALM if m[b + STATE] >= MT_SLOW else DAMP
         return (m[b], m[b + 1], m[b + 2], m[b + 3])
 
-    def damp_commit_and_accelerate(self, dt: float, gx: float, gy: float, gz: float) -> None:
-        """Spec 7.1 for one core: damp_object (7.3, damping_of_object's factors),
-        commit_all_async_pushs (5),
-        then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
-
-        One pass over local floats, every store rounded where the three steps
-        round it.
-        """
-        kx, ky, kz, kl = self.damping_of_object()
-        m, b = locate(self)
-        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
-        rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
-        sx, sy, sz = f32v(sx + gx, sy + gy, sz + gz)
-        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
-
     # --- integration (8.2, 8.3) -------------------------------------------------
 
     def calc_next_psi_matrix(self, delta_time: float, i_delta_time: float) -> None:

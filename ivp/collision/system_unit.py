@@ -6,8 +6,7 @@ than one contact point. Such a *system unit* runs its PSI on its cores' rows
 (:func:`run_system_unit`) instead of
 :meth:`SimUnit._object_psi`: the head of the PSI (each core's begin of the
 PSI, last first, the flags and the count-down: lane_kernels.unit_head_k), the energy
-handle, gravity on the rows (lane_kernels.gravity_rows_k, committing the energy
-damping's pending pushes as damp_commit_and_accelerate does), the dynamic
+handle, gravity (committing the energy damping's pending pushes), the dynamic
 and static handles, the sleep test (freeze.try_to_freeze), in that order; the
 handles' system passes read and write the cores' rows (friction_passes._core_states,
 friction_passes._put_columns) and their points' (the points are on loan). The
@@ -24,7 +23,6 @@ from operator import attrgetter
 import numpy as np
 
 from ..lane import unit_head
-from ..lane_kernels import gravity_rows_k
 from ..freeze import try_to_freeze
 
 _ROW = attrgetter("row")
@@ -75,19 +73,10 @@ def run_system_unit(env, su, fs, ev, cores_out: list) -> None:
     test_sleep = unit_head(env, su, rows)
     static, dynamic, energy = fs.handles
     energy.do_simulation_controller(ev, cores)
-    _gravity(env, ev, cores)
+    env.gravity_controller.do_simulation_controller(ev, cores)
     dynamic.do_simulation_controller(ev, cores)
     static.do_simulation_controller(ev, cores)
     cores_out.extend(reversed(cores))
     if test_sleep:
         try_to_freeze(env, su)
     fs.collision.update_after_controllers(su)
-
-
-def _gravity(env, ev, cores) -> None:
-    """The gravity controller (7.1) on the rows of the unit's cores now."""
-    gravity = env.gravity_controller
-    rows = np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
-    dt = ev.delta_time
-    gx, gy, gz = gravity.gravity
-    gravity_rows_k(env.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
