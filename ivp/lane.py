@@ -209,10 +209,10 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
-    return run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
+    return run_rows(env, *lane_run(env, order, i, j, plan, None), cores_out)
 
 
-def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
+def lane_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     """A run's units ``order[i:j]``, their cores, rows and
     (fast, fast_prev) flags; the run (with its contact points ``cps``, a
     resting run) recorded as a step of ``plan`` when one is being recorded."""
