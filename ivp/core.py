@@ -25,7 +25,6 @@ from .fp import (
     f32v,
     f32v2,
     f32v6,
-    sign_bit,
 )
 from .lane_kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
@@ -182,24 +181,6 @@ class Core:
                 tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4]), v[I_DT - POS], tuple(v[0:3]),
                 tuple(v[DELTA - POS:DELTA - POS + 3]), self._bodies.pose(self.row))
 
-    def begin_psi(self, t: float) -> bool:
-        """Spec 6.3, a core's step at the head of do_sim_unit_PSI: the pose at
-        this PSI (0x10012470), the pushes made since the last commit landed
-        (5); returns the fast test, the sign bit of (f32)(1 - |speed|^2)
-        (|speed| > 1 m/s).
-
-        Rounding to f32 keeps the sign, so the sign is read from the f64 value.
-        """
-        m, b = locate(self, POS)
-        v = m[b:b + T_LAST - POS + 1].tolist()
-        dt = t - v[T_LAST - POS]
-        px, py, pz, dx, dy, dz = v[0:6]
-        self.m_world_f_core_last_psi = (umath.quat_to_matrix(tuple(v[Q_NEXT - POS:Q_NEXT - POS + 4])),
-                                        (px + dx * dt, py + dy * dt, pz + dz * dt))
-        self.commit_all_async_pushs()
-        sx, sy, sz = self.speed
-        return sign_bit(1.0 - (sx * sx + sy * sy + sz * sz))
-
     # --- pushes (5) -------------------------------------------------------------
 
     def calc_push_core(self, p_cs, imp_cs, imp_ws):
@@ -299,22 +280,6 @@ class Core:
         m, b = locate(self)
         b += DAMP_CALM if m[b + STATE] >= MT_SLOW else DAMP
         return (m[b], m[b + 1], m[b + 2], m[b + 3])
-
-    def damp_commit_and_accelerate(self, dt: float, gx: float, gy: float, gz: float) -> None:
-        """Spec 7.1 for one core: damp_object (7.3, damping_of_object's factors),
-        commit_all_async_pushs (5),
-        then speed += g.dt (stored f32), with (gx, gy, gz) = g.dt.
-
-        One pass over local floats, every store rounded where the three steps
-        round it.
-        """
-        kx, ky, kz, kl = self.damping_of_object()
-        m, b = locate(self)
-        sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
-        rx, ry, rz, sx, sy, sz = f32v6(rx * kx, ry * ky, rz * kz, sx * kl, sy * kl, sz * kl)
-        rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
-        sx, sy, sz = f32v(sx + gx, sy + gy, sz + gz)
-        m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
 
     # --- integration (8.2, 8.3) -------------------------------------------------
 

@@ -28,8 +28,9 @@ from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
 from .lane import ENABLED as LANE_ENABLED, Lane, integrate
+from .lane_kernels import countdown_k
 from .freeze import revive_cores_psi
-from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, MINUS_FIVE_F, f32, inv_dt
+from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
 from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
@@ -225,13 +226,11 @@ class Environment:
         self.current_time = t
 
     def sleep_countdown(self) -> bool:
-        """Spec 10.1 (0x10013610): True for the unit that must be sleep-tested."""
-        self.sleep_countdown_value = (self.sleep_countdown_value - 1) & 0xFFFF
-        if self.sleep_countdown_value != 0:
-            return False
-        r = rng.rng()
-        self.sleep_countdown_value = 15 - int(r * MINUS_FIVE_F)
-        return True
+        """Spec 10.1 (0x10013610): True for the unit that must be sleep-tested
+        (lane_kernels.countdown_k on the count-down and the RNG's seed)."""
+        fired, self.sleep_countdown_value, seed = countdown_k(self.sleep_countdown_value, rng.get_seed())
+        rng.set_seed(seed)
+        return bool(fired)
 
     def simulate(self, dt: float) -> None:
         """Spec 11.2 (0x100138c0): run to current_time + dt (at most

@@ -70,11 +70,6 @@ def hexf32(h: str) -> float:
     return struct.unpack(">f", bytes.fromhex(h))[0]
 
 
-def sign_bit(x: float) -> bool:
-    """True when the sign bit of ``x`` is set (also for -0.0)."""
-    return math.copysign(1.0, x) < 0.0
-
-
 def isqrt_newton(n: float) -> float:
     """1/sqrt(n) as 0x1000e120 computes it: a bit-trick guess, then 5 Newton steps.
 

@@ -28,11 +28,12 @@ import numpy as np
 
 from . import jit, rng
 from .freeze import freeze_unit
-from .lane_kernels import integrate_k, run_units_k
+from .lane_kernels import integrate_k, run_units_k, unit_head_k
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
 _fast_flags = attrgetter("fast", "fast_prev")
+_ROW = attrgetter("row")
 
 
 class Lane:
@@ -105,6 +106,23 @@ def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
                        env.inv_delta_PSI_time * lim.max_angular_velocity_per_psi, lim.max_velocity, True)
     for k in over.tolist():
         bodies.cores[k].calc_next_psi_matrix(delta_time, i_delta_time)
+
+
+def unit_head(env, su, rows=None) -> bool:
+    """The head of do_sim_unit_PSI (6.3) for the unit: lane_kernels.unit_head_k
+    on its cores' rows (``rows``, made when not given), its flags and the
+    count-down written back; whether the unit takes the sleep test."""
+    if rows is None:
+        rows = np.fromiter(map(_ROW, su.cores), dtype=np.int64, count=len(su.cores))
+    flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
+    test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, env.current_time,
+                                              env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
+    env.sleep_countdown_value = countdown
+    rng.set_seed(seed)
+    env.bodies.begun(rows)
+    su.fast = bool(flags[0, 0])
+    su.fast_prev = bool(flags[0, 1])
+    return test_sleep
 
 
 def lane_unit(env, su) -> bool:
@@ -191,10 +209,10 @@ def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") 
     looks at the next units again: a frozen listener may have changed them).
     The run, ``order[i:j]``, is a step of ``plan`` when one is being
     recorded. Returns how many units ran."""
-    return run_rows(env, *take_run(env, order, i, j, plan, None), cores_out)
+    return run_rows(env, *lane_run(env, order, i, j, plan, None), cores_out)
 
 
-def take_run(env, order, i: int, j: int, plan: "Plan | None", cps):
+def lane_run(env, order, i: int, j: int, plan: "Plan | None", cps):
     """A run's units ``order[i:j]``, their cores, rows and
     (fast, fast_prev) flags; the run (with its contact points ``cps``, a
     resting run) recorded as a step of ``plan`` when one is being recorded."""

@@ -78,8 +78,11 @@ def calm_state(S, k, t, fct):
 
 @kernel(inline=True)
 def begin_row(S, k, t):
-    """Core.begin_psi (6.3, 0x10012470) on row k: the pose at t, the pending
-    pushes landed; returns the fast test (|speed| > 1 m/s)."""
+    """Spec 6.3, a core's step at the head of do_sim_unit_PSI, on row k: the
+    pose at t (0x10012470), the pushes made since the last commit landed
+    (5); returns the fast test, the sign bit of (f32)(1 - |speed|^2)
+    (|speed| > 1 m/s: rounding to f32 keeps the sign, so it is read from
+    the f64 value)."""
     dtp = t - S[k, T_LAST]
     R = quat_to_matrix_k((S[k, Q_NEXT], S[k, Q_NEXT + 1], S[k, Q_NEXT + 2], S[k, Q_NEXT + 3]))
     for i in range(9):
@@ -95,6 +98,18 @@ def begin_row(S, k, t):
     sy = S[k, SPEED + 1]
     sz = S[k, SPEED + 2]
     return math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
+
+
+@kernel(inline=True)
+def countdown_k(countdown, seed):
+    """Spec 10.1 (0x10013610) on an explicit count-down and seed: whether
+    the count-down reached zero (and was reloaded with 15 - trunc(r . -5),
+    r the RNG's draw); (fired, count-down, seed)."""
+    countdown = (countdown - 1) & 0xFFFF
+    if countdown != 0:
+        return False, countdown, seed
+    seed, r = _rng(seed)
+    return True, 15 - int(r * MINUS_FIVE_F), seed
 
 
 @kernel(inline=True)
@@ -114,11 +129,8 @@ def unit_flags(flags, u, fast, valve, countdown, seed):
         flags[u, 0] = 0
         tick = True
     if tick:
-        countdown = (countdown - 1) & 0xFFFF
-        if countdown == 0:
-            seed, r = _rng(seed)
-            countdown = 15 - int(r * MINUS_FIVE_F)
-            test_sleep = not fast
+        fired, countdown, seed = countdown_k(countdown, seed)
+        test_sleep = fired and not fast
     return test_sleep, reset, countdown, seed
 
 

@@ -15,10 +15,9 @@ import numpy as np
 from .core import MT_NOT_SIM
 from .controllers.base import SimEvent
 from .collision.single_contact import resting_rows, resting_unit, run_controllers, run_resting
-from .collision.system_unit import run_system_unit, system_unit
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units
+from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
 from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
@@ -41,7 +40,7 @@ class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
     __slots__ = ("epoch", "state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
-                 "system_step", "touched", "lane_kind")
+                 "touched", "lane_kind")
 
     def __init__(self, epoch):
         self.epoch = epoch          # the environment's (ivp.state.epoch)
@@ -54,14 +53,12 @@ class SimUnit:
         self.alive = True
         self._steps = None
         self._lane = None           # (epoch, lane.joint_unit's step)
-        self.system_step = None     # (epoch, collision.system_unit's answer)
         self.touched = epoch.value  # the epoch of the last touch naming the unit (Epoch.touch)
         self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
 
     def _before_snapshot(self) -> None:
         self._steps = None              # their epoch means nothing in another process
         self._lane = None
-        self.system_step = None
         self.lane_kind = None
         self.touched = 0                # (with no kept lane step, no touch before now matters)
 
@@ -129,13 +126,10 @@ class SimUnit:
 
     def do_sim_unit_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """Spec 6.3 (0x100121b0): sync poses, commit, controllers, sleep test
-        (a unit of joints the lane runs whole: lane.run_joint_unit; a unit of
-        one several-point friction system: collision.system_unit)."""
+        (a unit of joints the lane runs whole: lane.run_joint_unit)."""
         ev.sim_unit = self
         if env.lane is not None and not self.changed and (step := joint_unit(env, self)) is not None:
             run_joint_unit(env, self, step, cores_out)
-        elif env.lane is not None and not self.changed and (fs := system_unit(env, self)) is not None:
-            run_system_unit(env, self, fs, ev, cores_out)
         else:
             self._object_psi(env, ev, cores_out)
         if self.changed and self.alive:
@@ -143,24 +137,7 @@ class SimUnit:
 
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """do_sim_unit_psi on the objects, up to the split."""
-        fast = False
-        t = env.current_time
-        cores = self.cores
-        for c in reversed(cores):
-            if c.begin_psi(t):
-                fast = True
-        if fast:
-            self.fast = True
-            test_sleep = False
-            if env.valve_sleep_countdown:
-                env.sleep_countdown()
-        else:
-            self.fast_prev = self.fast
-            if self.fast_prev:
-                for c in reversed(cores):
-                    c.reset_freeze_check_values()
-            self.fast = False
-            test_sleep = env.sleep_countdown()
+        test_sleep = unit_head(env, self)
         if not (LANE_ENABLED and env.collision is not None and run_controllers(env, ev, self)):
             for c, on in self.controller_steps():
                 c.do_simulation_controller(ev, on)

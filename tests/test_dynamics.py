@@ -5,6 +5,8 @@ import math
 import pytest
 
 from ivp import BallTemplate, Controller, Environment, ForceController, ObjectTemplate, build_surface
+from ivp.controllers.base import SimEvent
+from ivp.controllers.gravity import GravityController
 from ivp.core import damping_factors
 from ivp.lane_kernels import gyro_sub_steps
 from ivp.fp import f32
@@ -90,13 +92,14 @@ def test_rotational_damping_branch_chosen_from_vector_length_quirk():
 def test_calm_bodies_get_0_1_extra_damping():
     # the gravity controller's pass (7.1) with g = 0 and nothing to commit: damping alone
     env = Environment()
+    gravity = GravityController((0.0, 0.0, 0.0))
     b = ball(env, lin=0.5, rot=0.2)
     c = b.core
     for state, extra in ((1, 0.0), (2, 0.1), (3, 0.1)):
         c.movement_state = state
         c.speed = (1.0, 0.0, 0.0)
         c.rot_speed = (1.0, 0.0, 0.0)
-        c.damp_commit_and_accelerate(DT, 0.0, 0.0, 0.0)
+        gravity.do_simulation_controller(SimEvent(DT, 1.0 / DT, env), [c])
         tenth = f32(0.1) if extra else 0.0
         assert c.speed[0] == f32(1.0 - DT * (f32(0.5) + tenth))
         assert c.rot_speed[0] == f32(1.0 - f32(f32(0.2) + tenth) * DT)

@@ -1,6 +1,6 @@
 """The lane (ivp.lane, issue 11): free bodies run from their rows of the body
-table, bit-identical to the object path, and a core the lane has taken behaves
-as any core to every caller (issue 39: the row is the core's state)."""
+table, bit-identical to the object path, and a core the lane ran behaves as
+any core to every caller (issue 39: the row is the core's state)."""
 
 import pytest
 
@@ -84,21 +84,22 @@ def test_the_lane_gives_the_object_paths_bits_psi_by_psi_and_after_long_stretche
     assert lane == plain
 
 
-def taken(core) -> bool:
+def in_lane(core) -> bool:
+    """Whether the lane ran the core at the last PSI."""
     lane = core.environment.lane
     return lane is not None and lane.has(core)
 
 
-def taken_count(env) -> int:
-    return sum(taken(o.core) for o in env.objects)
+def lane_count(env) -> int:
+    return sum(in_lane(o.core) for o in env.objects)
 
 
 def test_free_bodies_stay_taken_between_psis_and_their_fields_are_their_rows():
     env, bodies = sparse_world()
     for _ in range(5):
         env.simulate(env.delta_PSI_time)
-    assert all(taken(b.core) for b in bodies)
-    assert taken_count(env) == len(bodies)
+    assert all(in_lane(b.core) for b in bodies)
+    assert lane_count(env) == len(bodies)
     c = bodies[0].core
     y = c.pos_world_f_core_last_psi[1]                 # free fall for 5 PSIs: y = 500 - g t^2 / 2
     v = c.speed
@@ -106,11 +107,11 @@ def test_free_bodies_stay_taken_between_psis_and_their_fields_are_their_rows():
     assert v[1] == pytest.approx(-20.0 * 5 / 66, rel=0.05) and c.speed_change == (0.0, 0.0, 0.0)
     refs = c.time_calm_ref                             # a new list each read: the row is not changed by it
     refs[0] = -1.0
-    assert taken(c) and c.time_calm_ref != refs
+    assert in_lane(c) and c.time_calm_ref != refs
     c.speed = (1.0, 2.0, 3.0)                          # a write lands in the row; the core stays taken
-    assert taken(c) and tuple(env.bodies.rows[c.row, SPEED:SPEED + 3]) == (1.0, 2.0, 3.0) == c.speed
+    assert in_lane(c) and tuple(env.bodies.rows[c.row, SPEED:SPEED + 3]) == (1.0, 2.0, 3.0) == c.speed
     c.speed_damp_factor = 0.5                          # a field the take copies: its columns written again,
-    assert taken(c)                                    # kl = 1 - dt . 0.5 (7.3, below the exp limit)
+    assert in_lane(c)                                    # kl = 1 - dt . 0.5 (7.3, below the exp limit)
     assert env.bodies.rows[c.row, DAMP + 3] == 1.0 - env.delta_PSI_time * 0.5
 
 
@@ -118,11 +119,11 @@ def test_a_snapshot_copies_the_rows_and_takes_and_its_copy_runs_on_identically()
     env, bodies = sparse_world()
     for _ in range(20):
         env.simulate(env.delta_PSI_time)
-    assert taken_count(env) == len(bodies)
+    assert lane_count(env) == len(bodies)
     snap = env.snapshot()
     copy = snap.restore()
-    assert [taken(o.core) for o in copy.objects] == [taken(o.core) for o in env.objects]
-    assert taken_count(copy) == len(bodies)
+    assert [in_lane(o.core) for o in copy.objects] == [in_lane(o.core) for o in env.objects]
+    assert lane_count(copy) == len(bodies)
     assert all(o.core._bodies is copy.bodies for o in copy.objects) and copy.bodies is not env.bodies
     assert copy.bodies.rows.tobytes() == env.bodies.rows.tobytes()
     seed = rng.get_seed()
@@ -140,7 +141,7 @@ def test_deleting_a_body_frees_its_row_and_its_core_fails_loudly():
     for _ in range(3):
         env.simulate(env.delta_PSI_time)
     gone = bodies[3].core
-    assert taken(gone)
+    assert in_lane(gone)
     env.delete_object(bodies[3])
     assert env.bodies.free == [gone.row]
     with pytest.raises(StaleCoreError, match="deleted object"):
@@ -188,7 +189,7 @@ def test_a_spring_added_between_psis_is_felt_at_the_next_one():
         for _ in range(20):
             env.simulate(env.delta_PSI_time)
         if lane:
-            assert env.lane.plan is not plan and not taken(a.core) and taken(bodies[5].core)
+            assert env.lane.plan is not plan and not in_lane(a.core) and in_lane(bodies[5].core)
         pa, pb = a.core.m_world_f_core_last_psi[1], b.core.m_world_f_core_last_psi[1]
         return pb[0] - pa[0], state(env)
 
@@ -276,7 +277,7 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
         for k in range(40):
             env.simulate(env.delta_PSI_time)
             t = env.current_time
-            before = [taken(b.core) for b in bodies]
+            before = [in_lane(b.core) for b in bodies]
             for b in bodies:
                 for tt in (t, t + 0.3 * env.delta_PSI_time):
                     out.append((b.get_m_world_f_object_AT(tt), b.core.get_m_world_f_core_PSI(tt)))
@@ -284,7 +285,7 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
                 out.append((c.speed, c.rot_speed, c.speed_change, c.pos_world_f_core_last_psi,
                             c.q_world_f_core_next_psi, c.m_world_f_core_last_psi, c.current_speed,
                             c.movement_state, c.time_of_last_psi))
-            kept.append((before.count(True), [taken(b.core) for b in bodies] == before))
+            kept.append((before.count(True), [in_lane(b.core) for b in bodies] == before))
         return out, kept
 
     loaned, kept = poses(True)
@@ -311,7 +312,7 @@ def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object
         env.simulate(env.delta_PSI_time)
         for b in bodies:
             c = b.core
-            assert taken(c)
+            assert in_lane(c)
             row = env.bodies.rows[c.row]
             t = c.time_of_last_psi
             m = c.get_m_world_f_core_PSI(t)
@@ -339,7 +340,7 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
             t = env.current_time
             for b in bodies:
                 c = b.core
-                loaned += taken(c)
+                loaned += in_lane(c)
                 for tt in (t, t + 0.3 * env.delta_PSI_time, t - 0.7 * env.delta_PSI_time):
                     centre = c.centre_at(tt)
                     assert tuple(centre) == c.get_m_world_f_core_PSI(tt)[1]
@@ -349,7 +350,7 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
                 assert look == (c.max_surface_rot_speed, c.current_speed)
                 assert ev == (c.speed, c.rotation_axis_world, c.max_surface_rot_speed)
                 out.append((look, ev))
-                assert taken(b.core) == taken(c)   # still taken (or still not)
+                assert in_lane(b.core) == in_lane(c)   # still taken (or still not)
         return out, loaned
 
     on_loan, loaned = values(True)
@@ -383,10 +384,10 @@ def test_object_poses_are_each_objects_pose_on_loan_or_not():
     for _ in range(30):
         env.simulate(env.delta_PSI_time)
         for tt in (env.current_time, env.current_time + 0.4 * env.delta_PSI_time):
-            kinds = [taken(b.core) for b in bodies]
+            kinds = [in_lane(b.core) for b in bodies]
             loaned += kinds.count(True)
             R, V = object_poses(bodies, tt)
-            assert [taken(b.core) for b in bodies] == kinds
+            assert [in_lane(b.core) for b in bodies] == kinds
             for k, b in enumerate(bodies):
                 Rk, vk = b.get_m_world_f_object_AT(tt)
                 assert tuple(R[k].tolist()) == tuple(Rk) and tuple(V[k].tolist()) == tuple(vk)

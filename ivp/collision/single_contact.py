@@ -88,7 +88,7 @@ def run_resting(env, order, i: int, j: int, cps: list, cores_out: list, plan) ->
     """A resting run, ``order[i:j]`` with their contact points: their cores
     taken by the lane, then :func:`resting_rows`; the run is a step of
     ``plan`` when one is being recorded. Returns how many units ran."""
-    units, cores, rows, flags = ln.take_run(env, order, i, j, plan, cps)
+    units, cores, rows, flags = ln.lane_run(env, order, i, j, plan, cps)
     return resting_rows(env, units, cores, rows, flags, cps, cores_out)
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..fp import f32v
+from ..lane_kernels import gravity_rows_k
 from .base import Controller
 
 
@@ -22,15 +25,13 @@ class GravityController(Controller):
         return []
 
     def do_simulation_controller(self, ev, cores) -> None:
-        """Spec 7.1 (0x10012010): per core, damp (7.3), commit (5), speed += g.dt
-        (stored f32), in one pass (Core.damp_commit_and_accelerate)."""
+        """Spec 7.1 (0x10012010): per core (last first), damp (7.3), commit
+        (5), speed += g.dt (stored f32), in one pass over the cores' rows
+        (lane_kernels.gravity_rows_k)."""
         dt = ev.delta_time
         gx, gy, gz = self.gravity
-        gx *= dt
-        gy *= dt
-        gz *= dt
-        for c in reversed(cores):
-            c.damp_commit_and_accelerate(dt, gx, gy, gz)
+        rows = np.fromiter((c.row for c in reversed(cores)), dtype=np.int64, count=len(cores))
+        gravity_rows_k(ev.environment.bodies.rows, rows, gx * dt, gy * dt, gz * dt)
 
     def core_is_going_to_be_deleted_event(self, core) -> None:
         """The environment-wide gravity controller outlives every core."""
