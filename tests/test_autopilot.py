@@ -284,3 +284,16 @@ def test_a_long_ramp_of_small_faces_is_no_rush_for_stone():
     up = walk.route_to((0.0, 11.0, top + 5), 2.0)
     assert math.isfinite(cost_from(walk, up, (0, 0, 3), "wood"))
     assert cost_from(walk, up, (0, 0, 3), "stone") == math.inf
+
+
+def test_off_a_rail_pairs_end_the_ball_drops_ahead_not_back_beside_the_rails():
+    """Rails 10 high ending at z 30 (level 01's A01_Rail_07): a floor below
+    beside their last 10 units (x 3..15, z 20..29) is no way down from their
+    end (the rails hold the ball; off the end it falls ahead); a floor ahead
+    of the end (z 31..40) is."""
+    rails = plate(-2, 2, -10, 0, 10.0) + rail(-1.875, 0, 30, 10.0) + rail(1.875, 0, 30, 10.0)
+    for floor, goal, reached in ((plate(3, 15, 20, 29, 0.0), (9.0, 2.0, 25.0), False),
+                                 (plate(-6, 6, 31, 40, 0.0), (0.0, 2.0, 36.0), True)):
+        walk = WalkMap(rails + floor)
+        route = walk.route_to(goal, 2.0)
+        assert math.isfinite(cost_from(walk, route, (0, 10, -5), "wood")) == reached

@@ -281,6 +281,7 @@ class Pilot:
         self.map, self.stones = level_map(self.ctx, self.level)
         self.pushing = None                      # (frame, FallingStone, push) while pushing its crate
         self.current_route = None                # the route steered along last
+        self.failed_pushes = set()               # (stone, push) that failed: the other sides first
         self._progress_reset()
 
     def _no_level(self) -> str:
@@ -371,7 +372,8 @@ class Pilot:
             if not st.nodes & way:
                 continue
             costs = []
-            for i in range(len(st.pushes)):
+            tries = [i for i in range(len(st.pushes)) if (st.stone, i) not in self.failed_pushes]
+            for i in tries or range(len(st.pushes)):
                 r = self.run_up_route(sector, st, i)
                 costs.append((float(r.cost[r.state(p, kind)]), i, r))
             if costs and math.isfinite(min(costs)[0]):
@@ -561,6 +563,8 @@ class Pilot:
         if tries >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
             return f"{here} after {max(tries, sector_tries)} tries with every steering"
         self.sector_tries[sector] = sector_tries + 1
+        if self.pushing is not None:
+            self.failed_pushes.add((self.pushing[1].stone, self.pushing[2]))
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)

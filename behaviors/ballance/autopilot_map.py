@@ -195,7 +195,8 @@ class WalkMap:
     def _drops(self):
         """(from, to) of the drops: from a node with an empty side (a
         midpoint: at the end of its rails, 3 empty sides) to a node below it,
-        lower than a link could climb."""
+        lower than a link could climb, beyond the edge (away from the nodes
+        round the edge's at its height: off a rail pair's end, not sideways)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
         flat_tree = cKDTree(p[:, (0, 2)])
@@ -207,8 +208,15 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         fall = p[a, 1] - p[b, 1]
         ok = ((fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
-              & (flat <= np.maximum(DROP_REACH, JUMP_SPEED * np.sqrt(2.0 * np.maximum(fall, 0.0) / self.gravity))))
-        return a[ok], b[ok]
+              & ((flat <= DROP_REACH)                  # a jump off a floor's edge, not from between rails
+                 | (~self.span[a] & (flat <= JUMP_SPEED * np.sqrt(2.0 * np.maximum(fall, 0.0) / self.gravity)))))
+        a, b = a[ok], b[ok]
+        inward = np.zeros((len(p), 2))                # from an edge node toward the floor round it
+        for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
+            level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
+            inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
+        off = ((p[b][:, (0, 2)] - p[a][:, (0, 2)]) * inward[a]).sum(axis=1) <= 0.0
+        return a[off], b[off]
 
     def _walled(self, a, b) -> np.ndarray:
         """For links a -> b: at a quarter, half or three quarters along, is
