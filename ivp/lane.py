@@ -95,6 +95,8 @@ def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
     (lane_kernels.integrate_k); a core whose speed is over an anomaly limit
     is integrated after the anomaly manager's handlers (9, Python:
     Core.calc_next_psi_matrix)."""
+    if not cores:
+        return                          # (every unit asleep: no pass to call)
     lane = env.lane
     bodies = env.bodies
     rows = None if lane is None else lane.psi_rows(cores)
