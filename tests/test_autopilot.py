@@ -11,6 +11,7 @@ import pytest
 
 import scenes
 from bbglue import meshes
+from ivp import rng
 from behaviors import levels
 from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import climb
@@ -101,6 +102,24 @@ def test_record_goes_with_the_autopilot(capsys):
     assert "--record goes with --autopilot" in capsys.readouterr().err
 
 
+def replayed(game, route):
+    """Level 1 of the game folder ``game`` replayed from the recorded route
+    with the recording's seed (as `ivp run --input` does): (scene,
+    recording, the (kind, x, y, z) of the ball in play at each frame)."""
+    recording = Recording.load(route)
+    scene = scenes.load(game_level(str(game), 1))
+    rng.set_seed(recording.meta["seed"])
+    seen = []
+
+    def track(ctx, i):
+        player = player_of(ctx)
+        if player.entity_in_play is not None:
+            seen.append((player.kind, *player.entity_in_play.get_position()))
+
+    replay(scene.ctx, recording, track)
+    return scene, recording, seen
+
+
 def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, capsys):
     """The written course (tests/virtools_levels.autopilot_level): rails over
     the void, a checkpoint, a paper transformer, a fan up to a floor 12
@@ -117,18 +136,9 @@ def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, 
     assert said.startswith("level 1: finished, score ")
     score = int(said.split("score ")[1].split(",")[0])
 
-    recording = Recording.load(route)
+    scene, recording, seen = replayed(tmp_path, route)
     assert all(f.ms == 1000.0 / 60.0 for f in recording)
     assert set().union(*(f.keys for f in recording)) <= set(NAV_DIRECTIONS)
-    scene = scenes.load(game_level(str(tmp_path), 1))
-    seen = []
-
-    def track(ctx, i):
-        player = player_of(ctx)
-        if player.entity_in_play is not None:
-            seen.append((player.kind, *player.entity_in_play.get_position()))
-
-    replay(scene.ctx, recording, track)
     level = level_behavior(scene.ctx)
     assert level.flow == FINISHED and level.final == score
     assert level.sector == 2

@@ -10,13 +10,11 @@ import numpy as np
 import pytest
 
 import scenes
-from ivp import rng
-from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.level import FINISHED, level_behavior
-from behaviors.recording import Recording, replay
 from scenes.virtools import game_level
 from viewer.cli import main
+from test_autopilot import replayed
 from virtools_levels import falling_stone_level, falling_stone_prefab
 
 STONE = "P_Modul_34_01.P_Modul_34_Schiebestein"
@@ -60,17 +58,7 @@ def test_the_autopilot_drops_the_stone_and_finishes(game, capsys):
                  "--seconds", "120"]) == 0
     said = capsys.readouterr().out.splitlines()[0]
     assert said.startswith("level 1: finished, score ")
-    recording = Recording.load(route)
-    scene = scenes.load(game_level(str(game), 1))
-    rng.set_seed(recording.meta["seed"])            # as `ivp run --input` does
-    seen = []
-
-    def track(ctx, i):
-        player = player_of(ctx)
-        if player.entity_in_play is not None:
-            seen.append((player.kind, *player.entity_in_play.get_position()))
-
-    replay(scene.ctx, recording, track)
+    scene, _, seen = replayed(game, route)
     assert level_behavior(scene.ctx).flow == FINISHED
     assert scene.ctx.get(STONE).get_position()[1] == pytest.approx(-5.0 + 2.5, abs=0.1)
     assert {k for k, *_ in seen} == {"wood", "stone"}
