@@ -175,7 +175,7 @@ class Environment:
             self.collision.object_deleted(obj)
         core = obj.core
         if self.lane is not None:
-            self.lane.drop(core)
+            self.lane.drop()
         for ctrl in list(core.controllers_of_core):
             ctrl.core_is_going_to_be_deleted_event(core)
         if core.is_in_wakeup_vec:

@@ -75,7 +75,7 @@ class Lane:
         """Whether the core ran in the lane at this PSI (or the last, between PSIs)."""
         return any(c is core for _, cores in self.ran for c in cores)
 
-    def drop(self, core) -> None:
+    def drop(self) -> None:
         """A core was deleted: the runs' rows may hold its row."""
         self.dropped = True
 

@@ -1,4 +1,4 @@
-"""Units of joints on loan to the lane (issue 11): a unit whose controllers
+"""Units of joints run by the lane (issue 11): a unit whose controllers
 are gravity and constraints without a maximum force, far from everything,
 runs its whole PSI from array rows (lane.run_joint_unit), bit-identical to
 the object path PSI by PSI: pushes, limits switching, falling asleep,
@@ -76,20 +76,20 @@ def pushed_bridge(env, collide=False):
         p.wake()
 
 
-def loaned(env) -> int:
+def lane_cores(env) -> int:
     return 0 if env.lane is None else sum(env.lane.has(o.core) for o in env.objects)
 
 
 @pytest.mark.parametrize("look_every", [1, 23])
-def test_a_bridge_of_hinges_on_loan_gives_the_object_paths_bits(look_every):
+def test_a_bridge_of_hinges_in_the_lane_gives_the_object_paths_bits(look_every):
     seen = []
-    first, env = same_worlds(pushed_bridge, 200, lambda env, k: seen.append(loaned(env)), look_every)
+    first, env = same_worlds(pushed_bridge, 200, lambda env, k: seen.append(lane_cores(env)), look_every)
     assert first is None, f"the worlds differ from look {first}"
     if look_every > 1:
-        assert max(seen) == 9, "the bridge's planks must stay on loan between PSIs"
+        assert max(seen) == 9, "the bridge's planks must stay in the lane between PSIs"
 
 
-def test_pushes_between_psis_reach_a_loaned_unit_as_a_plain_one():
+def test_pushes_between_psis_reach_a_lane_unit_as_a_plain_one():
     def kick(env, k):
         if k % 37 == 5:
             p = next(o for o in env.objects if o.name == f"plank{k % 9}")
@@ -102,7 +102,7 @@ def test_pushes_between_psis_reach_a_loaned_unit_as_a_plain_one():
     assert first is None, f"the worlds differ from PSI {first}"
 
 
-def test_a_damped_pendulum_falls_asleep_on_loan_as_on_the_object_path():
+def test_a_damped_pendulum_falls_asleep_in_the_lane_as_on_the_object_path():
     """One hinge to the world (a constraint of its own, no run), heavily
     damped: the unit is calm and frozen at the same PSI both ways."""
     frozen = {}
@@ -123,7 +123,7 @@ def test_a_damped_pendulum_falls_asleep_on_loan_as_on_the_object_path():
     first, env = same_worlds(make, 400, look)
     assert first is None, f"the worlds differ from PSI {first}"
     assert len(frozen) == 2 and len(set(frozen.values())) == 1, frozen
-    assert not env.lane.has(env.objects[0].core), "a frozen unit's cores are given back"
+    assert not env.lane.has(env.objects[0].core), "a frozen unit's cores leave the lane"
 
 
 def test_a_jointed_body_falling_onto_a_floor_leaves_the_lane_when_it_comes_near():
@@ -141,9 +141,9 @@ def test_a_jointed_body_falling_onto_a_floor_leaves_the_lane_when_it_comes_near(
         b.core.rot_speed = (0.0, 0.0, 2.0)
 
     seen = []
-    first, env = same_worlds(make, 150, lambda env, k: seen.append(loaned(env)), look_every=200)
+    first, env = same_worlds(make, 150, lambda env, k: seen.append(lane_cores(env)), look_every=200)
     assert first is None, f"the worlds differ from look {first}"
-    assert seen[2] == 3 and seen[149] == 0, "on loan while falling, given back near the floor"
+    assert seen[2] == 3 and seen[149] == 0, "in the lane while falling, out of it near the floor"
 
 
 def test_a_constraint_with_a_maximum_force_keeps_its_unit_on_the_object_path():
@@ -159,25 +159,25 @@ def test_a_constraint_with_a_maximum_force_keeps_its_unit_on_the_object_path():
     p.wake()
     for _ in range(5):
         env.simulate(env.delta_PSI_time)
-    assert loaned(env) == 0
+    assert lane_cores(env) == 0
 
 
-def test_a_snapshot_of_a_loaned_bridge_runs_on_identically():
+def test_a_snapshot_of_a_lane_bridge_runs_on_identically():
     env = world(True)
     pushed_bridge(env)
     for _ in range(30):
         env.simulate(env.delta_PSI_time)
-    assert loaned(env) == 9
+    assert lane_cores(env) == 9
     snap = env.snapshot()
     copy = snap.restore()
-    assert loaned(copy) == 9                # the takes are copied with the rows
+    assert lane_cores(copy) == 9                # the runs are copied with the rows
     seed = rng.get_seed()
     a = run(env, 60)
     rng.set_seed(seed)
     assert run(copy, 60) == a
 
 
-def test_a_ball_hitting_the_loaned_bridge_takes_it_back_to_the_object_path():
+def test_a_ball_hitting_the_lane_bridge_takes_it_back_to_the_object_path():
     def make(env):
         pushed_bridge(env, collide=True)
         b = ball(env, (9.0, 9.0, 0.0), radius=0.5, name="ball")
@@ -187,8 +187,8 @@ def test_a_ball_hitting_the_loaned_bridge_takes_it_back_to_the_object_path():
     assert first is None, f"the worlds differ from PSI {first}"
 
 
-def test_a_frozen_listener_that_breaks_a_loaned_chain_splits_its_unit_at_once():
-    """Two damped planks hanging on hinges fall asleep on loan; the frozen
+def test_a_frozen_listener_that_breaks_a_lane_chain_splits_its_unit_at_once():
+    """Two damped planks hanging on hinges fall asleep in the lane; the frozen
     listener of the lower one deletes the hinge between them: the unit is
     split in that PSI, as on the object path, and both worlds go on the same."""
     units = []

@@ -94,7 +94,7 @@ def lane_count(env) -> int:
     return sum(in_lane(o.core) for o in env.objects)
 
 
-def test_free_bodies_stay_taken_between_psis_and_their_fields_are_their_rows():
+def test_free_bodies_run_in_the_lane_at_every_psi_and_their_fields_are_their_rows():
     env, bodies = sparse_world()
     for _ in range(5):
         env.simulate(env.delta_PSI_time)
@@ -108,14 +108,14 @@ def test_free_bodies_stay_taken_between_psis_and_their_fields_are_their_rows():
     refs = c.time_calm_ref                             # a new list each read: the row is not changed by it
     refs[0] = -1.0
     assert in_lane(c) and c.time_calm_ref != refs
-    c.speed = (1.0, 2.0, 3.0)                          # a write lands in the row; the core stays taken
+    c.speed = (1.0, 2.0, 3.0)                          # a write lands in the row; the core stays in the lane
     assert in_lane(c) and tuple(env.bodies.rows[c.row, SPEED:SPEED + 3]) == (1.0, 2.0, 3.0) == c.speed
     c.speed_damp_factor = 0.5                          # a field the take copies: its columns written again,
     assert in_lane(c)                                    # kl = 1 - dt . 0.5 (7.3, below the exp limit)
     assert env.bodies.rows[c.row, DAMP + 3] == 1.0 - env.delta_PSI_time * 0.5
 
 
-def test_a_snapshot_copies_the_rows_and_takes_and_its_copy_runs_on_identically():
+def test_a_snapshot_copies_the_rows_and_the_runs_and_its_copy_runs_on_identically():
     env, bodies = sparse_world()
     for _ in range(20):
         env.simulate(env.delta_PSI_time)
@@ -265,10 +265,10 @@ def test_runs_longer_than_a_run_length_recorded_in_pieces_give_the_same_bits():
     assert planned == run(False)[0]
 
 
-def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
+def test_a_pose_asked_for_keeps_the_core_in_the_lane_and_is_the_object_paths():
     """The glue's write-back asks every body's pose each frame (4.2), a force
-    block the core's (4.1), a HUD its speed: a loaned core answers from its
-    row, stays on loan, and gives the values a world without the lane gives,
+    block the core's (4.1), a HUD its speed: a lane core answers from its
+    row, stays in the lane, and gives the values a world without the lane gives,
     between PSIs and at them."""
     def poses(lane: bool):
         env, bodies = flying_world(lane)
@@ -288,15 +288,15 @@ def test_a_pose_asked_for_keeps_the_core_on_loan_and_is_the_object_paths():
             kept.append((before.count(True), [in_lane(b.core) for b in bodies] == before))
         return out, kept
 
-    loaned, kept = poses(True)
+    with_lane, kept = poses(True)
     plain, _ = poses(False)
     assert all(same for _, same in kept) and min(n for n, _ in kept[5:]) >= 2
-    assert loaned == plain
+    assert with_lane == plain
 
 
-def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object_path():
+def test_a_lane_cores_pose_is_one_object_until_its_next_begin_as_in_the_object_path():
     """At its last PSI a core's pose is one object (the caches keyed by a pose
-    object hold on it: Shape.piece_world, a pair's hull record): a loaned
+    object hold on it: Shape.piece_world, a pair's hull record): a lane
     core's too, made from its row once (BodyTable.pose), the same object through
     get_m_world_f_core_PSI and the field, a new one with the
     row's new values after the next PSI's begin."""
@@ -326,21 +326,21 @@ def test_a_loaned_cores_pose_is_one_object_until_its_next_begin_as_in_the_object
     assert moved >= 100
 
 
-def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not():
+def test_a_cores_centre_and_event_values_are_its_pose_and_fields_in_the_lane_or_not():
     """centre_at(t) is get_m_world_f_core_PSI(t)'s centre, look_values and
-    event_values the fields they name, read at once from a loaned core's row
+    event_values the fields they name, read at once from a lane core's row
     (the collision passes read them instead of the fields one by one), at a
-    PSI and between PSIs, for moving and frozen cores; the core stays on loan."""
+    PSI and between PSIs, for moving and frozen cores; the core stays in the lane."""
     def values(lane: bool):
         env, bodies = flying_world(lane)
         out = []
-        loaned = 0
+        lane_count = 0
         for k in range(30):
             env.simulate(env.delta_PSI_time)
             t = env.current_time
             for b in bodies:
                 c = b.core
-                loaned += in_lane(c)
+                lane_count += in_lane(c)
                 for tt in (t, t + 0.3 * env.delta_PSI_time, t - 0.7 * env.delta_PSI_time):
                     centre = c.centre_at(tt)
                     assert tuple(centre) == c.get_m_world_f_core_PSI(tt)[1]
@@ -350,19 +350,19 @@ def test_a_cores_centre_and_event_values_are_its_pose_and_fields_on_loan_or_not(
                 assert look == (c.max_surface_rot_speed, c.current_speed)
                 assert ev == (c.speed, c.rotation_axis_world, c.max_surface_rot_speed)
                 out.append((look, ev))
-                assert in_lane(b.core) == in_lane(c)   # still taken (or still not)
-        return out, loaned
+                assert in_lane(b.core) == in_lane(c)   # still in the lane (or still not)
+        return out, lane_count
 
-    on_loan, loaned = values(True)
+    in_lane_values, lane_count = values(True)
     plain, _ = values(False)
-    assert loaned >= 50                 # at least two bodies on loan at each PSI after the first few
-    assert on_loan == plain
+    assert lane_count >= 50                 # at least two bodies in the lane at each PSI after the first few
+    assert in_lane_values == plain
 
 
-def test_object_poses_are_each_objects_pose_on_loan_or_not():
+def test_object_poses_are_each_objects_pose_in_the_lane_or_not():
     """ivp.real_object.object_poses (the glue's write-back of every awake body)
     gives each object's get_m_world_f_object_AT(t), bit for bit, at PSIs and
-    between them: loaned cores read from their rows, others from their
+    between them: lane cores read from their rows, others from their
     fields, objects whose core is shifted (an off-centre box) or turned (a
     lopsided hull) from them included."""
     import numpy as np
@@ -380,18 +380,18 @@ def test_object_poses_are_each_objects_pose_on_loan_or_not():
     q = np.array([0.3, -0.2, 0.5, 0.78])
     bodies[-1].set_new_m_object_f_core((umath.quat_to_matrix(tuple(q / np.linalg.norm(q))), (0.2, 0.0, -0.3)))
     assert not bodies[-2].shift_is_zero and bodies[-1].q_core_f_object is not None
-    loaned = 0
+    lane_count = 0
     for _ in range(30):
         env.simulate(env.delta_PSI_time)
         for tt in (env.current_time, env.current_time + 0.4 * env.delta_PSI_time):
             kinds = [in_lane(b.core) for b in bodies]
-            loaned += kinds.count(True)
+            lane_count += kinds.count(True)
             R, V = object_poses(bodies, tt)
             assert [in_lane(b.core) for b in bodies] == kinds
             for k, b in enumerate(bodies):
                 Rk, vk = b.get_m_world_f_object_AT(tt)
                 assert tuple(R[k].tolist()) == tuple(Rk) and tuple(V[k].tolist()) == tuple(vk)
-    assert loaned >= 60
+    assert lane_count >= 60
 
 
 def resting_heap(n: int = 48):
