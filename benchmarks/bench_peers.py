@@ -51,8 +51,7 @@ from pathlib import Path
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parent / "tests"))
+sys.path[:0] = [str(HERE.parent), str(HERE), str(HERE.parent / "tests")]   # this checkout's ivp, not an installed one
 
 from bench_collision import bowl_mesh  # noqa: E402
 from bench_free_bodies import make_world  # noqa: E402
