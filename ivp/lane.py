@@ -71,10 +71,6 @@ class Lane:
         """A run of this PSI ran the cores of ``rows`` (``cores``, in order)."""
         self.ran.append((rows, cores))
 
-    def has(self, core) -> bool:
-        """Whether the core ran in the lane at this PSI (or the last, between PSIs)."""
-        return any(c is core for _, cores in self.ran for c in cores)
-
     def drop(self) -> None:
         """A core was deleted: the runs' rows may hold its row."""
         self.dropped = True

@@ -10,6 +10,7 @@ from ivp import Environment, rng
 from ivp.collision import mindist, mindist_batches, mindist_search, system
 from test_collision_scenes import ball, box, floor
 from test_hull_mode import _hash
+from test_lane import in_lane
 
 
 def _scene():
@@ -93,7 +94,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
                     assert probe.event is None
                     quiet.append(md)
                     if type(md._batch) is mindist_batches.BallPairBatch:       # (BallPairBatch.quiet)
-                        ball_loans.append(sum(c.environment.lane.has(c) for c in md.cores))
+                        ball_loans.append(sum(in_lane(c) for c in md.cores))
                 elif type(md) is mindist.Mindist:
                     searched.append(md)
         finally:

@@ -9,7 +9,7 @@ import pytest
 from ivp import ConstraintTemplate, Environment, ObjectTemplate, create_constraint, create_hinge, create_slider, rng
 from test_collision_scenes import ball, box, floor
 from test_constraint import body, box_surface, fix_cube
-from test_lane import state
+from test_lane import in_lane, state
 
 pytestmark = pytest.mark.skipif(Environment().lane is None, reason="the lane needs the compiled kernels")
 
@@ -77,7 +77,7 @@ def pushed_bridge(env, collide=False):
 
 
 def lane_cores(env) -> int:
-    return 0 if env.lane is None else sum(env.lane.has(o.core) for o in env.objects)
+    return 0 if env.lane is None else sum(in_lane(o.core) for o in env.objects)
 
 
 @pytest.mark.parametrize("look_every", [1, 23])
@@ -123,7 +123,7 @@ def test_a_damped_pendulum_falls_asleep_in_the_lane_as_on_the_object_path():
     first, env = same_worlds(make, 400, look)
     assert first is None, f"the worlds differ from PSI {first}"
     assert len(frozen) == 2 and len(set(frozen.values())) == 1, frozen
-    assert not env.lane.has(env.objects[0].core), "a frozen unit's cores leave the lane"
+    assert not in_lane(env.objects[0].core), "a frozen unit's cores leave the lane"
 
 
 def test_a_jointed_body_falling_onto_a_floor_leaves_the_lane_when_it_comes_near():

@@ -85,9 +85,10 @@ def test_the_lane_gives_the_object_paths_bits_psi_by_psi_and_after_long_stretche
 
 
 def in_lane(core) -> bool:
-    """Whether the lane ran the core at the last PSI."""
+    """Whether the lane ran the core at this PSI (or the last, between PSIs):
+    it is in one of the PSI's recorded runs (Lane.ran)."""
     lane = core.environment.lane
-    return lane is not None and lane.has(core)
+    return lane is not None and any(c is core for _, cores in lane.ran for c in cores)
 
 
 def lane_count(env) -> int:
