@@ -1,12 +1,14 @@
 """Benchmark: the impact-system jams of issue 41 item 1, per PSI.
 
-Lays the reproducers (``../shared/repro/scenes``) over a copy of the bundled
-scenes, runs each headless and prints the worst and mean time of a PSI (the
+Lays the reproducers (``../shared/repro/scenes``) and the 20,000-case fuzz's
+worst scene cases (``tests.fuzz`` seeds over 60 s of CPU alone: the player's
+ball pieces given physics, in a heap) over a copy of the bundled scenes,
+runs each headless and prints the worst and mean time of a PSI (the
 PSI event plus every collision event up to the next one; wall time, or with
 --cpu the process's CPU time, steadier on a shared machine), where the worst
 one's time goes, and the most impacts and propagation loops of a PSI.
 
-    python -m benchmarks.impact_jam [--repro DIR] [--seconds 1] [--cpu] [--profile]
+    python -m benchmarks.impact_jam [--repro DIR] [--seeds 8750 12104] [--seconds 1] [--cpu] [--profile]
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from ivp.collision import impact
 from ivp.collision.system import CollisionSystem
 from ivp.time_manager import PsiEvent, TimeManager
 from scenes.headless import run
+from tests.fuzz import scene_cases
 
 SCENES = ("fan_column__fz7235.yaml", "modules/ph34_falling_stone__fz18363.yaml")
+SEEDS = (8750, 12104, 13396, 19628)     # fuzz scene cases: the pieces with mass 0.001 / friction 0 / no damping
 WARM_UP_SECONDS = 0.2           # of frames run untimed first
 
 
@@ -129,6 +133,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repro", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "repro",
                                                     "scenes"))
+    ap.add_argument("--seeds", type=int, nargs="*", default=SEEDS, help="tests.fuzz scene cases to run too")
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of each run")
     ap.add_argument("--cpu", action="store_true", help="the process's CPU time, not wall time (a shared machine)")
@@ -137,8 +142,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as rt:
         shutil.copytree(here, rt, dirs_exist_ok=True)
         shutil.copytree(args.repro, rt, dirs_exist_ok=True)
+        names = list(SCENES)
+        for seed in args.seeds:
+            files, name = scene_cases.case_files(seed, rt)
+            for rel, text in files.items():
+                with open(os.path.join(rt, rel), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            names.append(name + ".yaml")
         scenes.load("ball_wood")            # import the behaviours once, outside the timings
-        for name in SCENES:
+        for name in names:
             bench(os.path.join(rt, name), args.seconds, args.profile, args.cpu)
 
 
