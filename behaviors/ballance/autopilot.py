@@ -76,7 +76,7 @@ DROPPED = 0.5                # a stone down this part of its drop is dropping: t
 SLIDING_GATE = "P_Modul_01"
 SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
 SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
-GATE_PUSH = 3.0              # the probe pushes a gate's pusher along its channel with this many times its weight
+GATE_PUSH = 1.5              # the probe pushes a gate's pusher along its channel with this many times its weight
 GATE_FRAMES = 180            # ... for at most 3 s, until it stops (moves less than GATE_STOP in a frame)
 GATE_STOP = 0.005
 GATE_MOVED = 1.0             # a pusher moved less than this does not open that way
@@ -262,7 +262,7 @@ def probe(ctx, level) -> tuple:
     SETTLE_FRAMES without keys: name -> world matrix of each body that moved
     less than SETTLED_MOVE; then each gate's pusher pushed along its channel
     (its frame's X, either way) by GATE_PUSH times its weight until it stops:
-    name -> (unit push, its settled matrix, how far it went)."""
+    name -> (unit push, its settled matrix, how far from there it went)."""
     for k in level.sector_bodies:
         level.reset_sector(k)
     bodies = [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
@@ -294,7 +294,7 @@ def probe(ctx, level) -> tuple:
                     break
                 last = now
             force.destroy_now(ctx)
-            went = float((np.asarray(pusher.get_position(), float) - start) @ u)
+            went = float((np.asarray(pusher.get_position(), float) - poses[pusher.name][3, :3]) @ u)
             if went >= GATE_MOVED:
                 gates[pusher.name] = (u, poses[pusher.name], went)
                 break
@@ -695,7 +695,8 @@ class Pilot:
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= before]
+        usable = ([i for i, k in enumerate(self.kept) if k[0] <= before]   # else the sector's first
+                  or [i for i, k in enumerate(self.kept) if k[3] == sector][:1])
         if not usable:
             return f"{here}, with no kept world to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))
