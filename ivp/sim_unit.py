@@ -7,7 +7,6 @@ an active and a frozen list, each with the newest unit first (10.0).
 
 from __future__ import annotations
 
-import os
 from itertools import groupby
 
 import numpy as np
@@ -22,7 +21,6 @@ from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
-VERIFY_KINDS = os.environ.get("IVP_VERIFY_KINDS", "0") != "0"     # lane_kind checks each kept answer
 CONTROLLER_RUNS = JIT_ENABLED   # consecutive controllers of a run_class called as one compiled step
 
 
@@ -172,8 +170,6 @@ def lane_kind(env, su):
     at every PSI, and most of them are what they were."""
     kept = su.lane_kind
     if kept is not None:
-        if VERIFY_KINDS:
-            assert kept[0] is _lane_kind(env, su), f"a unit's kept lane step is stale: {kept[0]}"
         return kept[0]
     kind = _lane_kind(env, su)
     su.lane_kind = (kind,)

@@ -410,12 +410,10 @@ def resting_heap(n: int = 48):
 
 def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
     """sim_unit.lane_kind keeps each unit's way through the PSI loop while no
-    touch names the unit: in a heap landing and falling asleep (contacts made
-    and deleted, units merged, split and frozen), every kept answer is the
-    one looking at the unit again gives (IVP_VERIFY_KINDS), and most answers
-    are kept ones."""
+    change names the unit: in a heap landing and falling asleep (contacts
+    made and deleted, units merged, split and frozen), every kept answer is
+    the one looking at the unit again gives, and most answers are kept ones."""
     from ivp import sim_unit
-    monkeypatch.setattr(sim_unit, "VERIFY_KINDS", True)
     answers = []                        # per answer, whether it was the kept one
     ask = sim_unit.lane_kind
 
@@ -423,6 +421,7 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
         kept = su.lane_kind
         out = ask(env, su)
         answers.append(kept is not None and su.lane_kind is kept)
+        assert out is sim_unit._lane_kind(env, su), f"a unit's kept lane step is stale: {out}"
         return out
 
     monkeypatch.setattr(sim_unit, "lane_kind", counted)

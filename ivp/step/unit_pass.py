@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import attrgetter
-import os
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from .. import jit, rng
 from ..freeze import freeze_unit
 from .kernels import integrate_k, run_units_k, unit_head_k
 
-ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
+ENABLED = jit.ENABLED                   # the lane's passes need the compiled kernels
 
 _fast_flags = attrgetter("fast", "fast_prev")
 _ROW = attrgetter("row")
