@@ -27,8 +27,8 @@ from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
-from .lane import ENABLED as LANE_ENABLED, Lane, integrate
-from .lane_kernels import countdown_k
+from .step.unit_pass import ENABLED as LANE_ENABLED, Lane, integrate
+from .step.kernels import countdown_k
 from .freeze import revive_cores_psi
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
@@ -227,7 +227,7 @@ class Environment:
 
     def sleep_countdown(self) -> bool:
         """Spec 10.1 (0x10013610): True for the unit that must be sleep-tested
-        (lane_kernels.countdown_k on the count-down and the RNG's seed)."""
+        (step.kernels.countdown_k on the count-down and the RNG's seed)."""
         fired, self.sleep_countdown_value, seed = countdown_k(self.sleep_countdown_value, rng.get_seed())
         rng.set_seed(seed)
         return bool(fired)

@@ -17,7 +17,7 @@ from .controllers.base import SimEvent
 from .collision.single_contact import resting_rows, resting_unit, run_controllers, run_resting
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
+from .step.unit_pass import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
 from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path

@@ -1,4 +1,4 @@
-"""The lane (ivp.lane, issue 11): free bodies run from their rows of the body
+"""The lane (ivp.step.unit_pass, issue 11): free bodies run from their rows of the body
 table, bit-identical to the object path, and a core the lane ran behaves as
 any core to every caller (issue 39: the row is the core's state)."""
 

@@ -21,12 +21,13 @@ lane's: nothing goes in or comes back.
 
 from __future__ import annotations
 
-from .. import lane as ln, rng
+from .. import rng
 from ..core import MT_CALM, MT_SLOW, ZERO3
 from ..freeze import freeze_unit, try_to_freeze
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
-from ..lane_kernels import begin_unit, calm_state
+from ..step import unit_pass as ln
+from ..step.kernels import begin_unit, calm_state
 from ..state.contacts import locate
 from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR,
                             LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS,
@@ -202,7 +203,7 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 
 @kernel
 def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """The resting run's pass: per unit, lane_kernels.begin_unit, the four controllers
+    """The resting run's pass: per unit, step.kernels.begin_unit, the four controllers
     (:func:`_controllers`) on the core's row and the point's row of the
     contact table (``P[slots[u]]``: its results written into it as
     ContactPoint.updated and the handles store them), then 5.9's deletion

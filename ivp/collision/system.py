@@ -20,7 +20,7 @@ import numpy as np
 from ..core import MT_NOT_SIM
 from ..fp import f32
 from ..freeze import revive_sim_unit
-from ..lane import planned_psi
+from ..step.unit_pass import planned_psi
 from .awake import AwakeSet, SteadyBalls
 from .broadphase import MovableSpheres, ball_pairs_meet_k
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS

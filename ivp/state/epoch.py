@@ -32,7 +32,7 @@ class Epoch:
         self.value = self.untagged = 0
 
     def touch(self, units=None) -> None:
-        """Something a Plan (ivp.lane) is made from changed: every plan is
+        """Something a Plan (ivp.sim_unit) is made from changed: every plan is
         made again at its next PSI. ``units``: the units whose lane step
         (sim_unit.lane_kind) the change may alter, each stamped with the new
         value (``touched``); None when that is not known (every unit's kept

@@ -26,9 +26,9 @@ import os
 
 import numpy as np
 
-from . import jit, rng
-from .freeze import freeze_unit
-from .lane_kernels import integrate_k, run_units_k, unit_head_k
+from .. import jit, rng
+from ..freeze import freeze_unit
+from .kernels import integrate_k, run_units_k, unit_head_k
 
 ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
 
@@ -88,7 +88,7 @@ class Lane:
 def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
     """Dynamics 8.2 / 8.3 for the PSI's cores (the unit pass's, a core of an
     object deleted since left out) in one pass over their rows
-    (lane_kernels.integrate_k); a core whose speed is over an anomaly limit
+    (kernels.integrate_k); a core whose speed is over an anomaly limit
     is integrated after the anomaly manager's handlers (9, Python:
     Core.calc_next_psi_matrix)."""
     if not cores:
@@ -107,7 +107,7 @@ def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
 
 
 def unit_head(env, su, rows=None) -> bool:
-    """The head of do_sim_unit_PSI (6.3) for the unit: lane_kernels.unit_head_k
+    """The head of do_sim_unit_PSI (6.3) for the unit: kernels.unit_head_k
     on its cores' rows (``rows``, made when not given), its flags and the
     count-down written back; whether the unit takes the sleep test."""
     if rows is None:

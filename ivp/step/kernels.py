@@ -10,15 +10,15 @@ import math
 
 import numpy as np
 
-from .fp import (ASIN_S5_F, GYRO_144, GYRO_X_LIMIT, MINUS_FIVE_F, ONE_SIXTH_F, QUAT_NORM_EPS, RNG_SCALE_F,
+from ..fp import (ASIN_S5_F, GYRO_144, GYRO_X_LIMIT, MINUS_FIVE_F, ONE_SIXTH_F, QUAT_NORM_EPS, RNG_SCALE_F,
                  SLEEP_LONG_WINDOW, SLEEP_POS0, SLEEP_POS1, SLEEP_ROT0, SLEEP_ROT1)
-from .jit import kernel
-from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED, DAMP, DAMP_CALM,
+from ..jit import kernel
+from ..kmath import f32_k, quat_mul_k, quat_to_matrix_k
+from ..state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED, DAMP, DAMP_CALM,
                            DELTA, DEVIATION, EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, M_POS, M_R, MAX_ROT, MAX_SURF_ROT,
                            POS, Q_LAST, Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE,
                            STATE, T_LAST)
-from .states import MT_CALM, MT_SLOW
+from ..states import MT_CALM, MT_SLOW
 
 
 @kernel
