@@ -58,7 +58,8 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
         thr, bound = md.bounds()
-        assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+        assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max,
+                                                md.a.obj.core.environment.time_manager.base_time) == t
         seen[("ball " if md.a.is_ball else "box ") + md.side1.feature[0], t is not None] += 1
         return t
 
@@ -163,7 +164,8 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
         s1 = md.side1
         if md.a.is_ball and not s1.shape.is_ball and s1.shape.obj.core.movement_state < MT_NOT_SIM:
             thr, bound = md.bounds()
-            assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+            assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max,
+                                                md.a.obj.core.environment.time_manager.base_time) == t
             seen[s1.feature[0], t is not None] += 1
         return t
 
