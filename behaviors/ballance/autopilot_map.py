@@ -105,11 +105,13 @@ def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
     return np.concatenate(out), np.concatenate(owner)
 
 
-def merged(points: np.ndarray, size: float = MERGE) -> np.ndarray:
-    """The indices of one point per cube of ``size`` (the first), in a stable order."""
-    keys = np.floor(points / size).astype(np.int64)
+def merged(points: np.ndarray, size: float = MERGE, highest: bool = False) -> np.ndarray:
+    """The indices of one point per cube of ``size`` (the first, or the
+    highest: a thin body's top, not its underside), in a stable order."""
+    order = np.argsort(-points[:, 1], kind="stable") if highest else np.arange(len(points))
+    keys = np.floor(points[order] / size).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
-    return np.sort(first)
+    return np.sort(order[first])
 
 
 class WalkMap:
@@ -128,7 +130,7 @@ class WalkMap:
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(tris)
-        keep = merged(points)
+        keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
         self.points, self.slope = points[keep], slopes[owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
