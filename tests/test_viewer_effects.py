@@ -138,9 +138,9 @@ def test_the_prefabs_particle_settings_are_read(tmp_path):
     assert "the particles of PS_FourFlames's PS_FourFlames_Flame_B" in scene.level.text()
 
 
-def render(level, tmp_path, name, eye, look=("0", "0", "0")):
+def render(level, tmp_path, name, eye, look=("0", "0", "0"), at="1.0"):
     out = tmp_path / name
-    assert main(["render", level, "--at", "1.0", "--eye", *eye, "--look", *look,
+    assert main(["render", level, "--at", at, "--eye", *eye, "--look", *look,
                  "-o", str(out), "--size", "480x480", "--headless"]) == 0
     return np.asarray(Image.open(out).convert("RGB")).astype(float)
 
@@ -163,14 +163,15 @@ def test_the_flames_are_drawn(gl_window, level, tmp_path):  # noqa: F811
 def test_the_balls_shadow_darkens_the_shadow_floor(gl_window, level, tmp_path):  # noqa: F811
     """The ball resting on the floor seen from ahead and above: with the floor
     in the Shadow group the pixels around the ball's foot are darker than in
-    the same level whose group has another name (no shadow)."""
+    the same level whose group has another name (no shadow). At 5 s: the
+    ball is played 4 s in (hidden during its birth)."""
     eye = ("0", "8", "-14")
-    shaded = render(level, tmp_path, "shaded.png", eye)
+    shaded = render(level, tmp_path, "shaded.png", eye, at="5.0")
     path = tmp_path / "3D Entities" / "Level" / "Level_01.NMO"
     b = two_sector_level()
     next(o for o in b.objects if isinstance(o, r.Group) and o.name == "Shadow").name = "NoShadow"
     path.write_bytes(b.data())
-    plain = render(str(path), tmp_path, "plain.png", eye)
+    plain = render(str(path), tmp_path, "plain.png", eye, at="5.0")
     darker = (plain - shaded).sum(axis=-1)
     assert (darker > 30).sum() > 100                         # a patch of the floor darkened
     assert (darker < -30).sum() < 10                         # and nothing brightened
@@ -213,16 +214,20 @@ def test_the_flames_take_the_colour_of_their_settings(gl_window, level, tmp_path
 
 
 def test_a_new_ball_is_born_in_a_sphere_for_3_s(level):
-    """The rules: the start's new ball has the gameplay field "birth" (its
-    age) and a "birth" emitter at the ball for 3 s (Balls.nmo's lightning
-    sphere lives 3 s), then neither."""
+    """The rules: the start's new ball is born 1 s in; it has the gameplay
+    field "birth" (its age) and a "birth" emitter at the reset point for 3 s
+    (Balls.nmo's lightning sphere lives 3 s, New Ball waits 3 s), then
+    neither. Frame 1 starts the clock."""
     scene = scenes.load(level)
+    for _ in range(61):                                          # 1.000 s
+        scene.ctx.process_frame(1000 / 60)
+    assert hooks.hud_fields(scene.ctx)["birth"] is None
     scene.ctx.process_frame(1000 / 60)
-    scene.ctx.process_frame(1000 / 60)
-    assert hooks.hud_fields(scene.ctx)["birth"] == pytest.approx(1 / 60)
+    scene.ctx.process_frame(1000 / 60)                           # 1.033 s
+    assert 0.0 < hooks.hud_fields(scene.ctx)["birth"] <= 2 / 60 + 1e-9
     (birth,) = [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
-    assert birth.position == pytest.approx(level_of(scene.ctx).reset_point(1).get_position(), abs=0.1)
-    for _ in range(180):
+    assert birth.position == pytest.approx(level_of(scene.ctx).reset_point(1).get_position(), abs=1e-6)
+    for _ in range(180):                                         # 4.033 s
         scene.ctx.process_frame(1000 / 60)
     assert hooks.hud_fields(scene.ctx)["birth"] is None
     assert not [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
