@@ -243,3 +243,35 @@ def test_the_birth_sphere_grows_then_fades():
         quads = birth_sphere(centre, age)
         assert np.linalg.norm(quads[:, :, :3] - centre, axis=-1) == pytest.approx(radius, abs=1e-5)
         assert quads[:, :, 8] == pytest.approx(alpha)
+
+
+def test_the_finish_draws_out_to_2500(gl_window, tmp_path):  # noqa: F811
+    """A red wall 1800 ahead of a fixed eye: beyond the far plane of play
+    (1200) the view is sky; once the level ends (its finish where the ball
+    is played) the game sets the clipping to 3 / 2500 and the wall is drawn."""
+    from viewer.camera import look_at
+    from viewer.capture import Capture
+    from viewer.session import Session
+    from virtools_levels import heading_z, played_at_once
+    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
+    b = LevelBuilder()
+    grey, red = b.material("Grey", 0xFF808080), b.material("Red", 0xFFFF0000)
+    b.group("Phys_Floors", [b.box("A01_Floor", (20, 1, 20), (0, -0.5, 0), grey)])
+    b.box("A01_Wall", (4000, 4000, 1), (0, 0, 1800), red)
+    b.group("PR_Resetpoints", [b.box("PR_Resetpoint_01", (1, 0.2, 1), None, grey, matrix=heading_z(0, 2.0, 0))])
+    b.group("PE_Levelende", [b.entity("PE_Balloon_01", None, translation(0, 0, 0))])   # the finish 2 above
+    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
+    cap = Capture(Session(lambda: played_at_once(scenes.load(str(tmp_path / "3D Entities" / "Level" /
+                                                                  "Level_01.NMO")))),
+                  size=(80, 60), scene_camera=lambda _: look_at((0.0, 50.0, -10.0), (0.0, 50.0, 100.0)))
+    try:
+        cap.run_until(0.0)                          # frame 1: the ball played, the finish not yet seen
+        assert level_of(cap.session.ctx).flow == "playing" and hooks.hud_fields(cap.session.ctx)["far"] is None
+        play = cap.image()[30, 40].astype(int)
+        cap.run_until(0.05)
+        assert level_of(cap.session.ctx).flow == "finished" and hooks.hud_fields(cap.session.ctx)["far"] == 2500.0
+        finish = cap.image()[30, 40].astype(int)
+    finally:
+        cap.close()
+    assert play[2] > play[1] > play[0]                                 # the light blue sky, not the wall
+    assert finish[0] > 80 and finish[0] > 5 * max(finish[1], finish[2])    # the red wall (lit at a slant)

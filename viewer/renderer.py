@@ -13,6 +13,7 @@ Call `display.configure` before importing this module.
 from __future__ import annotations
 
 import ctypes
+from dataclasses import replace
 
 import numpy as np
 from pyglet import gl
@@ -291,7 +292,9 @@ class Renderer:
         gl.glDepthFunc(gl.GL_LESS)
         gl.glFrontFace(gl.GL_CW)
         gl.glCullFace(gl.GL_BACK)
-        view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
+        far = effects.far if effects is not None else None
+        lens = self.lens if far is None else replace(self.lens, far=float(far))    # the finish's, 2500
+        view_proj = lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         axes = np.asarray(camera_world, dtype=np.float64)[:3, :3] * np.array([[1.0], [1.0], [-1.0]])
 
@@ -317,9 +320,9 @@ class Renderer:
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
-            sky_view_proj = self.lens.perspective(width / height) @ camera.gl_view(turn)
+            sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
             self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   self.lens.far, clock, sky_light))
+                                                                   lens.far, clock, sky_light))
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
                                             sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():

@@ -532,6 +532,7 @@ class Effects:
         self.batch = None
         self.fade = None
         self.sky_light = 1.0
+        self.far = None                         # the camera's far plane as the rules set it (None: the lens')
         self.white = np.full((1, 1, 4), 255, np.uint8)  # the fade's texture
         self.births = []                        # (position, age s) of each new ball's birth
         self.birth_images = []                  # the game's lightning sphere images (none: no birth drawn)
@@ -560,6 +561,7 @@ class Effects:
         self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
         sky = fields.get("sky")                         # the sky layer's brightness (the finish fades it)
         self.sky_light = 1.0 if sky is None else float(sky)
+        self.far = fields.get("far")                    # the finish's far plane (2500), None before it
         emitters = hooks.emitters(ctx)
         self.flames.update(self.clock, emitters)
         age = fields.get("birth")                       # a new ball's birth: its age, at the birth emitters

@@ -48,7 +48,7 @@ from .values import (BALL_RADIUS, BIG_FLAME_SIZE, BIRTH_S, CHECKPOINT_BIG_FLAME,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
                      EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS,
-                     FINISH_SKY_FADE_S, KIND_NAMES,
+                     FINISH_FAR, FINISH_SKY_FADE_S, KIND_NAMES,
                      LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
                      RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
                      SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
@@ -518,7 +518,8 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final, "fade": self.fade, "sky": self.sky_light(), "birth": self.birth_age()}
+                "final": self.final, "fade": self.fade, "sky": self.sky_light(), "birth": self.birth_age(),
+                "far": FINISH_FAR if self.finish_time is not None else None}
 
     def sky_light(self) -> float | None:
         """The sky layer's brightness from the finish on, linearly from 1 to 0

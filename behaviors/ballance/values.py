@@ -83,6 +83,8 @@ START_BIRTH_S = 1.0
 # The finish: Gameplay's "fadeout Sky" filters the SkyLayer's prelit colour
 # linearly to black over 3 s (Three.js' notes).
 FINISH_SKY_FADE_S = 3.0
+# The level's end also sets the camera's clipping to 3 / 2500 (in play: 3 / 1200).
+FINISH_FAR = 2500.0
 # A new ball's birth: Balls.nmo's lightning sphere lives 3 s, New Ball waits
 # 3 s before physicalizing (Three.js' notes).
 BIRTH_S = 3.0
