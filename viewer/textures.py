@@ -190,6 +190,10 @@ def set_surface(surface) -> None:
 
 
 def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
+    """A texture filtered linearly without mipmaps, as the game's materials
+    ask (virtools-nmo.md 3.5: min and mag filter 2, linear, on every
+    material of the levels, prefabs and balls but one; 3.6: the textures
+    are saved without mipmaps). It is also llvmpipe's cheaper path."""
     h, w = pixels.shape[:2]
     tex = gl.GLuint()
     gl.glGenTextures(1, ctypes.byref(tex))
@@ -197,9 +201,8 @@ def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
     data = np.ascontiguousarray(pixels, dtype=np.uint8)
     gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
     gl.glTexImage2D(gl.GL_TEXTURE_2D, 0, gl.GL_RGBA8, w, h, 0, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, data.ctypes.data)
-    gl.glGenerateMipmap(gl.GL_TEXTURE_2D)
     for name, value in ((gl.GL_TEXTURE_WRAP_S, wrap), (gl.GL_TEXTURE_WRAP_T, wrap),
-                        (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR_MIPMAP_LINEAR),
+                        (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR),
                         (gl.GL_TEXTURE_MAG_FILTER, gl.GL_LINEAR)):
         gl.glTexParameteri(gl.GL_TEXTURE_2D, name, value)
     gl.glBindTexture(gl.GL_TEXTURE_2D, 0)
