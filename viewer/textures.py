@@ -121,11 +121,11 @@ def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
 
 class MeshPrograms:
     """A frame's mesh programs (renderer.py) by (alpha test, environment
-    map, lit per vertex), made by ``make(alpha_test, env_map, vertex_lit)``
-    and given the frame's uniforms by ``frame(program)`` at their first
-    use: a part uses the one its Surface and Shading need (a discard, or
-    code behind a uniform, slows every pixel a program draws, in llvmpipe);
-    a part with a Shading is lit per vertex, as Direct3D's fixed function."""
+    map), made by ``make(alpha_test, env_map)`` and given the frame's
+    uniforms by ``frame(program)`` at their first use: a part uses the one
+    its Surface and Shading need (a discard, or code behind a uniform,
+    slows every pixel a program draws, in llvmpipe). Every mesh is lit per
+    vertex, as Direct3D's fixed function."""
 
     def __init__(self, make, frame):
         self.make, self.frame = make, frame
@@ -135,7 +135,7 @@ class MeshPrograms:
     def pick(self, surface, shading=None):
         """The program for a part's Surface and Shading, in use, its alpha test set."""
         tested = surface is not None and surface.alpha_test is not None
-        key = (tested, shading is not None and shading.env_map, shading is not None)
+        key = (tested, shading is not None and shading.env_map)
         p = self.ready.get(key)
         if p is None:
             p = self.ready[key] = self.make(*key)
