@@ -36,7 +36,6 @@ from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
 from .state.bodies import BodyTable
 from .state.contacts import ContactTable
-from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE, CompactSurface
 from .time_manager import TimeManager
@@ -64,7 +63,6 @@ class Environment:
         check("environment: gravity", gravity, high="MAX_GRAVITY", size=3)
         check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
-        self.epoch = Epoch()                    # this world's changes (ivp.state.epoch)
         self.sim_unit_manager = SimUnitManager(self)
         self.anomaly_limits = AnomalyLimits()
         self.anomaly_manager = AnomalyManager()
@@ -158,7 +156,7 @@ class Environment:
     def _init_core_unit(self, core: Core, obj: RealObject) -> None:
         """0x1000d2f0: the core's own frozen sim unit, with gravity attached."""
         core.objects.append(obj)
-        su = SimUnit(self.epoch)
+        su = SimUnit()
         su.cores.append(core)
         core.sim_unit_of_core = su
         self.sim_unit_manager.add_controller_to_core(self.gravity_controller, core)
