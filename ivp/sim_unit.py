@@ -13,10 +13,10 @@ import numpy as np
 
 from .core import MT_NOT_SIM
 from .controllers.base import SimEvent
-from .collision.single_contact import resting_rows, resting_unit, run_controllers, run_resting
+from .collision.single_contact import resting_rows, resting_unit, run_resting
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .step.unit_pass import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
+from .step.unit_pass import joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
 from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
@@ -142,9 +142,8 @@ class SimUnit:
     def _object_psi(self, env, ev: SimEvent, cores_out: list) -> None:
         """do_sim_unit_psi on the objects, up to the split."""
         test_sleep = unit_head(env, self)
-        if not (LANE_ENABLED and env.collision is not None and run_controllers(env, ev, self)):
-            for c, on in self.controller_steps():
-                c.do_simulation_controller(ev, on)
+        for c, on in self.controller_steps():
+            c.do_simulation_controller(ev, on)
         cores_out.extend(reversed(self.cores))
         if test_sleep:
             try_to_freeze(env, self)

@@ -9,13 +9,14 @@ import math
 import pytest
 
 from ivp import Environment, rng, sim_unit
+from ivp.step.unit_pass import ENABLED as LANE_ENABLED
 from ivp.core import MT_NOT_SIM
 from ivp.collision import single_contact
 from ivp.state.contacts import StaleContactError
 from ivp.state.layout import POINT_WIDTH
 from test_collision_scenes import ball, floor
 
-pytestmark = pytest.mark.skipif(not sim_unit.LANE_ENABLED, reason="the kernel path needs the compiled kernels")
+pytestmark = pytest.mark.skipif(not LANE_ENABLED, reason="the resting runs need the compiled kernels")
 
 
 def state(env):
@@ -55,29 +56,20 @@ def world(lane: bool = True):
     return env
 
 
-def run(way: str, monkeypatch, psis: int = 500):
-    """way: "lane" (resting runs), "kernel" (the unit's controllers as one
-    kernel, no lane) or "objects"; returns the states and how many units the
-    kernel ran (resting runs, or run_controllers)."""
-    monkeypatch.setattr(sim_unit, "LANE_ENABLED", way == "kernel")
+def run(lane: bool, monkeypatch, psis: int = 500):
+    """The states after each PSI with the lane (resting runs) or without (the
+    object path), and how many units the resting runs ran."""
     ran = [0]
-    real = single_contact.run_controllers
     real_rows = single_contact.resting_rows
-
-    def counted(env, ev, su):
-        done = real(env, ev, su)
-        ran[0] += done
-        return done
 
     def counted_rows(env, units, *rest):
         done = real_rows(env, units, *rest)
         ran[0] += done
         return done
 
-    monkeypatch.setattr(sim_unit, "run_controllers", counted)
     monkeypatch.setattr(single_contact, "resting_rows", counted_rows)
     monkeypatch.setattr(sim_unit, "resting_rows", counted_rows)     # (a plan's resting runs)
-    env = world(lane=way == "lane")
+    env = world(lane=lane)
     seen = []
     for _ in range(psis):
         env.simulate(env.delta_PSI_time)
@@ -85,10 +77,9 @@ def run(way: str, monkeypatch, psis: int = 500):
     return seen, ran[0]
 
 
-@pytest.mark.parametrize("way", ["kernel", "lane"])
-def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(way, monkeypatch):
-    by_kernel, ran = run(way, monkeypatch)
-    by_objects, ran_objects = run("objects", monkeypatch)
+def test_the_kernel_gives_the_object_paths_bits_psi_by_psi(monkeypatch):
+    by_kernel, ran = run(True, monkeypatch)
+    by_objects, ran_objects = run(False, monkeypatch)
     assert ran > 1000 and ran_objects == 0            # the kernel path did run (and only there)
     for k, (a, b) in enumerate(zip(by_kernel, by_objects)):
         assert a == b, f"PSI {k}"

@@ -1,22 +1,22 @@
-"""A resting ball's PSI controllers in one kernel (issue 11).
+"""A resting ball's PSI in one kernel: the resting run (issue 11).
 
 A unit of one movable core whose controllers are the friction system's three
 handles and gravity, the system holding one contact point whose side 0 is
-that core's ball and whose side 1 is a fixed body, runs its controllers as
-:func:`_controllers` instead of the four ``do_simulation_controller`` calls:
+that core's ball and whose side 1 is a fixed body, unchanged and in no
+impact (:func:`resting_unit`), runs its controllers as :func:`_controllers`
+instead of the four ``do_simulation_controller`` calls:
 ivp-contacts 5.3 (the energy handle's update of the contact point, 2000),
 dynamics 7.1 (gravity, 1000), 5.6 (tangential friction, 600) and 5.5 (the
 single-contact normal impulse, 0), in that order, with the object path's
 order of operations and f32 stores, so the results are the same bits. The
 point's deletion (5.9) and everything after the controllers stay Python.
 
-In the object path the kernel takes the core's and the point's fields and
-gives back their new values at every PSI. With the lane, a run of such units
-whose cores the lane may hold is a *resting run* (:func:`run_resting`): the
-head of the PSI (begin, count-down), the four controllers and the sleep test
-are one pass over the run (:func:`_resting`) on the cores' rows of the body
-table and the points' rows of the contact table, and the integration is the
-lane's: nothing goes in or comes back.
+A run of such units is a *resting run* (:func:`run_resting`): the head of
+the PSI (begin, count-down), the four controllers and the sleep test are one
+pass over the run (:func:`_resting`) on the cores' rows of the body table
+and the points' rows of the contact table, and the integration is the
+lane's: nothing goes in or comes back. Any other such unit (its system to
+split, its core in an impact, or no lane) runs on the object path.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
 from ..step import unit_pass as ln
 from ..step.kernels import begin_unit, calm_state, gravity_k
-from ..state.contacts import locate
 from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR,
                             LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS,
                             RECHECK, ROT_SPEED, RXN, SIDE1, SPAN, SPEED, STATE, T0, T1, X0, X1)
@@ -53,21 +52,6 @@ def resting_contact(env, su):
             or entries[2].controller is not env.gravity_controller or entries[3].controller is not energy):
         return None
     return cp
-
-
-def run_controllers(env, ev, su) -> bool:
-    """The unit's four controllers as the kernel, then 5.9's deletion and the
-    static handle's after_static, if the unit is such a unit; else False."""
-    cp = resting_contact(env, su)
-    if cp is None:
-        return False
-    fs = cp.system
-    col = fs.collision
-    _run(env, ev, su.cores[0], cp)
-    if cp.gap >= MAX_DISTANCE_FOR_FRICTION or cp.broken:
-        col.delete_contact(cp)
-    col.after_static(fs)
-    return True
 
 
 def resting_unit(env, su):
@@ -132,31 +116,6 @@ def resting_rows(env, units, cores, rows, flags, cps, cores_out: list) -> int:
         if su.changed and su.alive:
             env.sim_unit_manager.split(su)
     return ran
-
-
-def _run(env, ev, core, cp) -> None:
-    """The four controllers of the unit (see the module) on ``core`` and ``cp``."""
-    kind, d1 = cp.side_data(1)
-    dt = ev.delta_time
-    now = ev.environment.current_time
-    gv = env.gravity_controller.gravity
-    rc = core.rot_speed_change
-    sc = core.speed_change
-    R, pos = core.m_world_f_core_last_psi
-    m, b = locate(cp)
-    (speed, rot_speed, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck) = _controllers(
-        now, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(),
-        R, pos, core.speed, core.rot_speed, rc, sc, core.inv_rot_inertia, core.inv_mass,
-        kind, d1, m[b + X0], m[b + X1], (m[b + SPAN], m[b + SPAN + 1]), m[b + PRESSURE], m[b + MU],
-        m[b + INV_VM_NO_DIR], m[b + LAST_TIME])
-    core.speed = speed
-    core.rot_speed = rot_speed
-    core.rot_speed_change = ZERO3
-    core.speed_change = ZERO3
-    cp.updated(now, gap, n, p, t0, t1, r, ZERO3, rxn, ZERO3, inv_vm, broken, span)
-    m[b + RECHECK] = 1.0 if recheck else 0.0
-    m[b + LAST_GAP] = gap
-    m[b + PRESSURE] = N
 
 
 @kernel
