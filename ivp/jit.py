@@ -33,9 +33,23 @@ def kernel(fn=None, *, inline: bool = False):
         return lambda f: kernel(f, inline=inline)
     if numba is None:
         return fn
+    compiled = numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
     if not inline:
         KERNELS.append((fn.__code__.co_filename, fn.__qualname__))
-    return numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
+        compiled.get_call_template = _one_version(compiled.get_call_template)
+    return compiled
+
+
+def _one_version(get_call_template):
+    """A kernel called from another kernel with a constant argument (a flag,
+    a context's kind) is compiled for the argument's type, not once more for
+    each constant (numba types a constant as its literal value): the same
+    operations either way, a second compile of the whole callee saved."""
+    unliteral = numba.types.unliteral
+
+    def one(args, kws):
+        return get_call_template(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+    return one
 
 
 def compiling(frame) -> bool:

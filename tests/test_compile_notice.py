@@ -37,6 +37,32 @@ def test_a_kernel_counts_as_uncached_until_its_first_call_writes_the_cache(tmp_p
     assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
 
 
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_kernel_called_with_constants_is_compiled_once_for_their_types(tmp_path, monkeypatch):
+    """A flag passed as True and as False, and an int constant inside a
+    tuple, give the callee one version (bool, float64, tuple of int and
+    float), not one per constant (numba's literal types)."""
+    src = tmp_path / "constant_kernels.py"
+    src.write_text(textwrap.dedent("""
+        from ivp.jit import kernel
+
+        @kernel
+        def scaled(x, flag, ctx):
+            return (2.0 * x if flag else x) + ctx[0] * ctx[1]
+
+        @kernel
+        def caller(x):
+            return scaled(x, True, (4, 0.5)) + scaled(x, False, (3, 0.25))
+    """))
+    monkeypatch.setattr(jit, "KERNELS", [])
+    spec = importlib.util.spec_from_file_location("constant_kernels", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.caller(1.5) == 3.0 + 2.0 + 1.5 + 0.75
+    t = jit.numba.types
+    assert mod.scaled.signatures == [(t.float64, t.boolean, t.Tuple((t.int64, t.float64)))]
+
+
 def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
     monkeypatch.setattr(jit, "ENABLED", True)
     monkeypatch.setattr(jit, "KERNELS", [("a.py", "f")] * 10)
