@@ -17,12 +17,13 @@ try:
     if os.environ.get("IVP_JIT", "1") == "0":
         raise ImportError("IVP_JIT=0")
     import numba
+    from numba.core import event as numba_event
 except ImportError:
     numba = None
 
 ENABLED = numba is not None
 
-KERNELS = []                    # the compiled kernels' (source file, qualified name)
+KERNELS = []                    # the compiled kernels (numba dispatchers; not the inline helpers)
 
 
 def kernel(fn=None, *, inline: bool = False):
@@ -33,9 +34,23 @@ def kernel(fn=None, *, inline: bool = False):
         return lambda f: kernel(f, inline=inline)
     if numba is None:
         return fn
+    compiled = numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
     if not inline:
-        KERNELS.append((fn.__code__.co_filename, fn.__qualname__))
-    return numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
+        KERNELS.append(compiled)
+        compiled.get_call_template = _one_version(compiled.get_call_template)
+    return compiled
+
+
+def _one_version(get_call_template):
+    """A kernel called from another kernel with a constant argument (a flag,
+    a context's kind) is compiled for the argument's type, not once more for
+    each constant (numba types a constant as its literal value): the same
+    operations either way, a second compile of the whole callee saved."""
+    unliteral = numba.types.unliteral
+
+    def one(args, kws):
+        return get_call_template(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+    return one
 
 
 def compiling(frame) -> bool:
@@ -51,19 +66,28 @@ def compiling(frame) -> bool:
 
 
 def uncached_kernels() -> int:
-    """How many kernels have no compiled copy in numba's disk cache yet (an
-    index ``<module>.<name>-<line>.py<version>.nbi`` in the __pycache__
-    beside their source): the first run after an install compiles them."""
-    out = 0
-    listed = {}
-    for path, name in KERNELS:
-        folder = os.path.join(os.path.dirname(path), "__pycache__")
-        if folder not in listed:
-            try:
-                listed[folder] = os.listdir(folder)
-            except OSError:
-                listed[folder] = []
-        prefix = f"{os.path.splitext(os.path.basename(path))[0]}.{name}-"
-        if not any(f.startswith(prefix) and f.endswith(".nbi") for f in listed[folder]):
-            out += 1
-    return out
+    """How many kernels have no compiled copy in numba's disk cache yet (no
+    index file where numba keeps theirs: the __pycache__ beside their source,
+    or under ``NUMBA_CACHE_DIR``): the first run after an install compiles them."""
+    return sum(1 for k in KERNELS if not os.path.exists(k._cache._cache_file._index_path))
+
+
+def watch_compiles(say) -> None:
+    """From now on, ``say(n, name)`` after the n-th kernel of KERNELS this
+    process compiles (numba's compile events; a kernel loaded from the disk
+    cache is no compile; numba's own helpers are not counted): the progress
+    line of a first run."""
+    if numba is None:
+        return
+    done = [0]
+
+    class Compiled(numba_event.Listener):
+        def on_start(self, ev):
+            pass
+
+        def on_end(self, ev):
+            if ev.data["dispatcher"] in KERNELS:
+                done[0] += 1
+                say(done[0], ev.data["dispatcher"].py_func.__qualname__)
+
+    numba_event.register("numba:compile", Compiled())

@@ -88,8 +88,9 @@ def find_scene(name: str) -> str:
                      "`ivp list` names the bundled scenes")
 
 
-COMPILE_NOTICE = ("ivp: compiling the engine's {n} kernels for this install (the first run only: about a "
-                  "minute on 2 cores; later runs load them from numba's cache)")
+COMPILE_NOTICE = ("ivp: compiling the engine's kernels for this install, up to {n} (the first run only; later "
+                  "runs load them from numba's cache)")
+PROGRESS_LINES = 10             # the progress lines of a first run's compile, at most
 
 
 def compile_notice() -> str | None:
@@ -101,11 +102,28 @@ def compile_notice() -> str | None:
     return COMPILE_NOTICE.format(n=n) if 2 * n > len(engine_jit.KERNELS) else None
 
 
+def progress_line(n: int, total: int, name: str) -> str | None:
+    """The line after the n-th kernel compiled of about ``total`` (a scene
+    compiles only the kernels it calls, a few of them twice, for two kinds of
+    argument): every tenth of the total, else None."""
+    step = max(1, -(-total // PROGRESS_LINES))
+    return f"ivp: compiling kernels, {n} of about {total} done ({name})" if n % step == 0 else None
+
+
 def say_if_compiling() -> None:
-    """:func:`compile_notice` on stderr, when there is one."""
+    """:func:`compile_notice` on stderr, when there is one, then the
+    :func:`progress_line` s as the kernels compile."""
     notice = compile_notice()
-    if notice is not None:
-        print(notice, file=sys.stderr, flush=True)
+    if notice is None:
+        return
+    print(notice, file=sys.stderr, flush=True)
+    total = engine_jit.uncached_kernels()
+
+    def say(n, name):
+        line = progress_line(n, total, name)
+        if line is not None:
+            print(line, file=sys.stderr, flush=True)
+    engine_jit.watch_compiles(say)
 
 
 def load_scene(name: str, behaviour_files=(), snapshot: str | None = None):

@@ -30,11 +30,40 @@ def test_a_kernel_counts_as_uncached_until_its_first_call_writes_the_cache(tmp_p
     spec = importlib.util.spec_from_file_location("fresh_kernels", src)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    assert jit.KERNELS == [(str(src), "twice")]
+    assert jit.KERNELS == [mod.twice]
+    said = []
+    jit.watch_compiles(lambda n, name: said.append((n, name)))
     assert jit.uncached_kernels() == 1
     assert mod.twice(1.5) == 3.0
     assert jit.uncached_kernels() == 0
+    assert said == [(1, "twice")]
     assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_kernel_called_with_constants_is_compiled_once_for_their_types(tmp_path, monkeypatch):
+    """A flag passed as True and as False, and an int constant inside a
+    tuple, give the callee one version (bool, float64, tuple of int and
+    float), not one per constant (numba's literal types)."""
+    src = tmp_path / "constant_kernels.py"
+    src.write_text(textwrap.dedent("""
+        from ivp.jit import kernel
+
+        @kernel
+        def scaled(x, flag, ctx):
+            return (2.0 * x if flag else x) + ctx[0] * ctx[1]
+
+        @kernel
+        def caller(x):
+            return scaled(x, True, (4, 0.5)) + scaled(x, False, (3, 0.25))
+    """))
+    monkeypatch.setattr(jit, "KERNELS", [])
+    spec = importlib.util.spec_from_file_location("constant_kernels", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.caller(1.5) == 3.0 + 2.0 + 1.5 + 0.75
+    t = jit.numba.types
+    assert mod.scaled.signatures == [(t.float64, t.boolean, t.Tuple((t.int64, t.float64)))]
 
 
 def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
@@ -48,6 +77,13 @@ def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
     monkeypatch.setattr(jit, "ENABLED", False)
     monkeypatch.setattr(jit, "uncached_kernels", lambda: 10)
     assert cli.compile_notice() is None
+
+
+def test_the_progress_line_comes_every_tenth_of_the_kernels():
+    lines = [cli.progress_line(n, 25, "k") for n in range(1, 26)]
+    assert [n for n, line in enumerate(lines, 1) if line] == [3, 6, 9, 12, 15, 18, 21, 24]
+    assert lines[2] == "ivp: compiling kernels, 3 of about 25 done (k)"
+    assert cli.progress_line(1, 4, "k") is not None
 
 
 def test_ivp_run_says_nothing_of_compiling_once_the_cache_is_warm():

@@ -116,7 +116,7 @@ def _feature_at(t, kind, D, P, B):
     return out
 
 
-@kernel
+@kernel(inline=True)
 def _gap(t, kind, D, B, B1, P1):
     """pair_geometry's gap at t of the ball's centre against the other side:
     ``kind`` BALL, or 0 P, 1 K, 2 F with the feature's world points in
@@ -211,7 +211,7 @@ def _piece_at(t, P, B, spheres):
     return W, T, E, two, wpl, normals(W, T, two, wpl), M, H, mat_mul_point_k((R, vv), c)
 
 
-@kernel
+@kernel(inline=True)
 def _closest(t, PA, BA, PB, BB, none):
     """value_function's closest(t): pieces_closest of the two pieces at t."""
     VA, TA, EA, twoA, plA, NA, _, _, cA = _piece_at(t, PA, BA, False)
@@ -249,7 +249,7 @@ def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_no
 
 # --- the search ----------------------------------------------------------------------------
 
-@kernel
+@kernel(inline=True)
 def _search(ctx, v_now, thr, real, dev, t_now, t_max, base):
     """mindist_search.raster_search on _value(t, ctx), v_now its value at t_now:
     (True, t) or (False, 0)."""
@@ -294,7 +294,7 @@ def _round_half_even(x) -> int:
     return int(r)
 
 
-@kernel
+@kernel(inline=True)
 def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max, base):
     """mindist._first_crossing on _value(t, ctx)."""
     if v0 <= thr:
@@ -333,7 +333,7 @@ def _settled(t0, t1, t_now, t_max, base) -> bool:
             and (lo > t_max) == (hi > t_max))
 
 
-@kernel
+@kernel(inline=True)
 def _root(ctx, thr, t0, v0, t1, v1, t_now, t_max, base):
     """mindist._root on _value(t, ctx)."""
     c = 0

@@ -318,7 +318,7 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     I = lay.I[rows]
     O = fs.updated_rows(lay, env.psi_count)
     if O is None:
-        P = T[slots][:, _SOLVE_COLUMNS]
+        P = np.ascontiguousarray(T[slots][:, _SOLVE_COLUMNS])     # C order, as the other branch: one compiled version
     else:
         O = O[rows]
         P = np.empty((len(cps), 17))

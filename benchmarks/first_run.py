@@ -1,0 +1,130 @@
+"""Benchmark: the first ``ivp run`` after an install (issue 39 "First run").
+
+Runs ``ivp run SCENE --quiet`` in a child process whose numba disk cache is
+an empty temporary folder (``NUMBA_CACHE_DIR``), then once more on the
+filled cache, and prints both wall times, the seconds numba spent
+compiling, and the kernels that cost the most: *own* seconds are a kernel's
+compile less the kernels it compiled on the way (its callees), *LLVM* the
+part of its own seconds spent optimizing and linking machine code (a caller
+re-optimizes the code of every callee linked into it).
+
+    python benchmarks/first_run.py [SCENE ...] [--top 15]
+
+A scene is a bundled name or a level file (default: the bundled default
+scene, which is the sample level).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)                # this checkout's ivp, not an installed one
+
+
+def child(scene: str, out: str) -> None:
+    """Run the scene under numba's compile events; write the per-kernel
+    seconds (inclusive, own, own LLVM) and the wall time to ``out``."""
+    from numba.core import event
+
+    stack = []                      # [name, start, child seconds, llvm seconds, llvm start, llvm depth]
+    kernels = {}
+
+    class Compiles(event.Listener):
+        def on_start(self, ev):
+            if ev.kind == "numba:compile":
+                d = ev.data["dispatcher"].py_func
+                stack.append([f"{d.__module__}.{d.__qualname__}", time.perf_counter(), 0.0, 0.0, 0.0, 0])
+            elif stack:
+                if stack[-1][5] == 0:
+                    stack[-1][4] = time.perf_counter()
+                stack[-1][5] += 1
+
+        def on_end(self, ev):
+            if ev.kind == "numba:compile":
+                name, t0, inner, llvm, _, _ = stack.pop()
+                took = time.perf_counter() - t0
+                k = kernels.setdefault(name, [0.0, 0.0, 0.0, 0])
+                k[0] += took
+                k[1] += took - inner
+                k[2] += llvm
+                k[3] += 1
+                if stack:
+                    stack[-1][2] += took
+            elif stack and stack[-1][5] > 0:
+                stack[-1][5] -= 1
+                if stack[-1][5] == 0:
+                    stack[-1][3] += time.perf_counter() - stack[-1][4]
+
+    listener = Compiles()
+    event.register("numba:compile", listener)
+    event.register("numba:llvm_lock", listener)
+    from viewer.cli import main
+    t0 = time.perf_counter()
+    code = main(["run", scene, "--quiet"])
+    wall = time.perf_counter() - t0
+    with open(out, "w") as f:
+        json.dump({"code": code, "wall": wall, "kernels": kernels}, f)
+
+
+def measure(scene: str, cache: str) -> dict:
+    """One ``ivp run`` of the scene in a child process on the given cache
+    folder, timed from the process start (imports included)."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
+        out = f.name
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+    t0 = time.perf_counter()
+    cpu0 = _children_cpu()
+    subprocess.run([sys.executable, __file__, "--child", scene, out], cwd=ROOT, env=env, check=True,
+                   stdout=subprocess.DEVNULL)
+    got = json.load(open(out))
+    os.unlink(out)
+    got["process"] = time.perf_counter() - t0
+    got["cpu"] = _children_cpu() - cpu0
+    return got
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (user + system): on a
+    loaded machine a steadier measure than the wall time."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def report(scene: str, top: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="ivp-first-run-") as cache:
+        cold = measure(scene, cache)
+        warm = measure(scene, cache)
+    ks = cold["kernels"]
+    own = sum(k[1] for k in ks.values())
+    llvm = sum(k[2] for k in ks.values())
+    print(f"{scene}: first run {cold['process']:.1f} s wall, {cold['cpu']:.1f} s CPU (compiling {own:.1f} s: "
+          f"{sum(k[3] for k in ks.values())} versions of {len(ks)} kernels, LLVM {llvm:.1f} s of it); "
+          f"warm run {warm['process']:.1f} s wall, {warm['cpu']:.1f} s CPU, "
+          f"{sum(k[3] for k in warm['kernels'].values())} compiled")
+    print(f"  {'kernel':60s} {'own s':>7s} {'LLVM s':>7s} {'incl. s':>8s} versions")
+    for name, (incl, mine, ll, n) in sorted(ks.items(), key=lambda kv: -kv[1][1])[:top]:
+        print(f"  {name:60s} {mine:7.2f} {ll:7.2f} {incl:8.2f} {n:8d}")
+
+
+def main() -> None:
+    if len(sys.argv) == 4 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3])
+        return
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("scenes", nargs="*", default=["sample_level"], help="bundled scenes or level files")
+    ap.add_argument("--top", type=int, default=15, help="how many kernels to list (default 15)")
+    args = ap.parse_args()
+    for scene in args.scenes:
+        report(scene, args.top)
+
+
+if __name__ == "__main__":
+    main()
