@@ -5,7 +5,10 @@ Every frame of 1/60 s it holds some of the arrow keys, nothing else a player
 could not press, and the level's own rules run as for a player. It finds its
 way from the level's geometry and groups (autopilot_map): the route to the
 next checkpoint (the finish in the last sector) over the floor and rail
-nodes, the fans' lifts and the transformers. The steering pushes the ball
+nodes, the fans' lifts and the transformers, with the module bodies where
+they come to rest and the sliding gates open (``probe``, measured on the
+world before the run; a falling stone's crate or a closed gate on the route
+is pushed first: Blocker). The steering pushes the ball
 toward a point ``lookahead`` ahead on the route at a speed that drops in
 bends and on narrow ground: of the eight key sets (one arrow or two) it holds
 the one whose push, in the camera's orientation frame, best turns the ball's
