@@ -3,12 +3,14 @@ the list of what still differs from the game in docs/levels.md.
 
     python benchmarks/looks.py --game DIR [--out DIR] [--size 800x600] [--levels 1 2 ...]
 
-Renders, as `ivp render --game DIR N --at 1.5` does (headless EGL, software GL
-here), the start of each level (level_NN_start.png, the game's camera rig),
+Renders, as `ivp render --game DIR N --at 2.5` does (headless EGL, software GL
+here), the start of each level 2.5 s in, the new ball's birth half done
+(level_NN_start.png, the game's camera rig; the ball is played at 4 s),
 and three named views of level 02: its start, the modules halfway along the
 course (level_02_modules.png, looking at the middle module of the level) and
-its first checkpoint (level_02_checkpoint.png). Prints the files written;
-asserts nothing.
+its first checkpoint (level_02_checkpoint.png). Run it from the checkout
+with PYTHONPATH=. to draw with this checkout's viewer. Prints the files
+written; asserts nothing.
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def main() -> None:
 
     def render(number: int, name: str, *extra) -> None:
         out = os.path.join(args.out, f"level_{number:02d}_{name}.png")
-        code = ivp(["render", "--game", args.game, str(number), "--at", "1.5", "--size", args.size, "--hud",
+        code = ivp(["render", "--game", args.game, str(number), "--at", "2.5", "--size", args.size, "--hud",
                     "-o", out, "--headless", *extra])
         print(out if code == 0 else f"{out}: ivp render failed ({code})", flush=True)
 
