@@ -62,13 +62,15 @@ class Module:
     """A module's parts, joints and script: ``script`` a behaviour type whose
     ``entities`` params are parts (role, or None: the module's root) and whose
     ``groups`` params are groups of parts (roles, in order). Frozen bodies
-    are woken by the meaning's wake gate of ``gate_radius`` at the root
-    (None: the meaning's ``wake_gate_radius``)."""
+    are woken by the meaning's wake gate of ``gate_radius`` (None: the
+    meaning's ``wake_gate_radius``) measured to the part ``gate_role`` (None:
+    the module's root)."""
 
     what: str
     parts: tuple
     joints: tuple = ()
     gate_radius: float | None = None
+    gate_role: str | None = None
     script: str = ""
     entities: dict = field(default_factory=dict)
     groups: dict = field(default_factory=dict)

@@ -37,18 +37,28 @@ The probes switch the level's death boxes and checkpoints off, so a ball
 that falls is measured rather than respawned and no probe ends a sector.
 
     python benchmarks/levels.py --game DIR --probes [rest fans trafos boxes stones extras] [--levels 1 4 7]
+
+``routes`` (``benchmarks/levels.py --routes``) is no mechanism's probe but
+the autopilot's map of the level (behaviors/ballance/autopilot_map.py): per
+sector, the cost of the cheapest route from its reset point to its goal
+over the ball's kinds, or, when the map has none, the reached node nearest
+the goal and how far from it: where a map or a mechanism stops the way.
 """
 
 from __future__ import annotations
 
 import time
 
+import math
+
 import numpy as np
+from scipy.sparse.csgraph import dijkstra
 
 import scenes
 from bbglue import blocks
 from behaviors import manager_of
 from behaviors.ballance import player_of
+from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.level import level_behavior
 from behaviors.ballance.modules import Fan, falling_stones
 from behaviors.ballance.values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
@@ -309,3 +319,27 @@ def report(game: str, number: int, only) -> None:
         print(f"  extras {len(how) - len(missed)}/{len(how)} picked up ({how.count('floor')} rolling over the "
               f"floor under it, {how.count('fall')} falling through it)"
               + (f"; missed: {', '.join(missed)}" if missed else ""), flush=True)
+
+
+def routes(game: str, number: int) -> None:
+    """The autopilot's map of the level, sector by sector (module docstring)."""
+    t0 = time.perf_counter()
+    pilot = Pilot(scenes.load(game_level(game, number)), 0.0)
+    walk, n = pilot.map, len(pilot.map.points)
+    print(f"level {number:2d}: map {time.perf_counter() - t0:.0f} s, {n} nodes, "
+          f"{len(pilot.blockers)} to push (falling stones, sliding gates)", flush=True)
+    for k in range(1, pilot.level.sector_count + 1):
+        start, route = pilot.level.reset_point(k).get_position(), pilot.route(k)
+        cost = min(float(route.cost[route.state(start, kind)]) for kind in KIND_NAMES)
+        if math.isfinite(cost):
+            print(f"  sector {k}: route, cost {cost:.0f}", flush=True)
+            continue
+        best = (math.inf, None, "")
+        for kind in KIND_NAMES:
+            reached = np.flatnonzero(np.isfinite(dijkstra(walk.graph, indices=route.state(start, kind))))
+            far = np.linalg.norm(walk.points[reached % n] - route.goal, axis=1)
+            i = int(np.argmin(far))
+            at = "({:.1f}, {:.1f}, {:.1f})".format(*walk.points[reached[i] % n])
+            best = min(best, (float(far[i]), at, KIND_NAMES[reached[i] // n]), key=lambda b: b[0])
+        print(f"  sector {k}: no route; the nearest reached {best[1]} as {best[2]}, {best[0]:.0f} from the goal",
+              flush=True)

@@ -1,7 +1,7 @@
 """Benchmark: the original levels of your Ballance folder (issue 40, item 5).
 
     python benchmarks/levels.py --game /path/to/Ballance [--seconds 5] [--levels 1 2 3] [--probes ...]
-                                [--autopilot [SECONDS]]
+                                [--autopilot [SECONDS]] [--routes]
 
 Per level, a Markdown table row: the load time (read, import, build; target
 under 3 s), objects and triangles of the file (all, and in the Phys_* groups),
@@ -14,8 +14,10 @@ rest, fans, trafos, boxes, extras), each level's mechanisms after the table
 (benchmarks/level_probes.py). With ``--autopilot``, a second table: the
 autopilot playing each level (``ivp run --autopilot``, at most SECONDS of
 play, default 900): its outcome, the seconds of play, the rollbacks of its
-search and its wall seconds. The project ships no game file: the folder is
-yours (docs/levels.md).
+search and its wall seconds. With ``--routes``, per level and sector the
+autopilot's map: the route's cost, or where the map's reach ends
+(benchmarks/level_probes.routes). The project ships no game file: the
+folder is yours (docs/levels.md).
 """
 
 from __future__ import annotations
@@ -86,6 +88,8 @@ def main(argv=None) -> int:
                    help="then each level's probes of its mechanisms (default with the flag: all)")
     p.add_argument("--autopilot", type=float, nargs="?", const=900.0, metavar="SECONDS",
                    help="then the autopilot's table: each level played by it, at most SECONDS of play (default 900)")
+    p.add_argument("--routes", action="store_true",
+                   help="then per level and sector whether the autopilot's map has a route to the goal")
     args = p.parse_args(argv)
     scenes.load(game_level(args.game, args.levels[0]))      # numba's kernels compiled or loaded before timing
     print(HEADER, flush=True)
@@ -95,6 +99,9 @@ def main(argv=None) -> int:
         print("\n" + AUTOPILOT_HEADER, flush=True)
         for n in args.levels:
             print(autopilot_row(args.game, n, args.autopilot), flush=True)
+    if args.routes:
+        for n in args.levels:
+            level_probes.routes(args.game, n)
     if args.probes is not None:
         for n in args.levels:
             level_probes.report(args.game, n, args.probes or level_probes.PROBES)

@@ -36,8 +36,8 @@ def test_the_map_counts_the_stone_dropped_and_finds_the_crates_pushes(game):
     centre at (0, 22.5)) is pushed from a run-up 6 beyond a ball's radius
     from each of its four sides, all on the basin's floor."""
     pilot = Pilot(scenes.load(game_level(str(game), 1)), 10.0)
-    (stone,) = pilot.stones
-    assert stone.drop == pytest.approx(4.05, abs=0.02)      # the first frame settles it a little
+    (stone,) = pilot.blockers
+    assert stone.travel == pytest.approx(4.05, abs=0.02)      # the first frame settles it a little
     top = pilot.map.points[sorted(stone.nodes)]
     assert len(top) and np.allclose(top[:, 1], 0.0, atol=0.02)
     assert np.all(np.abs(top[:, 2] - 22.5) <= 2.52) and np.all(np.abs(top[:, 0]) <= 2.52)

@@ -15,7 +15,7 @@ from behaviors.ballance.modules import PlankBridge
 from behaviors.recording import Frame, Recording, replay
 from scenes.virtools import import_level, reader as r
 from viewer.cli import main
-from virtools_levels import LevelBuilder, translation, two_sector_level
+from virtools_levels import LevelBuilder, played_at_once, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 ROOT = (5.0, 0.0, 0.0)          # the prefab's root frame, away from the origin
@@ -146,12 +146,14 @@ def test_each_module_gets_its_bodies_joints_and_wake_gate(kind, tmp_path):
                       for t, body, _, other in JOINTS[kind]]
     frozen = [n for n, d in ents.items() if d.get("physics", {}).get("start_frozen")]
     gates = [b for b in imp.document["behaviours"] if b["type"] == "ballance.wake_gate"
-             and b["entity"] == f"{kind}_50"]
+             and b["entity"].startswith(f"{kind}_50")]
     if kind in ("P_Modul_17", "P_Modul_26", "P_Modul_41"):           # they start awake
         assert frozen == [] and gates == []
     else:
         radius = {"P_Modul_03": 35, "P_Modul_29": 80}.get(kind, 50)   # behaviors.ballance.modules.WakeGate
-        assert [(g["entity"], g["params"]["radius"]) for g in gates] == [(f"{kind}_50", radius)]
+        # Three.js' notes: module 01's gate measures to its Pusher, 34's to its stone, the others' to the root
+        gate = {"P_Modul_01": _name(kind, "_Pusher"), "P_Modul_34": _name(kind, "_Schiebestein")}
+        assert [(g["entity"], g["params"]["radius"]) for g in gates] == [(gate.get(kind, f"{kind}_50"), radius)]
         assert all(g["params"]["bodies"] in ents[n]["groups"] for n in frozen for g in gates)
     lines = [line for n, line in imp.report.module_parts if n == f"{kind}_50"]
     assert all("(the original's name)" in line for line in lines if " = " in line), lines
@@ -193,7 +195,7 @@ def level_with_module(tmp_path, group: str, position, at):
     (level / "Level_01.NMO").write_bytes(b.data())
     (tmp_path / "3D Entities" / "PH").mkdir()
     (tmp_path / "3D Entities" / "PH" / f"{group}.nmo").write_bytes(prefab(group, at=at))
-    return scenes.load(str(level / "Level_01.NMO"))
+    return played_at_once(scenes.load(str(level / "Level_01.NMO")))
 
 
 def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):
@@ -215,6 +217,20 @@ def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):
     # shared sleep countdown (10.1), so on how many units the world has.
     assert y == pytest.approx(10.0 + 30.0 - 4.0, abs=0.1)
     assert max(abs(a[1] - b[1]) for a, b in zip(seen[-60:], seen[-61:])) < 0.01   # at rest
+
+
+def test_the_sliding_gate_wakes_when_the_ball_nears_its_pusher_not_its_root(tmp_path):
+    """Module 01's proximity gate measures the horizontal distance to the
+    Pusher (50 units, Three.js' notes): the root 100 from the ball's start
+    (the two-sector level's reset point at the origin), the pusher 60 back
+    toward it (40 away) and free in the air: it wakes and falls."""
+    at = {"_Pusher": (ROOT[0] - 60.0, 0.0, 0.0), "_Rinne": (ROOT[0], -200.0, 0.0),
+          "_Filler": (ROOT[0], -300.0, 0.0)}
+    scene = level_with_module(tmp_path, "P_Modul_01", (100.0, 50.0, 0.0), at)
+    pusher = scene.entity("P_Modul_01_01.P_Modul_01_Pusher")
+    assert pusher.get_position() == pytest.approx((40.0, 50.0, 0.0))
+    replay(scene.ctx, Recording([Frame(FRAME_MS, frozenset())] * 30))
+    assert pusher.get_position()[1] < 49.0                              # awake: it fell
 
 
 def test_the_falling_stone_slides_along_its_slider(tmp_path):

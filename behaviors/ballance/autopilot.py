@@ -31,9 +31,10 @@ from __future__ import annotations
 import math
 import os
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.spatial import cKDTree
 
 from ivp import rng
 from ivp.snapshot import build, flatten
@@ -41,9 +42,12 @@ from ivp.snapshot import build, flatten
 from ..api import manager_of
 from ..recording import Recorder
 from .autopilot_map import DROP_REACH, WalkMap
-from .balls import Transformers, player_of
+from bbglue.blocks import SetPhysicsForce
+
+from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
 from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
+from .level_meaning import MODULES
 from .modules import Fan, falling_stones
 from .navigation import BallNavigation
 from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS
@@ -63,12 +67,21 @@ BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
 JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
-RUN_UP = 6.0                 # a falling stone's crate is pushed with this run-up (benchmarks/level_probes "stones")
+RUN_UP = 6.0                 # a crate or a gate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
 RUN_UP_SPEED = 1.0           # ... and this slow
 PUSH_SPEED = 10.0            # the push's speed along its line
-PUSH_FRAMES = 300            # a push that has not dropped the stone in 5 s failed
+PUSH_FRAMES = 300            # a push that has not cleared the way in 5 s failed
 DROPPED = 0.5                # a stone down this part of its drop is dropping: the push is done
+SLIDING_GATE = "P_Modul_01"
+SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
+SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
+GATE_PUSH = 1.5              # the probe pushes a gate's pusher along its channel with this many times its weight
+GATE_FRAMES = 180            # ... for at most 3 s, until it stops (moves less than GATE_STOP in a frame)
+GATE_STOP = 0.005
+GATE_MOVED = 1.0             # a pusher moved less than this does not open that way
+GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
+SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 
 
 @dataclass(frozen=True)
@@ -155,28 +168,32 @@ def _members(ctx, names) -> list:
 
 
 @dataclass
-class FallingStone:
-    """A falling stone (module 34) as the autopilot sees it: its stone and
-    crate (names: a restored world has new entities), the stone's height
-    waiting and how far it drops, the map's nodes on its dropped top, and
-    the pushes that drop it: (the ball's centre at the run-up's start, the
-    unit push, the length of the push) for each side of the crate with
-    floor at the crate's foot behind the run-up and room for the crate
-    beyond it (the push's end)."""
+class Blocker:
+    """A body on the way that the ball must push first, as the autopilot
+    sees it: a falling stone (module 34) whose crate is pushed out, a
+    sliding gate (module 01) pushed along its channel. ``body`` is the part
+    whose move clears the way (a name: a restored world has new entities),
+    at ``origin`` while it waits; it has cleared the way once moved ``need``
+    along ``axis`` (of the ``travel`` it can move: a stone's drop, a gate's
+    opening). ``nodes``: the map's nodes the way needs cleared (a stone's
+    dropped top, a closed gate's place); ``pushes``: (the ball's centre at
+    the run-up's start, the unit push, the length of the push)."""
 
-    stone: str
-    crate: str
-    y: float
-    drop: float
+    body: str
+    origin: tuple
+    axis: tuple
+    travel: float
+    need: float
     nodes: frozenset = frozenset()
     pushes: tuple = ()
 
-    def dropped(self, ctx) -> bool:
-        return ctx.get(self.stone).get_position()[1] <= self.y - self.drop * DROPPED
+    def done(self, ctx) -> bool:
+        moved = np.asarray(ctx.get(self.body).get_position(), float) - self.origin
+        return float(moved @ np.asarray(self.axis, float)) >= self.need
 
 
 def _stone_drops(ctx, floors: np.ndarray) -> list:
-    """(FallingStone without nodes and pushes, the dropped stone's
+    """(Blocker without nodes and pushes, its crate, the dropped stone's
     triangles) of the level's falling stones: the stone falls until its
     bottom meets the floor under its crate."""
     heights = FloorHeights(floors) if len(floors) else None
@@ -190,17 +207,19 @@ def _stone_drops(ctx, floors: np.ndarray) -> list:
         if math.isnan(foot):
             continue
         drop = float(st[..., 1].min()) - foot
-        out.append((FallingStone(stone.name, crate.name, stone.get_position()[1], drop), st - (0.0, drop, 0.0)))
+        out.append((Blocker(stone.name, tuple(stone.get_position()), (0.0, -1.0, 0.0), drop, drop * DROPPED),
+                    crate, st - (0.0, drop, 0.0)))
     return out
 
 
-def _stone_plan(ctx, walk: WalkMap, stone: FallingStone, dropped: np.ndarray) -> FallingStone:
-    """The stone with its dropped top's nodes and its pushes (FallingStone)."""
+def _stone_plan(walk: WalkMap, stone: Blocker, crate, dropped: np.ndarray) -> Blocker:
+    """The stone with its dropped top's nodes and the pushes of its crate,
+    one for each side with floor at the crate's foot behind the run-up and
+    room for the crate beyond it (the push's end)."""
     p = walk.points
     lo, hi = dropped.reshape(-1, 3).min(axis=0), dropped.reshape(-1, 3).max(axis=0)
     top = np.flatnonzero((p[:, 0] >= lo[0]) & (p[:, 0] <= hi[0]) & (p[:, 2] >= lo[2]) & (p[:, 2] <= hi[2])
                          & (np.abs(p[:, 1] - hi[1]) <= 0.5))
-    crate = ctx.get(stone.crate)
     m = np.asarray(crate.get_world_matrix().as_array(), float)
     c_lo, c_hi = crate.get_bounding_box(local=True)
     centre, foot = np.asarray(crate.get_position(), float), lo[1]
@@ -220,20 +239,117 @@ def _stone_plan(ctx, walk: WalkMap, stone: FallingStone, dropped: np.ndarray) ->
             if all(ends):
                 pushes.append((np.array([start[0], foot + BALL_RADIUS, start[2]]), u,
                                float(np.linalg.norm(_flat(beyond - start)))))
-    return FallingStone(stone.stone, stone.crate, stone.y, stone.drop, frozenset(top.tolist()), tuple(pushes))
+    return replace(stone, nodes=frozenset(top.tolist()), pushes=tuple(pushes))
 
 
-def level_map(ctx, level):
+def sliding_gates(ctx) -> list:
+    """The pushers of the level's sliding gates (module 01: the pusher slides
+    along its channel, glue-and-content 3), by their names in the module table."""
+    suffix = next(p.suffix for p in MODULES[SLIDING_GATE].parts if p.role == "pusher")
+    return [e for e in ctx.entities if e.name.partition(".")[2] == SLIDING_GATE + suffix]
+
+
+def _frames(ctx, n: int) -> None:
+    ctx.input_manager.set_keys(frozenset())
+    for _ in range(n):
+        ctx.process_frame(FRAME_MS)
+
+
+def probe(ctx, level) -> tuple:
+    """The modules at rest and how far the sliding gates open, measured on
+    ``ctx`` itself (the caller builds the world again from a table kept
+    before): every sector into the world, its module bodies awake,
+    SETTLE_FRAMES without keys: name -> world matrix of each body that moved
+    less than SETTLED_MOVE; then each gate's pusher pushed along its channel
+    (its frame's X, either way) by GATE_PUSH times its weight until it stops:
+    name -> (unit push, its settled matrix, how far from there it went)."""
+    for k in level.sector_bodies:
+        level.reset_sector(k)
+    bodies = [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
+    before = {e.name: np.asarray(e.get_position(), float) for e in bodies}
+    for e in bodies:
+        wake(ctx, e)
+    _frames(ctx, SETTLE_FRAMES)
+    poses = {e.name: np.asarray(e.get_world_matrix().as_array(), float) for e in bodies
+             if float(np.linalg.norm(np.asarray(e.get_position(), float) - before[e.name])) < SETTLED_MOVE}
+    mass = next(p.physics["mass"] for p in MODULES[SLIDING_GATE].parts if p.role == "pusher")
+    g = math.sqrt(sum(c * c for c in ctx.physics.gravity))
+    gates = {}
+    for pusher in sliding_gates(ctx):
+        if pusher.name not in poses:
+            continue
+        x = _flat(poses[pusher.name][0, :3])
+        for sign in (1.0, -1.0):
+            u = sign * x / (np.linalg.norm(x) or 1.0)
+            start = np.asarray(pusher.get_position(), float)
+            force = SetPhysicsForce(pusher, ctx, position=(0.0, 0.0, 0.0), pos_referential=pusher,
+                                    direction=tuple(u), force_value=GATE_PUSH * mass * g * ctx.physics.psi_length)
+            force.create()
+            wake(ctx, pusher)
+            last = start
+            for _ in range(GATE_FRAMES):
+                _frames(ctx, 1)
+                now = np.asarray(pusher.get_position(), float)
+                if float(np.linalg.norm(now - last)) < GATE_STOP and float((now - start) @ u) >= GATE_MOVED:
+                    break
+                last = now
+            force.destroy_now(ctx)
+            went = float((np.asarray(pusher.get_position(), float) - poses[pusher.name][3, :3]) @ u)
+            if went >= GATE_MOVED:
+                gates[pusher.name] = (u, poses[pusher.name], went)
+                break
+    return poses, gates
+
+
+def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
+    """Points on the triangles, at most ``spacing`` apart along their edges."""
+    out = [np.zeros((0, 3))]
+    for a, b, c in triangles:
+        n = max(1, int(math.ceil(max(np.linalg.norm(b - a), np.linalg.norm(c - a), np.linalg.norm(c - b)) / spacing)))
+        i, j = np.meshgrid(np.arange(n + 1), np.arange(n + 1))
+        keep = i + j <= n
+        s, t = i[keep][:, None] / n, j[keep][:, None] / n
+        out.append(a + s * (b - a) + t * (c - a))
+    return np.concatenate(out)
+
+
+def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel: float) -> Blocker | None:
+    """A sliding gate as a Blocker: the nodes where a ball touches its pusher
+    closed (settled), its one push: from a run-up behind the pusher's back
+    (its points hindmost along ``u``), as far as it opens."""
+    closed = _surface_points(entity_triangles([pusher], {pusher.name: settled}), SAMPLE)
+    if not len(closed):
+        return None
+    touched = cKDTree(closed).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), BALL_RADIUS - 0.1)
+    nodes = frozenset(i for i, near in enumerate(touched) if near)
+    along = closed @ u
+    back = closed[along <= along.min() + 2.0 * SAMPLE]
+    start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
+    foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
+    if math.isnan(foot) or not walk.tree.query_ball_point((start[0], foot, start[2]), AT_RUN_UP):
+        return None
+    origin = np.asarray(pusher.get_position(), float)
+    opened = settled[3, :3] + u * travel
+    return Blocker(pusher.name, tuple(origin), tuple(u), travel, float((opened - origin) @ u) - GATE_SLACK, nodes,
+                   ((np.array([start[0], foot + BALL_RADIUS, start[2]]), u, RUN_UP + travel),))
+
+
+def level_map(ctx, level, poses=None, gates=None):
     """The WalkMap of a started level: its floors and its sectors' module
-    bodies where they wait (bridges, boards, seesaws: not the loose props),
-    the falling stones dropped (their crates left out), its fans' columns,
-    its transformer pads; and the falling stones (FallingStone)."""
+    bodies at rest (``poses``, probe) or where they wait (bridges, boards,
+    seesaws: not the loose props), the falling stones dropped (their crates
+    left out), the sliding gates open (``gates``, probe), its fans' columns,
+    its transformer pads; and the Blockers: falling stones and gates."""
     m = manager_of(ctx, create=False)
     floors = entity_triangles(_members(ctx, FLOOR_GROUPS))
     stones = _stone_drops(ctx, floors)
-    moved = {ctx.get(n) for st, _ in stones for n in (st.stone, st.crate)}
+    moved = {n for st, crate, _ in stones for n in (st.body, crate.name)}
     modules = [e for bodies in level.sector_bodies.values() for e in bodies
-               if e not in level.prop_set and e not in moved]
+               if e not in level.prop_set and e.name not in moved]
+    poses = dict(poses or {})
+    for name, (u, settled, travel) in (gates or {}).items():
+        poses[name] = settled.copy()
+        poses[name][3, :3] += u * travel
     fans, pads = [], []
     for fan in (m.find(Fan) if m is not None else ()):
         sy = fan.size[1]
@@ -241,9 +357,15 @@ def level_map(ctx, level):
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    walk = WalkMap(np.concatenate([floors, entity_triangles(modules)] + [t for _, t in stones]), fans, pads,
+    walk = WalkMap(np.concatenate([floors, entity_triangles(modules, poses)] + [t for _, _, t in stones]), fans, pads,
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
-    return walk, [_stone_plan(ctx, walk, st, t) for st, t in stones]
+    blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
+    heights = FloorHeights(floors) if len(floors) else None
+    for name, (u, settled, travel) in (gates or {}).items():
+        gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
+        if gate is not None:
+            blockers.append(gate)
+    return walk, blockers
 
 
 def climb(kind: str, physics) -> float:
@@ -278,10 +400,15 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         if self.level is None:
             raise ValueError(f"autopilot: {scene.name!r}: {self._no_level()}")
-        self.map, self.stones = level_map(self.ctx, self.level)
-        self.pushing = None                      # (frame, FallingStone, push) while pushing its crate
+        table, seed = flatten(self.ctx), rng.get_seed()
+        poses, gates = probe(self.ctx, self.level)
+        self.ctx = build(table)                  # the world as before the probe
+        rng.set_seed(seed)
+        self.level = level_behavior(self.ctx)
+        self.map, self.blockers = level_map(self.ctx, self.level, poses, gates)
+        self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
-        self.failed_pushes = set()               # (stone, push) that failed: the other sides first
+        self.failed_pushes = set()               # (body, push) that failed: the other sides first
         self._progress_reset()
 
     def _no_level(self) -> str:
@@ -346,23 +473,23 @@ class Pilot:
             self.routes[sector, None] = self.map.route_to(goal, radius, self._obstacles(sector))
         return self.routes[sector, None]
 
-    def run_up_route(self, sector: int, stone: FallingStone, push: int):
+    def run_up_route(self, sector: int, blocker: Blocker, push: int):
         """The route to the start of a push's run-up, arriving as the kind with
-        the strongest push (a crate under a stone is heavy to shift)."""
-        key = (sector, stone.stone, push)
+        the strongest push (a crate under a stone, a gate, are heavy to shift)."""
+        key = (sector, blocker.body, push)
         if key not in self.routes:
             strongest = max(BALL_KINDS, key=lambda k: BALL_KINDS[k].force)
-            self.routes[key] = self.map.route_to(stone.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
+            self.routes[key] = self.map.route_to(blocker.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
                                                  kinds=(strongest,))
         return self.routes[key]
 
-    def stone_task(self, ball, kind: str):
-        """The falling stone of the sector the route to its goal crosses and
-        that has not dropped, with its cheapest reachable push and the route
-        to that push's run-up: (FallingStone, push, route), or None."""
+    def push_task(self, ball, kind: str):
+        """The Blocker of the sector the route to its goal crosses and that
+        still blocks, with its cheapest reachable push and the route to that
+        push's run-up: (Blocker, push, route), or None."""
         level, sector = self.level, self.level.sector
-        waiting = [st for st in self.stones
-                   if level.sector_of.get(self.ctx.get(st.stone)) == sector and not st.dropped(self.ctx)]
+        waiting = [st for st in self.blockers
+                   if level.sector_of.get(self.ctx.get(st.body)) == sector and not st.done(self.ctx)]
         if not waiting:
             return None
         route, p = self.route(sector), ball.get_position()
@@ -372,7 +499,7 @@ class Pilot:
             if not st.nodes & way:
                 continue
             costs = []
-            tries = [i for i in range(len(st.pushes)) if (st.stone, i) not in self.failed_pushes]
+            tries = [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes]
             for i in tries or range(len(st.pushes)):
                 r = self.run_up_route(sector, st, i)
                 costs.append((float(r.cost[r.state(p, kind)]), i, r))
@@ -398,22 +525,22 @@ class Pilot:
 
     def steer(self, ball, kind: str) -> frozenset:
         """The keys of this frame: along the route to the sector's goal; where
-        that route crosses a falling stone still waiting, first to the start of
-        a run-up at its crate, then across the crate until the stone drops."""
+        that route crosses a Blocker still in the way, first to the start of
+        a push's run-up, then along the push until the way is clear."""
         if self.pushing is None:
-            task = self.stone_task(ball, kind) if self.stones else None
+            task = self.push_task(ball, kind) if self.blockers else None
             if task is None:
                 return self.follow(ball, kind, self.route(self.level.sector))
-            stone, push, route = task
-            start, u, _ = stone.pushes[push]
+            blocker, push, route = task
+            start, u, _ = blocker.pushes[push]
             p, v = np.asarray(ball.get_position(), float), self._velocity(ball)
             if (float(np.linalg.norm(_flat(p - start))) > AT_RUN_UP or abs(p[1] - start[1]) > 1.0
                     or float(np.linalg.norm(v)) > RUN_UP_SPEED):
                 return self.follow(ball, kind, route)
-            self.pushing = (len(self.keys), stone, push)
-        frame, stone, push = self.pushing
-        start, u, _ = stone.pushes[push]
-        if stone.dropped(self.ctx):
+            self.pushing = (len(self.keys), blocker, push)
+        frame, blocker, push = self.pushing
+        start, u, _ = blocker.pushes[push]
+        if blocker.done(self.ctx):
             self.pushing = None
             self._progress_reset()
             return self.steer(ball, kind)
@@ -522,10 +649,10 @@ class Pilot:
                        level.lives, len(self.keys), self.rollbacks, time.perf_counter() - start, why)
 
     def _push_failed(self, ball) -> bool:
-        """A push that has not dropped its stone in PUSH_FRAMES, or whose ball
-        is past the push's end (the crate stuck, the ball gone by it)."""
-        frame, stone, push = self.pushing
-        start, u, length = stone.pushes[push]
+        """A push that has not cleared the way in PUSH_FRAMES, or whose ball is
+        past the push's end (the body stuck, the ball gone by it)."""
+        frame, blocker, push = self.pushing
+        start, u, length = blocker.pushes[push]
         gone = float(_flat(np.asarray(ball.get_position(), float) - start) @ u) if ball is not None else math.inf
         return len(self.keys) - frame > PUSH_FRAMES or gone > length + BALL_RADIUS
 
@@ -564,11 +691,12 @@ class Pilot:
             return f"{here} after {max(tries, sector_tries)} tries with every steering"
         self.sector_tries[sector] = sector_tries + 1
         if self.pushing is not None:
-            self.failed_pushes.add((self.pushing[1].stone, self.pushing[2]))
+            self.failed_pushes.add((self.pushing[1].body, self.pushing[2]))
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)
-        usable = [i for i, k in enumerate(self.kept) if k[0] <= before]
+        usable = ([i for i, k in enumerate(self.kept) if k[0] <= before]   # else the sector's first
+                  or [i for i, k in enumerate(self.kept) if k[3] == sector][:1])
         if not usable:
             return f"{here}, with no kept world to go back to"
         back = min(len(usable) - 1, tries // len(VARIANTS))

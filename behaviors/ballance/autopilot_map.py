@@ -52,6 +52,7 @@ CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper o
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
+SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (the cruise is 9) ...
 MAX_DROP = 20.0          # ... and at most this far below
@@ -104,11 +105,13 @@ def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
     return np.concatenate(out), np.concatenate(owner)
 
 
-def merged(points: np.ndarray, size: float = MERGE) -> np.ndarray:
-    """The indices of one point per cube of ``size`` (the first), in a stable order."""
-    keys = np.floor(points / size).astype(np.int64)
+def merged(points: np.ndarray, size: float = MERGE, highest: bool = False) -> np.ndarray:
+    """The indices of one point per cube of ``size`` (the first, or the
+    highest: a thin body's top, not its underside), in a stable order."""
+    order = np.argsort(-points[:, 1], kind="stable") if highest else np.arange(len(points))
+    keys = np.floor(points[order] / size).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
-    return np.sort(first)
+    return np.sort(order[first])
 
 
 class WalkMap:
@@ -127,7 +130,7 @@ class WalkMap:
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(tris)
-        keep = merged(points)
+        keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
         self.points, self.slope = points[keep], slopes[owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
@@ -193,12 +196,14 @@ class WalkMap:
         return below, above
 
     def _drops(self):
-        """(from, to) of the drops: from a node with an empty side (a
-        midpoint: at the end of its rails, 3 empty sides) to a node below it,
-        lower than a link could climb, beyond the edge (away from the nodes
-        round the edge's at its height: off a rail pair's end, not sideways)."""
+        """(from, to) of the drops: from a node with an empty side to a node
+        below it, lower than a link could climb, beyond the edge (away from
+        the nodes round the edge's at its height; from a midpoint, within
+        45 degrees of straight off its rails' end, not sideways: level 03's
+        rails end 0.9 past their last midpoint, whose diagonal probes find
+        the rails' ends)."""
         p = self.points
-        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & (~self.span | (self.empty_sides >= 3)))
+        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
         reach = max(DROP_REACH, JUMP_SPEED * math.sqrt(2.0 * MAX_DROP / self.gravity))
         near = flat_tree.query_ball_point(p[edge][:, (0, 2)], reach)
@@ -215,7 +220,10 @@ class WalkMap:
         for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
             level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
             inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
-        off = ((p[b][:, (0, 2)] - p[a][:, (0, 2)]) * inward[a]).sum(axis=1) <= 0.0
+        out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
+        along = (out * inward[a]).sum(axis=1)
+        off = np.where(self.span[a], along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
+                       along <= 0.0)
         return a[off], b[off]
 
     def _walled(self, a, b) -> np.ndarray:

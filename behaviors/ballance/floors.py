@@ -22,14 +22,16 @@ import numpy as np
 _EDGE_ON = 1e-9          # |2 x area| of a projection below this: a wall, no floor
 
 
-def entity_triangles(entities) -> np.ndarray:
-    """(n, 3, 3) world-space corners of the entities' mesh triangles."""
+def entity_triangles(entities, matrices=None) -> np.ndarray:
+    """(n, 3, 3) world-space corners of the entities' mesh triangles, each
+    entity at its world matrix or at ``matrices[name]`` (4 x 4, CK layout)."""
     out = [np.zeros((0, 3, 3))]
     for e in entities:
         mesh = e.mesh
         if mesh is None or len(mesh.faces) == 0:
             continue
-        m = np.asarray(e.get_world_matrix().as_array(), dtype=np.float64)
+        m = (matrices or {}).get(e.name)
+        m = np.asarray(e.get_world_matrix().as_array() if m is None else m, dtype=np.float64)
         v = np.asarray(mesh.vertices, dtype=np.float64) @ m[:3, :3] + m[3, :3]      # row vectors, CK layout
         out.append(v[np.asarray(mesh.faces)])
     return np.concatenate(out)

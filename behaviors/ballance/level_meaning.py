@@ -56,7 +56,8 @@ MODULES = {
         Part("channel", "_Rinne", {"fixed": True, "collision_group": "Ball"},
              ("_Rinne_01_Mesh", "_Rinne_02_Mesh", "_Rinne_03_Mesh")),
         # The filler's group is not in the spec: Floor, so the ball rolls on it and the pusher slides over it.
-        Part("filler", "_Filler", {"fixed": True, "collision_group": "Floor"}, ("_Filler_Mesh",), optional=True))),
+        Part("filler", "_Filler", {"fixed": True, "collision_group": "Floor"}, ("_Filler_Mesh",), optional=True)),
+        gate_role="pusher"),      # the prefab's proximity gate measures to its Pusher (Three.js' notes)
     "P_Modul_03": Module("a spring lift", (
         Part("platform", "_Floor", {"mass": 3, "friction": 0.7, "elasticity": 0, "linear_speed_dampening": 1,
                                     "rot_speed_dampening": 3, **FROZEN}, ("_Floor_Mesh",)),
@@ -102,7 +103,8 @@ MODULES = {
         Part("stone", "_Schiebestein", {"mass": 1.6, "friction": 0.5, **FROZEN}),
         Part("crate", "_Kiste", {"mass": 1.4, "friction": 0.8, "elasticity": 0.4, **FROZEN}),
         Part("first slider frame", "_Slider_Frame01"), Part("second slider frame", "_Slider_Frame02")),
-        (Joint("slider", "slider", "stone", ("first slider frame", "second slider frame")),)),
+        (Joint("slider", "slider", "stone", ("first slider frame", "second slider frame")),),
+        gate_role="stone"),       # the prefab's proximity gate measures to its Schiebestein (Three.js' notes)
     "P_Modul_37": _hinged("a T-board", "_Bridge", {"mass": 3, "elasticity": 1, **BUNDLED, **_shift(-7.5, 0, 0),
                                                    **FROZEN}, _cols(3)),
     "P_Modul_41": _hinged("a float board", "", {"mass": 1}, _cols(2)),

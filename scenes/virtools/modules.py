@@ -181,7 +181,7 @@ def build_module(meaning: LevelMeaning, kind: str, prefab: Prefab, names: dict, 
         out.behaviours.append(dict(b, params=params) if params else b)
     if frozen:
         radius = meaning.wake_gate_radius if spec.gate_radius is None else spec.gate_radius
-        out.behaviours.append({"type": meaning.behaviours["wake_gate"], "entity": placeholder,
+        out.behaviours.append({"type": meaning.behaviours["wake_gate"], "entity": role_names[spec.gate_role],
                                "params": {"bodies": gate, "radius": radius}})
     return out
 

@@ -1,0 +1,67 @@
+"""The autopilot's probe of a sliding gate (module 01; glue-and-content 3,
+"PH modules": the pusher slides along its fixed channel): on a level the
+test writes, the pusher (a 2 x 1 x 2 box, group Floor) rests on its
+channel's slab (group Ball) between two stops of the channel, 0.5 ahead
+along its frame's +X and 3 behind along -X. The probe pushes it along +X,
+which does not open it, then along -X: it opens 3."""
+
+import numpy as np
+import pytest
+
+import scenes
+from bbglue import meshes
+from behaviors.ballance.autopilot import probe
+from behaviors.ballance.level import level_behavior
+from scenes.virtools import game_level, reader as r
+from virtools_levels import LevelBuilder, translation, two_sector_level
+
+FRAME_MS = 1000.0 / 60.0
+PLACE = (200.0, 0.0, 0.0)
+PUSHER = "P_Modul_01_01.P_Modul_01_Pusher"
+
+
+def _hull(b: LevelBuilder, name: str, size, centre, mat) -> None:
+    m = meshes.box(*size)
+    m.vertices = m.vertices + np.asarray(centre, np.float32)
+    b.mesh(name, m, mat)
+
+
+def gate_prefab() -> bytes:
+    """P_Modul_01 with its root at the origin: the pusher's bottom on the
+    channel's slab (top 0.5), a stop 0.5 beyond its +X face, one 3 beyond its -X face."""
+    b = LevelBuilder()
+    b.entity("P_Modul_01_MF", None, translation(0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
+    mat = b.material("Wood", 0xFF996633)
+    b.box("P_Modul_01_Pusher", (2, 1, 2), (0.0, 1.0, 0.0), mat)
+    b.box("P_Modul_01_Rinne", (2, 0.5, 2), (0.0, 0.25, 0.0), mat)
+    _hull(b, "P_Modul_01_Rinne_01_Mesh", (14, 0.5, 4), (0.0, 0.0, 0.0), mat)     # the slab, in the channel's frame
+    _hull(b, "P_Modul_01_Rinne_02_Mesh", (1, 2, 4), (1.0 + 0.5 + 0.5, 1.0, 0.0), mat)
+    _hull(b, "P_Modul_01_Rinne_03_Mesh", (1, 2, 4), (-1.0 - 3.0 - 0.5, 1.0, 0.0), mat)
+    return b.data(compressed=True)
+
+
+@pytest.fixture
+def scene(tmp_path):
+    b = two_sector_level()
+    p = b.box("P_Modul_01_01", (2, 0.4, 2), PLACE, None)
+    b.group("P_Modul_01", [p])
+    next(o for o in b.objects if o.name == "Sector_01").members.append(p)
+    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
+    (tmp_path / "3D Entities" / "PH").mkdir()
+    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
+    (tmp_path / "3D Entities" / "PH" / "P_Modul_01.nmo").write_bytes(gate_prefab())
+    scene = scenes.load(game_level(str(tmp_path), 1))
+    scene.ctx.input_manager.set_keys(frozenset())
+    scene.ctx.process_frame(FRAME_MS)
+    return scene
+
+
+def test_the_probe_finds_the_way_the_gate_opens_and_how_far(scene):
+    ctx = scene.ctx
+    assert ctx.get(PUSHER).get_position() == pytest.approx((200.0, 1.0, 0.0))
+    poses, gates = probe(ctx, level_behavior(ctx))
+    settled = poses[PUSHER][3, :3]
+    assert settled == pytest.approx((200.0, 1.0, 0.0), abs=0.05)    # at rest on its slab
+    u, _, travel = gates[PUSHER]
+    assert u == pytest.approx((-1.0, 0.0, 0.0), abs=1e-6)
+    assert travel == pytest.approx(3.0, abs=0.1)
