@@ -60,6 +60,7 @@ def main() -> None:
     from pyglet import gl
 
     import scenes
+    from behaviors import hooks
     from scenes.virtools import game_level
     from viewer.renderer import Offscreen, Renderer
     from viewer.gameplay import scene_look
@@ -74,6 +75,10 @@ def main() -> None:
         view = View(session)
         renderer = Renderer(*scene_look(session))
         measure(session, view, renderer, target, size, 2, gl)             # the scene's first frames
+        for _ in range(300):                                              # a level's birth: the ball played 4 s in
+            if hooks.hud_fields(session.ctx).get("state") != "starting":
+                break
+            session.tick(1.0 / 60.0)
         session.toggle_pause()
         measure(session, view, renderer, target, size, 40, gl)            # warm-up: buffers, shaders, settling
         report(f"{name}, physics paused", measure(session, view, renderer, target, size, args.frames, gl))

@@ -1,12 +1,14 @@
 """Benchmark: the impact-system jams of issue 41 item 1, per PSI.
 
-Lays the reproducers (``../shared/repro/scenes``) over a copy of the bundled
-scenes, runs each headless and prints the worst and mean time of a PSI (the
+Lays the reproducers (``../shared/repro/scenes``) and the 20,000-case fuzz's
+worst scene cases (``tests.fuzz`` seeds over 60 s of CPU alone: the player's
+ball pieces given physics, in a heap) over a copy of the bundled scenes,
+runs each headless and prints the worst and mean time of a PSI (the
 PSI event plus every collision event up to the next one; wall time, or with
 --cpu the process's CPU time, steadier on a shared machine), where the worst
 one's time goes, and the most impacts and propagation loops of a PSI.
 
-    python -m benchmarks.impact_jam [--repro DIR] [--seconds 1] [--cpu] [--profile]
+    python -m benchmarks.impact_jam [--repro DIR] [--seeds 8750 12104] [--seconds 1] [--cpu] [--profile]
 """
 
 from __future__ import annotations
@@ -21,12 +23,14 @@ import time
 
 import scenes
 from ivp import rng
-from ivp.collision import impact
+from ivp.collision import impact, mindist_search
 from ivp.collision.system import CollisionSystem
 from ivp.time_manager import PsiEvent, TimeManager
 from scenes.headless import run
+from tests.fuzz import scene_cases
 
 SCENES = ("fan_column__fz7235.yaml", "modules/ph34_falling_stone__fz18363.yaml")
+SEEDS = (8750, 12104, 13396, 19628)     # fuzz scene cases: the pieces with mass 0.001 / friction 0 / no damping
 WARM_UP_SECONDS = 0.2           # of frames run untimed first
 
 
@@ -35,7 +39,8 @@ class PsiClock:
     a PSI's share is its own event and every collision event up to the next
     PSI. Per PSI also: the impact systems (mindist-triggered impacts, 4.1)
     and their propagation loops (4.8), the ms spent in the loops' kernel and
-    in the re-measure and event re-search after each impact (4.9), and the
+    in the re-measure and event re-search after each impact (4.9), the
+    event searches (3.5) and the ms in the two-piece search kernel, and the
     most impacts one core took (4.7's counter)."""
 
     def __init__(self, clock=time.perf_counter):
@@ -49,19 +54,22 @@ class PsiClock:
             self.rows[-1]["ms"] += (now - self.mark) * 1e3
         self.mark = now
 
-    def _timed(self, fn, key):
+    def _timed(self, fn, key, count=None):
         def timed(*args):
             t0 = self.clock()
             out = fn(*args)
             if self.rows:
                 self.rows[-1][key] += (self.clock() - t0) * 1e3
+                if count:
+                    self.rows[-1][count] += 1
             return out
         return timed
 
     def __enter__(self):
         self._saved = (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
-                       impact.impact_system_loop_k, CollisionSystem.update_events_of_cores)
-        until, psi, run_system, loop_k, research = self._saved
+                       impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
+                       mindist_search.piece_event_search_k)
+        until, psi, run_system, loop_k, research, piece_search = self._saved
         clock = self
 
         def timed_until(tm, env, target):
@@ -75,7 +83,8 @@ class PsiClock:
             if clock.rows:
                 clock.rows[-1]["core_impacts"] = max((impact.impacts_this_psi(o.core) for o in env.objects),
                                                      default=0)
-            clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0))
+            clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0,
+                                   searches=0, search_ms=0.0))
             psi(event, tm, env)
 
         def counted_run(system, *args):
@@ -86,13 +95,15 @@ class PsiClock:
             return over
 
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
-         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores) = (
-            timed_until, timed_psi, counted_run, self._timed(loop_k, "loop_ms"), self._timed(research, "research_ms"))
+         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores, mindist_search.piece_event_search_k) = (
+            timed_until, timed_psi, counted_run, self._timed(loop_k, "loop_ms"), self._timed(research, "research_ms"),
+            self._timed(piece_search, "search_ms", "searches"))
         return self
 
     def __exit__(self, *exc):
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
-         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores) = self._saved
+         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
+         mindist_search.piece_event_search_k) = self._saved
 
 
 def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
@@ -117,6 +128,7 @@ def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
           f"worst {w['ms']:8.2f} {unit} (PSI {worst}), mean {sum(r['ms'] for r in rows) / len(rows):6.2f} {unit}\n"
           f"    worst PSI: {w['systems']} impact systems, {w['loops']} loops ({w['loop_ms']:.1f} {unit} in the loop "
           f"kernel), {w['research_ms']:.1f} {unit} re-measuring and re-searching events after impacts; "
+          f"{w['searches']} two-piece event searches ({w['search_ms']:.1f} {unit} in their kernel); "
           f"most impacts of one core {w['core_impacts']}\n"
           f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)}, most loops "
           f"{max(r['loops'] for r in rows)}, most impacts of one core {max(r['core_impacts'] for r in rows)}",
@@ -129,6 +141,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repro", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "repro",
                                                     "scenes"))
+    ap.add_argument("--seeds", type=int, nargs="*", default=SEEDS, help="tests.fuzz scene cases to run too")
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--profile", action="store_true", help="print a cProfile of each run")
     ap.add_argument("--cpu", action="store_true", help="the process's CPU time, not wall time (a shared machine)")
@@ -137,8 +150,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as rt:
         shutil.copytree(here, rt, dirs_exist_ok=True)
         shutil.copytree(args.repro, rt, dirs_exist_ok=True)
+        names = list(SCENES)
+        for seed in args.seeds:
+            files, name = scene_cases.case_files(seed, rt)
+            for rel, text in files.items():
+                with open(os.path.join(rt, rel), "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            names.append(name + ".yaml")
         scenes.load("ball_wood")            # import the behaviours once, outside the timings
-        for name in SCENES:
+        for name in names:
             bench(os.path.join(rt, name), args.seconds, args.profile, args.cpu)
 
 

@@ -188,6 +188,9 @@ class BallanceEnv(gym.Env):
         self._rng_seed = self.engine_seed
         self.frames = 0
         self._run_frames(frozenset(), 1)
+        birth = math.ceil((self.level.start_delay + self.level.birth_delay) * 60.0) + 6     # each delay ends on a frame
+        while self.level.flow != PLAYING and self.frames < birth:     # the first ball's birth: played 4 s in
+            self._run_frames(frozenset(), 1)
         self.frames = 0                            # the time limit counts the agent's frames
         p = self._ball_position()
         self._goal_distance = self._distance(p, self.level.sector)

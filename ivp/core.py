@@ -26,7 +26,7 @@ from .fp import (
     f32v2,
     f32v6,
 )
-from .lane_kernels import integrate_k
+from .step.kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
 from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DAMP_CALM, DELTA, DEVIATION,
                            EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, INV_M, M_POS, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST,
@@ -286,7 +286,7 @@ class Core:
     def calc_next_psi_matrix(self, delta_time: float, i_delta_time: float) -> None:
         """Spec 8.2 (0x1001e300) for this core: the anomaly manager's handlers
         (9) for a rotation (no max_rot_speed clamp) or a speed over its limit,
-        then lane_kernels.integrate_k on the row (between PSIs, the plain
+        then step.kernels.integrate_k on the row (between PSIs, the plain
         sine quaternion)."""
         env = self.environment
         lim = env.anomaly_limits

@@ -27,8 +27,8 @@ from .anomaly import AnomalyLimits, AnomalyManager
 from .collision import CollisionSystem
 from .controllers.gravity import GravityController
 from .core import Core
-from .lane import ENABLED as LANE_ENABLED, Lane, integrate
-from .lane_kernels import countdown_k
+from .step.unit_pass import ENABLED as LANE_ENABLED, Lane, integrate
+from .step.kernels import countdown_k
 from .freeze import revive_cores_psi
 from .fp import DELTA_PSI_TIME, FREEZE_CHECK_TIME_F, f32, inv_dt
 from .real_object import OBJECT_BALL, OBJECT_POLYGON, BallTemplate, ObjectTemplate, RealObject, kept_mass
@@ -36,7 +36,6 @@ from .sim_unit import SimUnit, SimUnitManager
 from .snapshot import deep_copy
 from .state.bodies import BodyTable
 from .state.contacts import ContactTable
-from .state.epoch import Epoch
 from .states import STATE_BETWEEN_PSIS, STATE_HULLS, STATE_PSI_START
 from .surface import BALL_SURFACE, CompactSurface
 from .time_manager import TimeManager
@@ -64,7 +63,6 @@ class Environment:
         check("environment: gravity", gravity, high="MAX_GRAVITY", size=3)
         check("environment: the PSI length", delta_psi_time, "MIN_PSI_LENGTH", "MAX_PSI_LENGTH")
         self.gravity_controller = GravityController(gravity)
-        self.epoch = Epoch()                    # this world's changes (ivp.state.epoch)
         self.sim_unit_manager = SimUnitManager(self)
         self.anomaly_limits = AnomalyLimits()
         self.anomaly_manager = AnomalyManager()
@@ -158,7 +156,7 @@ class Environment:
     def _init_core_unit(self, core: Core, obj: RealObject) -> None:
         """0x1000d2f0: the core's own frozen sim unit, with gravity attached."""
         core.objects.append(obj)
-        su = SimUnit(self.epoch)
+        su = SimUnit()
         su.cores.append(core)
         core.sim_unit_of_core = su
         self.sim_unit_manager.add_controller_to_core(self.gravity_controller, core)
@@ -227,7 +225,7 @@ class Environment:
 
     def sleep_countdown(self) -> bool:
         """Spec 10.1 (0x10013610): True for the unit that must be sleep-tested
-        (lane_kernels.countdown_k on the count-down and the RNG's seed)."""
+        (step.kernels.countdown_k on the count-down and the RNG's seed)."""
         fired, self.sleep_countdown_value, seed = countdown_k(self.sleep_countdown_value, rng.get_seed())
         rng.set_seed(seed)
         return bool(fired)

@@ -8,7 +8,7 @@ import numpy as np
 
 from .core import MT_MOVING, MT_NOT_SIM
 from .fp import inv_dt
-from .lane_kernels import unit_calm_k
+from .step.kernels import unit_calm_k
 from .states import SU_ACTIVE, SU_FROZEN
 
 
@@ -16,7 +16,7 @@ from .states import SU_ACTIVE, SU_FROZEN
 
 def try_to_freeze(env, su) -> bool:
     """Spec 10.2 (0x100120f0): each core's movement state (last first,
-    lane_kernels.unit_calm_k on the unit's rows); freeze the unit when every
+    step.kernels.unit_calm_k on the unit's rows); freeze the unit when every
     core is calm (state 3)."""
     rows = np.array([c.row for c in su.cores], dtype=np.int64)
     if not unit_calm_k(env.bodies.rows, rows, env.current_time, env.freeze_check_time):

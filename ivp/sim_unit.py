@@ -7,7 +7,6 @@ an active and a frozen list, each with the newest unit first (10.0).
 
 from __future__ import annotations
 
-import os
 from itertools import groupby
 
 import numpy as np
@@ -17,12 +16,11 @@ from .controllers.base import SimEvent
 from .collision.single_contact import resting_rows, resting_unit, run_controllers, run_resting
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .lane import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
+from .step.unit_pass import ENABLED as LANE_ENABLED, joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
 from .states import SU_FROZEN
 
 RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
-VERIFY_KINDS = os.environ.get("IVP_VERIFY_KINDS", "0") != "0"     # lane_kind checks each kept answer
 CONTROLLER_RUNS = JIT_ENABLED   # consecutive controllers of a run_class called as one compiled step
 
 
@@ -39,11 +37,10 @@ class ControllerEntry:
 class SimUnit:
     """Spec 1.4 (IVP_Sim_Unit)."""
 
-    __slots__ = ("epoch", "state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_lane",
-                 "touched", "lane_kind")
+    __slots__ = ("state", "changed", "fast", "fast_prev", "cores", "entries", "alive", "_steps", "_runs", "_lane",
+                 "_joint_run", "lane_kind")
 
-    def __init__(self, epoch):
-        self.epoch = epoch          # the environment's (ivp.state.epoch)
+    def __init__(self):
         self.state = SU_FROZEN
         self.changed = False        # flags 0x300
         self.fast = False           # flags bits 10-11
@@ -51,27 +48,35 @@ class SimUnit:
         self.cores = []
         self.entries = []           # ascending priority
         self.alive = True
-        self._steps = None
-        self._lane = None           # (epoch, lane.joint_unit's step)
-        self.touched = epoch.value  # the epoch of the last touch naming the unit (Epoch.touch)
-        self.lane_kind = None       # (lane_kind's answer, the epoch it was found at)
+        self._steps = None          # controller_steps' answer while the unit stays as it is
+        self._runs = []             # the runs of the steps made last, kept for the next steps
+        self._lane = None           # (unit_pass.joint_unit's step,) while the unit stays as it is
+        self._joint_run = None      # the run of the step joint_unit made last
+        self.lane_kind = None       # (lane_kind's answer,) while the unit stays as it is
 
     def _before_snapshot(self) -> None:
-        self._steps = None              # their epoch means nothing in another process
+        self.forget()                   # made again when asked: no part of a snapshot
+        self._runs = []
+        self._joint_run = None
+
+    def forget(self) -> None:
+        """Something the unit's way through the PSI is chosen by changed (its
+        cores or controllers, its state, a core's friction system, impact or
+        mindists: SimUnitManager.changed): its kept kind and steps are made
+        again when next asked."""
+        self._steps = None
         self._lane = None
         self.lane_kind = None
-        self.touched = 0                # (with no kept lane step, no touch before now matters)
 
     def controller_steps(self) -> list:
         """(controller, cores) in calling order (6.3: the entries last to
         first), two or more consecutive controllers of one run_class that
         are in_run as one step (run_class(controllers), None); made again
-        when the unit's structure changes (its epoch), a run of the
-        same controllers kept."""
-        kept = self._steps
-        if kept is not None and kept[0] == self.epoch.value:
-            return kept[1]
-        runs = [] if kept is None else [c for c, on in kept[1] if on is None]
+        after the unit changed (:meth:`forget`), a run of the same
+        controllers kept."""
+        if self._steps is not None:
+            return self._steps
+        runs = self._runs
         steps = []
         for _, run in groupby(self.entries[::-1], _run_key):
             run = list(run)
@@ -83,7 +88,8 @@ class SimUnit:
                 steps.append((step, None))
             else:
                 steps.append((run[0].controller, run[0].cores))
-        self._steps = (self.epoch.value, steps)
+        self._steps = steps
+        self._runs = [c for c, on in steps if on is None]
         return steps
 
     def find_entry(self, controller):
@@ -101,14 +107,12 @@ class SimUnit:
             self.entries.append(e)
         e.cores.append(core)
         self.sort_entries()
-        self.epoch.touch((self,))
 
     def remove_controller_core(self, controller, core) -> None:
         """0x10011c00 (unit side): drop the core from the entry; an empty entry goes."""
         e = self.find_entry(controller)
         if e is None:
             return
-        self.epoch.touch((self,))
         if core in e.cores:
             e.cores.remove(core)
         if not e.cores:
@@ -159,18 +163,16 @@ LANE = "lane"           # lane_kind: a lane unit
 
 
 def lane_kind(env, su):
-    """The unit's way in the PSI loop: LANE (lane.lane_unit), its contact
+    """The unit's way in the PSI loop: LANE (unit_pass.lane_unit), its contact
     point (single_contact.resting_unit) or None (the object path). Kept on
-    the unit while no touch names it (Epoch.touch): a settling heap, where
-    some unit lands or freezes at every PSI, looks at each unit again at
-    every PSI, and most of them are what they were."""
+    the unit until it changes (SimUnitManager.changed): a settling heap,
+    where some unit lands or freezes at every PSI, looks at each unit again
+    at every PSI, and most of them are what they were."""
     kept = su.lane_kind
-    if kept is not None and kept[1] >= su.touched and kept[1] >= env.epoch.untagged:
-        if VERIFY_KINDS:
-            assert kept[0] is _lane_kind(env, su), f"a unit's kept lane step is stale: {kept[0]}"
+    if kept is not None:
         return kept[0]
     kind = _lane_kind(env, su)
-    su.lane_kind = (kind, env.epoch.value)
+    su.lane_kind = (kind,)
     return kind
 
 
@@ -180,18 +182,17 @@ def _lane_kind(env, su):
 
 class Plan:
     """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
-    them and run again at every later PSI while nothing they were chosen by
-    changes (env.epoch: ``changes``): a run of lane units with their cores, rows and
-    flags, a resting run (collision.single_contact) with its contact points
-    too, or one other unit. ``awake`` is the collision system's cache of
-    the PSI's awake shapes (the plan's cores, in order)."""
+    them and run again at every later PSI while it is the lane's plan
+    (``Lane.plan``: nothing they were chosen by changed, SimUnitManager.changed):
+    a run of lane units with their cores, rows and flags, a resting run
+    (collision.single_contact) with its contact points too, or one other
+    unit. ``awake`` is the collision system's cache of the PSI's awake
+    shapes (the plan's cores, in order)."""
 
-    __slots__ = ("changes", "epoch", "start", "steps", "awake")
+    __slots__ = ("complete", "steps", "awake")
 
-    def __init__(self, changes):
-        self.changes = changes
-        self.start = changes.value
-        self.epoch = -1
+    def __init__(self):
+        self.complete = False           # recorded whole, a PSI with no change
         self.steps = []
         self.awake = None
 
@@ -201,17 +202,14 @@ class Plan:
 
     def recorded(self, env, complete: bool) -> bool:
         """The recording is over: it holds from now when every unit of the
-        order ran as recorded and nothing else touched (this PSI is then
+        order ran as recorded and nothing changed (this PSI is then
         planned)."""
-        if complete and self.changes.value == self.start:
-            self.epoch = self.changes.value
+        if complete and env.lane.plan is self:
+            self.complete = True
             env.lane.planned_psi = env.psi_count
             self.steps = _merged(self.steps)
             return True
         return False
-
-    def holds(self) -> bool:
-        return self.epoch == self.changes.value
 
     def run(self, env, ev, cores_out: list) -> int:
         """The steps in order while the plan holds; returns the index in the
@@ -229,7 +227,7 @@ class Plan:
                 i += ran
                 if ran < len(units):
                     return i
-            if self.epoch != self.changes.value:
+            if env.lane.plan is not self:
                 return i
         env.lane.planned_psi = env.psi_count
         return -1
@@ -259,14 +257,31 @@ class SimUnitManager:
         self.active = []
         self.frozen = []
 
+    def changed(self, units) -> None:
+        """Something a unit's way through the PSI is chosen by changed (the
+        unit lists; a unit's cores, controllers or state; a core's friction
+        system, impact or mindists, a shape made or gone): the lane's plan
+        goes, and the kept kind and steps of the ``units`` (SimUnit.forget;
+        None for no unit)."""
+        lane = self.environment.lane
+        if lane is not None:
+            lane.plan = None
+        for su in units:
+            if su is not None:
+                su.forget()
+
+    def changed_cores(self, cores) -> None:
+        """:meth:`changed` naming the cores' units."""
+        self.changed([c.sim_unit_of_core for c in cores])
+
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""
-        self.environment.epoch.touch((su,))
+        self.changed((su,))
         (self.active if su.state < SU_FROZEN else self.frozen).insert(0, su)
 
     def remove_sim_unit(self, su: SimUnit) -> None:
         """0x10011f50."""
-        self.environment.epoch.touch((su,))
+        self.changed((su,))
         lst = self.active if su.state < SU_FROZEN else self.frozen
         lst.remove(su)
 
@@ -291,12 +306,12 @@ class SimUnitManager:
         plan = None
         if lane is not None:
             lane.start()
-            if lane.plan is not None and lane.plan.holds():
+            if lane.plan is not None and lane.plan.complete:
                 i = lane.plan.run(env, ev, cores_out)
                 if i < 0:
                     return
             else:
-                plan = lane.plan = Plan(env.epoch)
+                plan = lane.plan = Plan()
         n = len(order)
         complete = i == 0
         while i < n:
@@ -338,6 +353,7 @@ class SimUnitManager:
         """0x10011b10 / 0x10011c70: attach a one-core controller (no merge, no wake)."""
         core.controllers_of_core.append(ctrl)
         core.sim_unit_of_core.add_controller_core(ctrl, core)
+        self.changed((core.sim_unit_of_core,))
 
     def add_controller(self, ctrl) -> None:
         """0x10011b30: merge the units of the controller's movable cores, attach it
@@ -350,6 +366,7 @@ class SimUnitManager:
         for c in cores:
             c.controllers_of_core.append(ctrl)
             su.add_controller_core(ctrl, c)
+        self.changed((su,))
         for c in su.cores:
             state &= c.movement_state
         if state < SU_FROZEN:
@@ -362,11 +379,12 @@ class SimUnitManager:
                 c.controllers_of_core.remove(ctrl)
                 su = c.sim_unit_of_core
                 su.remove_controller_core(ctrl, c)
+                self.changed((su,))
                 su.changed = True
 
     def merge(self, units) -> SimUnit:
         """0x10011720: join units into the first; the others are removed."""
-        self.environment.epoch.touch(units)
+        self.changed(units)
         first = units[0]
         for su in units[1:]:
             if su is first or not su.alive:
@@ -394,13 +412,13 @@ class SimUnitManager:
         constraints, contacts); the environment's gravity controller does not.
         """
         su.changed = False
-        self.environment.epoch.touch((su,))
+        self.changed((su,))
         parts = _connected_parts(su)
         if len(parts) < 2:
             return
         keep = parts[0]
         for part in parts[1:]:
-            new = SimUnit(su.epoch)
+            new = SimUnit()
             new.state = su.state
             members = set(map(id, part))
             new.cores = [c for c in su.cores if id(c) in members]
@@ -421,7 +439,7 @@ class SimUnitManager:
 
     def remove_core(self, core) -> None:
         """A core is deleted: it leaves its unit; an empty unit leaves the manager."""
-        self.environment.epoch.touch((core.sim_unit_of_core,))
+        self.changed((core.sim_unit_of_core,))
         su = core.sim_unit_of_core
         if core in su.cores:
             su.cores.remove(core)

@@ -11,7 +11,7 @@ Four rows of the spec's table (iterative normalize, the polynomial and sine
 rotation quaternions, f64 normalize) are cut short in the text; what follows the
 cut is reconstructed from the rest of the spec (8.3 names the 1/sqrt scheme)
 and marked in each docstring (the first three are the integration's, in
-ivp.lane_kernels).
+ivp.step.kernels).
 """
 
 from __future__ import annotations

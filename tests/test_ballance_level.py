@@ -10,7 +10,7 @@ from behaviors import hooks, manager_of, registry
 from behaviors.ballance import box_of, boxes_intersect, camera_of, player_of, set_paused
 from test_ballance_world import FRAME_MS, ball_body, ballance_ctx, run
 
-QUICK = {"hide_delay": 0.0, "rebirth_delay": 0.0}
+QUICK = {"hide_delay": 0.0, "rebirth_delay": 0.0, "start_delay": 0.0, "birth_delay": 0.0}
 
 
 def course(**level_params):
@@ -108,26 +108,50 @@ def test_a_rig_without_a_level_looks_along_minus_x():
 # --- the death sequence and pause ------------------------------------------------------------------
 
 
-def test_death_pulses_white_for_2_s_hides_the_ball_at_1_s_and_gives_a_new_ball_at_3_s():
-    """The pulse rises from the death to 1 at 1 s (the ball hidden there) and
-    falls to 0 at 2 s (Deactivate Ball's 2 s pulse, the swap at its peak)."""
-    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), level=False)
+def test_the_first_ball_is_born_1_s_in_and_played_at_4_s():
+    """The level's start runs New Ball 1 s in: the ball at the reset point,
+    hidden and out of the physics while the 3 s birth runs; shown and played
+    at 4 s (Gameplay's New Ball, Three.js' notes). Frame 1 starts the clock."""
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), level=False, start=(3.0, 4.0, 5.0))
     level = registry.create(ctx, "ballance.level")
-    run(ctx, 2)
+    run(ctx, 60)                                                # 0.983 s
+    player = player_of(ctx)
+    assert level.flow == "starting" and player.entity_in_play is None and level.birth_age() is None
+    run(ctx, 2)                                                 # 1.017 s
+    e = player.entity_in_play
+    assert e is not None and not e.is_visible() and player.ball is None and not ctx.physics.is_physicalized(e)
+    assert e.get_position() == (3.0, 4.0, 5.0) and 0.0 <= level.birth_age() < 2.0 / 60.0
+    assert [em.kind for em in level.emitters()] == ["birth"]
+    run(ctx, 178)                                               # 3.983 s
+    assert level.flow == "starting" and player.ball is None and level.points == 1000
+    run(ctx, 4)                                                 # 4.050 s (each delay ends on a frame)
+    assert level.flow == "playing" and player.ball is e and e.is_visible() and ctx.physics.is_physicalized(e)
+    assert level.birth_age() is None
+
+
+def test_death_pulses_white_for_2_s_and_gives_a_new_ball_at_1_s_played_at_4_s():
+    """The pulse rises from the death to 1 at 1 s (the ball off there, New
+    Ball's hidden birth begins) and falls to 0 at 2 s (Deactivate Ball's 2 s
+    pulse, the swap at its peak); the new ball is played 3 s after its birth."""
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), level=False)
+    level = registry.create(ctx, "ballance.level", params={"start_delay": 0.0})
+    run(ctx, 182)                                               # the first ball's birth: 3 s
+    assert level.flow == "playing"
     level.die()                                                 # at clock t0
     points = level.points
     ball = player_of(ctx).entity_in_play
     run(ctx, 59)                                                # 0.983 s
     t = 59 * FRAME_MS / 1000.0
     assert ball.is_visible() and level.fade == pytest.approx(1.0 - abs(t - 1.0), abs=1e-6)
+    assert level.birth_age() is None
     run(ctx, 2)                                                 # 1.017 s
-    assert not ball.is_visible() and player_of(ctx).entity_in_play is None
+    assert not ball.is_visible() and player_of(ctx).ball is None and level.birth_age() is not None
     run(ctx, 58)                                                # 1.983 s: near the end of the pulse
     t = 119 * FRAME_MS / 1000.0
     assert level.fade == pytest.approx(1.0 - abs(t - 1.0), abs=1e-6)
-    run(ctx, 58)                                                # 2.950 s
+    run(ctx, 118)                                               # 3.950 s
     assert level.flow == "dead" and player_of(ctx).ball is None and level.points == points and level.fade is None
-    run(ctx, 4)                                                 # 3.017 s
+    run(ctx, 6)                                                 # 4.050 s (each delay ends on a frame)
     assert level.flow == "playing" and player_of(ctx).ball is not None and level.fade is None
     assert level.points == points                               # no point lost from death to rebirth
     assert level.lives == 2

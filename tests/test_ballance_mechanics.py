@@ -9,7 +9,7 @@ import scenes
 from behaviors.ballance import player_of
 from behaviors.ballance.level import level_behavior
 from test_ballance_world import run
-from virtools_levels import two_sector_level
+from virtools_levels import played_at_once, two_sector_level
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def test_a_prop_of_sector_2_stays_where_it_was_authored_while_sector_1_plays(lev
     """P_Ball_Stone_01 (sector 2) hangs at (40, 5, 0) over nothing, P_Box_01
     (sector 1) at (20, 5, 0): the box falls at once, the stone ball waits,
     hidden and out of the world, until checkpoint 1 activates sector 2."""
-    ctx = scenes.load(level_file).ctx
+    ctx = played_at_once(scenes.load(level_file)).ctx
     stone, box = ctx.get("P_Ball_Stone_01"), ctx.get("P_Box_01")
     authored = stone.get_world_matrix().as_array().copy()
     run(ctx, 30)                                                   # half a second: 1 s simulated, g = 20

@@ -22,8 +22,9 @@ from viewer.cli import main
 from virtools_levels import LevelBuilder, heading_z
 
 FRAME_MS = 1000.0 / 60.0
-FRAMES = 120
-PUSH = range(21, 60)                 # the frames "Up" is held
+BIRTH = 241                          # frames before the first ball is played (its birth ends 4 s in)
+FRAMES = BIRTH + 120
+PUSH = range(BIRTH + 5, BIRTH + 44)      # the frames "Up" is held (before the ball can settle)
 TIME_FACTOR = 2.0                    # Ballance's (level_meaning.py)
 WOOD_MAX_SPEED = 14.0
 
@@ -70,7 +71,7 @@ def motion(path, rec):
     scene.ctx.physics.env.collision.add_listener_collision(impacts)
     positions = []
     run(scene, recording=Recording.load(rec),
-        on_frame=lambda n, ctx: positions.append(player_of(ctx).entity_in_play.get_position()))
+        on_frame=lambda n, ctx: positions.append(ctx.get("Ball_Wood").get_position()))
     return positions, impacts.seen
 
 
@@ -134,7 +135,7 @@ def test_a_reset_stops_the_rolls(level):
     from behaviors import hooks
     scene = scenes.load(level[0])
     seen = []
-    for i in range(60):
+    for i in range(PUSH.stop):
         scene.ctx.input_manager.set_keys({"Up"} if i in PUSH else set())
         scene.ctx.process_frame(FRAME_MS)
         seen += [(e.name, e.action) for e in hooks.sound_events(scene.ctx)]

@@ -37,7 +37,8 @@ def ballance_ctx(gravity=(0.0, -20.0, 0.0), start=(0.0, 10.0, 0.0), kind="wood",
     registry.create(ctx, "ballance.camera")
     registry.create(ctx, "ballance.navigation")
     if level:
-        registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0, **level_params})
+        registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0, "start_delay": 0.0,
+                                                       "birth_delay": 0.0, **level_params})
     return ctx
 
 
@@ -92,7 +93,7 @@ def test_the_level_starts_with_a_ball_at_the_start():
     from behaviors import hooks
     s = hooks.hud_fields(ctx)
     assert s == {"level": 1, "state": "playing", "score": 1000, "lives": 3, "sector": 1, "ball": "wood",
-                 "final": None, "fade": None, "sky": None, "birth": 0.0}    # born this frame
+                 "final": None, "fade": None, "sky": None, "birth": None, "far": None}   # born, played this frame
     assert player_of(ctx).ball.get_position() == (3.0, 4.0, 5.0)
     assert math.isclose(ctx.get("Cam_Target").get_position()[2], 5.0)
     assert manager_of(ctx).errors == []

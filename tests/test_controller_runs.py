@@ -94,14 +94,14 @@ def test_a_units_steps_group_consecutive_constraints_without_a_maximum_force():
 
 
 def test_a_run_is_kept_when_the_steps_are_made_again_with_the_same_constraints():
-    """A change elsewhere in the world (env.epoch.touch) makes the steps again:
+    """A change to the unit (SimUnitManager.changed) makes the steps again:
     a run of the same constraints is the same run (its arrays, its kept axis
     types); one more constraint in the unit makes a new one."""
     env, bodies = chain_world()
     env.simulate(env.delta_PSI_time)
     su = bodies[0].core.sim_unit_of_core
     first, second = [c for c, _ in su.controller_steps() if isinstance(c, ConstraintRun)]
-    env.epoch.touch()
+    env.sim_unit_manager.changed((su,))
     steps = su.controller_steps()
     assert [c for c, _ in steps if isinstance(c, ConstraintRun)] == [first, second]
     create_hinge(env, bodies[4], bodies[3], (3.0, -6.5, 0.0), (0.0, 0.0, 1.0))

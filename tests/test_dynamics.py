@@ -8,7 +8,7 @@ from ivp import BallTemplate, Controller, Environment, ForceController, ObjectTe
 from ivp.controllers.base import SimEvent
 from ivp.controllers.gravity import GravityController
 from ivp.core import damping_factors
-from ivp.lane_kernels import gyro_sub_steps
+from ivp.step.kernels import gyro_sub_steps
 from ivp.fp import f32
 
 DT = 1.0 / 66.0

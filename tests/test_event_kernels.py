@@ -58,7 +58,8 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
         thr, bound = md.bounds()
-        assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+        assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max,
+                                                md.a.obj.core.environment.time_manager.base_time) == t
         seen[("ball " if md.a.is_ball else "box ") + md.side1.feature[0], t is not None] += 1
         return t
 
@@ -163,7 +164,8 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
         s1 = md.side1
         if md.a.is_ball and not s1.shape.is_ball and s1.shape.obj.core.movement_state < MT_NOT_SIM:
             thr, bound = md.bounds()
-            assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max) == t
+            assert mindist_search.raster_search(md.value_function(t_now), thr, bound, dev, t_now, t_max,
+                                                md.a.obj.core.environment.time_manager.base_time) == t
             seen[s1.feature[0], t is not None] += 1
         return t
 
@@ -173,3 +175,23 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
     for k in ("F", "K", "P"):
         assert seen[(k, True)] > 0, (k, seen)
     assert sum(n for (k, found), n in seen.items() if not found) > 20, seen
+
+
+def test_a_root_on_a_value_with_a_jump_stops_once_its_time_is_settled():
+    """3.5's secant on a value that jumps through the threshold at t* (two
+    pieces' closest distance can) never meets the 1e-8 tolerance; it stops
+    once its bracket queues at one f32 offset from the base (dynamics 11.1),
+    well before the 64-step cap, at the f32 time of the jump."""
+    from ivp.collision.constants import COLL_DIST, REAL_COLL_DIST
+    from ivp.fp import f32
+    base, t_now, t_max, t_jump = 2.0, 2.0, 2.0 + 1.0 / 66.0, 2.0073
+    calls = []
+
+    def f(t):
+        calls.append(t)
+        return 0.06 - t + t_now if t < t_jump else 0.0      # falls at 1 m/s, then jumps to contact
+
+    t = mindist_search.raster_search(f, COLL_DIST, REAL_COLL_DIST, 10.0, t_now, t_max, base)
+    assert t is not None and t < t_jump
+    assert f32(t - base) == f32(t_jump - base)
+    assert len(calls) < 40                                  # the full root takes 64 steps and more

@@ -9,7 +9,7 @@ import scenes
 from behaviors.ballance import camera_of, player_of
 from behaviors.ballance.sectors import level_of
 from scenes.virtools import reader as r
-from virtools_levels import LevelBuilder, translation, two_sector_level
+from virtools_levels import LevelBuilder, played_at_once, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 # The original's turning frame: rows X = (0, 0, 1), Y = (0, 1, 0), Z = (-1, 0, 0) (its Z along the root's -X).
@@ -56,7 +56,7 @@ def test_the_originals_rig_is_read_from_camera_nmo(tmp_path):
     Z = (-1, 0, 0): in that frame x = 0, y = 35, z = (22, 35, 0) . (-1, 0, 0)
     = -22, the slot 35 up and 22 behind; the turning frame's Z is the root's
     -X. Stamped on PR_Resetpoint_01 the heading is its -X axis, +Z: yaw 0."""
-    scene = scenes.load(game(tmp_path, camera_file(ORIGINAL, (22.0, 35.0, 0.0))))
+    scene = played_at_once(scenes.load(game(tmp_path, camera_file(ORIGINAL, (22.0, 35.0, 0.0)))))
     cam = camera_of(scene.ctx)
     assert cam.heading_in_root == pytest.approx((-1.0, 0.0, 0.0), abs=1e-12)
     assert cam.eye_slot == pytest.approx((0.0, 35.0, -22.0), abs=1e-12)
@@ -74,7 +74,7 @@ def test_another_rig_in_camera_nmo_is_stamped_onto_the_reset_point_at_start_and_
     eye starts at the reset point plus that. At rest the eye spring's goal is
     the ball plus the slot. A quarter turn is undone by the respawn."""
     identity = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
-    scene = scenes.load(game(tmp_path, camera_file(identity, (0.0, 30.0, -20.0))))
+    scene = played_at_once(scenes.load(game(tmp_path, camera_file(identity, (0.0, 30.0, -20.0)))))
     cam = camera_of(scene.ctx)
     run(scene, 1)
     assert cam.yaw == pytest.approx(90.0, abs=1e-9)
@@ -89,13 +89,13 @@ def test_another_rig_in_camera_nmo_is_stamped_onto_the_reset_point_at_start_and_
     run(scene, 20)
     assert cam.yaw == pytest.approx(0.0, abs=1e-9)              # a quarter turn left
     level_of(scene.ctx).die()
-    run(scene, 200)                                             # hidden at 1 s, a new ball at 3 s
+    run(scene, 200)                                             # hidden at 1 s, a new ball then
     assert cam.yaw == pytest.approx(90.0, abs=1e-9)
     assert cam.slot() == pytest.approx((-20.0, 30.0, 0.0), abs=1e-9)
 
 
 def test_without_camera_nmo_the_rig_is_the_stated_one(tmp_path):
-    scene = scenes.load(game(tmp_path, None))
+    scene = played_at_once(scenes.load(game(tmp_path, None)))
     cam = camera_of(scene.ctx)
     assert (cam.heading_in_root, cam.eye_slot) == ((-1.0, 0.0, 0.0), (0.0, 35.0, -22.0))
     assert "skipped the camera rig: no 3D Entities/Camera.nmo" in scene.level.text()

@@ -15,7 +15,7 @@ from behaviors.ballance.modules import PlankBridge
 from behaviors.recording import Frame, Recording, replay
 from scenes.virtools import import_level, reader as r
 from viewer.cli import main
-from virtools_levels import LevelBuilder, translation, two_sector_level
+from virtools_levels import LevelBuilder, played_at_once, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 ROOT = (5.0, 0.0, 0.0)          # the prefab's root frame, away from the origin
@@ -195,7 +195,7 @@ def level_with_module(tmp_path, group: str, position, at):
     (level / "Level_01.NMO").write_bytes(b.data())
     (tmp_path / "3D Entities" / "PH").mkdir()
     (tmp_path / "3D Entities" / "PH" / f"{group}.nmo").write_bytes(prefab(group, at=at))
-    return scenes.load(str(level / "Level_01.NMO"))
+    return played_at_once(scenes.load(str(level / "Level_01.NMO")))
 
 
 def test_the_spring_lift_hangs_m_g_over_k_below_its_high_frame(tmp_path):

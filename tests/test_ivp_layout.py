@@ -150,6 +150,36 @@ def test_no_module_of_ivp_imports_inside_a_function():
     assert inside == []
 
 
+# the bottom layers of ivp/, lowest first: a module imports none of a layer
+# above its own; every module not named here is above them all
+LAYERS = [
+    ("ivp.fp", "ivp.jit", "ivp.rng", "ivp.states", "ivp.umath", "ivp.kmath", "ivp.state"),  # numbers, the tables
+    ("ivp.step.kernels",),                                          # the dynamics kernels over the tables' rows
+]
+
+
+def layer(name: str) -> int:
+    for i, names in enumerate(LAYERS):
+        if any(name == n or name.startswith(n + ".") for n in names):
+            return i
+    return len(LAYERS)
+
+
+def upward(graph: dict) -> list:
+    """(importer, imported) of each import of a layer above the importer's."""
+    return sorted((a, b) for a, out in graph.items() for b in out if layer(b) > layer(a))
+
+
+def test_the_tables_and_the_step_kernels_import_nothing_above_them():
+    assert upward(import_graph()) == []
+
+
+def test_the_layer_check_sees_an_upward_import():
+    graph = {"ivp.state.bodies": {"ivp.step.kernels"}, "ivp.step.kernels": {"ivp.core", "ivp.state.layout"},
+             "ivp.core": {"ivp.step.kernels"}}
+    assert upward(graph) == [("ivp.state.bodies", "ivp.step.kernels"), ("ivp.step.kernels", "ivp.core")]
+
+
 # --- size ------------------------------------------------------------------------------
 
 MAX_LINES = 700

@@ -1,4 +1,4 @@
-"""The lane (ivp.lane, issue 11): free bodies run from their rows of the body
+"""The lane (ivp.step.unit_pass, issue 11): free bodies run from their rows of the body
 table, bit-identical to the object path, and a core the lane ran behaves as
 any core to every caller (issue 39: the row is the core's state)."""
 
@@ -163,7 +163,7 @@ def test_a_quiet_psi_runs_the_recorded_plan_again():
     for _ in range(2):                  # the first PSI's broad phase reads every core (its rows are made)
         env.simulate(env.delta_PSI_time)
     plan = env.lane.plan
-    assert plan is not None and plan.holds()
+    assert plan is not None and plan.complete
     for _ in range(10):
         env.simulate(env.delta_PSI_time)
         assert env.lane.plan is plan and env.lane.planned_psi == env.psi_count - 1
@@ -201,7 +201,7 @@ def test_a_spring_added_between_psis_is_felt_at_the_next_one():
 
 def touch_every_psi(env) -> None:
     """A PSI listener that makes every PSI go unit by unit (no plan holds)."""
-    env.add_listener_psi(lambda e: e.epoch.touch())
+    env.add_listener_psi(lambda e: e.sim_unit_manager.changed(()))
 
 
 def test_planned_psis_give_the_unit_by_unit_bits_with_bodies_landing_and_falling_asleep():
@@ -255,7 +255,7 @@ def test_runs_longer_than_a_run_length_recorded_in_pieces_give_the_same_bits():
                     b.wake()
             env.simulate(env.delta_PSI_time)
             plan = env.lane.plan
-            if plans and plan is not None and plan.holds():
+            if plans and plan is not None and plan.complete:
                 longest = max([longest] + [len(s[2]) for s in plan.steps if s[2] is not None])
             if k % 60 == 59:            # reading gives the cores back: planned PSIs come between
                 out.append(state(env))
@@ -410,12 +410,10 @@ def resting_heap(n: int = 48):
 
 def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
     """sim_unit.lane_kind keeps each unit's way through the PSI loop while no
-    touch names the unit: in a heap landing and falling asleep (contacts made
-    and deleted, units merged, split and frozen), every kept answer is the
-    one looking at the unit again gives (IVP_VERIFY_KINDS), and most answers
-    are kept ones."""
+    change names the unit: in a heap landing and falling asleep (contacts
+    made and deleted, units merged, split and frozen), every kept answer is
+    the one looking at the unit again gives, and most answers are kept ones."""
     from ivp import sim_unit
-    monkeypatch.setattr(sim_unit, "VERIFY_KINDS", True)
     answers = []                        # per answer, whether it was the kept one
     ask = sim_unit.lane_kind
 
@@ -423,6 +421,7 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
         kept = su.lane_kind
         out = ask(env, su)
         answers.append(kept is not None and su.lane_kind is kept)
+        assert out is sim_unit._lane_kind(env, su), f"a unit's kept lane step is stale: {out}"
         return out
 
     monkeypatch.setattr(sim_unit, "lane_kind", counted)
@@ -433,11 +432,11 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
     assert sum(answers) > 0.75 * len(answers)
 
 
-def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
+def test_a_change_naming_the_unit_makes_its_kept_step_stale():
     """A resting ball's kept step is its contact point; a force controller
-    added to its core (add_controller_core names the unit) sends it to the
-    object path, as does nothing else; a touch naming no unit makes every
-    kept step stale."""
+    added to its core (SimUnitManager.changed names the unit) sends it to the
+    object path, and leaves another unit's kept step as it was, until a
+    change names that unit."""
     from ivp import ForceController
     from ivp.collision.contact_point import ContactPoint
     from ivp.sim_unit import LANE, lane_kind
@@ -456,8 +455,8 @@ def test_a_touch_naming_the_unit_or_none_makes_its_kept_step_stale():
     kept = su.lane_kind
     assert lane_kind(env, su) is kept[0] and su.lane_kind is kept          # asked again: kept
     env.sim_unit_manager.add_controller_to_core(ForceController(b.core, (0, 0, 0), (0.0, 0.1, 0.0)), b.core)
-    assert lane_kind(env, su) is None and su_far.lane_kind[1] < su.lane_kind[1]
     far_kept = su_far.lane_kind
+    assert lane_kind(env, su) is None and su.lane_kind is not kept
     assert lane_kind(env, su_far) is LANE and su_far.lane_kind is far_kept  # not named: kept
-    env.epoch.touch()
+    env.sim_unit_manager.changed((su_far,))
     assert lane_kind(env, su_far) is LANE and su_far.lane_kind is not far_kept

@@ -42,7 +42,8 @@ def sector_level():
     ctx.create_entity("PC_TwoFlames_01", position=(0.0, 0.0, 500.0))
     gate = registry.create(ctx, "ballance.wake_gate", "Gate", {"bodies": "Module01"})
     bridge = registry.create(ctx, "ballance.plank_bridge", params={"planks": "Planks", "joints": "Joints"})
-    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0})
+    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0,
+                                                           "start_delay": 0.0, "birth_delay": 0.0})
     return ctx, level, bridge, gate
 
 
@@ -88,7 +89,8 @@ def test_the_swing_force_comes_back_after_a_sector_reset():
     Physicalize(deck, ctx, collision_surface="", mass=10.0).trigger()
     ctx.create_group("Sector_01", [deck])
     swing = registry.create(ctx, "ballance.swing", "Deck")
-    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0})
+    level = registry.create(ctx, "ballance.level", params={"hide_delay": 0.0, "rebirth_delay": 0.0,
+                                                           "start_delay": 0.0, "birth_delay": 0.0})
     run(ctx, 2)
     push = swing.blocks[1.0]
     assert swing.sign == 1.0 and push.handle is not None

@@ -5,7 +5,7 @@ import math
 import pytest
 
 from ivp import umath
-from ivp.lane_kernels import quat_from_rot_k
+from ivp.step.kernels import quat_from_rot_k
 
 
 def approx_seq(a, b, tol=1e-12):

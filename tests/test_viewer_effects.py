@@ -138,9 +138,9 @@ def test_the_prefabs_particle_settings_are_read(tmp_path):
     assert "the particles of PS_FourFlames's PS_FourFlames_Flame_B" in scene.level.text()
 
 
-def render(level, tmp_path, name, eye, look=("0", "0", "0")):
+def render(level, tmp_path, name, eye, look=("0", "0", "0"), at="1.0"):
     out = tmp_path / name
-    assert main(["render", level, "--at", "1.0", "--eye", *eye, "--look", *look,
+    assert main(["render", level, "--at", at, "--eye", *eye, "--look", *look,
                  "-o", str(out), "--size", "480x480", "--headless"]) == 0
     return np.asarray(Image.open(out).convert("RGB")).astype(float)
 
@@ -163,14 +163,15 @@ def test_the_flames_are_drawn(gl_window, level, tmp_path):  # noqa: F811
 def test_the_balls_shadow_darkens_the_shadow_floor(gl_window, level, tmp_path):  # noqa: F811
     """The ball resting on the floor seen from ahead and above: with the floor
     in the Shadow group the pixels around the ball's foot are darker than in
-    the same level whose group has another name (no shadow)."""
+    the same level whose group has another name (no shadow). At 5 s: the
+    ball is played 4 s in (hidden during its birth)."""
     eye = ("0", "8", "-14")
-    shaded = render(level, tmp_path, "shaded.png", eye)
+    shaded = render(level, tmp_path, "shaded.png", eye, at="5.0")
     path = tmp_path / "3D Entities" / "Level" / "Level_01.NMO"
     b = two_sector_level()
     next(o for o in b.objects if isinstance(o, r.Group) and o.name == "Shadow").name = "NoShadow"
     path.write_bytes(b.data())
-    plain = render(str(path), tmp_path, "plain.png", eye)
+    plain = render(str(path), tmp_path, "plain.png", eye, at="5.0")
     darker = (plain - shaded).sum(axis=-1)
     assert (darker > 30).sum() > 100                         # a patch of the floor darkened
     assert (darker < -30).sum() < 10                         # and nothing brightened
@@ -213,16 +214,20 @@ def test_the_flames_take_the_colour_of_their_settings(gl_window, level, tmp_path
 
 
 def test_a_new_ball_is_born_in_a_sphere_for_3_s(level):
-    """The rules: the start's new ball has the gameplay field "birth" (its
-    age) and a "birth" emitter at the ball for 3 s (Balls.nmo's lightning
-    sphere lives 3 s), then neither."""
+    """The rules: the start's new ball is born 1 s in; it has the gameplay
+    field "birth" (its age) and a "birth" emitter at the reset point for 3 s
+    (Balls.nmo's lightning sphere lives 3 s, New Ball waits 3 s), then
+    neither. Frame 1 starts the clock."""
     scene = scenes.load(level)
+    for _ in range(61):                                          # 1.000 s
+        scene.ctx.process_frame(1000 / 60)
+    assert hooks.hud_fields(scene.ctx)["birth"] is None
     scene.ctx.process_frame(1000 / 60)
-    scene.ctx.process_frame(1000 / 60)
-    assert hooks.hud_fields(scene.ctx)["birth"] == pytest.approx(1 / 60)
+    scene.ctx.process_frame(1000 / 60)                           # 1.033 s
+    assert 0.0 < hooks.hud_fields(scene.ctx)["birth"] <= 2 / 60 + 1e-9
     (birth,) = [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
-    assert birth.position == pytest.approx(level_of(scene.ctx).reset_point(1).get_position(), abs=0.1)
-    for _ in range(180):
+    assert birth.position == pytest.approx(level_of(scene.ctx).reset_point(1).get_position(), abs=1e-6)
+    for _ in range(180):                                         # 4.033 s
         scene.ctx.process_frame(1000 / 60)
     assert hooks.hud_fields(scene.ctx)["birth"] is None
     assert not [e for e in hooks.emitters(scene.ctx) if e.kind == "birth"]
@@ -238,3 +243,35 @@ def test_the_birth_sphere_grows_then_fades():
         quads = birth_sphere(centre, age)
         assert np.linalg.norm(quads[:, :, :3] - centre, axis=-1) == pytest.approx(radius, abs=1e-5)
         assert quads[:, :, 8] == pytest.approx(alpha)
+
+
+def test_the_finish_draws_out_to_2500(gl_window, tmp_path):  # noqa: F811
+    """A red wall 1800 ahead of a fixed eye: beyond the far plane of play
+    (1200) the view is sky; once the level ends (its finish where the ball
+    is played) the game sets the clipping to 3 / 2500 and the wall is drawn."""
+    from viewer.camera import look_at
+    from viewer.capture import Capture
+    from viewer.session import Session
+    from virtools_levels import heading_z, played_at_once
+    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
+    b = LevelBuilder()
+    grey, red = b.material("Grey", 0xFF808080), b.material("Red", 0xFFFF0000)
+    b.group("Phys_Floors", [b.box("A01_Floor", (20, 1, 20), (0, -0.5, 0), grey)])
+    b.box("A01_Wall", (4000, 4000, 1), (0, 0, 1800), red)
+    b.group("PR_Resetpoints", [b.box("PR_Resetpoint_01", (1, 0.2, 1), None, grey, matrix=heading_z(0, 2.0, 0))])
+    b.group("PE_Levelende", [b.entity("PE_Balloon_01", None, translation(0, 0, 0))])   # the finish 2 above
+    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
+    cap = Capture(Session(lambda: played_at_once(scenes.load(str(tmp_path / "3D Entities" / "Level" /
+                                                                  "Level_01.NMO")))),
+                  size=(80, 60), scene_camera=lambda _: look_at((0.0, 50.0, -10.0), (0.0, 50.0, 100.0)))
+    try:
+        cap.run_until(0.0)                          # frame 1: the ball played, the finish not yet seen
+        assert level_of(cap.session.ctx).flow == "playing" and hooks.hud_fields(cap.session.ctx)["far"] is None
+        play = cap.image()[30, 40].astype(int)
+        cap.run_until(0.05)
+        assert level_of(cap.session.ctx).flow == "finished" and hooks.hud_fields(cap.session.ctx)["far"] == 2500.0
+        finish = cap.image()[30, 40].astype(int)
+    finally:
+        cap.close()
+    assert play[2] > play[1] > play[0]                                 # the light blue sky, not the wall
+    assert finish[0] > 80 and finish[0] > 5 * max(finish[1], finish[2])    # the red wall (lit at a slant)

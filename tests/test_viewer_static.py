@@ -11,7 +11,7 @@ import scenes
 from scenes.virtools import game_level
 from viewer.camera import look_at
 from viewer.session import Session
-from virtools_levels import LevelBuilder
+from virtools_levels import LevelBuilder, played_at_once
 
 RED, BLUE = 0xFFE02020, 0xFF2020E0
 
@@ -30,7 +30,7 @@ def capture(gl_window, tmp_path):  # noqa: F811
     b.group("PS_Levelstart", [b.box("PS_FourFlames_01", (1, 0.2, 1), (0, 0.1, -40), None)])   # hidden (a stand-in)
     b.box("A01_Plate", (1, 0.2, 1), (0, 0.1, -40), None)         # a decoration in the default material
     (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
-    cap = Capture(Session(lambda: scenes.load(game_level(str(tmp_path), 1))), size=(160, 120),
+    cap = Capture(Session(lambda: played_at_once(scenes.load(game_level(str(tmp_path), 1)))), size=(160, 120),
                   scene_camera=lambda _: look_at((0.0, 30.0, -1.0), (0.0, 0.0, 0.0)))
     cap.run_until(0.0)
     cap.session.toggle_pause()

@@ -110,7 +110,8 @@ def ball_scene():
 
 def ballance_scene():
     """The three player balls, sector 1's reset point 10 above the origin and Ballance's
-    player, navigation, camera rig and level behaviours (no floor body)."""
+    player, navigation, camera rig and level behaviours (no floor body; no
+    birth: the ball is played at the first frame)."""
     from bbglue import CKContext, meshes
     from behaviors.api import manager_of
     from behaviors.ballance import BallNavigation, CameraRig, Level, PlayerBall
@@ -120,6 +121,7 @@ def ballance_scene():
     rp = ctx.create_entity("PR_Resetpoint_01", position=(0.0, 10.0, 0.0))
     rp.set_orientation((1.0, 0.0, 0.0))        # its -X axis, the camera heading, along +Z
     manager = manager_of(ctx)
-    for make in (PlayerBall, CameraRig, BallNavigation, Level):     # the camera makes Cam_OrientRef first
+    for make in (PlayerBall, CameraRig, BallNavigation):     # the camera makes Cam_OrientRef first
         manager.attach(make(ctx))
+    manager.attach(Level(ctx, start_delay=0.0, birth_delay=0.0))     # the ball played at the first frame
     return ctx

@@ -74,7 +74,7 @@ def test_missing_folders_and_levels_name_what_was_looked_for(game, tmp_path):
 
 
 def test_commands_take_a_game_folder_and_a_level_number(game, capsys):
-    assert main(["run", "--game", str(game), "3", "--seconds", "0.2", "--quiet", "--no-input"]) == 0
+    assert main(["run", "--game", str(game), "3", "--seconds", "4.2", "--quiet", "--no-input"]) == 0   # played at 4 s
     assert "level 3: playing" in capsys.readouterr().out
     assert main(["run", "--game", str(game), "12", "--quiet"]) == 1
     assert "no level 12: there is no Level_12.NMO" in capsys.readouterr().err

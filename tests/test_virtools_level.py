@@ -136,11 +136,12 @@ def test_without_levelinit_the_defaults_are_level_01s_row(level_file):
 
 
 def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
-    """Up to checkpoint 1 (z 30), Right off the floor's side into the death cube,
-    a respawn at reset point 2 with a life fewer, then Up to the finish and the
+    """The first ball's birth (played 4 s in), Up to checkpoint 1 (z 30), Right
+    off the floor's side into the death cube, a respawn at reset point 2 with a
+    life fewer (played 4 s after the death), then Up to the finish and the
     score count 10 s later (glue-and-content 3)."""
     scene = scenes.load(level_file)
-    keys = [{"Up"}] * 90 + [{"Right"}] * 120 + [{"Up"}] * 400 + [set()] * 660
+    keys = [set()] * 250 + [{"Up"}] * 90 + [{"Right"}] * 120 + [{"Up"}] * 460 + [set()] * 660
     seen = []
 
     def after(ctx, i):
@@ -152,9 +153,9 @@ def test_a_two_sector_level_plays_through_on_recorded_input(level_file):
 
     replay(scene.ctx, Recording([Frame(FRAME_MS, frozenset(k)) for k in keys]), after)
     events = [e for e, _ in seen]
-    assert events == [("playing", 1, 3), ("playing", 2, 3), ("dead", 2, 2), ("playing", 2, 2),
+    assert events == [("starting", 1, 3), ("playing", 1, 3), ("playing", 2, 3), ("dead", 2, 2), ("playing", 2, 2),
                       ("finished", 2, 2)]
-    respawn = seen[3][1]
+    respawn = seen[4][1]
     assert respawn[0] == pytest.approx(0.0, abs=1e-6) and respawn[2] == pytest.approx(30.0, abs=1e-6)
     assert 2.0 < respawn[1] <= 3.3258 + 1e-4                      # dropped from PR_Resetpoint_02 onto the floor
     assert hud_fields(scene.ctx)["final"] == 100 * 1 + hud_fields(scene.ctx)["score"] + 200 * 2
@@ -180,7 +181,7 @@ def test_commands_read_level_files(level_file, tmp_path, capsys):
     assert main(["check", level_file]) == 0
     out = capsys.readouterr().out
     assert "sectors 2" in out and "group PC_Checkpoints: 1 members" in out
-    assert main(["run", level_file, "--seconds", "0.5", "--quiet", "--no-input"]) == 0
+    assert main(["run", level_file, "--seconds", "4.5", "--quiet", "--no-input"]) == 0      # played at 4 s
     assert "level 1: playing" in capsys.readouterr().out
     assert main(["import", level_file, "-o", str(tmp_path / "l.yaml")]) == 0
     assert os.path.isfile(tmp_path / "Level_01.meshes" / "Level_01_A01_Floor_01_Mesh.obj")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from bbglue import meshes
+from behaviors.ballance.level import level_behavior
 from scenes.virtools import reader as r
 from scenes.virtools import writer
 
@@ -222,3 +223,11 @@ def falling_stone_level() -> LevelBuilder:
     b.group("P_Modul_34", [module])
     b.group("Sector_01", [start, pad, module])
     return b
+
+
+def played_at_once(scene):
+    """The scene's level with no birth: its ball played at the first frame (the
+    game's 4 s birth left out of tests about something else). Returns it."""
+    level = level_behavior(scene.ctx)
+    level.start_delay = level.birth_delay = 0.0
+    return scene

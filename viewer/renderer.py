@@ -13,6 +13,7 @@ Call `display.configure` before importing this module.
 from __future__ import annotations
 
 import ctypes
+from dataclasses import replace
 
 import numpy as np
 from pyglet import gl
@@ -32,7 +33,6 @@ _HEADER = """#version 330 core
 #define N_POINTS %d                         // uniform length several times slower per pixel
 #define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
 #define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
-#define VERTEX_LIT %d                       // the program of parts with a Shading: lit per vertex, as Direct3D
 """
 _LIGHTS = """
 uniform vec3 eye;
@@ -72,40 +72,30 @@ layout(location = 5) in vec4 model_row3;
 layout(location = 6) in vec4 colour;
 layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;
-out vec3 v_world;
-out vec3 v_normal;
 out vec4 v_colour;
 out vec2 v_uv;
-#if VERTEX_LIT
 """ + _LIGHTS + """
-out vec3 v_light;
+out vec3 v_light;                           // lit per vertex, as Direct3D's fixed function (docs/viewer.md)
 out vec3 v_shine;
 #if ENV_MAP
 uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
-#endif
 #endif
 void main() {
     v_uv = uv;
     mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
     vec4 world = model * vec4(position, 1.0);
-    v_world = world.xyz;
-    v_normal = mat3(model) * normal;
     v_colour = colour;
     gl_Position = view_proj * world;
-#if VERTEX_LIT
-    v_light = lights(v_world, v_normal);
+    v_light = lights(world.xyz, mat3(model) * normal);
     v_shine = shine;
 #if ENV_MAP
     vec3 r = view_axes * reflect(-to_eye, n);   // a sphere map, as Direct3D's texgen
     v_uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
 #endif
-#endif
 }
 """
 
 _MESH_FS = _HEADER + """
-in vec3 v_world;
-in vec3 v_normal;
 in vec4 v_colour;
 in vec2 v_uv;
 uniform int look;                           // a part of a look (textures.py): its colour and texture,
@@ -125,12 +115,8 @@ uniform float alpha_ref;                    // x 255 compared with alpha_ref
 #endif
 uniform sampler2D image;
 uniform vec3 ambient;
-#if VERTEX_LIT
 in vec3 v_light;
 in vec3 v_shine;
-#else
-""" + _LIGHTS + """
-#endif
 out vec4 frag;
 #if ALPHA_TEST
 bool alpha_passes(float alpha) {
@@ -164,15 +150,8 @@ void main() {
         frag = vec4(base.rgb * prelit, base.a);
         return;
     }
-#if VERTEX_LIT
-    vec3 light = v_light;
-    vec3 highlight = v_shine;
-#else
-    vec3 light = lights(v_world, v_normal);
-    vec3 highlight = shine;
-#endif
     vec3 under = mix(base.rgb, texel.rgb, shaded);   // what the ambient and emissive terms light
-    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * light + part_specular * highlight,
+    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * v_light + part_specular * v_shine,
                 base.a);
 }
 """
@@ -251,11 +230,11 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self, alpha_test: bool = False, env_map: bool = False, vertex_lit: bool = False) -> ShaderProgram:
+    def mesh_program(self, alpha_test: bool = False, env_map: bool = False) -> ShaderProgram:
         """The mesh program for the lighting's numbers of lights (with the
-        alpha test or without, environment-mapping or not, lit per vertex
-        or per pixel), compiled once each."""
-        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map, vertex_lit)
+        alpha test or without, environment-mapping or not), compiled once
+        each; every mesh is lit per vertex."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map)
         p = self._mesh_programs.get(key)
         if p is None:
             defines = (MAX_LIGHTS, *key[:2], *(int(k) for k in key[2:]))
@@ -291,7 +270,9 @@ class Renderer:
         gl.glDepthFunc(gl.GL_LESS)
         gl.glFrontFace(gl.GL_CW)
         gl.glCullFace(gl.GL_BACK)
-        view_proj = self.lens.perspective(width / height) @ camera.gl_view(camera_world)
+        far = effects.far if effects is not None else None
+        lens = self.lens if far is None else replace(self.lens, far=float(far))    # the finish's, 2500
+        view_proj = lens.perspective(width / height) @ camera.gl_view(camera_world)
         eye = tuple(float(x) for x in np.asarray(camera_world)[3, :3])
         axes = np.asarray(camera_world, dtype=np.float64)[:3, :3] * np.array([[1.0], [1.0], [-1.0]])
 
@@ -317,9 +298,9 @@ class Renderer:
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
-            sky_view_proj = self.lens.perspective(width / height) @ camera.gl_view(turn)
+            sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
             self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   self.lens.far, clock, sky_light))
+                                                                   lens.far, clock, sky_light))
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
                                             sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():

@@ -121,11 +121,11 @@ def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
 
 class MeshPrograms:
     """A frame's mesh programs (renderer.py) by (alpha test, environment
-    map, lit per vertex), made by ``make(alpha_test, env_map, vertex_lit)``
-    and given the frame's uniforms by ``frame(program)`` at their first
-    use: a part uses the one its Surface and Shading need (a discard, or
-    code behind a uniform, slows every pixel a program draws, in llvmpipe);
-    a part with a Shading is lit per vertex, as Direct3D's fixed function."""
+    map), made by ``make(alpha_test, env_map)`` and given the frame's
+    uniforms by ``frame(program)`` at their first use: a part uses the one
+    its Surface and Shading need (a discard, or code behind a uniform,
+    slows every pixel a program draws, in llvmpipe). Every mesh is lit per
+    vertex, as Direct3D's fixed function."""
 
     def __init__(self, make, frame):
         self.make, self.frame = make, frame
@@ -135,7 +135,7 @@ class MeshPrograms:
     def pick(self, surface, shading=None):
         """The program for a part's Surface and Shading, in use, its alpha test set."""
         tested = surface is not None and surface.alpha_test is not None
-        key = (tested, shading is not None and shading.env_map, shading is not None)
+        key = (tested, shading is not None and shading.env_map)
         p = self.ready.get(key)
         if p is None:
             p = self.ready[key] = self.make(*key)
@@ -190,6 +190,10 @@ def set_surface(surface) -> None:
 
 
 def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
+    """A texture filtered linearly without mipmaps, as the game's materials
+    ask (virtools-nmo.md 3.5: min and mag filter 2, linear, on every
+    material of the levels, prefabs and balls but one; 3.6: the textures
+    are saved without mipmaps). It is also llvmpipe's cheaper path."""
     h, w = pixels.shape[:2]
     tex = gl.GLuint()
     gl.glGenTextures(1, ctypes.byref(tex))
@@ -197,9 +201,8 @@ def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
     data = np.ascontiguousarray(pixels, dtype=np.uint8)
     gl.glPixelStorei(gl.GL_UNPACK_ALIGNMENT, 1)
     gl.glTexImage2D(gl.GL_TEXTURE_2D, 0, gl.GL_RGBA8, w, h, 0, gl.GL_RGBA, gl.GL_UNSIGNED_BYTE, data.ctypes.data)
-    gl.glGenerateMipmap(gl.GL_TEXTURE_2D)
     for name, value in ((gl.GL_TEXTURE_WRAP_S, wrap), (gl.GL_TEXTURE_WRAP_T, wrap),
-                        (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR_MIPMAP_LINEAR),
+                        (gl.GL_TEXTURE_MIN_FILTER, gl.GL_LINEAR),
                         (gl.GL_TEXTURE_MAG_FILTER, gl.GL_LINEAR)):
         gl.glTexParameteri(gl.GL_TEXTURE_2D, name, value)
     gl.glBindTexture(gl.GL_TEXTURE_2D, 0)
@@ -532,6 +535,7 @@ class Effects:
         self.batch = None
         self.fade = None
         self.sky_light = 1.0
+        self.far = None                         # the camera's far plane as the rules set it (None: the lens')
         self.white = np.full((1, 1, 4), 255, np.uint8)  # the fade's texture
         self.births = []                        # (position, age s) of each new ball's birth
         self.birth_images = []                  # the game's lightning sphere images (none: no birth drawn)
@@ -560,6 +564,7 @@ class Effects:
         self.fade = fields.get("fade")                  # the death's white pulse (0-1), or None
         sky = fields.get("sky")                         # the sky layer's brightness (the finish fades it)
         self.sky_light = 1.0 if sky is None else float(sky)
+        self.far = fields.get("far")                    # the finish's far plane (2500), None before it
         emitters = hooks.emitters(ctx)
         self.flames.update(self.clock, emitters)
         age = fields.get("birth")                       # a new ball's birth: its age, at the birth emitters

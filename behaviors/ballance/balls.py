@@ -98,17 +98,25 @@ class PlayerBall(Behavior):
     def spawn(self, kind: str, position, orientation=None) -> None:
         """Put a ball of ``kind`` at ``position`` (turned to ``orientation``, a
         (dir, up, right) triple, when given) with zero velocities, in play."""
+        e = self.place(kind, position, orientation)
+        e.show()
+        self.held = False
+        self._block = physicalize_block(self.ctx, e, kind)
+        self._block.trigger("Physicalize")
+
+    def place(self, kind: str, position, orientation=None):
+        """The ball of ``kind`` at ``position`` (and ``orientation``), in play
+        but held and hidden: a new ball during its birth (the game's New Ball
+        shows and physicalizes it 3 s later). Returns its entity."""
         self.remove()
         self.kind = kind
         e = self.balls[kind]
         e.set_position(position)
         if orientation is not None:
             e.set_orientation(*orientation)
-        e.show()
         self.entity_in_play = e
-        self.held = False
-        self._block = physicalize_block(self.ctx, e, kind)
-        self._block.trigger("Physicalize")
+        self.held = True
+        return e
 
     def hold(self) -> None:
         """Take the ball out of the physics, left visible where it is."""
@@ -131,7 +139,7 @@ class PlayerBall(Behavior):
         """The viewer's hook (behaviors.hooks): the ball's shadow on the Shadow
         group's members, as wide as the ball's X extent times 1.3, down to 20."""
         e = self.entity_in_play
-        if e is None or self.shadow is None or e.mesh is None:
+        if e is None or not e.is_visible() or self.shadow is None or e.mesh is None:
             return []
         lo, hi = e.mesh.bounding_box()
         width = (hi[0] - lo[0]) * math.sqrt(sum(c * c for c in e.get_world_matrix().as_array()[0, :3]))

@@ -48,11 +48,12 @@ from .values import (BALL_RADIUS, BIG_FLAME_SIZE, BIRTH_S, CHECKPOINT_BIG_FLAME,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
                      DEATH_HIDE_S, DEATH_REBIRTH_S, DISTANCE, END_WAIT_S, EXTRA_LIFE_DELAY_S, EXTRA_LIFE_RADIUS,
                      EXTRA_POINT_BONUS, EXTRA_POINT_RADIUS, EXTRA_POINT_SATELLITES, FINISH_RADIUS,
-                     FINISH_SKY_FADE_S, KIND_NAMES,
+                     FINISH_FAR, FINISH_SKY_FADE_S, KIND_NAMES,
                      LAST_LEVEL, LEVELS, MAX_SECTORS, POINT_LOSS_PERIOD, POINT_PERIOD, PROP_FALL_DEPTH, PROP_GROUPS,
                      RESET_POINT_NAME, SATELLITE_BONUS, SECONDS, SECTOR_GROUP_NAME, SOUND_CHECKPOINT, SOUND_FALL,
                      SOUND_FINISH, SOUND_LAST_FINISH, SOUND_LEVEL_START, SOUND_LIFE, SOUND_LIFE_ADDED,
-                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_FLAMES, START_POINTS,
+                     SOUND_NEW_BALL, SOUND_POINT, SOUND_SATELLITE, SPARE_LIVES, SPEED, START_BIRTH_S, START_FLAMES,
+                     START_POINTS,
                      final_score)
 
 STARTING, PLAYING, DEAD, FINISHED, GAME_OVER = "starting", "playing", "dead", "finished", "game over"
@@ -113,7 +114,12 @@ class Level(Behavior):
     hide_delay = Param(float, DEATH_HIDE_S, "seconds from a death until the ball is hidden", bounds=SECONDS)
     fade_time = Param(float, DEATH_FADE_S, "seconds of the white pulse from the death (up, then down)",
                       bounds=SECONDS)
-    rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball", bounds=SECONDS)
+    rebirth_delay = Param(float, DEATH_REBIRTH_S, "seconds from a death until the new ball's birth",
+                          bounds=SECONDS)
+    start_delay = Param(float, START_BIRTH_S, "seconds from the level's start until the first ball's birth",
+                        bounds=SECONDS)
+    birth_delay = Param(float, BIRTH_S, "seconds from a new ball's birth until it is shown and played",
+                        bounds=SECONDS)
     extra_life_delay = Param(float, EXTRA_LIFE_DELAY_S, "seconds from an extra life's pickup to the +1",
                              bounds=SECONDS)
     satellite_speed = Param(float, 20.0, "speed of an extra point's satellites toward the ball (not in the spec)",
@@ -149,6 +155,7 @@ class Level(Behavior):
         self.death_time = None
         self.finish_time = None
         self.birth_time = None
+        self._begun = False
 
     # --- the level's clock -------------------------------------------------------------
 
@@ -168,10 +175,17 @@ class Level(Behavior):
             while self._point_clock >= self.point_period:
                 self._point_clock -= self.point_period
                 self.points = max(self.points - 1, 0)
-        due = [d for d in self._due if d[0] <= self.clock]
-        self._due = [d for d in self._due if d[0] > self.clock]
-        for _, fn in due:
-            fn()
+        self._run_due()
+
+    def _run_due(self) -> None:
+        """The calls due by now, and what they schedule at no delay."""
+        while True:
+            due = [d for d in self._due if d[0] <= self.clock]
+            if not due:
+                return
+            self._due = [d for d in self._due if d[0] > self.clock]
+            for _, fn in due:
+                fn()
 
     # --- sectors -------------------------------------------------------------------------
 
@@ -220,8 +234,8 @@ class Level(Behavior):
     def emitters(self) -> list:
         """The viewer's hook (behaviors.hooks): the start's four flames; the
         next checkpoint's big flame and the later checkpoints' two small ones
-        (none once crossed); a new ball's birth ("birth" at the ball) while
-        its gameplay field "birth" (its age) is not None."""
+        (none once crossed); a new ball's birth ("birth" at the sector's reset
+        point) while its gameplay field "birth" (its age) is not None."""
         flames = getattr(self, "flames", None)
         out = []
         if flames:
@@ -230,14 +244,13 @@ class Level(Behavior):
                 big, small = flames[k]
                 lit += [(f, BIG_FLAME_SIZE) for f in big] if k == self.sector else [(f, 1.0) for f in small]
             out = [Emitter(f.name, "flame", f.get_position(), size) for f, size in lit]
-        player = player_of(self.ctx)
-        if self.birth_age() is not None and player is not None and player.ball is not None:
-            out.append(Emitter("ball birth", "birth", player.ball.get_position()))
+        if self.birth_age() is not None:
+            out.append(Emitter("ball birth", "birth", self.reset_point(self.sector).get_position()))
         return out
 
     def birth_age(self) -> float | None:
-        """Seconds since the new ball came, for BIRTH_S; None outside."""
-        if self.birth_time is None or self.clock - self.birth_time >= BIRTH_S:
+        """Seconds since the new ball's birth began, for ``birth_delay``; None outside."""
+        if self.birth_time is None or self.clock - self.birth_time >= self.birth_delay:
             return None
         return self.clock - self.birth_time
 
@@ -302,17 +315,19 @@ class Level(Behavior):
     # --- the frame -------------------------------------------------------------------------
 
     def on_frame(self, dt: float) -> None:
-        if self.flow == STARTING:
+        if not self._begun:
             player = player_of(self.ctx)
             if player is None:
                 return
+            self._begun = True
             self.sector_kind = self.start_kind or player.start_kind
             for k in range(1, self.sector_count + 1):
                 if k != self.sector:
                     self.deactivate_sector(k)
             self.sound(SOUND_LEVEL_START)
-            self._respawn()
             self.send("Sector Activate", sector=self.sector)
+            self.at(self.start_delay, self._new_ball)
+            self._run_due()
             return
         if self.stopped:
             return
@@ -338,19 +353,32 @@ class Level(Behavior):
                 and distance(p, self.finish.get_position()) <= FINISH_RADIUS):
             self._finish()
 
-    def _respawn(self) -> None:
-        """A new ball at the sector's reset point, turned as it is; the camera
-        rig restored and stamped onto the reset point (camera.py)."""
-        player = player_of(self.ctx)
+    def _new_ball(self) -> None:
+        """The game's New Ball: the ball placed at the sector's reset point,
+        turned as it is, hidden and out of the physics while its birth (the
+        lightning) runs; the camera rig restored and stamped onto the reset
+        point (camera.py). Shown, played and the points running
+        ``birth_delay`` later (Three.js' notes: the replacement stays
+        unphysicalized and hidden for the 3 s birth)."""
         rp = self.reset_point(self.sector)
-        player.spawn(self.sector_kind, rp.get_position(), rp.get_orientation())
+        player_of(self.ctx).place(self.sector_kind, rp.get_position(), rp.get_orientation())
         cam = camera_of(self.ctx)
         if cam is not None:
             cam.stamp(rp)
-        self.flow = PLAYING
-        self.fade = None
         self.birth_time = self.clock
         self.sound(SOUND_NEW_BALL)
+        self.at(self.birth_delay, self._play)
+
+    def _play(self) -> None:
+        """The birth's end: the ball shown and physicalized where it was
+        placed, with zero velocities; navigation on."""
+        player = player_of(self.ctx)
+        if player is None or player.entity_in_play is None:
+            return
+        e = player.entity_in_play
+        player.spawn(player.kind, e.get_position())
+        self.flow = PLAYING
+        self.fade = None
         self.send("Ball Nav On")
 
     # --- death ------------------------------------------------------------------------------
@@ -358,7 +386,8 @@ class Level(Behavior):
     def die(self) -> None:
         """A death box: navigation off, a white pulse of 2 s, the ball hidden
         at its peak (1 s), then (with a spare life) the sector reset and a new
-        ball at 3 s. The points stop from death to rebirth."""
+        ball's birth at 1 s, played at 4 s. The points stop from death to
+        the new ball's play."""
         self.send("Ball Nav Off")
         self.sound(SOUND_FALL)
         self.death_time = self.clock
@@ -385,7 +414,7 @@ class Level(Behavior):
 
     def _rebirth(self) -> None:
         self.reset_sector()
-        self._respawn()
+        self._new_ball()
 
     # --- triggers --------------------------------------------------------------------------
 
@@ -489,7 +518,8 @@ class Level(Behavior):
         player = player_of(self.ctx)
         return {"level": self.level, "state": self.flow, "score": self.points, "lives": self.lives,
                 "sector": self.sector, "ball": player.kind if player is not None else None,
-                "final": self.final, "fade": self.fade, "sky": self.sky_light(), "birth": self.birth_age()}
+                "final": self.final, "fade": self.fade, "sky": self.sky_light(), "birth": self.birth_age(),
+                "far": FINISH_FAR if self.finish_time is not None else None}
 
     def sky_light(self) -> float | None:
         """The sky layer's brightness from the finish on, linearly from 1 to 0

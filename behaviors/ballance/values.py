@@ -71,14 +71,22 @@ CHECKPOINT_NAME = "PC_TwoFlames_{:02d}"      # checkpoint N ends sector N
 SECTOR_GROUP_NAME = "Sector_{:02d}"
 MAX_SECTORS = 99                             # two digits in the names
 
-# Death: a white pulse of 2 s, the ball hidden at its peak (1 s), a new ball at 3 s.
+# Death (Gameplay's Deactivate Ball, Three.js' notes): a white pulse of 2 s,
+# the ball off at its peak (1 s) and New Ball begins there; the level's start
+# runs New Ball 1 s in too. New Ball's birth (Balls.nmo's lightning sphere
+# lives 3 s) keeps the new ball hidden and out of the physics for BIRTH_S:
+# control at 4 s.
 DEATH_HIDE_S = 1.0
 DEATH_FADE_S = 2.0
-DEATH_REBIRTH_S = 3.0
+DEATH_REBIRTH_S = 1.0
+START_BIRTH_S = 1.0
 # The finish: Gameplay's "fadeout Sky" filters the SkyLayer's prelit colour
 # linearly to black over 3 s (Three.js' notes).
 FINISH_SKY_FADE_S = 3.0
-# A new ball's birth: Balls.nmo's lightning sphere lives 3 s (Three.js' notes).
+# The level's end also sets the camera's clipping to 3 / 2500 (in play: 3 / 1200).
+FINISH_FAR = 2500.0
+# A new ball's birth: Balls.nmo's lightning sphere lives 3 s, New Ball waits
+# 3 s before physicalizing (Three.js' notes).
 BIRTH_S = 3.0
 
 # Ball pieces.

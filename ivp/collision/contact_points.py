@@ -115,7 +115,7 @@ class ContactPoints:
         if not fs.union_find_necessary:
             return
         fs.union_find_necessary = False
-        self.environment.epoch.touch_cores(fs.movable)      # resting_unit reads the flag
+        self.environment.sim_unit_manager.changed_cores(fs.movable)      # resting_unit reads the flag
         parts = fs.components()
         for part in parts[1:]:
             members = set(map(id, part))
@@ -128,7 +128,7 @@ class ContactPoints:
                 new.add_contact(cp)
             for core in part:
                 core.sim_unit_of_core.changed = True
-            self.environment.epoch.touch_cores(part)
+            self.environment.sim_unit_manager.changed_cores(part)
 
     def revive_partners(self, core) -> bool:
         """5.2 grow_friction_system: a revived core gets contact points to the

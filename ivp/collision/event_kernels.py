@@ -25,9 +25,9 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from ..kmath import mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
+from ..kmath import f32_k, mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
 from ..states import MT_NOT_SIM
-from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
+from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, NEAR_NOW, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
 from .feature_kernels import normals, point_edge, point_face, point_point, unit_k
 from .piece_kernels import edge_spheres, moved_vertices, pieces_closest
 
@@ -161,11 +161,11 @@ def _value(t, ctx):
 
 
 @kernel
-def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max):
+def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max, base):
     """event_search for a ball (pose parts B) against the other side (B1;
     kind, D and the moving hull P1 as :func:`_gap` reads them): (True, t)
     of the first t in [t_now, t_max) at which the value reaches thr, or
-    (False, 0)."""
+    (False, 0); ``base`` the time manager's base time (:func:`_settled`)."""
     q0_cs = (0.0, 0.0, 0.0)
     q1_cs = (0.0, 0.0, 0.0)
     u_cs = (0.0, 0.0, 0.0)
@@ -182,7 +182,7 @@ def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max
         w = (q[0] + n[0] * gap, q[1] + n[1] * gap, q[2] + n[2] * gap)
         q0_cs, q1_cs, u_cs = _plane_at(t_now, B, q, B1, w, B1, (-n[0], -n[1], -n[2]))
     ctx = (kind, D, P1, B, P1, B1, (-1, -1, -1, -1, -1, -1), B, B1, B1, q0_cs, q1_cs, u_cs, offset)
-    return _search(ctx, _value(t_now, ctx), thr, real, dev, t_now, t_max)
+    return _search(ctx, _value(t_now, ctx), thr, real, dev, t_now, t_max, base)
 
 
 # --- two convex pieces -------------------------------------------------------------------
@@ -231,12 +231,12 @@ def _piece_value(t, d, ctx):
 
 
 @kernel
-def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max):
+def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max, base):
     """event_search for two convex pieces (PA, PB as :func:`_piece_at` reads
     them, BA, BB their cores' pose parts; ``none`` the kernels' no previous
     features): the plane through the sides' closest points at t_now (q on
     side 0, normal n), ``sides`` the pieces (0 A, 1 B) of side 0, side 1 and
-    the face the plane's direction is fixed on."""
+    the face the plane's direction is fixed on; ``base`` as ball_event_search_k's."""
     d0 = _closest(t_now, PA, BA, PB, BB, none)
     B0 = BA if sides[0] == 0 else BB
     B1 = BA if sides[1] == 0 else BB
@@ -244,17 +244,17 @@ def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_no
     w = (q[0] + n[0] * d0, q[1] + n[1] * d0, q[2] + n[2] * d0)
     q0_cs, q1_cs, u_cs = _plane_at(t_now, B0, q, B1, w, Bu, (-n[0], -n[1], -n[2]))
     ctx = (PIECES, np.zeros((0, 3)), PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs, 0.0)
-    return _search(ctx, _piece_value(t_now, d0, ctx), thr, real, dev, t_now, t_max)   # closest(t_now) is d0
+    return _search(ctx, _piece_value(t_now, d0, ctx), thr, real, dev, t_now, t_max, base)  # closest(t_now) is d0
 
 
 # --- the search ----------------------------------------------------------------------------
 
 @kernel
-def _search(ctx, v_now, thr, real, dev, t_now, t_max):
+def _search(ctx, v_now, thr, real, dev, t_now, t_max, base):
     """mindist_search.raster_search on _value(t, ctx), v_now its value at t_now:
     (True, t) or (False, 0)."""
     if v_now > thr:
-        return _first_crossing(ctx, thr, dev, t_now, v_now, t_now, t_max)
+        return _first_crossing(ctx, thr, dev, t_now, v_now, t_now, t_max, base)
     t0 = t_now
     v0 = v_now
     while t0 < t_max:
@@ -264,7 +264,7 @@ def _search(ctx, v_now, thr, real, dev, t_now, t_max):
         if v1 > thr:
             if t1 > t_max:
                 return False, 0.0
-            return _first_crossing(ctx, thr, dev, t1, v1, t_now, t_max)
+            return _first_crossing(ctx, thr, dev, t1, v1, t_now, t_max, base)
         if v1 <= v_now:
             return True, t0
         t0 = t1
@@ -295,7 +295,7 @@ def _round_half_even(x) -> int:
 
 
 @kernel
-def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max):
+def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max, base):
     """mindist._first_crossing on _value(t, ctx)."""
     if v0 <= thr:
         return True, t0
@@ -308,7 +308,7 @@ def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max):
         k += n
         v1 = _value(t1, ctx)
         if v1 <= thr:
-            t = _root(ctx, thr, t0, v0, t1, v1)
+            t = _root(ctx, thr, t0, v0, t1, v1, t_now, t_max, base)
             if t > t_max:
                 return False, 0.0
             return True, t
@@ -318,12 +318,27 @@ def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max):
         v0 = v1
 
 
+@kernel(inline=True)
+def _settled(t0, t1, t_now, t_max, base) -> bool:
+    """Whether every time of the root's bracket [t0, t1] (widened by 256
+    f64 ulps) is queued at the same f32 offset from ``base`` (dynamics 11.1)
+    and alike "now" or not and past t_max or not (3.5): any root in it acts
+    as t0 does, so the search stops (a value with a jump at the crossing,
+    as the closest distance of two pieces can have, never meets 3.5's
+    tolerance and would take all 64 steps)."""
+    g = 256.0 * 2.220446049250313e-16 * max(abs(t0), abs(t1))
+    lo = t0 - g
+    hi = t1 + g
+    return (f32_k(lo - base) == f32_k(hi - base) and (lo - t_now < NEAR_NOW) == (hi - t_now < NEAR_NOW)
+            and (lo > t_max) == (hi > t_max))
+
+
 @kernel
-def _root(ctx, thr, t0, v0, t1, v1):
+def _root(ctx, thr, t0, v0, t1, v1, t_now, t_max, base):
     """mindist._root on _value(t, ctx)."""
     c = 0
     while True:
-        if v1 == v0:
+        if v1 == v0 or _settled(t0, t1, t_now, t_max, base):
             return t0
         tt = t0 + (thr - v0) * (t1 - t0) / (v1 - v0)
         if c % 4 == 3:

@@ -209,7 +209,7 @@ class FrictionSystem:
         self._rows = None               # friction_passes._rows_of's answer, with its layout
 
     def _before_snapshot(self) -> None:
-        self._layout = None             # its epoch means nothing in another process
+        self._layout = None             # made again when asked: no part of a snapshot
         self._sides = None
         self._updated = None
         self._rows = None
@@ -270,13 +270,12 @@ class FrictionSystem:
 
     def layout(self) -> SystemLayout:
         """The system's shape for the system passes (update_system,
-        tangential_system, normal_solve_multi), made again after any change
-        (Epoch.touch); the cores' masses and inertias are set when a body
+        tangential_system, normal_solve_multi), made again after its cores,
+        pairs or contact points changed (add_core, remove_core, add_contact,
+        remove_contact); the cores' masses and inertias are set when a body
         is made."""
-        epoch = self.collision.environment.epoch
-        kept = self._layout
-        if kept is not None and kept[0] == epoch.value:
-            return kept[1]
+        if self._layout is not None:
+            return self._layout
         pairs = list(reversed(list(self.pairs.values())))
         cores = list(self.cores)
         at = {c: i for i, c in enumerate(cores)}
@@ -293,7 +292,7 @@ class FrictionSystem:
                       dtype=np.int64).reshape(len(pairs), 2)
         out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC,
                            self.collision.environment.contacts.slots(cps))
-        self._layout = (epoch.value, out)
+        self._layout = out
         return out
 
     def has_core(self, core) -> bool:
@@ -305,6 +304,7 @@ class FrictionSystem:
             return
         self.core_contacts[core] = []
         self.cores.append(core)
+        self._layout = None
         if core.physical_unmoveable:
             return
         self.movable.append(core)
@@ -312,7 +312,7 @@ class FrictionSystem:
         for h in self.handles:
             mgr.add_controller_to_core(h, core)
         core.friction_system = self
-        core.environment.epoch.touch((core.sim_unit_of_core,))
+        core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))
 
     def remove_core(self, core) -> None:
         """A core leaves the system; a movable one loses the controllers and its
@@ -320,6 +320,7 @@ class FrictionSystem:
         if self.core_contacts.pop(core, None) is None:
             return
         self.cores.remove(core)
+        self._layout = None
         if core.physical_unmoveable:
             return
         self.movable.remove(core)
@@ -328,13 +329,15 @@ class FrictionSystem:
                 core.controllers_of_core.remove(h)
                 core.sim_unit_of_core.remove_controller_core(h, core)
         core.sim_unit_of_core.changed = True
-        core.environment.epoch.touch((core.sim_unit_of_core,))
+        core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))
         if getattr(core, "friction_system", None) is self:
             core.friction_system = None
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
-        self.collision.environment.epoch.touch_cores(self.movable)  # resting_unit reads the first point, the count
+        # resting_unit reads the first point, the count
+        self.collision.environment.sim_unit_manager.changed_cores(self.movable)
+        self._layout = None
         self.add_core(cp.core0)
         self.add_core(cp.core1)
         cp.system = self
@@ -351,7 +354,8 @@ class FrictionSystem:
 
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
-        self.collision.environment.epoch.touch_cores(self.movable)
+        self.collision.environment.sim_unit_manager.changed_cores(self.movable)
+        self._layout = None
         self.contacts.remove(cp)
         pair = cp.pair
         pair.contacts.remove(cp)

@@ -40,7 +40,7 @@ def synchronize(core, t: float) -> None:
     core.m_world_f_core_last_psi = (umath.quat_to_matrix(q_at), (p[0] + d[0] * dt, p[1] + d[1] * dt,
                                                                   p[2] + d[2] * dt))
     core.impact_sync = (q_at, core.rot_speed)
-    core.environment.epoch.touch((core.sim_unit_of_core,))
+    core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))
     if not core.rot_inertias_are_equal:
         x, y, z, w = umath.quat_mul((-q_last[0], -q_last[1], -q_last[2], q_last[3]), q_next)
         k = 2.0 * core.i_delta_time
@@ -54,7 +54,7 @@ def undo_synchronize(core) -> None:
     if s is not None:
         core.rot_speed = s[1]
         core.impact_sync = None
-        core.environment.epoch.touch((core.sim_unit_of_core,))     # Lane.can_run and resting_unit read it
+        core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))     # Lane.can_run and resting_unit read it
 
 
 def reintegrate(env, core, t: float) -> None:
@@ -62,7 +62,7 @@ def reintegrate(env, core, t: float) -> None:
     (calc_next_psi_matrix between PSIs: the plain sine quaternion)."""
     s = core.impact_sync
     core.impact_sync = None
-    core.environment.epoch.touch((core.sim_unit_of_core,))
+    core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))
     core.q_world_f_core_next_psi = s[0]
     rest = env.time_of_next_psi - t
     state = env.state

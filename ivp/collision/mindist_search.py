@@ -8,7 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..states import MT_NOT_SIM
-from .constants import COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
+from ..fp import f32
+from .constants import COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, NEAR_NOW, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
 from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
 from .features import KIND_CODE, NO_FEATURE, world_feature
 
@@ -24,6 +25,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
     a ball, a body whose pose stays or a moving hull, in one compiled pass
     (event_kernels)."""
     thr, real = md.bounds()
+    base = md.a.obj.core.environment.time_manager.base_time
     if not md.a.is_ball:
         s0, s1 = md.side0, md.side1
         g = md.geom
@@ -32,14 +34,14 @@ def event_search(md, dev: float, t_now: float, t_max: float):
         found, t = piece_event_search_k(
             _piece_arg(a, md.ka), a.obj.core.pose_parts(), _piece_arg(b, md.kb), b.obj.core.pose_parts(),
             NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
-            g.p, g.n, thr, real, dev, t_now, t_max)
+            g.p, g.n, thr, real, dev, t_now, t_max, base)
         return t if found else None
     kind, D, P1 = _ball_search_kind(md)
     if kind is None:
-        return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max)
+        return raster_search(md.value_function(t_now), thr, real, dev, t_now, t_max, base)
     c0, c1 = md.side0.shape.obj.core, md.side1.shape.obj.core
     found, t = ball_event_search_k(kind, D, c0.pose_parts(), c1.pose_parts(), P1,
-                                   0.5 * (COLL_DIST + md.sum_extra_radius), thr, real, dev, t_now, t_max)
+                                   0.5 * (COLL_DIST + md.sum_extra_radius), thr, real, dev, t_now, t_max, base)
     return t if found else None
 
 
@@ -77,13 +79,13 @@ def _ball_search_kind(md):
     return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
 
 
-def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float):
+def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float, base: float):
     """event_search on the value function f (threshold thr, real bound real,
-    closing speed dev): the raster from t_now by the gap over the speed, then
-    :func:`_first_crossing`."""
+    closing speed dev; ``base`` the time manager's base time, :func:`_settled`):
+    the raster from t_now by the gap over the speed, then :func:`_first_crossing`."""
     v_now = f(t_now)
     if v_now > thr:
-        return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max)
+        return _first_crossing(f, thr, dev, t_now, v_now, t_now, t_max, base)
     t0 = t_now
     v0 = v_now
     while t0 < t_max:
@@ -94,7 +96,7 @@ def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: f
         t1 = t0 + n * EVENT_RASTER
         v1 = f(t1)
         if v1 > thr:
-            return None if t1 > t_max else _first_crossing(f, thr, dev, t1, v1, t_now, t_max)
+            return None if t1 > t_max else _first_crossing(f, thr, dev, t1, v1, t_now, t_max, base)
         if v1 <= v_now:
             return t0
         t0 = t1
@@ -102,7 +104,7 @@ def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: f
     return None
 
 
-def _first_crossing(f, thr, dev, t0, v0, t_now, t_max):
+def _first_crossing(f, thr, dev, t0, v0, t_now, t_max, base):
     """3.5: bracket the crossing on the 1/200 s raster (at most 20 steps from
     t_now), then find the root."""
     if v0 <= thr:
@@ -120,7 +122,7 @@ def _first_crossing(f, thr, dev, t0, v0, t_now, t_max):
         k += n
         v1 = f(t1)
         if v1 <= thr:
-            t = _root(f, thr, t0, v0, t1, v1)
+            t = _root(f, thr, t0, v0, t1, v1, t_now, t_max, base)
             return None if t > t_max else t
         if k >= EVENT_RASTER_STEPS:
             return None
@@ -128,11 +130,12 @@ def _first_crossing(f, thr, dev, t0, v0, t_now, t_max):
         v0 = v1
 
 
-def _root(f, thr, t0, v0, t1, v1):
-    """3.5's secant with a safeguard towards the midpoint every 4th step."""
+def _root(f, thr, t0, v0, t1, v1, t_now, t_max, base):
+    """3.5's secant with a safeguard towards the midpoint every 4th step,
+    stopped once the bracket is :func:`_settled`."""
     c = 0
     while True:
-        if v1 == v0:
+        if v1 == v0 or _settled(t0, t1, t_now, t_max, base):
             return t0
         tt = t0 + (thr - v0) * (t1 - t0) / (v1 - v0)
         if c % 4 == 3:
@@ -147,3 +150,13 @@ def _root(f, thr, t0, v0, t1, v1):
         else:
             t1, v1 = tt, v
         c += 1
+
+
+def _settled(t0, t1, t_now, t_max, base) -> bool:
+    """event_kernels._settled: the bracket [t0, t1] queues at one f32 offset
+    from base (dynamics 11.1) and decides 3.5's "now" and t_max alike."""
+    g = 256.0 * 2.220446049250313e-16 * max(abs(t0), abs(t1))
+    lo = t0 - g
+    hi = t1 + g
+    return (f32(lo - base) == f32(hi - base) and (lo - t_now < NEAR_NOW) == (hi - t_now < NEAR_NOW)
+            and (lo > t_max) == (hi > t_max))

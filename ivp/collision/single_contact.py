@@ -21,12 +21,13 @@ lane's: nothing goes in or comes back.
 
 from __future__ import annotations
 
-from .. import lane as ln, rng
+from .. import rng
 from ..core import MT_CALM, MT_SLOW, ZERO3
 from ..freeze import freeze_unit, try_to_freeze
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_t_mul_v_k
-from ..lane_kernels import begin_unit, calm_state
+from ..step import unit_pass as ln
+from ..step.kernels import begin_unit, calm_state, gravity_k
 from ..state.contacts import locate
 from ..state.layout import (BROKEN, DAMP, DAMP_CALM, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR,
                             LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS,
@@ -141,12 +142,11 @@ def _run(env, ev, core, cp) -> None:
     gv = env.gravity_controller.gravity
     rc = core.rot_speed_change
     sc = core.speed_change
-    pending = not (rc is ZERO3 and sc is ZERO3)
     R, pos = core.m_world_f_core_last_psi
     m, b = locate(cp)
     (speed, rot_speed, gap, n, p, t0, t1, r, rxn, inv_vm, broken, span, N, recheck) = _controllers(
         now, dt, gv[0] * dt, gv[1] * dt, gv[2] * dt, core.damping_of_object(),
-        R, pos, core.speed, core.rot_speed, rc, sc, pending, core.inv_rot_inertia, core.inv_mass,
+        R, pos, core.speed, core.rot_speed, rc, sc, core.inv_rot_inertia, core.inv_mass,
         kind, d1, m[b + X0], m[b + X1], (m[b + SPAN], m[b + SPAN + 1]), m[b + PRESSURE], m[b + MU],
         m[b + INV_VM_NO_DIR], m[b + LAST_TIME])
     core.speed = speed
@@ -160,7 +160,7 @@ def _run(env, ev, core, cp) -> None:
 
 
 @kernel
-def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pending, ii, im,
+def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, ii, im,
                  kind, d1, x0, x1, span, N, mu, ivm_nodir, last_time):
     """5.3, 7.1, 5.6 and 5.5 for the unit (see the module): the core's new
     speeds and the contact point's new fields."""
@@ -169,19 +169,7 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
         3, (pos, ZERO3, ZERO3, ZERO3), kind, d1, True, False, ZERO3, x0, x1,
         True, R, pos, speed, rot_speed, ii, im, False, R, pos, ZERO3, ZERO3, ZERO3, 0.0, span, now - last_time)
     # 7.1 gravity: damp, commit, speed += g dt
-    rx = f32_k(rot_speed[0] * damp[0])
-    ry = f32_k(rot_speed[1] * damp[1])
-    rz = f32_k(rot_speed[2] * damp[2])
-    sx = f32_k(speed[0] * damp[3])
-    sy = f32_k(speed[1] * damp[3])
-    sz = f32_k(speed[2] * damp[3])
-    if pending:
-        rx, ry, rz = f32_k(rx + rc[0]), f32_k(ry + rc[1]), f32_k(rz + rc[2])
-        sx, sy, sz = f32_k(sx + sc[0]), f32_k(sy + sc[1]), f32_k(sz + sc[2])
-    else:
-        rx, ry, rz, sx, sy, sz = rx + 0.0, ry + 0.0, rz + 0.0, sx + 0.0, sy + 0.0, sz + 0.0
-    v = (f32_k(sx + gx), f32_k(sy + gy), f32_k(sz + gz))
-    wr = (rx, ry, rz)
+    v, wr = gravity_k(speed, rot_speed, sc, rc, damp, gx, gy, gz)
     # 5.6 tangential friction with the spring limit N mu inv_virt_mass dt^2
     (sa, sb), recheck, v, wr, _, _, _ = tangential_k(
         (sa, sb), N * mu * ivm_nodir * dt * dt, N, mu, dt, t0, t1, p, True, R, pos, v, wr, ii, im,
@@ -202,7 +190,7 @@ def _controllers(now, dt, gx, gy, gz, damp, R, pos, speed, rot_speed, rc, sc, pe
 
 @kernel
 def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """The resting run's pass: per unit, lane_kernels.begin_unit, the four controllers
+    """The resting run's pass: per unit, step.kernels.begin_unit, the four controllers
     (:func:`_controllers`) on the core's row and the point's row of the
     contact table (``P[slots[u]]``: its results written into it as
     ContactPoint.updated and the handles store them), then 5.9's deletion
@@ -221,7 +209,7 @@ def _resting(S, rows, flags, P, slots, t, dt, gx, gy, gz, fct, valve, countdown,
             t, dt, gx, gy, gz, (S[k, d], S[k, d + 1], S[k, d + 2], S[k, d + 3]), R,
             (S[k, M_POS], S[k, M_POS + 1], S[k, M_POS + 2]),
             (S[k, SPEED], S[k, SPEED + 1], S[k, SPEED + 2]),
-            (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]), ZERO3, ZERO3, False,
+            (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]), ZERO3, ZERO3,
             (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M], int(c[a]),
             ((c[a + 1], c[a + 2], c[a + 3]), (c[a + 4], c[a + 5], c[a + 6]), (c[a + 7], c[a + 8], c[a + 9]),
              (c[a + 10], c[a + 11], c[a + 12])),

@@ -20,7 +20,7 @@ import numpy as np
 from ..core import MT_NOT_SIM
 from ..fp import f32
 from ..freeze import revive_sim_unit
-from ..lane import planned_psi
+from ..step.unit_pass import planned_psi
 from .awake import AwakeSet, SteadyBalls
 from .broadphase import MovableSpheres, ball_pairs_meet_k
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
@@ -121,7 +121,7 @@ class CollisionSystem(ContactPoints):
         self.serial += 1
         shape = Shape(obj, self.serial)
         obj.collision_data = shape
-        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
+        self.environment.sim_unit_manager.changed((obj.core.sim_unit_of_core,))
         self.write_bound(obj.core)
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
@@ -146,7 +146,7 @@ class CollisionSystem(ContactPoints):
             self.spheres.remove(shape)
             self._pose_grid = None
         obj.collision_data = None
-        self.environment.epoch.touch((obj.core.sim_unit_of_core,))
+        self.environment.sim_unit_manager.changed((obj.core.sim_unit_of_core,))
         self.write_bound(obj.core)
 
     def write_bound(self, core) -> None:
@@ -205,7 +205,7 @@ class CollisionSystem(ContactPoints):
             a.mindists[key] = md
             b.mindists[key] = md
             # Lane.can_run reads whether it has any
-            self.environment.epoch.touch_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
+            self.environment.sim_unit_manager.changed_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
         return md
 
     def _drop_mindist(self, md: Mindist) -> None:
@@ -216,7 +216,7 @@ class CollisionSystem(ContactPoints):
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
-        self.environment.epoch.touch_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
+        self.environment.sim_unit_manager.changed_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
 
     def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
         """Piece keys of the triangles of b's grid near the sphere (c, r), from a

@@ -276,7 +276,7 @@ class ConstraintRun:
     one compiled pass (:func:`solve_run_k`): 12.6 for each in turn, each
     reading the speeds the ones before it left, as their
     do_simulation_controller one after the other. Made once per unit
-    structure (env.epoch); each constraint's axis types become a row of
+    structure (SimUnit.controller_steps); each constraint's axis types become a row of
     the run's array."""
 
     __slots__ = ("controllers", "cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F",

@@ -27,7 +27,7 @@ from ..kmath import (
     vcross,
     vsub,
 )
-from ..lane_kernels import gravity_rows_k, unit_calm_k, unit_head_k
+from ..step.kernels import gravity_rows_k, unit_calm_k, unit_head_k
 from ..state.layout import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED
 
 ROT_ERR_C3_F = hexf32("3e75c28f")              # 0.24f (12.6)
@@ -44,8 +44,8 @@ IDENTITY_R = umath.IDENTITY_R
 def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, gz, fct, IR, IA, RR, RA, NL, RO,
                AR, AA, TY, LO, HI, F, dt, i_dt, eps):
     """do_sim_unit_PSI (6.3) of a unit of joints on lane rows: each core's
-    begin of the PSI (lane_kernels.begin_row, last core first), the flags and
-    count-down (lane_kernels.unit_flags), gravity (lane_kernels.gravity_row), the run's solve
+    begin of the PSI (step.kernels.begin_row, last core first), the flags and
+    count-down (step.kernels.unit_flags), gravity (step.kernels.gravity_row), the run's solve
     (solve_run_k on the rows gathered from S by ``slots``, the fixed cores'
     from ``fixed``; the pushed speeds back into S), and at a sleep test each
     core's calm state (10.2). Returns (all calm, count-down, seed)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..fp import f32v
-from ..lane_kernels import gravity_rows_k
+from ..step.kernels import gravity_rows_k
 from .base import Controller
 
 
@@ -27,7 +27,7 @@ class GravityController(Controller):
     def do_simulation_controller(self, ev, cores) -> None:
         """Spec 7.1 (0x10012010): per core (last first), damp (7.3), commit
         (5), speed += g.dt (stored f32), in one pass over the cores' rows
-        (lane_kernels.gravity_rows_k)."""
+        (step.kernels.gravity_rows_k)."""
         dt = ev.delta_time
         gx, gy, gz = self.gravity
         rows = np.fromiter((c.row for c in reversed(cores)), dtype=np.int64, count=len(cores))

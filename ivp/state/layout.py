@@ -1,7 +1,7 @@
 """The column layouts of the engine's tables (issue 11, issue 39): every core
 keeps its state in a row of the body table (ivp.state.bodies), every friction
 contact point in a row of the contact table (ivp.state.contacts); the kernels
-of ivp.lane, ivp.controllers.constraint and ivp.collision read them by these
+of ivp.step, ivp.controllers.constraint and ivp.collision read them by these
 names."""
 
 from __future__ import annotations

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import attrgetter
-import os
 
 import numpy as np
 
-from . import jit, rng
-from .freeze import freeze_unit
-from .lane_kernels import integrate_k, run_units_k, unit_head_k
+from .. import jit, rng
+from ..freeze import freeze_unit
+from .kernels import integrate_k, run_units_k, unit_head_k
 
-ENABLED = jit.ENABLED and os.environ.get("IVP_LANE", "1") != "0"
+ENABLED = jit.ENABLED                   # the lane's passes need the compiled kernels
 
 _fast_flags = attrgetter("fast", "fast_prev")
 _ROW = attrgetter("row")
@@ -49,7 +48,7 @@ class Lane:
         self.planned_psi = -1           # the PSI whose units all ran as the plan says
 
     def _before_snapshot(self) -> None:
-        self.plan = None                # its epoch means nothing in another process
+        self.plan = None                # made again at the next PSI: no part of a snapshot
 
     def start(self) -> None:
         """A PSI's unit pass begins: no core has run in the lane yet."""
@@ -88,7 +87,7 @@ class Lane:
 def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
     """Dynamics 8.2 / 8.3 for the PSI's cores (the unit pass's, a core of an
     object deleted since left out) in one pass over their rows
-    (lane_kernels.integrate_k); a core whose speed is over an anomaly limit
+    (kernels.integrate_k); a core whose speed is over an anomaly limit
     is integrated after the anomaly manager's handlers (9, Python:
     Core.calc_next_psi_matrix)."""
     if not cores:
@@ -107,7 +106,7 @@ def integrate(env, cores, delta_time: float, i_delta_time: float) -> None:
 
 
 def unit_head(env, su, rows=None) -> bool:
-    """The head of do_sim_unit_PSI (6.3) for the unit: lane_kernels.unit_head_k
+    """The head of do_sim_unit_PSI (6.3) for the unit: kernels.unit_head_k
     on its cores' rows (``rows``, made when not given), its flags and the
     count-down written back; whether the unit takes the sleep test."""
     if rows is None:
@@ -138,12 +137,13 @@ def joint_unit(env, su):
     unit's controllers are gravity on every core, then one step that runs on
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
     free (Lane.can_run), and the step's other cores fixed. The step, (run, rows, cores, the run's cores' rows or -1),
-    is kept while nothing changes (env.epoch)."""
+    is kept on the unit until it changes (SimUnit.forget)."""
     kept = su._lane
-    if kept is not None and kept[0] == env.epoch.value:
-        return kept[1]
+    if kept is not None:
+        return kept[0]
     step = _joint_step(env, su)
-    su._lane = (env.epoch.value, step)
+    su._lane = (step,)
+    su._joint_run = None if step is None else step[0]
     return step
 
 
@@ -163,8 +163,7 @@ def _joint_step(env, su):
         cls = type(run).run_class
         if cls is None or not hasattr(cls, "lane_psi") or not run.in_run():
             return None
-        kept = su._lane                 # a constraint of its own: its run of one kept
-        old = None if kept is None or kept[1] is None else kept[1][0]
+        old = su._joint_run             # a constraint of its own: its run of one kept
         run = old if old is not None and old.controllers == [run] else cls([run])
     if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
         return None
@@ -268,4 +267,4 @@ def planned_psi(env) -> "Plan | None":
     if lane is None or lane.planned_psi != env.psi_count:
         return None
     plan = lane.plan
-    return plan if plan is not None and plan.holds() else None
+    return plan if plan is not None and plan.complete else None

@@ -10,15 +10,15 @@ import math
 
 import numpy as np
 
-from .fp import (ASIN_S5_F, GYRO_144, GYRO_X_LIMIT, MINUS_FIVE_F, ONE_SIXTH_F, QUAT_NORM_EPS, RNG_SCALE_F,
+from ..fp import (ASIN_S5_F, GYRO_144, GYRO_X_LIMIT, MINUS_FIVE_F, ONE_SIXTH_F, QUAT_NORM_EPS, RNG_SCALE_F,
                  SLEEP_LONG_WINDOW, SLEEP_POS0, SLEEP_POS1, SLEEP_ROT0, SLEEP_ROT1)
-from .jit import kernel
-from .kmath import f32_k, quat_mul_k, quat_to_matrix_k
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED, DAMP, DAMP_CALM,
+from ..jit import kernel
+from ..kmath import f32_k, quat_mul_k, quat_to_matrix_k
+from ..state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED, DAMP, DAMP_CALM,
                            DELTA, DEVIATION, EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, M_POS, M_R, MAX_ROT, MAX_SURF_ROT,
                            POS, Q_LAST, Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE,
                            STATE, T_LAST)
-from .states import MT_CALM, MT_SLOW
+from ..states import MT_CALM, MT_SLOW
 
 
 @kernel
@@ -148,16 +148,34 @@ def begin_unit(S, k, flags, u, t, valve, countdown, seed):
 
 
 @kernel(inline=True)
+def gravity_k(speed, rot_speed, speed_change, rot_speed_change, damp, gx, gy, gz):
+    """The gravity controller (7.1) on a core's speeds: damp (7.3, ``damp``
+    the rotation factors then the speed's), commit the pending changes (zero
+    but for a several-point system's energy damping, 5.8: f32(x + 0) is
+    x + 0 for an f32 x), speed += g dt, stored f32. Returns (speed,
+    rot_speed)."""
+    rx = f32_k(f32_k(rot_speed[0] * damp[0]) + rot_speed_change[0])
+    ry = f32_k(f32_k(rot_speed[1] * damp[1]) + rot_speed_change[1])
+    rz = f32_k(f32_k(rot_speed[2] * damp[2]) + rot_speed_change[2])
+    sx = f32_k(f32_k(f32_k(speed[0] * damp[3]) + speed_change[0]) + gx)
+    sy = f32_k(f32_k(f32_k(speed[1] * damp[3]) + speed_change[1]) + gy)
+    sz = f32_k(f32_k(f32_k(speed[2] * damp[3]) + speed_change[2]) + gz)
+    return (sx, sy, sz), (rx, ry, rz)
+
+
+@kernel(inline=True)
 def gravity_row(S, k, gx, gy, gz):
-    """The gravity controller (7.1) on row k: damp (7.3), commit the row's
-    pending changes (zero but for a several-point system's energy damping,
-    5.8: f32(x + 0) is the object path's x + 0 for an f32 x), speed += g dt,
-    stored f32."""
+    """:func:`gravity_k` on row k (its damping by the row's movement
+    state), the pending changes zeroed."""
     d = DAMP_CALM if S[k, STATE] >= MT_SLOW else DAMP
+    v, w = gravity_k((S[k, SPEED], S[k, SPEED + 1], S[k, SPEED + 2]),
+                     (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]),
+                     (S[k, SPEED_CHANGE], S[k, SPEED_CHANGE + 1], S[k, SPEED_CHANGE + 2]),
+                     (S[k, ROT_SPEED_CHANGE], S[k, ROT_SPEED_CHANGE + 1], S[k, ROT_SPEED_CHANGE + 2]),
+                     (S[k, d], S[k, d + 1], S[k, d + 2], S[k, d + 3]), gx, gy, gz)
     for i in range(3):
-        S[k, ROT_SPEED + i] = f32_k(f32_k(S[k, ROT_SPEED + i] * S[k, d + i]) + S[k, ROT_SPEED_CHANGE + i])
-        S[k, SPEED + i] = f32_k(f32_k(f32_k(S[k, SPEED + i] * S[k, d + 3]) + S[k, SPEED_CHANGE + i])
-                                + (gx if i == 0 else gy if i == 1 else gz))
+        S[k, SPEED + i] = v[i]
+        S[k, ROT_SPEED + i] = w[i]
         S[k, ROT_SPEED_CHANGE + i] = 0.0
         S[k, SPEED_CHANGE + i] = 0.0
 
