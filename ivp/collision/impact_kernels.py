@@ -366,7 +366,7 @@ def impact_of_point_k(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max
     return _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w)
 
 
-@kernel(inline=True)
+@kernel
 def _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w):
     """4.2-4.7 on contact point k: the solve in solver order (A fixed if side
     1 is, N from A to B), then the write-back; (u before the impact, the
