@@ -69,7 +69,17 @@ def uncached_kernels() -> int:
     """How many kernels have no compiled copy in numba's disk cache yet (no
     index file where numba keeps theirs: the __pycache__ beside their source,
     or under ``NUMBA_CACHE_DIR``): the first run after an install compiles them."""
-    return sum(1 for k in KERNELS if not os.path.exists(k._cache._cache_file._index_path))
+    return sum(1 for k in KERNELS if not _cached(k))
+
+
+def _cached(k) -> bool:
+    """Whether kernel ``k``'s cache index exists. It is found through numba's
+    private cache objects: a numba laid out otherwise counts as cached (no
+    notice, no progress line) rather than failing the run."""
+    try:
+        return os.path.exists(k._cache._cache_file._index_path)
+    except AttributeError:
+        return True
 
 
 def watch_compiles(say) -> None:

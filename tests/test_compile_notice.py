@@ -79,6 +79,15 @@ def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
     assert cli.compile_notice() is None
 
 
+def test_a_numba_without_the_cache_layout_counts_as_cached_not_as_an_error(monkeypatch):
+    """uncached_kernels reads numba's private cache objects; a release laid
+    out otherwise must cost the notice, never the run."""
+    class Bare:                                        # a dispatcher with no _cache
+        pass
+    monkeypatch.setattr(jit, "KERNELS", [Bare(), Bare()])
+    assert jit.uncached_kernels() == 0
+
+
 def test_the_progress_line_comes_every_tenth_of_the_kernels():
     lines = [cli.progress_line(n, 25, "k") for n in range(1, 26)]
     assert [n for n, line in enumerate(lines, 1) if line] == [3, 6, 9, 12, 15, 18, 21, 24]
