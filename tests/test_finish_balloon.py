@@ -166,3 +166,12 @@ def test_the_platform_rests_where_the_spring_and_the_bridge_hold_it(game):
         ys.append(platform.get_position()[1])
     assert max(ys) > 1.0                            # it moved up, past the rest (a damped swing)
     assert np.mean(ys[-120:]) == pytest.approx(1.0, abs=0.05)
+
+
+def test_the_finish_probe_reaches_the_platform(game):
+    """benchmarks/level_probes.py's finish probe on the written level: a ball
+    6 before hinge 9 pushed toward the platform finishes the level."""
+    from benchmarks.level_probes import Probe
+    probe = Probe(str(game), 1)
+    ((name, seconds, _),) = probe.finish(probe.level.sector_count)
+    assert name == PLATFORM and seconds is not None and 0.0 < seconds < 10.0
