@@ -33,7 +33,7 @@ checkpoint would: the old one deactivated, the new one activated):
   pick it up? Those placed in the air (above a gap, a fan, a jump): a ball
   dropped from ``DROP_HEIGHT`` above it, falling through it.
 - **finish**: in the last sector, once the level plays, a wood ball put on
-  the floor ``FINISH_RUN_UP`` beyond the balloon's far bridge hinge (to the
+  the floor the first of ``FINISH_RUN_UPS`` with a floor beyond the balloon's far bridge hinge (to the
   world) and pushed toward the platform by its navigation force for
   ``FINISH_SECONDS``: the seconds until the level finishes (the ball within
   1 of the platform), or its distance from the platform when it does not.
@@ -82,7 +82,7 @@ PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
 STONE_SECONDS = 6.0
 STONE_RUN_UP = 6.0           # between the ball's surface and the crate's side at the start
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
-FINISH_RUN_UP = 6.0          # from the far bridge hinge back along the floor
+FINISH_RUN_UPS = (6.0, 4.0, 2.0)     # from the far bridge hinge back along the floor: the first with a floor
 FINISH_SECONDS = 10.0
 FAR_HINGE = MEANING.balloon + next(p.suffix for p in BALLOON.parts if p.role == PLATE_HINGES[-1])
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
@@ -299,9 +299,10 @@ class Probe:
         goal, hinge = np.array(lv.finish.get_position()), np.array(self.ctx.get(far).get_position())
         d = (goal - hinge) * (1.0, 0.0, 1.0)
         d /= np.linalg.norm(d)
-        start = self.on_floor(tuple(hinge - d * FINISH_RUN_UP + (0.0, 2.0 * BALL_RADIUS, 0.0)))
+        start = next((s for s in (self.on_floor(tuple(hinge - d * run + (0.0, 2.0 * BALL_RADIUS, 0.0)))
+                                  for run in FINISH_RUN_UPS) if s is not None), None)
         if start is None:
-            return [(lv.finish.name, None, math.nan)]
+            return [(lv.finish.name, None, None)]
         t0 = lv.clock
         self.push("wood", start, tuple(d), FINISH_SECONDS)
         ball = self.player.ball
@@ -354,6 +355,7 @@ def report(game: str, number: int, only) -> None:
               + (f"; missed: {', '.join(missed)}" if missed else ""), flush=True)
     for k, n, seconds, gap in results.get("finish", []):
         print(f"  finish {n} (S{k}): " + (f"reached in {seconds:.1f} s" if seconds is not None else
+                                         "no floor before its bridge" if gap is None else
                                          f"not reached, the ball {gap:.1f} from it"), flush=True)
 
 
