@@ -175,3 +175,20 @@ def test_the_finish_probe_reaches_the_platform(game):
     probe = Probe(str(game), 1)
     ((name, seconds, _),) = probe.finish(probe.level.sector_count)
     assert name == PLATFORM and seconds is not None and 0.0 < seconds < 10.0
+
+
+def test_the_balloon_belongs_to_the_last_sector(tmp_path):
+    """A placeholder in no sector group: the balloon's parts join the last
+    sector's group (Sector_02 of two), so they come into the world with it."""
+    b = balloon_level()
+    mark = b.entity("A01_Marker_01", None, translation(-40, 0, 0))
+    b.group("Sector_01", [mark])
+    b.group("Sector_02", [b.entity("A01_Marker_02", None, translation(-30, 0, 0))])
+    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
+    (tmp_path / "3D Entities" / "PH").mkdir()
+    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
+    (tmp_path / "3D Entities" / "PH" / "PE_Balloon.nmo").write_bytes(balloon_prefab().data(compressed=True))
+    imp = import_level(str(tmp_path / "3D Entities" / "Level" / "Level_01.NMO"))
+    ents = {d["name"]: d for d in imp.document["entities"]}
+    assert "Sector_02" in ents[PLATFORM]["groups"] and "Sector_01" not in ents[PLATFORM]["groups"]
+    assert all("Sector_02" in ents[P + f"PE_Balloon_Platte{k:02d}"]["groups"] for k in range(1, 9))

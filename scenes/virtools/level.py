@@ -602,8 +602,9 @@ class _Importer:
         root PE_Balloon_MF (the prefab's other roots, PE_UFO_Body ..., are left
         out), the placeholder hidden. The meaning's module table of the prefab
         gives the platform, its slider and spring to the box and the bridge of
-        8 hinged plates; the finish trigger (1 around the platform) is then
-        the platform itself. Without the prefab or a part, it is a trigger
+        8 hinged plates, in the placeholder's sector or else the last one (the
+        balloon is a part of the last sector, Three.js' notes); the finish
+        trigger (1 around the platform) is then the platform itself. Without the prefab or a part, it is a trigger
         entity ``finish_height`` above the placeholder. Returns the joints."""
         rep = self.report
         finish = [d for d in docs if self.m.finish in d["groups"]][:1]
@@ -622,7 +623,7 @@ class _Importer:
             part_view = replace(prefab, parts=parts)
             built = build_module(self.m, self.m.balloon, part_view, names, d["name"],
                                  lambda m: self._mesh_name(prefab.nmo, _safe(self.m.balloon), m, None))
-            sectors = [g for g in d["groups"] if self.m.sector.fullmatch(g)]
+            sectors = [g for g in d["groups"] if self.m.sector.fullmatch(g)] or rep.sectors[-1:]
             self._place(self.m.balloon, prefab, parts, matrix, names, sectors, built, extra)
             head = f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name}"
             left = f"{len(prefab.parts) - len(parts)} others left out"
