@@ -139,6 +139,7 @@ class LevelMeaning:
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
+    balloon_shown: tuple = ()           # the balloon's parts (names after ``balloon``) shown, saved hidden
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
     sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
     env_textures: tuple = ()            # textures drawn as spherical environment maps (reflections)

@@ -50,6 +50,7 @@ def balloon_prefab() -> LevelBuilder:
     parts.append(b.box("PE_Balloon_Ballon01", (3, 4, 3), (0, 10, 0), mat))     # drawn only
     for i in parts:
         b.objects[i].parent = root
+        b.objects[i].hidden = True          # as the original saves them
     return b
 
 
@@ -102,6 +103,10 @@ def test_the_balloon_is_built_as_the_spec_says(game):
     assert box["enable_collision"] is False and box["fixed"] is True
     assert all("physics" in ents[P + f"PE_Balloon_Platte{k:02d}"] for k in range(1, 9))
     assert "physics" not in ents[P + "PE_Balloon_Ballon01"]                    # the balloons: drawn only
+    shown = [P + n for n in ("PE_Balloon_Platform", "PE_Balloon_Platte01", "PE_Balloon_Platte08",
+                             "PE_Balloon_Ballon01")]
+    assert all(ents[n].get("visible", True) for n in shown)                 # the game's script shows them
+    assert ents[P + "PE_Box_slide"]["visible"] is False
     joints = {j["name"]: j for j in imp.document["joints"]}
     slider = joints[P + "slider"]
     assert (slider["object"], slider["object2"]) == (PLATFORM, P + "PE_Box_slide")

@@ -173,6 +173,11 @@ MEANING = LevelMeaning(
     # The balls and their pieces as the game draws them (parts/player.yaml's names).
     balls_file=("3D Entities", "Balls.nmo"),
     flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
+    # PE_Balloon.nmo saves all its parts hidden; the game's script shows the
+    # balloon (Three.js' notes). Which parts: inferred from their meshes, the
+    # platform, plates, balloons and ropes; the slide box (a unit cube 20 above
+    # the platform) and the UFO's flash plane stay hidden.
+    balloon_shown=("_Platform", "_Platte", "_Ballon0", "_Ballon_Seil"),
     sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
     sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
     # The rails' shine: no level material has an effect (virtools-nmo.md 3.5),

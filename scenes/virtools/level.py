@@ -600,12 +600,14 @@ class _Importer:
         """5.2 / 5.5, glue-and-content 3 "Finish balloon": the balloon's prefab
         (PE_Balloon.nmo) at the PE_Levelende placeholder: the parts under its
         root PE_Balloon_MF (the prefab's other roots, PE_UFO_Body ..., are left
-        out), the placeholder hidden. The meaning's module table of the prefab
-        gives the platform, its slider and spring to the box and the bridge of
-        8 hinged plates, in the placeholder's sector or else the last one (the
-        balloon is a part of the last sector, Three.js' notes); the finish
-        trigger (1 around the platform) is then the platform itself. Without the prefab or a part, it is a trigger
-        entity ``finish_height`` above the placeholder. Returns the joints."""
+        out), the placeholder hidden, the meaning's ``balloon_shown`` parts
+        shown (the prefab saves them hidden). The meaning's module table of
+        the prefab gives the platform, its slider and spring to the box and
+        the bridge of 8 hinged plates, in the placeholder's sector or else the
+        last one (the balloon is a part of the last sector, Three.js' notes);
+        the finish trigger (1 around the platform) is then the platform
+        itself. Without the prefab or a part, it is a trigger entity
+        ``finish_height`` above the placeholder. Returns the joints."""
         rep = self.report
         finish = [d for d in docs if self.m.finish in d["groups"]][:1]
         if not finish:
@@ -625,6 +627,11 @@ class _Importer:
                                  lambda m: self._mesh_name(prefab.nmo, _safe(self.m.balloon), m, None))
             sectors = [g for g in d["groups"] if self.m.sector.fullmatch(g)] or rep.sectors[-1:]
             self._place(self.m.balloon, prefab, parts, matrix, names, sectors, built, extra)
+            shown = tuple((self.m.balloon + k).lower() for k in self.m.balloon_shown)
+            placed_names = set(names.values())
+            for item in extra:
+                if item["name"] in placed_names and item["name"].partition(".")[2].lower().startswith(shown):
+                    item.pop("visible", None)
             head = f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name}"
             left = f"{len(prefab.parts) - len(parts)} others left out"
             if built.why or not built.physics:
