@@ -61,8 +61,9 @@ class Joint:
 class Module:
     """A module's parts, joints and script: ``script`` a behaviour type whose
     ``entities`` params are parts (role, or None: the module's root) and whose
-    ``groups`` params are groups of parts (roles, in order). Frozen bodies
-    are woken by the meaning's wake gate of ``gate_radius`` (None: the
+    ``groups`` params are groups of parts (roles, in order); the importer
+    reads ``entities`` too (the finish balloon's ``finish``: its trigger).
+    Frozen bodies are woken by the meaning's wake gate of ``gate_radius`` (None: the
     meaning's ``wake_gate_radius``) measured to the part ``gate_role`` (None:
     the module's root)."""
 
@@ -89,7 +90,7 @@ class LevelMeaning:
     ``sector_name``), ``module`` the module groups (their prefabs
     ``<kind>.nmo`` rooted at ``module_root``), ``plain_groups`` the groups kept
     with no meaning. ``modules`` is the module table, ``fan`` the module that
-    is the ``fan`` behaviour, ``balloon`` the finish's prefab.
+    is the ``fan`` behaviour, ``balloon`` the finish's prefab (its physics: its row of ``modules``).
     ``hidden_groups``: groups whose members are imported hidden (what the
     game's scripts hide at start), besides the objects the file itself saves
     hidden. ``balls``: the included rig's entities and groups that take their
@@ -138,6 +139,7 @@ class LevelMeaning:
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
+    balloon_shown: tuple = ()           # the balloon's parts (names after ``balloon``) shown, saved hidden
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
     sky_layer_light: float = 1.0        # its prelit vertex colour (grey): it is drawn unlit
     env_textures: tuple = ()            # textures drawn as spherical environment maps (reflections)

@@ -32,6 +32,12 @@ checkpoint would: the old one deactivated, the new one activated):
   centre a radius above the floor), as one rolling over it: does the level
   pick it up? Those placed in the air (above a gap, a fan, a jump): a ball
   dropped from ``DROP_HEIGHT`` above it, falling through it.
+- **finish**: in the last sector, once the level plays, a wood ball put on
+  the floor the first of ``FINISH_RUN_UPS`` with a floor beyond the balloon's far bridge hinge (to the
+  world) and pushed toward the platform by its navigation force for
+  ``FINISH_SECONDS``: the seconds until the level finishes (the ball within
+  1 of the platform), or its distance from the platform when it does not.
+  Run last: the level is finished after it.
 
 The probes switch the level's death boxes and checkpoints off, so a ball
 that falls is measured rather than respawned and no probe ends a sector.
@@ -59,7 +65,8 @@ from bbglue import blocks
 from behaviors import manager_of
 from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import Pilot
-from behaviors.ballance.level import level_behavior
+from behaviors.ballance.level import FINISHED, PLAYING, level_behavior
+from behaviors.ballance.level_meaning import BALLOON, MEANING, PLATE_HINGES
 from behaviors.ballance.modules import Fan, falling_stones
 from behaviors.ballance.values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
 from scenes.virtools import game_level
@@ -75,10 +82,13 @@ PROP_GROUPS = ("P_Box", "P_Ball_Wood", "P_Ball_Stone", "P_Ball_Paper")
 STONE_SECONDS = 6.0
 STONE_RUN_UP = 6.0           # between the ball's surface and the crate's side at the start
 PUSH_GAP = 1.0               # between the ball's surface and the box's side at the start
+FINISH_RUN_UPS = (6.0, 4.0, 2.0)     # from the far bridge hinge back along the floor: the first with a floor
+FINISH_SECONDS = 10.0
+FAR_HINGE = MEANING.balloon + next(p.suffix for p in BALLOON.parts if p.role == PLATE_HINGES[-1])
 DROP_HEIGHT = 6.0            # an extra not picked up from the floor: a ball dropped from this high above it
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
 TRAFO_GROUPS = {"paper": "P_Trafo_Paper", "wood": "P_Trafo_Wood", "stone": "P_Trafo_Stone"}
-PROBES = ("rest", "fans", "trafos", "boxes", "stones", "extras")
+PROBES = ("rest", "fans", "trafos", "boxes", "stones", "extras", "finish")
 
 
 class Floor:
@@ -275,6 +285,30 @@ class Probe:
                 out.append((e.name, "fall" if e in self.level.collected else ""))
         return out
 
+    def finish(self, sector: int) -> list:
+        """(balloon, seconds to the finish or None, the ball's distance from the platform)."""
+        lv = self.level
+        far = f"{lv.finish.name.partition('.')[0]}.{FAR_HINGE}" if lv.finish is not None else ""
+        if sector != lv.sector_count or far not in self.ctx:
+            return []
+        for _ in range(self.seconds(10.0)):
+            if lv.flow == PLAYING:
+                break
+            self.frames(1)
+        self.enter(sector)
+        goal, hinge = np.array(lv.finish.get_position()), np.array(self.ctx.get(far).get_position())
+        d = (goal - hinge) * (1.0, 0.0, 1.0)
+        d /= np.linalg.norm(d)
+        start = next((s for s in (self.on_floor(tuple(hinge - d * run + (0.0, 2.0 * BALL_RADIUS, 0.0)))
+                                  for run in FINISH_RUN_UPS) if s is not None), None)
+        if start is None:
+            return [(lv.finish.name, None, None)]
+        t0 = lv.clock
+        self.push("wood", start, tuple(d), FINISH_SECONDS)
+        ball = self.player.ball
+        gap = float(np.linalg.norm(np.subtract(ball.get_position(), lv.finish.get_position()))) if ball else math.nan
+        return [(lv.finish.name, lv.finish_time - t0 if lv.flow == FINISHED else None, gap)]
+
 
 def report(game: str, number: int, only) -> None:
     p = Probe(game, number)
@@ -319,6 +353,10 @@ def report(game: str, number: int, only) -> None:
         print(f"  extras {len(how) - len(missed)}/{len(how)} picked up ({how.count('floor')} rolling over the "
               f"floor under it, {how.count('fall')} falling through it)"
               + (f"; missed: {', '.join(missed)}" if missed else ""), flush=True)
+    for k, n, seconds, gap in results.get("finish", []):
+        print(f"  finish {n} (S{k}): " + (f"reached in {seconds:.1f} s" if seconds is not None else
+                                         "no floor before its bridge" if gap is None else
+                                         f"not reached, the ball {gap:.1f} from it"), flush=True)
 
 
 def routes(game: str, number: int) -> None:

@@ -279,8 +279,9 @@ def test_check_says_what_was_matched_and_what_fell_back(tmp_path, capsys):
 
 def test_the_finish_balloon_is_drawn_from_its_prefab(tmp_path):
     """5.2 / 5.5: the parts under PE_Balloon_MF (a child of a child too) at the
-    PE_Levelende placeholder (0, 0, 45), without physics; another root's
-    parts (the UFO) are left out."""
+    PE_Levelende placeholder (0, 0, 45), without physics when the parts the
+    balloon's table needs are not there; another root's parts (the UFO) are
+    left out."""
     b = LevelBuilder()
     root = b.entity("PE_Balloon_MF", None, translation(*ROOT), class_id=r.CK_3DENTITY)
     mat = b.material("Balloon", 0xFFCC2222)
@@ -303,6 +304,9 @@ def test_the_finish_balloon_is_drawn_from_its_prefab(tmp_path):
     assert not any(n.startswith("PE_Balloon_01.PE_UFO") for n in ents)
     assert ents["PE_Balloon_01"].get("visible", True) is False      # the stand-in, in the prefab's place
     assert all("physics" not in d for n, d in ents.items() if n.startswith("PE_Balloon_01."))
-    assert ("PE_Balloon_01", "PE_Balloon.nmo, 2 parts under PE_Balloon_MF drawn, 2 others left out; no physics") \
-        in imp.report.modules
+    assert ("PE_Balloon_01", "PE_Balloon.nmo, 2 parts under PE_Balloon_MF drawn, 2 others left out; 21 of the 21 "
+            "parts it needs are not there (platform: no 3D object with a mesh named 'PE_Balloon_Platform', ...): "
+            "drawn without physics") in imp.report.modules
+    level = next(b for b in imp.document["behaviours"] if b["type"] == "ballance.level")
+    assert level["params"]["finish"] == "PE_Levelende.trigger"      # without the platform: the trigger
     assert imp.looks["PE_Balloon_01.PE_Balloon_Envelope"].parts[0].colour == pytest.approx((0.8, 0.4 / 3, 0.4 / 3, 1))

@@ -26,7 +26,9 @@ def test_ballances_level_meaning_is_its_entry_point():
     assert declared == {"ballance": "behaviors.ballance.level_meaning:MEANING"}
     assert levels.level_meaning() is MEANING
     assert MEANING.physics_groups == ("Phys_Floors", "Phys_FloorRails", "Phys_FloorStopper")   # 5.1
-    assert sorted(MEANING.modules) == [f"P_Modul_{k:02d}" for k in (1, 3, 8, 17, 19, 25, 26, 29, 30, 34, 37, 41)]
+    assert sorted(MEANING.modules) == ["PE_Balloon"] + [f"P_Modul_{k:02d}" for k in (1, 3, 8, 17, 19, 25, 26, 29,
+                                                                                   30, 34, 37, 41)]
+    assert MEANING.balloon in MEANING.modules               # glue-and-content 3 "Finish balloon"
 
 
 def test_the_virtools_reader_and_importer_import_no_game_code():

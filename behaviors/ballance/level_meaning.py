@@ -48,6 +48,31 @@ PLANK_HINGES = tuple(f"hinge frame {k}" for k in range(1, 11))
 WALLS = tuple(f"wall {k}" for k in range(1, 8))
 WEIGHT = {"mass": 2, "friction": 0.4, "linear_speed_dampening": 0.5, **FROZEN}
 
+PLATES = tuple(f"plate {k}" for k in range(1, 9))
+PLATE_HINGES = tuple(f"bridge hinge {k}" for k in range(1, 10))
+
+# The finish balloon (glue-and-content 3, "Finish balloon"), PE_Balloon.nmo's
+# names: the platform (its six hulls) on a slider to the box, held by the
+# spring; the box is fixed here (the original's slides away on a second
+# slider when the balloon departs: not built). The bridge: hinge 1 holds
+# plate 1 to the platform, hinge k plate k to plate k-1, hinge 9 plate 8 to
+# the world. The plates' mass is not in the spec: the plank bridge's 0.5.
+# The balloons and ropes are drawn only. Frozen; the prefab's gate wakes it at 70.
+BALLOON = Module("the finish balloon", (
+    Part("platform", "_Platform", {"mass": 4, **_shift(0, 2, 0), **FROZEN},
+         tuple(f"_Col_0{k}_Mesh" for k in range(1, 7))),
+    Part("box", "_Box_slide", {"fixed": True, "enable_collision": False}, keyword="box_slide"),
+    Part("low frame", "_Slideframe_low"), Part("high frame", "_Slideframe_high"),
+    *(Part(p, f"_Platte{k:02d}", {"mass": 0.5, **FROZEN}) for k, p in enumerate(PLATES, 1)),
+    *(Part(h, f"_Hinge{k:02d}") for k, h in enumerate(PLATE_HINGES, 1))),
+    (Joint("slider", "slider", "platform", ("low frame", "high frame"), other="box",
+           pins={"limitations": True, "lower_limit": -30000, "upper_limit": 0}),
+     Joint("spring", "spring", "platform", ("platform", "box"), other="box",
+           pins={"length": 15, "constant": 20, "linear_dampening": 0.6, "global_dampening": 1}),
+     *(Joint(f"hinge{k}", "hinge", p, (h,), other=o) for k, (h, p, o) in enumerate(
+         zip(PLATE_HINGES, PLATES + PLATES[-1:], ("platform",) + PLATES[:-1] + (None,)), 1))),
+    gate_radius=70.0, entities={"finish": "platform"})    # the finish: 1 around the platform
+
 MODULES = {
     "P_Modul_01": Module("a sliding gate", (
         Part("pusher", "_Pusher", {"mass": 3, "friction": 0.6, "elasticity": 0.4, "linear_speed_dampening": 0.1,
@@ -108,6 +133,7 @@ MODULES = {
     "P_Modul_37": _hinged("a T-board", "_Bridge", {"mass": 3, "elasticity": 1, **BUNDLED, **_shift(-7.5, 0, 0),
                                                    **FROZEN}, _cols(3)),
     "P_Modul_41": _hinged("a float board", "", {"mass": 1}, _cols(2)),
+    "PE_Balloon": BALLOON,
 }
 
 
@@ -147,6 +173,11 @@ MEANING = LevelMeaning(
     # The balls and their pieces as the game draws them (parts/player.yaml's names).
     balls_file=("3D Entities", "Balls.nmo"),
     flame_prefabs=("PS_FourFlames", "PC_TwoFlames"),      # their frames are the flames' emitters
+    # PE_Balloon.nmo saves all its parts hidden; the game's script shows the
+    # balloon (Three.js' notes). Which parts: inferred from their meshes, the
+    # platform, plates, balloons and ropes; the slide box (a unit cube 20 above
+    # the platform) and the UFO's flash plane stay hidden.
+    balloon_shown=("_Platform", "_Platte", "_Ballon0", "_Ballon_Seil"),
     sky_layer="SkyLayer",                                 # 5.4: shown by a script, scrolled by Skytranslation,
     sky_layer_light=200.0 / 255.0,                        # prelit 200/255 by Levelinit (Three.js' notes)
     # The rails' shine: no level material has an effect (virtools-nmo.md 3.5),

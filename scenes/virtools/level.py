@@ -263,7 +263,7 @@ class _Importer:
             rep.places += [(role, d["name"], tuple(d["position"])) for d in docs if group in d["groups"]]
         behaviours = self._behaviours(docs, extra)
         joints = self._modules(docs, extra, behaviours)
-        self._balloon(docs, extra)
+        joints += self._balloon(docs, extra, behaviours)
         self._flames(docs, extra)
         self._camera(extra)
         s = rep.settings
@@ -513,12 +513,6 @@ class _Importer:
                            ("extra_points", self.m.extra_point)):
             if group in present:
                 params[key] = group
-        if self.m.finish in present:
-            balloon = members[self.m.finish][0]
-            p = balloon["position"]
-            trigger = f"{self.m.finish}.trigger"
-            extra.append({"name": trigger, "position": [p[0], p[1] + self.m.finish_height, p[2]]})
-            params["finish"] = trigger
         out = [{"type": m.behaviours["level"], "params": params}]
         if "music" in m.behaviours:         # the level's music number (5.6) and the waves' folder
             sounds = find_ci(self.game, SOUNDS_DIR) if self.game else None
@@ -564,15 +558,7 @@ class _Importer:
                 names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in prefab.parts}
                 built = build_module(self.m, kind, prefab, names, d["name"],
                                      lambda m: self._mesh_name(prefab.nmo, _safe(kind), m, None))
-                first = {i: k for k, i in enumerate(built.order)}
-                for p in sorted(prefab.parts, key=lambda p: (first.get(p.index, len(first)), p.index)):
-                    world = placed(p, prefab.root, matrix)
-                    item = self._item(prefab.nmo, _safe(kind), p, world, names[p.index], list(sectors),
-                                      prefab.nmo.get(p.mesh, r.Mesh))
-                    if p.index in built.physics:
-                        item["physics"] = self._part_physics(built.physics[p.index], world, p, built.found)
-                    item["groups"] += [g for g in built.groups.get(p.index, []) if g not in item["groups"]]
-                    extra.append(item)
+                self._place(kind, prefab, prefab.parts, matrix, names, sectors, built, extra)
                 joints += built.joints
                 behaviours += built.behaviours
                 head = f"{kind}.nmo, {len(prefab.parts)} parts"
@@ -597,26 +583,73 @@ class _Importer:
             self.report.warnings.append(f"sky {sky}: no {', '.join(missing)}: those faces show the plain sky")
         return paths
 
-    def _balloon(self, docs: list, extra: list) -> None:
-        """5.2 / 5.5: the finish balloon's prefab (PE_Balloon.nmo) drawn at the
-        PE_Levelende placeholder: the parts under its root PE_Balloon_MF (the
-        prefab's other roots, PE_UFO_Body ..., are left out), without physics
-        (the finish is a trigger), the placeholder hidden. The flames' prefabs
-        are particles only: nothing to draw."""
+    def _place(self, kind: str, prefab, parts: list, matrix, names: dict, sectors: list, built, extra: list) -> None:
+        """5.2: the prefab's ``parts`` at the placeholder's matrix, the built
+        module's bodies first (in its roles' order), with their physics and groups."""
+        first = {i: k for k, i in enumerate(built.order)}
+        for p in sorted(parts, key=lambda p: (first.get(p.index, len(first)), p.index)):
+            world = placed(p, prefab.root, matrix)
+            item = self._item(prefab.nmo, _safe(kind), p, world, names[p.index], list(sectors),
+                              prefab.nmo.get(p.mesh, r.Mesh))
+            if p.index in built.physics:
+                item["physics"] = self._part_physics(built.physics[p.index], world, p, built.found)
+            item["groups"] += [g for g in built.groups.get(p.index, []) if g not in item["groups"]]
+            extra.append(item)
+
+    def _balloon(self, docs: list, extra: list, behaviours: list) -> list:
+        """5.2 / 5.5, glue-and-content 3 "Finish balloon": the balloon's prefab
+        (PE_Balloon.nmo) at the PE_Levelende placeholder: the parts under its
+        root PE_Balloon_MF (the prefab's other roots, PE_UFO_Body ..., are left
+        out), the placeholder hidden, the meaning's ``balloon_shown`` parts
+        shown (the prefab saves them hidden). The meaning's module table of
+        the prefab gives the platform, its slider and spring to the box and
+        the bridge of 8 hinged plates, in the placeholder's sector or else the
+        last one (the balloon is a part of the last sector, Three.js' notes);
+        the finish trigger (1 around the platform) is then the platform
+        itself. Without the prefab or a part, it is a trigger entity
+        ``finish_height`` above the placeholder. Returns the joints."""
         rep = self.report
-        for d in [d for d in docs if self.m.finish in d["groups"]][:1]:
-            prefab, why = read_prefab(self.game, self.m.balloon, self.m.module_root, self.encodings)
-            if prefab is None:
-                rep.skipped.append((f"the balloon of {d['name']}", f"{why}: the finish is a trigger only"))
-                return
+        finish = [d for d in docs if self.m.finish in d["groups"]][:1]
+        if not finish:
+            return []
+        d = finish[0]
+        trigger, joints = None, []
+        prefab, why = read_prefab(self.game, self.m.balloon, self.m.module_root, self.encodings)
+        if prefab is None:
+            rep.skipped.append((f"the balloon of {d['name']}", f"{why}: the finish is a trigger only"))
+        else:
             parts = [p for p in prefab.parts if under(p, prefab.root, prefab.nmo)]
             matrix = next(e for e in self.nmo.entities if self.names[e.index] == d["name"]).matrix
             d["visible"] = False            # the placeholder is an untextured stand-in of the prefab
-            for p in parts:
-                extra.append(self._item(prefab.nmo, self.m.balloon, p, placed(p, prefab.root, matrix),
-                                        self._unique(f"{d['name']}.{p.name}"), [], prefab.nmo.get(p.mesh, r.Mesh)))
-            rep.modules.append((d["name"], f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name} "
-                                           f"drawn, {len(prefab.parts) - len(parts)} others left out; no physics"))
+            names = {p.index: self._unique(f"{d['name']}.{p.name}") for p in parts}
+            part_view = replace(prefab, parts=parts)
+            built = build_module(self.m, self.m.balloon, part_view, names, d["name"],
+                                 lambda m: self._mesh_name(prefab.nmo, _safe(self.m.balloon), m, None))
+            sectors = [g for g in d["groups"] if self.m.sector.fullmatch(g)] or rep.sectors[-1:]
+            self._place(self.m.balloon, prefab, parts, matrix, names, sectors, built, extra)
+            shown = tuple((self.m.balloon + k).lower() for k in self.m.balloon_shown)
+            placed_names = set(names.values())
+            for item in extra:
+                if item["name"] in placed_names and item["name"].partition(".")[2].lower().startswith(shown):
+                    item.pop("visible", None)
+            head = f"{self.m.balloon}.nmo, {len(parts)} parts under {prefab.root.name}"
+            left = f"{len(prefab.parts) - len(parts)} others left out"
+            if built.why or not built.physics:
+                rep.modules.append((d["name"], f"{head} drawn, {left}; {built.why or 'no physics table'}"))
+            else:
+                rep.modules.append((d["name"], f"{head}, {_count(len(built.physics), 'body', 'bodies')}, "
+                                               f"{_count(len(built.joints), 'joint', 'joints')}, {left}"))
+                trigger = built.params.get("finish")    # the table's platform
+                joints = built.joints
+                behaviours += built.behaviours
+            rep.module_parts += [(d["name"], line) for line in built.found]
+        if trigger is None:                     # no prefab or a part missing: the old trigger
+            p = d["position"]
+            trigger = f"{self.m.finish}.trigger"
+            extra.append({"name": trigger, "position": [p[0], p[1] + self.m.finish_height, p[2]]})
+        level = next(b for b in behaviours if b["type"] == self.m.behaviours["level"])
+        level["params"]["finish"] = trigger
+        return joints
 
     def _sky_layer(self, item: dict) -> None:
         """5.4 / 5.6: the cloud sheet, saved hidden, shown as the game's script

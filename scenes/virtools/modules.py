@@ -122,6 +122,7 @@ class Built:
     joints: list = field(default_factory=list)
     behaviours: list = field(default_factory=list)
     order: list = field(default_factory=list)           # the found parts' table positions, in role order
+    params: dict = field(default_factory=dict)          # the table's entities and groups, as scene names
     found: list = field(default_factory=list)
     why: str = ""
 
@@ -168,7 +169,8 @@ def build_module(meaning: LevelMeaning, kind: str, prefab: Prefab, names: dict, 
         out.groups[i] = [gate]
     for j in spec.joints:
         out.joints.append(_joint(j, role_names, placeholder))
-    params = {k: role_names[role] for k, role in spec.entities.items() if k != "entity"}
+    params = out.params
+    params.update({k: role_names[role] for k, role in spec.entities.items() if k != "entity"})
     for key, roles in spec.groups.items():
         params[key] = f"{placeholder}.{key}"
         for role in roles:
