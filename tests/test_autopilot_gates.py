@@ -13,7 +13,7 @@ from bbglue import meshes
 from behaviors.ballance.autopilot import probe
 from behaviors.ballance.level import level_behavior
 from scenes.virtools import game_level, reader as r
-from virtools_levels import LevelBuilder, translation, two_sector_level
+from virtools_levels import LevelBuilder, game_folder, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 PLACE = (200.0, 0.0, 0.0)
@@ -46,10 +46,7 @@ def scene(tmp_path):
     p = b.box("P_Modul_01_01", (2, 0.4, 2), PLACE, None)
     b.group("P_Modul_01", [p])
     next(o for o in b.objects if o.name == "Sector_01").members.append(p)
-    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
-    (tmp_path / "3D Entities" / "PH" / "P_Modul_01.nmo").write_bytes(gate_prefab())
+    game_folder(tmp_path, b.data(), {"P_Modul_01": gate_prefab()})
     scene = scenes.load(game_level(str(tmp_path), 1))
     scene.ctx.input_manager.set_keys(frozenset())
     scene.ctx.process_frame(FRAME_MS)

@@ -15,17 +15,14 @@ from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level
 from viewer.cli import main
 from test_autopilot import replayed
-from virtools_levels import falling_stone_level, falling_stone_prefab
+from virtools_levels import falling_stone_level, falling_stone_prefab, game_folder
 
 STONE = "P_Modul_34_01.P_Modul_34_Schiebestein"
 
 
 @pytest.fixture
 def game(tmp_path):
-    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(falling_stone_level().data())
-    (tmp_path / "3D Entities" / "PH" / "P_Modul_34.nmo").write_bytes(falling_stone_prefab().data(compressed=True))
+    game_folder(tmp_path, falling_stone_level().data(), {"P_Modul_34": falling_stone_prefab().data(compressed=True)})
     return tmp_path
 
 

@@ -20,7 +20,7 @@ from behaviors.ballance import player_of
 from behaviors.ballance.balls import BALL_KINDS, wake
 from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level, import_level, reader as r
-from virtools_levels import LevelBuilder, played_at_once, translation
+from virtools_levels import LevelBuilder, game_folder, played_at_once, translation
 
 FRAME_MS = 1000.0 / 60.0
 BOX_Y = 20.0                    # the box above the platform's origin
@@ -73,10 +73,7 @@ def balloon_level() -> LevelBuilder:
 
 @pytest.fixture
 def game(tmp_path):
-    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(balloon_level().data())
-    (tmp_path / "3D Entities" / "PH" / "PE_Balloon.nmo").write_bytes(balloon_prefab().data(compressed=True))
+    game_folder(tmp_path, balloon_level().data(), {"PE_Balloon": balloon_prefab().data(compressed=True)})
     return tmp_path
 
 
@@ -189,10 +186,7 @@ def test_the_balloon_belongs_to_the_last_sector(tmp_path):
     mark = b.entity("A01_Marker_01", None, translation(-40, 0, 0))
     b.group("Sector_01", [mark])
     b.group("Sector_02", [b.entity("A01_Marker_02", None, translation(-30, 0, 0))])
-    (tmp_path / "3D Entities" / "Level").mkdir(parents=True)
-    (tmp_path / "3D Entities" / "PH").mkdir()
-    (tmp_path / "3D Entities" / "Level" / "Level_01.NMO").write_bytes(b.data())
-    (tmp_path / "3D Entities" / "PH" / "PE_Balloon.nmo").write_bytes(balloon_prefab().data(compressed=True))
+    game_folder(tmp_path, b.data(), {"PE_Balloon": balloon_prefab().data(compressed=True)})
     imp = import_level(str(tmp_path / "3D Entities" / "Level" / "Level_01.NMO"))
     ents = {d["name"]: d for d in imp.document["entities"]}
     assert "Sector_02" in ents[PLATFORM]["groups"] and "Sector_01" not in ents[PLATFORM]["groups"]

@@ -11,6 +11,8 @@ that their -X axis, the respawn heading (5.2), points along +Z.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from bbglue import meshes
@@ -223,6 +225,18 @@ def falling_stone_level() -> LevelBuilder:
     b.group("P_Modul_34", [module])
     b.group("Sector_01", [start, pad, module])
     return b
+
+
+def game_folder(root, level: bytes, prefabs: dict) -> None:
+    """An installed-looking game folder at ``root``: ``level`` as
+    3D Entities/Level/Level_01.NMO and each of ``prefabs`` (name -> file
+    bytes) as 3D Entities/PH/<name>.nmo."""
+    entities = Path(root) / "3D Entities"
+    (entities / "Level").mkdir(parents=True)
+    (entities / "PH").mkdir()
+    (entities / "Level" / "Level_01.NMO").write_bytes(level)
+    for name, data in prefabs.items():
+        (entities / "PH" / f"{name}.nmo").write_bytes(data)
 
 
 def played_at_once(scene):
