@@ -13,13 +13,13 @@ import numpy as np
 
 from .core import MT_NOT_SIM
 from .controllers.base import SimEvent
-from .collision.single_contact import resting_rows, resting_unit, run_resting
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
-from .step.unit_pass import joint_unit, lane_unit, run_joint_unit, run_rows, run_units, unit_head
+from .step.runs import lane_point, run_rows, run_units
+from .step.unit_pass import joint_unit, run_joint_unit, unit_head
 from .states import SU_FROZEN
 
-RUN_LENGTH = 64     # units in one lane or resting run at most: a run ends early at a unit the object path
+RUN_LENGTH = 64     # units in one lane run at most: a run ends early at a unit the object path
                     # finishes (calm, a point to delete), and the units after it are looked at again
 CONTROLLER_RUNS = JIT_ENABLED   # consecutive controllers of a run_class called as one compiled step
 
@@ -158,34 +158,27 @@ def _run_key(entry):
     return type(c).run_class if CONTROLLER_RUNS and c.in_run() else entry
 
 
-LANE = "lane"           # lane_kind: a lane unit
-
-
 def lane_kind(env, su):
-    """The unit's way in the PSI loop: LANE (unit_pass.lane_unit), its contact
-    point (single_contact.resting_unit) or None (the object path). Kept on
-    the unit until it changes (SimUnitManager.changed): a settling heap,
-    where some unit lands or freezes at every PSI, looks at each unit again
-    at every PSI, and most of them are what they were."""
+    """The unit's way in the PSI loop: None (the object path) or, a lane
+    unit, its resting point's row in the contact table or -1
+    (step.runs.lane_point). Kept on the unit until it changes
+    (SimUnitManager.changed): a settling heap, where some unit lands or
+    freezes at every PSI, looks at each unit again at every PSI, and most
+    of them are what they were."""
     kept = su.lane_kind
     if kept is not None:
         return kept[0]
-    kind = _lane_kind(env, su)
+    kind = lane_point(env, su)
     su.lane_kind = (kind,)
     return kind
-
-
-def _lane_kind(env, su):
-    return LANE if lane_unit(env, su) else resting_unit(env, su)
 
 
 class Plan:
     """A PSI's units (6.2) as steps, recorded while the unit-by-unit loop runs
     them and run again at every later PSI while it is the lane's plan
     (``Lane.plan``: nothing they were chosen by changed, SimUnitManager.changed):
-    a run of lane units with their cores, rows and flags, a resting run
-    (collision.single_contact) with its contact points too, or one other
-    unit. ``awake`` is the collision system's cache of the PSI's awake
+    a run of lane units with their cores, rows, flags and points' rows
+    (step.runs), or one other unit. ``awake`` is the collision system's cache of the PSI's awake
     shapes (the plan's cores, in order)."""
 
     __slots__ = ("complete", "steps", "awake")
@@ -214,15 +207,12 @@ class Plan:
         """The steps in order while the plan holds; returns the index in the
         order of the first unit not run (the caller goes on from there unit
         by unit), or -1 when every step ran."""
-        for i, su, units, cores, rows, flags, cps in self.steps:
+        for i, su, units, cores, rows, flags, slots in self.steps:
             if su is not None:
                 su.do_sim_unit_psi(env, ev, cores_out)
                 i += 1
             else:
-                if cps is None:
-                    ran = run_rows(env, units, cores, rows, flags, cores_out)
-                else:
-                    ran = resting_rows(env, units, cores, rows, flags, cps, cores_out)
+                ran = run_rows(env, units, cores, rows, flags, slots, cores_out)
                 i += ran
                 if ran < len(units):
                     return i
@@ -233,16 +223,16 @@ class Plan:
 
 
 def _merged(steps) -> list:
-    """Runs of one kind that follow each other in the order (recorded at most
-    RUN_LENGTH units at a time) as one run: the same pass, in fewer calls."""
+    """Runs that follow each other in the order (recorded at most RUN_LENGTH
+    units at a time) as one run: the same pass, in fewer calls."""
     out = []
     for step in steps:
-        i, su, units, cores, rows, flags, cps = step
+        i, su, units, cores, rows, flags, slots = step
         if out and su is None:
-            j, su0, units0, cores0, rows0, flags0, cps0 = out[-1]
-            if su0 is None and (cps is None) == (cps0 is None) and j + len(units0) == i:
+            j, su0, units0, cores0, rows0, flags0, slots0 = out[-1]
+            if su0 is None and j + len(units0) == i:
                 out[-1] = (j, None, units0 + units, cores0 + cores, np.concatenate((rows0, rows)),
-                           np.concatenate((flags0, flags)), None if cps is None else cps0 + cps)
+                           np.concatenate((flags0, flags)), np.concatenate((slots0, slots)))
                 continue
         out.append(step)
     return out
@@ -317,25 +307,17 @@ class SimUnitManager:
             su = order[i]
             if not (su.alive and su.state < SU_FROZEN):
                 i += 1
-            elif lane is not None and (kind := lane_kind(env, su)) is LANE:
-                j = i + 1               # the run of lane units from here (at most RUN_LENGTH)
-                end = min(n, i + RUN_LENGTH)
-                while j < end and order[j].alive and order[j].state < SU_FROZEN and lane_kind(env, order[j]) is LANE:
-                    j += 1
-                ran = run_units(env, order, i, j, cores_out, plan)
-                complete = complete and ran == j - i
-                i += ran
-            elif lane is not None and kind is not None:
-                cps = [kind]            # the resting run from here
+            elif lane is not None and (slot := lane_kind(env, su)) is not None:
+                slots = [slot]          # the run of lane units from here (at most RUN_LENGTH)
                 j = i + 1
                 end = min(n, i + RUN_LENGTH)
                 while j < end and order[j].alive and order[j].state < SU_FROZEN:
-                    cp = lane_kind(env, order[j])
-                    if cp is None or cp is LANE:
+                    slot = lane_kind(env, order[j])
+                    if slot is None:
                         break
-                    cps.append(cp)
+                    slots.append(slot)
                     j += 1
-                ran = run_resting(env, order, i, j, cps, cores_out, plan)
+                ran = run_units(env, order, i, j, slots, cores_out, plan)
                 complete = complete and ran == j - i
                 i += ran
             else:

@@ -1,4 +1,4 @@
-"""The lane (ivp.step.unit_pass, issue 11): free bodies run from their rows of the body
+"""The lane (ivp.step.runs and unit_pass, issue 11): free bodies run from their rows of the body
 table, bit-identical to the object path, and a core the lane ran behaves as
 any core to every caller (issue 39: the row is the core's state)."""
 
@@ -414,6 +414,7 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
     made and deleted, units merged, split and frozen), every kept answer is
     the one looking at the unit again gives, and most answers are kept ones."""
     from ivp import sim_unit
+    from ivp.step.runs import lane_point
     answers = []                        # per answer, whether it was the kept one
     ask = sim_unit.lane_kind
 
@@ -421,7 +422,7 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
         kept = su.lane_kind
         out = ask(env, su)
         answers.append(kept is not None and su.lane_kind is kept)
-        assert out is sim_unit._lane_kind(env, su), f"a unit's kept lane step is stale: {out}"
+        assert out == lane_point(env, su), f"a unit's kept lane step is stale: {out}"
         return out
 
     monkeypatch.setattr(sim_unit, "lane_kind", counted)
@@ -433,13 +434,13 @@ def test_a_units_kept_lane_step_is_the_one_it_would_get_again(monkeypatch):
 
 
 def test_a_change_naming_the_unit_makes_its_kept_step_stale():
-    """A resting ball's kept step is its contact point; a force controller
+    """A resting ball's kept step is its contact point's row, a ball in
+    flight's -1 (no point); a force controller
     added to its core (SimUnitManager.changed names the unit) sends it to the
     object path, and leaves another unit's kept step as it was, until a
     change names that unit."""
     from ivp import ForceController
-    from ivp.collision.contact_point import ContactPoint
-    from ivp.sim_unit import LANE, lane_kind
+    from ivp.sim_unit import lane_kind
     rng.reset()
     env = Environment(gravity=(0.0, -20.0, 0.0))
     floor(env)
@@ -451,12 +452,13 @@ def test_a_change_naming_the_unit_makes_its_kept_step_stale():
         env.simulate(env.delta_PSI_time)
         b.wake()
     su, su_far = b.core.sim_unit_of_core, far.core.sim_unit_of_core
-    assert isinstance(lane_kind(env, su), ContactPoint) and lane_kind(env, su_far) is LANE
+    (cp,) = env.collision.contacts()
+    assert lane_kind(env, su) == cp.row and lane_kind(env, su_far) == -1
     kept = su.lane_kind
-    assert lane_kind(env, su) is kept[0] and su.lane_kind is kept          # asked again: kept
+    assert lane_kind(env, su) == kept[0] and su.lane_kind is kept          # asked again: kept
     env.sim_unit_manager.add_controller_to_core(ForceController(b.core, (0, 0, 0), (0.0, 0.1, 0.0)), b.core)
     far_kept = su_far.lane_kind
     assert lane_kind(env, su) is None and su.lane_kind is not kept
-    assert lane_kind(env, su_far) is LANE and su_far.lane_kind is far_kept  # not named: kept
+    assert lane_kind(env, su_far) == -1 and su_far.lane_kind is far_kept  # not named: kept
     env.sim_unit_manager.changed((su_far,))
-    assert lane_kind(env, su_far) is LANE and su_far.lane_kind is not far_kept
+    assert lane_kind(env, su_far) == -1 and su_far.lane_kind is not far_kept

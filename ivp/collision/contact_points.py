@@ -115,7 +115,7 @@ class ContactPoints:
         if not fs.union_find_necessary:
             return
         fs.union_find_necessary = False
-        self.environment.sim_unit_manager.changed_cores(fs.movable)      # resting_unit reads the flag
+        self.environment.sim_unit_manager.changed_cores(fs.movable)      # step.runs.lane_point reads the flag
         parts = fs.components()
         for part in parts[1:]:
             members = set(map(id, part))

@@ -335,7 +335,7 @@ class FrictionSystem:
 
     def add_contact(self, cp: ContactPoint) -> None:
         """The contact point at the front of the list, in its core pair."""
-        # resting_unit reads the first point, the count
+        # step.runs.lane_point reads the first point, the count
         self.collision.environment.sim_unit_manager.changed_cores(self.movable)
         self._layout = None
         self.add_core(cp.core0)

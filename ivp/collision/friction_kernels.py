@@ -1,5 +1,7 @@
 """Compiled pieces of the friction system (ivp-contacts 5), shared by its
-object path (friction.py) and the resting-contact kernel (single_contact.py)."""
+object path (friction.py), its passes (friction_passes.py) and the unit pass
+(ivp.step.kernels.run_units_k: a ball's one resting contact point on its
+rows, :func:`point_update_row` and :func:`point_friction_row`)."""
 
 from __future__ import annotations
 
@@ -16,12 +18,16 @@ from .constants import (
     GAUSS_MATRIX_EPS,
     INEQUALITY_EPS,
     MAX_ADHESION_GAUSS,
+    MAX_DISTANCE_FOR_FRICTION,
     MAX_ENERGY_DESTROY,
     MUTUAL_FIXED_FACTOR,
     NEGATIVE_PULL_LIMIT,
     NORMAL_SPEEDUP,
     P_FLOAT_RES,
 )
+from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
+                            LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, RECHECK, ROT_SPEED,
+                            RXN, SIDE1, SPAN, SPEED, T0, T1, X0, X1)
 from .feature_kernels import edge_edge, point_edge, point_face, point_point, unit_k, vert
 from .lcp import gauss_solve_k, lcp_k
 
@@ -177,6 +183,113 @@ def tangential_k(span, L, N, mu, dt, t0, t1, p, mov0, R0, pos0, v0, w0, ii0, im0
     if mov1:
         v1, w1 = _tangent_push(R1, v1, w1, ii1, im1, r1, -1.0, x0, x1, t0, t1)
     return (sa, sb), clipped, v0, w0, v1, w1, 0.5 * math.sqrt((x0 * x0 + x1 * x1) * dt * dt * s2)
+
+
+@kernel
+def single_normal_k(gap, inv_vm, n, dt, mov0, R0, v0, w0, ii0, im0, r0, c0, mov1, R1, v1, w1, ii1, im1, r1, c1):
+    """5.5 for a system of one contact point: the impulse j = desired(gap,
+    closing) / inv_vm, desired = closing + (0.02 - gap) k, closing = (v0 n +
+    w0 c0) - (v1 n + w1 c1) (c a side's r x n); side 0 pushed by -j n at r0,
+    side 1 by +j n at r1 (ContactPoint.apply_impulse), when j > 0. Returns
+    (N = f32(j / dt) or 0, v0, w0, v1, w1)."""
+    closing = 0.0
+    if mov0:
+        closing += v0[0] * n[0] + v0[1] * n[1] + v0[2] * n[2] + w0[0] * c0[0] + w0[1] * c0[1] + w0[2] * c0[2]
+    if mov1:
+        closing += -(v1[0] * n[0] + v1[1] * n[1] + v1[2] * n[2] + w1[0] * c1[0] + w1[1] * c1[1] + w1[2] * c1[2])
+    ks = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
+    j = (closing + (FRICTION_DIST - gap) * ks) / inv_vm if inv_vm > 0.0 else 0.0
+    if j <= 0.0:
+        return 0.0, v0, w0, v1, w1
+    if mov0:
+        k = -j
+        imp = (f32_k(n[0] * k), f32_k(n[1] * k), f32_k(n[2] * k))
+        v0, w0 = push_core_k(v0, w0, ii0, im0, r0, rot_t_mul_v_k(R0, imp), imp)
+    if mov1:
+        imp = (f32_k(n[0] * j), f32_k(n[1] * j), f32_k(n[2] * j))
+        v1, w1 = push_core_k(v1, w1, ii1, im1, r1, rot_t_mul_v_k(R1, imp), imp)
+    return f32_k(j * (1.0 / dt)), v0, w0, v1, w1
+
+
+@kernel(inline=True)
+def _core_row(S, k):
+    """A core's R, position, speed, rotation speed, inverse inertia and mass
+    from row k of the body table."""
+    R = (S[k, M_R], S[k, M_R + 1], S[k, M_R + 2], S[k, M_R + 3], S[k, M_R + 4], S[k, M_R + 5], S[k, M_R + 6],
+         S[k, M_R + 7], S[k, M_R + 8])
+    return (R, (S[k, M_POS], S[k, M_POS + 1], S[k, M_POS + 2]), (S[k, SPEED], S[k, SPEED + 1], S[k, SPEED + 2]),
+            (S[k, ROT_SPEED], S[k, ROT_SPEED + 1], S[k, ROT_SPEED + 2]),
+            (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M])
+
+
+@kernel(inline=True)
+def _vec(P, c, at):
+    return P[c, at], P[c, at + 1], P[c, at + 2]
+
+
+@kernel
+def point_update_row(S, k, P, c, t):
+    """The energy handle's 5.3 for a system of one point, row c of the
+    contact table P, whose side 0 is the ball of row k of the body table S
+    and side 1 a fixed body (its feature in the row's SIDE1 columns):
+    ContactPoint.update (a ball: the validity test every update) and the
+    fields ContactPoint.updated writes, into the point's row."""
+    R, pos, v, w, ii, im = _core_row(S, k)
+    a = SIDE1
+    zero = (0.0, 0.0, 0.0)
+    gap, n, p, t0, t1, r, _, rxn, _, inv_vm, broken, span = contact_update_k(
+        BALL_SIDE, (pos, zero, zero, zero), int(P[c, a]),
+        (_vec(P, c, a + 1), _vec(P, c, a + 4), _vec(P, c, a + 7), _vec(P, c, a + 10)), True, False, zero,
+        P[c, X0], P[c, X1], True, R, pos, v, w, ii, im, False, R, pos, zero, zero, zero, 0.0,
+        (P[c, SPAN], P[c, SPAN + 1]), t - P[c, LAST_TIME])
+    P[c, GAP] = gap
+    P[c, LAST_GAP] = gap
+    for i in range(3):
+        P[c, NORMAL + i] = n[i]
+        P[c, LAST_N + i] = n[i]
+        P[c, POINT + i] = p[i]
+        P[c, T0 + i] = t0[i]
+        P[c, T1 + i] = t1[i]
+        P[c, R_CS + i] = r[i]
+        P[c, RXN + i] = rxn[i]
+    P[c, NO_LAST_N] = 0.0
+    P[c, INV_VM] = inv_vm
+    P[c, BROKEN] = 1.0 if broken else 0.0
+    P[c, SPAN] = span[0]
+    P[c, SPAN + 1] = span[1]
+    P[c, LAST_TIME] = t
+    P[c, RECHECK] = 0.0
+    P[c, IMPACTS] = 0.0
+    P[c, FRESH] = 0.0
+
+
+@kernel
+def point_friction_row(S, k, P, c, dt):
+    """The dynamic and static handles of a system of one point
+    (:func:`point_update_row`'s, updated at this PSI): 5.6 with the spring
+    limit N mu inv_virt_mass dt^2 (tangential_k), then 5.5
+    (single_normal_k), on the core's row and the point's. Returns whether
+    5.9 deletes the point (its gap past MAX_DISTANCE_FOR_FRICTION, or
+    broken)."""
+    R, pos, v, w, ii, im = _core_row(S, k)
+    zero = (0.0, 0.0, 0.0)
+    N = P[c, PRESSURE]
+    mu = P[c, MU]
+    r = _vec(P, c, R_CS)
+    (sa, sb), clipped, v, w, _, _, _ = tangential_k(
+        (P[c, SPAN], P[c, SPAN + 1]), N * mu * P[c, INV_VM_NO_DIR] * dt * dt, N, mu, dt, _vec(P, c, T0),
+        _vec(P, c, T1), _vec(P, c, POINT), True, R, pos, v, w, ii, im, False, R, pos, zero, zero, zero, 0.0, r, zero)
+    gap = P[c, GAP]
+    N, v, w, _, _ = single_normal_k(gap, P[c, INV_VM], _vec(P, c, NORMAL), dt, True, R, v, w, ii, im, r,
+                                    _vec(P, c, RXN), False, R, zero, zero, zero, 0.0, zero, zero)
+    for i in range(3):
+        S[k, SPEED + i] = v[i]
+        S[k, ROT_SPEED + i] = w[i]
+    P[c, SPAN] = sa
+    P[c, SPAN + 1] = sb
+    P[c, RECHECK] = 1.0 if clipped else 0.0
+    P[c, PRESSURE] = N
+    return gap >= MAX_DISTANCE_FOR_FRICTION or P[c, BROKEN] != 0.0
 
 
 @kernel

@@ -1,8 +1,9 @@
-"""The lane's compiled pass (issue 11): dynamics 6.3 (the begin of the PSI and
-the head of do_sim_unit_PSI), 10.1 (the sleep count-down and its RNG draw),
-7.1 / 7.3 (gravity and damping), 10.2 (the calm test) and 8.2 / 8.3 (the
-integration) over the rows of ``Lane.rows`` (ivp.state.layout), in the
-object path's order of operations with its f32 stores."""
+"""The dynamics kernels over the body table's rows (issue 11, ivp.state.layout):
+dynamics 6.3 (the begin of the PSI and the head of do_sim_unit_PSI), 10.1 (the
+sleep count-down and its RNG draw), 7.1 / 7.3 (gravity and damping), 10.2 (the
+calm test) and 8.2 / 8.3 (the integration), in the object path's order of
+operations with its f32 stores; the runs of lane units (ivp.step.runs) and
+the object path call the same ones."""
 
 from __future__ import annotations
 
@@ -217,22 +218,6 @@ def unit_calm_k(S, rows, t, fct):
         S[rows[u], STATE] = s
         acc &= s
     return acc == 3
-
-
-@kernel
-def run_units_k(S, rows, flags, t, dt, gx, gy, gz, fct, valve, countdown, seed):
-    """do_sim_unit_PSI (6.3) for the lane units of rows, in order, until one
-    is calm at its sleep test: (its index or -1, count-down, seed)."""
-    for u in range(rows.shape[0]):
-        k = rows[u]
-        test_sleep, countdown, seed = begin_unit(S, k, flags, u, t, valve, countdown, seed)
-        gravity_row(S, k, gx, gy, gz)
-        if test_sleep:
-            s = calm_state(S, k, t, fct)
-            S[k, STATE] = s
-            if s == MT_CALM:
-                return u, countdown, seed
-    return -1, countdown, seed
 
 
 @kernel

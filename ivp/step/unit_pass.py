@@ -1,37 +1,29 @@
-"""The lane (issue 11): one compiled pass per PSI over the rows of the body
-table (ivp.state.bodies) of free bodies, and the PSI's integration.
-
-A unit with one movable core whose only controller is gravity (a body in
-flight: no contact, joint, spring or force) is run by :func:`run_units`
-instead of :meth:`SimUnit.do_sim_unit_psi`: the same steps (dynamics 6.3
-begin of the PSI, the sleep count-down 10.1, gravity and damping 7.1 / 7.3,
-the calm test 10.2) over rows of one array, in the same order of operations
-with the same f32 stores, so the results are bit-identical to the object
-path. Every core of the PSI is integrated (8.2 / 8.3) by :func:`integrate`,
-in one pass over the rows.
+"""The lane (issue 11): the unit pass's compiled steps over the rows of the
+body table (ivp.state.bodies) that are not a run of lane units (those are
+ivp.step.runs): the head of do_sim_unit_PSI (6.3) of a unit on the object
+path, a unit of joints on its rows, and the PSI's integration (8.2 / 8.3)
+of every core in one pass (:func:`integrate`).
 
 The row is the core's state whoever runs it, the columns the passes only
 read (from INV_I on) included: they are written through from the core's
-fields. Which cores the lane runs is decided at every PSI from the units
-(:func:`lane_unit`, :func:`joint_unit`, ivp.sim_unit.Plan): a run records
+fields. Which units the lane runs is decided at every PSI from the units
+(runs.lane_point, :func:`joint_unit`, ivp.sim_unit.Plan): a run records
 its rows (:meth:`Lane.record`); when the lane ran every core of the PSI,
 the integration takes the runs' rows as they are.
 """
 
 from __future__ import annotations
 
-from itertools import chain
 from operator import attrgetter
 
 import numpy as np
 
 from .. import jit, rng
 from ..freeze import freeze_unit
-from .kernels import integrate_k, run_units_k, unit_head_k
+from .kernels import integrate_k, unit_head_k
 
 ENABLED = jit.ENABLED                   # the lane's passes need the compiled kernels
 
-_fast_flags = attrgetter("fast", "fast_prev")
 _ROW = attrgetter("row")
 
 
@@ -122,16 +114,6 @@ def unit_head(env, su, rows=None) -> bool:
     return test_sleep
 
 
-def lane_unit(env, su) -> bool:
-    """Whether the lane runs this unit: one movable core, gravity its only
-    controller, no split pending, and the core free (Lane.can_run)."""
-    entries = su.entries
-    if su.changed or len(entries) != 1 or entries[0].controller is not env.gravity_controller:
-        return False
-    cores = su.cores
-    return len(cores) == 1 and env.lane.can_run(cores[0])
-
-
 def joint_unit(env, su):
     """The lane's step for a unit of joints it runs whole, or None: the
     unit's controllers are gravity on every core, then one step that runs on
@@ -197,67 +179,6 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
         freeze_unit(env, su)
     if env.collision is not None:
         env.collision.update_after_controllers(su)
-
-
-def run_units(env, order, i: int, j: int, cores_out: list, plan: "Plan | None") -> int:
-    """Spec 6.3 for a run of lane units, in order: the rows' begin of the PSI,
-    count-down, gravity and calm test in one pass. A unit found calm is
-    frozen by the object path, and the run ends there (the caller
-    looks at the next units again: a frozen listener may have changed them).
-    The run, ``order[i:j]``, is a step of ``plan`` when one is being
-    recorded. Returns how many units ran."""
-    return run_rows(env, *lane_run(env, order, i, j, plan, None), cores_out)
-
-
-def lane_run(env, order, i: int, j: int, plan: "Plan | None", cps):
-    """A run's units ``order[i:j]``, their cores, rows and
-    (fast, fast_prev) flags; the run (with its contact points ``cps``, a
-    resting run) recorded as a step of ``plan`` when one is being recorded."""
-    units = order[i:j]
-    cores = [su.cores[0] for su in units]
-    rows = np.array([c.row for c in cores], dtype=np.int64)
-    flags = np.fromiter(chain.from_iterable(map(_fast_flags, units)), dtype=np.int64,
-                        count=2 * len(units)).reshape(len(units), 2)
-    if plan is not None:
-        plan.steps.append((i, None, units, cores, rows, flags, cps))
-    return units, cores, rows, flags
-
-
-def run_rows(env, units, cores, rows, flags, cores_out: list) -> int:
-    """run_units on the units' rows and their (fast, fast_prev) flags; a
-    unit's flags that change are written back to it."""
-    lane = env.lane
-    col = env.collision
-    before = flags.copy()
-    g = env.gravity_controller.gravity
-    dt = env.delta_PSI_time
-    stop, countdown, seed = run_units_k(env.bodies.rows, rows, flags, env.current_time, dt, g[0] * dt, g[1] * dt,
-                                        g[2] * dt, env.freeze_check_time, env.valve_sleep_countdown,
-                                        env.sleep_countdown_value, rng.get_seed())
-    env.sleep_countdown_value = countdown
-    rng.set_seed(seed)
-    env.bodies.begun(rows)
-    ran = len(units) if stop < 0 else stop + 1
-    flags_back(units, flags, before, ran)
-    cores_out.extend(cores[:ran])
-    lane.record(rows[:ran], cores[:ran])
-    if col is not None:
-        col.update_after_controllers(None)
-    if stop >= 0:
-        su = units[stop]
-        freeze_unit(env, su)
-        if col is not None:
-            col.update_after_controllers(su)
-    return ran
-
-
-def flags_back(units, flags, before, ran: int) -> None:
-    """The (fast, fast_prev) flags a pass changed, back into the first ran units."""
-    if flags[:ran].tobytes() == before[:ran].tobytes():
-        return                          # (mostly none changed)
-    for i in np.flatnonzero((flags[:ran] != before[:ran]).any(axis=1)).tolist():
-        units[i].fast = bool(flags[i, 0])
-        units[i].fast_prev = bool(flags[i, 1])
 
 
 def planned_psi(env) -> "Plan | None":

@@ -1,8 +1,9 @@
-"""A resting ball's controllers as one kernel (ivp.collision.single_contact,
-issue 11): the same bits as the four controllers of the object path, PSI by PSI,
-for the core and its contact point, through rolling over triangle edges and
-vertices, leaving the floor's edge, damping and sleep; the resting runs read
-and write the points' rows of the contact table (ivp.state.contacts)."""
+"""A resting ball's four controllers in the lane's runs (ivp.step.runs, issue
+39: its one contact point's friction beside gravity): the same bits as the four
+controllers of the object path, PSI by PSI, for the core and its contact point,
+through rolling over triangle edges and vertices, leaving the floor's edge,
+damping and sleep; the runs read and write the points' rows of the contact
+table (ivp.state.contacts)."""
 
 import math
 
@@ -11,12 +12,12 @@ import pytest
 from ivp import Environment, rng, sim_unit
 from ivp.step.unit_pass import ENABLED as LANE_ENABLED
 from ivp.core import MT_NOT_SIM
-from ivp.collision import single_contact
+from ivp.step import runs
 from ivp.state.contacts import StaleContactError
 from ivp.state.layout import POINT_WIDTH
 from test_collision_scenes import ball, floor
 
-pytestmark = pytest.mark.skipif(not LANE_ENABLED, reason="the resting runs need the compiled kernels")
+pytestmark = pytest.mark.skipif(not LANE_ENABLED, reason="the lane's runs need the compiled kernels")
 
 
 def state(env):
@@ -57,18 +58,18 @@ def world(lane: bool = True):
 
 
 def run(lane: bool, monkeypatch, psis: int = 500):
-    """The states after each PSI with the lane (resting runs) or without (the
-    object path), and how many units the resting runs ran."""
+    """The states after each PSI with the lane (its runs) or without (the
+    object path), and how many units on a contact point the runs ran."""
     ran = [0]
-    real_rows = single_contact.resting_rows
+    real_rows = runs.run_rows
 
-    def counted_rows(env, units, *rest):
-        done = real_rows(env, units, *rest)
-        ran[0] += done
+    def counted_rows(env, units, cores, rows, flags, slots, *rest):
+        done = real_rows(env, units, cores, rows, flags, slots, *rest)
+        ran[0] += int((slots[:done] >= 0).sum())
         return done
 
-    monkeypatch.setattr(single_contact, "resting_rows", counted_rows)
-    monkeypatch.setattr(sim_unit, "resting_rows", counted_rows)     # (a plan's resting runs)
+    monkeypatch.setattr(runs, "run_rows", counted_rows)
+    monkeypatch.setattr(sim_unit, "run_rows", counted_rows)     # (a plan's runs)
     env = world(lane=lane)
     seen = []
     for _ in range(psis):
@@ -108,8 +109,8 @@ def _points_run(lane: bool, psis: int, write_at: int = -1):
     return env, seen
 
 
-def test_the_resting_runs_points_read_as_the_object_paths():
-    """The resting runs' points read between PSIs (every field a pass writes,
+def test_the_runs_points_read_as_the_object_paths():
+    """The runs' points read between PSIs (every field a pass writes,
     the lever lists too) equal a world without the lane; a lever list read
     is a new list (a change to it changes nothing); a fixed side's lever is
     None."""
@@ -127,7 +128,7 @@ def test_the_resting_runs_points_read_as_the_object_paths():
 
 
 def test_a_write_to_a_point_lands_and_a_deleted_one_frees_its_row():
-    """A write between PSIs is read by the next resting run as by the object
+    """A write between PSIs is read by the next run as by the object
     path; a deleted point's row is zeroed and its generation moves on: the
     point fails loudly, its row is the next new point's."""
     lane, seen = _points_run(True, 120, write_at=60)
