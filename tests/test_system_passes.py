@@ -13,7 +13,9 @@ import pytest
 from ivp import Environment, rng
 from ivp.collision import friction, lcp
 from ivp.collision.constants import (
+    DESCENDING_SPEEDUP,
     ENERGY_GAIN_ALLOWANCE,
+    FRICTION_DIST,
     GAUSS_MATRIX_EPS,
     INEQUALITY_EPS,
     MAX_ADHESION_GAUSS,
@@ -21,6 +23,7 @@ from ivp.collision.constants import (
     MAX_ENERGY_DESTROY,
     MUTUAL_FIXED_FACTOR,
     NEGATIVE_PULL_LIMIT,
+    NORMAL_SPEEDUP,
 )
 from ivp.fp import f32
 from ivp.umath import dot, rot_mul_v, rot_t_mul_v
@@ -90,6 +93,32 @@ def _energy(cores):
     return e
 
 
+def _closing_speed(cp) -> float:
+    """5.5: (v0 n + w0 (r x n)0) - (v1 n + w1 (r x n)1), current velocities."""
+    n = cp.n
+    s = 0.0
+    for i, core in cp.movable_sides():
+        v, w, c = core.speed, core.rot_speed, cp.rxn[i]
+        x = v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * c[0] + w[1] * c[1] + w[2] * c[2]
+        s += x if i == 0 else -x
+    return s
+
+
+def _desired(gap: float, closing: float) -> float:
+    """5.5 desired(g, closing) = closing + (friction_dist - g) k, k 1/s up to friction_dist, 20/s above."""
+    k = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
+    return closing + (FRICTION_DIST - gap) * k
+
+
+def _async_impulse(cp, j: float) -> None:
+    """apply_impulse(j) as async pushes: side 0's core gets -j n at its lever, side 1's +j n."""
+    n = cp.n
+    for i, core in cp.movable_sides():
+        k = -j if i == 0 else j
+        imp = tuple(f32(x * k) for x in n)
+        core.async_push_core(cp.r_cs[i], rot_t_mul_v(core.m_world_f_core_last_psi[0], imp), imp)
+
+
 def _normal_point_by_point(fs, env, dt, idt):
     """The static handle's several-contact solve as ivp-contacts 5.5 states it."""
     fs.contacts.sort(key=lambda cp: cp.has_negative_pull_since)
@@ -100,7 +129,7 @@ def _normal_point_by_point(fs, env, dt, idt):
     if not cps:
         return
     n = len(cps)
-    b = np.array([friction.desired_separation(cp.gap, cp.closing_speed()) for cp in cps])
+    b = np.array([_desired(cp.gap, _closing_speed(cp)) for cp in cps])
     A = _response(cps)
     da = float(A.diagonal().max())
     db = float(np.abs(b).max()) or 1.0
@@ -137,7 +166,7 @@ def _normal_point_by_point(fs, env, dt, idt):
         else:
             cp.has_negative_pull_since = 0 if h + 1 > NEGATIVE_PULL_LIMIT else h + 1
         if xi != 0.0:
-            cp.apply_impulse(xi, asynchronous=True)
+            _async_impulse(cp, xi)
         cp.now_friction_pressure = f32(max(xi, 0.0) * idt)
     if _energy(fs.movable) > before + sum(c.mass for c in fs.movable) * ENERGY_GAIN_ALLOWANCE:
         for core in fs.movable:

@@ -8,21 +8,15 @@ from __future__ import annotations
 from array import array
 
 from ..core import ZERO3
-from ..fp import f32, f32v
+from ..fp import f32
 from ..state.bodies import number_field, vector_field
 from ..state.contacts import locate
 from ..state.layout import (ADDON, BROKEN, ELASTICITY, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
                             LAST_TIME, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, POINT_WIDTH, PRESSURE, R_CS, R_CS1,
                             REACHED, RECHECK, RXN, RXN1, SIDE1, SPAN, T0, T1, X0, X1)
-from .constants import DESCENDING_SPEEDUP, FRICTION_DIST, NORMAL_SPEEDUP
+from .constants import FRICTION_DIST
 from .features import world_feature
 from .friction_kernels import BALL_SIDE, contact_update_k
-
-
-def _rt(R, v):
-    """R^T v (world -> core axes)."""
-    return (R[0] * v[0] + R[3] * v[1] + R[6] * v[2], R[1] * v[0] + R[4] * v[1] + R[7] * v[2],
-            R[2] * v[0] + R[5] * v[1] + R[8] * v[2])
 
 
 def kernel_side(core):
@@ -243,35 +237,3 @@ class ContactPoint:
         else:
             vm = vms[0]
         self.inv_virt_mass_no_dir = f32(1.0 / vm)
-
-    def closing_speed(self) -> float:
-        """5.5: (v0 n + w0 (r x n)0) - (v1 n + w1 (r x n)1), current velocities."""
-        n = self.n
-        rxn = self.rxn
-        s = 0.0
-        for i, core in self.movable_sides():
-            v = core.speed
-            w = core.rot_speed
-            c = rxn[i]
-            x = v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * c[0] + w[1] * c[1] + w[2] * c[2]
-            s += x if i == 0 else -x
-        return s
-
-    def apply_impulse(self, j: float, asynchronous: bool = False) -> None:
-        """apply_impulse: side 0's core gets -j n at its lever, side 1's +j n."""
-        n = self.n
-        r_cs = self.r_cs
-        for i, core in self.movable_sides():
-            k = -j if i == 0 else j
-            imp = f32v(n[0] * k, n[1] * k, n[2] * k)
-            imp_cs = _rt(core.m_world_f_core_last_psi[0], imp)
-            if asynchronous:
-                core.async_push_core(r_cs[i], imp_cs, imp)
-            else:
-                core.push_core(r_cs[i], imp_cs, imp)
-
-
-def desired_separation(gap: float, closing: float) -> float:
-    """5.5 desired(g, closing) = closing + (0.02 - g) k."""
-    k = NORMAL_SPEEDUP if gap <= FRICTION_DIST else DESCENDING_SPEEDUP
-    return closing + (FRICTION_DIST - gap) * k

@@ -18,12 +18,12 @@ import numpy as np
 
 from ..controllers.base import Controller
 from ..core import ZERO3
-from ..fp import f32
 from ..state.contacts import locate
-from ..state.layout import BROKEN, GAP, INV_VM, LAST_GAP, MU, POINT, PRESSURE, R_CS, R_CS1, RECHECK, SPAN, T0, T1
-from .contact_point import ContactPoint, desired_separation, kernel_side
+from ..state.layout import (BROKEN, GAP, INV_VM, LAST_GAP, MU, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, RXN1, SPAN,
+                            T0, T1)
+from .contact_point import ContactPoint, kernel_side
 from .constants import ENERGY_DAMP_LOG, EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION
-from .friction_kernels import BALL_SIDE, tangential_k
+from .friction_kernels import BALL_SIDE, single_normal_k, tangential_k
 from .friction_passes import damp_system, ease_pairs, normal_solve_multi, tangential_system, update_system
 
 
@@ -121,21 +121,14 @@ class StaticHandle(_Handle):
         fs = self.system
         col = fs.collision
         dt = ev.delta_time
-        idt = 1.0 / dt
         if len(fs.contacts) <= 1:
             for cp in list(fs.contacts):
+                single_normal(cp, dt)
                 m, b = locate(cp)
-                gap, inv_vm = m[b + GAP], m[b + INV_VM]
-                j = desired_separation(gap, cp.closing_speed()) / inv_vm if inv_vm > 0.0 else 0.0
-                if j > 0.0:
-                    m[b + PRESSURE] = f32(j * idt)
-                    cp.apply_impulse(j)
-                else:
-                    m[b + PRESSURE] = 0.0
-                if gap >= MAX_DISTANCE_FOR_FRICTION or m[b + BROKEN] != 0.0:
+                if m[b + GAP] >= MAX_DISTANCE_FOR_FRICTION or m[b + BROKEN] != 0.0:
                     col.delete_contact(cp)
         else:
-            normal_solve_multi(fs, ev.environment, dt, idt)
+            normal_solve_multi(fs, ev.environment, dt, 1.0 / dt)
         col.after_static(fs)
 
 
@@ -166,6 +159,28 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
         b.speed = v1
         b.rot_speed = w1
     return gain
+
+
+def single_normal(cp: ContactPoint, dt: float) -> None:
+    """5.5 for a system of one contact point (friction_kernels.single_normal_k)
+    on its row and its cores' speeds."""
+    a = cp.core0
+    b = cp.core1
+    mov0, R0, _, v0, w0, ii0, im0 = kernel_side(a)
+    mov1, R1, _, v1, w1, ii1, im1 = kernel_side(b)
+    m, at = locate(cp)
+    r = m[at + R_CS:at + RXN1 + 3].tolist()             # (both sides' r_cs, then both sides' r x n)
+    N, v0, w0, v1, w1 = single_normal_k(
+        m[at + GAP], m[at + INV_VM], (m[at + NORMAL], m[at + NORMAL + 1], m[at + NORMAL + 2]), dt,
+        mov0, R0, v0, w0, ii0, im0, tuple(r[0:3]), tuple(r[6:9]), mov1, R1, v1, w1, ii1, im1, tuple(r[3:6]),
+        tuple(r[9:12]))
+    m[at + PRESSURE] = N
+    if mov0:
+        a.speed = v0
+        a.rot_speed = w0
+    if mov1:
+        b.speed = v1
+        b.rot_speed = w1
 
 
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
