@@ -136,12 +136,8 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     """5.6 for one contact point with spring limit L (friction_kernels.tangential_k),
     its fields read from its row at once (a fixed side's lever: zero);
     returns the spring-energy increase (multi-contact bookkeeping)."""
-    a = cp.core0
-    b = cp.core1
-    side0 = kernel_side(a)
-    side1 = kernel_side(b)
-    mov0 = side0[0]
-    mov1 = side1[0]
+    side0 = kernel_side(cp.core0)
+    side1 = kernel_side(cp.core1)
     m, at = locate(cp, PRESSURE)
     r = m[at:at + R_CS1 + 3 - PRESSURE].tolist()       # (from PRESSURE to side 1's lever)
     s, t, u, p = SPAN - PRESSURE, T0 - PRESSURE, T1 - PRESSURE, POINT - PRESSURE
@@ -152,22 +148,15 @@ def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
     if clipped:
         m[at + s], m[at + s + 1] = span
         m[at + RECHECK - PRESSURE] = 1.0
-    if mov0:
-        a.speed = v0
-        a.rot_speed = w0
-    if mov1:
-        b.speed = v1
-        b.rot_speed = w1
+    _put_speeds(cp, side0[0], side1[0], v0, w0, v1, w1)
     return gain
 
 
 def single_normal(cp: ContactPoint, dt: float) -> None:
     """5.5 for a system of one contact point (friction_kernels.single_normal_k)
     on its row and its cores' speeds."""
-    a = cp.core0
-    b = cp.core1
-    mov0, R0, _, v0, w0, ii0, im0 = kernel_side(a)
-    mov1, R1, _, v1, w1, ii1, im1 = kernel_side(b)
+    mov0, R0, _, v0, w0, ii0, im0 = kernel_side(cp.core0)
+    mov1, R1, _, v1, w1, ii1, im1 = kernel_side(cp.core1)
     m, at = locate(cp)
     r = m[at + R_CS:at + RXN1 + 3].tolist()             # (both sides' r_cs, then both sides' r x n)
     N, v0, w0, v1, w1 = single_normal_k(
@@ -175,12 +164,17 @@ def single_normal(cp: ContactPoint, dt: float) -> None:
         mov0, R0, v0, w0, ii0, im0, tuple(r[0:3]), tuple(r[6:9]), mov1, R1, v1, w1, ii1, im1, tuple(r[3:6]),
         tuple(r[9:12]))
     m[at + PRESSURE] = N
+    _put_speeds(cp, mov0, mov1, v0, w0, v1, w1)
+
+
+def _put_speeds(cp: ContactPoint, mov0: bool, mov1: bool, v0, w0, v1, w1) -> None:
+    """A kernel's new speeds into the point's movable cores."""
     if mov0:
-        a.speed = v0
-        a.rot_speed = w0
+        cp.core0.speed = v0
+        cp.core0.rot_speed = w0
     if mov1:
-        b.speed = v1
-        b.rot_speed = w1
+        cp.core1.speed = v1
+        cp.core1.rot_speed = w1
 
 
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))
