@@ -126,9 +126,12 @@ def test_a_damped_pendulum_falls_asleep_in_the_lane_as_on_the_object_path():
     assert not in_lane(env.objects[0].core), "a frozen unit's cores leave the lane"
 
 
-def test_a_jointed_body_falling_onto_a_floor_leaves_the_lane_when_it_comes_near():
+def test_a_jointed_body_falling_onto_a_floor_stays_in_the_lane_until_it_touches():
     """A box (collision on) with a plank on a hinge and a block on a limited
-    slider (collision off), falling from 12 m onto a floor, the plank spinning."""
+    slider (collision off), falling from 12 m onto a floor, the plank
+    spinning: in the lane while it falls, while the box's pairs with the
+    floor are measured (mindists) too, and on the object path once the box
+    touches (its friction system's handles are controllers of the unit)."""
     def make(env):
         floor(env)
         a = box(env, (0.0, 12.0, 0.0), size=(1.0, 0.2, 1.0), name="box")
@@ -140,10 +143,21 @@ def test_a_jointed_body_falling_onto_a_floor_leaves_the_lane_when_it_comes_near(
             o.wake()
         b.core.rot_speed = (0.0, 0.0, 2.0)
 
-    seen = []
-    first, env = same_worlds(make, 150, lambda env, k: seen.append(lane_cores(env)), look_every=200)
+    seen = []                   # per PSI: cores the lane ran, the box had mindists before, it touches after
+    had = [False]
+
+    def look(env, k):
+        if env.lane is not None:
+            core = next(o for o in env.objects if o.name == "box").core
+            if k > 0:
+                seen.append((lane_cores(env), had[0], core.friction_system is not None))
+            had[0] = bool(core.objects[0].collision_data.mindists)
+
+    first, env = same_worlds(make, 150, look, look_every=200)
     assert first is None, f"the worlds differ from look {first}"
-    assert seen[2] == 3 and seen[149] == 0, "in the lane while falling, out of it near the floor"
+    assert seen[1] == (3, False, False), "in the lane while falling"
+    assert (3, True, False) in seen, "in the lane while the box's pairs with the floor are measured"
+    assert seen[-1][0] == 0 and seen[-1][2], "on the object path once the box touches"
 
 
 def test_a_constraint_with_a_maximum_force_keeps_its_unit_on_the_object_path():

@@ -34,8 +34,8 @@ _fast_flags = attrgetter("fast", "fast_prev")
 
 def lane_point(env, su):
     """Whether the lane runs the unit, and its point: None (the object path),
-    -1 (a body in flight: one movable core free of everything, Lane.can_run,
-    gravity its only controller) or the contact table's row of its one
+    -1 (a body in flight or falling, no contact yet: one movable core,
+    Lane.can_run, gravity its only controller) or the contact table's row of its one
     resting point (its core's friction system holds that one point, side 0
     the core's ball, side 1 a fixed body, its controllers the system's
     static and dynamic handles, gravity and the energy handle; the system

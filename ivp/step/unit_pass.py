@@ -48,15 +48,9 @@ class Lane:
         self.dropped = False
 
     def can_run(self, core) -> bool:
-        """A movable core with no friction system, impact in progress or pair
-        being measured (its bodies far from everything)."""
-        if core.physical_unmoveable or core.friction_system is not None or core.impact_sync is not None:
-            return False
-        for obj in core.objects:
-            s = obj.collision_data
-            if s is not None and s.mindists:
-                return False
-        return True
+        """A movable core with no friction system or impact in progress (its
+        pairs being measured or not: collision reads and writes the same rows)."""
+        return not (core.physical_unmoveable or core.friction_system is not None or core.impact_sync is not None)
 
     def record(self, rows, cores) -> None:
         """A run of this PSI ran the cores of ``rows`` (``cores``, in order)."""
@@ -118,7 +112,7 @@ def joint_unit(env, su):
     """The lane's step for a unit of joints it runs whole, or None: the
     unit's controllers are gravity on every core, then one step that runs on
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
-    free (Lane.can_run), and the step's other cores fixed. The step, (run, rows, cores, the run's cores' rows or -1),
+    movable, in no friction system or impact (Lane.can_run), and the step's other cores fixed. The step, (run, rows, cores, the run's cores' rows or -1),
     is kept on the unit until it changes (SimUnit.forget)."""
     kept = su._lane
     if kept is not None:
