@@ -30,7 +30,7 @@ from .constraint_kernels import (
     angular_error,
     push_side,
     response_matrix,
-    solve_run_k,
+    solve_rows_k,
     solve_step,
     unit_psi_k,
 )
@@ -280,7 +280,7 @@ class ConstraintRun:
     the run's array."""
 
     __slots__ = ("controllers", "cores", "IR", "IA", "RR", "RA", "NL", "RO", "AR", "AA", "TY", "LO", "HI", "F",
-                 "fixed")
+                 "slots", "fixed")
 
     def __init__(self, constraints):
         self.controllers = list(constraints)
@@ -312,36 +312,30 @@ class ConstraintRun:
         self.HI = np.array([c.borders_high for c in constraints], dtype=np.float64)
         self.F = np.array([(c.damp_factor, c.force_factor, c.limit_factor) for c in constraints],
                           dtype=np.float64)
-        self.fixed = None                       # lane_psi's rows of the cores not on loan, and their inputs
+        self.slots = np.array([-1 if c.physical_unmoveable else c.row for c in cores], dtype=np.int64)
+        self.fixed = None                       # fixed_rows' rows of the fixed cores, and their inputs
 
     def do_simulation_controller(self, ev, cores) -> None:
-        """Every constraint's 12.6 solve, in order (one pass); the speeds of
-        the cores a solve pushed written back."""
-        cs = self.cores
-        S = np.array([_state_row(c) for c in cs], dtype=np.float64).reshape(len(cs), 23)
-        pushed = np.zeros(len(cs), dtype=np.bool_)
-        solve_run_k(self.IR, self.IA, S, self.RR, self.RA, self.NL, self.RO, self.AR, self.AA, self.TY,
-                    self.LO, self.HI, self.F, f32(ev.delta_time), f32(ev.i_delta_time), LIN_SOLVE_EPS, pushed)
-        for k in np.flatnonzero(pushed).tolist():
-            v = S[k, 12:18].tolist()
-            c = cs[k]
-            c.speed = (v[0], v[1], v[2])
-            c.rot_speed = (v[3], v[4], v[5])
+        """Every constraint's 12.6 solve, in order, in one pass over the
+        cores' rows of the body table (solve_rows_k)."""
+        solve_rows_k(ev.environment.bodies.rows, self.slots, self.fixed_rows(), self.IR, self.IA, self.RR,
+                     self.RA, self.NL, self.RO, self.AR, self.AA, self.TY, self.LO, self.HI, self.F,
+                     f32(ev.delta_time), f32(ev.i_delta_time), LIN_SOLVE_EPS)
 
 
-    def lane_psi(self, S, rows, slots, flags, t, dt, i_dt, gx, gy, gz, fct, valve, countdown, seed):
-        """do_sim_unit_PSI (6.3) of the run's unit, its cores on loan in the
-        lane rows ``rows`` of S (lane.run_joint_unit): :func:`unit_psi_k`.
-        ``slots``: each of the run's cores' row, -1 for a fixed core (read
-        from its fields). Returns (calm, count-down, seed)."""
-        return unit_psi_k(S, rows, slots, self.fixed_rows(slots), flags, t, valve, countdown, seed, gx, gy, gz,
+    def lane_psi(self, S, rows, flags, t, dt, i_dt, gx, gy, gz, fct, valve, countdown, seed):
+        """do_sim_unit_PSI (6.3) of the run's unit, its cores' rows ``rows``
+        of the body table S (unit_pass.run_joint_unit): :func:`unit_psi_k`.
+        Returns (calm, count-down, seed)."""
+        return unit_psi_k(S, rows, self.slots, self.fixed_rows(), flags, t, valve, countdown, seed, gx, gy, gz,
                           fct, self.IR, self.IA, self.RR, self.RA, self.NL, self.RO, self.AR, self.AA, self.TY,
                           self.LO, self.HI, self.F, f32(dt), f32(i_dt), LIN_SOLVE_EPS)
 
-    def fixed_rows(self, slots):
-        """The solve's rows (_state_row) of the run's cores not on loan
-        (slot -1), zeros for the others; made again when such a core's pose
+    def fixed_rows(self):
+        """The solve's rows (_state_row) of the run's fixed cores (slot -1),
+        zeros for the others; made again when such a core's pose
         or speeds are new objects."""
+        slots = self.slots
         fixed = [i for i, k in enumerate(slots.tolist()) if k < 0]
         inputs = [x for i in fixed for x in (self.cores[i].m_world_f_core_last_psi, self.cores[i].speed,
                                              self.cores[i].rot_speed)]

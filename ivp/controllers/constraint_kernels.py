@@ -1,6 +1,7 @@
 """Spec 12.5-12.6: the constraint solver's compiled passes: one
 constraint's rows, error and response (solve_step), a run of constraints in
-order (solve_run_k), and a joint unit's PSI on lane rows (unit_psi_k).
+order (solve_run_k) and on the body table's rows (solve_rows_k), and a
+joint unit's PSI on those rows (unit_psi_k).
 constraint.py holds the templates and controllers that call them."""
 
 from __future__ import annotations
@@ -41,16 +42,11 @@ IDENTITY_R = umath.IDENTITY_R
 
 
 @kernel
-def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, gz, fct, IR, IA, RR, RA, NL, RO,
-               AR, AA, TY, LO, HI, F, dt, i_dt, eps):
-    """do_sim_unit_PSI (6.3) of a unit of joints on lane rows: each core's
-    begin of the PSI (step.kernels.begin_row, last core first), the flags and
-    count-down (step.kernels.unit_flags), gravity (step.kernels.gravity_row), the run's solve
-    (solve_run_k on the rows gathered from S by ``slots``, the fixed cores'
-    from ``fixed``; the pushed speeds back into S), and at a sleep test each
-    core's calm state (10.2). Returns (all calm, count-down, seed)."""
-    test_sleep, countdown, seed = unit_head_k(S, rows, flags, t, valve, countdown, seed)
-    gravity_rows_k(S, rows, gx, gy, gz)
+def solve_rows_k(S, slots, fixed, IR, IA, RR, RA, NL, RO, AR, AA, TY, LO, HI, F, dt, i_dt, eps):
+    """A ConstraintRun's 12.6 solves in order (solve_run_k) on the body
+    table S: the run's cores' states gathered from their rows (``slots``;
+    a fixed core's, slot -1, from ``fixed``), the pushed speeds written
+    back into the rows."""
     R = fixed.copy()
     m = slots.shape[0]
     for i in range(m):
@@ -73,6 +69,19 @@ def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, 
             for j in range(3):
                 S[k, SPEED + j] = R[i, 12 + j]
                 S[k, ROT_SPEED + j] = R[i, 15 + j]
+
+
+@kernel
+def unit_psi_k(S, rows, slots, fixed, flags, t, valve, countdown, seed, gx, gy, gz, fct, IR, IA, RR, RA, NL, RO,
+               AR, AA, TY, LO, HI, F, dt, i_dt, eps):
+    """do_sim_unit_PSI (6.3) of a unit of joints on lane rows: each core's
+    begin of the PSI (step.kernels.begin_row, last core first), the flags and
+    count-down (step.kernels.unit_flags), gravity (step.kernels.gravity_row), the run's solve
+    (:func:`solve_rows_k`), and at a sleep test each core's calm state
+    (10.2). Returns (all calm, count-down, seed)."""
+    test_sleep, countdown, seed = unit_head_k(S, rows, flags, t, valve, countdown, seed)
+    gravity_rows_k(S, rows, gx, gy, gz)
+    solve_rows_k(S, slots, fixed, IR, IA, RR, RA, NL, RO, AR, AA, TY, LO, HI, F, dt, i_dt, eps)
     calm = test_sleep and unit_calm_k(S, rows, t, fct)
     return calm, countdown, seed
 

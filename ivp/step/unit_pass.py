@@ -112,8 +112,9 @@ def joint_unit(env, su):
     """The lane's step for a unit of joints it runs whole, or None: the
     unit's controllers are gravity on every core, then one step that runs on
     rows (``lane_psi``: a ConstraintRun, or a constraint of one), every core
-    movable, in no friction system or impact (Lane.can_run), and the step's other cores fixed. The step, (run, rows, cores, the run's cores' rows or -1),
-    is kept on the unit until it changes (SimUnit.forget)."""
+    movable, in no friction system or impact (Lane.can_run), and the step's
+    other cores fixed. The step, (run, rows, cores), is kept on the unit
+    until it changes (SimUnit.forget)."""
     kept = su._lane
     if kept is not None:
         return kept[0]
@@ -143,9 +144,7 @@ def _joint_step(env, su):
         run = old if old is not None and old.controllers == [run] else cls([run])
     if any(c.sim_unit_of_core is not su and not c.physical_unmoveable for c in run.cores):
         return None
-    rows = np.array([c.row for c in cores], dtype=np.int64)
-    slots = np.array([c.row if c.sim_unit_of_core is su else -1 for c in run.cores], dtype=np.int64)
-    return run, rows, cores, slots
+    return run, np.array([c.row for c in cores], dtype=np.int64), cores
 
 
 def run_joint_unit(env, su, step, cores_out: list) -> None:
@@ -153,12 +152,12 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
     rows in one pass (the step's ``lane_psi``: the head, gravity, the
     constraints, the sleep test); a unit calm at its sleep test is frozen
     by the object path."""
-    run, rows, cores, slots = step
+    run, rows, cores = step
     lane = env.lane
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     g = env.gravity_controller.gravity
     dt = env.delta_PSI_time
-    calm, countdown, seed = run.lane_psi(env.bodies.rows, rows, slots, flags, env.current_time, dt,
+    calm, countdown, seed = run.lane_psi(env.bodies.rows, rows, flags, env.current_time, dt,
                                          env.inv_delta_PSI_time, g[0] * dt, g[1] * dt, g[2] * dt,
                                          env.freeze_check_time, env.valve_sleep_countdown,
                                          env.sleep_countdown_value, rng.get_seed())
