@@ -30,6 +30,7 @@ import argparse
 import collections
 import contextlib
 import functools
+import multiprocessing
 import os
 import time
 
@@ -57,17 +58,32 @@ def play(env, batch) -> None:
             env.reset()
 
 
-def serial_rate(make, steps: int) -> tuple:
-    """(steps per wall second, steps per CPU second) in this process."""
+def serial_rate(make, steps: int, start=None) -> tuple:
+    """(steps per wall second, steps per CPU second) in this process; with
+    ``start`` (a barrier), the timing starts when every process reached it."""
     env = make()
     env.reset(seed=0)
     play(env, actions(WARM_STEPS, seed=1))
     env.reset(seed=0)
+    if start is not None:
+        start.wait()
     w0, c0 = time.perf_counter(), time.process_time()
     play(env, actions(steps))
     wall, cpu = time.perf_counter() - w0, time.process_time() - c0
     env.close()
     return steps / wall, steps / cpu
+
+
+def independent_rate(make, processes: int, steps: int) -> tuple:
+    """(total steps per wall second, each process's CPU ms per step) of
+    ``processes`` worlds stepped in their own processes with no vector env
+    between them: the scaling the machine itself allows."""
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Manager() as manager:
+        start = manager.Barrier(processes)
+        with ctx.Pool(processes) as pool:
+            rates = pool.starmap(serial_rate, [(make, steps, start)] * processes)
+    return sum(r for r, _ in rates), [1e3 / c for _, c in rates]
 
 
 def _sched(pid):
@@ -170,6 +186,9 @@ def bench(label: str, make, steps: int, processes, split: bool) -> None:
               f"process; parent {parent_ms:.3f} ms CPU a step)", flush=True)
         for i, s in enumerate(shares):
             print(f"    {'parent' if i == n else f'worker {i}'}: {s}", flush=True)
+        rate, cpu_ms = independent_rate(make, n, steps)
+        print(f"{label}: independent x{n:<2d}  {rate:7.0f} steps/s  (each world in its own process, no vector "
+              f"env; CPU " + " ".join(f"{c:.3f}" for c in cpu_ms) + " ms a step)", flush=True)
 
 
 def main() -> None:
