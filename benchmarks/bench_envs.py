@@ -1,7 +1,8 @@
 """Benchmark: environment steps per second of the Ballance Gymnasium env (envs/).
 
-Random key presses (a new action every step, frame_skip 1: a step is a frame
-of 1/60 s) on the bundled sample level, and on an original level with
+Random key presses (a new action every step; with the default frame_skip 1
+a step is a frame of 1/60 s, with ``--frame-skip k`` k frames, and the rates
+count frames) on the bundled sample level, and on an original level with
 ``--game``. For each level it prints the env in this process, then
 ``gymnasium.vector.AsyncVectorEnv`` of 1, 2 ... processes (one world each),
 their total steps per second and the scaling over one process. Loading and
@@ -22,6 +23,7 @@ frame's glue (input, messages, commands), the observation and the rest of
 the env's step (keys, reward, info), with the costliest behaviours.
 
     python benchmarks/bench_envs.py [--steps 600] [--processes 1 2] [--game DIR --level 2] [--layers]
+                                    [--frame-skip 1]
 """
 
 from __future__ import annotations
@@ -173,21 +175,23 @@ def layers(make, steps: int) -> str:
             + ", ".join(f"{k} {ms[k]:.3f}" for k in top))
 
 
-def bench(label: str, make, steps: int, processes, split: bool) -> None:
-    rate, cpu_rate = serial_rate(make, steps)
-    print(f"{label}: in this process {rate:7.0f} steps/s  ({cpu_rate:.0f} per CPU second)", flush=True)
+def bench(label: str, make, steps: int, processes, split: bool, skip: int) -> None:
+    """The rows of one level (module docstring); rates in frames (steps x ``skip``)."""
+    rate, cpu_rate = (skip * r for r in serial_rate(make, steps))
+    print(f"{label}: in this process {rate:7.0f} frames/s  ({cpu_rate:.0f} per CPU second)", flush=True)
     if split:
         print(f"{label}: {layers(make, steps)}", flush=True)
     base = None
     for n in processes:
         rate, shares, parent_ms = vector_rate(make, n, steps)
+        rate *= skip
         base = base or rate / n
-        print(f"{label}: AsyncVectorEnv x{n:<2d} {rate:7.0f} steps/s  (scaling {rate / base:4.2f} over one "
+        print(f"{label}: AsyncVectorEnv x{n:<2d} {rate:7.0f} frames/s  (scaling {rate / base:4.2f} over one "
               f"process; parent {parent_ms:.3f} ms CPU a step)", flush=True)
         for i, s in enumerate(shares):
             print(f"    {'parent' if i == n else f'worker {i}'}: {s}", flush=True)
         rate, cpu_ms = independent_rate(make, n, steps)
-        print(f"{label}: independent x{n:<2d}  {rate:7.0f} steps/s  (each world in its own process, no vector "
+        print(f"{label}: independent x{n:<2d}  {skip * rate:7.0f} frames/s  (each world in its own process, no vector "
               f"env; CPU " + " ".join(f"{c:.3f}" for c in cpu_ms) + " ms a step)", flush=True)
 
 
@@ -198,16 +202,18 @@ def main() -> None:
     ap.add_argument("--game", metavar="DIR", help="your Ballance folder: also time an original level")
     ap.add_argument("--level", type=int, default=1, help="the original level's number (with --game)")
     ap.add_argument("--layers", action="store_true", help="split a step's CPU time by layer (this process)")
+    ap.add_argument("--frame-skip", type=int, default=1, help="frames per step (fewer round trips to the workers)")
     args = ap.parse_args()
-    if args.steps < 1 or any(n < 1 for n in args.processes):
-        ap.error("--steps and --processes must be at least 1")
+    if args.steps < 1 or args.frame_skip < 1 or any(n < 1 for n in args.processes):
+        ap.error("--steps, --frame-skip and --processes must be at least 1")
     print(f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start "
           "(other work slows the numbers)")
-    bench("sample_level", functools.partial(BallanceEnv, scene="sample_level"), args.steps, args.processes,
-          args.layers)
+    kw = dict(frame_skip=args.frame_skip)
+    bench("sample_level", functools.partial(BallanceEnv, scene="sample_level", **kw), args.steps, args.processes,
+          args.layers, args.frame_skip)
     if args.game:
-        bench(f"level {args.level}", functools.partial(BallanceEnv, level=args.level, game_dir=args.game),
-              args.steps, args.processes, args.layers)
+        bench(f"level {args.level}", functools.partial(BallanceEnv, level=args.level, game_dir=args.game, **kw),
+              args.steps, args.processes, args.layers, args.frame_skip)
     print(f"load average {os.getloadavg()[0]:.1f} at the end")
 
 
