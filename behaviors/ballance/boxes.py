@@ -9,6 +9,7 @@ separating axis exists among the 15 candidates (the 3 + 3 face normals and the
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -66,6 +67,15 @@ class KeptBoxes:
         return kept[2]
 
 
+def _edge_axes(a: OrientedBox, b: OrientedBox):
+    """The cross products of an axis of ``a`` and one of ``b``, the parallel pairs left out."""
+    for u in a.axes:
+        for v in b.axes:
+            c = _cross(u, v)
+            if _dot(c, c) > PARALLEL_EPS:
+                yield c
+
+
 def boxes_intersect(a: OrientedBox, b: OrientedBox) -> bool:
     """Separating-axis test of two oriented boxes (touching counts as
     intersecting). Per candidate axis: |d . axis| against the sum over each
@@ -74,17 +84,11 @@ def boxes_intersect(a: OrientedBox, b: OrientedBox) -> bool:
     against each death box)."""
     (cx, cy, cz), (ex, ey, ez) = a.centre, b.centre
     dx, dy, dz = ex - cx, ey - cy, ez - cz
-    candidates = [*a.axes, *b.axes]
-    for u in a.axes:
-        for v in b.axes:
-            c = _cross(u, v)
-            if _dot(c, c) > PARALLEL_EPS:
-                candidates.append(c)
     (a0x, a0y, a0z), (a1x, a1y, a1z), (a2x, a2y, a2z) = a.axes
     (b0x, b0y, b0z), (b1x, b1y, b1z), (b2x, b2y, b2z) = b.axes
     ha0, ha1, ha2 = a.half
     hb0, hb1, hb2 = b.half
-    for x, y, z in candidates:
+    for x, y, z in itertools.chain(a.axes, b.axes, _edge_axes(a, b)):      # the edges' only if no face separates
         ra = (ha0 * abs(a0x * x + a0y * y + a0z * z) + ha1 * abs(a1x * x + a1y * y + a1z * z)
               + ha2 * abs(a2x * x + a2y * y + a2z * z))
         rb = (hb0 * abs(b0x * x + b0y * y + b0z * z) + hb1 * abs(b1x * x + b1y * y + b1z * z)
