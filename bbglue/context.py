@@ -162,8 +162,12 @@ class CKContext:
         self._behaviors.append((name or getattr(behavior, "name", None) or repr(behavior), behavior))
 
     def behavior_named(self, name: str):
-        """The behaviour added under ``name`` (the first), or None."""
-        return next((b for n, b in self._behaviors if n == name), None)
+        """The behaviour added under ``name`` (the first), or None (a plain
+        loop: the behaviours look their manager up some twenty times a frame)."""
+        for n, b in self._behaviors:
+            if n == name:
+                return b
+        return None
 
     def remove_behavior(self, behavior) -> None:
         self._behaviors = [(n, b) for n, b in self._behaviors if b is not behavior]

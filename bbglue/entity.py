@@ -30,7 +30,15 @@ _VECTORS = {n: values.Vector(n, values.Real(-MAX_POSITION, MAX_POSITION)) for n 
 def check_vector(v, what: str, n: int = 3) -> tuple:
     """A tuple of n finite floats within +-ivp.limits.MAX_POSITION (so a
     world matrix stays finite in f32; ``bbglue.values.Vector``), or a
-    TypeError / ValueError naming ``what``."""
+    TypeError / ValueError naming ``what``. A tuple of n such floats is
+    returned as it is (what the Vector kind would make of it), unchecked
+    by the kind: the frame's many positions pass at the cost of a loop."""
+    if type(v) is tuple and len(v) == n:
+        for x in v:
+            if type(x) is not float or not -MAX_POSITION <= x <= MAX_POSITION:      # NaN fails too
+                break
+        else:
+            return v
     return values.checked(_VECTORS[n], v, what)
 
 
@@ -137,10 +145,15 @@ class CK3dEntity(CKObject):
     # --- matrices -------------------------------------------------------------
 
     def _world(self) -> np.ndarray:
-        """A copy of the world matrix. Each entity keeps its own until a local
-        matrix on its way to the root changes (``_moved``), so a query costs
-        the entities above it whose matrices are not kept, not its depth: a
-        chain of n parented entities is made and placed in n steps, not n^2."""
+        """A copy of the world matrix (``_world_read``)."""
+        return self._world_read().copy()
+
+    def _world_read(self) -> np.ndarray:
+        """The kept world matrix itself, for reading only. Each entity keeps
+        its own until a local matrix on its way to the root changes
+        (``_moved``), so a query costs the entities above it whose matrices
+        are not kept, not its depth: a chain of n parented entities is made
+        and placed in n steps, not n^2."""
         if self._world_kept is None:
             above = []
             e = self
@@ -149,7 +162,7 @@ class CK3dEntity(CKObject):
                 e = e._parent
             for e in reversed(above):
                 e._world_kept = e._local if e._parent is None else e._local @ e._parent._world_kept
-        return self._world_kept.copy()
+        return self._world_kept
 
     def _moved(self) -> None:
         """Forget the kept world matrices of this entity and those below it (an
@@ -162,18 +175,25 @@ class CK3dEntity(CKObject):
                 stack.extend(e._children)
 
     def _store_local(self, m: np.ndarray, what: str) -> None:
-        if not np.all(np.isfinite(m)):
+        if not np.isfinite(m).all():
             raise ValueError(f"entity {self.name!r}: {what} gives a NaN or infinite matrix")
         self._local = m.astype(np.float32).astype(np.float64)
         self._moved()
 
     def _set_world(self, w: np.ndarray, what: str) -> None:
         if self._parent is not None:
-            w = w @ np.linalg.inv(self._parent._world())
+            w = w @ np.linalg.inv(self._parent._world_read())
         self._store_local(w, what)
 
+    def world_token(self):
+        """An object that stays the same (compare with ``is``) while this
+        entity's world matrix does: the key of a value derived from the
+        matrix (behaviors.ballance.boxes.KeptBoxes). A new token does not
+        always mean a new matrix. Read-only: do not write into it."""
+        return self._world_read()
+
     def get_world_matrix(self) -> VxMatrix:
-        return VxMatrix(self._world())
+        return VxMatrix(self._world_read())
 
     def set_world_matrix(self, M) -> None:
         self._set_world(_as_array(M, f"entity {self.name!r}: set_world_matrix"), "set_world_matrix")
@@ -191,19 +211,19 @@ class CK3dEntity(CKObject):
         if not isinstance(ref, CK3dEntity):
             raise TypeError(f"entity {self.name!r}: {what}: the referential must be a CK3dEntity "
                             f"or None, got {type(ref).__name__}")
-        return ref._world()
+        return ref._world_read()
 
     def _relative(self, ref, what: str) -> np.ndarray:
-        """This entity's matrix expressed in the referential's frame."""
-        w = self._world()
+        """This entity's matrix expressed in the referential's frame, for
+        reading only (without a referential, the kept world matrix itself)."""
+        w = self._world_read()
         r = self._ref_world(ref, what)
         return w if r is None else w @ np.linalg.inv(r)
 
     # --- position -------------------------------------------------------------
 
     def get_position(self, ref=None):
-        m = self._relative(ref, "get_position")
-        return tuple(float(x) for x in m[3, :3])
+        return tuple(self._relative(ref, "get_position")[3, :3].tolist())
 
     def set_position(self, pos, ref=None) -> None:
         p = check_vector(pos, f"entity {self.name!r}: set_position")
@@ -287,8 +307,9 @@ class CK3dEntity(CKObject):
     # --- scale ----------------------------------------------------------------
 
     def get_scale(self, local: bool = True):
-        m = self._local if local else self._world()
-        return tuple(float(np.linalg.norm(m[i, :3])) for i in range(3))
+        m = self._local if local else self._world_read()
+        rows = (m[0, :3], m[1, :3], m[2, :3])
+        return tuple(math.sqrt(r.dot(r)) for r in rows)        # what np.linalg.norm(r) computes, without its checks
 
     def set_scale(self, scale, local: bool = True) -> None:
         what = f"entity {self.name!r}: set_scale"
@@ -308,7 +329,7 @@ class CK3dEntity(CKObject):
     def transform(self, point, ref=None):
         """A point of this entity's frame, in the referential's frame (or world)."""
         p = check_vector(point, f"entity {self.name!r}: transform")
-        return tuple(float(x) for x in np.array(p + (1.0,)) @ self._relative(ref, "transform")[:, :3])
+        return tuple((np.array(p + (1.0,)) @ self._relative(ref, "transform")[:, :3]).tolist())
 
     def inverse_transform(self, point, ref=None):
         """A point of the referential's frame (or world), in this entity's frame."""
@@ -319,7 +340,7 @@ class CK3dEntity(CKObject):
     def transform_vector(self, vec, ref=None):
         """A direction of this entity's frame in the referential's (3 x 3 part: no translation)."""
         v = check_vector(vec, f"entity {self.name!r}: transform_vector")
-        return tuple(float(x) for x in np.array(v) @ self._relative(ref, "transform_vector")[:3, :3])
+        return tuple((np.array(v) @ self._relative(ref, "transform_vector")[:3, :3]).tolist())
 
     def inverse_transform_vector(self, vec, ref=None):
         v = check_vector(vec, f"entity {self.name!r}: inverse_transform_vector")
@@ -377,7 +398,7 @@ class CK3dEntity(CKObject):
         if local:
             return lo, hi
         corners = np.array([(x, y, z, 1.0) for x in (lo[0], hi[0]) for y in (lo[1], hi[1]) for z in (lo[2], hi[2])])
-        pts = corners @ self._world()[:, :3]
+        pts = corners @ self._world_read()[:, :3]
         return tuple(float(x) for x in pts.min(axis=0)), tuple(float(x) for x in pts.max(axis=0))
 
 

@@ -16,9 +16,11 @@ import numpy as np
 
 
 class Mesh:
-    """A named triangle mesh: ``vertices`` (n, 3) float32, ``faces`` (m, 3) int32."""
+    """A named triangle mesh: ``vertices`` (n, 3) float32, ``faces`` (m, 3) int32.
+    Nothing changes a mesh once made (entities share them, as do the copies
+    of a world: ``ivp.snapshot``'s ``share``)."""
 
-    __slots__ = ("name", "vertices", "faces")
+    __slots__ = ("name", "vertices", "faces", "_box")
 
     def __init__(self, name: str, vertices, faces):
         if not isinstance(name, str) or not name:
@@ -43,13 +45,22 @@ class Mesh:
     def __repr__(self) -> str:
         return f"<Mesh {self.name!r}: {len(self.vertices)} vertices, {len(self.faces)} faces>"
 
+    def __getstate__(self):
+        """The slots without the kept bounding box, a memo made again on demand
+        (a snapshot's hash does not depend on who asked for the box)."""
+        return None, {"name": self.name, "vertices": self.vertices, "faces": self.faces}
+
     def bounding_box(self):
-        """(min, max) corners of the vertices, as tuples of floats."""
-        if len(self.vertices) == 0:
-            return (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
-        lo = self.vertices.min(axis=0)
-        hi = self.vertices.max(axis=0)
-        return tuple(float(x) for x in lo), tuple(float(x) for x in hi)
+        """(min, max) corners of the vertices, as tuples of floats (made at
+        the first call: the death boxes and the ball ask every frame)."""
+        box = getattr(self, "_box", None)
+        if box is None:
+            if len(self.vertices) == 0:
+                box = (0.0, 0.0, 0.0), (0.0, 0.0, 0.0)
+            else:
+                box = tuple(self.vertices.min(axis=0).tolist()), tuple(self.vertices.max(axis=0).tolist())
+            self._box = box
+        return box
 
 
 def _positive(builder: str, **values) -> None:

@@ -429,6 +429,8 @@ class InitialConditions:
 class BehaviorManager:
     """Runs the behaviours of one context (see the module docstring for the order)."""
 
+    _found = None                       # find's answers until the next attach or detach
+
     def __init__(self, ctx):
         self.ctx = ctx
         self.behaviors = []
@@ -442,6 +444,13 @@ class BehaviorManager:
         self._ic = {}
         self.sounds = []                # the SoundEvents of the last frame
 
+    def __getstate__(self) -> dict:
+        """The fields without find's answers, a memo made again on demand: a
+        snapshot (and its hash) is the same whoever looked behaviours up."""
+        state = self.__dict__.copy()
+        state.pop("_found", None)
+        return state
+
     # --- attachment -------------------------------------------------------------------
 
     def attach(self, behavior: Behavior) -> Behavior:
@@ -452,6 +461,7 @@ class BehaviorManager:
         behavior.manager = self
         behavior.state = PENDING
         self.behaviors.append(behavior)
+        self._found = None
         return behavior
 
     def stop(self, behavior: Behavior) -> None:
@@ -467,6 +477,7 @@ class BehaviorManager:
         self._destroy_blocks(behavior)
         if behavior in self.behaviors:
             self.behaviors.remove(behavior)
+            self._found = None
 
     def _drop_timers(self, behavior: Behavior) -> None:
         for t in self.timers:
@@ -484,10 +495,20 @@ class BehaviorManager:
                 self.ctx.report_error(f"{behavior!r}: destroying {blk!r}", exc)
 
     def find(self, cls_or_name) -> list:
-        """Attached behaviours of a class or registered name."""
-        if isinstance(cls_or_name, str):
-            return [b for b in self.behaviors if b.name == cls_or_name]
-        return [b for b in self.behaviors if isinstance(b, cls_or_name)]
+        """Attached behaviours of a class or registered name, in attachment
+        order. The answers are kept until a behaviour is attached or
+        detached (the behaviours of a frame look up the player, the camera
+        and the level many times a frame)."""
+        if self._found is None:
+            self._found = {}
+        hit = self._found.get(cls_or_name)
+        if hit is None:
+            if isinstance(cls_or_name, str):
+                hit = tuple(b for b in self.behaviors if b.name == cls_or_name)
+            else:
+                hit = tuple(b for b in self.behaviors if isinstance(b, cls_or_name))
+            self._found[cls_or_name] = hit
+        return list(hit)
 
     def reset(self) -> None:
         """Every behaviour: timers dropped, owned blocks disposed of, ``on_reset``,

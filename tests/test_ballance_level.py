@@ -8,6 +8,7 @@ import pytest
 from bbglue import blocks
 from behaviors import hooks, manager_of, registry
 from behaviors.ballance import box_of, boxes_intersect, camera_of, player_of, set_paused
+from behaviors.ballance.boxes import KeptBoxes
 from test_ballance_world import FRAME_MS, ball_body, ballance_ctx, run
 
 QUICK = {"hide_delay": 0.0, "rebirth_delay": 0.0, "start_delay": 0.0, "birth_delay": 0.0}
@@ -61,6 +62,19 @@ def test_death_is_the_balls_oriented_box_touching_a_death_cube():
     assert boxes_intersect(box_of(ball), box_of(cube))
     ball.set_position((7.9, 0.0, 0.0))
     assert not boxes_intersect(box_of(ball), box_of(cube))
+
+
+def test_a_kept_box_is_made_again_when_its_entity_moves():
+    ctx = ballance_ctx(gravity=(0.0, 0.0, 0.0), level=False)
+    parent = ctx.create_entity("holder")
+    cube = ctx.create_entity("DB", position=(0.0, 0.0, 0.0), scale=(10.0, 10.0, 10.0), parent=parent)
+    kept = KeptBoxes()
+    first = kept.box(cube)
+    assert kept.box(cube) is first and first.centre == (0.0, 0.0, 0.0) and first.half == (5.0, 5.0, 5.0)
+    parent.set_position((0.0, 0.0, 30.0))                      # the cube moves with its parent
+    assert kept.box(cube).centre == (0.0, 0.0, 30.0)
+    cube.set_scale((2.0, 2.0, 2.0))
+    assert kept.box(cube).half == (1.0, 1.0, 1.0)
 
 
 def test_the_level_kills_the_ball_when_its_box_reaches_the_cube():

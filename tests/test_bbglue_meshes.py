@@ -123,3 +123,17 @@ def test_load_obj_errors_name_file_and_line(tmp_path, text, line, msg):
 def test_load_obj_missing_file_is_a_value_error(tmp_path):
     with pytest.raises(ValueError, match="cannot read"):
         meshes.load_obj(tmp_path / "nope.obj")
+
+
+def test_the_bounding_box_is_kept_but_not_part_of_a_snapshot():
+    import pickle
+
+    from ivp.snapshot import deep_copy, state_hash
+    m = meshes.box(2.0, 4.0, 6.0)
+    before = state_hash(m)
+    assert m.bounding_box() == ((-1.0, -2.0, -3.0), (1.0, 2.0, 3.0))
+    assert m.bounding_box() is m.bounding_box()                 # made once
+    assert state_hash(m) == before                              # the hash does not see who asked
+    for copy in (deep_copy(m), pickle.loads(pickle.dumps(m))):
+        assert copy.bounding_box() == ((-1.0, -2.0, -3.0), (1.0, 2.0, 3.0))
+        assert np.array_equal(copy.vertices, m.vertices)

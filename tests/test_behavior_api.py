@@ -318,3 +318,19 @@ def test_describe_lists_parameters_with_defaults():
     lines = registry.describe("test.recorder")
     assert lines == ["label: a string (default 'r')", "period: a number >= 0 and <= 60 (default 0.5)",
                      "offset: three numbers, each >= -100 and <= 100 (default (0.0, 0.0, 0.0))"]
+
+
+def test_find_follows_attach_and_stop_and_stays_out_of_snapshots():
+    from bbglue.snapshot import game_hash
+    ctx = CKContext()
+    m = manager_of(ctx)
+    assert m.find(Recorder) == [] and m.find("test.recorder") == []
+    a = registry.create(ctx, "test.recorder")
+    hash_before_find = game_hash(ctx)
+    assert m.find(Recorder) == [a] and m.find("test.recorder") == [a]
+    assert game_hash(ctx) == hash_before_find                  # the kept answers are not state
+    b = registry.create(ctx, "test.recorder", params={"label": "b"})
+    assert m.find(Recorder) == [a, b]
+    m.find(Recorder).clear()                                    # a caller's list is its own
+    m.stop(a)
+    assert m.find(Recorder) == [b] and m.find("test.recorder") == [b]

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bbglue import CKContext, VxMatrix, meshes
+from ivp.limits import MAX_POSITION
 
 S2 = math.sqrt(0.5)
 
@@ -139,6 +140,11 @@ def test_groups_and_attributes(ctx):
 
 @pytest.mark.parametrize("call, exc", [
     (lambda e: e.set_position((0, float("nan"), 0)), ValueError),
+    (lambda e: e.set_position((0.0, float("nan"), 0.0)), ValueError),        # a tuple of floats: the quick check
+    (lambda e: e.set_position((0.0, 0.0, float("-inf"))), ValueError),
+    (lambda e: e.set_position((2.0 * MAX_POSITION, 0.0, 0.0)), ValueError),
+    (lambda e: e.translate((0.0, 0.0)), TypeError),
+    (lambda e: e.transform((0.0, 0.0, True)), TypeError),
     (lambda e: e.set_position((0, 0)), TypeError),
     (lambda e: e.get_position(ref="world"), TypeError),
     (lambda e: e.rotate((0, 0, 0), 1.0), ValueError),
@@ -194,3 +200,34 @@ def test_a_kept_world_matrix_is_the_product_of_the_local_ones(ctx):
         a.set_parent(c)
     with pytest.raises(ValueError, match="its own descendant"):
         c.set_parent(c)
+
+
+# --- the frame's positional calls (issue 44) ---------------------------------------------------
+
+def test_positions_come_back_as_the_f32_the_matrix_stores(ctx):
+    e = ctx.create_entity("e", position=(0.1, -2.7, 1e5 + 0.3))
+    assert e.get_position() == tuple(float(np.float32(x)) for x in (0.1, -2.7, 1e5 + 0.3))
+    assert all(type(x) is float for x in e.get_position())
+    assert e.transform((1.0, 0.0, 0.0)) == (float(np.float32(0.1)) + 1.0, float(np.float32(-2.7)),
+                                            float(np.float32(1e5 + 0.3)))
+    assert e.transform_vector((0.0, 2.0, 0.0)) == (0.0, 2.0, 0.0)
+
+
+def test_the_world_scale_is_each_axis_length(ctx):
+    parent = ctx.create_entity("p", scale=(2.0, 3.0, 4.0))
+    child = ctx.create_entity("c", parent=parent)
+    child.set_scale((0.5, 0.5, 0.5))                       # local axes of 0.5 under the parent's 2, 3, 4
+    assert child.get_scale(local=False) == pytest.approx((1.0, 1.5, 2.0))
+    child.rotate((0.0, 1.0, 0.0), math.pi / 3)             # a turn in world axes keeps their lengths
+    assert child.get_scale(local=False) == pytest.approx((1.0, 1.5, 2.0))
+
+
+def test_the_world_token_changes_when_the_matrix_above_does(ctx):
+    parent = ctx.create_entity("p")
+    child = ctx.create_entity("c", parent=parent, position=(1.0, 0.0, 0.0))
+    token = child.world_token()
+    child.get_position()
+    assert child.world_token() is token                     # reading keeps it
+    parent.set_position((0.0, 5.0, 0.0))
+    assert child.world_token() is not token
+    assert child.get_position() == (1.0, 5.0, 0.0)

@@ -9,6 +9,7 @@ separating axis exists among the 15 candidates (the 3 + 3 face normals and the
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -46,21 +47,53 @@ def box_of(entity, lo=None, hi=None) -> OrientedBox:
     return OrientedBox(tuple(centre), tuple(axes), tuple(half))
 
 
-def _radius(box: OrientedBox, axis) -> float:
-    return sum(box.half[i] * abs(_dot(box.axes[i], axis)) for i in range(3))
+class KeptBoxes:
+    """``box_of`` for entities that seldom move (the death boxes): a box is
+    made again only when its entity's world matrix or mesh changed."""
+
+    def __init__(self):
+        self._kept = {}
+
+    def __getstate__(self) -> dict:
+        """Empty: the boxes are a memo, made again on demand (a snapshot's hash
+        does not depend on which boxes were asked for)."""
+        return {"_kept": {}}
+
+    def box(self, entity) -> OrientedBox:
+        token = entity.world_token()
+        kept = self._kept.get(entity)
+        if kept is None or kept[0] is not token or kept[1] is not entity.mesh:
+            kept = self._kept[entity] = (token, entity.mesh, box_of(entity))
+        return kept[2]
 
 
-def boxes_intersect(a: OrientedBox, b: OrientedBox) -> bool:
-    """Separating-axis test of two oriented boxes (touching counts as intersecting)."""
-    d = tuple(b.centre[i] - a.centre[i] for i in range(3))
-    candidates = list(a.axes) + list(b.axes)
+def _edge_axes(a: OrientedBox, b: OrientedBox):
+    """The cross products of an axis of ``a`` and one of ``b``, the parallel pairs left out."""
     for u in a.axes:
         for v in b.axes:
             c = _cross(u, v)
             if _dot(c, c) > PARALLEL_EPS:
-                candidates.append(c)
-    for axis in candidates:
-        if abs(_dot(d, axis)) > _radius(a, axis) + _radius(b, axis):
+                yield c
+
+
+def boxes_intersect(a: OrientedBox, b: OrientedBox) -> bool:
+    """Separating-axis test of two oriented boxes (touching counts as
+    intersecting). Per candidate axis: |d . axis| against the sum over each
+    box's three axes of half extent x |box axis . axis|, the dot products
+    summed in x, y, z order (written out: every frame tests the ball
+    against each death box)."""
+    (cx, cy, cz), (ex, ey, ez) = a.centre, b.centre
+    dx, dy, dz = ex - cx, ey - cy, ez - cz
+    (a0x, a0y, a0z), (a1x, a1y, a1z), (a2x, a2y, a2z) = a.axes
+    (b0x, b0y, b0z), (b1x, b1y, b1z), (b2x, b2y, b2z) = b.axes
+    ha0, ha1, ha2 = a.half
+    hb0, hb1, hb2 = b.half
+    for x, y, z in itertools.chain(a.axes, b.axes, _edge_axes(a, b)):      # the edges' only if no face separates
+        ra = (ha0 * abs(a0x * x + a0y * y + a0z * z) + ha1 * abs(a1x * x + a1y * y + a1z * z)
+              + ha2 * abs(a2x * x + a2y * y + a2z * z))
+        rb = (hb0 * abs(b0x * x + b0y * y + b0z * z) + hb1 * abs(b1x * x + b1y * y + b1z * z)
+              + hb2 * abs(b2x * x + b2y * y + b2z * z))
+        if abs(dx * x + dy * y + dz * z) > ra + rb:
             return False
     return True
 

@@ -42,7 +42,7 @@ from ..api import Behavior, Emitter, manager_of
 from ..params import Entity, Group, Param
 from ..registry import register
 from .balls import distance, player_of
-from .boxes import box_of, boxes_intersect
+from .boxes import KeptBoxes, box_of, boxes_intersect
 from .camera import camera_of
 from .values import (BALL_RADIUS, BIG_FLAME_SIZE, BIRTH_S, CHECKPOINT_BIG_FLAME, CHECKPOINT_FLAME_HEIGHT,
                      CHECKPOINT_SMALL_FLAMES, CHECKPOINT_NAME, CHECKPOINT_RADIUS, DEATH_FADE_S,
@@ -137,6 +137,7 @@ class Level(Behavior):
             raise ValueError(f"{self.name}: no start: no reset point {self.reset_points.format(1)!r}")
         self.paused = False
         self.records = {}
+        self.kept_boxes = KeptBoxes()
         self._init_state()
 
     def _init_state(self) -> None:
@@ -343,7 +344,7 @@ class Level(Behavior):
         ball = player.ball
         if self.death_boxes is not None:
             mine = box_of(ball)
-            if any(boxes_intersect(mine, box_of(b)) for b in self.death_boxes):
+            if any(boxes_intersect(mine, self.kept_boxes.box(b)) for b in self.death_boxes):
                 self.die()
                 return
         p = ball.get_position()
