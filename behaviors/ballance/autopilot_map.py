@@ -11,9 +11,10 @@ end (a link from a floor up onto a floor beside it is a step, not a
 slope), a rising link short (``STEEP``), no node or wall in the ball's
 way (the sides of the triangles that are no floor, sampled too); from a
 node at an edge the ball may also drop onto a floor below (at most
-``MAX_DROP`` down, ``DROP_REACH`` out, or as far as it flies while it
-falls, leaving the edge at ``JUMP_SPEED``: level 02's gap of 7 between
-the end of its banked road and the floor 8 below). A node whose surroundings are
+``MAX_DROP`` down, ``DROP_REACH`` out, or as far as its kind flies while
+it falls: ``Flight``, measured on the world with the push held from a
+standing start at the edge; without a measurement, ballistic at
+``JUMP_SPEED``). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -54,8 +55,8 @@ STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (fl
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
-JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (the cruise is 9) ...
-MAX_DROP = 20.0          # ... and at most this far below
+JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (no Flight measured) ...
+MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -114,18 +115,47 @@ def merged(points: np.ndarray, size: float = MERGE, highest: bool = False) -> np
     return np.sort(order[first])
 
 
+class Flight:
+    """How a ball of one kind flies off an edge, measured (autopilot.flights):
+    per frame of its fall from rest with its push held the whole way, the
+    time, how far it fell, its vertical speed and how far it went
+    horizontally (increasing)."""
+
+    def __init__(self, t, fall, vy, flat):
+        self.t, self.fall, self.vy, self.flat = (np.asarray(x, float) for x in (t, fall, vy, flat))
+
+    @classmethod
+    def ballistic(cls, speed: float, gravity: float, seconds: float = 5.0):
+        """A ball leaving the edge at ``speed`` under ``gravity``, undamped, unpushed."""
+        t = np.arange(0.0, seconds, 1.0 / 60.0)
+        return cls(t, 0.5 * gravity * t * t, -gravity * t, speed * t)
+
+    def reach(self, fall):
+        """How far it goes horizontally while it falls ``fall`` (0 where it rises; the
+        last measured for a longer fall)."""
+        return np.interp(np.maximum(fall, 0.0), self.fall, self.flat)
+
+    def seconds_left(self, vy: float, fall: float) -> float:
+        """The time it takes to fall ``fall`` more, falling at ``vy`` now."""
+        i = int(np.searchsorted(-self.vy, -vy))
+        start = self.fall[min(i, len(self.fall) - 1)]
+        return float(np.interp(start + max(fall, 0.0), self.fall, self.t) - self.t[min(i, len(self.t) - 1)])
+
+
 class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0):
+    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None):
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default and at most ``CLIMB``); ``gravity`` its
-        size, for how far a ball flies off an edge."""
+        size, for how far a ball flies off an edge; ``flights``: kind ->
+        its measured Flight (default: ballistic at JUMP_SPEED)."""
         self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
+        self.flights = {k: (flights or {}).get(k) or Flight.ballistic(JUMP_SPEED, self.gravity) for k in KIND_NAMES}
         tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
@@ -201,30 +231,34 @@ class WalkMap:
         the nodes round the edge's at its height; from a midpoint, within
         45 degrees of straight off its rails' end, not sideways: level 03's
         rails end 0.9 past their last midpoint, whose diagonal probes find
-        the rails' ends)."""
+        the rails' ends), no farther than the farthest flight of a kind
+        (whose reach each kind's links check: _graph)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
-        reach = max(DROP_REACH, JUMP_SPEED * math.sqrt(2.0 * MAX_DROP / self.gravity))
-        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], reach)
-        counts = np.fromiter((len(x) for x in near), int, len(near))
-        a = np.repeat(edge, counts)
-        b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
-        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
-        fall = p[a, 1] - p[b, 1]
-        ok = ((fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
-              & ((flat <= DROP_REACH)                  # a jump off a floor's edge, not from between rails
-                 | (~self.span[a] & (flat <= JUMP_SPEED * np.sqrt(2.0 * np.maximum(fall, 0.0) / self.gravity)))))
-        a, b = a[ok], b[ok]
+        reach = max([DROP_REACH] + [f.reach(MAX_DROP) for f in self.flights.values()])
         inward = np.zeros((len(p), 2))                # from an edge node toward the floor round it
         for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
             level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
             inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
-        out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
-        along = (out * inward[a]).sum(axis=1)
-        off = np.where(self.span[a], along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
-                       along <= 0.0)
-        return a[off], b[off]
+        out_a, out_b = [], []
+        for chunk in np.array_split(edge, max(1, len(edge) // 500)):      # a far reach finds many pairs
+            near = flat_tree.query_ball_point(p[chunk][:, (0, 2)], reach)
+            counts = np.fromiter((len(x) for x in near), int, len(near))
+            a = np.repeat(chunk, counts)
+            b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
+            flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+            fall = p[a, 1] - p[b, 1]
+            ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP) & ((flat <= DROP_REACH) | ~self.span[a])
+            a, b = a[ok], b[ok]
+            out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
+            along = (out * inward[a]).sum(axis=1)
+            off = np.where(self.span[a],
+                           along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
+                           along <= 0.0)
+            out_a.append(a[off])
+            out_b.append(b[off])
+        return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
 
     def _walled(self, a, b) -> np.ndarray:
         """For links a -> b: at a quarter, half or three quarters along, is
@@ -270,6 +304,7 @@ class WalkMap:
         a, b, flat = a[ok], b[ok], flat[ok]
         ok = ~self._walled(a, b)
         drop_a, drop_b = self._drops()
+        dropped = np.r_[np.zeros(2 * int(ok.sum()), bool), np.ones(len(drop_a), bool)]
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
@@ -280,8 +315,10 @@ class WalkMap:
             limit = self.climb.get(kind, CLIMB)
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
             rushed = (self.slope[b] <= CLIMB) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
-            up = ((rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
-                  | (rushed & (rise <= CLIMB * flat + 0.15)))
+            flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise))
+            up = np.where(dropped, flies,
+                          (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
+                          | (rushed & (rise <= CLIMB * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
