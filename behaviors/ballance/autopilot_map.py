@@ -54,6 +54,7 @@ STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (fl
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
+RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (no Flight measured) ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
@@ -61,7 +62,8 @@ UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
-FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
+FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis, and as far
+                         # again as the paper ball flies falling from the top to them (level 02's fan 03: 10.2)
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
@@ -217,12 +219,14 @@ class WalkMap:
         return out
 
     def _lift(self, foot, top):
-        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends)."""
+        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
+        top nodes FAN_REACH from its axis and the paper ball's flight beyond."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
-        above = np.flatnonzero((flat <= FAN_REACH) & (y > foot[1] + 2.0) & (y <= top[1]))
+        reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
+        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1]))
         return below, above
 
     def _drops(self):
@@ -277,6 +281,35 @@ class WalkMap:
                 out |= np.isfinite(d)
         return out
 
+    def _rail_axes(self) -> np.ndarray:
+        """Per node between or on the edges of a rail pair (span, paired): the
+        unit way its rails run in X and Z (the main axis of such nodes within
+        2 EDGE_PROBE); 0 for the others."""
+        rails = np.flatnonzero(self.span | self.paired)
+        axes = np.zeros((len(self.points), 2))
+        if len(rails) < 2:
+            return axes
+        p = self.points[:, (0, 2)]
+        tree = cKDTree(p[rails])
+        for i, near in zip(rails, tree.query_ball_point(p[rails], 2.0 * EDGE_PROBE)):
+            d = p[rails[near]] - p[rails[near]].mean(axis=0)
+            axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
+        return axes
+
+    def _along_rails(self, a, b) -> np.ndarray:
+        """For links a - b: False for one from a rail pair to a node off it
+        (neither span nor paired): from a rail's edge, or from between the
+        rails more than 15 degrees off their way (a ball between rails leaves
+        them at their ends, not over one: level 02's stone ball stuck beside
+        the end of its wooden humps)."""
+        rail = self.span | self.paired
+        axes = self._rail_axes()
+        one = rail[a] != rail[b]
+        r = np.where(rail[a], a, b)
+        d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
+        along = np.abs((d * axes[r]).sum(axis=1))
+        return ~one | (~self.paired[r] & (along >= RAIL_END * np.linalg.norm(d, axis=1)))
+
     def _steep_height(self, a, b, limit: float) -> np.ndarray:
         """Per node steeper than ``limit``: the height of the stretch of such
         nodes it is on (linked by the links a -> b); 0 for the others."""
@@ -302,7 +335,7 @@ class WalkMap:
         ok = ((rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
               & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
         a, b, flat = a[ok], b[ok], flat[ok]
-        ok = ~self._walled(a, b)
+        ok = ~self._walled(a, b) & self._along_rails(a, b)
         drop_a, drop_b = self._drops()
         dropped = np.r_[np.zeros(2 * int(ok.sum()), bool), np.ones(len(drop_a), bool)]
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
