@@ -70,6 +70,7 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back
 JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
 RUN_UP = 6.0                 # a crate or a gate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
@@ -95,17 +96,21 @@ AIRBORNE = 1.0               # a ball this far above the floor under it (more th
 class Steering:
     """A variant of the steering: cruise speed (units per simulated second),
     how far ahead on the route it aims, how much it slows in bends, how far
-    to the right of the route it aims (a box pushed off its centre turns)."""
+    to the right of the route it aims (a box pushed off its centre turns),
+    whether it rocks the ball (pushes it the way it rolls along the aim's
+    line, back as well as on: a ball in a valley swings higher each time,
+    up a face steeper than its push holds it on)."""
 
     speed: float
     lookahead: float
     bend: float = 0.6
     offset: float = 0.0
+    rock: bool = False
 
 
 VARIANTS = (Steering(9.0, 7.0), Steering(6.0, 6.0), Steering(4.0, 4.0), Steering(12.0, 9.0),
             Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3),
-            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5))
+            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5), Steering(20.0, 7.0, rock=True))
 
 
 @dataclass
@@ -649,6 +654,10 @@ class Pilot:
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
+        elif self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist:
+            if p[1] >= max(q[1] for q in near):           # rolling back: pushed back up the face behind, no
+                return frozenset()                         # higher than the way ahead rises (not over its top)
+            to = -to
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
 
     def _airborne(self, ball) -> bool:

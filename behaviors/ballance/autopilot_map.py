@@ -6,7 +6,7 @@ Nodes are points of the upward-facing triangles of the floor groups
 (``Phys_Floors``, ``Phys_FloorRails``) and the module bodies, sampled on a
 barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
 nodes are linked when the ball can roll from one to the other: at most
-``REACH`` apart, no steeper than ``CLIMB`` nor than the floor under either
+``REACH`` apart, no steeper than ``STEEPEST`` nor than the floor under either
 end (a link from a floor up onto a floor beside it is a step, not a
 slope), a rising link short (``STEEP``), no node or wall in the ball's
 way (the sides of the triangles that are no floor, sampled too); from a
@@ -25,9 +25,10 @@ off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any),
-or onto a steeper stretch (up to ``CLIMB``) no higher than
-``MOMENTUM_RISE``, which its speed takes it up (level 01's basin, left as a
-stone ball; not level 02's long ramp for wood, whose pads make stone).
+or onto a steeper stretch (up to ``STEEPEST``) no higher than
+``MOMENTUM_RISE``, which its speed or rocking takes it up (level 01's
+basin, left as a stone ball; level 02's wooden humps; the steering rocks
+the ball: ``Steering.rock``).
 A node within the transformer radius of a pad turns the kind into the
 pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
@@ -49,7 +50,9 @@ from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
-CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall)
+CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall or a drop) ...
+STEEPEST = 1.2           # ... unless the floor under it is that steep and the kind rolls up it (level 02's
+                         # wooden humps rise 1.0 per unit; the wood ball's push holds it on 1.12)
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
@@ -71,8 +74,9 @@ WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (
 WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
-MOMENTUM_RISE = 5.0      # a kind rolls up a stretch steeper than its push holds it on, no higher than this
-                         # (a stone ball at 7.5 units/s rises 5 up 0.57 per unit, its push helping)
+MOMENTUM_RISE = 7.5      # a kind rolls up a stretch steeper than its push holds it on, no higher than this:
+                         # its speed, or rocking to and fro, takes it up (a stone ball at 12 units/s rises 7.5
+                         # up 0.7 per unit, its push helping, its damping braking; level 02's humps: 6.9)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -152,10 +156,10 @@ class WalkMap:
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
         kind) of each transformer; ``climb``: kind -> the steepest rise per
-        unit it rolls up (default and at most ``CLIMB``); ``gravity`` its
+        unit it rolls up (default ``CLIMB``, at most ``STEEPEST``); ``gravity`` its
         size, for how far a ball flies off an edge; ``flights``: kind ->
         its measured Flight (default: ballistic at JUMP_SPEED)."""
-        self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
+        self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
         self.flights = {k: (flights or {}).get(k) or Flight.ballistic(JUMP_SPEED, self.gravity) for k in KIND_NAMES}
         tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
@@ -312,8 +316,10 @@ class WalkMap:
 
     def _steep_height(self, a, b, limit: float) -> np.ndarray:
         """Per node steeper than ``limit``: the height of the stretch of such
-        nodes it is on (linked by the links a -> b); 0 for the others."""
-        steep = self.slope > limit
+        nodes it is on (linked by the links a -> b); 0 for the others. A
+        rail's faces are no stretch (a tube's facets: level 02's rail along
+        its humps joined them all into one 12.6 high)."""
+        steep = (self.slope > limit) & ~self.paired & ~self.span
         both = steep[a] & steep[b]
         n = len(self.points)
         _, label = connected_components(coo_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(n, n)),
@@ -332,7 +338,9 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rise = np.abs(p[a, 1] - p[b, 1])
         slope = np.where(self.span, CLIMB, self.slope)              # a midpoint's slope: its rails', unknown
-        ok = ((rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        ok = (((rise <= CLIMB * flat + 0.15)                          # steeper only up a floor as steep
+               | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
+              & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
               & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
         a, b, flat = a[ok], b[ok], flat[ok]
         ok = ~self._walled(a, b) & self._along_rails(a, b)
@@ -347,11 +355,11 @@ class WalkMap:
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
-            rushed = (self.slope[b] <= CLIMB) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
+            rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise))
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
-                          | (rushed & (rise <= CLIMB * flat + 0.15)))
+                          | (rushed & (rise <= STEEPEST * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
