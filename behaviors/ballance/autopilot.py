@@ -339,7 +339,8 @@ def flights(ctx, level, floors: np.ndarray) -> dict:
         player.remove()
         t, fall, vy, flat = np.array(rows).T
         grow = np.maximum.accumulate                 # a bounce off nothing: none, but the tables must not go back
-        out[kind] = Flight(t, grow(fall), -grow(-vy), grow(flat))
+        out[kind] = Flight(t, grow(fall), -grow(-vy), grow(flat),
+                           math.sqrt(sum(c * c for c in ctx.physics.gravity)))
     return out
 
 

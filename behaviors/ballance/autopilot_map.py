@@ -12,9 +12,9 @@ slope), a rising link short (``STEEP``), no node or wall in the ball's
 way (the sides of the triangles that are no floor, sampled too); from a
 node at an edge the ball may also drop onto a floor below (at most
 ``MAX_DROP`` down, ``DROP_REACH`` out, or as far as its kind flies while
-it falls: ``Flight``, measured on the world with the push held from a
-standing start at the edge; without a measurement, ballistic at
-``JUMP_SPEED``). A node whose surroundings are
+it falls leaving the edge at ``JUMP_SPEED`` (the steering runs at a jump
+faster): ``Flight``, measured on the world with the push held; without a
+measurement, ballistic). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -59,7 +59,7 @@ SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail 
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
 RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
-JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (no Flight measured) ...
+JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
@@ -125,21 +125,26 @@ class Flight:
     """How a ball of one kind flies off an edge, measured (autopilot.flights):
     per frame of its fall from rest with its push held the whole way, the
     time, how far it fell, its vertical speed and how far it went
-    horizontally (increasing)."""
+    horizontally (increasing); ``gravity`` its size."""
 
-    def __init__(self, t, fall, vy, flat):
+    def __init__(self, t, fall, vy, flat, gravity: float):
         self.t, self.fall, self.vy, self.flat = (np.asarray(x, float) for x in (t, fall, vy, flat))
+        self.gravity = float(gravity)
 
     @classmethod
-    def ballistic(cls, speed: float, gravity: float, seconds: float = 5.0):
-        """A ball leaving the edge at ``speed`` under ``gravity``, undamped, unpushed."""
+    def ballistic(cls, gravity: float, seconds: float = 5.0):
+        """A ball under ``gravity``, undamped and unpushed."""
         t = np.arange(0.0, seconds, 1.0 / 60.0)
-        return cls(t, 0.5 * gravity * t * t, -gravity * t, speed * t)
+        return cls(t, 0.5 * gravity * t * t, -gravity * t, 0.0 * t, gravity)
 
-    def reach(self, fall):
+    def reach(self, fall, speed: float = 0.0):
         """How far it goes horizontally while it falls ``fall`` (0 where it rises; the
-        last measured for a longer fall)."""
-        return np.interp(np.maximum(fall, 0.0), self.fall, self.flat)
+        last measured for a longer fall), leaving the edge at ``speed``: damped
+        alike on both axes, the speed it leaves with carries it -vy / g times
+        as far as it would go undamped."""
+        fall = np.maximum(fall, 0.0)
+        carried = -np.interp(fall, self.fall, self.vy) / self.gravity
+        return np.interp(fall, self.fall, self.flat) + speed * carried
 
     def seconds_left(self, vy: float, fall: float) -> float:
         """The time it takes to fall ``fall`` more, falling at ``vy`` now."""
@@ -158,10 +163,10 @@ class WalkMap:
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default ``CLIMB``, at most ``STEEPEST``); ``gravity`` its
         size, for how far a ball flies off an edge; ``flights``: kind ->
-        its measured Flight (default: ballistic at JUMP_SPEED)."""
+        its measured Flight (default: Flight.ballistic)."""
         self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
-        self.flights = {k: (flights or {}).get(k) or Flight.ballistic(JUMP_SPEED, self.gravity) for k in KIND_NAMES}
+        self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
         tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
@@ -244,7 +249,7 @@ class WalkMap:
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
-        reach = max([DROP_REACH] + [f.reach(MAX_DROP) for f in self.flights.values()])
+        reach = max([DROP_REACH] + [f.reach(MAX_DROP, JUMP_SPEED) for f in self.flights.values()])
         inward = np.zeros((len(p), 2))                # from an edge node toward the floor round it
         for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
             level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
@@ -356,7 +361,7 @@ class WalkMap:
             limit = self.climb.get(kind, CLIMB)
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
             rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
-            flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise))
+            flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)))
