@@ -44,8 +44,9 @@ from ivp.snapshot import build, flatten
 
 from ..api import manager_of
 from ..recording import Recorder
-from .autopilot_map import DROP_REACH, WalkMap
 from bbglue.blocks import SetPhysicsForce
+
+from .autopilot_map import DROP_REACH, MAX_DROP, Flight, WalkMap
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -69,6 +70,7 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back
 JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
 RUN_UP = 6.0                 # a crate or a gate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
@@ -85,23 +87,30 @@ GATE_STOP = 0.005
 GATE_MOVED = 1.0             # a pusher moved less than this does not open that way
 GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
+FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
+FLIGHT_FRAMES = 600          # ... for at most 10 s
+AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
 
 
 @dataclass(frozen=True)
 class Steering:
     """A variant of the steering: cruise speed (units per simulated second),
     how far ahead on the route it aims, how much it slows in bends, how far
-    to the right of the route it aims (a box pushed off its centre turns)."""
+    to the right of the route it aims (a box pushed off its centre turns),
+    whether it rocks the ball (pushes it the way it rolls along the aim's
+    line, back as well as on: a ball in a valley swings higher each time,
+    up a face steeper than its push holds it on)."""
 
     speed: float
     lookahead: float
     bend: float = 0.6
     offset: float = 0.0
+    rock: bool = False
 
 
 VARIANTS = (Steering(9.0, 7.0), Steering(6.0, 6.0), Steering(4.0, 4.0), Steering(12.0, 9.0),
             Steering(7.0, 11.0, 0.9), Steering(3.0, 3.0, 0.9), Steering(20.0, 12.0, 0.3),
-            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5))
+            Steering(6.0, 6.0, 0.6, 1.5), Steering(6.0, 6.0, 0.6, -1.5), Steering(20.0, 7.0, rock=True))
 
 
 @dataclass
@@ -304,6 +313,37 @@ def probe(ctx, level) -> tuple:
     return poses, gates
 
 
+def flights(ctx, level, floors: np.ndarray) -> dict:
+    """Each kind's Flight, measured on ``ctx`` itself (the caller builds the
+    world again after): the ball put at rest FLIGHT_ABOVE over the highest
+    floor, its navigation force (per PSI, as a key pushes it) held along +X,
+    each frame's fall, vertical speed and horizontal distance until it has
+    fallen MAX_DROP."""
+    player = player_of(ctx)
+    x, _, z = level.reset_point(1).get_position()
+    start = (x, float(floors[..., 1].max()) + FLIGHT_ABOVE, z)
+    out = {}
+    for kind, k in BALL_KINDS.items():
+        player.spawn(kind, start)
+        force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
+                                direction=(1.0, 0.0, 0.0), force_value=k.force)
+        force.create()
+        rows = [(0.0, 0.0, 0.0, 0.0)]
+        for i in range(1, FLIGHT_FRAMES + 1):
+            _frames(ctx, 1)
+            p, v = np.asarray(player.ball.get_position(), float), ctx.physics.body_of(player.ball).core.speed
+            rows.append((i * FRAME_MS / 1000.0, start[1] - p[1], float(v[1]), float(np.hypot(p[0] - x, p[2] - z))))
+            if rows[-1][1] > MAX_DROP:
+                break
+        force.destroy_now(ctx)
+        player.remove()
+        t, fall, vy, flat = np.array(rows).T
+        grow = np.maximum.accumulate                 # a bounce off nothing: none, but the tables must not go back
+        out[kind] = Flight(t, grow(fall), -grow(-vy), grow(flat),
+                           math.sqrt(sum(c * c for c in ctx.physics.gravity)))
+    return out
+
+
 def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
     """Points on the triangles, at most ``spacing`` apart along their edges."""
     out = [np.zeros((0, 3))]
@@ -337,12 +377,13 @@ def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel:
                    ((np.array([start[0], foot + BALL_RADIUS, start[2]]), u, RUN_UP + travel),))
 
 
-def level_map(ctx, level, poses=None, gates=None):
+def level_map(ctx, level, poses=None, gates=None, flown=None):
     """The WalkMap of a started level: its floors and its sectors' module
     bodies at rest (``poses``, probe) or where they wait (bridges, boards,
     seesaws: not the loose props), the falling stones dropped (their crates
     left out), the sliding gates open (``gates``, probe), its fans' columns,
-    its transformer pads; and the Blockers: falling stones and gates."""
+    its transformer pads, each kind's Flight (``flown``, flights); and the
+    Blockers: falling stones and gates."""
     m = manager_of(ctx, create=False)
     floors = entity_triangles(_members(ctx, FLOOR_GROUPS))
     stones = _stone_drops(ctx, floors)
@@ -361,7 +402,8 @@ def level_map(ctx, level, poses=None, gates=None):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
     walk = WalkMap(np.concatenate([floors, entity_triangles(modules, poses)] + [t for _, _, t in stones]), fans, pads,
-                   {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
+                   {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
+                   flown)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     heights = FloorHeights(floors) if len(floors) else None
     for name, (u, settled, travel) in (gates or {}).items():
@@ -405,10 +447,14 @@ class Pilot:
             raise ValueError(f"autopilot: {scene.name!r}: {self._no_level()}")
         table, seed = flatten(self.ctx), rng.get_seed()
         poses, gates = probe(self.ctx, self.level)
+        floors = entity_triangles(_members(self.ctx, FLOOR_GROUPS))
+        self.flights = flights(self.ctx, self.level, floors) if len(floors) else None
         self.ctx = build(table)                  # the world as before the probe
         rng.set_seed(seed)
         self.level = level_behavior(self.ctx)
-        self.map, self.blockers = level_map(self.ctx, self.level, poses, gates)
+        self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
+        self.heights = FloorHeights(floors) if len(floors) else None
+        self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
@@ -448,7 +494,7 @@ class Pilot:
         rng.set_seed(seed)
         del self.keys[frame:]
         self.level = level_behavior(self.ctx)
-        self.pushing = self.current_route = None
+        self.pushing = self.current_route = self.jumping = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -530,6 +576,10 @@ class Pilot:
         """The keys of this frame: along the route to the sector's goal; where
         that route crosses a Blocker still in the way, first to the start of
         a push's run-up, then along the push until the way is clear."""
+        if self.jumping is not None:
+            if self._airborne(ball):
+                return self.fly(ball, kind)
+            self.jumping = None
         if self.pushing is None:
             task = self.push_task(ball, kind) if self.blockers else None
             if task is None:
@@ -603,8 +653,28 @@ class Pilot:
         jump = next(((a, b) for a, b in zip(points, points[1:])
                      if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH), None)
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
+            self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
+        elif self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist:
+            if p[1] >= max(q[1] for q in near):           # rolling back: pushed back up the face behind, no
+                return frozenset()                         # higher than the way ahead rises (not over its top)
+            to = -to
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
+
+    def _airborne(self, ball) -> bool:
+        """Is the ball more than AIRBORNE above the floor under it (or over none)?"""
+        p = np.asarray(ball.get_position(), float)
+        floor = float(self.heights.below([p])[0]) if self.heights is not None else math.nan
+        return math.isnan(floor) or p[1] - floor > BALL_RADIUS + AIRBORNE
+
+    def fly(self, ball, kind: str) -> frozenset:
+        """The keys in the air off a jump: the horizontal velocity that takes
+        the ball over its landing in the time its kind's Flight takes to fall
+        the height left."""
+        p = np.asarray(ball.get_position(), float)
+        v = self.ctx.physics.body_of(ball).core.speed
+        left = self.map.flights[kind].seconds_left(float(v[1]), p[1] - self.jumping[1])
+        return self._keys_for(ball, _flat(self.jumping - p) / max(left, FRAME_MS / 1000.0))
 
     # --- the run ----------------------------------------------------------------------------
 

@@ -6,14 +6,15 @@ Nodes are points of the upward-facing triangles of the floor groups
 (``Phys_Floors``, ``Phys_FloorRails``) and the module bodies, sampled on a
 barycentric grid of at most ``SPACING`` and merged per ``MERGE`` cube. Two
 nodes are linked when the ball can roll from one to the other: at most
-``REACH`` apart, no steeper than ``CLIMB`` nor than the floor under either
+``REACH`` apart, no steeper than ``STEEPEST`` nor than the floor under either
 end (a link from a floor up onto a floor beside it is a step, not a
 slope), a rising link short (``STEEP``), no node or wall in the ball's
 way (the sides of the triangles that are no floor, sampled too); from a
 node at an edge the ball may also drop onto a floor below (at most
-``MAX_DROP`` down, ``DROP_REACH`` out, or as far as it flies while it
-falls, leaving the edge at ``JUMP_SPEED``: level 02's gap of 7 between
-the end of its banked road and the floor 8 below). A node whose surroundings are
+``MAX_DROP`` down, ``DROP_REACH`` out, or as far as its kind flies while
+it falls leaving the edge at ``JUMP_SPEED`` (the steering runs at a jump
+faster): ``Flight``, measured on the world with the push held; without a
+measurement, ballistic). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -24,9 +25,10 @@ off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any),
-or onto a steeper stretch (up to ``CLIMB``) no higher than
-``MOMENTUM_RISE``, which its speed takes it up (level 01's basin, left as a
-stone ball; not level 02's long ramp for wood, whose pads make stone).
+or onto a steeper stretch (up to ``STEEPEST``) no higher than
+``MOMENTUM_RISE``, which its speed or rocking takes it up (level 01's
+basin, left as a stone ball; level 02's wooden humps; the steering rocks
+the ball: ``Steering.rock``).
 A node within the transformer radius of a pad turns the kind into the
 pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
@@ -48,19 +50,23 @@ from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
-CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall)
+CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall or a drop) ...
+STEEPEST = 1.2           # ... unless the floor under it is that steep and the kind rolls up it (level 02's
+                         # wooden humps rise 1.0 per unit; the wood ball's push holds it on 1.12)
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
+RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
-JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls (the cruise is 9) ...
-MAX_DROP = 20.0          # ... and at most this far below
+JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
+MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
-FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis
+FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis, and as far
+                         # again as the paper ball flies falling from the top to them (level 02's fan 03: 10.2)
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
@@ -68,8 +74,9 @@ WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (
 WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
-MOMENTUM_RISE = 5.0      # a kind rolls up a stretch steeper than its push holds it on, no higher than this
-                         # (a stone ball at 7.5 units/s rises 5 up 0.57 per unit, its push helping)
+MOMENTUM_RISE = 7.5      # a kind rolls up a stretch steeper than its push holds it on, no higher than this:
+                         # its speed, or rocking to and fro, takes it up (a stone ball at 12 units/s rises 7.5
+                         # up 0.7 per unit, its push helping, its damping braking; level 02's humps: 6.9)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -114,18 +121,52 @@ def merged(points: np.ndarray, size: float = MERGE, highest: bool = False) -> np
     return np.sort(order[first])
 
 
+class Flight:
+    """How a ball of one kind flies off an edge, measured (autopilot.flights):
+    per frame of its fall from rest with its push held the whole way, the
+    time, how far it fell, its vertical speed and how far it went
+    horizontally (increasing); ``gravity`` its size."""
+
+    def __init__(self, t, fall, vy, flat, gravity: float):
+        self.t, self.fall, self.vy, self.flat = (np.asarray(x, float) for x in (t, fall, vy, flat))
+        self.gravity = float(gravity)
+
+    @classmethod
+    def ballistic(cls, gravity: float, seconds: float = 5.0):
+        """A ball under ``gravity``, undamped and unpushed."""
+        t = np.arange(0.0, seconds, 1.0 / 60.0)
+        return cls(t, 0.5 * gravity * t * t, -gravity * t, 0.0 * t, gravity)
+
+    def reach(self, fall, speed: float = 0.0):
+        """How far it goes horizontally while it falls ``fall`` (0 where it rises; the
+        last measured for a longer fall), leaving the edge at ``speed``: damped
+        alike on both axes, the speed it leaves with carries it -vy / g times
+        as far as it would go undamped."""
+        fall = np.maximum(fall, 0.0)
+        carried = -np.interp(fall, self.fall, self.vy) / self.gravity
+        return np.interp(fall, self.fall, self.flat) + speed * carried
+
+    def seconds_left(self, vy: float, fall: float) -> float:
+        """The time it takes to fall ``fall`` more, falling at ``vy`` now."""
+        i = int(np.searchsorted(-self.vy, -vy))
+        start = self.fall[min(i, len(self.fall) - 1)]
+        return float(np.interp(start + max(fall, 0.0), self.fall, self.t) - self.t[min(i, len(self.t) - 1)])
+
+
 class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0):
+    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None):
         """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
         kind) of each transformer; ``climb``: kind -> the steepest rise per
-        unit it rolls up (default and at most ``CLIMB``); ``gravity`` its
-        size, for how far a ball flies off an edge."""
-        self.climb = {k: min(v, CLIMB) for k, v in (climb or {}).items()}
+        unit it rolls up (default ``CLIMB``, at most ``STEEPEST``); ``gravity`` its
+        size, for how far a ball flies off an edge; ``flights``: kind ->
+        its measured Flight (default: Flight.ballistic)."""
+        self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
+        self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
         tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
@@ -187,12 +228,14 @@ class WalkMap:
         return out
 
     def _lift(self, foot, top):
-        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends)."""
+        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
+        top nodes FAN_REACH from its axis and the paper ball's flight beyond."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
-        above = np.flatnonzero((flat <= FAN_REACH) & (y > foot[1] + 2.0) & (y <= top[1]))
+        reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
+        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1]))
         return below, above
 
     def _drops(self):
@@ -201,30 +244,34 @@ class WalkMap:
         the nodes round the edge's at its height; from a midpoint, within
         45 degrees of straight off its rails' end, not sideways: level 03's
         rails end 0.9 past their last midpoint, whose diagonal probes find
-        the rails' ends)."""
+        the rails' ends), no farther than the farthest flight of a kind
+        (whose reach each kind's links check: _graph)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
-        reach = max(DROP_REACH, JUMP_SPEED * math.sqrt(2.0 * MAX_DROP / self.gravity))
-        near = flat_tree.query_ball_point(p[edge][:, (0, 2)], reach)
-        counts = np.fromiter((len(x) for x in near), int, len(near))
-        a = np.repeat(edge, counts)
-        b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
-        flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
-        fall = p[a, 1] - p[b, 1]
-        ok = ((fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
-              & ((flat <= DROP_REACH)                  # a jump off a floor's edge, not from between rails
-                 | (~self.span[a] & (flat <= JUMP_SPEED * np.sqrt(2.0 * np.maximum(fall, 0.0) / self.gravity)))))
-        a, b = a[ok], b[ok]
+        reach = max([DROP_REACH] + [f.reach(MAX_DROP, JUMP_SPEED) for f in self.flights.values()])
         inward = np.zeros((len(p), 2))                # from an edge node toward the floor round it
         for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
             level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
             inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
-        out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
-        along = (out * inward[a]).sum(axis=1)
-        off = np.where(self.span[a], along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
-                       along <= 0.0)
-        return a[off], b[off]
+        out_a, out_b = [], []
+        for chunk in np.array_split(edge, max(1, len(edge) // 500)):      # a far reach finds many pairs
+            near = flat_tree.query_ball_point(p[chunk][:, (0, 2)], reach)
+            counts = np.fromiter((len(x) for x in near), int, len(near))
+            a = np.repeat(chunk, counts)
+            b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
+            flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+            fall = p[a, 1] - p[b, 1]
+            ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP) & ((flat <= DROP_REACH) | ~self.span[a])
+            a, b = a[ok], b[ok]
+            out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
+            along = (out * inward[a]).sum(axis=1)
+            off = np.where(self.span[a],
+                           along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
+                           along <= 0.0)
+            out_a.append(a[off])
+            out_b.append(b[off])
+        return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
 
     def _walled(self, a, b) -> np.ndarray:
         """For links a -> b: at a quarter, half or three quarters along, is
@@ -243,10 +290,41 @@ class WalkMap:
                 out |= np.isfinite(d)
         return out
 
+    def _rail_axes(self) -> np.ndarray:
+        """Per node between or on the edges of a rail pair (span, paired): the
+        unit way its rails run in X and Z (the main axis of such nodes within
+        2 EDGE_PROBE); 0 for the others."""
+        rails = np.flatnonzero(self.span | self.paired)
+        axes = np.zeros((len(self.points), 2))
+        if len(rails) < 2:
+            return axes
+        p = self.points[:, (0, 2)]
+        tree = cKDTree(p[rails])
+        for i, near in zip(rails, tree.query_ball_point(p[rails], 2.0 * EDGE_PROBE)):
+            d = p[rails[near]] - p[rails[near]].mean(axis=0)
+            axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
+        return axes
+
+    def _along_rails(self, a, b) -> np.ndarray:
+        """For links a - b: False for one from a rail pair to a node off it
+        (neither span nor paired): from a rail's edge, or from between the
+        rails more than 15 degrees off their way (a ball between rails leaves
+        them at their ends, not over one: level 02's stone ball stuck beside
+        the end of its wooden humps)."""
+        rail = self.span | self.paired
+        axes = self._rail_axes()
+        one = rail[a] != rail[b]
+        r = np.where(rail[a], a, b)
+        d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
+        along = np.abs((d * axes[r]).sum(axis=1))
+        return ~one | (~self.paired[r] & (along >= RAIL_END * np.linalg.norm(d, axis=1)))
+
     def _steep_height(self, a, b, limit: float) -> np.ndarray:
         """Per node steeper than ``limit``: the height of the stretch of such
-        nodes it is on (linked by the links a -> b); 0 for the others."""
-        steep = self.slope > limit
+        nodes it is on (linked by the links a -> b); 0 for the others. A
+        rail's faces are no stretch (a tube's facets: level 02's rail along
+        its humps joined them all into one 12.6 high)."""
+        steep = (self.slope > limit) & ~self.paired & ~self.span
         both = steep[a] & steep[b]
         n = len(self.points)
         _, label = connected_components(coo_matrix((np.ones(int(both.sum())), (a[both], b[both])), shape=(n, n)),
@@ -265,11 +343,14 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rise = np.abs(p[a, 1] - p[b, 1])
         slope = np.where(self.span, CLIMB, self.slope)              # a midpoint's slope: its rails', unknown
-        ok = ((rise <= CLIMB * flat + 0.15) & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+        ok = (((rise <= CLIMB * flat + 0.15)                          # steeper only up a floor as steep
+               | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
+              & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
               & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
         a, b, flat = a[ok], b[ok], flat[ok]
-        ok = ~self._walled(a, b)
+        ok = ~self._walled(a, b) & self._along_rails(a, b)
         drop_a, drop_b = self._drops()
+        dropped = np.r_[np.zeros(2 * int(ok.sum()), bool), np.ones(len(drop_a), bool)]
         a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
@@ -279,9 +360,11 @@ class WalkMap:
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
-            rushed = (self.slope[b] <= CLIMB) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
-            up = ((rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
-                  | (rushed & (rise <= CLIMB * flat + 0.15)))
+            rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
+            flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
+            up = np.where(dropped, flies,
+                          (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
+                          | (rushed & (rise <= STEEPEST * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows.append(k * n + a[up])
             cols.append(to_kind[up] * n + b[up])
