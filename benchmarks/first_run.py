@@ -8,7 +8,10 @@ compile less the kernels it compiled on the way (its callees), *LLVM* the
 part of its own seconds spent optimizing and linking machine code (a caller
 re-optimizes the code of every callee linked into it).
 
-    python benchmarks/first_run.py [SCENE ...] [--top 15]
+    python benchmarks/first_run.py [SCENE ...] [--top 15] [--one-core] [--write-list]
+
+A first run compiles on two cores when it can (``ivp.precompile``);
+``--one-core`` measures it without the second compiler.
 
 A scene is a bundled name or a level file (default: the bundled default
 scene, which is the sample level).
@@ -29,17 +32,21 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)                # this checkout's ivp, not an installed one
 
 
-def child(scene: str, out: str) -> None:
+def child(scene: str, out: str, one_core: bool) -> None:
     """Run the scene under numba's compile events; write the per-kernel
     seconds (inclusive, own, own LLVM) and the wall time to ``out``."""
     from numba.core import event
 
+    from ivp import jit, precompile
     stack = []                      # [name, start, child seconds, llvm seconds, llvm start, llvm depth]
     kernels = {}
+    roots = []                      # precompile lines of the kernels compiled at a call from Python
 
     class Compiles(event.Listener):
         def on_start(self, ev):
             if ev.kind == "numba:compile":
+                if not stack and ev.data["dispatcher"] in jit.KERNELS:
+                    roots.append(precompile.line(ev.data["dispatcher"], ev.data["args"]))
                 d = ev.data["dispatcher"].py_func
                 stack.append([f"{d.__module__}.{d.__qualname__}", time.perf_counter(), 0.0, 0.0, 0.0, 0])
             elif stack:
@@ -63,6 +70,8 @@ def child(scene: str, out: str) -> None:
                 if stack[-1][5] == 0:
                     stack[-1][3] += time.perf_counter() - stack[-1][4]
 
+    if one_core:
+        precompile.LIST = ""        # no list: no second compiler
     listener = Compiles()
     event.register("numba:compile", listener)
     event.register("numba:llvm_lock", listener)
@@ -71,10 +80,10 @@ def child(scene: str, out: str) -> None:
     code = main(["run", scene, "--quiet"])
     wall = time.perf_counter() - t0
     with open(out, "w") as f:
-        json.dump({"code": code, "wall": wall, "kernels": kernels}, f)
+        json.dump({"code": code, "wall": wall, "own_cpu": time.process_time(), "kernels": kernels, "roots": roots}, f)
 
 
-def measure(scene: str, cache: str) -> dict:
+def measure(scene: str, cache: str, one_core: bool) -> dict:
     """One ``ivp run`` of the scene in a child process on the given cache
     folder, timed from the process start (imports included)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as f:
@@ -82,7 +91,7 @@ def measure(scene: str, cache: str) -> dict:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
     t0 = time.perf_counter()
     cpu0 = _children_cpu()
-    subprocess.run([sys.executable, __file__, "--child", scene, out], cwd=ROOT, env=env, check=True,
+    subprocess.run([sys.executable, __file__, "--child", scene, out, str(int(one_core))], cwd=ROOT, env=env, check=True,
                    stdout=subprocess.DEVNULL)
     got = json.load(open(out))
     os.unlink(out)
@@ -98,14 +107,20 @@ def _children_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def report(scene: str, top: int) -> None:
+def report(scene: str, top: int, one_core: bool, write_list: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="ivp-first-run-") as cache:
-        cold = measure(scene, cache)
-        warm = measure(scene, cache)
+        cold = measure(scene, cache, one_core or write_list)
+        warm = measure(scene, cache, one_core)
+    if write_list:
+        from ivp.precompile import LIST
+        with open(LIST, "w", encoding="utf-8") as f:
+            f.write("".join(line + "\n" for line in cold["roots"]))
+        print(f"wrote {len(cold['roots'])} lines to {LIST}")
     ks = cold["kernels"]
     own = sum(k[1] for k in ks.values())
     llvm = sum(k[2] for k in ks.values())
-    print(f"{scene}: first run {cold['process']:.1f} s wall, {cold['cpu']:.1f} s CPU (compiling {own:.1f} s: "
+    print(f"{scene}: first run {cold['process']:.1f} s wall, {cold['cpu']:.1f} s CPU ({cold['own_cpu']:.1f} s in the run's "
+          f"process; compiling {own:.1f} s: "
           f"{sum(k[3] for k in ks.values())} versions of {len(ks)} kernels, LLVM {llvm:.1f} s of it); "
           f"warm run {warm['process']:.1f} s wall, {warm['cpu']:.1f} s CPU, "
           f"{sum(k[3] for k in warm['kernels'].values())} compiled")
@@ -115,15 +130,19 @@ def report(scene: str, top: int) -> None:
 
 
 def main() -> None:
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3])
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4] == "1")
         return
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("scenes", nargs="*", default=["sample_level"], help="bundled scenes or level files")
     ap.add_argument("--top", type=int, default=15, help="how many kernels to list (default 15)")
+    ap.add_argument("--one-core", action="store_true", help="no second compiler (ivp.precompile)")
+    ap.add_argument("--write-list", action="store_true",
+                    help="write ivp/first_run_kernels.txt: the kernels the first scene's run calls from Python, "
+                         "in the order of their first call (its first run is then without the second compiler)")
     args = ap.parse_args()
-    for scene in args.scenes:
-        report(scene, args.top)
+    for i, scene in enumerate(args.scenes):
+        report(scene, args.top, args.one_core, args.write_list and i == 0)
 
 
 if __name__ == "__main__":

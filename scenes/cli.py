@@ -24,6 +24,7 @@ from collections import Counter
 from bbglue.values import did_you_mean
 from behaviors.api import DEFAULT_HOOK_TIME_LIMIT, hook_watchdog
 from ivp import jit as engine_jit, limits as engine_limits, rng
+from ivp.precompile import start_second_compiler
 
 from . import DEFAULT_SCENE, bundled_names, load, plan
 from .document import bundled_path
@@ -117,6 +118,9 @@ def say_if_compiling() -> None:
     if notice is None:
         return
     print(notice, file=sys.stderr, flush=True)
+    if start_second_compiler():
+        print("ivp: a second process compiles the same kernels from the other end, into the same cache",
+              file=sys.stderr, flush=True)
     total = engine_jit.uncached_kernels()
 
     def say(n, name):
