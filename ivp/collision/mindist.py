@@ -475,7 +475,10 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     t_max = env.time_of_next_psi
     if gap >= COLL_DIST + (t_max - t_now) * mcs:
         return
-    t_ev = event_search(md, mcs, t_now, t_max)
+    b = md._batch
+    known, t_ev = b.event_of(md._row, mcs, t_now, t_max) if type(b) is PieceBatch else (False, None)
+    if not known:
+        t_ev = event_search(md, mcs, t_now, t_max)
     if t_ev is None:
         return
     if t_ev - t_now < NEAR_NOW:
@@ -630,12 +633,26 @@ class PieceBatch:
     features at the next pass), whether its sides are swapped, and its
     geometry; the sides and geometry are made from the row when first read."""
 
-    __slots__ = ("F", "swapped", "G")
+    __slots__ = ("F", "swapped", "G", "events")
 
     def __init__(self, F, swapped, G):
         self.F = F
         self.swapped = swapped
         self.G = G
+        self.events = None              # the pass's event searches (mindist_batches.piece_pairs_k), if made
+
+    def event_of(self, q: int, dev: float, t_now: float, t_max: float):
+        """(True, the event time or None) of row q's event search when the
+        pass made it for these inputs (used once), else (False, None)."""
+        ev = self.events
+        if ev is None:
+            return False, None
+        found, T, D, t, t_end = ev
+        k = found[q]
+        if k == 0 or D[q] != dev or t != t_now or t_end != t_max:
+            return False, None
+        found[q] = 0
+        return True, (float(T[q]) if k == 1 else None)
 
     def normal_of(self, q: int):
         g = self.G[q]

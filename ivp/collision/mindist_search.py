@@ -32,7 +32,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
         face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
         a, b = md.a, md.b
         found, t = piece_event_search_k(
-            _piece_arg(a, md.ka), a.obj.core.pose_parts(), _piece_arg(b, md.kb), b.obj.core.pose_parts(),
+            piece_arg(a, md.ka), a.obj.core.pose_parts(), piece_arg(b, md.kb), b.obj.core.pose_parts(),
             NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
             g.p, g.n, thr, real, dev, t_now, t_max, base)
         return t if found else None
@@ -45,7 +45,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
     return t if found else None
 
 
-def _piece_arg(shape, key):
+def piece_arg(shape, key):
     """piece_event_search_k's side: a piece's kernel arrays, centre and whether
     it moves with its core (else it is in world space: a grid's triangle or a
     fixed shape's piece)."""
@@ -74,7 +74,7 @@ def _ball_search_kind(md):
             return None, None, None
         D = np.zeros((1, 3))
         D[0, :2 if f == "K" else 1] = idx
-        return MOVING_KIND + KIND_CODE[f], D, _piece_arg(shape, s1.piece_key)
+        return MOVING_KIND + KIND_CODE[f], D, piece_arg(shape, s1.piece_key)
     D = world_feature(s1, c1.m_world_f_core_last_psi)
     return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
 
