@@ -452,39 +452,24 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     md.hull = None
     if md.intrusion:                    # on the invalid list: no events until measurable (3.3)
         return
-    c0, c1 = md.cores
-    wc, limit = look_ahead(env, c0, c1)
-    gap = md.len_numerator
-    if gap > limit:
-        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
-            t = env.current_time
-            md.hull = (gap, c0, core_pose(c0, t), c1, core_pose(c1, t))
-        return
-    dt = env.delta_PSI_time
-    n = md.normal
-    s0, a0, m0 = c0.event_values()
-    s1, a1, m1 = c1.event_values()
-    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
-    mcs = proj
-    for a, m in ((a0, m0), (a1, m1)):
-        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
-        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
-    if mcs < NOT_APPROACHING_EPS:
-        return
     t_now = env.current_time
     t_max = env.time_of_next_psi
-    if gap >= COLL_DIST + (t_max - t_now) * mcs:
-        return
     b = md._batch
-    known, t_ev = b.event_of(md._row, mcs, t_now, t_max) if type(b) is PieceBatch else (False, None)
-    if not known:
-        t_ev = event_search(md, mcs, t_now, t_max)
+    made = b.event_of(md._row, t_now, t_max) if type(b) is PieceBatch else None
+    what, t_ev, wc = _search(env, md, t_now, t_max) if made is None else made
+    gap = md.len_numerator
+    if what == EVENT_BEYOND:
+        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
+            c0, c1 = md.cores
+            md.hull = (gap, c0, core_pose(c0, t_now), c1, core_pose(c1, t_now))
+        return
     if t_ev is None:
         return
     if t_ev - t_now < NEAR_NOW:
         if hint == HINT_NOW:
             t_ev = t_now
         else:
+            dt = env.delta_PSI_time
             m = gap - REAL_COLL_DIST
             if hint == HINT_BIG_DELAY:
                 t_ev = t_now + (m / wc + 1e-4 * dt if m >= 1e-12 and wc > 0.0 else 1e-3 * dt)
@@ -499,6 +484,35 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         md._batch.hull = False
     md.coll_type = COLL_TYPE_COLLISION
     env.time_manager.insert(ev, t_ev)
+
+
+# update_events' tests before its event time (_search; mindist_batches.piece_pairs_k):
+# none made, the gap beyond the look-ahead, not approaching (or not before
+# the next PSI), searched with no event, searched with an event
+EVENT_NOT_MADE, EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT = range(5)
+
+
+def _search(env, md: Mindist, t_now: float, t_max: float):
+    """update_events' look-ahead, closing-speed bound and search: (one of
+    EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT, the event time or None,
+    the worst surface speed wc)."""
+    c0, c1 = md.cores
+    wc, limit = look_ahead(env, c0, c1)
+    gap = md.len_numerator
+    if gap > limit:
+        return EVENT_BEYOND, None, wc
+    n = md.normal
+    s0, a0, m0 = c0.event_values()
+    s1, a1, m1 = c1.event_values()
+    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
+    mcs = proj
+    for a, m in ((a0, m0), (a1, m1)):
+        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
+        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
+    if mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + (t_max - t_now) * mcs:
+        return EVENT_QUIET, None, wc
+    t_ev = event_search(md, mcs, t_now, t_max)
+    return (EVENT_NONE if t_ev is None else EVENT_AT), t_ev, wc
 
 
 class SoupPairs:
@@ -639,20 +653,20 @@ class PieceBatch:
         self.F = F
         self.swapped = swapped
         self.G = G
-        self.events = None              # the pass's event searches (mindist_batches.piece_pairs_k), if made
+        self.events = None              # the pass's _search answers (mindist_batches.piece_pairs_k), if made
 
-    def event_of(self, q: int, dev: float, t_now: float, t_max: float):
-        """(True, the event time or None) of row q's event search when the
-        pass made it for these inputs (used once), else (False, None)."""
+    def event_of(self, q: int, t_now: float, t_max: float):
+        """_search's answer for row q when the pass made it for t_now and
+        t_max (used once), else None."""
         ev = self.events
         if ev is None:
-            return False, None
-        found, T, D, t, t_end = ev
-        k = found[q]
-        if k == 0 or D[q] != dev or t != t_now or t_end != t_max:
-            return False, None
-        found[q] = 0
-        return True, (float(T[q]) if k == 1 else None)
+            return None
+        what, T, W, t, t_end = ev
+        k = what[q]
+        if k == EVENT_NOT_MADE or t != t_now or t_end != t_max:
+            return None
+        what[q] = EVENT_NOT_MADE
+        return k, (float(T[q]) if k == EVENT_AT else None), float(W[q])
 
     def normal_of(self, q: int):
         g = self.G[q]

@@ -18,7 +18,8 @@ from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REA
 from .event_kernels import piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose, look_ahead
+from .mindist import (BALL, EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, Mindist, PieceBatch, Side,
+                      SoupPairs, ball_row_normal, core_pose, look_ahead)
 from .mindist_search import piece_arg
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
@@ -140,21 +141,21 @@ def _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, i):
 
 @kernel
 def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, t_max, base, dt, F, SW, G, D,
-                  X, FOUND, T_EV, DEV):
+                  X, WHAT, T_EV, WC):
     """Mindist.recalc of pairs of two convex pieces at t (``pairs``: the
     packed pieces A and B and their cores' rows of the body table S; ``prev``
     their previous features, ``extra`` their sum_extra_radius), each into
     row q of F, SW, G, D (piece_kernels.put_measure) and X (intrusion, as
-    features.piece_piece_measure says); then, for a pair update_events would
-    search (its tests before the search, on the same values), the search
-    (3.5, event_kernels.piece_event_search_k): FOUND 1 with its time in
-    T_EV, or 2 for none, with the closing speed bound DEV it was made for;
-    FOUND 0 where not searched."""
+    features.piece_piece_measure says); then for a pair not intruded,
+    mindist._search on the same values in the same order: WHAT one of
+    mindist's EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT (the event
+    time in T_EV), the worst surface speed in WC; EVENT_NOT_MADE where it
+    is left to Python (an intrusion, or no normal)."""
     none = (-1, -1, -1, -1, -1, -1)
     V = np.empty((1, 11))
     horizon = t_max - t
     for q in range(pairs.shape[0]):
-        FOUND[q] = 0
+        WHAT[q] = EVENT_NOT_MADE
         PA = _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs[q, 0])
         PB = _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs[q, 1])
         BA = row_pose_parts(S, pairs[q, 2])
@@ -172,7 +173,9 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         r0 = pairs[q, 3] if sw else pairs[q, 2]            # Mindist.cores: the sorted sides' cores
         r1 = pairs[q, 2] if sw else pairs[q, 3]
         wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
+        WC[q] = wc
         if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist.look_ahead_limit
+            WHAT[q] = EVENT_BEYOND
             continue
         for j in range(3):
             V[0, j] = S[r0, SPEED + j] - S[r1, SPEED + j]
@@ -182,6 +185,7 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         V[0, 10] = S[r1, MAX_SURF_ROT]
         mcs = _closing_speed(n[0], n[1], n[2], V, 0)
         if _not_closing(gap, mcs, horizon):
+            WHAT[q] = EVENT_QUIET
             continue
         s0 = 1 if sw else 0                             # mindist_search.event_search's sides
         k0 = f[3] if sw else f[0]
@@ -189,9 +193,8 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         face = s0 if k0 == 2 and k1 != 2 else 1 - s0
         found, te = piece_event_search_k(PA, BA, PB, BB, none, (s0, 1 - s0, face), p, n, COLL_DIST + extra[q],
                                          REAL_COLL_DIST + 0.5 * extra[q], mcs, t, t_max, base)
-        FOUND[q] = 1 if found else 2
+        WHAT[q] = EVENT_AT if found else EVENT_NONE
         T_EV[q] = te
-        DEV[q] = mcs
 
 
 def recalc_all(items, t: float) -> None:
@@ -329,7 +332,7 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
 def _recalc_piece_pairs(mds, t: float) -> None:
     """recalc's piece branch for pairs of two convex pieces (neither a grid's
     triangle) in one kernel pass, piece_pairs_k (same values), which also
-    makes the event search update_events would make next for each (kept
+    makes update_events' tests and search for each (mindist._search; kept
     with the pass: PieceBatch.event_of); each pair keeps its gap,
     intrusion and row."""
     env = mds[0].a.obj.core.environment
@@ -351,15 +354,15 @@ def _recalc_piece_pairs(mds, t: float) -> None:
     G = np.empty((n, 13))
     D = np.empty(n)
     X = np.empty(n, dtype=np.bool_)
-    found = np.empty(n, dtype=np.int64)
+    what = np.empty(n, dtype=np.int64)
     T = np.empty(n)
-    dev = np.empty(n)
+    wc = np.empty(n)
     t_max = env.time_of_next_psi
     piece_pairs_k(env.bodies.rows, *_packed(pieces), pairs, _previous_codes(mds, 6, _piece_prev_code),
                   np.array([md.sum_extra_radius for md in mds]), t, t_max, env.time_manager.base_time,
-                  env.delta_PSI_time, F, SW, G, D, X, found, T, dev)
+                  env.delta_PSI_time, F, SW, G, D, X, what, T, wc)
     batch = PieceBatch(F, SW, G)
-    batch.events = (found, T, dev, t, t_max)
+    batch.events = (what, T, wc, t, t_max)
     gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
     intrudes = X.tolist()
     for q, md in enumerate(mds):
