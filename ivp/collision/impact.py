@@ -14,12 +14,13 @@ from .. import umath
 from ..fp import f32v
 from ..state import layout
 from ..states import STATE_BETWEEN_PSIS
+from ..umath import ZERO
 from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
 from .impact_kernels import (
-    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, E, FIXED, FRESH, GAP, IMPACTS, KNOWN,
-    LEVER0, LEVER1, LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, MU, NORMAL, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN,
-    REACHED, ROT_SPEED, ROT_SPEED_CHANGE, RXN0, RXN1, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE,
-    impact_of_point_k, impact_system_loop_k, rescue_addon_k, surface_turn_k,
+    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
+    LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, REACHED, ROT_SPEED,
+    ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE, impact_of_point_k,
+    impact_system_loop_k, rescue_addon_k, surface_turn_k,
 )
 
 
@@ -101,30 +102,18 @@ class Rows:
             self.PF = _grown(self.PF, m)
             self.PI = _grown(self.PI, m)
         PF, PI = self.PF, self.PI
-        k0 = len(self.points)
-        for k, cp in enumerate(points, k0):
+        for k, cp in enumerate(points, len(self.points)):
             PI[k, CORE0] = self.row(cp.core0)
             PI[k, CORE1] = self.row(cp.core1)
             PI[k, BALL0] = cp.side0.shape.is_ball
             PI[k, BALL1] = cp.side1.shape.is_ball
+            PI[k, FRESH] = cp.test_fresh
+            PI[k, SYSTEM_IMPACTS] = cp.impacts_while_system
+            r0, r1 = cp.r_cs
+            x0, x1 = cp.rxn
+            PF[k] = (*cp.n, cp.gap, *(r0 or ZERO), *(r1 or ZERO), *(x0 or ZERO), *(x1 or ZERO),
+                     cp.real_friction_factor, cp.elasticity, cp.reached, cp.addon)
         self.points.extend(points)
-        # the points' fields from their rows of the contact table at once (a
-        # fixed side's levers read as zero, as ContactPoint.r_cs and rxn give them)
-        C = self.table.rows[self.table.slots(points)]
-        P = PF[k0:m]
-        PI[k0:m, FRESH] = C[:, layout.FRESH] != 0.0
-        PI[k0:m, SYSTEM_IMPACTS] = C[:, layout.IMPACTS]
-        P[:, NORMAL:NORMAL + 3] = C[:, layout.NORMAL:layout.NORMAL + 3]
-        P[:, GAP] = C[:, layout.GAP]
-        for side, lever, rxn, at, at_rxn in ((CORE0, LEVER0, RXN0, layout.R_CS, layout.RXN),
-                                             (CORE1, LEVER1, RXN1, layout.R_CS1, layout.RXN1)):
-            movable = (self.CI[PI[k0:m, side], FIXED] == 0)[:, None]
-            P[:, lever:lever + 3] = np.where(movable, C[:, at:at + 3], 0.0)
-            P[:, rxn:rxn + 3] = np.where(movable, C[:, at_rxn:at_rxn + 3], 0.0)
-        P[:, MU] = C[:, layout.MU]
-        P[:, E] = C[:, layout.ELASTICITY]
-        P[:, REACHED] = C[:, layout.REACHED]
-        P[:, ADDON] = C[:, layout.ADDON]
 
     def row(self, core) -> int:
         """The core's row (made, from the core, when new)."""
