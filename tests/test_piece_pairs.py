@@ -7,7 +7,7 @@ through a search per pair from Python."""
 import numpy as np
 
 from ivp import Environment, rng
-from ivp.collision import mindist, mindist_batches
+from ivp.collision import mindist_batches, mindist_search
 from ivp.collision.system import CollisionSystem
 from scenes.headless import run
 from test_collision_scenes import box
@@ -17,7 +17,7 @@ from test_piece_batches import states
 
 def _searched(what) -> int:
     """How many pairs a piece_pairs_k pass searched."""
-    return int(np.isin(what, (mindist.EVENT_NONE, mindist.EVENT_AT)).sum())
+    return int(np.isin(what, (mindist_search.EVENT_NONE, mindist_search.EVENT_AT)).sum())
 
 
 def _heap():
@@ -74,7 +74,7 @@ def test_after_an_impact_the_pairs_of_two_hulls_are_searched_in_one_pass(tmp_pat
     per_pair = []
     passes = []
     update = CollisionSystem.update_events_of_cores
-    search = mindist.event_search
+    search = mindist_search.event_search
     kernel = mindist_batches.piece_pairs_k
 
     def updating(system, cores):
@@ -93,7 +93,7 @@ def test_after_an_impact_the_pairs_of_two_hulls_are_searched_in_one_pass(tmp_pat
             passes.append(_searched(args[-3]))
 
     monkeypatch.setattr(CollisionSystem, "update_events_of_cores", updating)
-    monkeypatch.setattr(mindist, "event_search", searching)
+    monkeypatch.setattr(mindist_search, "event_search", searching)
     monkeypatch.setattr(mindist_batches, "piece_pairs_k", counting)
     scene = jam_scene(tmp_path, "modules/ph34_falling_stone__fz18363.yaml")
     run(scene, seconds=0.02)

@@ -18,10 +18,8 @@ import numpy as np
 from ..umath import rot_mul_v, rot_t_mul_v
 from .constants import (
     COLL_DIST,
-    HULL_LOOK_AHEAD_PSIS,
     MINDIST_CHANGE_FORCE_DIST,
     NEAR_NOW,
-    NOT_APPROACHING_EPS,
     REAL_COLL_DIST,
 )
 from .features import (
@@ -36,7 +34,7 @@ from .features import (
     piece_piece_measure,
     world_feature,
 )
-from .mindist_search import event_search
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, look_ahead_limit, update_search
 
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
@@ -380,20 +378,6 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     return f
 
 
-def look_ahead(env, c0, c1):
-    """3.5: the two cores' worst surface speed wc and the gap beyond which a
-    pair of them gets no event before the next PSI."""
-    m0, s0 = c0.look_values()
-    m1, s1 = c1.look_values()
-    wc = m0 + s0 + m1 + s1
-    return wc, look_ahead_limit(env, wc)
-
-
-def look_ahead_limit(env, wc: float) -> float:
-    """look_ahead's gap for the worst surface speed wc."""
-    return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
-
-
 def hull_holds(env, md: Mindist, t: float, memo=None) -> bool:
     """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
     when update_events put it there): whether its gap at t is surely still
@@ -456,7 +440,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     t_max = env.time_of_next_psi
     b = md._batch
     made = b.event_of(md._row, t_now, t_max) if type(b) is PieceBatch else None
-    what, t_ev, wc = _search(env, md, t_now, t_max) if made is None else made
+    what, t_ev, wc = update_search(env, md, t_now, t_max) if made is None else made
     gap = md.len_numerator
     if what == EVENT_BEYOND:
         if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
@@ -484,35 +468,6 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         md._batch.hull = False
     md.coll_type = COLL_TYPE_COLLISION
     env.time_manager.insert(ev, t_ev)
-
-
-# update_events' tests before its event time (_search; mindist_batches.piece_pairs_k):
-# none made, the gap beyond the look-ahead, not approaching (or not before
-# the next PSI), searched with no event, searched with an event
-EVENT_NOT_MADE, EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT = range(5)
-
-
-def _search(env, md: Mindist, t_now: float, t_max: float):
-    """update_events' look-ahead, closing-speed bound and search: (one of
-    EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT, the event time or None,
-    the worst surface speed wc)."""
-    c0, c1 = md.cores
-    wc, limit = look_ahead(env, c0, c1)
-    gap = md.len_numerator
-    if gap > limit:
-        return EVENT_BEYOND, None, wc
-    n = md.normal
-    s0, a0, m0 = c0.event_values()
-    s1, a1, m1 = c1.event_values()
-    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
-    mcs = proj
-    for a, m in ((a0, m0), (a1, m1)):
-        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
-        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
-    if mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + (t_max - t_now) * mcs:
-        return EVENT_QUIET, None, wc
-    t_ev = event_search(md, mcs, t_now, t_max)
-    return (EVENT_NONE if t_ev is None else EVENT_AT), t_ev, wc
 
 
 class SoupPairs:
@@ -653,10 +608,10 @@ class PieceBatch:
         self.F = F
         self.swapped = swapped
         self.G = G
-        self.events = None              # the pass's _search answers (mindist_batches.piece_pairs_k), if made
+        self.events = None              # the pass's update_search answers (mindist_batches.piece_pairs_k)
 
     def event_of(self, q: int, t_now: float, t_max: float):
-        """_search's answer for row q when the pass made it for t_now and
+        """update_search's answer for row q when the pass made it for t_now and
         t_max (used once), else None."""
         ev = self.events
         if ev is None:

@@ -18,9 +18,8 @@ from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REA
 from .event_kernels import piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import (BALL, EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, Mindist, PieceBatch, Side,
-                      SoupPairs, ball_row_normal, core_pose, look_ahead)
-from .mindist_search import piece_arg
+from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, look_ahead, piece_arg
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
@@ -147,8 +146,8 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
     their previous features, ``extra`` their sum_extra_radius), each into
     row q of F, SW, G, D (piece_kernels.put_measure) and X (intrusion, as
     features.piece_piece_measure says); then for a pair not intruded,
-    mindist._search on the same values in the same order: WHAT one of
-    mindist's EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT (the event
+    mindist_search.update_search on the same values in the same order: WHAT
+    one of its EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT (the event
     time in T_EV), the worst surface speed in WC; EVENT_NOT_MADE where it
     is left to Python (an intrusion, or no normal)."""
     none = (-1, -1, -1, -1, -1, -1)
@@ -174,7 +173,7 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         r1 = pairs[q, 2] if sw else pairs[q, 3]
         wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
         WC[q] = wc
-        if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist.look_ahead_limit
+        if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
             WHAT[q] = EVENT_BEYOND
             continue
         for j in range(3):
@@ -332,7 +331,7 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
 def _recalc_piece_pairs(mds, t: float) -> None:
     """recalc's piece branch for pairs of two convex pieces (neither a grid's
     triangle) in one kernel pass, piece_pairs_k (same values), which also
-    makes update_events' tests and search for each (mindist._search; kept
+    makes update_events' tests and search for each (update_search; kept
     with the pass: PieceBatch.event_of); each pair keeps its gap,
     intrusion and row."""
     env = mds[0].a.obj.core.environment
