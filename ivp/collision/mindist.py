@@ -610,6 +610,12 @@ class PieceBatch:
         self.G = G
         self.events = None              # the pass's update_search answers (mindist_batches.piece_pairs_k)
 
+    def _before_snapshot(self) -> None:
+        """The pass's kept answers are no part of a snapshot or a state hash
+        (a cache: update_events searches again, to the same bits; rows it
+        leaves unread hold no value)."""
+        self.events = None
+
     def event_of(self, q: int, t_now: float, t_max: float):
         """update_search's answer for row q when the pass made it for t_now and
         t_max (used once), else None."""
