@@ -23,7 +23,7 @@ import time
 
 import scenes
 from ivp import rng
-from ivp.collision import impact, mindist_search
+from ivp.collision import impact, mindist_batches, mindist_search
 from ivp.collision.system import CollisionSystem
 from ivp.time_manager import PsiEvent, TimeManager
 from scenes.headless import run
@@ -40,8 +40,10 @@ class PsiClock:
     PSI. Per PSI also: the impact systems (mindist-triggered impacts, 4.1)
     and their propagation loops (4.8), the ms spent in the loops' kernel and
     in the re-measure and event re-search after each impact (4.9), the
-    event searches (3.5) and the ms in the two-piece search kernel, and the
-    most impacts one core took (4.7's counter)."""
+    event searches (3.5) and the ms in the two-piece search kernel, the
+    passes that measure and search pairs of two pieces at once and the ms in
+    their kernel (mindist_batches.piece_pairs_k), and the most impacts one
+    core took (4.7's counter)."""
 
     def __init__(self, clock=time.perf_counter):
         self.clock = clock
@@ -68,8 +70,8 @@ class PsiClock:
     def __enter__(self):
         self._saved = (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
                        impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
-                       mindist_search.piece_event_search_k)
-        until, psi, run_system, loop_k, research, piece_search = self._saved
+                       mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k)
+        until, psi, run_system, loop_k, research, piece_search, pairs = self._saved
         clock = self
 
         def timed_until(tm, env, target):
@@ -84,7 +86,7 @@ class PsiClock:
                 clock.rows[-1]["core_impacts"] = max((impact.impacts_this_psi(o.core) for o in env.objects),
                                                      default=0)
             clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0,
-                                   searches=0, search_ms=0.0))
+                                   searches=0, search_ms=0.0, passes=0, pass_ms=0.0))
             psi(event, tm, env)
 
         def counted_run(system, *args):
@@ -95,15 +97,16 @@ class PsiClock:
             return over
 
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
-         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores, mindist_search.piece_event_search_k) = (
+         impact.impact_system_loop_k, CollisionSystem.update_events_of_cores, mindist_search.piece_event_search_k,
+         mindist_batches.piece_pairs_k) = (
             timed_until, timed_psi, counted_run, self._timed(loop_k, "loop_ms"), self._timed(research, "research_ms"),
-            self._timed(piece_search, "search_ms", "searches"))
+            self._timed(piece_search, "search_ms", "searches"), self._timed(pairs, "pass_ms", "passes"))
         return self
 
     def __exit__(self, *exc):
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
          impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
-         mindist_search.piece_event_search_k) = self._saved
+         mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k) = self._saved
 
 
 def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
@@ -128,7 +131,8 @@ def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
           f"worst {w['ms']:8.2f} {unit} (PSI {worst}), mean {sum(r['ms'] for r in rows) / len(rows):6.2f} {unit}\n"
           f"    worst PSI: {w['systems']} impact systems, {w['loops']} loops ({w['loop_ms']:.1f} {unit} in the loop "
           f"kernel), {w['research_ms']:.1f} {unit} re-measuring and re-searching events after impacts; "
-          f"{w['searches']} two-piece event searches ({w['search_ms']:.1f} {unit} in their kernel); "
+          f"{w['searches']} two-piece event searches ({w['search_ms']:.1f} {unit} in their kernel), "
+          f"{w['passes']} passes of pairs of two pieces ({w['pass_ms']:.1f} {unit} in their kernel); "
           f"most impacts of one core {w['core_impacts']}\n"
           f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)}, most loops "
           f"{max(r['loops'] for r in rows)}, most impacts of one core {max(r['core_impacts'] for r in rows)}",

@@ -53,7 +53,7 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
     Mindist.value_function gives, bit for bit, or none where it finds none;
     every kind of side is searched, with and without a result."""
     seen = collections.Counter()
-    real = mindist.event_search
+    real = mindist_search.event_search
 
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
@@ -63,7 +63,7 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
         seen[("ball " if md.a.is_ball else "box ") + md.side1.feature[0], t is not None] += 1
         return t
 
-    monkeypatch.setattr(mindist, "event_search", checked)
+    monkeypatch.setattr(mindist_search, "event_search", checked)
     env, bodies = _scene()
     _hash(env, bodies, 240)
     for k in ("ball F", "ball K", "ball P", "ball B", "box F", "box K"):
@@ -157,7 +157,7 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
     where it finds none; each kind of feature is searched and found."""
     from ivp.states import MT_NOT_SIM
     seen = collections.Counter()
-    real = mindist.event_search
+    real = mindist_search.event_search
 
     def checked(md, dev, t_now, t_max):
         t = real(md, dev, t_now, t_max)
@@ -169,7 +169,7 @@ def test_a_balls_search_against_a_moving_hull_finds_what_the_value_function_find
             seen[s1.feature[0], t is not None] += 1
         return t
 
-    monkeypatch.setattr(mindist, "event_search", checked)
+    monkeypatch.setattr(mindist_search, "event_search", checked)
     env, bodies = _moving_hull_scene()
     _hash(env, bodies, 200)
     for k in ("F", "K", "P"):

@@ -11,7 +11,7 @@ import struct
 import numpy as np
 
 from ivp import Environment, rng
-from ivp.collision import awake, mindist, system
+from ivp.collision import awake, mindist, mindist_search, system
 from test_collision_scenes import ball, box, floor
 from test_piece_batches import _pose
 
@@ -95,7 +95,7 @@ def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
         if holds:
             probe = copy.copy(md)
             probe.recalc(t)
-            _, limit = mindist.look_ahead(env, *probe.cores)
+            _, limit = mindist_search.look_ahead(env, *probe.cores)
             assert not probe.intrusion and probe.len_numerator > limit
             held.append(probe.len_numerator - limit)
         else:
@@ -156,7 +156,7 @@ def test_a_balls_soup_group_left_in_hull_mode_would_have_had_no_event(monkeypatc
                     woken.append(k)
                 continue
             c1 = sp.soup.obj.core
-            limit = mindist.look_ahead_limit(env, speeds[k] + c1.max_surface_rot_speed + c1.current_speed)
+            limit = mindist_search.look_ahead_limit(env, speeds[k] + c1.max_surface_rot_speed + c1.current_speed)
             for md in sp.mds:
                 probe = copy.copy(md)
                 probe.recalc(t)

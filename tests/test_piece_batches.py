@@ -147,12 +147,17 @@ def _run(monkeypatch, batched: bool):
             for md in mds:
                 md.recalc(t)
         monkeypatch.setattr(mindist_batches, "_recalc_piece_triangles", one_by_one)
-    env = _sunk_world()
+    seen = states(_sunk_world(), 240)
+    monkeypatch.undo()
+    return seen
+
+
+def states(env, psis: int) -> list:
+    """The world's state after each of ``psis`` PSIs."""
     seen = []
-    for _ in range(240):
+    for _ in range(psis):
         env.simulate(env.delta_PSI_time)
         seen.append(state(env))
-    monkeypatch.undo()
     return seen
 
 

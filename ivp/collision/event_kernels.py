@@ -11,8 +11,8 @@ core's the last PSI's). A search runs on :func:`_value` of its context
 ``ctx`` = (kind, D, PA, BA, PB, BB, none, B0, B1, Bu, q0_cs, q1_cs, u_cs,
 offset): kind 0-3 a ball (:func:`_gap` reads kind and D; BA the ball's
 pose parts, BB the other's; PA unused), MOVING + 0-2 a ball against a
-moving hull's feature (PB the hull as :func:`_piece_at` reads it, D the
-feature's indices: :func:`_feature_at`), PIECES two pieces (PA, PB as :func:`_piece_at`
+moving hull's feature (PB the hull as :func:`piece_at` reads it, D the
+feature's indices: :func:`_feature_at`), PIECES two pieces (PA, PB as :func:`piece_at`
 reads them, BA, BB their cores' pose parts, ``none`` the kernels' no
 previous features); the virtual plane's points q0_cs on core B0 and q1_cs
 on B1, its direction u_cs on Bu (:func:`_plane`), and a ball's edge offset.
@@ -26,6 +26,7 @@ import numpy as np
 
 from ..jit import kernel
 from ..kmath import f32_k, mat_mul_point_k, quat_slerp_k, quat_to_matrix_k, rot_mul_v_k, rot_t_mul_v_k
+from ..state.layout import DELTA, I_DT, M_POS, M_R, POS, Q_LAST, Q_NEXT, STATE, T_LAST
 from ..states import MT_NOT_SIM
 from .constants import EVENT_RASTER, EVENT_RASTER_STEPS, NEAR_NOW, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
 from .feature_kernels import normals, point_edge, point_face, point_point, unit_k
@@ -46,6 +47,16 @@ def _centre(t, B):
         d = B[6]
         return (p[0] + d[0] * dt, p[1] + d[1] * dt, p[2] + d[2] * dt)
     return B[7][1]
+
+
+@kernel(inline=True)
+def row_pose_parts(S, r):
+    """Core.pose_parts of the core at row r of the body table S."""
+    return (S[r, T_LAST], int(S[r, STATE]), (S[r, Q_LAST], S[r, Q_LAST + 1], S[r, Q_LAST + 2], S[r, Q_LAST + 3]),
+            (S[r, Q_NEXT], S[r, Q_NEXT + 1], S[r, Q_NEXT + 2], S[r, Q_NEXT + 3]), S[r, I_DT],
+            (S[r, POS], S[r, POS + 1], S[r, POS + 2]), (S[r, DELTA], S[r, DELTA + 1], S[r, DELTA + 2]),
+            ((S[r, M_R], S[r, M_R + 1], S[r, M_R + 2], S[r, M_R + 3], S[r, M_R + 4], S[r, M_R + 5], S[r, M_R + 6],
+              S[r, M_R + 7], S[r, M_R + 8]), (S[r, M_POS], S[r, M_POS + 1], S[r, M_POS + 2])))
 
 
 @kernel
@@ -92,7 +103,7 @@ def _feature_at(t, kind, D, P, B):
     0 P, 1 K, 2 F; D[0]: its vertex indices, or the face's), the piece moved
     to its core's pose at t as Shape.piece_world moves it: the rows _gap
     reads (F: a, b, c and features.face_data's unit normal of (b - a) x (c - a))."""
-    W = _piece_at(t, P, B, False)[0]
+    W = piece_at(t, P, B, False)[0]
     T = P[1]
     out = np.zeros((4, 3))
     if kind == MOVING + 2:
@@ -188,7 +199,7 @@ def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max
 # --- two convex pieces -------------------------------------------------------------------
 
 @kernel
-def _piece_at(t, P, B, spheres):
+def piece_at(t, P, B, spheres):
     """Shape.piece_world's kernel arrays and centre of a piece at t: P = (V,
     T, E, two, pl, N, M, H, centre, moving); a moving one's are its local
     ones, moved to the core's pose at t as Piece.transformed moves them.
@@ -214,8 +225,8 @@ def _piece_at(t, P, B, spheres):
 @kernel(inline=True)
 def _closest(t, PA, BA, PB, BB, none):
     """value_function's closest(t): pieces_closest of the two pieces at t."""
-    VA, TA, EA, twoA, plA, NA, _, _, cA = _piece_at(t, PA, BA, False)
-    VB, TB, EB, twoB, plB, NB, MB, HB, cB = _piece_at(t, PB, BB, True)
+    VA, TA, EA, twoA, plA, NA, _, _, cA = piece_at(t, PA, BA, False)
+    VB, TB, EB, twoB, plB, NB, MB, HB, cB = piece_at(t, PB, BB, True)
     return pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, none)[0]
 
 
@@ -232,7 +243,7 @@ def _piece_value(t, d, ctx):
 
 @kernel
 def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max, base):
-    """event_search for two convex pieces (PA, PB as :func:`_piece_at` reads
+    """event_search for two convex pieces (PA, PB as :func:`piece_at` reads
     them, BA, BB their cores' pose parts; ``none`` the kernels' no previous
     features): the plane through the sides' closest points at t_now (q on
     side 0, normal n), ``sides`` the pieces (0 A, 1 B) of side 0, side 1 and

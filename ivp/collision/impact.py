@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import umath
 from ..fp import f32v
+from ..state import layout
 from ..states import STATE_BETWEEN_PSIS
 from ..umath import ZERO
 from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
@@ -82,6 +83,7 @@ class Rows:
 
     def __init__(self, env):
         self.psi = env.psi_count
+        self.table = env.contacts
         self.points = []
         self.cores = []
         self.row_of = {}
@@ -164,14 +166,13 @@ class Rows:
         during the loop (an anomaly handler, a remeasured pair) is skipped:
         its row is no longer its own."""
         m = len(self.points)
-        PF, PI = self.PF[:m].tolist(), self.PI[:m].tolist()
-        for cp, f, i in zip(self.points, PF, PI):
-            if not cp.alive:
-                continue
-            cp.test_fresh = bool(i[FRESH])
-            cp.impacts_while_system = i[SYSTEM_IMPACTS]
-            cp.reached = f[REACHED]
-            cp.addon = f[ADDON]
+        alive = np.fromiter([cp.alive for cp in self.points], dtype=np.bool_, count=m)
+        rows = self.table.slots(self.points)[alive]
+        C = self.table.rows
+        C[rows, layout.FRESH] = self.PI[:m][alive, FRESH] != 0
+        C[rows, layout.IMPACTS] = self.PI[:m][alive, SYSTEM_IMPACTS]
+        C[rows, layout.REACHED] = self.PF[:m][alive, REACHED]
+        C[rows, layout.ADDON] = self.PF[:m][alive, ADDON]
         again = np.flatnonzero(self.CI[:len(self.cores), PUSHED_AGAIN]).tolist()
         if again and fs is not None:
             mine = set(self.points)

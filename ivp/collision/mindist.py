@@ -18,10 +18,8 @@ import numpy as np
 from ..umath import rot_mul_v, rot_t_mul_v
 from .constants import (
     COLL_DIST,
-    HULL_LOOK_AHEAD_PSIS,
     MINDIST_CHANGE_FORCE_DIST,
     NEAR_NOW,
-    NOT_APPROACHING_EPS,
     REAL_COLL_DIST,
 )
 from .features import (
@@ -36,7 +34,7 @@ from .features import (
     piece_piece_measure,
     world_feature,
 )
-from .mindist_search import event_search
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, look_ahead_limit, update_search
 
 HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
@@ -380,20 +378,6 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     return f
 
 
-def look_ahead(env, c0, c1):
-    """3.5: the two cores' worst surface speed wc and the gap beyond which a
-    pair of them gets no event before the next PSI."""
-    m0, s0 = c0.look_values()
-    m1, s1 = c1.look_values()
-    wc = m0 + s0 + m1 + s1
-    return wc, look_ahead_limit(env, wc)
-
-
-def look_ahead_limit(env, wc: float) -> float:
-    """look_ahead's gap for the worst surface speed wc."""
-    return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
-
-
 def hull_holds(env, md: Mindist, t: float, memo=None) -> bool:
     """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
     when update_events put it there): whether its gap at t is surely still
@@ -452,36 +436,24 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     md.hull = None
     if md.intrusion:                    # on the invalid list: no events until measurable (3.3)
         return
-    c0, c1 = md.cores
-    wc, limit = look_ahead(env, c0, c1)
-    gap = md.len_numerator
-    if gap > limit:
-        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
-            t = env.current_time
-            md.hull = (gap, c0, core_pose(c0, t), c1, core_pose(c1, t))
-        return
-    dt = env.delta_PSI_time
-    n = md.normal
-    s0, a0, m0 = c0.event_values()
-    s1, a1, m1 = c1.event_values()
-    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
-    mcs = proj
-    for a, m in ((a0, m0), (a1, m1)):
-        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
-        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
-    if mcs < NOT_APPROACHING_EPS:
-        return
     t_now = env.current_time
     t_max = env.time_of_next_psi
-    if gap >= COLL_DIST + (t_max - t_now) * mcs:
+    b = md._batch
+    made = b.event_of(md._row, t_now, t_max) if type(b) is PieceBatch else None
+    what, t_ev, wc = update_search(env, md, t_now, t_max) if made is None else made
+    gap = md.len_numerator
+    if what == EVENT_BEYOND:
+        if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
+            c0, c1 = md.cores
+            md.hull = (gap, c0, core_pose(c0, t_now), c1, core_pose(c1, t_now))
         return
-    t_ev = event_search(md, mcs, t_now, t_max)
     if t_ev is None:
         return
     if t_ev - t_now < NEAR_NOW:
         if hint == HINT_NOW:
             t_ev = t_now
         else:
+            dt = env.delta_PSI_time
             m = gap - REAL_COLL_DIST
             if hint == HINT_BIG_DELAY:
                 t_ev = t_now + (m / wc + 1e-4 * dt if m >= 1e-12 and wc > 0.0 else 1e-3 * dt)
@@ -630,12 +602,32 @@ class PieceBatch:
     features at the next pass), whether its sides are swapped, and its
     geometry; the sides and geometry are made from the row when first read."""
 
-    __slots__ = ("F", "swapped", "G")
+    __slots__ = ("F", "swapped", "G", "events")
 
     def __init__(self, F, swapped, G):
         self.F = F
         self.swapped = swapped
         self.G = G
+        self.events = None              # the pass's update_search answers (mindist_batches.piece_pairs_k)
+
+    def _before_snapshot(self) -> None:
+        """The pass's kept answers are no part of a snapshot or a state hash
+        (a cache: update_events searches again, to the same bits; rows it
+        leaves unread hold no value)."""
+        self.events = None
+
+    def event_of(self, q: int, t_now: float, t_max: float):
+        """update_search's answer for row q when the pass made it for t_now and
+        t_max (used once), else None."""
+        ev = self.events
+        if ev is None:
+            return None
+        what, T, W, t, t_end = ev
+        k = what[q]
+        if k == EVENT_NOT_MADE or t != t_now or t_end != t_max:
+            return None
+        what[q] = EVENT_NOT_MADE
+        return k, (float(T[q]) if k == EVENT_AT else None), float(W[q])
 
     def normal_of(self, q: int):
         g = self.G[q]

@@ -14,11 +14,13 @@ import numpy as np
 
 from ..jit import kernel
 from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
-from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS
+from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REAL_COLL_DIST
+from .event_kernels import piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose, look_ahead
-from .piece_kernels import hull_triangles_measure
+from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, look_ahead, piece_arg
+from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
 FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
 _ROW = attrgetter("row")
@@ -36,9 +38,13 @@ def _quiet_row(G, r, gap, V, v, limit, horizon):
     its closing speed before the next PSI)."""
     if gap > limit:
         return True
-    n0 = G[r, 1]
-    n1 = G[r, 2]
-    n2 = G[r, 3]
+    return _not_closing(gap, _closing_speed(G[r, 1], G[r, 2], G[r, 3], V, v), horizon)
+
+
+@kernel(inline=True)
+def _closing_speed(n0, n1, n2, V, v):
+    """update_events' bound of the closing speed (mcs) along the normal n
+    from V's row v (as _quiet_row reads it)."""
     mcs = V[v, 0] * n0 + V[v, 1] * n1 + V[v, 2] * n2
     for a in (3, 7):
         k = n0 * V[v, a] + n1 * V[v, a + 1] + n2 * V[v, a + 2]
@@ -46,6 +52,13 @@ def _quiet_row(G, r, gap, V, v, limit, horizon):
         if 0.0 > x:                 # max(x, 0.0)
             x = 0.0
         mcs += math.sqrt(x) * V[v, a + 3]
+    return mcs
+
+
+@kernel(inline=True)
+def _not_closing(gap, mcs, horizon):
+    """update_events' returns after the look-ahead: not approaching, or too
+    far for its closing speed mcs before the next PSI (``horizon`` away)."""
     return mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
 
 
@@ -110,6 +123,79 @@ def quiet_pairs(env, mds) -> list:
     return out
 
 
+# piece_pairs_k's per-piece ints (PIX): the piece's rows of VV, TT, EE (MM, HH
+# share EE's), NN, then whether it is two-sided and moves with its core
+V0, V1, T0, T1, E0, E1, N0, N1, TWO, MOVES, PIECE_INTS = range(11)
+NORMAL_WIDTH = 7                # feature_kernels.normals' columns of a hull (a two-sided piece's 3 padded)
+
+
+@kernel(inline=True)
+def _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, i):
+    """Piece i of the packed pieces as event_kernels.piece_at reads one
+    (mindist_search.piece_arg's tuple)."""
+    return (VV[PIX[i, V0]:PIX[i, V1]], TT[PIX[i, T0]:PIX[i, T1]], EE[PIX[i, E0]:PIX[i, E1]], PIX[i, TWO] != 0,
+            PL[i], NN[PIX[i, N0]:PIX[i, N1]], MM[PIX[i, E0]:PIX[i, E1]], HH[PIX[i, E0]:PIX[i, E1]],
+            (C[i, 0], C[i, 1], C[i, 2]), PIX[i, MOVES] != 0)
+
+
+@kernel
+def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, t_max, base, dt, F, SW, G, D,
+                  X, WHAT, T_EV, WC):
+    """Mindist.recalc of pairs of two convex pieces at t (``pairs``: the
+    packed pieces A and B and their cores' rows of the body table S; ``prev``
+    their previous features, ``extra`` their sum_extra_radius), each into
+    row q of F, SW, G, D (piece_kernels.put_measure) and X (intrusion, as
+    features.piece_piece_measure says); then for a pair not intruded,
+    mindist_search.update_search on the same values in the same order: WHAT
+    one of its EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT (the event
+    time in T_EV), the worst surface speed in WC; EVENT_NOT_MADE where it
+    is left to Python (an intrusion, or no normal)."""
+    none = (-1, -1, -1, -1, -1, -1)
+    V = np.empty((1, 11))
+    horizon = t_max - t
+    for q in range(pairs.shape[0]):
+        WHAT[q] = EVENT_NOT_MADE
+        PA = _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs[q, 0])
+        PB = _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs[q, 1])
+        BA = row_pose_parts(S, pairs[q, 2])
+        BB = row_pose_parts(S, pairs[q, 3])
+        VA, TA, EA, twoA, plA, NA, _, _, cA = piece_at(t, PA, BA, False)
+        VB, TB, EB, twoB, plB, NB, MB, HB, cB = piece_at(t, PB, BB, True)
+        pq = (prev[q, 0], prev[q, 1], prev[q, 2], prev[q, 3], prev[q, 4], prev[q, 5])
+        d, f, sw, g = pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, pq)
+        put_measure(D, F, SW, G, q, d, f, sw, g)
+        X[q] = d < (-BEHIND_TRIANGLE_DEPTH if (twoA if f[0] == 2 else twoB) else -INTRUSION_DEPTH)
+        gap_ok, gap, n_ok, n, p, _, _ = g
+        if X[q] or not n_ok:
+            continue
+        gap = (gap if gap_ok else 0.0) - extra[q]
+        r0 = pairs[q, 3] if sw else pairs[q, 2]            # Mindist.cores: the sorted sides' cores
+        r1 = pairs[q, 2] if sw else pairs[q, 3]
+        wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
+        WC[q] = wc
+        if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
+            WHAT[q] = EVENT_BEYOND
+            continue
+        for j in range(3):
+            V[0, j] = S[r0, SPEED + j] - S[r1, SPEED + j]
+            V[0, 3 + j] = S[r0, AXIS + j]
+            V[0, 7 + j] = S[r1, AXIS + j]
+        V[0, 6] = S[r0, MAX_SURF_ROT]
+        V[0, 10] = S[r1, MAX_SURF_ROT]
+        mcs = _closing_speed(n[0], n[1], n[2], V, 0)
+        if _not_closing(gap, mcs, horizon):
+            WHAT[q] = EVENT_QUIET
+            continue
+        s0 = 1 if sw else 0                             # mindist_search.event_search's sides
+        k0 = f[3] if sw else f[0]
+        k1 = f[0] if sw else f[3]
+        face = s0 if k0 == 2 and k1 != 2 else 1 - s0
+        found, te = piece_event_search_k(PA, BA, PB, BB, none, (s0, 1 - s0, face), p, n, COLL_DIST + extra[q],
+                                         REAL_COLL_DIST + 0.5 * extra[q], mcs, t, t_max, base)
+        WHAT[q] = EVENT_AT if found else EVENT_NONE
+        T_EV[q] = te
+
+
 def recalc_all(items, t: float) -> None:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
@@ -119,6 +205,7 @@ def recalc_all(items, t: float) -> None:
     groups = {}
     pieces = {}
     balls = []
+    hulls = []
     poses = {}
     for it in items:
         if type(it) is SoupPairs:
@@ -133,10 +220,14 @@ def recalc_all(items, t: float) -> None:
             pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
         elif it.a.is_ball and it.b.is_ball:
             balls.append(it)
-        else:
+        elif it.a.is_ball:
             it.recalc(t, poses)
+        else:
+            hulls.append(it)
     if balls:
         _recalc_ball_pairs(balls, t)
+    if hulls:
+        _recalc_piece_pairs(hulls, t)
     for shape, (single, soups) in groups.items():
         _recalc_ball_triangles(shape.grid, single, soups, t)
     for (shape, key, soup, tri_first), mds in pieces.items():
@@ -235,6 +326,71 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
         md._row = q
         md.len_numerator = gaps[q] - md.sum_extra_radius
         md.intrusion = intrudes[q]
+
+
+def _recalc_piece_pairs(mds, t: float) -> None:
+    """recalc's piece branch for pairs of two convex pieces (neither a grid's
+    triangle) in one kernel pass, piece_pairs_k (same values), which also
+    makes update_events' tests and search for each (update_search; kept
+    with the pass: PieceBatch.event_of); each pair keeps its gap,
+    intrusion and row."""
+    env = mds[0].a.obj.core.environment
+    index = {}
+    pieces = []
+    pairs = np.empty((len(mds), 4), dtype=np.int64)
+    for q, md in enumerate(mds):
+        for j, (shape, key) in enumerate(((md.a, md.ka), (md.b, md.kb))):
+            i = index.get((shape, key))
+            if i is None:
+                i = index[(shape, key)] = len(pieces)
+                pieces.append(piece_arg(shape, key))
+            pairs[q, j] = i
+        pairs[q, 2] = md.a.obj.core.row
+        pairs[q, 3] = md.b.obj.core.row
+    n = len(mds)
+    F = np.empty((n, 6), dtype=np.int64)
+    SW = np.empty(n, dtype=np.bool_)
+    G = np.empty((n, 13))
+    D = np.empty(n)
+    X = np.empty(n, dtype=np.bool_)
+    what = np.empty(n, dtype=np.int64)
+    T = np.empty(n)
+    wc = np.empty(n)
+    t_max = env.time_of_next_psi
+    piece_pairs_k(env.bodies.rows, *_packed(pieces), pairs, _previous_codes(mds, 6, _piece_prev_code),
+                  np.array([md.sum_extra_radius for md in mds]), t, t_max, env.time_manager.base_time,
+                  env.delta_PSI_time, F, SW, G, D, X, what, T, wc)
+    batch = PieceBatch(F, SW, G)
+    batch.events = (what, T, wc, t, t_max)
+    gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
+    intrudes = X.tolist()
+    for q, md in enumerate(mds):
+        md._batch = batch
+        md._row = q
+        md.len_numerator = gaps[q] - md.sum_extra_radius
+        md.intrusion = intrudes[q]
+
+
+def _packed(pieces) -> tuple:
+    """mindist_search.piece_arg's tuples of pieces as piece_pairs_k's
+    arrays: VV, TT, EE, NN, MM, HH their rows one after another, PL their
+    planes, C their centres, PIX their rows' bounds and flags."""
+    PIX = np.zeros((len(pieces), PIECE_INTS), dtype=np.int64)
+    v = tt = e = nn = 0
+    for i, p in enumerate(pieces):
+        v1, t1, e1, n1 = v + len(p[0]), tt + len(p[1]), e + len(p[2]), nn + len(p[5])
+        PIX[i, :TWO] = v, v1, tt, t1, e, e1, nn, n1
+        PIX[i, TWO] = p[3]
+        PIX[i, MOVES] = p[9]
+        v, tt, e, nn = v1, t1, e1, n1
+    NN = np.zeros((nn, NORMAL_WIDTH))
+    for i, p in enumerate(pieces):
+        N = p[5]
+        NN[PIX[i, N0]:PIX[i, N1], :N.shape[1]] = N
+    return (np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]),
+            np.concatenate([p[2] for p in pieces]), NN, np.concatenate([p[6] for p in pieces]),
+            np.concatenate([p[7] for p in pieces]), np.array([p[4] for p in pieces], dtype=np.float64),
+            np.array([p[8] for p in pieces], dtype=np.float64), PIX)
 
 
 def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):

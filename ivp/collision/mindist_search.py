@@ -5,11 +5,14 @@ stays or a moving hull, else by the raster search on the pair's value function."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..states import MT_NOT_SIM
 from ..fp import f32
-from .constants import COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, NEAR_NOW, ROOT_MAX_ITERATIONS, ROOT_TOLERANCE
+from .constants import (COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, HULL_LOOK_AHEAD_PSIS, NEAR_NOW, NOT_APPROACHING_EPS,
+                        ROOT_MAX_ITERATIONS, ROOT_TOLERANCE)
 from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
 from .features import KIND_CODE, NO_FEATURE, world_feature
 
@@ -17,6 +20,49 @@ NO_POINTS = np.zeros((0, 3))
 # ball_event_search_k's other side when it is no moving hull: a piece of nothing
 _NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
              np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
+
+
+def look_ahead(env, c0, c1):
+    """3.5: the two cores' worst surface speed wc and the gap beyond which a
+    pair of them gets no event before the next PSI."""
+    m0, s0 = c0.look_values()
+    m1, s1 = c1.look_values()
+    wc = m0 + s0 + m1 + s1
+    return wc, look_ahead_limit(env, wc)
+
+
+def look_ahead_limit(env, wc: float) -> float:
+    """look_ahead's gap for the worst surface speed wc."""
+    return COLL_DIST + env.delta_PSI_time * wc * HULL_LOOK_AHEAD_PSIS
+
+
+# update_events' tests before its event time (update_search; mindist_batches.piece_pairs_k):
+# none made, the gap beyond the look-ahead, not approaching (or not before
+# the next PSI), searched with no event, searched with an event
+EVENT_NOT_MADE, EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT = range(5)
+
+
+def update_search(env, md, t_now: float, t_max: float):
+    """update_events' look-ahead, closing-speed bound and search: (one of
+    EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT, the event time or None,
+    the worst surface speed wc)."""
+    c0, c1 = md.cores
+    wc, limit = look_ahead(env, c0, c1)
+    gap = md.len_numerator
+    if gap > limit:
+        return EVENT_BEYOND, None, wc
+    n = md.normal
+    s0, a0, m0 = c0.event_values()
+    s1, a1, m1 = c1.event_values()
+    proj = (s0[0] - s1[0]) * n[0] + (s0[1] - s1[1]) * n[1] + (s0[2] - s1[2]) * n[2]
+    mcs = proj
+    for a, m in ((a0, m0), (a1, m1)):
+        k = n[0] * a[0] + n[1] * a[1] + n[2] * a[2]
+        mcs += math.sqrt(max(1.001 - k * k, 0.0)) * m
+    if mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + (t_max - t_now) * mcs:
+        return EVENT_QUIET, None, wc
+    t_ev = event_search(md, mcs, t_now, t_max)
+    return (EVENT_NONE if t_ev is None else EVENT_AT), t_ev, wc
 
 
 def event_search(md, dev: float, t_now: float, t_max: float):
@@ -32,7 +78,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
         face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
         a, b = md.a, md.b
         found, t = piece_event_search_k(
-            _piece_arg(a, md.ka), a.obj.core.pose_parts(), _piece_arg(b, md.kb), b.obj.core.pose_parts(),
+            piece_arg(a, md.ka), a.obj.core.pose_parts(), piece_arg(b, md.kb), b.obj.core.pose_parts(),
             NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
             g.p, g.n, thr, real, dev, t_now, t_max, base)
         return t if found else None
@@ -45,7 +91,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
     return t if found else None
 
 
-def _piece_arg(shape, key):
+def piece_arg(shape, key):
     """piece_event_search_k's side: a piece's kernel arrays, centre and whether
     it moves with its core (else it is in world space: a grid's triangle or a
     fixed shape's piece)."""
@@ -74,7 +120,7 @@ def _ball_search_kind(md):
             return None, None, None
         D = np.zeros((1, 3))
         D[0, :2 if f == "K" else 1] = idx
-        return MOVING_KIND + KIND_CODE[f], D, _piece_arg(shape, s1.piece_key)
+        return MOVING_KIND + KIND_CODE[f], D, piece_arg(shape, s1.piece_key)
     D = world_feature(s1, c1.m_world_f_core_last_psi)
     return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
 

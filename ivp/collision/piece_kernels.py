@@ -413,17 +413,25 @@ def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, 
         else:
             MT, HT = edge_spheres(VT, ET)
             d, f, sw, g = pieces_measure(V, T, E, two, pl, N, c, VT, TT, ET, two_t, GPL[t], GN[t], MT, HT, ct, pq)
-        gap_ok, gap, n_ok, n, p, t0, broken = g
-        D[q] = d
-        S[q] = sw
-        for j in range(6):
-            F[q, j] = f[j]
-        G[q, 0] = 1.0 if gap_ok else 0.0
-        G[q, 1] = gap
-        G[q, 2] = 1.0 if n_ok else 0.0
-        for j in range(3):
-            G[q, 3 + j] = n[j]
-            G[q, 6 + j] = p[j]
-            G[q, 9 + j] = t0[j]
-        G[q, 12] = 1.0 if broken else 0.0
+        put_measure(D, F, S, G, q, d, f, sw, g)
     return D, F, S, G
+
+
+@kernel(inline=True)
+def put_measure(D, F, S, G, q, d, f, sw, g):
+    """Row q of a pass's pieces_measure results: the distance, the features,
+    whether swapped and the geometry row (gap known, gap, n known, n, p, t0,
+    broken), as mindist.PieceBatch reads them."""
+    gap_ok, gap, n_ok, n, p, t0, broken = g
+    D[q] = d
+    S[q] = sw
+    for j in range(6):
+        F[q, j] = f[j]
+    G[q, 0] = 1.0 if gap_ok else 0.0
+    G[q, 1] = gap
+    G[q, 2] = 1.0 if n_ok else 0.0
+    for j in range(3):
+        G[q, 3 + j] = n[j]
+        G[q, 6 + j] = p[j]
+        G[q, 9 + j] = t0[j]
+    G[q, 12] = 1.0 if broken else 0.0
