@@ -77,13 +77,17 @@ def check(what: str, value, low: str | None = None, high: str | None = None, siz
         raise ValueError(f"{what} {_short(value)} must be {'numbers' if size else 'a number'}")
     if not all(math.isfinite(c) for c in v):
         raise ValueError(f"{what} {_short(value)} is not finite (NaN or infinite)")
-    shown = f"{v[0]:g}" if size is None else "(" + ", ".join(f"{c:g}" for c in v) + ")"
     if low is not None and min(v) < globals()[low]:
-        raise ValueError(f"{what} {shown} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
+        raise ValueError(f"{what} {_shown(v, size)} is below {globals()[low]:g} (limit {low}, docs/ivp.md)")
     if high is not None and max(abs(c) for c in v) > globals()[high]:
-        raise ValueError(f"{what} {shown} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
+        raise ValueError(f"{what} {_shown(v, size)} is above {globals()[high]:g} (limit {high}, docs/ivp.md)")
     if not all(math.isfinite(f32(float(c))) for c in v):
-        raise ValueError(f"{what} {shown} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+        raise ValueError(f"{what} {_shown(v, size)} is beyond the f32 range, about 3.4e38 (spec 0.2)")
+
+
+def _shown(v: tuple, size: int | None) -> str:
+    """A checked value as a refusal prints it: 2.5, or (1, 0, 3) for a sequence."""
+    return f"{v[0]:g}" if size is None else "(" + ", ".join(f"{c:g}" for c in v) + ")"
 
 
 def check_kind(what: str, value, kind: type) -> None:
