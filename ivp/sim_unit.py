@@ -61,8 +61,8 @@ class SimUnit:
 
     def forget(self) -> None:
         """Something the unit's way through the PSI is chosen by changed (its
-        cores or controllers, its state, a core's friction system, impact or
-        mindists: SimUnitManager.changed): its kept kind and steps are made
+        cores or controllers, its state, a core's friction system or impact:
+        SimUnitManager.changed): its kept kind and steps are made
         again when next asked."""
         self._steps = None
         self._lane = None
@@ -249,7 +249,7 @@ class SimUnitManager:
     def changed(self, units) -> None:
         """Something a unit's way through the PSI is chosen by changed (the
         unit lists; a unit's cores, controllers or state; a core's friction
-        system, impact or mindists, a shape made or gone): the lane's plan
+        system or impact, a shape made or gone): the lane's plan
         goes, and the kept kind and steps of the ``units`` (SimUnit.forget;
         None for no unit)."""
         lane = self.environment.lane

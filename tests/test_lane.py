@@ -171,6 +171,32 @@ def test_a_quiet_psi_runs_the_recorded_plan_again():
     assert sorted(map(id, cores)) == sorted(id(b.core) for b in bodies)
 
 
+def test_a_first_pair_being_measured_keeps_the_plan():
+    """A ball falling towards a floor gets its first mindist some PSIs
+    before it touches: the unit's way does not depend on it, so the plan
+    recorded in free fall holds through that PSI and the kept awake set
+    takes the ball as one whose pairs a pass may drop."""
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env)
+    b = ball(env, (0.0, 30.0, 0.0), radius=0.5)
+    b.wake()
+    shape = b.collision_data
+    for _ in range(2):
+        env.simulate(env.delta_PSI_time)
+    assert not shape.mindists           # 29.5 m above the floor
+    plan = env.lane.plan
+    assert plan is not None and plan.complete
+    for _ in range(113):                # it reaches the floor after 1.72 s (113 PSIs)
+        env.simulate(env.delta_PSI_time)
+        assert env.lane.plan is plan
+        if shape.mindists:
+            break
+    assert shape.mindists and plan.awake.with_mindists == [plan.awake.index_of[shape.serial]]
+    env.simulate(env.delta_PSI_time)
+    assert env.lane.plan is plan and env.lane.planned_psi == env.psi_count - 1
+
+
 def test_a_spring_added_between_psis_is_felt_at_the_next_one():
     """A new controller touches the plan: the two bodies leave the lane and the
     spring pulls them together (10 m apart, rest length 1 m), as it does in a

@@ -6,6 +6,8 @@ what the broad phase reads), and the balls' steady records
 
 from __future__ import annotations
 
+from bisect import bisect_left
+
 import numpy as np
 
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
@@ -34,13 +36,25 @@ class AwakeSet:
         self.shapes = shapes
         self.rows = np.array(rows, dtype=np.int64)
         # the bodies whose mindists a pass may drop: one with none now gets none before the
-        # pass (a mindist made touches the plan this set is kept with)
+        # pass unless its first is made (CollisionSystem._mindist: :meth:`may_drop`)
         self.with_mindists = [k for k, s in enumerate(shapes) if s.mindists]
         self.with_mindists_k = np.array(self.with_mindists, dtype=np.int64)
         self.index_of = {s.serial: k for k, s in enumerate(shapes)}
         self.sphere_rows = (-1, None)
         self.steady = None
         self._ball_radii = None
+
+    def may_drop(self, shape: Shape) -> None:
+        """The shape, if it is one of the set, has its first mindist: a later
+        pass looks at its mindists (``with_mindists`` stays in order; one
+        that has none again is passed over)."""
+        k = self.index_of.get(shape.serial)
+        if k is None or self.shapes[k] is not shape:
+            return
+        i = bisect_left(self.with_mindists, k)
+        if i == len(self.with_mindists) or self.with_mindists[i] != k:
+            self.with_mindists.insert(i, k)
+            self.with_mindists_k = np.array(self.with_mindists, dtype=np.int64)
 
     def ball_radii(self):
         """Each shape's ball radius (-1: not a ball), made when first asked for."""

@@ -55,7 +55,7 @@ def undo_synchronize(core) -> None:
     if s is not None:
         core.rot_speed = s[1]
         core.impact_sync = None
-        core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))     # Lane.can_run and resting_unit read it
+        core.environment.sim_unit_manager.changed((core.sim_unit_of_core,))     # Lane.can_run and step.runs.lane_point read it
 
 
 def reintegrate(env, core, t: float) -> None:

@@ -204,8 +204,12 @@ class CollisionSystem(ContactPoints):
             md = Mindist(a, ka, b, kb)
             a.mindists[key] = md
             b.mindists[key] = md
-            # Lane.can_run reads whether it has any
-            self.environment.sim_unit_manager.changed_cores([s.obj.core for s in (a, b) if len(s.mindists) == 1])
+            lane = self.environment.lane
+            aw = None if lane is None or lane.plan is None else lane.plan.awake
+            if aw is not None:          # the kept set's bodies whose mindists a pass may drop
+                for s in (a, b):
+                    if len(s.mindists) == 1:
+                        aw.may_drop(s)
         return md
 
     def _drop_mindist(self, md: Mindist) -> None:
@@ -216,7 +220,6 @@ class CollisionSystem(ContactPoints):
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
-        self.environment.sim_unit_manager.changed_cores([s.obj.core for s in (md.a, md.b) if not s.mindists])
 
     def _soup_keys(self, a: Shape, b: Shape, c, r) -> list:
         """Piece keys of the triangles of b's grid near the sphere (c, r), from a
