@@ -70,7 +70,8 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
-ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back
+ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back ...
+ROCK_RISE = 1.0              # ... while the way ahead rises more than this above it (no rocking on the flat)
 JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
 RUN_UP = 6.0                 # a crate or a gate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
@@ -655,10 +656,10 @@ class Pilot:
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
-        elif self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist:
-            if p[1] >= max(q[1] for q in near):           # rolling back: pushed back up the face behind, no
-                return frozenset()                         # higher than the way ahead rises (not over its top)
-            to = -to
+        elif (self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist
+              and max(q[1] for q in points) > p[1] + ROCK_RISE):
+            to = -to                             # rolling back below a rise ahead: pushed back up the face
+                                                 # behind, as high as the way ahead rises, less ROCK_RISE
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
 
     def _airborne(self, ball) -> bool:
