@@ -70,12 +70,13 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
-ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back ...
 LIFT = 3.0                   # a step of the route rising more is a fan's lift
+ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back ...
 ROCK_RISE = 1.0              # ... while the way ahead rises more than this above it (no rocking on the flat)
-ROCK_AHEAD = 30.0            # ... within this along the route (the rocking variant: within BRAKE_DISTANCE) ...
+ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the kind's climb (Steering.rock:
+                             # within BRAKE_DISTANCE, any rise) ...
 ROCK_SPEED = 20.0            # ... wanting this speed at least, either way
-TURN_COS = 0.7              # a route turning more than 45 degrees from the ball's way ...
+TURN_COS = 0.7               # a route turning more than 45 degrees from the ball's way ...
 TURN_SPEED = 2.0             # ... is reached no faster than this plus what the kind's push brakes on the way there
 TURN_SPAN = 4.0              # a stretch of the route this long gives its way (a node's step aside is no turn)
 TURN_BRAKE = 0.5             # the part of its push's F / m a ball brakes with (rolling: 5/7; the keys in 45-degree steps)
@@ -662,7 +663,8 @@ class Pilot:
         narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
         if narrow >= 3:
             speed *= 0.75
-        speed = min(speed, self._turn_speed(ball, kind, route, state))
+        cap = self._turn_speed(ball, kind, route, state)
+        speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
         jump = next(((a, b) for a, b in zip(points, points[1:])
@@ -671,7 +673,7 @@ class Pilot:
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
         elif self._steep(p, route, state, kind):     # below a face too steep for the kind: rocking, at full push
-            speed = max(speed, ROCK_SPEED)
+            speed = min(max(speed, ROCK_SPEED), cap)
             if dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist:
                 to = -to                     # rolling back: pushed back up the face behind
         elif (self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist
