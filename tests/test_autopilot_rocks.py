@@ -1,8 +1,9 @@
 """The autopilot's climbs on momentum (issue 40 item 3; docs/levels.md
 "Autopilot"): a face steeper than the stone ball's push holds it on (sin a
 0.3036, 0.319 per unit) but no higher than MOMENTUM_RISE is in the map for
-stone, and the rocking steering (Steering.rock) swings the ball up it from
-a valley, as level 02's wooden humps need.
+stone, and every steering rocks the ball up it from a valley (a face too
+steep for its kind ahead; Steering.rock: anywhere the way ahead rises), as
+level 02's wooden humps need.
 
 The written level is a valley: its floor (z -6..6, top y 0) between two
 faces rising 6 in four stretches of 1.5 (0.25, 0.5, 0.75 and 1.0 per
@@ -20,7 +21,7 @@ import pytest
 
 import scenes
 from bbglue import meshes
-from behaviors.ballance.autopilot import Pilot, Steering
+from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.level import FINISHED
 from scenes.virtools import game_level
 from virtools_levels import LevelBuilder, game_folder, heading_z, played_at_once, translation
@@ -78,8 +79,9 @@ def test_the_face_is_a_way_up_for_stone_by_momentum(pilot):
     assert face and all(route.kind(s) == "stone" for s in face)
 
 
-def test_rocking_swings_the_stone_ball_up_the_face_and_to_the_finish(pilot):
-    pilot.variant = Steering(20.0, 7.0, rock=True)
+def test_every_steering_rocks_the_stone_ball_up_the_face_and_to_the_finish(pilot):
+    assert not pilot.variant.rock        # the first steering: it rocks where the face is too steep for the kind
     outcome = pilot.run()
     assert outcome.finished, outcome.text()
+    assert outcome.rollbacks == 0, outcome.text()
     assert pilot.level.flow == FINISHED

@@ -70,8 +70,16 @@ DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
+LIFT = 3.0                   # a step of the route rising more is a fan's lift
 ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back ...
 ROCK_RISE = 1.0              # ... while the way ahead rises more than this above it (no rocking on the flat)
+ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the kind's climb (Steering.rock:
+                             # within BRAKE_DISTANCE, any rise) ...
+ROCK_SPEED = 20.0            # ... wanting this speed at least, either way
+TURN_COS = 0.7               # a route turning more than 45 degrees from the ball's way ...
+TURN_SPEED = 2.0             # ... is reached no faster than this plus what the kind's push brakes on the way there
+TURN_SPAN = 4.0              # a stretch of the route this long gives its way (a node's step aside is no turn)
+TURN_BRAKE = 0.5             # the part of its push's F / m a ball brakes with (rolling: 5/7; the keys in 45-degree steps)
 JUMP_RUN = 11.0              # the speed at a gap the map's jump crosses (autopilot_map.JUMP_SPEED, 8, at least)
 RUN_UP = 6.0                 # a crate or a gate is pushed with this run-up (benchmarks/level_probes "stones")
 AT_RUN_UP = 1.5              # the ball is at the run-up's start this near it (horizontally) ...
@@ -414,12 +422,17 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     return walk, blockers
 
 
+def push_acceleration(kind: str, physics) -> float:
+    """The acceleration the kind's navigation force gives it (an impulse per
+    PSI, spec 7.2): F / m."""
+    k = BALL_KINDS[kind]
+    return k.force / physics.psi_length / k.mass
+
+
 def climb(kind: str, physics) -> float:
     """The steepest rise per unit the kind rolls up, pushed by its navigation
-    force alone (an impulse per PSI, spec 7.2): F = m g sin(a) at the limit."""
-    k = BALL_KINDS[kind]
-    g = math.sqrt(sum(c * c for c in physics.gravity))
-    s = k.force / physics.psi_length / (k.mass * g)
+    force alone: F = m g sin(a) at the limit."""
+    s = push_acceleration(kind, physics) / math.sqrt(sum(c * c for c in physics.gravity))
     return math.inf if s >= 1.0 else s / math.sqrt(1.0 - s * s)
 
 
@@ -455,6 +468,7 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
         self.heights = FloorHeights(floors) if len(floors) else None
+        self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
@@ -634,7 +648,7 @@ class Pilot:
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
         aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
         for a, b in zip(near, near[1:]):
-            if b[1] - a[1] > 3.0:                # a lift ahead: into its column until above its top
+            if b[1] - a[1] > LIFT:               # a lift ahead: into its column until above its top
                 aim = a if p[1] < b[1] + 0.5 else b
                 break
         arriving = len(path) == 1                # at the goal's nodes: onto the goal itself, slowing
@@ -649,6 +663,8 @@ class Pilot:
         narrow = max(self.map.empty_sides[s % len(self.map.points)] for s in path)
         if narrow >= 3:
             speed *= 0.75
+        cap = self._turn_speed(ball, kind, route, state)
+        speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
         jump = next(((a, b) for a, b in zip(points, points[1:])
@@ -656,11 +672,54 @@ class Pilot:
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
+        elif self._steep(p, route, state, kind):     # below a face too steep for the kind: rocking, at full push
+            speed = min(max(speed, ROCK_SPEED), cap)
+            if dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist:
+                to = -to                     # rolling back: pushed back up the face behind
         elif (self.variant.rock and dist > 1e-9 and float(self._velocity(ball) @ to) < -ROCK_BACK * dist
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
+
+    def _steep(self, p, route, state: int, kind: str) -> bool:
+        """Does the route within ROCK_AHEAD rise more than ROCK_RISE above the
+        ball at ``p``, somewhere steeper than the kind's push holds it on
+        (autopilot_map's momentum climb; a lift is none)? Every steering
+        rocks below such a face."""
+        points = [route.point(s) for s in route.ahead(state, ROCK_AHEAD)]
+        if max(q[1] for q in points) <= p[1] + ROCK_RISE:
+            return False
+        limit = self.map.climb.get(kind, math.inf)
+        return any(LIFT >= b[1] - a[1] > limit * max(float(np.linalg.norm(_flat(b - a))), 1e-9)
+                   for a, b in zip(points, points[1:]))
+
+    def _turn_speed(self, ball, kind: str, route, state: int) -> float:
+        """The speed at most from which the kind's push brakes the ball to
+        TURN_SPEED before the first stretch of the route (TURN_SPAN long,
+        starting within the ball's braking distance) that turns more than
+        TURN_COS from the ball's horizontal way (none when the first does: the
+        steering turns it already): a heavy ball coming in fast does not turn
+        where the route does."""
+        v = self._velocity(ball)
+        fast = float(np.linalg.norm(v))
+        if fast <= TURN_SPEED:
+            return math.inf
+        brake = self.brakes[kind]
+        reach = fast * fast / (2.0 * brake)
+        points = [route.point(s) for s in route.ahead(state, reach + TURN_SPAN)]
+        gone = _path_lengths(points)
+        for i, (a, g) in enumerate(zip(points, gone)):
+            if g > reach:
+                break
+            j = next((j for j in range(i + 1, len(points)) if gone[j] - g >= TURN_SPAN), None)
+            if j is None:
+                break
+            step = _flat(points[j] - a)
+            length = float(np.linalg.norm(step))
+            if length > 1e-9 and float(step @ v) < TURN_COS * length * fast:
+                return TURN_SPEED + math.sqrt(2.0 * brake * g) if i else math.inf
+        return math.inf
 
     def _airborne(self, ball) -> bool:
         """Is the ball more than AIRBORNE above the floor under it (or over none)?"""
