@@ -20,11 +20,10 @@ import math
 import pytest
 
 import scenes
-from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.level import FINISHED
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, heading_z, played_at_once, translation
+from virtools_levels import LevelBuilder, game_folder, plate, played_at_once, stone_course
 
 RISE = 6.0
 SLOPES = (0.25, 0.5, 0.75, 1.0)      # each face: four stretches of 1.5 up, steeper as they rise
@@ -35,34 +34,18 @@ def valley_level() -> LevelBuilder:
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
 
-    def plate(name, corners):
-        m = b.mesh(name + "_Mesh", meshes.Mesh(name, corners, [(0, 2, 1), (0, 3, 2)]), floor_mat)
-        return b.entity(name, m, translation(0, 0, 0))
-
-    floors = [plate("A01_Floor_02", [(-6, 0, -6), (6, 0, -6), (6, 0, 6), (-6, 0, 6)])]
+    floors = [plate(b, "A01_Floor_02", [(-6, 0, -6), (6, 0, -6), (6, 0, 6), (-6, 0, 6)], floor_mat)]
     for side in (1, -1):                 # z grows away from the valley on both sides
         y, z = 0.0, 6.0
         for k, slope in enumerate(SLOPES):
             run = RISE / len(SLOPES) / slope
             corners = [(-6, y, side * z), (6, y, side * z), (6, y + run * slope, side * (z + run)),
                        (-6, y + run * slope, side * (z + run))]
-            floors.append(plate(f"A01_Face_{side + 1}{k}", corners if side > 0 else corners[::-1]))
+            floors.append(plate(b, f"A01_Face_{side + 1}{k}", corners if side > 0 else corners[::-1], floor_mat))
             y, z = y + run * slope, z + run
         end = [(-6, RISE, side * z), (6, RISE, side * z), (6, RISE, side * (z + 30)), (-6, RISE, side * (z + 30))]
-        floors.append(plate(f"A01_Floor_{side + 2}", end if side > 0 else end[::-1]))
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 0), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    pad = b.entity("P_Trafo_Stone_01", None, translation(0, 0, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, RISE, 35))
-    b.group("Phys_Floors", floors)
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
-    b.group("P_Trafo_Stone", [pad])
-    b.group("Sector_01", [start, pad])
-    return b
+        floors.append(plate(b, f"A01_Floor_{side + 2}", end if side > 0 else end[::-1], floor_mat))
+    return stone_course(b, floors, stone, (0, RISE, 35))
 
 
 @pytest.fixture

@@ -17,10 +17,9 @@ death)."""
 import pytest
 
 import scenes
-from bbglue import meshes
 from behaviors.ballance.autopilot import VARIANTS, Pilot
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, heading_z, played_at_once, translation
+from virtools_levels import LevelBuilder, game_folder, plate, played_at_once, stone_course
 
 LONG = 44.0          # the first strip's length, along +z
 WIDE = 6.0
@@ -31,27 +30,13 @@ def turn_level() -> LevelBuilder:
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
 
-    def plate(name, x0, x1, z0, z1):
-        corners = [(x0, 0, z0), (x1, 0, z0), (x1, 0, z1), (x0, 0, z1)]
-        m = b.mesh(name + "_Mesh", meshes.Mesh(name, corners, [(0, 2, 1), (0, 3, 2)]), floor_mat)
-        return b.entity(name, m, translation(0, 0, 0))
+    def strip(name, x0, x1, z0, z1):
+        return plate(b, name, [(x0, 0, z0), (x1, 0, z0), (x1, 0, z1), (x0, 0, z1)], floor_mat)
 
     h = WIDE / 2
-    floors = [plate("A01_Floor_01", -h, h, -h, LONG - WIDE - h), plate("A01_Floor_02", -h, 50.0, LONG - WIDE - h,
-                                                                       LONG - h)]
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 0), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    pad = b.entity("P_Trafo_Stone_01", None, translation(0, 0, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(45.0, 0, LONG - WIDE))
-    b.group("Phys_Floors", floors)
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
-    b.group("P_Trafo_Stone", [pad])
-    b.group("Sector_01", [start, pad])
-    return b
+    floors = [strip("A01_Floor_01", -h, h, -h, LONG - WIDE - h),
+              strip("A01_Floor_02", -h, 50.0, LONG - WIDE - h, LONG - h)]
+    return stone_course(b, floors, stone, (45.0, 0, LONG - WIDE))
 
 
 @pytest.fixture

@@ -172,6 +172,33 @@ def autopilot_level() -> LevelBuilder:
     return b
 
 
+def plate(b: LevelBuilder, name: str, corners, mat: int) -> int:
+    """A floor plate: the mesh of two triangles over four corners (given
+    anticlockwise seen from above), placed at the origin."""
+    m = b.mesh(name + "_Mesh", meshes.Mesh(name, corners, [(0, 2, 1), (0, 3, 2)]), mat)
+    return b.entity(name, m, translation(0, 0, 0))
+
+
+def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at) -> LevelBuilder:
+    """A one-sector course around written floors: a death cube 40 under the
+    origin, the start plate and sector 1's reset point (facing +Z, 5.2) at
+    the origin with a stone transformer on it (the ball is born stone), the
+    finish balloon at ``finish_at``; with their groups."""
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 0), None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
+    pad = b.entity("P_Trafo_Stone_01", None, translation(0, 0, 0))
+    finish = b.entity("PE_Balloon_01", None, translation(*finish_at))
+    b.group("Phys_Floors", floors)
+    b.group("DepthTestCubes", [death])
+    b.group("PS_Levelstart", [start])
+    b.group("PR_Resetpoints", [reset])
+    b.group("PE_Levelende", [finish])
+    b.group("P_Trafo_Stone", [pad])
+    b.group("Sector_01", [start, pad])
+    return b
+
+
 def falling_stone_prefab() -> LevelBuilder:
     """P_Modul_34 as the original prefab names its parts (glue-and-content 3,
     "PH modules"): the stone (5 x 5 x 5) on a vertical slider (frames 5 above
@@ -200,16 +227,11 @@ def falling_stone_level() -> LevelBuilder:
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
-
-    def plate(name, corners):
-        m = b.mesh(name + "_Mesh", meshes.Mesh(name, corners, [(0, 2, 1), (0, 3, 2)]), floor_mat)
-        return b.entity(name, m, translation(0, 0, 0))
-
-    floors = [plate("A01_Floor_01", [(-20, 0, -5), (2.5, 0, -5), (2.5, 0, 5), (-20, 0, 5)]),
-              plate("A01_Floor_02", [(-2.5, 0, 5), (2.5, 0, 5), (2.5, 0, 19.5), (-2.5, 0, 19.5)]),
-              plate("A01_Floor_03", [(-2.5, 0, 25.5), (2.5, 0, 25.5), (2.5, 0, 50), (-2.5, 0, 50)]),
-              plate("A01_Floor_04", [(-20, -5, 5), (20, -5, 5), (20, -5, 40), (-20, -5, 40)]),
-              plate("A01_Ramp", [(-20, -5, 25), (-12, -5, 25), (-12, 0, 5), (-20, 0, 5)])]
+    floors = [plate(b, "A01_Floor_01", [(-20, 0, -5), (2.5, 0, -5), (2.5, 0, 5), (-20, 0, 5)], floor_mat),
+              plate(b, "A01_Floor_02", [(-2.5, 0, 5), (2.5, 0, 5), (2.5, 0, 19.5), (-2.5, 0, 19.5)], floor_mat),
+              plate(b, "A01_Floor_03", [(-2.5, 0, 25.5), (2.5, 0, 25.5), (2.5, 0, 50), (-2.5, 0, 50)], floor_mat),
+              plate(b, "A01_Floor_04", [(-20, -5, 5), (20, -5, 5), (20, -5, 40), (-20, -5, 40)], floor_mat),
+              plate(b, "A01_Ramp", [(-20, -5, 25), (-12, -5, 25), (-12, 0, 5), (-20, 0, 5)], floor_mat)]
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 20), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
