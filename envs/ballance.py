@@ -138,6 +138,7 @@ class BallanceEnv(gym.Env):
         if level_behavior(ctx) is None:
             raise ValueError(f"BallanceEnv: scene {self.scene.name!r} has no ballance.level behaviour")
         self._table = flatten(ctx, share=(Mesh,))  # the world before its first frame
+        self._births = {}                          # (sector, kind) -> the world when its ball is played
         ctx.process_frame(FRAME_MS)                # the level finds its sectors (on_start)
         self.sector_count = level_behavior(ctx).sector_count
         self.goals = self._goals(level_behavior(ctx))
@@ -180,21 +181,37 @@ class BallanceEnv(gym.Env):
         if kind is not None and kind not in KIND_NAMES:
             raise ValueError(f"BallanceEnv.reset: options['kind'] must be one of {KIND_NAMES}, got {kind!r}")
         self.engine_seed = 2 * int(self.np_random.integers(0, 2 ** 31)) + 1      # odd: seed * 75 never wears it down to 0
-        self.ctx = build(self._table)
+        self.ctx = build(self._birth(int(sector), kind))
         self.level, self.player, self.camera = level_behavior(self.ctx), player_of(self.ctx), camera_of(self.ctx)
-        self.level.sector = int(sector)            # before the first frame: the ball starts at its reset point
-        if kind is not None:
-            self.level.start_kind = kind
         self._rng_seed = self.engine_seed
-        self.frames = 0
-        self._run_frames(frozenset(), 1)
-        birth = math.ceil((self.level.start_delay + self.level.birth_delay) * 60.0) + 6     # each delay ends on a frame
-        while self.level.flow != PLAYING and self.frames < birth:     # the first ball's birth: played 4 s in
-            self._run_frames(frozenset(), 1)
         self.frames = 0                            # the time limit counts the agent's frames
         p = self._ball_position()
         self._goal_distance = self._distance(p, self.level.sector)
         return self._observation(p), self._info(0.0, 0, False, False, self._goal_distance)
+
+    def _birth(self, sector: int, kind) -> list:
+        """The world when the level gives the first ball of ``sector`` (as
+        ``kind``): the level put at the sector before its first frame, then the
+        frames run until the ball is played (one on the bundled scenes; the
+        game's 4 s birth, 242 frames, on an imported level), from the engine's
+        initial seed. Played once per sector and kind and kept as a flat table:
+        every episode starting there begins from the same bits."""
+        key = (sector, kind)
+        table = self._births.get(key)
+        if table is None:
+            self.ctx = build(self._table)
+            self.level = level_behavior(self.ctx)
+            self.level.sector = sector             # before the first frame: the ball starts at its reset point
+            if kind is not None:
+                self.level.start_kind = kind
+            self._rng_seed = rng.INITIAL_SEED
+            self.frames = 0
+            self._run_frames(frozenset(), 1)
+            birth = math.ceil((self.level.start_delay + self.level.birth_delay) * 60.0) + 6  # each delay ends on a frame
+            while self.level.flow != PLAYING and self.frames < birth:
+                self._run_frames(frozenset(), 1)
+            table = self._births[key] = flatten(self.ctx, share=(Mesh,))
+        return table
 
     def step(self, action):
         if self.ctx is None:

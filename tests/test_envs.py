@@ -13,6 +13,7 @@ from virtools_levels import two_sector_level
 
 import envs
 from bbglue.snapshot import game_hash
+from behaviors.ballance.level import PLAYING
 from envs import DISCRETE_ACTIONS, KEYS, BallanceEnv, observation_layout
 from behaviors.ballance.floors import FloorHeights
 
@@ -287,6 +288,25 @@ def test_the_seed_sets_the_engines_random_numbers(env):
     _, b = env.reset(seed=2)
     _, c = env.reset(seed=1)
     assert a["engine_seed"] % 2 == 1 and a["engine_seed"] != b["engine_seed"] and a["engine_seed"] == c["engine_seed"]
+
+
+def test_a_sectors_birth_is_played_once_and_every_seed_starts_from_it(tmp_path):
+    """The written level has the game's birth (the ball given 1 s + 3 s in, 242
+    frames): a reset plays it once per sector and kind and keeps the world at
+    that frame; a reset with another seed builds the same bits, and the seed
+    takes the engine's random numbers from there (docs/training.md)."""
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(two_sector_level().data())
+    e = BallanceEnv(level=1, game_dir=str(tmp_path))
+    _, a = e.reset(seed=1, options={"sector": 2})
+    first = game_hash(e.ctx)
+    assert e.level.flow == PLAYING and len(e._births) == 1
+    _, b = e.reset(seed=2, options={"sector": 2})
+    assert game_hash(e.ctx) == first and len(e._births) == 1
+    assert a["engine_seed"] != b["engine_seed"]
+    e.reset(seed=2, options={"sector": 2, "kind": "stone"})
+    assert game_hash(e.ctx) != first and len(e._births) == 2
 
 
 def test_async_vector_env_of_two_matches_the_serial_runs():
