@@ -135,6 +135,8 @@ class _Bucket:
         textures.MeshPrograms; a sky layer's prelit colour times ``sky_light``."""
         program = programs.pick(self.surface, self.shading, self.texture is not None, self.tinted)
         set_surface(self.surface)
+        if self.opaque:                  # alpha 1 everywhere: blending would give the same pixels, slower
+            gl.glDisable(gl.GL_BLEND)
         sky = self.surface is not None and self.surface.sky and self.prelit is not None
         prelit = tuple(c * sky_light for c in self.prelit) if sky else self.prelit
         set_part(program, self.scroll, prelit, clock, self.shading)
