@@ -15,12 +15,14 @@ little more than the frame's).
 
 Draws offscreen under headless EGL, without multisampling. Mesa's llvmpipe
 (here) renders in software: the numbers are CPU-bound; a GPU draws the same
-calls far faster. Prints, asserts nothing.
+calls far faster. Prints the mean and the median frame (the median is
+less moved by other work on a shared machine), asserts nothing.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import time
 from collections import defaultdict
 
@@ -89,6 +91,7 @@ def measure(session, view, renderer, target, size, frames: int, gl, overlay=None
     from viewer import hud
 
     sim = draw = 0.0
+    draws = []
     for _ in range(frames):
         t0 = time.perf_counter()
         session.tick(1.0 / 60.0)
@@ -103,14 +106,17 @@ def measure(session, view, renderer, target, size, frames: int, gl, overlay=None
         t2 = time.perf_counter()
         sim += t1 - t0
         draw += t2 - t1
+        draws.append(t2 - t1)
     k = 1000.0 / frames
-    return {"sim": sim * k, "draw": draw * k, "draw_calls": renderer.draw_calls}
+    return {"sim": sim * k, "draw": draw * k, "median": 1000.0 * statistics.median(draws),
+            "draw_calls": renderer.draw_calls}
 
 
 def report(title: str, r: dict) -> None:
     total = r["sim"] + r["draw"]
     print(f"{title}: {1000.0 / total:6.1f} fps overall, {1000.0 / r['draw']:6.1f} fps drawing only; "
           f"per frame: physics+behaviours {r['sim']:7.2f} ms, drawing {r['draw']:7.2f} ms "
+          f"(median {r['median']:.2f}) "
           f"({r['draw_calls']} draw calls)", flush=True)
 
 
