@@ -74,7 +74,8 @@ def instrument(passes: Passes) -> None:
     passes.wrap(renderer.gl, "glClear", "clear")
     passes.wrap(static.StaticLayer, "draw", lambda self, programs, opaque, *a, **k:
                 "static buffers, " + ("opaque" if opaque else "blended"))
-    passes.wrap(sky.SkyPass, "draw", "sky: spreading it over the view")
+    passes.wrap(sky.SkyPass, "render", "sky: its target (binding, clear)")
+    passes.wrap(sky.SkyPass, "spread", "sky: spreading it over the view")
     passes.wrap(textures.SkyBox, "draw", "sky: its low-resolution pass")
     passes.wrap(renderer._MeshBatch, "draw", "moving entities")
     passes.wrap(textures.LookBatch, "draw", "moving entities")

@@ -289,11 +289,6 @@ class Renderer:
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
-        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
-        gl.glEnable(gl.GL_DEPTH_TEST)
-        gl.glDepthFunc(gl.GL_LESS)
-        gl.glFrontFace(gl.GL_CW)
-        gl.glCullFace(gl.GL_BACK)
         far = effects.far if effects is not None else None
         lens = self.lens if far is None else replace(self.lens, far=float(far))    # the finish's, 2500
         view_proj = lens.perspective(width / height) @ camera.gl_view(camera_world)
@@ -308,23 +303,30 @@ class Renderer:
                 p["view_axes"] = tuple(float(x) for x in axes.T.ravel())  # GL reads columns
             self._set_lights(p)
 
-        programs = MeshPrograms(self.mesh_program, frame)
-        programs.reset()
         groups = self.static.split(groups)
         planes = frustum_planes(view_proj)
         self.static.culled = 0
         clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
         sky_light = effects.sky_light if effects is not None else 1.0
-        self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
         sheet = None
-        if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
-            programs.stop()
+        if self.sky_box is not None:            # into its own target first (sky.py), spread after the opaque
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
             sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
-            self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   lens.far, clock, sky_light))
+            self.sky_pass.render(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
+                                                                     lens.far, clock, sky_light))
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
+        gl.glEnable(gl.GL_DEPTH_TEST)
+        gl.glDepthFunc(gl.GL_LESS)
+        gl.glFrontFace(gl.GL_CW)
+        gl.glCullFace(gl.GL_BACK)
+        programs = MeshPrograms(self.mesh_program, frame)
+        programs.reset()
+        self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
+        if self.sky_box is not None:            # behind everything: only where nothing opaque is
+            programs.stop()
+            self.sky_pass.spread(viewport)
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
                                             sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():
