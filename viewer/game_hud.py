@@ -50,7 +50,8 @@ class GameHud:
         for (where, (x, y)), line in zip((("top", (width - margin, height - margin)), ("bottom", (margin, margin))),
                                          text):
             for k, label in enumerate(self.labels[where]):
-                label.text = line
+                if label.text != line:              # a new text is laid out again
+                    label.text = line
                 label.x, label.y = x + (2 if k == 0 else 0), y - (2 if k == 0 else 0)
             w, h = label.content_width + 2, label.content_height + 2
             self.rects.append((x - w + 2, y - h, w, h) if where == "top" else (x, y - 2, w, h))

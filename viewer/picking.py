@@ -27,35 +27,36 @@ def ray_triangles(origin, direction, corners: np.ndarray) -> float | None:
 
 def pick(entities, origin, direction, spheres: dict | None = None):
     """(entity, world point) nearest along the ray among the visible entities
-    with a mesh, or None. Bounding spheres skip entities the ray misses;
-    ``spheres`` (id(mesh) -> (mesh, centre, radius)) keeps them between calls."""
+    with a mesh, or None. Bounding spheres, tested all at once, skip the
+    entities the ray misses; ``spheres`` (id(mesh) -> (mesh, centre,
+    radius)) keeps them between calls."""
     origin = np.asarray(origin, dtype=np.float64)
     direction = np.asarray(direction, dtype=np.float64)
+    shown = [e for e in entities if e.mesh is not None and e.visible and len(e.mesh.faces)]
+    if not shown:
+        return None
+    spheres = {} if spheres is None else spheres
+    for e in shown:
+        known = spheres.get(id(e.mesh))
+        if known is None or known[0] is not e.mesh:
+            spheres[id(e.mesh)] = (e.mesh, *bounding_sphere(e.mesh))
+    centres = np.array([spheres[id(e.mesh)][1] for e in shown], dtype=np.float64)
+    radii = np.array([spheres[id(e.mesh)][2] for e in shown], dtype=np.float64)
+    m = np.array([e.get_world_matrix().as_array() for e in shown], dtype=np.float64)     # (n, 4, 4)
+    to_c = np.einsum("ni,nij->nj", centres, m[:, :3, :3]) + m[:, 3, :3] - origin
+    along = to_c @ direction
+    scale = np.linalg.norm(m[:, :3, :3], axis=2).max(axis=1)
+    near = np.linalg.norm(to_c - along[:, None] * direction, axis=1) <= radii * scale
     best = None
-    for e in entities:
-        mesh = e.mesh
-        if mesh is None or not e.visible or len(mesh.faces) == 0:
-            continue
-        m = np.asarray(e.get_world_matrix().as_array(), dtype=np.float64)
-        known = spheres.get(id(mesh)) if spheres is not None else None
-        if known is None or known[0] is not mesh:
-            known = (mesh, *bounding_sphere(mesh))
-            if spheres is not None:
-                spheres[id(mesh)] = known
-        _, centre, radius = known
-        c_world = np.append(centre, 1.0) @ m
-        scale = max(np.linalg.norm(m[:3, :3], axis=1))
-        to_c = c_world[:3] - origin
-        along = to_c @ direction
-        if np.linalg.norm(to_c - along * direction) > radius * scale:
-            continue
-        inv = np.linalg.inv(m)                          # world -> entity frame (row vectors)
+    for i in np.flatnonzero(near):
+        inv = np.linalg.inv(m[i])                       # world -> entity frame (row vectors)
         o_local = (np.append(origin, 1.0) @ inv)[:3]
         d_local = (np.append(direction, 0.0) @ inv)[:3]
+        mesh = shown[i].mesh
         v = np.asarray(mesh.vertices, dtype=np.float64)
         t = ray_triangles(o_local, d_local, v[np.asarray(mesh.faces)])
         if t is not None and (best is None or t < best[0]):
-            best = (t, e)
+            best = (t, shown[i])
     if best is None:
         return None
     return best[1], origin + best[0] * direction

@@ -33,6 +33,8 @@ _HEADER = """#version 330 core
 #define N_POINTS %d                         // uniform length several times slower per pixel
 #define ALPHA_TEST %d                       // the program of alpha-tested parts (a discard slows all its pixels)
 #define ENV_MAP %d                          // the program of environment-mapped parts (their texture reflected)
+#define TEXTURED %d                         // the program of textured parts
+#define TINTED %d                           // the program of tinted parts: their colour clamped per pixel
 """
 _LIGHTS = """
 uniform vec3 eye;
@@ -61,6 +63,24 @@ vec3 lights(vec3 at, vec3 normal) {         // the diffuse light at a point; the
     return light;
 }
 """
+# A part's pixel is (look == 1: its part_colour x the texel, its tint added and clamped; look == 0: the
+# instance's colour) lit: unlit == 1, times prelit; else the ambient and emissive terms times it (shaded:
+# times the texel only) plus it times the diffuse light plus part_specular times the highlight. Untinted,
+# that is the texel times a colour plus a colour, both linear in what is lit per vertex: the vertex
+# shader computes them and a pixel does one multiply-add (llvmpipe pays per varying and per operation of
+# every pixel). TINTED keeps the per-pixel form (a clamp is not linear).
+_UNIFORMS = """
+uniform int look;                           // a part of a look (textures.py): its colour and texture,
+uniform vec4 part_colour;                   // the instance's colour then holds the tint added to it
+uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
+uniform vec3 prelit;
+uniform vec3 ambient;
+uniform vec3 part_ambient;                  // the part's lighting (scenes.virtools.looks.Shading): the ambient
+uniform vec3 part_emissive;                 // light times part_ambient, plus part_emissive, plus the diffuse
+uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power
+uniform float shaded;                       // 1: the part's own Shading (the diffuse colour lights only the
+                                            // diffuse light); 0: the viewer's (its colour lights all)
+"""
 
 _MESH_VS = _HEADER + """
 layout(location = 0) in vec3 position;
@@ -72,11 +92,14 @@ layout(location = 5) in vec4 model_row3;
 layout(location = 6) in vec4 colour;
 layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;
-out vec4 v_colour;
 out vec2 v_uv;
-""" + _LIGHTS + """
-out vec3 v_light;                           // lit per vertex, as Direct3D's fixed function (docs/viewer.md)
-out vec3 v_shine;
+""" + _LIGHTS + _UNIFORMS + """
+out vec4 v_scale;                           // lit per vertex, as Direct3D's fixed function (docs/viewer.md):
+out vec3 v_add;                             // the pixel is texel x v_scale + v_add
+#if TINTED
+out vec3 v_tint;
+out vec3 v_light;
+#endif
 #if ENV_MAP
 uniform mat3 view_axes;                     // rows: the camera's right, up and backward axes
 #endif
@@ -84,10 +107,21 @@ void main() {
     v_uv = uv;
     mat4 model = mat4(model_row0, model_row1, model_row2, model_row3);
     vec4 world = model * vec4(position, 1.0);
-    v_colour = colour;
     gl_Position = view_proj * world;
-    v_light = lights(world.xyz, mat3(model) * normal);
-    v_shine = shine;
+    vec3 light = lights(world.xyz, mat3(model) * normal);
+    vec4 base = look == 1 ? part_colour : colour;           // the pixel's colour over the texel
+    if (unlit == 1) {
+        v_scale = vec4(base.rgb * prelit, base.a);
+        v_add = vec3(0.0);
+    } else {
+        v_scale = vec4(mix(base.rgb, vec3(1.0), shaded) * (ambient * part_ambient + part_emissive)
+                       + base.rgb * light, base.a);
+        v_add = part_specular * shine;
+    }
+#if TINTED
+    v_tint = colour.rgb;
+    v_light = light;
+#endif
 #if ENV_MAP
     vec3 r = view_axes * reflect(-to_eye, n);   // a sphere map, as Direct3D's texgen
     v_uv = vec2(0.5, 0.5) + vec2(r.x, -r.y) / (2.0 * sqrt(r.x * r.x + r.y * r.y + (r.z + 1.0) * (r.z + 1.0)));
@@ -96,27 +130,15 @@ void main() {
 """
 
 _MESH_FS = _HEADER + """
-in vec4 v_colour;
 in vec2 v_uv;
-uniform int look;                           // a part of a look (textures.py): its colour and texture,
-uniform int textured;                       // v_colour then holds the tint added to it
-uniform vec4 part_colour;
+in vec4 v_scale;
+in vec3 v_add;
 uniform vec2 uv_offset;                     // the texture's scroll (a sky layer's) now
-uniform int unlit;                          // a prelit part: its colour times prelit, no lighting
-uniform vec3 prelit;
-uniform vec3 part_ambient;                  // the part's lighting (scenes.virtools.looks.Shading): the ambient
-uniform vec3 part_emissive;                 // light times part_ambient, plus part_emissive, plus the diffuse
-uniform vec3 part_specular;                 // light; the highlight part_specular x light ^ part_power
-uniform float shaded;                       // 1: the part's own Shading (the diffuse colour lights only the
-                                            // diffuse light); 0: the viewer's (its colour lights all)
 #if ALPHA_TEST
 uniform int alpha_func;                     // the alpha test (virtools-nmo.md 3.5): the pixel's alpha
 uniform float alpha_ref;                    // x 255 compared with alpha_ref
 #endif
 uniform sampler2D image;
-uniform vec3 ambient;
-in vec3 v_light;
-in vec3 v_shine;
 out vec4 frag;
 #if ALPHA_TEST
 bool alpha_passes(float alpha) {
@@ -131,28 +153,29 @@ bool alpha_passes(float alpha) {
     return true;
 }
 #endif
+#if TINTED
+""" + _UNIFORMS + """
+in vec3 v_tint;
+in vec3 v_light;
+#endif
 void main() {
-    vec4 base = v_colour;
     vec4 texel = vec4(1.0);
-    if (look == 1) {
-#if ENV_MAP
-        if (textured == 1) texel = texture(image, v_uv);
+#if TEXTURED && ENV_MAP
+    texel = texture(image, v_uv);
+#elif TEXTURED
+    texel = texture(image, v_uv + uv_offset);
+#endif
+#if TINTED
+    vec4 base = vec4(clamp(part_colour.rgb * texel.rgb + v_tint, 0.0, 1.0), v_scale.a * texel.a);
+    vec3 under = mix(base.rgb, texel.rgb, shaded);  // what the ambient and emissive terms light
+    frag = unlit == 1 ? vec4(base.rgb * prelit, base.a)
+                      : vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * v_light + v_add, base.a);
 #else
-        if (textured == 1) texel = texture(image, v_uv + uv_offset);
+    frag = texel * v_scale + vec4(v_add, 0.0);
 #endif
-        base = part_colour * texel;
-        base.rgb = clamp(base.rgb + v_colour.rgb, 0.0, 1.0);
-    }
 #if ALPHA_TEST
-    if (!alpha_passes(base.a)) discard;
+    if (!alpha_passes(frag.a)) discard;
 #endif
-    if (unlit == 1) {
-        frag = vec4(base.rgb * prelit, base.a);
-        return;
-    }
-    vec3 under = mix(base.rgb, texel.rgb, shaded);   // what the ambient and emissive terms light
-    frag = vec4(under * (ambient * part_ambient + part_emissive) + base.rgb * v_light + part_specular * v_shine,
-                base.a);
 }
 """
 
@@ -230,11 +253,12 @@ class Renderer:
         attribute(1, 4, 7, 3)
         gl.glBindVertexArray(0)
 
-    def mesh_program(self, alpha_test: bool = False, env_map: bool = False) -> ShaderProgram:
+    def mesh_program(self, alpha_test: bool = False, env_map: bool = False, textured: bool = False,
+                     tinted: bool = False) -> ShaderProgram:
         """The mesh program for the lighting's numbers of lights (with the
-        alpha test or without, environment-mapping or not), compiled once
-        each; every mesh is lit per vertex."""
-        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map)
+        alpha test or without, environment-mapping or not, textured or not,
+        tinted or not), compiled once each; every mesh is lit per vertex."""
+        key = (len(self.lighting.directional), len(self.lighting.points), alpha_test, env_map, textured, tinted)
         p = self._mesh_programs.get(key)
         if p is None:
             defines = (MAX_LIGHTS, *key[:2], *(int(k) for k in key[2:]))
@@ -265,11 +289,6 @@ class Renderer:
         width, height = viewport
         gl.glViewport(0, 0, width, height)
         gl.glClearColor(*self.sky, 1.0)
-        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
-        gl.glEnable(gl.GL_DEPTH_TEST)
-        gl.glDepthFunc(gl.GL_LESS)
-        gl.glFrontFace(gl.GL_CW)
-        gl.glCullFace(gl.GL_BACK)
         far = effects.far if effects is not None else None
         lens = self.lens if far is None else replace(self.lens, far=float(far))    # the finish's, 2500
         view_proj = lens.perspective(width / height) @ camera.gl_view(camera_world)
@@ -284,30 +303,43 @@ class Renderer:
                 p["view_axes"] = tuple(float(x) for x in axes.T.ravel())  # GL reads columns
             self._set_lights(p)
 
-        programs = MeshPrograms(self.mesh_program, frame)
-        programs.reset()
         groups = self.static.split(groups)
         planes = frustum_planes(view_proj)
         self.static.culled = 0
         clock = effects.clock if effects is not None else 0.0     # the behaviour clock: textures scroll on it
         sky_light = effects.sky_light if effects is not None else 1.0
-        self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
         sheet = None
-        if self.sky_box is not None:            # behind everything, shaded where nothing opaque is
-            programs.stop()
+        if self.sky_box is not None:            # into its own target first (sky.py), spread after the opaque
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
             sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
-            self.sky_pass.draw(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                   lens.far, clock, sky_light))
+            self.sky_pass.render(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
+                                                                     lens.far, clock, sky_light))
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
+        gl.glEnable(gl.GL_DEPTH_TEST)
+        gl.glDepthFunc(gl.GL_LESS)
+        gl.glFrontFace(gl.GL_CW)
+        gl.glCullFace(gl.GL_BACK)
+        programs = MeshPrograms(self.mesh_program, frame)
+        programs.reset()
+        self.draw_calls = self.static.draw(programs, opaque=True, planes=planes, clock=clock)
+        if self.sky_box is not None:            # behind everything: only where nothing opaque is
+            programs.stop()
+            self.sky_pass.spread(viewport)
         self.draw_calls += self.static.draw(programs, opaque=False, planes=planes, clock=clock,
                                             sky_drawn=sheet is not None, sky_light=sky_light)
         for key, group in groups.items():
             b = self.batch(key, group.mesh, group.look)
             if group.look is None:
                 programs.pick(None)
-                b.draw(group.instance_data())
+                data = group.instance_data()
+                opaque = bool((data[:, 19] == 1.0).all())      # blending alpha 1 gives the same pixels, slower
+                if opaque:
+                    gl.glDisable(gl.GL_BLEND)
+                b.draw(data)
+                if opaque:
+                    gl.glEnable(gl.GL_BLEND)
                 self.draw_calls += 1
             else:
                 self.draw_calls += b.draw(group.instance_data(), programs, clock)

@@ -65,20 +65,26 @@ class SkyPass:
             raise RuntimeError(f"the sky's target of {size[0]}x{size[1]}: framebuffer incomplete (0x{status:x})")
         self.size = size
 
-    def draw(self, view: tuple[int, int], draw_sky) -> None:
-        """``draw_sky()`` into the target cleared to the clear colour set now,
-        then the target over the view's sky pixels of the framebuffer bound
-        now (depth at the far plane)."""
+    def render(self, view: tuple[int, int], draw_sky) -> None:
+        """``draw_sky()`` into the target of a view of ``view`` pixels,
+        cleared to the clear colour set now (where a face has no image);
+        then the framebuffer bound before is bound again. Called before the
+        view's framebuffer is cleared: llvmpipe stores a framebuffer whole
+        when another is bound and loads it again to go on drawing into it."""
         bound = gl.GLint()
         gl.glGetIntegerv(gl.GL_DRAW_FRAMEBUFFER_BINDING, ctypes.byref(bound))
         self._fit(target_size(view))
         gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, self.fbo)
         gl.glViewport(0, 0, *self.size)
-        gl.glDisable(gl.GL_DEPTH_TEST)          # every pixel of the target is sky:
-        gl.glClear(gl.GL_COLOR_BUFFER_BIT)      # the clear colour where a face has no image
+        gl.glDisable(gl.GL_DEPTH_TEST)          # every pixel of the target is sky
+        gl.glClear(gl.GL_COLOR_BUFFER_BIT)
         draw_sky()
         gl.glBindFramebuffer(gl.GL_DRAW_FRAMEBUFFER, bound.value)
         gl.glViewport(0, 0, *view)
+
+    def spread(self, view: tuple[int, int]) -> None:
+        """The target over the sky pixels (depth at the far plane) of the
+        view of ``view`` pixels in the framebuffer bound now."""
         gl.glEnable(gl.GL_DEPTH_TEST)
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)

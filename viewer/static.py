@@ -24,7 +24,7 @@ from pyglet import gl
 
 from .drawlist import Group, indexed, shade_normals, spheres_in_frustum
 from .gpu import Buffer, attribute
-from .textures import SkySheet, look_corners, set_part, set_surface, surface_texture
+from .textures import SkySheet, look_corners, set_part, set_surface, surface_texture, unit_colour
 
 SETTLE_FRAMES = 30
 CELL = 64.0                             # metres: a bucket's members are culled in squares of this side (XZ)
@@ -65,6 +65,7 @@ class _Bucket:
         self.colour, self.texture, self.surface, self.scroll, self.prelit = colour, texture, surface, scroll, prelit
         self.shading = shading
         self.opaque_texture = opaque_texture
+        self.tinted = False              # a look's part with a tint (or a colour beyond 0..1): clamped per pixel
         self.opaque = False              # drawn before the sky: not blended (a surface without alpha
         #                                  blending), or alpha 1 everywhere (the viewer's default)
         self.members: dict = {}          # entity -> (vertices (k, 8) mesh frame, indices, matrix, tint)
@@ -114,6 +115,8 @@ class _Bucket:
         self.radii = np.array([np.linalg.norm(hi - lo) * 0.5 for lo, hi in spheres])
         self.count = sum(len(t) for t in tris)
         tints_opaque = all(float(tint[3]) == 1.0 for *_, tint in self.members.values())
+        self.tinted = self.colour is not None and (not unit_colour(self.colour) or any(
+            np.any(tint[:3]) for *_, tint in self.members.values()))
         if self.surface is not None:
             self.opaque = self.surface.blend is None
         else:
@@ -130,8 +133,10 @@ class _Bucket:
         """One call: every square, or those ``visible`` says (a bool per square);
         the texture scrolled to ``clock`` (seconds); ``programs`` a
         textures.MeshPrograms; a sky layer's prelit colour times ``sky_light``."""
-        program = programs.pick(self.surface, self.shading)
+        program = programs.pick(self.surface, self.shading, self.texture is not None, self.tinted)
         set_surface(self.surface)
+        if self.opaque:                  # alpha 1 everywhere: blending would give the same pixels, slower
+            gl.glDisable(gl.GL_BLEND)
         sky = self.surface is not None and self.surface.sky and self.prelit is not None
         prelit = tuple(c * sky_light for c in self.prelit) if sky else self.prelit
         set_part(program, self.scroll, prelit, clock, self.shading)
@@ -140,7 +145,6 @@ class _Bucket:
         else:
             program["look"] = 1
             program["part_colour"] = self.colour
-            program["textured"] = int(self.texture is not None)
             if self.texture is not None:
                 gl.glActiveTexture(gl.GL_TEXTURE0)
                 gl.glBindTexture(gl.GL_TEXTURE_2D, self.texture)

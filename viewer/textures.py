@@ -121,21 +121,24 @@ def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
 
 class MeshPrograms:
     """A frame's mesh programs (renderer.py) by (alpha test, environment
-    map), made by ``make(alpha_test, env_map)`` and given the frame's
-    uniforms by ``frame(program)`` at their first use: a part uses the one
-    its Surface and Shading need (a discard, or code behind a uniform,
-    slows every pixel a program draws, in llvmpipe). Every mesh is lit per
-    vertex, as Direct3D's fixed function."""
+    map, textured, tinted), made by ``make(alpha_test, env_map, textured,
+    tinted)`` and given the frame's uniforms by ``frame(program)`` at their
+    first use: a part uses the one its Surface, Shading, texture and tint
+    need (a discard, a texture lookup or code behind a uniform slows every
+    pixel a program draws, in llvmpipe). Every mesh is lit per vertex, as
+    Direct3D's fixed function."""
 
     def __init__(self, make, frame):
         self.make, self.frame = make, frame
         self.ready = {}
         self.current = None
 
-    def pick(self, surface, shading=None):
-        """The program for a part's Surface and Shading, in use, its alpha test set."""
+    def pick(self, surface, shading=None, textured: bool = False, tinted: bool = False):
+        """The program for a part's Surface and Shading, with a texture or
+        without, tinted (its colour clamped per pixel) or not, in use, its
+        alpha test set."""
         tested = surface is not None and surface.alpha_test is not None
-        key = (tested, shading is not None and shading.env_map)
+        key = (tested, shading is not None and shading.env_map, textured, tinted)
         p = self.ready.get(key)
         if p is None:
             p = self.ready[key] = self.make(*key)
@@ -209,6 +212,12 @@ def _upload(pixels: np.ndarray, wrap=gl.GL_REPEAT) -> gl.GLuint:
     return tex
 
 
+def unit_colour(colour) -> bool:
+    """Whether a part's colour has every channel in 0..1: its product with a
+    texel needs no clamp (MeshPrograms' untinted programs)."""
+    return all(0.0 <= float(c) <= 1.0 for c in colour)
+
+
 def look_corners(mesh, look) -> tuple[np.ndarray, list]:
     """The mesh's corners with normals and UVs ((3 m, 8): x y z nx ny nz u v),
     faces ordered by part; each part's (first corner, corner count)."""
@@ -240,13 +249,13 @@ class LookBatch:
         """Each part in its colour, texture (scrolled to ``clock``) and surface; the draw calls made."""
         self.instances.upload(instance_data)
         gl.glBindVertexArray(self.vao)
+        tint = bool(np.any(instance_data[:, 16:19]))
         for (first, count), (colour, tex, surface, scroll, prelit, shading) in zip(self.ranges, self.parts):
-            program = programs.pick(surface, shading)
+            program = programs.pick(surface, shading, tex is not None, tint or not unit_colour(colour))
             program["look"] = 1
             set_surface(surface)
             set_part(program, scroll, prelit, clock, shading)
             program["part_colour"] = tuple(float(c) for c in colour)
-            program["textured"] = int(tex is not None)
             if tex is not None:
                 gl.glActiveTexture(gl.GL_TEXTURE0)
                 gl.glBindTexture(gl.GL_TEXTURE_2D, tex)

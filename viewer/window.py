@@ -240,30 +240,48 @@ def choose_samples(samples: int | None, renderer: str) -> tuple[int, str]:
 
 
 class TextPanel:
-    """A block of monospaced lines at a corner of the window, on a dark backing."""
+    """A block of monospaced lines at a corner of the window, on a dark
+    backing: a label per line, laid out again only when its line changes
+    (pyglet's layout of a label is a frame's largest cost in the HUD)."""
 
     def __init__(self, anchor_x: str, anchor_y: str, font_size: int = 11):
         self.anchor_x, self.anchor_y = anchor_x, anchor_y
+        self.font_size = font_size
         self.batch = pyglet.graphics.Batch()
-        self.label = pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=font_size, multiline=True,
-                                       width=900, color=(255, 255, 255, 255), batch=self.batch,
-                                       anchor_x="left", anchor_y="top")
+        self.labels = []
         self.backing = pyglet.shapes.Rectangle(0, 0, 1, 1, color=(0, 0, 0, 140), batch=self.batch)
         self.backing.group = pyglet.graphics.Group(order=-1)
+
+    def _set(self, lines, wrap: int) -> None:
+        """A label per line (an empty line a space, so it keeps its height),
+        wrapped at ``wrap`` pixels, only what changed laid out again."""
+        while len(self.labels) > len(lines):
+            self.labels.pop().delete()
+        while len(self.labels) < len(lines):
+            self.labels.append(pyglet.text.Label("", font_name="DejaVu Sans Mono", font_size=self.font_size,
+                                                 multiline=True, width=wrap, color=(255, 255, 255, 255),
+                                                 batch=self.batch, anchor_x="left", anchor_y="top"))
+        for label, line in zip(self.labels, lines):
+            if label.width != wrap:
+                label.width = wrap
+            if label.text != (line or " "):
+                label.text = line or " "
 
     def layout(self, lines, width: int, height: int, top: int | None = None, margin: int = 8):
         """Set the text and place it by the anchors (below `top` when given);
         returns the backing's rectangle (x, y, w, h), y up from the bottom."""
-        self.label.width = max(width - 2 * margin - 8, 1)      # wraps only what the window cannot hold
-        self.label.text = "\n".join(lines)
-        w = self.label.content_width
-        h = self.label.content_height
+        self._set(lines, max(width - 2 * margin - 8, 1))    # wraps only what the window cannot hold
+        w = max((label.content_width for label in self.labels), default=0)
+        h = sum(label.content_height for label in self.labels)
         x = margin if self.anchor_x == "left" else (width - w - margin if self.anchor_x == "right"
                                                      else (width - w) // 2)
         y = height - margin if self.anchor_y == "top" else (height + h) // 2
         if top is not None:
             y = top - margin
-        self.label.x, self.label.y = x, y
+        at = y
+        for label in self.labels:
+            label.x, label.y = x, at
+            at -= label.content_height
         self.backing.x, self.backing.y = x - 4, y - h - 4
         self.backing.width, self.backing.height = w + 8, h + 8
         return (x - 4, y - h - 4, w + 8, h + 8)
