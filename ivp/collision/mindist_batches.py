@@ -18,14 +18,14 @@ from ..jit import kernel
 from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REAL_COLL_DIST
 from ..states import MT_NOT_SIM
-from .event_kernels import ball_event_search_k, piece_at, piece_event_search_k, row_pose_parts
+from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure, triangle_feature
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
 from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
 from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, piece_arg
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
-FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
 _ROW = attrgetter("row")
 
 
@@ -85,18 +85,26 @@ def _update_tests(S, r0, r1, gap, n, dt, horizon, V):
 
 
 @kernel
-def ball_pass_k(S, rows, r1, C, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt):
+def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt):
     """recalc's ball branch for pairs of a ball (its row of the body table
-    S, its centre at t in C) and a triangle ``tris`` of a grid on the core
-    at row r1 (ball_triangles_measure: features F and geometry G), then for
+    S; its centre at t as Core.centre_at makes it) and a triangle ``tris``
+    of a grid on the core at row r1 (ball_triangles_measure: features F and
+    geometry G), then for
     each, on its gap less ``extra`` (sum_extra_radius), update_search's
     tests and event_search (ball_event_search_k on the feature's world
     points, mindist_search._ball_search_kind) with the same values in the
     same order: WHAT one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT
     (the time in T_EV), EVENT_NOT_MADE where the grid's core moves (the
     search left to Python); WC the worst surface speed."""
-    F, G = ball_triangles_measure(C, tris, prev, GV, GPL)
     k = tris.shape[0]
+    C = np.empty((k, 3))
+    for q in range(k):
+        if q == 0 or rows[q] != rows[q - 1]:
+            c = centre_k(t, row_pose_parts(S, rows[q]))
+        C[q, 0] = c[0]
+        C[q, 1] = c[1]
+        C[q, 2] = c[2]
+    F, G = ball_triangles_measure(C, tris, prev, GV, GPL)
     WHAT = np.empty(k, dtype=np.int64)
     T_EV = np.zeros(k)
     WC = np.empty(k)
@@ -454,7 +462,7 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
 
 
 def _pass_codes(batch):
-    """A pass's feature code rows: a ball pass's (G, F), or a PieceBatch."""
+    """A pass's feature code rows: a ball pass's (G, F, events), or a PieceBatch."""
     return batch.F if type(batch) is PieceBatch else batch[1]
 
 
@@ -467,7 +475,7 @@ def _piece_prev_code(md):
 def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
     """recalc's ball branch for pairs with the triangles of ``soup``'s grid
     (same values) and update_search's answers for them, in one pass
-    (ball_pass_k; kept with the pass: :func:`pass_event`): the single
+    (ball_pass_k; kept with the pass: mindist._made_event): the single
     pairs' rows first, then each SoupPairs' slice; each pair keeps its gap
     and its row of the pass. When the pass is the last one's groups again
     (no single pair, each group's codes its slice of the last pass), the
@@ -478,11 +486,8 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
     again = (not single and last is not None and last[0] == soups
              and all(sp.measures == sp.ball.soup_measures for sp in soups))
     if again:
-        _, tris, counts, prev, extras, starts, rows = last
-        C = _unique_centres([sp.core for sp in soups], t)      # mostly one group per ball
+        _, tris, prev, extras, starts, rows = last
     else:
-        cores = [md.a.obj.core for md in single] + [sp.core for sp in soups]
-        C = _centres(cores, t)
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []
         for sp in soups:
@@ -491,23 +496,22 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
         tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
         prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
         counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
-        rows = np.repeat(_rows(cores), counts)
+        rows = np.repeat(_rows([md.a.obj.core for md in single] + [sp.core for sp in soups]), counts)
         extras = np.array([md.sum_extra_radius for md in single] + [sp.sum_extra for sp in soups])
         extras = np.repeat(extras, counts) if soups else extras
         starts = np.cumsum(counts[n:]) - counts[n:]
     env = soup.obj.core.environment
     GV, GPL, _ = grid.kernel_arrays()
-    F, G, events = ball_pass_k(env.bodies.rows, rows, soup.obj.core.row, np.repeat(C, counts, axis=0) if soups else C,
-                               tris, prev, extras, GV, GPL, NO_PIECE, t, env.time_of_next_psi,
-                               env.time_manager.base_time, env.delta_PSI_time)
-    grid.last_pass = (soups, tris, counts, F, extras, starts, rows) if not single else None
+    F, G, events = ball_pass_k(env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t,
+                               env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
+    grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
     batch = (G, F, (*events, t, env.time_of_next_psi))
     if single:
-        gaps = G[:n, 0].tolist()
+        L = (G[:n, 0] - extras[:n]).tolist()
         for q, md in enumerate(single):
-            md._batch = batch
+            md._batch = batch               # a pass's row: its gap is its own (Mindist.len_numerator)
             md._row = q
-            md.len_numerator = gaps[q] - md.sum_extra_radius
+            md._len = L[q]
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
         return
@@ -526,27 +530,14 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
         sp.passed(batch, n + s0, L, s0, m)
 
 
-def _centres(cores, t: float):
-    """The cores' centres at t (core_pose), as an (n, 3) array, each core's
-    found once (a ball's pairs name its core many times)."""
-    index = {}
-    at = [index.setdefault(id(c), len(index)) for c in cores]
-    if len(index) < len(cores):
-        unique = [None] * len(index)
-        for c, k in zip(cores, at):
-            unique[k] = c
-        return _unique_centres(unique, t)[at]
-    return _unique_centres(cores, t)
-
-
 def _rows(cores):
     """The cores' rows in the body table."""
     return np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
 
 
 def _unique_centres(cores, t: float, rows=None):
-    """_centres without looking for a core named twice (``rows``: the
-    cores' rows when known): of more than a few cores, those whose last PSI
+    """The cores' centres at t (core_pose), as an (n, 3) array (``rows``:
+    the cores' rows when known): of more than a few cores, those whose last PSI
     is at t from their rows at once (the same values), the others from
     centre_at."""
     if len(cores) <= FEW_CENTRES:
