@@ -225,3 +225,39 @@ def test_a_batched_pairs_normal_is_its_geometrys():
             n = md.normal
             assert n == md.geom.n
     assert kinds == {"tuple", "SoupPairs", "BallPairBatch", "PieceBatch"}
+
+
+def test_the_ball_pass_answers_update_search_as_it_would_itself(monkeypatch):
+    """Balls dropped from several heights onto a bumpy floor, bouncing and
+    rolling: at every collision pass each ball-triangle pair measured in a
+    ball pass (ball_pass_k), single or a SoupPairs' member, has the answer
+    update_search (3.5: look-ahead, closing speed, event search) gives for
+    it from the pair's own values; events, quiet and far pairs among them."""
+    from test_collision_scenes import ball
+    from ivp.collision import system
+    from ivp.collision.mindist import SoupPairs, _made_event
+    from ivp.collision.mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_QUIET, update_search
+    answers = {}
+    quiet_pairs = system.quiet_pairs
+
+    def checked(env, mds):
+        out = quiet_pairs(env, mds)
+        t, t_max = env.current_time, env.time_of_next_psi
+        members = [m for md in mds for m in (md.mds if type(md) is SoupPairs else (md,))]
+        for md in members:
+            b = md._batch
+            if type(b) is tuple or (type(b) is SoupPairs and type(b.batch) is tuple):
+                made = _made_event(b, md._row, t, t_max)
+                assert made == update_search(env, md, t, t_max)
+                answers[made[0]] = answers.get(made[0], 0) + 1
+        return out
+
+    monkeypatch.setattr(system, "quiet_pairs", checked)
+    rng.reset()
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    floor(env, n=8, size=16.0)
+    for i in range(6):
+        ball(env, (2.0 * i - 5.0, 1.0 + 0.9 * i, 0.5 * i - 1.0), radius=0.5, name=f"b{i}").wake()
+    for _ in range(90):
+        env.simulate(env.delta_PSI_time)
+    assert answers.get(EVENT_AT, 0) > 5 and answers.get(EVENT_QUIET, 0) > 50 and answers.get(EVENT_BEYOND, 0) > 50

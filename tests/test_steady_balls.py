@@ -82,7 +82,7 @@ def test_a_linked_member_reads_its_groups_pass():
     assert linked
     for md in linked:
         sp = md._batch
-        G, F = sp.batch
+        G, F, _ = sp.batch
         row = sp.offset + md._row
         assert md.len_numerator == G[row, 0] - md.sum_extra_radius
         assert md.prev_code == tuple(F[row].tolist())

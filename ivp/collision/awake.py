@@ -129,30 +129,27 @@ class SteadyBalls:
             self.sp[k] = None
             self.f[k] = -1
 
-    def holds(self, fixed, centers, reach):
+    def holds(self, fixed, LO, HI, centers, reach):
         """Which records still hold (a bool array, one per shape), or None: the box tests
-        and the query test as the loop and _soup_keys make them."""
-        if self.count == 0:
+        (``fixed``'s boxes as arrays LO, HI) and the query test as the loop and
+        _soup_keys make them."""
+        if self.count == 0 or not fixed:
             return None
         if self.fixed != fixed:
             self.__init__(self.aw)
             self.fixed = fixed
             return None
         shapes = self.aw.shapes
-        rr = self.radius + reach
-        hit = np.zeros(len(shapes), dtype=np.int64)
-        which = np.full(len(shapes), -1, dtype=np.int64)
-        for j, f in enumerate(fixed):
-            lo = f.lo
-            hi = f.hi
-            miss = ((centers[:, 0] + rr < lo[0]) | (centers[:, 0] - rr > hi[0]) | (centers[:, 1] + rr < lo[1])
-                    | (centers[:, 1] - rr > hi[1]) | (centers[:, 2] + rr < lo[2]) | (centers[:, 2] - rr > hi[2]))
-            hit += ~miss
-            which[~miss] = j
+        rr = (self.radius + reach)[:, None]
+        P = centers[:, None, :]
+        meet = ~((P[..., 0] + rr < LO[:, 0]) | (P[..., 0] - rr > HI[:, 0]) | (P[..., 1] + rr < LO[:, 1])
+                 | (P[..., 1] - rr > HI[:, 1]) | (P[..., 2] + rr < LO[:, 2]) | (P[..., 2] - rr > HI[:, 2]))
+        one = meet.sum(axis=1) == 1
+        which = np.argmax(meet, axis=1)         # the box met, where it is the one
         d = centers - self.qc
-        inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr <= self.qr
+        inside = np.sqrt(d[:, 0] * d[:, 0] + d[:, 1] * d[:, 1] + d[:, 2] * d[:, 2]) + rr[:, 0] <= self.qr
         version = np.fromiter((s.md_version for s in shapes), dtype=np.int64, count=len(shapes))
-        return (self.f >= 0) & (hit == 1) & (which == self.f) & inside & (version == self.version)
+        return (self.f >= 0) & one & (which == self.f) & inside & (version == self.version)
 
     def went_to_hull(self, k: int, sp, centre) -> None:
         """Ball k's group ``sp`` went to hull mode at this pass, the ball at ``centre``."""

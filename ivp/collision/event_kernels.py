@@ -38,7 +38,7 @@ MOVING = 5                      # 5-7: a ball against a moving hull's P, K, F
 
 
 @kernel
-def _centre(t, B):
+def centre_k(t, B):
     """core.centre_at on a core's pose parts B = (t_last, state, q_last,
     q_next, i_dt, p, d, m)."""
     dt = t - B[0]
@@ -136,9 +136,9 @@ def _gap(t, kind, D, B, B1, P1):
     if kind >= MOVING:
         D = _feature_at(t, kind, D, P1, B1)
         kind -= MOVING
-    q = _centre(t, B)
+    q = centre_k(t, B)
     if kind == BALL:
-        return point_point(q, _centre(t, B1))[0]
+        return point_point(q, centre_k(t, B1))[0]
     a = (D[0, 0], D[0, 1], D[0, 2])
     if kind == 2:
         return point_face(q, a, (D[1, 0], D[1, 1], D[1, 2]), (D[2, 0], D[2, 1], D[2, 2]),
@@ -183,9 +183,9 @@ def ball_event_search_k(kind, D, B, B1, P1, offset, thr, real, dev, t_now, t_max
     fk = kind - MOVING if kind >= MOVING else kind
     if fk != 2:                         # _moving_plane(c0, q, c1, w, c1, -n, t_now)
         W = _feature_at(t_now, kind, D, P1, B1) if kind >= MOVING else D
-        q = _centre(t_now, B)
+        q = centre_k(t_now, B)
         if fk == BALL:
-            gap, n, _, _, _ = point_point(q, _centre(t_now, B1))
+            gap, n, _, _, _ = point_point(q, centre_k(t_now, B1))
         elif fk == 1:
             gap, n, _, _, _ = point_edge(q, (W[0, 0], W[0, 1], W[0, 2]), (W[1, 0], W[1, 1], W[1, 2]), False)
         else:

@@ -349,7 +349,7 @@ def _corner(v0, v1, v2, i):
 
 
 @kernel
-def _triangle_feature(v0, v1, v2, n0, kind, i, j):
+def triangle_feature(v0, v1, v2, n0, kind, i, j):
     """A two-sided triangle's feature (kind, i, j) as _feature_distance's points."""
     if kind == 2:
         a, b, cc, n, ia, ib, ic = triangle_side(v0, v1, v2, n0, i)
@@ -410,8 +410,8 @@ def ball_triangle_measure(c, v0, v1, v2, pl, prev):
     d, k, i, j = _vertex_triangle(c, a, b, cc, n, ia, ib, ic, side)
     best = (d, k, i, j) if d < math.inf else (math.inf, -1, -1, -1)
     kind, i, j = _kept(c, best, prev[0], prev[1], prev[2],
-                       _triangle_feature(v0, v1, v2, n0, prev[0], prev[1], prev[2]))
-    a, b, cc, n = _triangle_feature(v0, v1, v2, n0, kind, i, j)
+                       triangle_feature(v0, v1, v2, n0, prev[0], prev[1], prev[2]))
+    a, b, cc, n = triangle_feature(v0, v1, v2, n0, kind, i, j)
     return (kind, i, j), _feature_geometry(c, kind, a, b, cc, n)
 
 

@@ -165,8 +165,8 @@ class Mindist:
             b.unbatch(self)
 
     def _unbatch_ball_row(self, batch, row: int) -> None:
-        """A ball pass's row (G, F)[row] as the pair's sides, geometry and previous feature."""
-        G, F = batch
+        """A ball pass's row (G, F, events)[row] as the pair's sides, geometry and previous feature."""
+        G, F = batch[0], batch[1]
         g = G[row].tolist()
         f = self._prev_code = tuple(F[row].tolist())
         self._len = g[0] - self.sum_extra_radius
@@ -430,6 +430,29 @@ def ball_row_normal(G, row: int):
     return tuple(G[row, 1:4].tolist())
 
 
+def _made_event(b, q: int, t_now: float, t_max: float):
+    """update_search's answer for the pair at row q of its pass ``b`` (a
+    ball pass (G, F, events), a SoupPairs' slice of one, a PieceBatch) when
+    the pass made it for t_now and t_max (used once), else None."""
+    if type(b) is SoupPairs:
+        q += b.offset
+        b = b.batch
+    if type(b) is tuple:
+        ev = b[2]
+    elif type(b) is PieceBatch:
+        ev = b.events
+    else:
+        return None
+    if ev is None:
+        return None
+    what, T, W, t, t_end = ev
+    k = what[q]
+    if k == EVENT_NOT_MADE or t != t_now or t_end != t_max:
+        return None
+    what[q] = EVENT_NOT_MADE
+    return k, (float(T[q]) if k == EVENT_AT else None), float(W[q])
+
+
 def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     """3.5 update_exact_mindist_events: queue md's next event before the next PSI."""
     md.event = None
@@ -438,8 +461,7 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
         return
     t_now = env.current_time
     t_max = env.time_of_next_psi
-    b = md._batch
-    made = b.event_of(md._row, t_now, t_max) if type(b) is PieceBatch else None
+    made = _made_event(md._batch, md._row, t_now, t_max)
     what, t_ev, wc = update_search(env, md, t_now, t_max) if made is None else made
     gap = md.len_numerator
     if what == EVENT_BEYOND:
@@ -493,7 +515,7 @@ class SoupPairs:
         self.core = ball.obj.core
         self.tris = np.fromiter([k[1] for k in keys], dtype=np.int64, count=len(keys))
         self.sum_extra = mds[0].sum_extra_radius
-        self.batch = None               # the last pass (G, F) and the first row of this group in it
+        self.batch = None               # the last pass (G, F, events) and the first row of this group in it
         self.offset = 0
         self.measures = -1              # the ball's soup_measures at that pass
         self.L = None
@@ -615,19 +637,6 @@ class PieceBatch:
         (a cache: update_events searches again, to the same bits; rows it
         leaves unread hold no value)."""
         self.events = None
-
-    def event_of(self, q: int, t_now: float, t_max: float):
-        """update_search's answer for row q when the pass made it for t_now and
-        t_max (used once), else None."""
-        ev = self.events
-        if ev is None:
-            return None
-        what, T, W, t, t_end = ev
-        k = what[q]
-        if k == EVENT_NOT_MADE or t != t_now or t_end != t_max:
-            return None
-        what[q] = EVENT_NOT_MADE
-        return k, (float(T[q]) if k == EVENT_AT else None), float(W[q])
 
     def normal_of(self, q: int):
         g = self.G[q]

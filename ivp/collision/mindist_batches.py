@@ -2,8 +2,10 @@
 collision pass measured in compiled passes (a ball's pairs with a grid's
 triangles, ball against ball, a hull's pieces against triangles), each pair
 keeping its gap and its row of the pass (:class:`BallPairBatch`,
-mindist.PieceBatch, mindist.SoupPairs), and the quiet test of update_events'
-early returns for many pairs at once (:func:`quiet_pairs`)."""
+mindist.PieceBatch, mindist.SoupPairs), the passes of a ball's and of a
+hull's pairs with update_search's answers for each pair (ivp-contacts 3.5),
+and the quiet test of update_events' early returns for many pairs at once
+(:func:`quiet_pairs`)."""
 
 from __future__ import annotations
 
@@ -15,16 +17,16 @@ import numpy as np
 from ..jit import kernel
 from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REAL_COLL_DIST
-from .event_kernels import piece_at, piece_event_search_k, row_pose_parts
-from .feature_kernels import ball_triangles_measure, balls_measure
+from ..states import MT_NOT_SIM
+from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
+from .feature_kernels import ball_triangles_measure, balls_measure, triangle_feature
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
 from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
-from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, look_ahead, piece_arg
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, piece_arg
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
-FEW_CENTRES = 8                 # _centres reads the rows of more cores at once
+FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
 _ROW = attrgetter("row")
-QUIET_GROUP = 4                 # quiet_pairs tests a ball's pairs of a pass at once from this many
 
 
 @kernel(inline=True)
@@ -62,13 +64,76 @@ def _not_closing(gap, mcs, horizon):
     return mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
 
 
+@kernel(inline=True)
+def _update_tests(S, r0, r1, gap, n, dt, horizon, V):
+    """update_search's tests before its search for a pair of the cores at
+    rows r0, r1 of the body table S (its gap, normal n; ``horizon`` the time
+    to the next PSI, V a scratch row): (EVENT_BEYOND, EVENT_QUIET, or
+    EVENT_NONE where the search is due; the worst surface speed wc; the
+    closing speed bound mcs), the same operations in the same order."""
+    wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
+    if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
+        return EVENT_BEYOND, wc, 0.0
+    for j in range(3):
+        V[0, j] = S[r0, SPEED + j] - S[r1, SPEED + j]
+        V[0, 3 + j] = S[r0, AXIS + j]
+        V[0, 7 + j] = S[r1, AXIS + j]
+    V[0, 6] = S[r0, MAX_SURF_ROT]
+    V[0, 10] = S[r1, MAX_SURF_ROT]
+    mcs = _closing_speed(n[0], n[1], n[2], V, 0)
+    return (EVENT_QUIET if _not_closing(gap, mcs, horizon) else EVENT_NONE), wc, mcs
+
+
 @kernel
-def quiet_rows_k(G, rows, gaps, V, limit, horizon, Q):
-    """_quiet_row of pairs of one ball and one fixed body measured in a ball
-    pass (G's ``rows``, their gaps; V one row, ``limit`` theirs): Q True
-    where update_events returns with no event."""
-    for q in range(rows.shape[0]):
-        Q[q] = _quiet_row(G, rows[q], gaps[q], V, 0, limit, horizon)
+def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt):
+    """recalc's ball branch for pairs of a ball (its row of the body table
+    S; its centre at t as Core.centre_at makes it) and a triangle ``tris``
+    of a grid on the core at row r1 (ball_triangles_measure: features F and
+    geometry G), then for
+    each, on its gap less ``extra`` (sum_extra_radius), update_search's
+    tests and event_search (ball_event_search_k on the feature's world
+    points, mindist_search._ball_search_kind) with the same values in the
+    same order: WHAT one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT
+    (the time in T_EV), EVENT_NOT_MADE where the grid's core moves (the
+    search left to Python); WC the worst surface speed."""
+    k = tris.shape[0]
+    C = np.empty((k, 3))
+    for q in range(k):
+        if q == 0 or rows[q] != rows[q - 1]:
+            c = centre_k(t, row_pose_parts(S, rows[q]))
+        C[q, 0] = c[0]
+        C[q, 1] = c[1]
+        C[q, 2] = c[2]
+    F, G = ball_triangles_measure(C, tris, prev, GV, GPL)
+    WHAT = np.empty(k, dtype=np.int64)
+    T_EV = np.zeros(k)
+    WC = np.empty(k)
+    V = np.empty((1, 11))
+    D = np.empty((4, 3))
+    B1 = row_pose_parts(S, r1)
+    for q in range(k):
+        sx = extra[q]
+        gap = G[q, 0] - sx
+        WHAT[q], WC[q], mcs = _update_tests(S, rows[q], r1, gap, (G[q, 1], G[q, 2], G[q, 3]), dt, t_max - t, V)
+        if WHAT[q] != EVENT_NONE:
+            continue
+        if B1[1] < MT_NOT_SIM:
+            WHAT[q] = EVENT_NOT_MADE
+            continue
+        tr = tris[q]
+        kind = F[q, 0]
+        W = triangle_feature((GV[tr, 0, 0], GV[tr, 0, 1], GV[tr, 0, 2]), (GV[tr, 1, 0], GV[tr, 1, 1], GV[tr, 1, 2]),
+                              (GV[tr, 2, 0], GV[tr, 2, 1], GV[tr, 2, 2]), (GPL[tr, 0], GPL[tr, 1], GPL[tr, 2]),
+                              kind, F[q, 1], F[q, 2])
+        for i in range(4):
+            for j in range(3):
+                D[i, j] = W[i][j]
+        real = REAL_COLL_DIST + (0.9 if kind == 1 else 0.5) * sx        # Mindist.bounds
+        found, te = ball_event_search_k(kind, D, row_pose_parts(S, rows[q]), B1, nopiece, 0.5 * (COLL_DIST + sx),
+                                        COLL_DIST + sx, real, mcs, t, t_max, base)
+        WHAT[q] = EVENT_AT if found else EVENT_NONE
+        T_EV[q] = te
+    return F, G, (WHAT, T_EV, WC)
 
 
 @kernel
@@ -80,13 +145,13 @@ def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
 
 
 def quiet_pairs(env, mds) -> list:
-    """Per entry of mds, True where update_events would queue no event, found
-    by :func:`quiet_rows_k` at once for the pairs of a ball and a grid's
-    triangles measured in one ball pass, QUIET_GROUP or more of one ball in
-    it, and for the pairs of two balls of one balls_measure pass
-    (BallPairBatch.quiet); False for the others (SoupPairs entries among them)."""
+    """Per entry of mds, True where update_events would queue no event: the
+    pairs of a ball pass whose update_search answer (ball_pass_k) is no
+    event, and the pairs of two balls of one balls_measure pass found at
+    once (BallPairBatch.quiet); False for the others (SoupPairs entries
+    among them)."""
     out = [False] * len(mds)
-    groups = {}
+    passes = {}
     pairs = {}
     for i, md in enumerate(mds):
         if type(md) is Mindist:
@@ -95,27 +160,19 @@ def quiet_pairs(env, mds) -> list:
                 p = pairs.get(id(b))
                 if p is None:
                     p = pairs[id(b)] = (b, [], [])
-                p[1].append(i)
-                p[2].append(md._row)
             elif type(b) is tuple:
-                g = groups.get((id(b), md.a))
-                if g is None:
-                    g = groups[(id(b), md.a)] = (b, md, [], [], [])
-                g[2].append(i)
-                g[3].append(md._row)
-                g[4].append(md._len)
+                p = passes.get(id(b))
+                if p is None:
+                    p = passes[id(b)] = (b, [], [])
+            else:
+                continue
+            p[1].append(i)
+            p[2].append(md._row)
     horizon = env.time_of_next_psi - env.current_time
-    for b, md, at, rows, gaps in groups.values():
-        if len(at) >= QUIET_GROUP:
-            c0, c1 = md.cores
-            _, limit = look_ahead(env, c0, c1)
-            s0, a0, m0 = c0.event_values()
-            s1, a1, m1 = c1.event_values()
-            V = np.array((s0[0] - s1[0], s0[1] - s1[1], s0[2] - s1[2], *a0, m0, *a1, m1), dtype=np.float64)[None]
-            Q = np.empty(len(at), dtype=np.bool_)
-            quiet_rows_k(b[0], np.array(rows, dtype=np.int64), np.array(gaps), V, limit, horizon, Q)
-            for i, quiet in zip(at, Q.tolist()):
-                out[i] = quiet
+    for b, at, rows in passes.values():
+        what = b[2][0][rows]
+        for i, quiet in zip(at, ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()):
+            out[i] = quiet
     for b, at, rows in pairs.values():
         Q = b.quiet(env, horizon)[rows]
         for i, quiet in zip(at, Q.tolist()):
@@ -171,20 +228,8 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         gap = (gap if gap_ok else 0.0) - extra[q]
         r0 = pairs[q, 3] if sw else pairs[q, 2]            # Mindist.cores: the sorted sides' cores
         r1 = pairs[q, 2] if sw else pairs[q, 3]
-        wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
-        WC[q] = wc
-        if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
-            WHAT[q] = EVENT_BEYOND
-            continue
-        for j in range(3):
-            V[0, j] = S[r0, SPEED + j] - S[r1, SPEED + j]
-            V[0, 3 + j] = S[r0, AXIS + j]
-            V[0, 7 + j] = S[r1, AXIS + j]
-        V[0, 6] = S[r0, MAX_SURF_ROT]
-        V[0, 10] = S[r1, MAX_SURF_ROT]
-        mcs = _closing_speed(n[0], n[1], n[2], V, 0)
-        if _not_closing(gap, mcs, horizon):
-            WHAT[q] = EVENT_QUIET
+        WHAT[q], WC[q], mcs = _update_tests(S, r0, r1, gap, n, dt, horizon, V)
+        if WHAT[q] != EVENT_NONE:
             continue
         s0 = 1 if sw else 0                             # mindist_search.event_search's sides
         k0 = f[3] if sw else f[0]
@@ -229,7 +274,7 @@ def recalc_all(items, t: float) -> None:
     if hulls:
         _recalc_piece_pairs(hulls, t)
     for shape, (single, soups) in groups.items():
-        _recalc_ball_triangles(shape.grid, single, soups, t)
+        _recalc_ball_triangles(shape, single, soups, t)
     for (shape, key, soup, tri_first), mds in pieces.items():
         _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
 
@@ -332,7 +377,7 @@ def _recalc_piece_pairs(mds, t: float) -> None:
     """recalc's piece branch for pairs of two convex pieces (neither a grid's
     triangle) in one kernel pass, piece_pairs_k (same values), which also
     makes update_events' tests and search for each (update_search; kept
-    with the pass: PieceBatch.event_of); each pair keeps its gap,
+    with the pass: mindist._made_event); each pair keeps its gap,
     intrusion and row."""
     env = mds[0].a.obj.core.environment
     index = {}
@@ -417,7 +462,7 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
 
 
 def _pass_codes(batch):
-    """A pass's feature code rows: a ball pass's (G, F), or a PieceBatch."""
+    """A pass's feature code rows: a ball pass's (G, F, events), or a PieceBatch."""
     return batch.F if type(batch) is PieceBatch else batch[1]
 
 
@@ -427,21 +472,22 @@ def _piece_prev_code(md):
     return prev_codes(md._prev) if b is None else b.F[md._row]
 
 
-def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
-    """recalc's ball branch for pairs with one grid's triangles (same values):
-    the single pairs' rows first, then each SoupPairs' slice; each pair keeps
-    its gap and its row of the pass. When the pass is the last one's groups
-    again (no single pair, each group's codes its slice of the last pass),
-    the last pass's triangles and codes are its own."""
+def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
+    """recalc's ball branch for pairs with the triangles of ``soup``'s grid
+    (same values) and update_search's answers for them, in one pass
+    (ball_pass_k; kept with the pass: mindist._made_event): the single
+    pairs' rows first, then each SoupPairs' slice; each pair keeps its gap
+    and its row of the pass. When the pass is the last one's groups again
+    (no single pair, each group's codes its slice of the last pass), the
+    last pass's triangles and codes are its own."""
+    grid = soup.grid
     n = len(single)
     last = grid.last_pass
     again = (not single and last is not None and last[0] == soups
              and all(sp.measures == sp.ball.soup_measures for sp in soups))
     if again:
-        _, tris, counts, prev, extras, starts = last
-        C = _unique_centres([sp.core for sp in soups], t)      # mostly one group per ball
+        _, tris, prev, extras, starts, rows = last
     else:
-        C = _centres([md.a.obj.core for md in single] + [sp.core for sp in soups], t)
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []
         for sp in soups:
@@ -450,23 +496,26 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
         prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
         counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
-        if soups:
-            extras = np.repeat(np.array([sp.sum_extra for sp in soups]), counts[n:])
-            starts = np.cumsum(counts[n:]) - counts[n:]
+        rows = np.repeat(_rows([md.a.obj.core for md in single] + [sp.core for sp in soups]), counts)
+        extras = np.array([md.sum_extra_radius for md in single] + [sp.sum_extra for sp in soups])
+        extras = np.repeat(extras, counts) if soups else extras
+        starts = np.cumsum(counts[n:]) - counts[n:]
+    env = soup.obj.core.environment
     GV, GPL, _ = grid.kernel_arrays()
-    F, G = ball_triangles_measure(np.repeat(C, counts, axis=0) if soups else C, tris, prev, GV, GPL)
-    grid.last_pass = (soups, tris, counts, F, extras, starts) if not single else None
-    batch = (G, F)
+    F, G, events = ball_pass_k(env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t,
+                               env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
+    grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
+    batch = (G, F, (*events, t, env.time_of_next_psi))
     if single:
-        gaps = G[:n, 0].tolist()
+        L = (G[:n, 0] - extras[:n]).tolist()
         for q, md in enumerate(single):
-            md._batch = batch
+            md._batch = batch               # a pass's row: its gap is its own (Mindist.len_numerator)
             md._row = q
-            md.len_numerator = gaps[q] - md.sum_extra_radius
+            md._len = L[q]
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
         return
-    Ls = G[n:, 0] - extras
+    Ls = G[n:, 0] - extras[n:]
     L = Ls.tolist()
     least = np.minimum.reduceat(Ls, starts).tolist()
     if again:                           # the same groups at the same rows: linked already
@@ -481,27 +530,14 @@ def _recalc_ball_triangles(grid, single, soups, t: float) -> None:
         sp.passed(batch, n + s0, L, s0, m)
 
 
-def _centres(cores, t: float):
-    """The cores' centres at t (core_pose), as an (n, 3) array, each core's
-    found once (a ball's pairs name its core many times)."""
-    index = {}
-    at = [index.setdefault(id(c), len(index)) for c in cores]
-    if len(index) < len(cores):
-        unique = [None] * len(index)
-        for c, k in zip(cores, at):
-            unique[k] = c
-        return _unique_centres(unique, t)[at]
-    return _unique_centres(cores, t)
-
-
 def _rows(cores):
     """The cores' rows in the body table."""
     return np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
 
 
 def _unique_centres(cores, t: float, rows=None):
-    """_centres without looking for a core named twice (``rows``: the
-    cores' rows when known): of more than a few cores, those whose last PSI
+    """The cores' centres at t (core_pose), as an (n, 3) array (``rows``:
+    the cores' rows when known): of more than a few cores, those whose last PSI
     is at t from their rows at once (the same values), the others from
     centre_at."""
     if len(cores) <= FEW_CENTRES:

@@ -18,7 +18,7 @@ from .features import KIND_CODE, NO_FEATURE, world_feature
 
 NO_POINTS = np.zeros((0, 3))
 # ball_event_search_k's other side when it is no moving hull: a piece of nothing
-_NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
+NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
              np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
 
 
@@ -112,7 +112,7 @@ def _ball_search_kind(md):
     s1 = md.side1
     shape = s1.shape
     if shape.is_ball:
-        return BALL_SIDE_KIND, NO_POINTS, _NO_PIECE
+        return BALL_SIDE_KIND, NO_POINTS, NO_PIECE
     c1 = shape.obj.core
     f, idx = s1.feature
     if c1.movement_state < MT_NOT_SIM:
@@ -122,7 +122,7 @@ def _ball_search_kind(md):
         D[0, :2 if f == "K" else 1] = idx
         return MOVING_KIND + KIND_CODE[f], D, piece_arg(shape, s1.piece_key)
     D = world_feature(s1, c1.m_world_f_core_last_psi)
-    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), _NO_PIECE
+    return KIND_CODE[f], np.array((D,) if f == "P" else D, dtype=np.float64), NO_PIECE
 
 
 def raster_search(f, thr: float, real: float, dev: float, t_now: float, t_max: float, base: float):

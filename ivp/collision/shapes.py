@@ -150,7 +150,7 @@ class TriangleGrid:
 
     def __init__(self, vertices: np.ndarray, faces: np.ndarray):
         tri = vertices[faces]
-        self.last_pass = None           # (groups, triangles, counts, codes) of the last ball pass (mindist)
+        self.last_pass = None           # (groups, triangles, counts, codes, ...) of the last ball pass (mindist_batches)
         cen = tri.mean(axis=1)
         rad = np.sqrt(((tri - cen[:, None, :]) ** 2).sum(axis=2)).max(axis=1)
         lo = tri.min(axis=1)

@@ -67,6 +67,7 @@ class CollisionSystem(ContactPoints):
         self.listeners_contact = []
         self.psi_stamp = 0
         self._pose_grid = None
+        self._boxes = None              # the fixed shapes' boxes as (m, 3) arrays lo, hi (_fixed_boxes)
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
 
     # --- listeners and queries -------------------------------------------------
@@ -125,6 +126,7 @@ class CollisionSystem(ContactPoints):
         self.write_bound(obj.core)
         if obj.core.physical_unmoveable:
             self.fixed.append(shape)
+            self._boxes = None
         else:
             self.spheres.add(shape)
             self._pose_grid = None
@@ -142,6 +144,7 @@ class CollisionSystem(ContactPoints):
                 self.delete_contact(cp, silent=True)
         if obj.core.physical_unmoveable:
             self.fixed.remove(shape)
+            self._boxes = None
         else:
             self.spheres.remove(shape)
             self._pose_grid = None
@@ -328,7 +331,7 @@ class CollisionSystem(ContactPoints):
         if not awake:
             return
         t = env.current_time
-        centers, radii, reach_arr, speeds, near = self._broad_phase(aw, dt)
+        centers, radii, reach_arr, speeds, near, hit = self._broad_phase(aw, dt)
         reach_of = reach_arr.tolist()
         # each body's centre and current_speed + max_surface_rot_speed (fixed in
         # this pass) as floats, made for the first ball the loop below meets
@@ -352,9 +355,11 @@ class CollisionSystem(ContactPoints):
                     return                  # 3.4: in hull mode, not measured
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
-        enabled = [f for f in self.fixed if f.obj.collision_enabled]
+        epos = [j for j, f in enumerate(self.fixed) if f.obj.collision_enabled]
+        enabled = [self.fixed[j] for j in epos]
+        LO, HI = self._fixed_boxes()
         steady = aw.steady
-        holds = None if steady is None else steady.holds(enabled, centers, reach_arr)
+        holds = None if steady is None else steady.holds(enabled, LO[epos], HI[epos], centers, reach_arr)
         held = ()
         seen_all = None
         if holds is not None:
@@ -374,12 +379,16 @@ class CollisionSystem(ContactPoints):
             s = awake[k]
             o = s.obj
             if o.collision_enabled and not o.nocoll_group:
-                fixed = enabled             # may_collide's answer for every fixed body
+                fixed, fpos = enabled, epos     # may_collide's answer for every fixed body
             else:
                 alike = (bool(o.collision_enabled), o.nocoll_group[:8], bool(o.core.physical_unmoveable))
-                fixed = fixed_of.get(alike)
-                if fixed is None:
-                    fixed = fixed_of[alike] = [f for f in self.fixed if may_collide(o, f.obj)]
+                some = fixed_of.get(alike)
+                if some is None:
+                    fpos = [j for j, f in enumerate(self.fixed) if may_collide(o, f.obj)]
+                    some = fixed_of[alike] = ([self.fixed[j] for j in fpos], fpos)
+                fixed, fpos = some
+            # the fixed bodies whose box the sphere of every piece meets (the others: every test misses)
+            meets = np.flatnonzero(hit[k, fpos]).tolist()
             reach = reach_of[k]
             if s.is_ball and at is None:
                 at = centers.tolist()
@@ -388,7 +397,8 @@ class CollisionSystem(ContactPoints):
             kept = None
             for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else self._piece_spheres(s)):
                 rr = r + reach
-                for j, f in enumerate(fixed):
+                for j in meets:
+                    f = fixed[j]
                     lo = f.lo
                     hi = f.hi
                     if (c[0] + rr < lo[0] or c[0] - rr > hi[0] or c[1] + rr < lo[1] or c[1] - rr > hi[1]
@@ -459,24 +469,29 @@ class CollisionSystem(ContactPoints):
                         found.append((s, ks, o, ko))
         return found
 
+    def _fixed_boxes(self):
+        """The fixed shapes' boxes (Shape.lo, .hi, in ``fixed``'s order) as two
+        (m, 3) arrays, made again when a fixed shape comes or goes."""
+        if self._boxes is None:
+            self._boxes = (np.array([f.lo for f in self.fixed], dtype=np.float64).reshape(-1, 3),
+                           np.array([f.hi for f in self.fixed], dtype=np.float64).reshape(-1, 3))
+        return self._boxes
+
     def _broad_phase(self, aw, dt):
         """The broad-phase values of the awake bodies from their rows of the
         body table, in one pass (centre, radius + reach, reach and
-        current_speed + max_surface_rot_speed), and the indices in
-        ``aw.shapes``, in order (an array), of
-        the bodies the per-piece loop measures against the fixed bodies:
-        those whose sphere of every piece (BOUND, :meth:`write_bound`)
-        reaches some fixed body's box (the others cannot meet a fixed piece:
-        the loop's test would miss every one)."""
+        current_speed + max_surface_rot_speed); which fixed body's box each
+        one's sphere of every piece (BOUND, :meth:`write_bound`) meets, an
+        (awake, fixed) bool array (a box it misses, every piece misses: the
+        per-piece loop tests only the others); and the indices in
+        ``aw.shapes``, in order (an array), of the bodies that meet some box."""
         C, radius, speed, bound = self.environment.bodies.broad_values(aw.rows)
         reach = _reach(dt, speed)
-        rr = (bound + reach)[:, None]
-        near = np.zeros(C.shape[0], dtype=bool)
-        for f in self.fixed:
-            lo = np.array(f.lo)
-            hi = np.array(f.hi)
-            near |= ~((C + rr < lo) | (C - rr > hi)).any(axis=1)
-        return C, radius + reach, reach, speed, np.flatnonzero(near)
+        rr = (bound + reach)[:, None, None]
+        LO, HI = self._fixed_boxes()
+        P = C[:, None, :]
+        hit = ~((P + rr < LO) | (P - rr > HI)).any(axis=2)
+        return C, radius + reach, reach, speed, np.flatnonzero(hit.any(axis=1)), hit
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""
