@@ -16,6 +16,7 @@ from ..state import layout
 from ..state.bodies import locate
 from ..states import STATE_BETWEEN_PSIS
 from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
+from .contact_point import update_points
 from .impact_kernels import (
     BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, IMPACTS, KNOWN, LOOP_AFTER_IMPACT,
     LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, ROT_SPEED_CHANGE, SPEED, TEMP_UNMOVABLE,
@@ -256,11 +257,11 @@ class ImpactSystem:
         self.pairs = []
         self.loops = 0
 
-    def remeasure(self, pair) -> None:
-        """Update the pair's contact points at t; delete the broken ones."""
-        for cp in list(pair.contacts):
-            cp.update(self.t)
-            if cp.broken:
+    def remeasure(self, cps) -> None:
+        """Update the contact points at t (5.3, in one pass), then delete the broken ones."""
+        update_points(cps, self.t)
+        for cp in cps:
+            if cp.alive and cp.broken:
                 self.collision.delete_contact(cp)
 
     def add_pushed(self, core, except_pair) -> None:
@@ -270,10 +271,10 @@ class ImpactSystem:
         if self.fs is None or not self.fs.has_core(core):
             return
         # the system's pairs of the core, in the system's order
-        for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made):
-            if pair is except_pair or pair in self.pairs:
-                continue
-            self.remeasure(pair)
+        pairs = [pair for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made)
+                 if pair is not except_pair and pair not in self.pairs]
+        self.remeasure([cp for pair in pairs for cp in pair.contacts])
+        for pair in pairs:
             if pair.contacts:
                 self.pairs.insert(0, pair)
 
@@ -286,11 +287,7 @@ class ImpactSystem:
             self.add_pushed(core, start_pair)
         if start_pair is not None:
             self.pairs.insert(0, start_pair)
-            for cp in list(start_pair.contacts):
-                if cp is not start_cp:
-                    cp.update(self.t)
-                    if cp.broken:
-                        self.collision.delete_contact(cp)
+            self.remeasure([cp for cp in start_pair.contacts if cp is not start_cp])
         env = self.env
         limits = _limits(env)
         rows = Rows(env)
