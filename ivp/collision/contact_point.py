@@ -7,8 +7,12 @@ from __future__ import annotations
 
 from array import array
 
+import numpy as np
+
 from ..core import ZERO3
 from ..fp import f32
+from ..jit import kernel
+from ..state.bodies import locate as locate_core
 from ..state.bodies import number_field, vector_field
 from ..state.contacts import locate
 from ..state.layout import (ADDON, BROKEN, ELASTICITY, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
@@ -16,7 +20,7 @@ from ..state.layout import (ADDON, BROKEN, ELASTICITY, FRESH, GAP, IMPACTS, INV_
                             REACHED, RECHECK, RXN, RXN1, SIDE1, SPAN, T0, T1, X0, X1)
 from .constants import FRICTION_DIST
 from .features import world_feature
-from .friction_kernels import BALL_SIDE, contact_update_k
+from .friction_kernels import BALL_SIDE, contact_update_k, core_row, put_update, vec3
 
 
 def kernel_side(core):
@@ -56,7 +60,7 @@ def _lever_field(at0: int, at1: int, doc: str):
         c = b + at1
         return [None if cp.core0.physical_unmoveable else (m[a], m[a + 1], m[a + 2]),
                 None if cp.core1.physical_unmoveable else (m[c], m[c + 1], m[c + 2])]
-    return property(get, doc=doc + " (the last update's: ContactPoint.updated writes it)")
+    return property(get, doc=doc + " (the last update's: friction_kernels.put_update writes it)")
 
 
 def _last_n_field():
@@ -160,27 +164,8 @@ class ContactPoint:
 
     def update(self, now: float) -> None:
         """5.3 recalc_friction_s_vals at the cores' m_world_f_core_last_psi
-        (the arithmetic: friction_kernels.contact_update_k)."""
-        m, b = locate(self)
-        check = m[b + RECHECK] != 0.0 or self.side0.shape.is_ball
-        m[b + RECHECK] = 0.0
-        k0, d0 = self.side_data(0)
-        k1, d1 = self.side_data(1)
-        at = b + LAST_N                 # (zero while there is none)
-        (gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) = contact_update_k(
-            k0, d0, k1, d1, check, k0 == 1 and k1 == 1 and m[b + NO_LAST_N] == 0.0, (m[at], m[at + 1], m[at + 2]),
-            m[b + X0], m[b + X1], *kernel_side(self.core0), *kernel_side(self.core1),
-            (m[b + SPAN], m[b + SPAN + 1]), now - m[b + LAST_TIME])
-        self.updated(now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span)
-
-    def updated(self, now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span) -> None:
-        """5.3's results into the point's row, one block (update, and the
-        resting-contact kernel's object path): r0, r1 the sides' r_cs, c0, c1
-        their r x n (zero for a fixed side); n is last_n from now on, the
-        impact data (impacts_while_system, test_fresh) cleared."""
-        m, b = locate(self, SPAN)
-        m[b:b + FRESH + 1 - SPAN] = array("d", (span[0], span[1], now, gap, *n, *p, *t0, *t1, *r0, *r1, *c0, *c1,
-                                                inv_vm, broken, *n, 0.0, 0.0, 0.0))
+        (:func:`update_points` of this point)."""
+        update_points([self], now)
 
     def side_data(self, i: int):
         """Side i's feature for the kernels: its kind (0 P, 1 K, 2 F, 3 ball) and
@@ -237,3 +222,57 @@ class ContactPoint:
         else:
             vm = vms[0]
         self.inv_virt_mass_no_dir = f32(1.0 / vm)
+
+
+def update_points(cps, now: float) -> None:
+    """5.3 recalc_friction_s_vals of each of the points ``cps`` at the cores'
+    m_world_f_core_last_psi, in one pass over their rows (update_rows_k):
+    the sides' features from side_data, the rest from the tables."""
+    n = len(cps)
+    if n == 0:
+        return
+    D = np.empty((n, 26))
+    C = np.empty((n, 3), dtype=np.int64)
+    for q, cp in enumerate(cps):
+        locate(cp)                      # (a deleted point fails here)
+        k0, (a, b, c, d) = cp.side_data(0)
+        k1, (e, f, g, h) = cp.side_data(1)
+        D[q] = (k0, *a, *b, *c, *d, k1, *e, *f, *g, *h)
+        C[q] = (_body_row(cp.core0), _body_row(cp.core1), cp.side0.shape.is_ball)
+    table = cps[0]._contacts
+    update_rows_k(cps[0].core0._bodies.rows, table.rows, table.slots(cps), C, D, now)
+
+
+def _body_row(core) -> int:
+    """A movable core's row of the body table, -1 for a fixed one."""
+    if core.physical_unmoveable:
+        return -1
+    locate_core(core)                   # (a deleted core fails here)
+    return core.row
+
+
+@kernel
+def update_rows_k(S, P, slots, C, D, t):
+    """5.3 recalc_friction_s_vals (ContactPoint.update) of the points at rows
+    ``slots`` of the contact table P, at time t: per point, C its sides'
+    rows of the body table S (-1: a fixed side) and 1 if side 0 is a ball,
+    D its two sides as ContactPoint.side_data packs them (kind and four
+    points each); the results into the point's row (put_update), its
+    recheck off."""
+    for q in range(slots.shape[0]):
+        c = slots[q]
+        check = P[c, RECHECK] != 0.0 or C[q, 2] != 0
+        P[c, RECHECK] = 0.0
+        k0 = int(D[q, 0])
+        k1 = int(D[q, 13])
+        mov0 = C[q, 0] >= 0
+        mov1 = C[q, 1] >= 0
+        R0, pos0, v0, w0, ii0, im0 = core_row(S, C[q, 0] if mov0 else 0)
+        R1, pos1, v1, w1, ii1, im1 = core_row(S, C[q, 1] if mov1 else 0)
+        gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span = contact_update_k(
+            k0, (vec3(D, q, 1), vec3(D, q, 4), vec3(D, q, 7), vec3(D, q, 10)), k1,
+            (vec3(D, q, 14), vec3(D, q, 17), vec3(D, q, 20), vec3(D, q, 23)), check,
+            k0 == 1 and k1 == 1 and P[c, NO_LAST_N] == 0.0, vec3(P, c, LAST_N),      # (zero while there is none)
+            P[c, X0], P[c, X1], mov0, R0, pos0, v0, w0, ii0, im0, mov1, R1, pos1, v1, w1, ii1, im1,
+            (P[c, SPAN], P[c, SPAN + 1]), t - P[c, LAST_TIME])
+        put_update(P, c, t, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span)

@@ -26,8 +26,8 @@ from .constants import (
     P_FLOAT_RES,
 )
 from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
-                            LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, RECHECK, ROT_SPEED,
-                            RXN, SIDE1, SPAN, SPEED, T0, T1, X0, X1)
+                            LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK,
+                            ROT_SPEED, RXN, RXN1, SIDE1, SPAN, SPEED, T0, T1, X0, X1)
 from .feature_kernels import edge_edge, point_edge, point_face, point_point, unit_k, vert
 from .lcp import gauss_solve_k, lcp_k
 
@@ -212,7 +212,7 @@ def single_normal_k(gap, inv_vm, n, dt, mov0, R0, v0, w0, ii0, im0, r0, c0, mov1
 
 
 @kernel(inline=True)
-def _core_row(S, k):
+def core_row(S, k):
     """A core's R, position, speed, rotation speed, inverse inertia and mass
     from row k of the body table."""
     R = (S[k, M_R], S[k, M_R + 1], S[k, M_R + 2], S[k, M_R + 3], S[k, M_R + 4], S[k, M_R + 5], S[k, M_R + 6],
@@ -223,8 +223,34 @@ def _core_row(S, k):
 
 
 @kernel(inline=True)
-def _vec(P, c, at):
+def vec3(P, c, at):
     return P[c, at], P[c, at + 1], P[c, at + 2]
+
+
+@kernel(inline=True)
+def put_update(P, c, t, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span):
+    """contact_update_k's results at time t into row c of the contact table P:
+    the block of 5.3's results (n is last_n from now on, the
+    impact data cleared)."""
+    P[c, GAP] = gap
+    for i in range(3):
+        P[c, NORMAL + i] = n[i]
+        P[c, LAST_N + i] = n[i]
+        P[c, POINT + i] = p[i]
+        P[c, T0 + i] = t0[i]
+        P[c, T1 + i] = t1[i]
+        P[c, R_CS + i] = r0[i]
+        P[c, R_CS1 + i] = r1[i]
+        P[c, RXN + i] = c0[i]
+        P[c, RXN1 + i] = c1[i]
+    P[c, NO_LAST_N] = 0.0
+    P[c, INV_VM] = inv_vm
+    P[c, BROKEN] = 1.0 if broken else 0.0
+    P[c, SPAN] = span[0]
+    P[c, SPAN + 1] = span[1]
+    P[c, LAST_TIME] = t
+    P[c, IMPACTS] = 0.0
+    P[c, FRESH] = 0.0
 
 
 @kernel
@@ -233,34 +259,19 @@ def point_update_row(S, k, P, c, t):
     contact table P, whose side 0 is the ball of row k of the body table S
     and side 1 a fixed body (its feature in the row's SIDE1 columns):
     ContactPoint.update (a ball: the validity test every update) and the
-    fields ContactPoint.updated writes, into the point's row."""
-    R, pos, v, w, ii, im = _core_row(S, k)
+    fields put_update writes, into the point's row, last_gap_len
+    the gap."""
+    R, pos, v, w, ii, im = core_row(S, k)
     a = SIDE1
     zero = (0.0, 0.0, 0.0)
-    gap, n, p, t0, t1, r, _, rxn, _, inv_vm, broken, span = contact_update_k(
+    gap, n, p, t0, t1, r, r1, rxn, c1, inv_vm, broken, span = contact_update_k(
         BALL_SIDE, (pos, zero, zero, zero), int(P[c, a]),
-        (_vec(P, c, a + 1), _vec(P, c, a + 4), _vec(P, c, a + 7), _vec(P, c, a + 10)), True, False, zero,
+        (vec3(P, c, a + 1), vec3(P, c, a + 4), vec3(P, c, a + 7), vec3(P, c, a + 10)), True, False, zero,
         P[c, X0], P[c, X1], True, R, pos, v, w, ii, im, False, R, pos, zero, zero, zero, 0.0,
         (P[c, SPAN], P[c, SPAN + 1]), t - P[c, LAST_TIME])
-    P[c, GAP] = gap
+    put_update(P, c, t, gap, n, p, t0, t1, r, r1, rxn, c1, inv_vm, broken, span)
     P[c, LAST_GAP] = gap
-    for i in range(3):
-        P[c, NORMAL + i] = n[i]
-        P[c, LAST_N + i] = n[i]
-        P[c, POINT + i] = p[i]
-        P[c, T0 + i] = t0[i]
-        P[c, T1 + i] = t1[i]
-        P[c, R_CS + i] = r[i]
-        P[c, RXN + i] = rxn[i]
-    P[c, NO_LAST_N] = 0.0
-    P[c, INV_VM] = inv_vm
-    P[c, BROKEN] = 1.0 if broken else 0.0
-    P[c, SPAN] = span[0]
-    P[c, SPAN + 1] = span[1]
-    P[c, LAST_TIME] = t
     P[c, RECHECK] = 0.0
-    P[c, IMPACTS] = 0.0
-    P[c, FRESH] = 0.0
 
 
 @kernel
@@ -271,17 +282,17 @@ def point_friction_row(S, k, P, c, dt):
     (single_normal_k), on the core's row and the point's. Returns whether
     5.9 deletes the point (its gap past MAX_DISTANCE_FOR_FRICTION, or
     broken)."""
-    R, pos, v, w, ii, im = _core_row(S, k)
+    R, pos, v, w, ii, im = core_row(S, k)
     zero = (0.0, 0.0, 0.0)
     N = P[c, PRESSURE]
     mu = P[c, MU]
-    r = _vec(P, c, R_CS)
+    r = vec3(P, c, R_CS)
     (sa, sb), clipped, v, w, _, _, _ = tangential_k(
-        (P[c, SPAN], P[c, SPAN + 1]), N * mu * P[c, INV_VM_NO_DIR] * dt * dt, N, mu, dt, _vec(P, c, T0),
-        _vec(P, c, T1), _vec(P, c, POINT), True, R, pos, v, w, ii, im, False, R, pos, zero, zero, zero, 0.0, r, zero)
+        (P[c, SPAN], P[c, SPAN + 1]), N * mu * P[c, INV_VM_NO_DIR] * dt * dt, N, mu, dt, vec3(P, c, T0),
+        vec3(P, c, T1), vec3(P, c, POINT), True, R, pos, v, w, ii, im, False, R, pos, zero, zero, zero, 0.0, r, zero)
     gap = P[c, GAP]
-    N, v, w, _, _ = single_normal_k(gap, P[c, INV_VM], _vec(P, c, NORMAL), dt, True, R, v, w, ii, im, r,
-                                    _vec(P, c, RXN), False, R, zero, zero, zero, 0.0, zero, zero)
+    N, v, w, _, _ = single_normal_k(gap, P[c, INV_VM], vec3(P, c, NORMAL), dt, True, R, v, w, ii, im, r,
+                                    vec3(P, c, RXN), False, R, zero, zero, zero, 0.0, zero, zero)
     for i in range(3):
         S[k, SPEED + i] = v[i]
         S[k, ROT_SPEED + i] = w[i]

@@ -133,7 +133,7 @@ def system_inputs_k(P, slots, X, edges, now, F):
 
 @kernel
 def system_results_k(P, slots, O, MOV, I, now):
-    """ContactPoint.updated's fields of a several-point system's update (its
+    """The fields put_update writes of a several-point system's update (its
     rows O, friction_kernels.contact_update_system_k) into the points' rows
     of the contact table P, recheck off and last_gap_len the gap; a fixed
     side's levers zero."""

@@ -13,14 +13,14 @@ import numpy as np
 from .. import umath
 from ..fp import f32v
 from ..state import layout
+from ..state.bodies import locate
 from ..states import STATE_BETWEEN_PSIS
-from ..umath import ZERO
 from .constants import MAXIMUM_SYSTEM_PUSH_NUMBER
+from .contact_point import update_points
 from .impact_kernels import (
-    ADDON, BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, FRESH, IMPACTS, KNOWN,
-    LOOP_AFTER_IMPACT, LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, REACHED, ROT_SPEED,
-    ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, SYSTEM_IMPACTS, TEMP_UNMOVABLE, impact_of_point_k,
-    impact_system_loop_k, rescue_addon_k, surface_turn_k,
+    BALL0, BALL1, CHANGED, CORE0, CORE1, CORE_FLOATS, CORE_INTS, COUNTED, FIXED, IMPACTS, KNOWN, LOOP_AFTER_IMPACT,
+    LOOP_UNKNOWN_CORE, POINT_FLOATS, POINT_INTS, PUSHED, PUSHED_AGAIN, ROT_SPEED_CHANGE, SPEED, TEMP_UNMOVABLE,
+    core_in_k, impact_of_point_k, impact_system_loop_k, points_in_k, points_out_k, rescue_addon_k, surface_turn_k,
 )
 
 
@@ -84,6 +84,7 @@ class Rows:
     def __init__(self, env):
         self.psi = env.psi_count
         self.table = env.contacts
+        self.bodies = env.bodies
         self.points = []
         self.cores = []
         self.row_of = {}
@@ -97,22 +98,18 @@ class Rows:
         return self.CF[:n], self.CI[:n], self.PF[:m], self.PI[:m]
 
     def add_points(self, points) -> None:
-        m = len(self.points) + len(points)
+        m0 = len(self.points)
+        m = m0 + len(points)
         if m > len(self.PF):
             self.PF = _grown(self.PF, m)
             self.PI = _grown(self.PI, m)
-        PF, PI = self.PF, self.PI
-        for k, cp in enumerate(points, len(self.points)):
+        PI = self.PI
+        for k, cp in enumerate(points, m0):
             PI[k, CORE0] = self.row(cp.core0)
             PI[k, CORE1] = self.row(cp.core1)
             PI[k, BALL0] = cp.side0.shape.is_ball
             PI[k, BALL1] = cp.side1.shape.is_ball
-            PI[k, FRESH] = cp.test_fresh
-            PI[k, SYSTEM_IMPACTS] = cp.impacts_while_system
-            r0, r1 = cp.r_cs
-            x0, x1 = cp.rxn
-            PF[k] = (*cp.n, cp.gap, *(r0 or ZERO), *(r1 or ZERO), *(x0 or ZERO), *(x1 or ZERO),
-                     cp.real_friction_factor, cp.elasticity, cp.reached, cp.addon)
+        points_in_k(self.table.rows, self.table.slots(points), self.CI, self.PF, PI, m0)
         self.points.extend(points)
 
     def row(self, core) -> int:
@@ -131,14 +128,14 @@ class Rows:
         """The core's row from the core (after Python changed it)."""
         c = self.row_of[core]
         CI = self.CI
-        CI[c, FIXED] = core.physical_unmoveable
+        fixed = core.physical_unmoveable
+        CI[c, FIXED] = fixed
         CI[c, TEMP_UNMOVABLE] = temporarily_unmovable(core)
         CI[c, IMPACTS] = impacts_this_psi(core)
         CI[c, COUNTED] = core.impact_count_psi == self.psi
-        if not core.physical_unmoveable:
-            self.CF[c] = (*core.speed, *core.rot_speed, *core.speed_change, *core.rot_speed_change,
-                          *core.m_world_f_core_last_psi[0], core.inv_mass, *core.inv_rot_inertia,
-                          core.upper_limit_radius, surface_turn_k(core.rot_speed, core.upper_limit_radius))
+        if not fixed:
+            locate(core)                    # (a deleted core fails here)
+            core_in_k(self.bodies.rows, core.row, self.CF, c)
 
     def mark(self, core, flag: int) -> None:
         """KNOWN or PUSHED for the core, if it has a row."""
@@ -147,14 +144,13 @@ class Rows:
             self.CI[c, flag] = 1
 
     def put_back_cores(self) -> None:
-        """The changed cores' velocities and impact counts (4.7)."""
+        """The changed cores' velocities and pending changes (their motion
+        block of the body table) and impact counts (4.7)."""
+        S = self.bodies.rows
         for c in np.flatnonzero(self.CI[:len(self.cores), CHANGED]).tolist():
             core = self.cores[c]
-            f = self.CF[c].tolist()
-            core.speed = tuple(f[SPEED:SPEED + 3])
-            core.rot_speed = tuple(f[ROT_SPEED:ROT_SPEED + 3])
-            core.speed_change = tuple(f[SPEED_CHANGE:SPEED_CHANGE + 3])
-            core.rot_speed_change = tuple(f[ROT_SPEED_CHANGE:ROT_SPEED_CHANGE + 3])
+            locate(core)
+            S[core.row, :layout.MOTION_END] = self.CF[c, SPEED:ROT_SPEED_CHANGE + 3]
             if self.CI[c, COUNTED]:
                 core.impact_count_psi = self.psi
                 core.impacts_since_last_psi = int(self.CI[c, IMPACTS])
@@ -166,13 +162,8 @@ class Rows:
         during the loop (an anomaly handler, a remeasured pair) is skipped:
         its row is no longer its own."""
         m = len(self.points)
-        alive = np.fromiter([cp.alive for cp in self.points], dtype=np.bool_, count=m)
-        rows = self.table.slots(self.points)[alive]
-        C = self.table.rows
-        C[rows, layout.FRESH] = self.PI[:m][alive, FRESH] != 0
-        C[rows, layout.IMPACTS] = self.PI[:m][alive, SYSTEM_IMPACTS]
-        C[rows, layout.REACHED] = self.PF[:m][alive, REACHED]
-        C[rows, layout.ADDON] = self.PF[:m][alive, ADDON]
+        slots = np.fromiter([cp.row if cp.alive else -1 for cp in self.points], dtype=np.int64, count=m)
+        points_out_k(self.table.rows, slots, self.PF[:m], self.PI[:m])
         again = np.flatnonzero(self.CI[:len(self.cores), PUSHED_AGAIN]).tolist()
         if again and fs is not None:
             mine = set(self.points)
@@ -266,11 +257,11 @@ class ImpactSystem:
         self.pairs = []
         self.loops = 0
 
-    def remeasure(self, pair) -> None:
-        """Update the pair's contact points at t; delete the broken ones."""
-        for cp in list(pair.contacts):
-            cp.update(self.t)
-            if cp.broken:
+    def remeasure(self, cps) -> None:
+        """Update the contact points at t (5.3, in one pass), then delete the broken ones."""
+        update_points(cps, self.t)
+        for cp in cps:
+            if cp.alive and cp.broken:
                 self.collision.delete_contact(cp)
 
     def add_pushed(self, core, except_pair) -> None:
@@ -280,10 +271,10 @@ class ImpactSystem:
         if self.fs is None or not self.fs.has_core(core):
             return
         # the system's pairs of the core, in the system's order
-        for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made):
-            if pair is except_pair or pair in self.pairs:
-                continue
-            self.remeasure(pair)
+        pairs = [pair for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made)
+                 if pair is not except_pair and pair not in self.pairs]
+        self.remeasure([cp for pair in pairs for cp in pair.contacts])
+        for pair in pairs:
             if pair.contacts:
                 self.pairs.insert(0, pair)
 
@@ -296,11 +287,7 @@ class ImpactSystem:
             self.add_pushed(core, start_pair)
         if start_pair is not None:
             self.pairs.insert(0, start_pair)
-            for cp in list(start_pair.contacts):
-                if cp is not start_cp:
-                    cp.update(self.t)
-                    if cp.broken:
-                        self.collision.delete_contact(cp)
+            self.remeasure([cp for cp in start_pair.contacts if cp is not start_cp])
         env = self.env
         limits = _limits(env)
         rows = Rows(env)

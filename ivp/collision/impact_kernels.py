@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 from ..jit import kernel
+from ..state import layout as L
 from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR
 from ..kmath import f32_k, f32v_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot
 from ..umath import IDENTITY_R, ZERO
@@ -227,6 +228,67 @@ def surface_turn_k(w, upper_limit_radius):
     a2 = min(vdot(w, w) / (COLL_DETECT_MIN_INV_TIME * COLL_DETECT_MIN_INV_TIME),
              ROT_MAX_UNCERTAINTY * ROT_MAX_UNCERTAINTY)
     return (1.0 - math.cos(math.sqrt(a2))) * upper_limit_radius
+
+
+@kernel
+def core_in_k(S, row, CF, c):
+    """ImpactSystem's floats of a movable core (Rows.refresh) from its row
+    of the body table S into row c of CF: the speeds and pending changes
+    (the motion block), R, the inverse mass and inertia, upper_limit_radius
+    and its surface_turn_k."""
+    for j in range(L.MOTION_END):
+        CF[c, SPEED + j] = S[row, L.SPEED + j]
+    for j in range(9):
+        CF[c, ROT + j] = S[row, L.M_R + j]
+    CF[c, INV_MASS] = S[row, L.INV_M]
+    for j in range(3):
+        CF[c, INV_ROT_INERTIA + j] = S[row, L.INV_I + j]
+    CF[c, UPPER_LIMIT_RADIUS] = S[row, L.RADIUS]
+    CF[c, SURFACE_TURN] = surface_turn_k((S[row, L.ROT_SPEED], S[row, L.ROT_SPEED + 1], S[row, L.ROT_SPEED + 2]),
+                                         S[row, L.RADIUS])
+
+
+@kernel
+def points_in_k(P, slots, CI, PF, PI, at):
+    """ImpactSystem's rows at, at + 1, ... of PF and PI (their cores' rows
+    and ball flags already in PI) from the points' rows ``slots`` of the
+    contact table P: n, gap, both sides' r_cs and r x n (zero for a fixed
+    side), mu, e, distance_reached_in_time, rescue_speed_addon, the test's
+    freshness and impacts_while_system."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        i = at + q
+        fixed0 = CI[PI[i, CORE0], FIXED] != 0
+        fixed1 = CI[PI[i, CORE1], FIXED] != 0
+        for j in range(3):
+            PF[i, NORMAL + j] = P[k, L.NORMAL + j]
+            PF[i, LEVER0 + j] = 0.0 if fixed0 else P[k, L.R_CS + j]
+            PF[i, LEVER1 + j] = 0.0 if fixed1 else P[k, L.R_CS1 + j]
+            PF[i, RXN0 + j] = 0.0 if fixed0 else P[k, L.RXN + j]
+            PF[i, RXN1 + j] = 0.0 if fixed1 else P[k, L.RXN1 + j]
+        PF[i, GAP] = P[k, L.GAP]
+        PF[i, MU] = P[k, L.MU]
+        PF[i, E] = P[k, L.ELASTICITY]
+        PF[i, REACHED] = P[k, L.REACHED]
+        PF[i, ADDON] = P[k, L.ADDON]
+        PI[i, FRESH] = 1 if P[k, L.FRESH] != 0.0 else 0
+        PI[i, SYSTEM_IMPACTS] = int(P[k, L.IMPACTS])
+
+
+@kernel
+def points_out_k(P, slots, PF, PI):
+    """What the loop changed of the points (their test, impacts_while_system,
+    distance_reached_in_time and rescue_speed_addon) into their rows
+    ``slots`` of the contact table P; a slot -1 (a point deleted during the
+    loop) is skipped."""
+    for q in range(slots.shape[0]):
+        k = slots[q]
+        if k < 0:
+            continue
+        P[k, L.FRESH] = 1.0 if PI[q, FRESH] != 0 else 0.0
+        P[k, L.IMPACTS] = PI[q, SYSTEM_IMPACTS]
+        P[k, L.REACHED] = PF[q, REACHED]
+        P[k, L.ADDON] = PF[q, ADDON]
 
 
 @kernel(inline=True)

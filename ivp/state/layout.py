@@ -21,7 +21,7 @@ WIDTH = 86
 # fields of the point and of its last update (5.3's "info"). SIDE1: side 1's kind
 # and four points (ContactPoint.side_data) when side 1 is fixed (the resting pass
 # reads them); X0, X1: the objects' extra_radius; then from SPAN to FRESH the
-# block ContactPoint.updated writes at once; R_CS, RXN side 0's levers, R_CS1,
+# block friction_kernels.put_update writes at once; R_CS, RXN side 0's levers, R_CS1,
 # RXN1 side 1's (zero for a fixed side); NO_LAST_N: last_n is None
 SIDE1, X0, X1 = 0, 13, 14
 PRESSURE, MU, INV_VM_NO_DIR, ELASTICITY = 15, 16, 17, 18
