@@ -75,7 +75,8 @@ ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster 
 ROCK_RISE = 1.0              # ... while the way ahead rises more than this above it (no rocking on the flat)
 ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the kind's climb (Steering.rock:
                              # within BRAKE_DISTANCE, any rise) ...
-ROCK_SPEED = 20.0            # ... wanting this speed at least, either way
+ROCK_SPEED = 20.0            # ... wanting this speed at least, either way (and on a ride)
+RIDE_END = 1.0               # a ride is done this near its end
 TURN_COS = 0.7               # a route turning more than 45 degrees from the ball's way ...
 TURN_SPEED = 2.0             # ... is reached no faster than this plus what the kind's push brakes on the way there
 TURN_SPAN = 4.0              # a stretch of the route this long gives its way (a node's step aside is no turn)
@@ -395,6 +396,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     Blockers: falling stones and gates."""
     m = manager_of(ctx, create=False)
     floors = entity_triangles(_members(ctx, FLOOR_GROUPS))
+    rails = np.arange(len(floors)) >= len(entity_triangles(_members(ctx, FLOOR_GROUPS[:1])))
     stones = _stone_drops(ctx, floors)
     moved = {n for st, crate, _ in stones for n in (st.body, crate.name)}
     modules = [e for bodies in level.sector_bodies.values() for e in bodies
@@ -410,9 +412,10 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    walk = WalkMap(np.concatenate([floors, entity_triangles(modules, poses)] + [t for _, _, t in stones]), fans, pads,
+    bodies = np.concatenate([entity_triangles(modules, poses)] + [t for _, _, t in stones])
+    walk = WalkMap(np.concatenate([floors, bodies]), fans, pads,
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
-                   flown)
+                   flown, np.r_[rails, np.zeros(len(bodies), bool)])
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     heights = FloorHeights(floors) if len(floors) else None
     for name, (u, settled, travel) in (gates or {}).items():
@@ -470,6 +473,7 @@ class Pilot:
         self.heights = FloorHeights(floors) if len(floors) else None
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
+        self.riding = None                       # (start, end) of the map's ride the ball is on
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
@@ -509,7 +513,7 @@ class Pilot:
         rng.set_seed(seed)
         del self.keys[frame:]
         self.level = level_behavior(self.ctx)
-        self.pushing = self.current_route = self.jumping = None
+        self.pushing = self.current_route = self.jumping = self.riding = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -595,6 +599,10 @@ class Pilot:
             if self._airborne(ball):
                 return self.fly(ball, kind)
             self.jumping = None
+        if self.riding is not None:
+            keys = self.ride(ball)
+            if keys is not None:
+                return keys
         if self.pushing is None:
             task = self.push_task(ball, kind) if self.blockers else None
             if task is None:
@@ -643,6 +651,10 @@ class Pilot:
         if turn is not None:                     # a transformer ahead: onto its pad, not past it
             path = path[:turn + 1]
         points = [route.point(s) for s in path]
+        n = len(self.map.points)
+        if len(path) > 1 and (path[0] % n, path[1] % n) in self.map.rides:
+            self.riding = (points[0], points[1])
+            return self.ride(ball) or frozenset()
         gone = _path_lengths(points)
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
@@ -667,8 +679,9 @@ class Pilot:
         speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
-        jump = next(((a, b) for a, b in zip(points, points[1:])
-                     if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH), None)
+        jump = next(((a, b) for a, b, s, t in zip(points, points[1:], path, path[1:])
+                     if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH
+                     and (s % n, t % n) not in self.map.rides), None)
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
@@ -720,6 +733,22 @@ class Pilot:
             if length > 1e-9 and float(step @ v) < TURN_COS * length * fast:
                 return TURN_SPEED + math.sqrt(2.0 * brake * g) if i else math.inf
         return math.inf
+
+    def ride(self, ball):
+        """The keys on a ride of the map (over a valley on the speed of the
+        fall before the rise): full push toward its end until the ball is
+        within RIDE_END of it or past it; None once it is, or when the ball
+        rolls back (the ride failed: the route steers again)."""
+        start, end = self.riding
+        u = _flat(end - start)
+        length = float(np.linalg.norm(u))
+        u /= length or 1.0
+        p = np.asarray(ball.get_position(), float)
+        if float(_flat(p - start) @ u) >= length - RIDE_END or float(self._velocity(ball) @ u) < -ROCK_BACK:
+            self.riding = None
+            return None
+        to = _flat(end - p)
+        return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * ROCK_SPEED)
 
     def _airborne(self, ball) -> bool:
         """Is the ball more than AIRBORNE above the floor under it (or over none)?"""

@@ -25,10 +25,11 @@ off their end.
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any),
-or onto a steeper stretch (up to ``STEEPEST``) no higher than
+or onto a steeper stretch (up to ``STEEPEST``) no higher than its
 ``MOMENTUM_RISE``, which its speed or rocking takes it up (level 01's
-basin, left as a stone ball; level 02's wooden humps; the steering rocks
-the ball: ``Steering.rock``).
+basin, left as a stone ball; the steering rocks the ball:
+``Steering.rock``); a taller one only on a ride, from the top of a face
+over a valley to the next top no higher (level 02's wooden humps).
 A node within the transformer radius of a pad turns the kind into the
 pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
@@ -74,21 +75,26 @@ WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (
 WALL_SIDE_PROBE = 1.5    # ... and by a wall's point this near the ball's centre
 OBSTACLE_RADIUS = 4.0    # a loose prop's centre: the nodes this near it ...
 OBSTACLE_COST = 30.0     # ... cost this much more to enter (the stone ball; a lighter push, more)
-MOMENTUM_RISE = 7.5      # a kind rolls up a stretch steeper than its push holds it on, no higher than this:
-                         # its speed, or rocking to and fro, takes it up (a stone ball at 12 units/s rises 7.5
-                         # up 0.7 per unit, its push helping, its damping braking; level 02's humps: 6.9)
+MOMENTUM_RISE = {"paper": 7.5, "wood": 7.5, "stone": 5.3}
+                         # a kind rolls up a stretch steeper than its push holds it on, no higher than this:
+                         # its speed, or rocking to and fro, takes it up (stone, measured: rocked from rest in
+                         # level 02's valley between the wooden humps its swings level off 5.4 up, 6.9 needed)
+RIDE_REACH = 40.0        # a ride: from a face's top over a valley to the next face's top at most this far ...
+RIDE_RISE = 0.5          # ... and at most this higher (level 02's humps: 13.0 to 13.1), on the fall's speed
+RIDE_TOP = 1.0           # a face's top: its nodes this near its highest
+RIDE_DIP = 15.0          # the valley between is at least 1 and at most this below the lower top
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
 def upward_triangles(triangles: np.ndarray):
-    """The triangles (n, 3, 3) whose normal points up (either winding), the
-    slope of each (rise per horizontal unit along its steepest line), and the
-    others (walls, sides)."""
+    """Which of the triangles (n, 3, 3) have a normal pointing up (either
+    winding), the slope of those (rise per horizontal unit along its steepest
+    line), and the others (walls, sides)."""
     n = np.cross(triangles[:, 1] - triangles[:, 0], triangles[:, 2] - triangles[:, 0])
     length = np.linalg.norm(n, axis=1)
     ok = length > 1e-12
     up = ok & (np.abs(n[:, 1]) >= UPWARD * np.where(ok, length, 1.0))
-    return triangles[up], np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1]), triangles[ok & ~up]
+    return up, np.hypot(n[up, 0], n[up, 2]) / np.abs(n[up, 1]), triangles[ok & ~up]
 
 
 def sample_triangles(triangles: np.ndarray, spacing: float = SPACING):
@@ -157,8 +163,10 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None):
-        """``triangles`` (n, 3, 3) of the floors in world axes; ``fans``:
+    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None, rails=None):
+        """``triangles`` (n, 3, 3) of the floors in world axes, ``rails`` which
+        of them are rails (a ball rests across two rails, or two floors' edges,
+        not a rail and a floor's edge; default: none); ``fans``:
         (foot, top) points of each lift's column axis; ``pads``: (position,
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default ``CLIMB``, at most ``STEEPEST``); ``gravity`` its
@@ -167,12 +175,14 @@ class WalkMap:
         self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
         self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
-        tris, slopes, sides = upward_triangles(np.asarray(triangles, float).reshape(-1, 3, 3))
+        triangles = np.asarray(triangles, float).reshape(-1, 3, 3)
+        up, slopes, sides = upward_triangles(triangles)
         walls = sample_triangles(sides, WALL_SPACING)[0]
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
-        points, owner = sample_triangles(tris)
+        points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
         self.points, self.slope = points[keep], slopes[owner[keep]]
+        self.rail = (np.zeros(len(triangles), bool) if rails is None else np.asarray(rails, bool))[up][owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
@@ -200,9 +210,10 @@ class WalkMap:
 
     def _spans(self):
         """Midpoints of two edge nodes a ball can rest across (a rail pair, a
-        narrow gap): SPAN apart horizontally, level, with no node at the
-        midpoint; and the edge nodes of those pairs (the ball is between
-        them, never on one)."""
+        narrow gap): SPAN apart horizontally, level, both rails or neither
+        (level 02's humps' edge and the rail beside them: no pair), with no
+        node at the midpoint; and the edge nodes of those pairs (the ball is
+        between them, never on one)."""
         edge = np.flatnonzero(self.empty_sides > 0)
         if len(edge) < 2:
             return np.zeros((0, 3)), edge
@@ -211,7 +222,8 @@ class WalkMap:
         a, b = p[pairs[:, 0]], p[pairs[:, 1]]
         flat = np.hypot(a[:, 0] - b[:, 0], a[:, 2] - b[:, 2])
         mid = (a + b) * 0.5
-        ok = (flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
+        ok = ((flat >= SPAN[0]) & (np.abs(a[:, 1] - b[:, 1]) <= 0.5)
+              & (self.rail[edge[pairs[:, 0]]] == self.rail[edge[pairs[:, 1]]]))
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
         ok &= ~np.isfinite(d)
         mid = mid[ok]
@@ -306,24 +318,30 @@ class WalkMap:
         return axes
 
     def _along_rails(self, a, b) -> np.ndarray:
-        """For links a - b: False for one from a rail pair to a node off it
-        (neither span nor paired): from a rail's edge, or from between the
-        rails more than 15 degrees off their way (a ball between rails leaves
-        them at their ends, not over one: level 02's stone ball stuck beside
-        the end of its wooden humps)."""
+        """For links a -> b: False for one between a rail pair and a node off
+        it (neither span nor paired): from or onto a rail's edge, or from
+        between the rails more than 15 degrees off their way (a ball between
+        rails leaves them at their ends, not over one: level 02's stone ball
+        stuck beside the end of its wooden humps); onto the midpoints over a
+        rail from a floor no lower than the rails' tops, the ball rolls (level
+        02's valley beside ``A03_Rail_02``, level with its rails)."""
         rail = self.span | self.paired
         axes = self._rail_axes()
         one = rail[a] != rail[b]
         r = np.where(rail[a], a, b)
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
         along = np.abs((d * axes[r]).sum(axis=1))
-        return ~one | (~self.paired[r] & (along >= RAIL_END * np.linalg.norm(d, axis=1)))
+        onto = ~rail[a] & self.span[b] & (self.points[a, 1] >= self.points[b, 1] - 0.2)
+        across = self.span[a] & rail[b] & (np.abs((d * axes[a]).sum(axis=1))
+                                            < np.where(self.paired[b], RAIL_END, SPAN_END) * np.linalg.norm(d, axis=1))
+        return (~one | (~self.paired[r] & (along >= RAIL_END * np.linalg.norm(d, axis=1))) | onto) & ~across
 
-    def _steep_height(self, a, b, limit: float) -> np.ndarray:
-        """Per node steeper than ``limit``: the height of the stretch of such
-        nodes it is on (linked by the links a -> b); 0 for the others. A
-        rail's faces are no stretch (a tube's facets: level 02's rail along
-        its humps joined them all into one 12.6 high)."""
+    def _stretches(self, a, b, limit: float):
+        """Per node steeper than ``limit``: the highest and the lowest node of
+        the stretch of such nodes it is on (linked by the links a -> b);
+        -inf and inf for the others. A rail's faces are no stretch (a tube's
+        facets: level 02's rail along its humps joined them all into one 12.6
+        high)."""
         steep = (self.slope > limit) & ~self.paired & ~self.span
         both = steep[a] & steep[b]
         n = len(self.points)
@@ -333,7 +351,49 @@ class WalkMap:
         top, bottom = np.full(n, -np.inf), np.full(n, np.inf)
         np.maximum.at(top, label[steep], y[steep])
         np.minimum.at(bottom, label[steep], y[steep])
-        return np.where(steep, top[label] - bottom[label], 0.0)
+        return np.where(steep, top[label], -np.inf), np.where(steep, bottom[label], np.inf)
+
+    def _steep_height(self, a, b, limit: float) -> np.ndarray:
+        """Per node steeper than ``limit``: the height of its stretch (_stretches); 0 for the others."""
+        top, bottom = self._stretches(a, b, limit)
+        return np.where(np.isfinite(top), top - bottom, 0.0)
+
+    def _rides(self, a, b):
+        """(from, to) of the rides (both ways): from a node at the top of a
+        face steeper than the weakest push holds a ball on and higher than the
+        lowest MOMENTUM_RISE (within RIDE_TOP of its stretch's highest; links
+        a -> b) straight over a valley to the top of another such face more
+        than REACH and at most RIDE_REACH away, at most RIDE_RISE higher, the floor under the whole way (a node within
+        EDGE_FIND of every point of it, none above the higher top) and the
+        valley 1 to RIDE_DIP below the lower top: the ball takes the rise on
+        the speed of the fall before it, its push on (level 02's wooden humps,
+        ridden from their south end)."""
+        p = self.points
+        top, bottom = self._stretches(a, b, min(self.climb.get(k, CLIMB) for k in KIND_NAMES))
+        tall = top - bottom > min(MOMENTUM_RISE.values())
+        tops = np.flatnonzero(tall & (p[:, 1] >= top - RIDE_TOP))
+        none = np.zeros(0, int)
+        pairs = (cKDTree(p[tops][:, (0, 2)]).query_pairs(RIDE_REACH, output_type="ndarray") if len(tops) > 1
+                 else np.zeros((0, 2), int))
+        ra, rb = tops[pairs[:, 0]], tops[pairs[:, 1]]
+        flat = np.hypot(p[ra, 0] - p[rb, 0], p[ra, 2] - p[rb, 2])
+        keep = (flat > REACH) & (np.abs(p[ra, 1] - p[rb, 1]) <= RIDE_RISE)
+        ra, rb = ra[keep], rb[keep]
+        if not len(ra):
+            return none, none
+        high, low = np.maximum(p[ra, 1], p[rb, 1]), np.minimum(p[ra, 1], p[rb, 1])
+        ok, dip = np.ones(len(ra), bool), np.full(len(ra), np.inf)
+        flat_tree = cKDTree(p[:, (0, 2)])
+        for t in np.linspace(0.0, 1.0, int(math.ceil(RIDE_REACH / MERGE)) + 1)[1:-1]:
+            q = p[ra][:, (0, 2)] * (1.0 - t) + p[rb][:, (0, 2)] * t
+            d, i = flat_tree.query(q, k=4, distance_upper_bound=EDGE_FIND)
+            found = np.isfinite(d)
+            y = np.where(found, p[np.minimum(i, len(p) - 1), 1], np.nan)
+            off = found & ((y > high[:, None] + 0.15) | (y < low[:, None] - RIDE_DIP))
+            ok &= found.any(axis=1) & ~off.any(axis=1)
+            dip = np.minimum(dip, np.nanmin(np.where(found, y, np.inf), axis=1))
+        ok &= dip <= low - 1.0
+        return np.r_[ra[ok], rb[ok]], np.r_[rb[ok], ra[ok]]
 
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
@@ -347,28 +407,34 @@ class WalkMap:
                | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
               & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
               & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
-        a, b, flat = a[ok], b[ok], flat[ok]
-        ok = ~self._walled(a, b) & self._along_rails(a, b)
+        a, b = a[ok], b[ok]
+        ok = ~self._walled(a, b)
+        a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
+        ok = self._along_rails(a, b)
         drop_a, drop_b = self._drops()
-        dropped = np.r_[np.zeros(2 * int(ok.sum()), bool), np.ones(len(drop_a), bool)]
-        a, b = np.r_[a[ok], b[ok], drop_a], np.r_[b[ok], a[ok], drop_b]
+        dropped = np.r_[np.zeros(int(ok.sum()), bool), np.ones(len(drop_a), bool)]
+        a, b = np.r_[a[ok], drop_a], np.r_[b[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
         rise = p[b, 1] - p[a, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        ride_a, ride_b = self._rides(a[~dropped], b[~dropped])
+        self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist()))
+        ride_cost = np.linalg.norm(p[ride_a] - p[ride_b], axis=1)
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
-            rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE)
+            rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE[kind])
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)))
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
-            rows.append(k * n + a[up])
-            cols.append(to_kind[up] * n + b[up])
-            costs.append(length[up])
+            rows += [k * n + a[up], k * n + ride_a]
+            ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)
+            cols += [to_kind[up] * n + b[up], ride_kind * n + ride_b]
+            costs += [length[up], ride_cost]
         paper = KIND_NAMES.index("paper")
         for below, above in self.lifts:
             if len(below) and len(above):

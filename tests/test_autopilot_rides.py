@@ -1,0 +1,84 @@
+"""The autopilot's map rides a wave train and takes a rail pair from the
+floor beside it (issue 40 item 3; docs/levels.md "Autopilot"), as level
+02's sector 4 needs: its stone ball, stopped in a valley between the wooden
+humps (7.8 high, up to 0.83 per unit), cannot rock out of it; the level's
+way is sideways onto the rail pair beside the humps, level with the valley,
+round to the humps' high end, then over them on the speed of each fall.
+
+The written wave: y = 4 + 4 cos(2 pi z / 30) (a crest at z 0, 30, 60, 90,
+a valley 8 below at 15, 45, 75), slope 0.84 at most; it is steeper than
+the stone ball's push holds it on (0.319 per unit, sin a = 0.92 x 66 / (10
+x 20)) where |sin(2 pi z / 30)| > 0.319 / 0.84 = 0.38: a stretch 4 x 2 x
+cos(22.3 deg) = 7.4 high on each face, more than the 5.3 the stone's rocking
+takes it up (autopilot_map.MOMENTUM_RISE)."""
+
+import math
+from types import SimpleNamespace
+
+import numpy as np
+
+from behaviors.ballance.autopilot import climb
+from behaviors.ballance.autopilot_map import REACH, RIDE_RISE, WalkMap
+
+PHYSICS = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
+CLIMBS = {k: climb(k, PHYSICS) for k in ("paper", "wood", "stone")}
+
+
+def plate(x0, x1, z0, z1, y0, y1=None):
+    """Two triangles from (x0, z0) to (x1, z1), at y0 along z0 and y1 (default y0) along z1."""
+    y1 = y0 if y1 is None else y1
+    a, b, c, d = (x0, y0, z0), (x1, y0, z0), (x1, y1, z1), (x0, y1, z1)
+    return [(a, b, c), (a, c, d)]
+
+
+def wave(z0, z1, step=1.5):
+    """The wave's strips from z0 to z1, 12 wide."""
+    h = lambda z: 4.0 + 4.0 * math.cos(2.0 * math.pi * z / 30.0)
+    zs = np.arange(z0, z1 + 1e-9, step)
+    return [t for a, b in zip(zs, zs[1:]) for t in plate(-6, 6, a, b, h(a), h(b))]
+
+
+def cost(walk, route, floor_point, kind):
+    return route.cost[route.state(np.asarray(floor_point, float) + (0.0, 2.0, 0.0), kind)]
+
+
+def test_the_stone_ball_rides_the_humps_from_a_top_but_not_out_of_a_valley():
+    walk = WalkMap(plate(-6, 6, -20, 0, 8.0) + wave(0, 90) + plate(-6, 6, 90, 110, 8.0), climb=CLIMBS)
+    route = walk.route_to((0.0, 10.0, 105.0), 3.0)
+    assert cost(walk, route, (0, 0, 45), "stone") == math.inf        # 7.4 of steep face, 5.3 by rocking
+    assert math.isfinite(cost(walk, route, (0, 0, 45), "wood"))      # its push holds it on 0.84 (1.12)
+    assert math.isfinite(cost(walk, route, (0, 8, -10), "stone"))
+    n = len(walk.points)
+    path = route.ahead(route.state((0.0, 10.0, -10.0), "stone"), 500.0)
+    rides = [(walk.points[s % n], walk.points[t % n]) for s, t in zip(path, path[1:])
+             if (s % n, t % n) in walk.rides]
+    assert len(rides) >= 3                                            # over the valleys at 15, 45 and 75
+    for a, b in rides:
+        assert np.hypot(*(b - a)[[0, 2]]) > REACH and abs(b[1] - a[1]) <= RIDE_RISE
+        assert min(a[1], b[1]) >= 7.0 - 0.01                           # from a top to a top (RIDE_TOP 1)
+
+
+def test_a_ball_rolls_onto_a_rail_pair_from_a_floor_level_with_it_but_not_off_it_sideways():
+    """Rails at x +-1.875 (tops at y 0) from z 0 to 40 between two end floors;
+    a side floor (x -14..-3, tops at y 0, z 10..30) beside them, joined to
+    nothing else: from it the ball rolls over the near rail into the pair and
+    on to the far end; from the pair it never gets onto the side floor."""
+    rails = plate(-2.225, -1.525, 0, 40, 0.0) + plate(1.525, 2.225, 0, 40, 0.0)
+    ends = plate(-2, 2, -10, 0, 0.0) + plate(-2, 2, 40, 50, 0.0)
+    side = plate(-14, -3, 10, 30, 0.0)
+    tris = rails + ends + side
+    walk = WalkMap(tris, climb=CLIMBS, rails=[True] * len(rails) + [False] * (len(ends) + len(side)))
+    far = walk.route_to((0.0, 2.0, 45.0), 3.0)
+    assert math.isfinite(cost(walk, far, (-8, 0, 20), "wood"))
+    beside = walk.route_to((-8.0, 2.0, 20.0), 3.0)
+    assert cost(walk, beside, (0, 0, -5), "wood") == math.inf
+
+
+def test_no_midpoint_between_a_rail_and_a_floors_edge():
+    """A rail 3 from a floor's edge (a ball rests across 2.5 to 4.4): a
+    midpoint between them without the rails told apart, none with."""
+    rail = plate(2.65, 3.35, 0, 20, 0.0)
+    floor = plate(-10, 0, 0, 20, 0.0)
+    between = lambda w: int(np.sum((w.points[:, 0] > 1.0) & (w.points[:, 0] < 2.0)))
+    assert between(WalkMap(rail + floor)) > 0
+    assert between(WalkMap(rail + floor, rails=[True, True, False, False])) == 0
