@@ -66,6 +66,9 @@ class StandInEntity:
     def get_world_matrix(self):
         return StandInMatrix(self.matrix)
 
+    def world_token(self):
+        return self.matrix
+
 
 RED = (1.0, 0.0, 0.0, 1.0)
 GREY = (0.5, 0.5, 0.5, 1.0)

@@ -136,7 +136,7 @@ def gather(entities, keys: MeshKeys, colour_of=None, looks=None) -> dict[str, Gr
         g = groups.get(key)
         if g is None:
             g = groups[key] = Group(mesh, look=look)
-        g.matrices.append(e.get_world_matrix().as_array())
+        g.matrices.append(np.asarray(e.world_token(), dtype=np.float32))    # as get_world_matrix, unchecked
         colour = e.color if colour_of is None else colour_of(e)
         if look is not None:
             colour = tuple(c - o for c, o in zip(colour[:3], e.color[:3])) + (1.0,)

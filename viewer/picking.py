@@ -42,7 +42,7 @@ def pick(entities, origin, direction, spheres: dict | None = None):
             spheres[id(e.mesh)] = (e.mesh, *bounding_sphere(e.mesh))
     centres = np.array([spheres[id(e.mesh)][1] for e in shown], dtype=np.float64)
     radii = np.array([spheres[id(e.mesh)][2] for e in shown], dtype=np.float64)
-    m = np.array([e.get_world_matrix().as_array() for e in shown], dtype=np.float64)     # (n, 4, 4)
+    m = np.array([np.asarray(e.world_token(), np.float32) for e in shown], np.float64)    # (n, 4, 4)
     to_c = np.einsum("ni,nij->nj", centres, m[:, :3, :3]) + m[:, 3, :3] - origin
     along = to_c @ direction
     scale = np.linalg.norm(m[:, :3, :3], axis=2).max(axis=1)
