@@ -178,3 +178,25 @@ def test_movable_pairs_get_a_mindist_exactly_when_their_spheres_grown_by_the_rea
     env.simulate(2 * env.delta_PSI_time)         # the pairs a wake made are measured again, or dropped
     pairs = {frozenset((md.a.obj.name, md.b.obj.name)) for md in env.collision.mindists()}
     assert pairs == {frozenset(p) for p in (("b0", "b1"), ("b2", "b3"), ("b4", "b5"), ("b6", "box"))}
+
+
+def test_the_fixed_boxes_met_are_those_within_the_bodys_reach():
+    """A ball (r 0.5, at rest: reach = coll_dist + the broad margin) among
+    fixed balls (r 1) whose boxes start 0.4 and 0.7 from its centre along x,
+    end 0.5 from it along -x, and lie 3 away along y: the broad phase finds
+    the boxes within 0.5 + reach (0.56) and no other, its reach and the
+    bodies that meet some box."""
+    from ivp.collision.awake import AwakeSet
+    env = Environment()
+    for name, p in (("near", (1.4, 0.0, 0.0)), ("far", (1.7, 0.0, 0.0)), ("behind", (-1.5, 0.0, 0.0)),
+                    ("above", (0.0, 4.0, 0.0))):
+        ball(env, p, radius=1.0, name=name, physical_unmoveable=True)
+    moving = ball(env, (0.0, 0.0, 0.0), radius=0.5, name="moving")
+    lone = ball(env, (0.0, 0.0, 9.0), radius=0.5, name="lone")
+    C, radius_reach, reach, speed, near, hit = env.collision._broad_phase(AwakeSet([moving.core, lone.core]),
+                                                                          env.delta_PSI_time)
+    assert reach.tolist() == [COLL_DIST + BROAD_MARGIN] * 2 and speed.tolist() == [0.0, 0.0]
+    assert radius_reach.tolist() == [0.5 + COLL_DIST + BROAD_MARGIN] * 2
+    assert C.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 9.0]]
+    assert hit.tolist() == [[True, False, True, False], [False] * 4]
+    assert near.tolist() == [0]

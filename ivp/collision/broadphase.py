@@ -16,11 +16,54 @@ import numpy as np
 
 from .. import jit
 from ..jit import kernel
+from ..state.layout import BOUND, CUR_SPEED, M_POS, MAX_SURF_ROT, RADIUS
+from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
 
+BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
 DENSE_LIMIT = 4096           # awake x all sphere tests below this go in one broadcast
 _CELL_BITS = 21              # cell coordinates are packed modulo 2^21 per axis
 _CELL_MASK = (1 << _CELL_BITS) - 1
 _CORNERS = np.array([(x, y, z) for x in (0, 1) for y in (0, 1) for z in (0, 1)], dtype=np.int64).T
+
+
+@kernel
+def fixed_boxes_k(S, rows, LO, HI, dt):
+    """The broad-phase values of the bodies at ``rows`` of the body table S
+    against the fixed bodies' boxes LO, HI (m, 3): centre C, radius + reach,
+    reach (1.2: coll_dist, the hull look-ahead at current_speed +
+    max_surface_rot_speed, the broad margin) and that speed; ``hit``, which
+    box each body's sphere of every piece (BOUND) meets, and ``near`` the
+    bodies (in order) that meet some box."""
+    n = rows.shape[0]
+    m = LO.shape[0]
+    C = np.empty((n, 3))
+    out = np.empty((n, 3))                  # radius + reach, reach, speed
+    hit = np.zeros((n, m), dtype=np.bool_)
+    near = np.empty(n, dtype=np.int64)
+    k_near = 0
+    for k in range(n):
+        r = rows[k]
+        speed = S[r, CUR_SPEED] + S[r, MAX_SURF_ROT]
+        reach = COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
+        out[k, 0] = S[r, RADIUS] + reach
+        out[k, 1] = reach
+        out[k, 2] = speed
+        rr = S[r, BOUND] + reach
+        for a in range(3):
+            C[k, a] = S[r, M_POS + a]
+        any_hit = False
+        for j in range(m):
+            miss = False
+            for a in range(3):
+                if C[k, a] + rr < LO[j, a] or C[k, a] - rr > HI[j, a]:
+                    miss = True
+            if not miss:
+                hit[k, j] = True
+                any_hit = True
+        if any_hit:
+            near[k_near] = k
+            k_near += 1
+    return C, out[:, 0].copy(), out[:, 1].copy(), out[:, 2].copy(), near[:k_near].copy(), hit
 
 
 class MovableSpheres:

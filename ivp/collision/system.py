@@ -22,8 +22,8 @@ from ..fp import f32
 from ..freeze import revive_sim_unit
 from ..step.unit_pass import planned_psi
 from .awake import AwakeSet, SteadyBalls
-from .broadphase import MovableSpheres, ball_pairs_meet_k
-from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
+from .broadphase import BROAD_MARGIN, MovableSpheres, ball_pairs_meet_k, fixed_boxes_k
+from .constants import COLL_DIST
 from .contact_points import ContactPoints
 from .events import CollisionEvent
 from .features import front_normal
@@ -35,7 +35,6 @@ from .mindist_batches import quiet_pairs, recalc_all
 from ..state.layout import BOUND
 from .shapes import Shape
 
-BROAD_MARGIN = 0.05          # m: pieces this much beyond an event's reach still get a mindist
 SOUP_QUERY_MARGIN = 0.25     # a grid query is reused while the body stays inside it
 
 
@@ -43,13 +42,6 @@ BALL_KEY = ("b", 0)             # a ball's one piece
 _BALL = attrgetter("ball")
 _MDS = attrgetter("mds")
 _MINDISTS = attrgetter("mindists")
-
-
-def _reach(dt: float, speed):
-    """How far a body's pieces may come before the next events are searched
-    (1.2: coll_dist, the hull look-ahead at its speed, the broad margin), an
-    array of them for an array of speeds."""
-    return COLL_DIST + HULL_LOOK_AHEAD_PSIS * dt * speed + BROAD_MARGIN
 
 
 class CollisionSystem(ContactPoints):
@@ -156,7 +148,7 @@ class CollisionSystem(ContactPoints):
         """The core's BOUND column: the radius about its centre of a sphere
         holding every piece's bounding sphere (rigid in the core frame), a
         little enlarged, a conservative stand-in for the pieces in the broad
-        phase's box test (:meth:`_lane_broad_phase`)."""
+        phase's box test (:meth:`_broad_phase`)."""
         c = core.m_world_f_core_last_psi[1]
         b = 0.0
         for obj in core.objects:
@@ -479,19 +471,15 @@ class CollisionSystem(ContactPoints):
 
     def _broad_phase(self, aw, dt):
         """The broad-phase values of the awake bodies from their rows of the
-        body table, in one pass (centre, radius + reach, reach and
-        current_speed + max_surface_rot_speed); which fixed body's box each
-        one's sphere of every piece (BOUND, :meth:`write_bound`) meets, an
-        (awake, fixed) bool array (a box it misses, every piece misses: the
-        per-piece loop tests only the others); and the indices in
+        body table, in one pass (fixed_boxes_k: centre, radius + reach, reach
+        and current_speed + max_surface_rot_speed); which fixed body's box
+        each one's sphere of every piece (BOUND, :meth:`write_bound`) meets,
+        an (awake, fixed) bool array (a box it misses, every piece misses:
+        the per-piece loop tests only the others); and the indices in
         ``aw.shapes``, in order (an array), of the bodies that meet some box."""
-        C, radius, speed, bound = self.environment.bodies.broad_values(aw.rows)
-        reach = _reach(dt, speed)
-        rr = (bound + reach)[:, None, None]
         LO, HI = self._fixed_boxes()
-        P = C[:, None, :]
-        hit = ~((P + rr < LO) | (P - rr > HI)).any(axis=2)
-        return C, radius + reach, reach, speed, np.flatnonzero(hit.any(axis=1)), hit
+        C, radius_reach, reach, speed, near, hit = fixed_boxes_k(self.environment.bodies.rows, aw.rows, LO, HI, dt)
+        return C, radius_reach, reach, speed, near, hit
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""

@@ -13,8 +13,7 @@ from array import array
 
 import numpy as np
 
-from .layout import (BOUND, CUR_SPEED, DELTA, I_DT, M_POS, M_R, MAX_SURF_ROT, POS, Q_LAST, Q_NEXT, RADIUS, ROT_SPEED,
-                     SPEED, T_LAST, WIDTH)
+from .layout import DELTA, I_DT, M_POS, M_R, POS, Q_LAST, Q_NEXT, ROT_SPEED, SPEED, T_LAST, WIDTH
 from .table import Table
 
 
@@ -78,12 +77,6 @@ class BodyTable(Table):
         """(speed, rot_speed, pos_world_f_core_last_psi) of ``rows``, as one (n, 9) array."""
         S = self.rows
         return np.concatenate((S[rows, SPEED:ROT_SPEED + 3], S[rows, POS:POS + 3]), axis=1)
-
-    def broad_values(self, rows):
-        """(centre, upper_limit_radius, current_speed + max_surface_rot_speed,
-        BOUND) of ``rows``, for the broad phase."""
-        S = self.rows
-        return S[rows, M_POS:M_POS + 3], S[rows, RADIUS], S[rows, CUR_SPEED] + S[rows, MAX_SURF_ROT], S[rows, BOUND]
 
 
 # --- a core's fields as views onto its row (ivp.core) --------------------------
