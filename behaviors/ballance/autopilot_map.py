@@ -309,14 +309,15 @@ class WalkMap:
     def _rail_axes(self) -> np.ndarray:
         """Per node between or on the edges of a rail pair (span, paired): the
         unit way its rails run in X and Z (the main axis of such nodes within
-        2 EDGE_PROBE); 0 for the others."""
+        2 EDGE_PROBE, heights counted twice: not a rail passing 3.6 above, as
+        level 02's ``A03_Rail_01`` does over its own start); 0 for the others."""
         rails = np.flatnonzero(self.span | self.paired)
         axes = np.zeros((len(self.points), 2))
         if len(rails) < 2:
             return axes
         p = self.points[:, (0, 2)]
-        tree = cKDTree(p[rails])
-        for i, near in zip(rails, tree.query_ball_point(p[rails], 2.0 * EDGE_PROBE)):
+        tree = cKDTree(self.points[rails] * (1.0, 2.0, 1.0))
+        for i, near in zip(rails, tree.query_ball_point(self.points[rails] * (1.0, 2.0, 1.0), 2.0 * EDGE_PROBE)):
             d = p[rails[near]] - p[rails[near]].mean(axis=0)
             axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
         return axes
@@ -325,9 +326,9 @@ class WalkMap:
         """For links a -> b: False for one between a rail pair and a node off
         it (neither span nor paired): from or onto a rail's edge, or from
         between the rails more than 15 degrees off their way and more than
-        RAIL_SIDE off their middle line (a ball between
-        rails leaves them at their ends, not over one: level 02's stone ball
-        stuck beside the end of its wooden humps); onto the midpoints over a
+        RAIL_SIDE off their middle line (a ball between rails leaves them at
+        their ends, not over one: level 02's stone ball stuck beside the end
+        of its wooden humps); onto the midpoints over a
         rail from a floor no lower than the rails' tops, the ball rolls (level
         02's valley beside ``A03_Rail_02``, level with its rails)."""
         rail = self.span | self.paired
@@ -338,10 +339,8 @@ class WalkMap:
         along = np.abs((d * axes[r]).sum(axis=1))
         side = np.abs(d[:, 0] * axes[r, 1] - d[:, 1] * axes[r, 0])
         onto = ~rail[a] & self.span[b] & (self.points[a, 1] >= self.points[b, 1] - 0.2)
-        across = self.span[a] & rail[b] & (np.abs((d * axes[a]).sum(axis=1))
-                                            < np.where(self.paired[b], RAIL_END, SPAN_END) * np.linalg.norm(d, axis=1))
         ahead = (along >= RAIL_END * np.linalg.norm(d, axis=1)) | (side <= RAIL_SIDE)
-        return (~one | (~self.paired[r] & ahead) | onto) & ~across
+        return ~one | (~self.paired[r] & ahead) | onto
 
     def _stretches(self, a, b, limit: float):
         """Per node steeper than ``limit``: the highest and the lowest node of
