@@ -17,8 +17,13 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from behaviors.ballance.autopilot import climb
+import scenes
+from behaviors.ballance.autopilot import Pilot, climb
 from behaviors.ballance.autopilot_map import REACH, RIDE_RISE, WalkMap
+from behaviors.ballance.level import FINISHED
+from scenes.virtools import game_level
+from virtools_levels import LevelBuilder, game_folder, played_at_once, stone_course
+from virtools_levels import plate as virtools_plate
 
 PHYSICS = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
 CLIMBS = {k: climb(k, PHYSICS) for k in ("paper", "wood", "stone")}
@@ -82,3 +87,30 @@ def test_no_midpoint_between_a_rail_and_a_floors_edge():
     between = lambda w: int(np.sum((w.points[:, 0] > 1.0) & (w.points[:, 0] < 2.0)))
     assert between(WalkMap(rail + floor)) > 0
     assert between(WalkMap(rail + floor, rails=[True, True, False, False])) == 0
+
+
+def wave_level():
+    """A written level: the start plate (tops at y 0, z -10..10), the wave 8
+    deep from it (y = -4 + 4 cos(2 pi (z - 10) / 30), crests at z 10, 40,
+    70, 100), the end plate (z 100..130) with the finish at z 120; the ball
+    born stone (stone_course)."""
+    b = LevelBuilder()
+    floor_mat = b.material("Floor", 0xFF8C8577)
+    stone = b.material("Stone", 0xFF808080)
+    floors = [virtools_plate(b, "A01_Floor_01", [(-6, 0, -10), (6, 0, -10), (6, 0, 10), (-6, 0, 10)], floor_mat),
+              virtools_plate(b, "A01_Floor_02", [(-6, 0, 100), (6, 0, 100), (6, 0, 130), (-6, 0, 130)], floor_mat)]
+    h = lambda z: -4.0 + 4.0 * math.cos(2.0 * math.pi * (z - 10.0) / 30.0)
+    zs = np.arange(10.0, 100.0 + 1e-9, 1.5)
+    for k, (a, c) in enumerate(zip(zs, zs[1:])):
+        corners = [(-6, h(a), a), (6, h(a), a), (6, h(c), c), (-6, h(c), c)]
+        floors.append(virtools_plate(b, f"A01_Wave_{k:02d}", corners, floor_mat))
+    return stone_course(b, floors, stone, (0, 0, 120))
+
+
+def test_the_autopilot_rides_a_stone_ball_over_the_wave_to_the_finish(tmp_path):
+    game_folder(tmp_path, wave_level().data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    assert outcome.rollbacks == 0, outcome.text()
+    assert pilot.level.flow == FINISHED

@@ -659,8 +659,8 @@ class Pilot:
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
         aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
-        for a, b in zip(near, near[1:]):
-            if b[1] - a[1] > LIFT:               # a lift ahead: into its column until above its top
+        for a, b in zip(near, points[1:len(near) + 1]):  # a lift ahead (its top may be beyond the aim's reach:
+            if b[1] - a[1] > LIFT:               # level 02's fan 08, 22 off): into its column until above its top
                 aim = a if p[1] < b[1] + 0.5 else b
                 break
         arriving = len(path) == 1                # at the goal's nodes: onto the goal itself, slowing

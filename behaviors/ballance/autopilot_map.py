@@ -57,8 +57,11 @@ STEEPEST = 1.2           # ... unless the floor under it is that steep and the k
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
+SPAN_DIP = 1.0           # a ball across a rail pair rests this lower than on a floor at their tops (its centre
+                         # 1.0 to 1.1 above them for tubes 0.3 to 0.35 thick 3.75 apart, not 2)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
-RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way
+RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way ...
+RAIL_SIDE = 1.0          # ... or this near its middle line (level 02's A03_Rail_01 ends 0.4 beside a node)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
@@ -197,6 +200,7 @@ class WalkMap:
             self.points = np.concatenate([self.points, spans])[keep]
             self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
             self.span, self.paired = self.span[keep], self.paired[keep]
+            self.rail = np.r_[self.rail, np.zeros(len(spans), bool)][keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -305,14 +309,15 @@ class WalkMap:
     def _rail_axes(self) -> np.ndarray:
         """Per node between or on the edges of a rail pair (span, paired): the
         unit way its rails run in X and Z (the main axis of such nodes within
-        2 EDGE_PROBE); 0 for the others."""
+        2 EDGE_PROBE, heights counted twice: not a rail passing 3.6 above, as
+        level 02's ``A03_Rail_01`` does over its own start); 0 for the others."""
         rails = np.flatnonzero(self.span | self.paired)
         axes = np.zeros((len(self.points), 2))
         if len(rails) < 2:
             return axes
         p = self.points[:, (0, 2)]
-        tree = cKDTree(p[rails])
-        for i, near in zip(rails, tree.query_ball_point(p[rails], 2.0 * EDGE_PROBE)):
+        tree = cKDTree(self.points[rails] * (1.0, 2.0, 1.0))
+        for i, near in zip(rails, tree.query_ball_point(self.points[rails] * (1.0, 2.0, 1.0), 2.0 * EDGE_PROBE)):
             d = p[rails[near]] - p[rails[near]].mean(axis=0)
             axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
         return axes
@@ -320,9 +325,10 @@ class WalkMap:
     def _along_rails(self, a, b) -> np.ndarray:
         """For links a -> b: False for one between a rail pair and a node off
         it (neither span nor paired): from or onto a rail's edge, or from
-        between the rails more than 15 degrees off their way (a ball between
-        rails leaves them at their ends, not over one: level 02's stone ball
-        stuck beside the end of its wooden humps); onto the midpoints over a
+        between the rails more than 15 degrees off their way and more than
+        RAIL_SIDE off their middle line (a ball between rails leaves them at
+        their ends, not over one: level 02's stone ball stuck beside the end
+        of its wooden humps); onto the midpoints over a
         rail from a floor no lower than the rails' tops, the ball rolls (level
         02's valley beside ``A03_Rail_02``, level with its rails)."""
         rail = self.span | self.paired
@@ -331,10 +337,10 @@ class WalkMap:
         r = np.where(rail[a], a, b)
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
         along = np.abs((d * axes[r]).sum(axis=1))
+        side = np.abs(d[:, 0] * axes[r, 1] - d[:, 1] * axes[r, 0])
         onto = ~rail[a] & self.span[b] & (self.points[a, 1] >= self.points[b, 1] - 0.2)
-        across = self.span[a] & rail[b] & (np.abs((d * axes[a]).sum(axis=1))
-                                            < np.where(self.paired[b], RAIL_END, SPAN_END) * np.linalg.norm(d, axis=1))
-        return (~one | (~self.paired[r] & (along >= RAIL_END * np.linalg.norm(d, axis=1))) | onto) & ~across
+        ahead = (along >= RAIL_END * np.linalg.norm(d, axis=1)) | (side <= RAIL_SIDE)
+        return ~one | (~self.paired[r] & ahead) | onto
 
     def _stretches(self, a, b, limit: float):
         """Per node steeper than ``limit``: the highest and the lowest node of
@@ -395,18 +401,29 @@ class WalkMap:
         ok &= dip <= low - 1.0
         return np.r_[ra[ok], rb[ok]], np.r_[rb[ok], ra[ok]]
 
+    def _rise(self, a, b) -> np.ndarray:
+        """How much higher the ball rests at b than at a: a floor's height
+        difference, less SPAN_DIP from a rail pair's midpoint to a floor off
+        it (and back)."""
+        rail = self.span | self.paired
+        off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])
+        return self.points[b, 1] - self.points[a, 1] - SPAN_DIP * off * (self.span[b].astype(float) - self.span[a])
+
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
         n, p = len(self.points), self.points
         pairs = self.tree.query_pairs(REACH, output_type="ndarray")
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
-        rise = np.abs(p[a, 1] - p[b, 1])
+        rise = np.abs(self._rise(a, b))
         slope = np.where(self.span, CLIMB, self.slope)              # a midpoint's slope: its rails', unknown
-        ok = (((rise <= CLIMB * flat + 0.15)                          # steeper only up a floor as steep
-               | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
-              & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
-              & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
+        rail = self.span | self.paired
+        off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])  # a rail pair's midpoint and a floor: a step
+        ok = ((((rise <= CLIMB * flat + 0.15)                         # steeper only up a floor as steep
+                | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
+               & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+               & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
+              | (off & (rise <= SPAN_DIP + 0.5)))
         a, b = a[ok], b[ok]
         ok = ~self._walled(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
@@ -416,7 +433,7 @@ class WalkMap:
         a, b = np.r_[a[ok], drop_a], np.r_[b[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
-        rise = p[b, 1] - p[a, 1]
+        rise = self._rise(a, b)
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         ride_a, ride_b = self._rides(a[~dropped], b[~dropped])
         self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist()))
