@@ -167,6 +167,9 @@ class CK3dEntity(CKObject):
     def _moved(self) -> None:
         """Forget the kept world matrices of this entity and those below it (an
         entity whose matrix is not kept has none kept below it)."""
+        if not self._children:
+            self._world_kept = None
+            return
         stack = [self]
         while stack:
             e = stack.pop()
@@ -178,6 +181,17 @@ class CK3dEntity(CKObject):
         if not np.isfinite(m).all():
             raise ValueError(f"entity {self.name!r}: {what} gives a NaN or infinite matrix")
         self._local = m.astype(np.float32).astype(np.float64)
+        self._moved()
+
+    def _store_rows(self, rows, values) -> None:
+        """A parentless entity's matrix with ``rows`` (an index of the 4 x 4)
+        set to ``values`` rounded to f32: what ``_store_local`` makes of the
+        matrix so changed (the rest of it is f32 already), for finite values
+        whose f32 is finite (a position within MAX_POSITION, unit axes times
+        the scale), without its checks and its rounding of all 16 entries."""
+        m = self._local.copy()
+        m[rows] = np.array(values, dtype=np.float32)
+        self._local = m
         self._moved()
 
     def _set_world(self, w: np.ndarray, what: str) -> None:
@@ -228,6 +242,9 @@ class CK3dEntity(CKObject):
     def set_position(self, pos, ref=None) -> None:
         p = check_vector(pos, f"entity {self.name!r}: set_position")
         r = self._ref_world(ref, "set_position")
+        if r is None and self._parent is None:
+            self._store_rows((3, slice(0, 3)), p)
+            return
         w = self._world()
         w[3, :3] = p if r is None else np.array(p + (1.0,)) @ r[:, :3]
         self._set_world(w, "set_position")
@@ -255,7 +272,7 @@ class CK3dEntity(CKObject):
         u = check_vector(up, what)
         x = _normalized(check_vector(right, what) if right is not None else umath.cross(u, d), what)
         y = umath.cross(d, x)
-        self._set_rotation_rows(np.array([x, y, d]), ref, "set_orientation")
+        self._set_rotation_rows((x, y, d), ref, "set_orientation")
 
     def look_at(self, pos, ref=None) -> None:
         """Turn Z toward a point (in the referential's frame), Y toward world up."""
@@ -294,9 +311,14 @@ class CK3dEntity(CKObject):
         w[:3, :3] = w[:3, :3] @ R.T
         self._set_world(w, "rotate")
 
-    def _set_rotation_rows(self, rows: np.ndarray, ref, what: str) -> None:
-        """Set the unit axes (rows, in the referential's frame), keeping scale and position."""
+    def _set_rotation_rows(self, rows, ref, what: str) -> None:
+        """Set the unit axes (three rows, in the referential's frame), keeping scale and position."""
         r = self._ref_world(ref, what)
+        if r is None and self._parent is None:
+            s = self.get_scale(local=False)
+            self._store_rows((slice(0, 3), slice(0, 3)), [[c * s[i] for c in rows[i]] for i in range(3)])
+            return
+        rows = np.array(rows)
         if r is not None:
             rr = r[:3, :3] / np.linalg.norm(r[:3, :3], axis=1)[:, None]
             rows = rows @ rr

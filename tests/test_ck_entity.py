@@ -231,3 +231,23 @@ def test_the_world_token_changes_when_the_matrix_above_does(ctx):
     parent.set_position((0.0, 5.0, 0.0))
     assert child.world_token() is not token
     assert child.get_position() == (1.0, 5.0, 0.0)
+
+
+def test_a_parentless_entitys_move_and_turn_store_f32_in_a_new_matrix(ctx):
+    """The parentless short cut of set_position / set_orientation: the values
+    rounded to f32, the axes times the kept scale, the rest of the matrix as
+    it was, and a new matrix (a kept box keyed by the token sees the move)."""
+    e = ctx.create_entity("e", position=(1.0, 2.0, 3.0), scale=(2.0, 0.5, 4.0))
+    token = e.world_token()
+    e.set_position((0.1, -2.7, 1e5 + 0.3))
+    m = e.get_world_matrix().as_array()
+    assert m[3].tolist() == [float(np.float32(x)) for x in (0.1, -2.7, 1e5 + 0.3)] + [1.0]
+    assert e.world_token() is not token and token[3, :3].tolist() == [1.0, 2.0, 3.0]
+    token = e.world_token()
+    e.set_orientation((1.0, 0.0, 1.0), (0.0, 1.0, 0.0))     # Z along (1, 0, 1) / sqrt 2, X = up x Z
+    m = e.get_world_matrix().as_array()
+    assert m[0, :3].tolist() == [float(np.float32(2.0 * S2)), 0.0, float(np.float32(-2.0 * S2))]
+    assert m[1, :3].tolist() == [0.0, 0.5, 0.0]
+    assert m[2, :3].tolist() == [float(np.float32(4.0 * S2)), 0.0, float(np.float32(4.0 * S2))]
+    assert m[3].tolist() == [float(np.float32(x)) for x in (0.1, -2.7, 1e5 + 0.3)] + [1.0]
+    assert e.world_token() is not token

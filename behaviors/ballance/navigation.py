@@ -4,7 +4,8 @@ Four SetPhysicsForce blocks on the player ball, one per arrow key, direction
 (0,0,1), (0,0,-1), (1,0,0), (-1,0,0) with the camera's orientation frame as
 Direction Ref, Position (0,0,0) with the ball as Pos Referential, Force Value
 from the ball's kind. A press creates the force, a release destroys it, and
-both wake the ball (a sleeping ball's controllers do not run, spec 6.3). The
+both wake the ball (a sleeping ball's controllers do not run, spec 6.3; one
+Physics WakeUp block per ball, triggered at each change). The
 direction is captured at creation (spec 7.2): turning the camera changes the
 push only on a fresh press. The axes are independent, there is no jump and no
 speed cap. While Left Shift is held, Left / Right turn the camera instead.
@@ -12,12 +13,12 @@ speed cap. While Left Shift is held, Left / Right turn the camera instead.
 
 from __future__ import annotations
 
-from bbglue.blocks import SetPhysicsForce
+from bbglue.blocks import PhysicsWakeUp, SetPhysicsForce
 
 from ..api import Behavior
 from ..params import Entity, Param
 from ..registry import register
-from .balls import player_of, wake
+from .balls import player_of
 from .values import BALL_KINDS, NAV_DIRECTIONS, TURN_MODIFIER
 
 
@@ -36,7 +37,7 @@ class BallNavigation(Behavior):
 
     def on_start(self) -> None:
         self.on = self.enabled
-        self.ball = self.body = None
+        self.ball = self.body = self.waker = None
         self.blocks = {}
         self.active = set()
 
@@ -54,6 +55,7 @@ class BallNavigation(Behavior):
         self.ball = ball
         self.body = self.ctx.physics.body_of(ball)
         self.blocks = {}
+        self.waker = PhysicsWakeUp(ball, self.ctx) if ball is not None else None
         if ball is None:
             return
         force = BALL_KINDS[kind].force
@@ -68,7 +70,7 @@ class BallNavigation(Behavior):
                 self.blocks[key].destroy()
             self.active = set()
             if self.ball is not None and self.ctx.physics.is_physicalized(self.ball):
-                wake(self.ctx, self.ball)
+                self.waker.trigger()
 
     def on_frame(self, dt: float) -> None:
         player = player_of(self.ctx)
@@ -83,11 +85,11 @@ class BallNavigation(Behavior):
             if want and key not in self.active:
                 blk.create()
                 self.active.add(key)
-                wake(self.ctx, ball)
+                self.waker.trigger()
             elif not want and key in self.active:
                 blk.destroy()
                 self.active.discard(key)
-                wake(self.ctx, ball)
+                self.waker.trigger()
 
     def on_reset(self) -> None:
         self.on_start()
