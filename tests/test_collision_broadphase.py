@@ -200,3 +200,35 @@ def test_the_fixed_boxes_met_are_those_within_the_bodys_reach():
     assert C.tolist() == [[0.0, 0.0, 0.0], [0.0, 0.0, 9.0]]
     assert hit.tolist() == [[True, False, True, False], [False] * 4]
     assert near.tolist() == [0]
+
+
+def test_the_grid_query_is_every_triangle_whose_cells_and_sphere_meet_the_sphere():
+    """TriangleGrid.query (grid_query_k) against its definition tried on every
+    triangle: a big one (too many cells), or one with a cell of its box in
+    the sphere's cell range (clamped to the triangles' box), whose bounding
+    sphere meets the sphere; spheres of every size, inside, beside and far
+    outside a bumpy floor with one huge triangle."""
+    from ivp.collision.shapes import TriangleGrid
+    from test_collision_scenes import grid_mesh
+    rnd = np.random.default_rng(7)
+    V, F = grid_mesh(10, 20.0)
+    V = V + rnd.normal(0.0, 0.3, V.shape)
+    V = np.concatenate([V, [[-400.0, -1.0, -400.0], [400.0, -1.0, -400.0], [0.0, 2.0, 400.0]]])
+    F = np.concatenate([F, [[len(V) - 3, len(V) - 2, len(V) - 1]]])
+    grid = TriangleGrid(V, F)
+    assert grid.big == [len(F) - 1]
+    h = grid.cell
+    tri = V[F]
+    cells_lo = np.floor(tri.min(axis=1) / h)
+    cells_hi = np.floor(tri.max(axis=1) / h)
+    S = np.array(grid.sphere)
+    spheres = [(tuple(rnd.uniform(-30.0, 30.0, 3)), float(rnd.choice([0.05, 0.7, 3.0, 30.0]))) for _ in range(300)]
+    spheres += [((1e30, 0.0, 0.0), 1.0), ((0.0, -1e30, 0.0), 5.0), ((0.0, 0.0, 0.0), 1e30), ((0.5, 3.0, 0.5), 0.0)]
+    for c, r in spheres:
+        a = np.floor(np.maximum(np.array(c) - r, grid.lo) / h)
+        b = np.floor(np.minimum(np.array(c) + r, grid.hi) / h)
+        cells_meet = ((cells_lo <= b) & (cells_hi >= a)).all(axis=1)
+        cells_meet[grid.big] = True
+        d = S[:, :3] - np.array(c)
+        sphere_meets = (d * d).sum(axis=1) <= (r + S[:, 3]) ** 2
+        assert grid.query(*c, r) == np.flatnonzero(cells_meet & sphere_meets).tolist(), (c, r)

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .. import umath
+from ..jit import kernel
 from ..real_object import OBJECT_BALL
 from .feature_kernels import triangle_planes
 from .piece_kernels import kernel_arrays, moved_arrays
@@ -139,6 +140,65 @@ def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
                  [(0, 1), (1, 2), (2, 0)], [(0, 1, 2)], True, vertex_ids)
 
 
+@kernel(inline=True)
+def _gather(tris, mark, found, m):
+    """grid_query_k's set: the triangles ``tris`` not yet marked, marked and
+    put in ``found`` from m on; the count after them."""
+    for t in tris:
+        if not mark[t]:
+            mark[t] = True
+            found[m] = t
+            m += 1
+    return m
+
+
+@kernel
+def grid_query_k(packed, starts, tris, cells, big, SPH, box, x, y, z, r, h, lo, hi):
+    """TriangleGrid.query on the grid's packed cells: the cells the sphere's
+    box meets, clamped to the triangles' box (every cell of that range, or
+    every occupied cell when the range is larger), their triangles and the
+    big ones each once, ascending, kept where their bounding sphere meets
+    the sphere. The range's ends are held within one cell of the occupied
+    indices before they become integers (the same cells: those beyond
+    are empty), so no sphere overflows them."""
+    c = (x, y, z)
+    a = np.empty(3, dtype=np.int64)
+    b = np.empty(3, dtype=np.int64)
+    for d in range(3):
+        u = max(c[d] - r, lo[d]) / h
+        v = min(c[d] + r, hi[d]) / h
+        a[d] = math.floor(min(u, box[5 + d] + 1.0))
+        b[d] = math.floor(max(v, box[d] - 1.0))
+    n = SPH.shape[0]
+    mark = np.zeros(n, dtype=np.bool_)
+    found = np.empty(n, dtype=np.int64)
+    m = _gather(big, mark, found, 0)
+    if (b[0] - a[0] + 1) * (b[1] - a[1] + 1) * (b[2] - a[2] + 1) > packed.shape[0]:
+        for q in range(packed.shape[0]):            # a sphere over most of the grid: walk the cells
+            if (a[0] <= cells[q, 0] <= b[0] and a[1] <= cells[q, 1] <= b[1] and a[2] <= cells[q, 2] <= b[2]):
+                m = _gather(tris[starts[q]:starts[q + 1]], mark, found, m)
+    else:
+        for i in range(a[0], b[0] + 1):
+            for j in range(a[1], b[1] + 1):
+                for k in range(a[2], b[2] + 1):
+                    key = ((i - box[0]) * box[3] + (j - box[1])) * box[4] + (k - box[2])
+                    q = np.searchsorted(packed, key)
+                    if q < packed.shape[0] and packed[q] == key:
+                        m = _gather(tris[starts[q]:starts[q + 1]], mark, found, m)
+    ascending = np.sort(found[:m])
+    out = np.empty(m, dtype=np.int64)
+    k = 0
+    for t in ascending:
+        rr = r + SPH[t, 3]
+        dx = SPH[t, 0] - x
+        dy = SPH[t, 1] - y
+        dz = SPH[t, 2] - z
+        if dx * dx + dy * dy + dz * dz <= rr * rr:
+            out[k] = t
+            k += 1
+    return out[:k]
+
+
 class TriangleGrid:
     """World-space triangles of a fixed body in a uniform grid (built once).
 
@@ -187,6 +247,27 @@ class TriangleGrid:
                             cells[key] = [t]
                         else:
                             lst.append(t)
+        self._cell_arrays = self._packed_cells(np.asarray(self.sphere, dtype=np.float64).reshape(-1, 4))
+
+    def _packed_cells(self, SPH):
+        """The cells for :func:`grid_query_k`: each occupied cell's packed
+        index (ascending), its triangles' slice of one array, its (i, j, k);
+        the big list, the spheres and the index box (I0, J0, K0, NJ, NK, and
+        the last indices)."""
+        h = self.cell
+        lo = [math.floor(v / h) for v in self.lo]
+        hi = [math.floor(v / h) for v in self.hi]
+        nj = hi[1] - lo[1] + 1
+        nk = hi[2] - lo[2] + 1
+        keys = sorted(self.cells)
+        packed = np.array([((i - lo[0]) * nj + (j - lo[1])) * nk + (k - lo[2]) for i, j, k in keys], dtype=np.int64)
+        lists = [self.cells[c] for c in keys]
+        starts = np.zeros(len(keys) + 1, dtype=np.int64)
+        starts[1:] = np.cumsum([len(x) for x in lists])
+        tris = np.array([t for x in lists for t in x], dtype=np.int64)
+        box = np.array([*lo, nj, nk, *hi], dtype=np.int64)
+        return (packed, starts, tris, np.array(keys, dtype=np.int64).reshape(-1, 3), np.array(self.big, dtype=np.int64),
+                SPH, box)
 
     def __len__(self) -> int:
         return len(self.faces)
@@ -196,40 +277,7 @@ class TriangleGrid:
         meet the sphere (x, y, z, r): every triangle within r of the point, and few others."""
         if not math.isfinite(x + y + z + r):
             raise ValueError(f"triangle grid query: the sphere ({x}, {y}, {z}) r {r} is not finite")
-        h = self.cell
-        lo = self.lo
-        hi = self.hi
-        # the cell range, clamped to the occupied cells (nothing lies outside them)
-        ix0 = math.floor(max(x - r, lo[0]) / h)
-        ix1 = math.floor(min(x + r, hi[0]) / h)
-        iy0 = math.floor(max(y - r, lo[1]) / h)
-        iy1 = math.floor(min(y + r, hi[1]) / h)
-        iz0 = math.floor(max(z - r, lo[2]) / h)
-        iz1 = math.floor(min(z + r, hi[2]) / h)
-        cells = self.cells
-        found = set(self.big)
-        if (ix1 - ix0 + 1) * (iy1 - iy0 + 1) * (iz1 - iz0 + 1) > len(cells):
-            for (i, j, k), lst in cells.items():      # a sphere over most of the grid: walk the cells
-                if ix0 <= i <= ix1 and iy0 <= j <= iy1 and iz0 <= k <= iz1:
-                    found.update(lst)
-        else:
-            for i in range(ix0, ix1 + 1):
-                for j in range(iy0, iy1 + 1):
-                    for k in range(iz0, iz1 + 1):
-                        lst = cells.get((i, j, k))
-                        if lst is not None:
-                            found.update(lst)
-        sph = self.sphere
-        out = []
-        for t in sorted(found):
-            sx, sy, sz, sr = sph[t]
-            rr = r + sr
-            dx = sx - x
-            dy = sy - y
-            dz = sz - z
-            if dx * dx + dy * dy + dz * dz <= rr * rr:
-                out.append(t)
-        return out
+        return grid_query_k(*self._cell_arrays, float(x), float(y), float(z), float(r), self.cell, self.lo, self.hi).tolist()
 
     def kernel_arrays(self):
         """Every triangle for the batched kernels (feature_kernels.ball_triangles_measure):
