@@ -260,8 +260,9 @@ class SimUnitManager:
                 su.forget()
 
     def changed_cores(self, cores) -> None:
-        """:meth:`changed` naming the cores' units."""
-        self.changed([c.sim_unit_of_core for c in cores])
+        """:meth:`changed` naming the cores' units (each once: the cores of a
+        heap share one)."""
+        self.changed({c.sim_unit_of_core for c in cores})
 
     def add_sim_unit(self, su: SimUnit) -> None:
         """0x10011ef0: push at the head of the list chosen by the state byte."""

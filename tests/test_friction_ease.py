@@ -11,7 +11,7 @@ from ivp import Environment
 from ivp.collision import Material
 from ivp.collision.contact_point import ContactPoint
 from ivp.collision.friction import CorePair
-from ivp.collision.friction_passes import ease, ease_pairs
+from ivp.collision.friction_passes import ease_pairs
 from ivp.state.contacts import ContactTable
 from test_collision_scenes import box, floor, run
 
@@ -40,11 +40,17 @@ def pair_of(*cps):
     return pair
 
 
+def ease(pair) -> None:
+    """ease_pairs of the one pair, its points' table the system's."""
+    table = pair.contacts[0]._contacts
+    ease_pairs(SimpleNamespace(collision=SimpleNamespace(environment=SimpleNamespace(contacts=table))), [pair])
+
+
 def test_opposite_springs_on_their_joining_line_move_halfway_to_the_mean():
     # two points 1 m apart along x, springs 0.004 and -0.002 along x: mean
     # 0.001; with n = 2 each moves 1/2 of the way, the z parts stay
     a = point((0.0, 0.0, 0.0), (0.004, 0.001))
-    b = point((1.0, 0.0, 0.0), (-0.002, 0.003))
+    b = point((1.0, 0.0, 0.0), (-0.002, 0.003), table=a._contacts)
     ease(pair_of(a, b))
     assert a.span_s == pytest.approx((0.0025, 0.001), abs=1e-9)
     assert b.span_s == pytest.approx((-0.0005, 0.003), abs=1e-9)
@@ -52,7 +58,7 @@ def test_opposite_springs_on_their_joining_line_move_halfway_to_the_mean():
 
 def test_points_whose_normals_are_not_parallel_are_not_eased():
     a = point((0.0, 0.0, 0.0), (0.004, 0.0))
-    b = point((1.0, 0.0, 0.0), (-0.004, 0.0), n=(0.0, 0.0, 1.0))
+    b = point((1.0, 0.0, 0.0), (-0.004, 0.0), n=(0.0, 0.0, 1.0), table=a._contacts)
     ease(pair_of(a, b))
     assert a.span_s == pytest.approx((0.004, 0.0), abs=1e-9)           # only the f32 store
     assert b.span_s == pytest.approx((-0.004, 0.0), abs=1e-9)
@@ -62,7 +68,7 @@ def test_antiparallel_normals_of_points_from_the_other_side_use_the_sign():
     # the second point's side 0 is the other core: its spring is seen negated
     # (sgn = -1): springs 0.004 and +0.004 are then opposite and eased to 0
     a = point((0.0, 0.0, 0.0), (0.004, 0.0))
-    b = point((1.0, 0.0, 0.0), (0.004, 0.0), core0="floor", n=(0.0, -1.0, 0.0))
+    b = point((1.0, 0.0, 0.0), (0.004, 0.0), core0="floor", n=(0.0, -1.0, 0.0), table=a._contacts)
     ease(pair_of(a, b))
     assert a.span_s == pytest.approx((0.002, 0.0), abs=1e-9)
     assert b.span_s == pytest.approx((0.002, 0.0), abs=1e-9)
@@ -74,18 +80,19 @@ def test_a_resting_box_pair_is_eased_in_its_first_multi_contact_psi_then_every_5
     b = box(env, (3.0, 0.52, 3.0), material=Material(0.5, 0.0))     # inside one floor triangle
     b.wake()
     eased = []
-    import ivp.collision.friction_passes as friction_passes
-    real = friction_passes.ease
+    import ivp.collision.friction as friction
+    real = friction.ease_pairs
 
-    def spy(pair):
-        eased.append(env.psi_count)
-        real(pair)
+    def spy(fs, pairs):
+        if any(len(pair.contacts) > 1 for pair in pairs):
+            eased.append(env.psi_count)
+        real(fs, pairs)
 
-    friction_passes.ease = spy
+    friction.ease_pairs = spy
     try:
         run(env, 0.5)
     finally:
-        friction_passes.ease = real
+        friction.ease_pairs = real
     assert len(eased) >= 3
     assert all(q - p == 5 for p, q in zip(eased, eased[1:]))
 

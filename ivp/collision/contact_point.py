@@ -16,11 +16,11 @@ from ..state.bodies import locate as locate_core
 from ..state.bodies import number_field, vector_field
 from ..state.contacts import locate
 from ..state.layout import (ADDON, BROKEN, ELASTICITY, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
-                            LAST_TIME, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, POINT_WIDTH, PRESSURE, R_CS, R_CS1,
-                            REACHED, RECHECK, RXN, RXN1, SIDE1, SPAN, T0, T1, X0, X1)
+                            LAST_TIME, M_POS, M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, POINT_WIDTH, PRESSURE, R_CS,
+                            R_CS1, REACHED, RECHECK, RXN, RXN1, SIDE1, SPAN, T0, T1, X0, X1)
 from .constants import FRICTION_DIST
 from .features import world_feature
-from .friction_kernels import BALL_SIDE, contact_update_k, core_row, put_update, vec3
+from .friction_kernels import BALL_SIDE, contact_update_k, core_row, moving_sides_k, put_update, vec3
 
 
 def kernel_side(core):
@@ -227,20 +227,35 @@ class ContactPoint:
 def update_points(cps, now: float) -> None:
     """5.3 recalc_friction_s_vals of each of the points ``cps`` at the cores'
     m_world_f_core_last_psi, in one pass over their rows (update_rows_k):
-    the sides' features from side_data, the rest from the tables."""
+    a movable hull side's feature moved from its core's frame in one pass
+    (friction_kernels.moving_sides_k, as the system's update moves them),
+    the other sides' from side_data, the rest from the tables."""
     n = len(cps)
     if n == 0:
         return
     D = np.empty((n, 26))
     C = np.empty((n, 3), dtype=np.int64)
+    local = []
+    at = []
+    moved = {}                          # core -> its index in the rows moving_sides_k reads
     for q, cp in enumerate(cps):
         locate(cp)                      # (a deleted point fails here)
-        k0, (a, b, c, d) = cp.side_data(0)
-        k1, (e, f, g, h) = cp.side_data(1)
-        D[q] = (k0, *a, *b, *c, *d, k1, *e, *f, *g, *h)
         C[q] = (_body_row(cp.core0), _body_row(cp.core1), cp.side0.shape.is_ball)
+        for i, core in enumerate((cp.core0, cp.core1)):
+            loc = None if core.physical_unmoveable else cp.side_local(i)
+            if loc is None:
+                k, (a, b, c, d) = cp.side_data(i)
+                D[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
+            else:
+                local.append((loc[0], *loc[1], *loc[2], *loc[3]))
+                at.append((q, 13 * i, moved.setdefault(core, len(moved))))
+    S = cps[0].core0._bodies.rows
+    if local:
+        rows = [core.row for core in moved]
+        moving_sides_k(np.array(local, dtype=np.float64), np.array(at, dtype=np.int64), S[rows, M_R:M_R + 9],
+                       S[rows, M_POS:M_POS + 3], D)
     table = cps[0]._contacts
-    update_rows_k(cps[0].core0._bodies.rows, table.rows, table.slots(cps), C, D, now)
+    update_rows_k(S, table.rows, table.slots(cps), C, D, now)
 
 
 def _body_row(core) -> int:

@@ -68,12 +68,8 @@ class ContactPoints:
 
     def _merge_systems(self, S, S2) -> None:
         """5.2: every contact point and core of S2 moves into S (pairs rebuilt)."""
-        cps = list(S2.contacts)
-        for cp in cps:
-            S2.remove_contact(cp)
+        S.take(S2, list(S2.contacts))
         del self.systems[S2]
-        for cp in reversed(cps):
-            S.add_contact(cp)
 
     def delete_contact(self, cp: ContactPoint, silent: bool = False) -> None:
         """5.9 delete_friction_distance; the point's row of the contact table
@@ -120,12 +116,9 @@ class ContactPoints:
         for part in parts[1:]:
             members = set(map(id, part))
             cps = [cp for cp in fs.contacts if id(cp.core0) in members or id(cp.core1) in members]
-            for cp in cps:
-                fs.remove_contact(cp)
             new = FrictionSystem(self)
             self.systems[new] = None
-            for cp in reversed(cps):
-                new.add_contact(cp)
+            new.take(fs, cps)
             for core in part:
                 core.sim_unit_of_core.changed = True
             self.environment.sim_unit_manager.changed_cores(part)

@@ -346,6 +346,19 @@ class FrictionSystem:
         """The contact point at the front of the list, in its core pair."""
         # step.runs.lane_point reads the first point, the count
         self.collision.environment.sim_unit_manager.changed_cores(self.movable)
+        self._add(cp)
+
+    def take(self, other, cps) -> None:
+        """The contact points ``cps`` of ``other`` move into this system (5.2
+        merge, 5.9 split): removed in order, added in reverse (the list's
+        order kept); the units of both systems' cores are told once."""
+        for cp in cps:
+            other._remove(cp)
+        for cp in reversed(cps):
+            self._add(cp)
+        self.collision.environment.sim_unit_manager.changed_cores(self.movable + other.movable)
+
+    def _add(self, cp: ContactPoint) -> None:
         self._layout = None
         self.add_core(cp.core0)
         self.add_core(cp.core1)
@@ -364,6 +377,9 @@ class FrictionSystem:
     def remove_contact(self, cp: ContactPoint) -> None:
         """5.9's bookkeeping of a deletion (events and timers are the caller's)."""
         self.collision.environment.sim_unit_manager.changed_cores(self.movable)
+        self._remove(cp)
+
+    def _remove(self, cp: ContactPoint) -> None:
         self._layout = None
         self.contacts.remove(cp)
         pair = cp.pair

@@ -13,16 +13,14 @@ from operator import attrgetter
 
 import numpy as np
 
-from ..fp import f32
 from ..jit import kernel
-from ..state.contacts import locate
+from ..kmath import f32_k, vdot
 from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N, LAST_TIME, M_POS,
                             M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, ROT_SPEED,
                             ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
-from ..umath import dot as _dot
 from .constants import MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
 from .friction_kernels import (contact_update_system_k, damp_system_k, moving_sides_k, normal_system_k,
-                               tangential_system_k)
+                               tangential_system_k, vec3)
 
 _ANTI = attrgetter("integrated_anti_energy")
 _ROW = attrgetter("row")
@@ -212,73 +210,72 @@ def _lever_columns(O, MOV, I, at: int):
     return out
 
 
-def ease(pair) -> None:
-    """5.7: the spring components along the line joining two contact points
-    with parallel normals are pulled towards their mean (the points' values
-    read from their rows at once)."""
-    cps = pair.contacts
-    n = len(cps)
-    f = 1.0 / (n + 1e-10)
-    vals = list(map(_ease_values, cps))
-    diff = [[0.0, 0.0, 0.0] for _ in cps]
-    for i in range(n - 1):
-        a = cps[i]
-        na, pa, _, _ = va = vals[i]
-        for j in range(i + 1, n):
-            b = cps[j]
-            nb, pb, _, _ = vb = vals[j]
-            if abs(abs(_dot(na, nb)) - 1.0) >= 1e-3:
-                continue
-            sgn = 1.0 if b.core0 is a.core0 else -1.0
-            c = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
-            cl = math.sqrt(_dot(c, c))
-            if cl == 0.0:
-                continue
-            c = (c[0] / cl, c[1] / cl, c[2] / cl)
-            Si = _spring_world(va)
-            Sj = _spring_world(vb)
-            ka = _dot(c, Sj)
-            kb = sgn * _dot(c, Si)
-            mean = 0.5 * (ka + kb)
-            for k in range(3):
-                diff[j][k] += f * (mean - ka) * c[k]
-                diff[i][k] += f * sgn * (mean - kb) * c[k]
-    for cp, (_, _, (sa, sb), (t0, t1)), dv in zip(cps, vals, diff):
-        cp.span_s = (f32(sa + _dot(dv, t0)), f32(sb + _dot(dv, t1)))
-
-
 def ease_pairs(fs, pairs) -> None:
-    """ease of each pair (in order: easing reads and writes only its own
-    pair's points); the pairs of one point at once, in their rows of the
-    contact table, as ease leaves a point with no partner: its span plus the
-    zero change's dot products, span_s = (f32(sa + 0 . t0), f32(sb + 0 . t1))."""
-    alone = []
-    for pair in pairs:
-        cps = pair.contacts
-        if len(cps) == 1:
-            alone.append(cps[0].row)
-        else:
-            ease(pair)
-    if alone:
-        P = fs.collision.environment.contacts.rows
-        k = np.array(alone, dtype=np.int64)
-        for j, t in enumerate((T0, T1)):
-            d = (0.0 * P[k, t] + 0.0 * P[k, t + 1]) + 0.0 * P[k, t + 2]      # _dot(dv, t), dv zero
-            P[k, SPAN + j] = (P[k, SPAN + j] + d).astype(np.float32).astype(np.float64)
+    """5.7 of each core pair (due this PSI), in their points' rows of the
+    contact table at once (ease_k)."""
+    cps = [cp for pair in pairs for cp in pair.contacts]
+    if not cps:
+        return
+    starts = np.zeros(len(pairs) + 1, dtype=np.int64)
+    np.cumsum([len(pair.contacts) for pair in pairs], out=starts[1:])
+    keys = {}
+    K0 = np.fromiter([keys.setdefault(id(cp.core0), len(keys)) for cp in cps], dtype=np.int64, count=len(cps))
+    table = fs.collision.environment.contacts
+    ease_k(table.rows, table.slots(cps), starts, K0)
 
 
-def _ease_values(cp):
-    """(n, p, span_s, (t0, t1)) of a point, from its row (one read)."""
-    m, b = locate(cp, SPAN)
-    r = m[b:b + T1 + 3 - SPAN].tolist()
-    n, p, t0, t1 = NORMAL - SPAN, POINT - SPAN, T0 - SPAN, T1 - SPAN
-    return (tuple(r[n:n + 3]), tuple(r[p:p + 3]), (r[0], r[1]), (tuple(r[t0:t0 + 3]), tuple(r[t1:t1 + 3])))
+@kernel
+def ease_k(P, slots, starts, K0):
+    """5.7 per core pair: in its points with parallel normals, the spring
+    components along the line joining two points are pulled towards their
+    mean, each by 1 / n of the pair's n points (sgn -1 where the points'
+    side-0 cores differ: K0, a key per point); then span_s = (f32(sa + dv .
+    t0), f32(sb + dv . t1)) with each point's change dv (zero for a point
+    with no partner). Pair q's points are rows starts[q] to starts[q + 1] -
+    1 of ``slots``, their rows of the contact table P; a pair's values are
+    all read before its new spans are written."""
+    for q in range(starts.shape[0] - 1):
+        a0 = starts[q]
+        n = starts[q + 1] - a0
+        f = 1.0 / (n + 1e-10)
+        D = np.zeros((n, 3))
+        for i in range(n - 1):
+            r = slots[a0 + i]
+            na = vec3(P, r, NORMAL)
+            pa = vec3(P, r, POINT)
+            for j in range(i + 1, n):
+                s = slots[a0 + j]
+                pb = vec3(P, s, POINT)
+                if abs(abs(vdot(na, vec3(P, s, NORMAL))) - 1.0) >= 1e-3:
+                    continue
+                sgn = 1.0 if K0[a0 + j] == K0[a0 + i] else -1.0
+                c = (pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2])
+                cl = math.sqrt(vdot(c, c))
+                if cl == 0.0:
+                    continue
+                c = (c[0] / cl, c[1] / cl, c[2] / cl)
+                ka = vdot(c, _spring_world(P, s))
+                kb = sgn * vdot(c, _spring_world(P, r))
+                mean = 0.5 * (ka + kb)
+                for k in range(3):
+                    D[j, k] += f * (mean - ka) * c[k]
+                    D[i, k] += f * sgn * (mean - kb) * c[k]
+        for i in range(n):
+            r = slots[a0 + i]
+            dv = (D[i, 0], D[i, 1], D[i, 2])
+            sa = P[r, SPAN]
+            sb = P[r, SPAN + 1]
+            P[r, SPAN] = f32_k(sa + vdot(dv, vec3(P, r, T0)))
+            P[r, SPAN + 1] = f32_k(sb + vdot(dv, vec3(P, r, T1)))
 
 
-def _spring_world(v):
-    """The spring of a point's ease values in world space: sa t0 + sb t1."""
-    _, _, (sa, sb), (t0, t1) = v
-    return (sa * t0[0] + sb * t1[0], sa * t0[1] + sb * t1[1], sa * t0[2] + sb * t1[2])
+@kernel(inline=True)
+def _spring_world(P, r):
+    """The spring of the point at row r in world space: sa t0 + sb t1."""
+    sa = P[r, SPAN]
+    sb = P[r, SPAN + 1]
+    return (sa * P[r, T0] + sb * P[r, T1], sa * P[r, T0 + 1] + sb * P[r, T1 + 1],
+            sa * P[r, T0 + 2] + sb * P[r, T1 + 2])
 
 
 # --- 5.5 several contacts -----------------------------------------------------------------

@@ -98,6 +98,8 @@ class Rows:
         return self.CF[:n], self.CI[:n], self.PF[:m], self.PI[:m]
 
     def add_points(self, points) -> None:
+        if not points:
+            return
         m0 = len(self.points)
         m = m0 + len(points)
         if m > len(self.PF):
@@ -295,8 +297,8 @@ class ImpactSystem:
         n = 0
         best = -1
         while True:
-            for pair in reversed(self.pairs[:len(self.pairs) - in_rows]):       # the pairs added since, oldest first
-                rows.add_points([cp for cp in pair.contacts if cp.alive])
+            rows.add_points([cp for pair in reversed(self.pairs[:len(self.pairs) - in_rows])   # the pairs added
+                             for cp in pair.contacts if cp.alive])                               # since, oldest first
             in_rows = len(self.pairs)
             for core in self.known:
                 rows.mark(core, KNOWN)
