@@ -13,7 +13,6 @@ import struct
 _F = struct.Struct("<f")
 _F2 = struct.Struct("<2f")
 _F3 = struct.Struct("<3f")
-_F4 = struct.Struct("<4f")
 _F6 = struct.Struct("<6f")
 _D = struct.Struct("<d")
 _Q = struct.Struct("<Q")
@@ -52,14 +51,6 @@ def f32v6(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> t
         return (f32(x0), f32(y0), f32(z0), f32(x1), f32(y1), f32(z1))
 
 
-def f32q(x: float, y: float, z: float, w: float) -> tuple[float, float, float, float]:
-    """Round four f64 values to f32 (a f32[4] store, e.g. q_calm_ref)."""
-    try:
-        return _F4.unpack(_F4.pack(x, y, z, w))
-    except OverflowError:
-        return (f32(x), f32(y), f32(z), f32(w))
-
-
 def hexf64(h: str) -> float:
     """The f64 whose big-endian bit pattern is the hex string ``h``."""
     return struct.unpack(">d", bytes.fromhex(h))[0]
@@ -90,11 +81,6 @@ def isqrt_newton(n: float) -> float:
 def inv_dt(dt: float) -> float:
     """1/dt, or 9999999866.485682 when dt <= 1e-10 (2.4, 8.1, 10.4)."""
     return 1.0 / dt if dt > EPS_DT else HUGE_I_DT
-
-
-def is_finite_vec(v) -> bool:
-    """True when every component of ``v`` is a finite number."""
-    return all(math.isfinite(c) for c in v)
 
 
 # Named constants (hex origin in the DLL).
