@@ -10,12 +10,14 @@ from __future__ import annotations
 import math
 import struct
 
+import numpy as np
+
+from .jit import kernel
+
 _F = struct.Struct("<f")
 _F2 = struct.Struct("<2f")
 _F3 = struct.Struct("<3f")
 _F6 = struct.Struct("<6f")
-_D = struct.Struct("<d")
-_Q = struct.Struct("<Q")
 
 
 def f32(x: float) -> float:
@@ -61,14 +63,16 @@ def hexf32(h: str) -> float:
     return struct.unpack(">f", bytes.fromhex(h))[0]
 
 
-def isqrt_newton(n: float) -> float:
-    """1/sqrt(n) as 0x1000e120 computes it: a bit-trick guess, then 5 Newton steps.
-
-    The spec (8.3) names the scheme; five steps converge to the f64 result.
-    Written out without a loop: it runs several times per body and PSI.
-    """
-    (i,) = _Q.unpack(_D.pack(n))
-    (y,) = _D.unpack(_Q.pack((0x5FE6EB50C7B537A9 - (i >> 1)) & 0xFFFFFFFFFFFFFFFF))
+@kernel
+def isqrt_newton_k(n, buf, ibuf):
+    """1/sqrt(n) as 0x1000e120 computes it (8.3): the bit-trick guess, then
+    five Newton steps (they converge to the f64 result); ``buf`` is one
+    float64, ``ibuf`` its int64 view. Written out without a loop: it runs
+    several times per body and PSI."""
+    buf[0] = n
+    i = ibuf[0]
+    ibuf[0] = 0x5FE6EB50C7B537A9 - (i >> 1)
+    y = buf[0]
     h = 0.5 * n
     y = y * (1.5 - h * y * y)
     y = y * (1.5 - h * y * y)
@@ -76,6 +80,12 @@ def isqrt_newton(n: float) -> float:
     y = y * (1.5 - h * y * y)
     y = y * (1.5 - h * y * y)
     return y
+
+
+def isqrt_newton(n: float) -> float:
+    """:func:`isqrt_newton_k` of a Python float."""
+    buf = np.empty(1)
+    return float(isqrt_newton_k(n, buf, buf.view(np.int64)))
 
 
 def inv_dt(dt: float) -> float:
