@@ -16,6 +16,7 @@ from array import array
 import numpy as np
 
 from . import umath
+from .kmath import surface_speed_k
 from .fp import (
     CALC_CALC_EPS,
     DAMP_LINEAR_LIMIT,
@@ -225,17 +226,10 @@ class Core:
         r = self.rot_speed_change
         self.rot_speed_change = f32v(r[0] + ii[0] * t_cs[0], r[1] + ii[1] * t_cs[1], r[2] + ii[2] * t_cs[2])
 
-    def get_surface_speed_on_test(self, p_cs, speed=None, rot_speed=None):
-        """Spec 5 (0x1000c810 / 0x1000bf90): speed + R (rot_speed x p_cs), world, f32.
-
-        ``speed`` and ``rot_speed`` default to the core's own (0x1000bf90 takes
-        them as arguments, for the constraint solver's test impulses).
-        """
-        v = self.speed if speed is None else speed
-        w = self.rot_speed if rot_speed is None else rot_speed
-        c = umath.cross(w, p_cs)
-        r = umath.rot_mul_v(self.m_world_f_core_last_psi[0], c)
-        return f32v(v[0] + r[0], v[1] + r[1], v[2] + r[2])
+    def get_surface_speed_on_test(self, p_cs):
+        """Spec 5 (0x1000c810): the surface speed at core point p_cs
+        (kmath.surface_speed_k on the core's speeds and PSI pose)."""
+        return surface_speed_k(self.m_world_f_core_last_psi[0], self.speed, self.rot_speed, tuple(p_cs))
 
     def commit_all_async_pushs(self) -> None:
         """Spec 5 (0x1000cbd0): land the pushes made since the last commit
