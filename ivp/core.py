@@ -16,6 +16,7 @@ from array import array
 import numpy as np
 
 from . import umath
+from .kmath import surface_speed_k
 from .fp import (
     CALC_CALC_EPS,
     DAMP_LINEAR_LIMIT,
@@ -28,7 +29,7 @@ from .fp import (
 )
 from .step.kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
-from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DAMP_CALM, DELTA, DEVIATION,
+from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DELTA, DEVIATION,
                            EQUAL_I, HAS_MAX_ROT, I_DT, INV_I, INV_M, M_POS, MAX_ROT, MAX_SURF_ROT, MOTION_END, POS, Q_LAST,
                            Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE, STATE, T_LAST)
 from .states import MT_CALM, MT_MOVING, MT_NOT_SIM, MT_SLOW, MT_STATIC, STATE_BETWEEN_PSIS  # noqa: F401  (ivp.core.MT_* stay importable)
@@ -183,13 +184,9 @@ class Core:
 
     # --- pushes (5) -------------------------------------------------------------
 
-    def calc_push_core(self, p_cs, imp_cs, imp_ws):
-        """Spec 5 (0x1000ca80): (dv, dw) of an impulse imp at core point p, f32."""
-        wx, wy, wz, vx, vy, vz = self._push_changes(p_cs, imp_cs, imp_ws)
-        return (vx, vy, vz), (wx, wy, wz)
-
     def _push_changes(self, p_cs, imp_cs, imp_ws):
-        """calc_push_core's dw and dv as one flat tuple (dw.x, dw.y, dw.z, dv.x, dv.y, dv.z)."""
+        """Spec 5 (calc_push_core, 0x1000ca80): dw and dv of an impulse imp at
+        core point p, f32, as one flat tuple (dw.x, dw.y, dw.z, dv.x, dv.y, dv.z)."""
         px, py, pz = p_cs
         ix, iy, iz = imp_cs
         cx, cy, cz = f32v(py * iz - pz * iy, pz * ix - px * iz, px * iy - py * ix)
@@ -204,15 +201,6 @@ class Core:
         s = self.speed_change
         self.rot_speed_change = f32v(r[0] + wx, r[1] + wy, r[2] + wz)
         self.speed_change = f32v(s[0] + vx, s[1] + vy, s[2] + vz)
-
-    def push_core(self, p_cs, imp_cs, imp_ws) -> None:
-        """Spec 5 (0x1000c8b0): immediate push (constraint solver, contacts)."""
-        wx, wy, wz, vx, vy, vz = self._push_changes(p_cs, imp_cs, imp_ws)
-        rx, ry, rz = self.rot_speed
-        sx, sy, sz = self.speed
-        rx, ry, rz, sx, sy, sz = f32v6(rx + wx, ry + wy, rz + wz, sx + vx, sy + vy, sz + vz)
-        self.rot_speed = (rx, ry, rz)
-        self.speed = (sx, sy, sz)
 
     def async_push_core_ws(self, p_ws, imp_ws) -> None:
         """Spec 5 (0x1000c940): world-space async push at the PSI pose."""
@@ -231,19 +219,6 @@ class Core:
         self.speed_change = f32v(sc[0] + f32(imp_ws[0] * im), sc[1] + f32(imp_ws[1] * im),
                                  sc[2] + f32(imp_ws[2] * im))
 
-    def calc_rot_speed_change(self, dw_cs, k: float = 1.0):
-        """Spec 5 (0x1000cb20): inv_rot_inertia (.) dw_cs . (f32)k."""
-        ii = self.inv_rot_inertia
-        kf = f32(k)
-        return f32v(ii[0] * dw_cs[0] * kf, ii[1] * dw_cs[1] * kf, ii[2] * dw_cs[2] * kf)
-
-    def rot_push_core_cs(self, t_cs) -> None:
-        """Spec 5 (0x1000cb70): rot_speed += inv_rot_inertia (.) t_cs, immediate."""
-        ii = self.inv_rot_inertia
-        r = self.rot_speed
-        self.rot_speed = f32v(r[0] + f32(ii[0] * t_cs[0]), r[1] + f32(ii[1] * t_cs[1]),
-                              r[2] + f32(ii[2] * t_cs[2]))
-
     def async_rot_push_core_cs(self, t_cs) -> None:
         """An angular impulse t_cs (core axes) into rot_speed_change, committed
         with the other pending pushes (ivp-contacts 5.8's energy damping)."""
@@ -251,17 +226,10 @@ class Core:
         r = self.rot_speed_change
         self.rot_speed_change = f32v(r[0] + ii[0] * t_cs[0], r[1] + ii[1] * t_cs[1], r[2] + ii[2] * t_cs[2])
 
-    def get_surface_speed_on_test(self, p_cs, speed=None, rot_speed=None):
-        """Spec 5 (0x1000c810 / 0x1000bf90): speed + R (rot_speed x p_cs), world, f32.
-
-        ``speed`` and ``rot_speed`` default to the core's own (0x1000bf90 takes
-        them as arguments, for the constraint solver's test impulses).
-        """
-        v = self.speed if speed is None else speed
-        w = self.rot_speed if rot_speed is None else rot_speed
-        c = umath.cross(w, p_cs)
-        r = umath.rot_mul_v(self.m_world_f_core_last_psi[0], c)
-        return f32v(v[0] + r[0], v[1] + r[1], v[2] + r[2])
+    def get_surface_speed_on_test(self, p_cs):
+        """Spec 5 (0x1000c810): the surface speed at core point p_cs
+        (kmath.surface_speed_k on the core's speeds and PSI pose)."""
+        return surface_speed_k(self.m_world_f_core_last_psi[0], self.speed, self.rot_speed, tuple(p_cs))
 
     def commit_all_async_pushs(self) -> None:
         """Spec 5 (0x1000cbd0): land the pushes made since the last commit
@@ -270,16 +238,6 @@ class Core:
         sx, sy, sz, rx, ry, rz, dx, dy, dz, cx, cy, cz = m[b:b + MOTION_END].tolist()
         rx, ry, rz, sx, sy, sz = f32v6(rx + cx, ry + cy, rz + cz, sx + dx, sy + dy, sz + dz)
         m[b:b + MOTION_END] = array("d", (sx, sy, sz, rx, ry, rz, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
-
-    # --- damping (7.3) and the gravity controller's pass (7.1) -------------------
-
-    def damping_of_object(self):
-        """Spec 7.3 (damp_object, 0x1000c610): the damping factors for the PSI
-        length, with +0.1 on both damp factors while slow or calm: the row's
-        DAMP or DAMP_CALM columns (:func:`write_damping`)."""
-        m, b = locate(self)
-        b += DAMP_CALM if m[b + STATE] >= MT_SLOW else DAMP
-        return (m[b], m[b + 1], m[b + 2], m[b + 3])
 
     # --- integration (8.2, 8.3) -------------------------------------------------
 

@@ -74,7 +74,6 @@ class Environment:
         self.current_time = 0.0
         self.time_of_next_psi = self.delta_PSI_time
         self.time_of_last_psi = 0.0
-        self.time_change_counter = 1
         self.sleep_countdown_value = 10
         # ivp-contacts 6.1 / 8.1: Ballance's DLL skips the countdown for units
         # with a core faster than 1 m/s (dynamics 6.3, the default); the Valve
@@ -220,7 +219,6 @@ class Environment:
 
     def set_current_time(self, t: float) -> None:
         """0x100138f0."""
-        self.time_change_counter += 1
         self.current_time = t
 
     def sleep_countdown(self) -> bool:

@@ -10,13 +10,14 @@ from __future__ import annotations
 import math
 import struct
 
+import numpy as np
+
+from .jit import kernel
+
 _F = struct.Struct("<f")
 _F2 = struct.Struct("<2f")
 _F3 = struct.Struct("<3f")
-_F4 = struct.Struct("<4f")
 _F6 = struct.Struct("<6f")
-_D = struct.Struct("<d")
-_Q = struct.Struct("<Q")
 
 
 def f32(x: float) -> float:
@@ -52,14 +53,6 @@ def f32v6(x0: float, y0: float, z0: float, x1: float, y1: float, z1: float) -> t
         return (f32(x0), f32(y0), f32(z0), f32(x1), f32(y1), f32(z1))
 
 
-def f32q(x: float, y: float, z: float, w: float) -> tuple[float, float, float, float]:
-    """Round four f64 values to f32 (a f32[4] store, e.g. q_calm_ref)."""
-    try:
-        return _F4.unpack(_F4.pack(x, y, z, w))
-    except OverflowError:
-        return (f32(x), f32(y), f32(z), f32(w))
-
-
 def hexf64(h: str) -> float:
     """The f64 whose big-endian bit pattern is the hex string ``h``."""
     return struct.unpack(">d", bytes.fromhex(h))[0]
@@ -70,14 +63,16 @@ def hexf32(h: str) -> float:
     return struct.unpack(">f", bytes.fromhex(h))[0]
 
 
-def isqrt_newton(n: float) -> float:
-    """1/sqrt(n) as 0x1000e120 computes it: a bit-trick guess, then 5 Newton steps.
-
-    The spec (8.3) names the scheme; five steps converge to the f64 result.
-    Written out without a loop: it runs several times per body and PSI.
-    """
-    (i,) = _Q.unpack(_D.pack(n))
-    (y,) = _D.unpack(_Q.pack((0x5FE6EB50C7B537A9 - (i >> 1)) & 0xFFFFFFFFFFFFFFFF))
+@kernel
+def isqrt_newton_k(n, buf, ibuf):
+    """1/sqrt(n) as 0x1000e120 computes it (8.3): the bit-trick guess, then
+    five Newton steps (they converge to the f64 result); ``buf`` is one
+    float64, ``ibuf`` its int64 view. Written out without a loop: it runs
+    several times per body and PSI."""
+    buf[0] = n
+    i = ibuf[0]
+    ibuf[0] = 0x5FE6EB50C7B537A9 - (i >> 1)
+    y = buf[0]
     h = 0.5 * n
     y = y * (1.5 - h * y * y)
     y = y * (1.5 - h * y * y)
@@ -87,14 +82,15 @@ def isqrt_newton(n: float) -> float:
     return y
 
 
+def isqrt_newton(n: float) -> float:
+    """:func:`isqrt_newton_k` of a Python float."""
+    buf = np.empty(1)
+    return float(isqrt_newton_k(n, buf, buf.view(np.int64)))
+
+
 def inv_dt(dt: float) -> float:
     """1/dt, or 9999999866.485682 when dt <= 1e-10 (2.4, 8.1, 10.4)."""
     return 1.0 / dt if dt > EPS_DT else HUGE_I_DT
-
-
-def is_finite_vec(v) -> bool:
-    """True when every component of ``v`` is a finite number."""
-    return all(math.isfinite(c) for c in v)
 
 
 # Named constants (hex origin in the DLL).

@@ -1,6 +1,6 @@
 """umath's vector, rotation and quaternion helpers compiled (ivp.jit) for the
-compiled passes, and kernel forms of fp.f32 and of Core's pushes (push_core,
-rot_push_core_cs, get_surface_speed_on_test), in their order of operations."""
+compiled passes, and kernel forms of fp.f32 and of spec 5's pushes (push_core,
+rot_push_core_cs) and surface speed, in their order of operations."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ def f32v_k(v):
 
 @kernel
 def push_core_k(speed, rot_speed, ii, im, p_cs, imp_cs, imp_ws):
-    """Core.push_core (spec 5, 0x1000c8b0) on a core's speeds: the new
+    """push_core (spec 5, 0x1000c8b0) on a core's speeds: the new
     (speed, rot_speed), every store f32."""
     c = f32v_k(vcross(p_cs, imp_cs))
     dw = (f32_k(ii[0] * c[0]), f32_k(ii[1] * c[1]), f32_k(ii[2] * c[2]))
@@ -49,13 +49,14 @@ def push_core_k(speed, rot_speed, ii, im, p_cs, imp_cs, imp_ws):
 
 @kernel
 def rot_push_core_cs_k(rot_speed, ii, t_cs):
-    """Core.rot_push_core_cs (spec 5, 0x1000cb70): rot_speed + inv_rot_inertia (.) t_cs."""
+    """rot_push_core_cs (spec 5, 0x1000cb70): rot_speed + inv_rot_inertia (.) t_cs."""
     return (f32_k(rot_speed[0] + f32_k(ii[0] * t_cs[0])), f32_k(rot_speed[1] + f32_k(ii[1] * t_cs[1])),
             f32_k(rot_speed[2] + f32_k(ii[2] * t_cs[2])))
 
 
 @kernel
 def surface_speed_k(R, speed, rot_speed, p_cs):
-    """Core.get_surface_speed_on_test (spec 5): speed + R (rot_speed x p_cs), f32."""
+    """get_surface_speed_on_test (spec 5, 0x1000c810 / 0x1000bf90): speed +
+    R (rot_speed x p_cs), world, f32; Core.get_surface_speed_on_test runs it."""
     r = rot_mul_v_k(R, vcross(rot_speed, p_cs))
     return f32v_k((speed[0] + r[0], speed[1] + r[1], speed[2] + r[2]))

@@ -12,7 +12,7 @@ from itertools import groupby
 import numpy as np
 
 from .core import MT_NOT_SIM
-from .controllers.base import SimEvent
+from .controllers.base import SimEvent, connected_parts
 from .jit import ENABLED as JIT_ENABLED
 from .freeze import revive_sim_unit, try_to_freeze
 from .step.runs import lane_point, run_rows, run_units
@@ -395,7 +395,8 @@ class SimUnitManager:
         """
         su.changed = False
         self.changed((su,))
-        parts = _connected_parts(su)
+        parts = connected_parts(su.cores, (e.controller.get_controlled_cores() for e in su.entries
+                                           if e.controller.links_cores))
         if len(parts) < 2:
             return
         keep = parts[0]
@@ -435,22 +436,3 @@ class SimUnitManager:
         else:
             su.changed = True
 
-
-def _connected_parts(su: SimUnit) -> list:
-    parent = {id(c): id(c) for c in su.cores}
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for e in su.entries:
-        if e.controller.links_cores:
-            linked = [id(c) for c in e.controller.get_controlled_cores() if id(c) in parent]
-            for other in linked[1:]:
-                parent[find(other)] = find(linked[0])
-    groups = {}
-    for c in su.cores:
-        groups.setdefault(find(id(c)), []).append(c)
-    return list(groups.values())

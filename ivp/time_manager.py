@@ -19,7 +19,6 @@ class PsiEvent:
         tm.queue = [(f32(v - T), s, e) for v, s, e in tm.queue]
         heapq.heapify(tm.queue)
         tm.base_time = T
-        tm.cur_rel = 0.0
         env.simulate_psi()
         tm.insert_rel(self, f32(env.time_of_next_psi - T))
 
@@ -29,7 +28,6 @@ class TimeManager:
 
     def __init__(self):
         self.base_time = 0.0
-        self.cur_rel = 0.0
         self.queue = []                 # heap of (f32 offset, -sequence, event)
         self.seq = 0
         self.psi_event = PsiEvent()
@@ -55,7 +53,6 @@ class TimeManager:
             if not (target - self.base_time > m):
                 break
             _, _, ev = heapq.heappop(self.queue)
-            self.cur_rel = m
             env.set_current_time(m + self.base_time)
             ev.simulate_time_event(self, env)
         env.set_current_time(target)

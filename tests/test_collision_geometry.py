@@ -6,14 +6,8 @@ import random
 import numpy as np
 import pytest
 
-from ivp.collision.features import (
-    ball_piece_closest,
-    feature_points,
-    pair_geometry,
-    piece_piece_closest,
-    triangle_region,
-)
-from ivp.collision.feature_kernels import _vertex_triangle, face_k, nearest_on
+from ivp.collision.features import ball_piece_measure, feature_points, pair_geometry, piece_piece_closest
+from ivp.collision.feature_kernels import _vertex_triangle, face_k, nearest_on, triangle_region_k
 from ivp.collision.shapes import TriangleGrid, hull_piece, triangle_piece
 from ivp.surface import convex_piece
 from test_collision_scenes import box_points, grid_mesh
@@ -23,17 +17,23 @@ B = (2.0, 0.0, 0.0)
 C = (0.0, 0.0, 2.0)
 
 
-@pytest.mark.parametrize("p,q,kind,index", [
-    ((0.5, 3.0, 0.5), (0.5, 0.0, 0.5), "F", None),
-    ((1.0, 1.0, -1.0), (1.0, 0.0, 0.0), "K", (0, 1)),      # beyond edge AB
-    ((2.0, 1.0, 2.0), (1.0, 0.0, 1.0), "K", (1, 2)),       # beyond the hypotenuse BC
-    ((-1.0, 0.5, -1.0), A, "P", 0),
-    ((3.0, 0.0, -0.5), B, "P", 1),
+@pytest.mark.parametrize("p,q,kind,e0,e1", [
+    ((0.5, 3.0, 0.5), (0.5, 0.0, 0.5), 2, None, None),     # face
+    ((1.0, 1.0, -1.0), (1.0, 0.0, 0.0), 1, 0, 1),          # beyond edge AB
+    ((2.0, 1.0, 2.0), (1.0, 0.0, 1.0), 1, 1, 2),           # beyond the hypotenuse BC
+    ((-1.0, 0.5, -1.0), A, 0, 0, None),                    # vertex A
+    ((3.0, 0.0, -0.5), B, 0, 1, None),                     # vertex B
 ])
-def test_triangle_regions(p, q, kind, index):
-    k, i, got = triangle_region(p, A, B, C)
-    assert (k, i) == (kind, index)
+def test_triangle_regions(p, q, kind, e0, e1):
+    k, i, j, got = triangle_region_k(p, A, B, C)
+    assert k == kind
+    assert e0 is None or i == e0
+    assert e1 is None or j == e1
     assert got == pytest.approx(q)
+
+
+def ball_piece_closest(c, piece, prev):
+    return ball_piece_measure(c, piece, prev)[0]
 
 
 def tri():
@@ -149,7 +149,7 @@ def test_grid_query_finds_every_triangle_within_reach_and_few_others():
     for _ in range(50):
         p = (random.uniform(-16, 16), random.uniform(-1, 1), random.uniform(-16, 16))
         r = random.uniform(0.1, 3.0)
-        near = [i for i, (a, b, c) in enumerate(tris) if math.dist(p, triangle_region(p, a, b, c)[2]) <= r]
+        near = [i for i, (a, b, c) in enumerate(tris) if math.dist(p, triangle_region_k(p, a, b, c)[3]) <= r]
         got = grid.query(*p, r)
         assert set(near) <= set(got)
         assert got == sorted(got)

@@ -12,7 +12,7 @@ coordinates into the gap, the normal n (side 0 -> side 1), the point on
 side 0 and the first tangent; the mindist measurement (3.3), the event
 search (3.5) and the contact point update (5.3) all use it.
 
-The searches (:func:`ball_piece_closest`, :func:`piece_piece_closest`) and
+The searches (:func:`ball_piece_measure`, :func:`piece_piece_closest`) and
 the geometry itself run as compiled kernels (``feature_kernels``) over a
 piece's arrays (``Piece.kernel_data``); this module turns their int codes
 back into feature tuples.
@@ -30,7 +30,6 @@ from .feature_kernels import (
     point_edge,
     point_face,
     point_point,
-    triangle_region_k,
     unit_k,
 )
 from .piece_kernels import pieces_closest, pieces_measure
@@ -50,18 +49,6 @@ NO_FEATURE = (-1, -1, -1)
 def _unit(v):
     ok, n = unit_k(v)
     return n if ok else None
-
-
-def triangle_region(p, a, b, c):
-    """Where p projects on triangle (a, b, c): ("F", None), ("K", edge) with the
-    edge as a vertex-index pair of the triangle, or ("P", vertex index), and the
-    closest point (Voronoi regions of the triangle)."""
-    kind, e0, e1, q = triangle_region_k(p, a, b, c)
-    if kind == 2:
-        return "F", None, q
-    if kind == 1:
-        return "K", (e0, e1), q
-    return "P", e0, q
 
 
 class Geometry:
@@ -158,7 +145,9 @@ def feature_of(kind, i, j):
 
 
 def ball_piece_measure(c, piece, prev):
-    """:func:`ball_piece_closest` and the pair's Geometry (the ball on side 0)."""
+    """3.3's BF / BK / BP for a ball centre c against a convex piece (``prev``,
+    the last feature or None, is kept within the tie of the best) and the
+    pair's Geometry (the ball on side 0)."""
     V, T, E, two, pl, N, M, H = piece.kernel_data()
     f, g = ball_measure(c, V, T, two, pl, N, NO_FEATURE if prev is None else _code(prev))
     return feature_of(f[0], f[1], f[2]), Geometry(*g)
@@ -169,19 +158,13 @@ def code_of(feat):
     return NO_FEATURE if feat is None else _code(feat)
 
 
-def ball_piece_closest(c, piece, prev):
-    """3.3's BF / BK / BP for a ball centre c against a convex piece; ``prev``
-    (the last feature, or None) is kept within the tie of the best."""
-    return ball_piece_measure(c, piece, prev)[0]
-
-
 def piece_piece_measure(A, B, prev):
     """:func:`piece_piece_closest`'s features of A and B, whether the sorted
     pair puts B's feature on side 0, the pair's Geometry, and whether the
     pieces intrude (3.3: a vertex inside a hull, deeper than INTRUSION_DEPTH; a
     vertex behind a two-sided triangle is measured, signed, as IVP's walk
     does on the triangle's back, and intrudes deeper than BEHIND_TRIANGLE_DEPTH)."""
-    VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
+    VA, TA, EA, twoA, plA, NA, _, _ = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f, swapped, (gap_ok, gap, n_ok, n, p, t0, broken) = pieces_measure(
         VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center, prev_codes(prev))
@@ -203,7 +186,7 @@ def piece_piece_closest(A, B, prev):
     (``prev``: (fa, fb) in A/B terms) is kept unless another is strictly better.
 
     Returns (feature of A, feature of B, distance)."""
-    VA, TA, EA, twoA, plA, NA, MA, HA = A.kernel_data()
+    VA, TA, EA, twoA, plA, NA, _, _ = A.kernel_data()
     VB, TB, EB, twoB, plB, NB, MB, HB = B.kernel_data()
     d, f = pieces_closest(VA, TA, EA, twoA, plA, NA, A.center, VB, TB, EB, twoB, plB, NB, MB, HB, B.center,
                            prev_codes(prev))

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..controllers.base import Controller
+from ..controllers.base import Controller, connected_parts
 from ..core import ZERO3
 from ..state.contacts import locate
 from ..state.layout import (BROKEN, GAP, INV_VM, LAST_GAP, MU, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, RXN1, SPAN,
@@ -398,20 +398,4 @@ class FrictionSystem:
 
     def components(self) -> list:
         """5.9: the core pairs' connected parts, fixed cores not connecting."""
-        parent = {id(c): id(c) for c in self.movable}
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for pair in self.pairs.values():
-            a, b = pair.cores
-            if a.physical_unmoveable or b.physical_unmoveable:
-                continue
-            parent[find(id(a))] = find(id(b))
-        groups = {}
-        for c in self.movable:
-            groups.setdefault(find(id(c)), []).append(c)
-        return list(groups.values())
+        return connected_parts(self.movable, (pair.cores for pair in self.pairs.values()))

@@ -127,10 +127,16 @@ def contact_update_k(kind0, d0, kind1, d1, check, flip_test, last_n, x0, x1,
 
 
 @kernel
-def _tangent_levers(R, pos, p, t0, t1):
-    """5.6 per movable side: R^T (rel x t0), R^T (rel x t1) with rel = p - pos (f32)."""
+def _tangent_side(R, pos, p, t0, t1, ii, im, v, w):
+    """5.6 per movable side: its terms of K00, K01, K11 and of the speeds
+    along t0, t1, with the levers a_i = R^T (rel x t_i), rel = p - pos (f32)."""
     rel = (f32_k(p[0] - pos[0]), f32_k(p[1] - pos[1]), f32_k(p[2] - pos[2]))
-    return rot_t_mul_v_k(R, vcross(rel, t0)), rot_t_mul_v_k(R, vcross(rel, t1))
+    a0 = rot_t_mul_v_k(R, vcross(rel, t0))
+    a1 = rot_t_mul_v_k(R, vcross(rel, t1))
+    return (ii[0] * a0[0] * a0[0] + ii[1] * a0[1] * a0[1] + ii[2] * a0[2] * a0[2] + im,
+            ii[0] * a0[0] * a1[0] + ii[1] * a0[1] * a1[1] + ii[2] * a0[2] * a1[2],
+            ii[0] * a1[0] * a1[0] + ii[1] * a1[1] * a1[1] + ii[2] * a1[2] * a1[2] + im,
+            vdot(w, a0) + vdot(v, t0), vdot(w, a1) + vdot(v, t1))
 
 
 @kernel
@@ -160,21 +166,14 @@ def tangential_k(span, L, N, mu, dt, t0, t1, p, mov0, R0, pos0, v0, w0, ii0, im0
         return (sa, sb), clipped, v0, w0, v1, w1, 0.0
     K00 = K01 = K11 = 0.0
     u0 = u1 = 0.0
-    a0 = a1 = b0 = b1 = (0.0, 0.0, 0.0)
     if mov0:
-        a0, a1 = _tangent_levers(R0, pos0, p, t0, t1)
-        K00 += ii0[0] * a0[0] * a0[0] + ii0[1] * a0[1] * a0[1] + ii0[2] * a0[2] * a0[2] + im0
-        K01 += ii0[0] * a0[0] * a1[0] + ii0[1] * a0[1] * a1[1] + ii0[2] * a0[2] * a1[2]
-        K11 += ii0[0] * a1[0] * a1[0] + ii0[1] * a1[1] * a1[1] + ii0[2] * a1[2] * a1[2] + im0
-        u0 += 1.0 * (vdot(w0, a0) + vdot(v0, t0))
-        u1 += 1.0 * (vdot(w0, a1) + vdot(v0, t1))
+        k00, k01, k11, s0, s1 = _tangent_side(R0, pos0, p, t0, t1, ii0, im0, v0, w0)
+        K00, K01, K11 = K00 + k00, K01 + k01, K11 + k11
+        u0, u1 = u0 + 1.0 * s0, u1 + 1.0 * s1
     if mov1:
-        b0, b1 = _tangent_levers(R1, pos1, p, t0, t1)
-        K00 += ii1[0] * b0[0] * b0[0] + ii1[1] * b0[1] * b0[1] + ii1[2] * b0[2] * b0[2] + im1
-        K01 += ii1[0] * b0[0] * b1[0] + ii1[1] * b0[1] * b1[1] + ii1[2] * b0[2] * b1[2]
-        K11 += ii1[0] * b1[0] * b1[0] + ii1[1] * b1[1] * b1[1] + ii1[2] * b1[2] * b1[2] + im1
-        u0 += -1.0 * (vdot(w1, b0) + vdot(v1, t0))
-        u1 += -1.0 * (vdot(w1, b1) + vdot(v1, t1))
+        k00, k01, k11, s0, s1 = _tangent_side(R1, pos1, p, t0, t1, ii1, im1, v1, w1)
+        K00, K01, K11 = K00 + k00, K01 + k01, K11 + k11
+        u0, u1 = u0 + -1.0 * s0, u1 + -1.0 * s1
     ok, x0, x1 = spring_impulse(K00, K01, K11, sa, sb, u0, u1, dt, cap)
     if not ok:
         return (sa, sb), clipped, v0, w0, v1, w1, 0.0

@@ -15,6 +15,29 @@ class SimEvent:
         self.sim_unit = sim_unit
 
 
+def connected_parts(items, links) -> list:
+    """The parts of ``items`` that ``links`` (groups of items; members not in
+    items are passed over) connect (10.0, 5.9: a unit's or a friction
+    system's split): each part in the items' order, the parts in the order
+    of their first item."""
+    parent = {id(c): id(c) for c in items}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for group in links:
+        linked = [id(c) for c in group if id(c) in parent]
+        for other in linked[1:]:
+            parent[find(other)] = find(linked[0])
+    groups = {}
+    for c in items:
+        groups.setdefault(find(id(c)), []).append(c)
+    return list(groups.values())
+
+
 class Controller:
     """A controller of a sim unit (vtable: core deleted, priority, simulate).
 

@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from ..fp import (ASIN_S5_F, GYRO_144, GYRO_X_LIMIT, MINUS_FIVE_F, ONE_SIXTH_F, QUAT_NORM_EPS, RNG_SCALE_F,
-                 SLEEP_LONG_WINDOW, SLEEP_POS0, SLEEP_POS1, SLEEP_ROT0, SLEEP_ROT1)
+                 SLEEP_LONG_WINDOW, SLEEP_POS0, SLEEP_POS1, SLEEP_ROT0, SLEEP_ROT1, isqrt_newton_k)
 from ..jit import kernel
 from ..kmath import f32_k, quat_mul_k, quat_to_matrix_k
 from ..state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1, CALM_T, CUR_SPEED, DAMP, DAMP_CALM,
@@ -20,22 +20,6 @@ from ..state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_P1, CALM_Q0, CALM_Q1,
                            POS, Q_LAST, Q_NEXT, RADIUS, ROT_I, ROT_SPEED, ROT_SPEED_CHANGE, SPEED, SPEED_CHANGE,
                            STATE, T_LAST)
 from ..states import MT_CALM, MT_SLOW
-
-
-@kernel
-def _isqrt_newton(n, buf, ibuf):
-    """fp.isqrt_newton: the bit-trick guess, then five Newton steps."""
-    buf[0] = n
-    i = ibuf[0]
-    ibuf[0] = 0x5FE6EB50C7B537A9 - (i >> 1)
-    y = buf[0]
-    h = 0.5 * n
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    y = y * (1.5 - h * y * y)
-    return y
 
 
 @kernel
@@ -342,7 +326,7 @@ def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v, gyro):
         qn = quat_mul_k(q, Q)
         n2 = qn[0] * qn[0] + qn[1] * qn[1] + qn[2] * qn[2] + qn[3] * qn[3]
         if n2 > QUAT_NORM_EPS:
-            s = _isqrt_newton(n2, buf, ibuf)
+            s = isqrt_newton_k(n2, buf, ibuf)
             qn = (qn[0] * s, qn[1] * s, qn[2] * s, qn[3] * s)
         for i in range(4):
             S[k, Q_NEXT + i] = qn[i]
@@ -355,7 +339,7 @@ def integrate_k(S, rows, delta_time, i_delta_time, t, max_w, max_v, gyro):
             S[k, AXIS + 1] = 0.0
             S[k, AXIS + 2] = 0.0
         else:
-            y = _isqrt_newton(n, buf, ibuf)
+            y = isqrt_newton_k(n, buf, ibuf)
             s = y * n
             s3 = s * s * s
             asin_s = s + s3 * ONE_SIXTH_F + s3 * s * s * ASIN_S5_F

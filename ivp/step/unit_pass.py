@@ -100,12 +100,18 @@ def unit_head(env, su, rows=None) -> bool:
     flags = np.array([[su.fast, su.fast_prev]], dtype=np.int64)
     test_sleep, countdown, seed = unit_head_k(env.bodies.rows, rows, flags, env.current_time,
                                               env.valve_sleep_countdown, env.sleep_countdown_value, rng.get_seed())
+    _head_written(env, su, rows, flags, countdown, seed)
+    return test_sleep
+
+
+def _head_written(env, su, rows, flags, countdown, seed) -> None:
+    """A unit head's (6.3) outputs kept: the count-down, the RNG seed, the
+    rows begun and the unit's fast flags."""
     env.sleep_countdown_value = countdown
     rng.set_seed(seed)
     env.bodies.begun(rows)
     su.fast = bool(flags[0, 0])
     su.fast_prev = bool(flags[0, 1])
-    return test_sleep
 
 
 def joint_unit(env, su):
@@ -161,11 +167,7 @@ def run_joint_unit(env, su, step, cores_out: list) -> None:
                                          env.inv_delta_PSI_time, g[0] * dt, g[1] * dt, g[2] * dt,
                                          env.freeze_check_time, env.valve_sleep_countdown,
                                          env.sleep_countdown_value, rng.get_seed())
-    env.sleep_countdown_value = countdown
-    rng.set_seed(seed)
-    env.bodies.begun(rows)
-    su.fast = bool(flags[0, 0])
-    su.fast_prev = bool(flags[0, 1])
+    _head_written(env, su, rows, flags, countdown, seed)
     cores_out.extend(reversed(cores))
     lane.record(rows, cores)
     if calm:
