@@ -22,7 +22,7 @@ from behaviors.ballance.autopilot import Pilot, climb
 from behaviors.ballance.autopilot_map import REACH, RIDE_RISE, WalkMap
 from behaviors.ballance.level import FINISHED
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, played_at_once, stone_course
+from virtools_levels import LevelBuilder, autopilot_level, game_folder, played_at_once, stone_course
 from virtools_levels import plate as virtools_plate
 
 PHYSICS = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
@@ -114,3 +114,15 @@ def test_the_autopilot_rides_a_stone_ball_over_the_wave_to_the_finish(tmp_path):
     assert outcome.finished, outcome.text()
     assert outcome.rollbacks == 0, outcome.text()
     assert pilot.level.flow == FINISHED
+
+
+def test_the_lift_to_a_floor_beyond_the_aims_reach_carries_the_paper_ball_there(tmp_path):
+    """The written course with floor C 18 off the fan's axis
+    (autopilot_level(far=True)): the route lifts the paper ball to it, a
+    step longer than any steering's aim (at most 12); at the column's top the
+    ball is steered out toward floor C, not back at the fan's foot under it
+    (level 02's fan 08, its terrace 22 off: the ball hovered there)."""
+    game_folder(tmp_path, autopilot_level(far=True).data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 90.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()

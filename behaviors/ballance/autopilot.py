@@ -13,6 +13,8 @@ toward a point ``lookahead`` ahead on the route at a speed that drops in
 bends and on narrow ground: of the eight key sets (one arrow or two) it holds
 the one whose push, in the camera's orientation frame, best turns the ball's
 velocity toward the wanted one, or none when the velocity is close enough.
+On a ride of the map (over a valley on the speed of the fall before the
+rise) it pushes at full push toward the ride's end until it is there.
 
 The search: at a sector's first frame of play and every ``SNAPSHOT_FRAMES``
 frames of play the world is kept as a flat table (ivp.snapshot, bit-exact

@@ -21,7 +21,9 @@ pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
 rails; the two edges' nodes then cost ``PAIRED_COST`` more (the ball rests
 between them, seldom on one: they only bridge where the midpoints do not
 join up), no drop starts on them, and a ball drops from between them only
-off their end.
+off their end; a ball rolls onto the midpoints sideways from a floor no
+lower than the rails' tops, never off them sideways, and rests across two
+rails or two floors' edges, not a rail and a floor's edge (``rails``).
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any),
