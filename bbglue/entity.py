@@ -364,6 +364,12 @@ class CK3dEntity(CKObject):
         v = check_vector(vec, f"entity {self.name!r}: transform_vector")
         return tuple((np.array(v) @ self._relative(ref, "transform_vector")[:3, :3]).tolist())
 
+    def world_axes(self) -> tuple:
+        """The world X, Y and Z axes, scale included (rows 0 to 2 of the world
+        matrix): ``transform_vector`` of the unit axes, read, not multiplied
+        (a zero may differ in sign from the product's)."""
+        return tuple(tuple(r) for r in self._world_read()[:3, :3].tolist())
+
     def inverse_transform_vector(self, vec, ref=None):
         v = check_vector(vec, f"entity {self.name!r}: inverse_transform_vector")
         m = np.linalg.inv(self._relative(ref, "inverse_transform_vector")[:3, :3])
