@@ -237,7 +237,8 @@ class CK3dEntity(CKObject):
     # --- position -------------------------------------------------------------
 
     def get_position(self, ref=None):
-        return tuple(self._relative(ref, "get_position")[3, :3].tolist())
+        m = self._world_read() if ref is None else self._relative(ref, "get_position")
+        return tuple(m[3, :3].tolist())
 
     def set_position(self, pos, ref=None) -> None:
         p = check_vector(pos, f"entity {self.name!r}: set_position")
