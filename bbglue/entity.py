@@ -237,7 +237,8 @@ class CK3dEntity(CKObject):
     # --- position -------------------------------------------------------------
 
     def get_position(self, ref=None):
-        return tuple(self._relative(ref, "get_position")[3, :3].tolist())
+        m = self._world_read() if ref is None else self._relative(ref, "get_position")
+        return tuple(m[3, :3].tolist())
 
     def set_position(self, pos, ref=None) -> None:
         p = check_vector(pos, f"entity {self.name!r}: set_position")
@@ -363,6 +364,12 @@ class CK3dEntity(CKObject):
         """A direction of this entity's frame in the referential's (3 x 3 part: no translation)."""
         v = check_vector(vec, f"entity {self.name!r}: transform_vector")
         return tuple((np.array(v) @ self._relative(ref, "transform_vector")[:3, :3]).tolist())
+
+    def world_axes(self) -> tuple:
+        """The world X, Y and Z axes, scale included (rows 0 to 2 of the world
+        matrix): ``transform_vector`` of the unit axes, read, not multiplied
+        (a zero may differ in sign from the product's)."""
+        return tuple(tuple(r) for r in self._world_read()[:3, :3].tolist())
 
     def inverse_transform_vector(self, vec, ref=None):
         v = check_vector(vec, f"entity {self.name!r}: inverse_transform_vector")

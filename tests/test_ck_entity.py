@@ -251,3 +251,13 @@ def test_a_parentless_entitys_move_and_turn_store_f32_in_a_new_matrix(ctx):
     assert m[2, :3].tolist() == [float(np.float32(4.0 * S2)), 0.0, float(np.float32(4.0 * S2))]
     assert m[3].tolist() == [float(np.float32(x)) for x in (0.1, -2.7, 1e5 + 0.3)] + [1.0]
     assert e.world_token() is not token
+
+
+def test_the_world_axes_are_the_unit_axes_transformed(ctx):
+    parent = ctx.create_entity("p", scale=(2.0, 3.0, 4.0))
+    e = ctx.create_entity("e", parent=parent, position=(5.0, 6.0, 7.0))
+    e.set_scale((1.0, 1.0, 1.0))                           # local: the parent's 2, 3, 4 in world axes
+    e.rotate((0.0, 1.0, 0.0), math.pi / 2)                 # X to world -Z, Z to world X (CK's left-handed turn)
+    axes = e.world_axes()
+    assert axes == tuple(e.transform_vector(u) for u in ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)))
+    assert close(axes, [(0.0, 0.0, -2.0), (0.0, 3.0, 0.0), (4.0, 0.0, 0.0)])

@@ -151,6 +151,9 @@ def test_floor_heights_of_a_slope():
     assert np.isnan(heights[4])
     with pytest.raises(ValueError, match="cell"):
         FloorHeights(tris, cell=0.0)
+    assert FloorHeights(tris).below(np.zeros((0, 3))).shape == (0,)
+    with pytest.raises(ValueError, match="finite"):
+        FloorHeights(tris).below([[2, 10, 3], [float("nan"), 0, 0]])
 
 
 def test_floor_heights_far_apart_and_cell_after_cell(monkeypatch):

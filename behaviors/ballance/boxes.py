@@ -34,13 +34,14 @@ def _cross(a, b):
 
 def box_of(entity, lo=None, hi=None) -> OrientedBox:
     """The world box of the local box ``lo``..``hi`` of an entity (default: its
-    mesh's local bounding box, a unit cube without a mesh), scale included."""
+    mesh's local bounding box, a unit cube without a mesh), scale included.
+    The axes are the world matrix's rows (a zero's sign may differ from
+    ``transform_vector``'s: the tests below take absolute values)."""
     if lo is None:
         lo, hi = entity.get_bounding_box(local=True) if entity.mesh is not None else UNIT_CUBE
     centre = entity.transform(tuple((lo[i] + hi[i]) * 0.5 for i in range(3)))
     axes, half = [], []
-    for i, unit in enumerate(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))):
-        v = entity.transform_vector(unit)
+    for i, (unit, v) in enumerate(zip(((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)), entity.world_axes())):
         n = math.sqrt(_dot(v, v))
         axes.append(tuple(c / n for c in v) if n > 0.0 else unit)
         half.append((hi[i] - lo[i]) * 0.5 * n)

@@ -95,11 +95,19 @@ class FloorHeights:
 
     def below(self, points) -> np.ndarray:
         """For each point (m, 3): the height of the highest floor at or below it
-        on its vertical, or NaN where there is none."""
+        on its vertical, or NaN where there is none. A point is over a
+        triangle when the least of its four functions is >= 0 (taken pairwise:
+        a reduction over the middle axis costs more than the product)."""
         p = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if not np.isfinite(p).all():
+            raise ValueError("FloorHeights.below: the points must be finite")
+        if len(p) == 0:
+            return np.zeros(0)
         c = self.cell
-        (x0, _, z0), (x1, _, z1) = p.min(axis=0).tolist(), p.max(axis=0).tolist()
-        rows = self._rows(math.floor(x0 / c), math.floor(x1 / c), math.floor(z0 / c), math.floor(z1 / c))
+        xs, zs = p[:, 0].tolist(), p[:, 2].tolist()
+        rows = self._rows(math.floor(min(xs) / c), math.floor(max(xs) / c),
+                          math.floor(min(zs) / c), math.floor(max(zs) / c))
         uvwd = (rows[:, :3] @ p.T + rows[:, 3:]).reshape(-1, 4, len(p))      # (triangles, u v w drop, points)
-        drop = np.where(uvwd.min(axis=1) >= 0.0, uvwd[:, 3], np.inf).min(axis=0, initial=np.inf)
+        over = np.minimum(np.minimum(uvwd[:, 0], uvwd[:, 1]), np.minimum(uvwd[:, 2], uvwd[:, 3])) >= 0.0
+        drop = np.where(over, uvwd[:, 3], np.inf).min(axis=0, initial=np.inf)
         return np.where(drop < np.inf, p[:, 1] - drop, np.nan)
