@@ -439,10 +439,14 @@ class Level(Behavior):
         self.sound(SOUND_CHECKPOINT)
 
     def _pickups(self, p) -> None:
+        """The pickups of the current sector (``is_active``, written out: two
+        dozen a frame on level 1) within their radius of the ball."""
+        sector_of, sector = self.sector_of, self.sector
         for group, radius, fn in ((self.extra_lives, EXTRA_LIFE_RADIUS, self._extra_life),
                                   (self.extra_points, EXTRA_POINT_RADIUS, self._extra_point)):
             for e in (group or ()):
-                if e not in self.collected and self.is_active(e) and distance(p, e.get_position()) <= radius:
+                k = sector_of.get(e)
+                if e not in self.collected and (k is None or k == sector) and distance(p, e.get_position()) <= radius:
                     self.collected[e] = self.sector_of.get(e)
                     e.hide()
                     fn(e)
