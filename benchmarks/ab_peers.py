@@ -33,9 +33,9 @@ def child(name: str, cpu: int) -> None:
     """One workload timed in this process (the ivp on sys.path): prints ms per step."""
     if hasattr(os, "sched_setaffinity") and cpu < os.cpu_count():
         os.sched_setaffinity(0, {cpu})
+    import ivp                     # the tree's, from PYTHONPATH, before bench_peers puts this checkout first
     sys.path.insert(0, str(HERE))
     import bench_peers as bp
-    import ivp
     tree = Path(os.environ["PYTHONPATH"]).resolve()
     if tree not in Path(ivp.__file__).resolve().parents:
         raise SystemExit(f"ab_peers: imported {ivp.__file__}, not the ivp of {tree}")
