@@ -18,11 +18,12 @@ from types import SimpleNamespace
 import numpy as np
 
 import scenes
+from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot, climb
-from behaviors.ballance.autopilot_map import REACH, RIDE_RISE, WalkMap
+from behaviors.ballance.autopilot_map import RAIL_OUT, REACH, RIDE_RISE, WalkMap
 from behaviors.ballance.level import FINISHED
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, autopilot_level, game_folder, played_at_once, stone_course
+from virtools_levels import LevelBuilder, autopilot_level, game_folder, played_at_once, stone_course, translation
 from virtools_levels import plate as virtools_plate
 
 PHYSICS = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
@@ -63,11 +64,13 @@ def test_the_stone_ball_rides_the_humps_from_a_top_but_not_out_of_a_valley():
         assert min(a[1], b[1]) >= 7.0 - 0.01                           # from a top to a top (RIDE_TOP 1)
 
 
-def test_a_ball_rolls_onto_a_rail_pair_from_a_floor_level_with_it_but_not_off_it_sideways():
+def test_a_ball_rolls_onto_a_rail_pair_from_a_floor_level_with_it_but_only_wood_off_it_sideways():
     """Rails at x +-1.875 (tops at y 0) from z 0 to 40 between two end floors;
     a side floor (x -14..-3, tops at y 0, z 10..30) beside them, joined to
     nothing else: from it the ball rolls over the near rail into the pair and
-    on to the far end; from the pair it never gets onto the side floor."""
+    on to the far end; from the pair the stone ball (its push holds it on
+    0.32 per unit) never gets onto the side floor, the wood ball (1.12, at
+    least RAIL_OUT) climbs out over the near rail."""
     rails = plate(-2.225, -1.525, 0, 40, 0.0) + plate(1.525, 2.225, 0, 40, 0.0)
     ends = plate(-2, 2, -10, 0, 0.0) + plate(-2, 2, 40, 50, 0.0)
     side = plate(-14, -3, 10, 30, 0.0)
@@ -76,7 +79,46 @@ def test_a_ball_rolls_onto_a_rail_pair_from_a_floor_level_with_it_but_not_off_it
     far = walk.route_to((0.0, 2.0, 45.0), 3.0)
     assert math.isfinite(cost(walk, far, (-8, 0, 20), "wood"))
     beside = walk.route_to((-8.0, 2.0, 20.0), 3.0)
-    assert cost(walk, beside, (0, 0, -5), "wood") == math.inf
+    assert cost(walk, beside, (0, 0, -5), "stone") == math.inf
+    assert math.isfinite(cost(walk, beside, (0, 0, -5), "wood"))
+
+
+def rail_across_level():
+    """A written level like level 05's at (572, -37.7, -292): floor A (x -20
+    to 5, z -15 to 15, top y 0) with the start at the origin, a gap 9.4
+    wide, floor B (x 14.4 to 40) with the finish at x 30; across the gap a
+    rail pair along Z (x 7.825 and 11.575, 3.75 apart, octagonal tubes of
+    radius 0.35 whose flat tops, 0.35 sin(67.5 deg) = 0.3234 above their
+    axis, are at y 0, level with both floors)."""
+    b = LevelBuilder()
+    floor_mat = b.material("Floor", 0xFF8C8577)
+    rail_mat = b.material("Rail", 0xFFB5B9BF)
+    stone = b.material("Stone", 0xFF808080)
+    floors = [virtools_plate(b, "A01_Floor_01", [(-20, 0, -15), (5, 0, -15), (5, 0, 15), (-20, 0, 15)], floor_mat),
+              virtools_plate(b, "A01_Floor_02", [(14.4, 0, -15), (40, 0, -15), (40, 0, 15), (14.4, 0, 15)],
+                             floor_mat)]
+    rail = b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(0.35, 30.0), rail_mat)
+    rails = [b.entity(f"A01_Rail_0{i}", rail, translation(x, -0.35 * math.sin(3.0 * math.pi / 8.0), 0))
+             for i, x in ((1, 7.825), (2, 11.575))]
+    b.group("Phys_FloorRails", rails)
+    return stone_course(b, floors, stone, (30, 2, 0))
+
+
+def test_off_a_rail_pair_across_the_way_a_wood_ball_rolls_onto_the_floor_beyond_a_stone_ball_not(tmp_path):
+    """On the written level (rail_across_level) the only way from floor A
+    to floor B is onto the rail pair sideways and off it sideways: a way for
+    the wood ball (its push holds it on 1.12 per unit, at least RAIL_OUT:
+    it climbs the near rail's flank, about 1 up, out of the gap between the
+    rails) through the rails' midpoints, none for the stone ball (0.32)."""
+    game_folder(tmp_path, rail_across_level().data(), {})
+    walk = Pilot(scenes.load(game_level(str(tmp_path), 1)), 0.0).map
+    assert walk.climb["wood"] >= RAIL_OUT > walk.climb["stone"]
+    route = walk.route_to((30.0, 2.0, 0.0), 3.0)
+    assert cost(walk, route, (-10, 0, 10), "stone") == math.inf      # (the stone pad is at the origin)
+    assert math.isfinite(cost(walk, route, (-10, 0, 10), "wood"))
+    path = [route.point(s) for s in route.ahead(route.state((-10.0, 2.0, 10.0), "wood"), 200.0)]
+    crossing = [p for p in path if 5.5 < p[0] < 14.0]
+    assert crossing and all(abs(p[0] - 9.7) < 1.0 for p in crossing)     # between the rails, not on one
 
 
 def test_no_midpoint_between_a_rail_and_a_floors_edge():

@@ -22,8 +22,10 @@ rails; the two edges' nodes then cost ``PAIRED_COST`` more (the ball rests
 between them, seldom on one: they only bridge where the midpoints do not
 join up), no drop starts on them, and a ball drops from between them only
 off their end; a ball rolls onto the midpoints sideways from a floor no
-lower than the rails' tops, never off them sideways, and rests across two
-rails or two floors' edges, not a rail and a floor's edge (``rails``).
+lower than the rails' tops, off them sideways only onto a floor level with
+their tops and only as a kind whose push climbs out of the gap (``RAIL_OUT``),
+and rests across two rails or two floors' edges, not a rail and a floor's
+edge (``rails``).
 
 The ball's kind is part of the state: it rolls up a link only onto a
 surface no steeper than its push holds it on (``climb``; going down, any),
@@ -64,6 +66,11 @@ SPAN_DIP = 1.0           # a ball across a rail pair rests this lower than on a 
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
 RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way ...
 RAIL_SIDE = 1.0          # ... or this near its middle line (level 02's A03_Rail_01 ends 0.4 beside a node)
+RAIL_OUT = 1.0           # a kind whose push holds it on this rise per unit rolls off a rail pair sideways onto a
+                         # floor level with its tops: out of the gap, about 1 up the near rail's flank (wood,
+                         # paper; not stone: level 02's stone ball stays between A03_Rail_02's rails)
+SPAN_REACH = 5.0         # a rail pair's midpoint and a floor node are linked this far apart: the near rail
+                         # 1.9 out, a floor's edge at most 3 beyond it (level 05's at (572, -37.7, -292): 2.8)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
@@ -324,15 +331,18 @@ class WalkMap:
             axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
         return axes
 
-    def _along_rails(self, a, b) -> np.ndarray:
-        """For links a -> b: False for one between a rail pair and a node off
-        it (neither span nor paired): from or onto a rail's edge, or from
-        between the rails more than 15 degrees off their way and more than
-        RAIL_SIDE off their middle line (a ball between rails leaves them at
-        their ends, not over one: level 02's stone ball stuck beside the end
-        of its wooden humps); onto the midpoints over a
+    def _along_rails(self, a, b):
+        """For links a -> b between a rail pair and a node off it (neither
+        span nor paired), ``(ok, out)``: ``ok`` False for one from or onto a
+        rail's edge, or from between the rails more than 15 degrees off their
+        way and more than RAIL_SIDE off their middle line (a ball between
+        rails leaves them at their ends, not over one: level 02's stone ball
+        stuck beside the end of its wooden humps); onto the midpoints over a
         rail from a floor no lower than the rails' tops, the ball rolls (level
-        02's valley beside ``A03_Rail_02``, level with its rails)."""
+        02's valley beside ``A03_Rail_02``, level with its rails). ``out``:
+        those from the midpoints sideways onto a floor level with the rails'
+        tops, a way for a kind whose push climbs RAIL_OUT only (level 05's
+        rail pair across the way at (572, -37.7, -292))."""
         rail = self.span | self.paired
         axes = self._rail_axes()
         one = rail[a] != rail[b]
@@ -340,9 +350,11 @@ class WalkMap:
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
         along = np.abs((d * axes[r]).sum(axis=1))
         side = np.abs(d[:, 0] * axes[r, 1] - d[:, 1] * axes[r, 0])
+        level = np.abs(self.points[b, 1] - self.points[a, 1]) <= 0.2
         onto = ~rail[a] & self.span[b] & (self.points[a, 1] >= self.points[b, 1] - 0.2)
         ahead = (along >= RAIL_END * np.linalg.norm(d, axis=1)) | (side <= RAIL_SIDE)
-        return ~one | (~self.paired[r] & ahead) | onto
+        ok = ~one | (~self.paired[r] & ahead) | onto
+        return ok, ~ok & self.span[a] & ~rail[b] & level
 
     def _stretches(self, a, b, limit: float):
         """Per node steeper than ``limit``: the highest and the lowest node of
@@ -411,10 +423,21 @@ class WalkMap:
         off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])
         return self.points[b, 1] - self.points[a, 1] - SPAN_DIP * off * (self.span[b].astype(float) - self.span[a])
 
+    def _span_steps(self) -> np.ndarray:
+        """Pairs (midpoint, floor node) of a rail pair's midpoints and the
+        nodes off the rails more than REACH and at most SPAN_REACH apart: a
+        ball rolls over the near rail between them (_along_rails decides
+        which way)."""
+        mids = np.flatnonzero(self.span)
+        off = ~(self.span | self.paired)
+        steps = [(m, j) for m, near in zip(mids, self.tree.query_ball_point(self.points[mids], SPAN_REACH))
+                 for j in near if off[j] and np.linalg.norm(self.points[j] - self.points[m]) > REACH]
+        return np.array(steps, dtype=int).reshape(-1, 2)
+
     def _graph(self):
         """The sparse matrix of links between (node, kind) states: state = kind * n + node."""
         n, p = len(self.points), self.points
-        pairs = self.tree.query_pairs(REACH, output_type="ndarray")
+        pairs = np.r_[self.tree.query_pairs(REACH, output_type="ndarray"), self._span_steps()]
         a, b = pairs[:, 0], pairs[:, 1]
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         rise = np.abs(self._rise(a, b))
@@ -429,9 +452,11 @@ class WalkMap:
         a, b = a[ok], b[ok]
         ok = ~self._walled(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
-        ok = self._along_rails(a, b)
+        ok, out = self._along_rails(a, b)
+        ok |= out
         drop_a, drop_b = self._drops()
         dropped = np.r_[np.zeros(int(ok.sum()), bool), np.ones(len(drop_a), bool)]
+        out = np.r_[out[ok], np.zeros(len(drop_a), bool)]
         a, b = np.r_[a[ok], drop_a], np.r_[b[ok], drop_b]
         length = np.linalg.norm(p[a] - p[b], axis=1) * (1.0 + EDGE_COST * self.empty_sides[b]
                                                         + PAIRED_COST * self.paired[b])
@@ -449,6 +474,7 @@ class WalkMap:
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)))
+            up &= ~out | (limit >= RAIL_OUT)                # out of a rail pair sideways
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows += [k * n + a[up], k * n + ride_a]
             ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)
