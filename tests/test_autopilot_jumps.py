@@ -20,7 +20,7 @@ from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
 from behaviors.ballance.values import BALL_KINDS
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, heading_z, played_at_once, translation
+from virtools_levels import LevelBuilder, course_groups, game_folder, heading_z, played_at_once, translation
 
 HIGH = 20.0          # floor A's top
 GAP = 13.0           # between floor A's end and floor B's start: wood flies 0.7468 x 20 = 14.9 falling 20
@@ -39,11 +39,7 @@ def jump_level() -> LevelBuilder:
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, HIGH + 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, HIGH + 3.65, 0))
     finish = b.entity("PE_Balloon_01", None, translation(0, 0, 60))
-    b.group("Phys_Floors", floors)
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
+    course_groups(b, floors, death, start, [reset], finish)
     b.group("Sector_01", [start])
     return b
 

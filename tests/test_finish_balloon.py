@@ -20,7 +20,7 @@ from behaviors.ballance import player_of
 from behaviors.ballance.balls import BALL_KINDS, wake
 from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level, import_level, reader as r
-from virtools_levels import LevelBuilder, game_folder, played_at_once, translation
+from virtools_levels import LevelBuilder, course_groups, game_folder, played_at_once, translation
 
 FRAME_MS = 1000.0 / 60.0
 BOX_Y = 20.0                    # the box above the platform's origin
@@ -63,11 +63,7 @@ def balloon_level() -> LevelBuilder:
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (-50, -1.9, 0), mat)
     reset = b.entity("PR_Resetpoint_01", None, translation(-50, 1.65, 0))
     finish = b.entity("PE_Balloon_01", None, translation(0, 0, 0))
-    b.group("Phys_Floors", [floor])
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
+    course_groups(b, [floor], death, start, [reset], finish)
     return b
 
 

@@ -182,6 +182,16 @@ def plate(b: LevelBuilder, name: str, corners, mat: int) -> int:
     return b.entity(name, m, translation(0, 0, 0))
 
 
+def course_groups(b: LevelBuilder, floors: list, death: int, start: int, resets: list, finish: int) -> None:
+    """The groups every course has, in the order the levels write them: its
+    floors, the death cube, the start plate, the reset points, the finish."""
+    b.group("Phys_Floors", floors)
+    b.group("DepthTestCubes", [death])
+    b.group("PS_Levelstart", [start])
+    b.group("PR_Resetpoints", resets)
+    b.group("PE_Levelende", [finish])
+
+
 def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at) -> LevelBuilder:
     """A one-sector course around written floors: a death cube 40 under the
     origin, the start plate and sector 1's reset point (facing +Z, 5.2) at
@@ -192,11 +202,7 @@ def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at) -> LevelB
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
     pad = b.entity("P_Trafo_Stone_01", None, translation(0, 0, 0))
     finish = b.entity("PE_Balloon_01", None, translation(*finish_at))
-    b.group("Phys_Floors", floors)
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
+    course_groups(b, floors, death, start, [reset], finish)
     b.group("P_Trafo_Stone", [pad])
     b.group("Sector_01", [start, pad])
     return b
@@ -241,11 +247,7 @@ def falling_stone_level() -> LevelBuilder:
     pad = b.entity("P_Trafo_Stone_01", None, translation(-10, 0, 0))
     module = b.entity("P_Modul_34_01", None, translation(0, 0, 22.5))
     finish = b.entity("PE_Balloon_01", None, translation(0, 0, 45))
-    b.group("Phys_Floors", floors)
-    b.group("DepthTestCubes", [death])
-    b.group("PS_Levelstart", [start])
-    b.group("PR_Resetpoints", [reset])
-    b.group("PE_Levelende", [finish])
+    course_groups(b, floors, death, start, [reset], finish)
     b.group("P_Trafo_Stone", [pad])
     b.group("P_Modul_34", [module])
     b.group("Sector_01", [start, pad, module])
