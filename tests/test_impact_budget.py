@@ -17,10 +17,13 @@ import shutil
 import pytest
 
 import scenes
+from ivp import Environment
+from ivp.collision import system as collision_system
 from ivp.collision.constants import MAXIMUM_SYSTEM_PUSH_NUMBER
 from ivp.collision.impact import impacts_this_psi
 from ivp.time_manager import PsiEvent
 from scenes.headless import run
+from test_collision_scenes import box
 from test_impact_limits import record_impact_systems
 
 JAMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "impact_jams")
@@ -47,6 +50,19 @@ def record_core_impacts(monkeypatch):
     return most
 
 
+def record_impact_times(monkeypatch):
+    """(PSI count, the mindist, its event time) per do_impact."""
+    times = []
+    do_impact = collision_system.CollisionSystem.do_impact
+
+    def recording(self, md):
+        times.append((self.environment.psi_count, id(md), self.environment.current_time))
+        do_impact(self, md)
+
+    monkeypatch.setattr(collision_system.CollisionSystem, "do_impact", recording)
+    return times
+
+
 @pytest.mark.parametrize("name, seconds, limit_reached", [
     ("fan_column__fz7235.yaml", 0.2, False), ("modules/ph34_falling_stone__fz18363.yaml", 0.04, True),
     ("modules/ph34_falling_stone__fz12104.yaml", 0.04, False)])
@@ -54,6 +70,7 @@ def test_a_jammed_scene_keeps_the_budgets_of_a_system_and_a_core(tmp_path, monke
                                                                   limit_reached):
     runs = record_impact_systems(monkeypatch)
     most = record_core_impacts(monkeypatch)
+    times = record_impact_times(monkeypatch)
     scene = jam_scene(tmp_path, name)
     summary = run(scene, seconds=seconds)
     # 4.7: a core past max_collisions_per_psi (70000) is pushed no more in that PSI
@@ -66,5 +83,29 @@ def test_a_jammed_scene_keeps_the_budgets_of_a_system_and_a_core(tmp_path, monke
     assert over, "the scene jams: some system reaches the limit"
     assert not any(over)                                    # 8.2: its triggering mindist is deleted
     assert max(n for n, _ in runs) == MAXIMUM_SYSTEM_PUSH_NUMBER + 1
+    # 3.5: after an impact a pair's "now" event is delayed (BIG_DELAY: at least 1e-6 s
+    # on), so no pair starts two systems at one instant
+    assert len(set(times)) == len(times) > len(runs) / 2
     for obj in scene.ctx.physics.env.objects:
         assert all(math.isfinite(x) for x in obj.core.speed + obj.core.rot_speed)
+
+
+def test_finishing_an_impact_measures_the_exact_pairs_only(monkeypatch):
+    # ivp-contacts 4.9: the pushed cores' exact pairs are measured again at t and
+    # searched; a pair on the invalid list (3.3 INTRUSION: a box inside a fixed cage)
+    # is not, it waits for its retry at the next PSI (1.2 d). Two boxes in the cage,
+    # 5 mm apart: their pair is exact, each one's pair with the cage intruded.
+    env = Environment(gravity=(0.0, 0.0, 0.0))
+    box(env, (0.0, 0.0, 0.0), size=(4.0, 4.0, 4.0), fixed=True, name="cage")
+    a = box(env, (-0.6, 0.0, 0.0), size=(1.0, 1.0, 1.0), name="a")
+    b = box(env, (0.405, 0.0, 0.0), size=(1.0, 1.0, 1.0), name="b")
+    a.wake()
+    b.wake()
+    env.simulate(env.delta_PSI_time)
+    pairs = {frozenset((md.a.obj.name, md.b.obj.name)): md for md in env.collision.mindists()}
+    assert pairs[frozenset(("cage", "a"))].intrusion and not pairs[frozenset(("a", "b"))].intrusion
+    measured = []
+    recalc_all = collision_system.recalc_all
+    monkeypatch.setattr(collision_system, "recalc_all", lambda mds, t: (measured.extend(mds), recalc_all(mds, t)))
+    env.collision.update_events_of_cores([a.core])
+    assert measured == [pairs[frozenset(("a", "b"))]]

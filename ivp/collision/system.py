@@ -482,7 +482,8 @@ class CollisionSystem(ContactPoints):
         return C, radius_reach, reach, speed, near, hit
 
     def update_events_of_cores(self, cores) -> None:
-        """4.9: every pair of the pushed cores re-measured at t, its events recomputed."""
+        """4.9: every exact pair of the pushed cores re-measured at t, its
+        events recomputed (one on the invalid list waits for its retry, 3.3)."""
         env = self.environment
         t = env.current_time
         seen = set()
@@ -494,7 +495,7 @@ class CollisionSystem(ContactPoints):
                 if shape is None:
                     continue
                 for md in shape.mindists.values():
-                    if id(md) not in seen:
+                    if id(md) not in seen and not md.intrusion:
                         seen.add(id(md))
                         if md.hull is None or not hull_holds(env, md, t, memo):    # 3.4: only the exact ones
                             mds.append(md)
