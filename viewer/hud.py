@@ -44,6 +44,7 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
         if h.inner:
             lines.append(f"HISTORY inside a frame: after {h.inner} of its {h.psis_of(h.cursor)} PSIs "
                          f"(P finishes it, then resumes)")
+    lines.extend(autopilot_lines(session))
     if session.recorder is not None:
         lines.append(f"REC {session.recorder.path}: {session.recorder.count} frames")
     elif session.message:
@@ -55,6 +56,13 @@ def status_lines(session, fps: float = 0.0, draw_ms: float = 0.0, notes=()) -> l
     if errors:
         lines.append(f"errors {session.ctx.error_count} (F2): {error_line(errors[-1])}")
     return [_cut(line) for line in lines]
+
+
+def autopilot_lines(session) -> list[str]:
+    """The autopilot's line while it drives (what it does), or how its last drive ended."""
+    if session.autopilot is not None:
+        return [_cut(session.autopilot.status())]
+    return [_cut(session.autopilot_said)] if session.autopilot_said else []
 
 
 def unit_line(manager, unit) -> str:

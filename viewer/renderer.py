@@ -25,7 +25,7 @@ from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SUN, Lighting
 from .sky import SkyPass
 from .static import StaticLayer
-from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, set_surface
+from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, has_uniform, set_surface
 
 _HEADER = """#version 330 core
 #define MAX_LIGHTS %d
@@ -297,9 +297,9 @@ class Renderer:
 
         def frame(p) -> None:                   # a program's uniforms for this frame, at its first use
             p["view_proj"] = _gl_matrix(view_proj)
-            if "eye" in p.uniforms:             # used by the lights' highlights only
+            if has_uniform(p, "eye"):             # used by the lights' highlights only
                 p["eye"] = eye
-            if "view_axes" in p.uniforms:
+            if has_uniform(p, "view_axes"):
                 p["view_axes"] = tuple(float(x) for x in axes.T.ravel())  # GL reads columns
             self._set_lights(p)
 
@@ -315,7 +315,9 @@ class Renderer:
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
             sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
             self.sky_pass.render(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
-                                                                     lens.far, clock, sky_light))
+                                                                     lens.far, clock, sky_light),
+                                 (self.sky_box, sheet, self.sky, sky_view_proj.tobytes(),
+                                  np.asarray(camera_world, dtype=np.float64).tobytes(), lens.far, clock, sky_light))
         gl.glClear(gl.GL_COLOR_BUFFER_BIT | gl.GL_DEPTH_BUFFER_BIT)
         gl.glEnable(gl.GL_DEPTH_TEST)
         gl.glDepthFunc(gl.GL_LESS)

@@ -93,6 +93,8 @@ class Session:
         self.message = ""             # the last control's outcome, shown by the HUD
         self.load_seed = rng.get_seed()
         self.history_s = 0.0          # seconds of history kept (viewer/history.py); 0: none
+        self.autopilot = None         # an autopilot.Driver while the autopilot has the ball
+        self.autopilot_said = ""      # how its last drive ended (the HUD shows it until the next)
         self._start(self._load())
 
     # --- loading --------------------------------------------------------------
@@ -103,6 +105,8 @@ class Session:
         return self._watch if files is None else [Path(p) for p in files]
 
     def _start(self, loaded) -> None:
+        self.stop_autopilot("the scene restarted")
+        self.autopilot_said = ""
         self.scene = loaded
         self.title = getattr(loaded, "name", self.title)
         self.ctx = getattr(loaded, "ctx", loaded)
@@ -170,6 +174,8 @@ class Session:
             self.sim_ms = 0.0
             self.frame_psis, self._stepped = self._stepped, 0
             return 0.0
+        if self.autopilot is not None:
+            return self._autopilot_frames(frame_ms)
         if self.script is not None:
             frame = next(self.script, None)
             if frame is None:
@@ -178,14 +184,77 @@ class Session:
             else:
                 frame_ms, self.keys = frame.ms, frame.keys
         t0 = time.perf_counter()
-        pushes = self._pushes(self.physics.sim_dt, True)
-        self._run(Action(frame_ms, self.keys, pushes, self.physics.time_factor, self.speed))
+        self._frame(frame_ms, self._pushes(self.physics.sim_dt, True))
         self.sim_ms = (time.perf_counter() - t0) * 1000.0
+        return frame_ms
+
+    def _frame(self, frame_ms: float, pushes=()) -> None:
+        """One frame of `frame_ms` with the keys held, into the history and the recording."""
+        self._run(Action(frame_ms, self.keys, pushes, self.physics.time_factor, self.speed))
         self.frame_psis = self.physics.frame_psis
         self.frames += 1
         if self.recorder is not None:
             self.recorder.add(frame_ms, self.keys)
-        return frame_ms
+
+    # --- the autopilot (viewer/autopilot.py) -------------------------------------------------
+
+    def toggle_autopilot(self) -> None:
+        """Hand the ball to the level plug-in's autopilot, from the state
+        shown (the end of its frame), or take it back."""
+        if self.autopilot is not None:
+            self.stop_autopilot("taken back")
+            return
+        from behaviors.levels import autopilot_of, level_meaning
+
+        from .autopilot import Driver
+        try:
+            drive = autopilot_of(level_meaning())
+        except ValueError as exc:
+            self.autopilot_said = f"no autopilot: {exc}"
+            return
+        if self.paused:
+            self.toggle_pause()
+        self._finish_frame()
+        self.script = None
+        self.drag = None
+        self.autopilot = Driver(drive, self.scene, self.ctx)
+        self._autopilot_due = 0.0
+        self.autopilot_said = ""
+
+    def stop_autopilot(self, why: str) -> None:
+        """The ball back to the player (`why` says what took it), if the autopilot has it."""
+        if self.autopilot is None:
+            return
+        driver, self.autopilot = self.autopilot, None
+        ended = driver.done
+        driver.stop()
+        self.autopilot_said = driver.status() if ended else f"AUTOPILOT off ({why}): the ball is yours"
+
+    def _autopilot_frames(self, frame_ms: float) -> float:
+        """The frames the autopilot has kept, at the wall clock's pace (at
+        most MAX_FRAMES_A_TICK a drawn frame, none while it searches), after
+        its turn; when it has ended and its frames are shown, the ball is the
+        player's again."""
+        from .autopilot import FRAME_MS, MAX_FRAMES_A_TICK
+        driver = self.autopilot
+        driver.turn()
+        self._autopilot_due = min(self._autopilot_due + frame_ms, MAX_FRAMES_A_TICK * FRAME_MS)
+        t0 = time.perf_counter()
+        ran = 0.0
+        while self._autopilot_due >= FRAME_MS:
+            keys = driver.next_keys()
+            if keys is None:
+                self._autopilot_due = 0.0                # no burst after a search
+                break
+            self._autopilot_due -= FRAME_MS
+            self.keys = keys
+            self._frame(FRAME_MS)
+            ran += FRAME_MS
+        self.sim_ms = (time.perf_counter() - t0) * 1000.0
+        if driver.done and not driver.pending:
+            self.autopilot = None
+            self.autopilot_said = driver.status()
+        return ran
 
     # --- recording -----------------------------------------------------------------
 
@@ -247,6 +316,7 @@ class Session:
             return
         self._finish_frame()
         self.stop_recording("a single step is not a frame")
+        self.stop_autopilot("a single step")
         if not self.paused:
             self.toggle_pause()
         before = self.env.psi_count
@@ -287,6 +357,7 @@ class Session:
         if h is None or (min(max(position, h.start), h.end), inner) == (h.cursor, h.inner):
             return
         self.stop_recording("the history moved")
+        self.stop_autopilot("the history moved")
         self.script = None
         self.drag = None
         self.paused = True
@@ -328,6 +399,7 @@ class Session:
         i = min(max(SPEEDS.index(self.speed) + direction, 0), len(SPEEDS) - 1)
         if SPEEDS[i] != self.speed:
             self.stop_recording("a recording holds no time factor")
+            self.stop_autopilot("the time factor changed")
         self.physics.time_factor *= SPEEDS[i] / self.speed
         self.speed = SPEEDS[i]
 
@@ -370,6 +442,7 @@ class Session:
         if body is None or body.core.physical_unmoveable:
             return False
         self.stop_recording("a recording holds no mouse pull")
+        self.stop_autopilot("a mouse pull")
         self.drag = make(entity, body.core)
         return True
 

@@ -46,6 +46,7 @@ class SkyPass:
         self.vao = gl.GLuint()
         gl.glGenVertexArrays(1, ctypes.byref(self.vao))
         self.fbo, self.texture, self.size = gl.GLuint(), gl.GLuint(), None
+        self.drawn = None                 # what the target holds: the `inputs` of the last render
         gl.glGenFramebuffers(1, ctypes.byref(self.fbo))
         gl.glGenTextures(1, ctypes.byref(self.texture))
 
@@ -65,12 +66,20 @@ class SkyPass:
             raise RuntimeError(f"the sky's target of {size[0]}x{size[1]}: framebuffer incomplete (0x{status:x})")
         self.size = size
 
-    def render(self, view: tuple[int, int], draw_sky) -> None:
+    def render(self, view: tuple[int, int], draw_sky, inputs: tuple) -> None:
         """``draw_sky()`` into the target of a view of ``view`` pixels,
         cleared to the clear colour set now (where a face has no image);
         then the framebuffer bound before is bound again. Called before the
         view's framebuffer is cleared: llvmpipe stores a framebuffer whole
-        when another is bound and loads it again to go on drawing into it."""
+        when another is bound and loads it again to go on drawing into it.
+        The target is kept when ``inputs`` (all that ``draw_sky`` and the
+        clear colour depend on, compared with ==) are those of its last
+        render: paused, or with the camera and the clock still, the sky
+        is the same."""
+        inputs = (view, *inputs)
+        if inputs == self.drawn:
+            return
+        self.drawn = inputs
         bound = gl.GLint()
         gl.glGetIntegerv(gl.GL_DRAW_FRAMEBUFFER_BINDING, ctypes.byref(bound))
         self._fit(target_size(view))

@@ -170,6 +170,7 @@ class StaticLayer:
         self.settling: dict = {}                 # entity -> (state, drawn frames unchanged)
         self.placed: dict = {}                   # entity -> (state, bucket keys)
         self.culled = 0                          # squares left out by the draws since it was set to 0
+        self._sheet = (None, None)               # (the sky layer's member, its SkySheet): made once a placing
 
     def split(self, groups: dict[str, Group]) -> dict[str, Group]:
         """The groups without the static entities; entities that settled join
@@ -231,10 +232,14 @@ class StaticLayer:
         SkySheet, if it is one entity that is one; else None."""
         for b in self.buckets.values():
             if b.surface is not None and b.surface.sky and len(b.members) == 1:
-                vertices, indices, matrix, tint = next(iter(b.members.values()))
-                m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
-                return SkySheet.of(vertices[:, :3] @ m[:3, :3] + m[3, :3], vertices[:, 6:8], indices,
-                                   colour=b.colour, tint=tint, texture=b.texture, scroll=b.scroll, prelit=b.prelit)
+                member = next(iter(b.members.values()))      # a new tuple each time it is placed
+                if self._sheet[0] is not member:
+                    vertices, indices, matrix, tint = member
+                    m = np.asarray(matrix, dtype=np.float64).reshape(4, 4)
+                    self._sheet = (member, SkySheet.of(vertices[:, :3] @ m[:3, :3] + m[3, :3], vertices[:, 6:8],
+                                                       indices, colour=b.colour, tint=tint, texture=b.texture,
+                                                       scroll=b.scroll, prelit=b.prelit))
+                return self._sheet[1]
         return None
 
     def draw(self, programs, opaque: bool, planes=None, clock: float = 0.0, sky_drawn: bool = False,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import weakref
 
 import numpy as np
 from pyglet import gl
@@ -99,13 +100,25 @@ def scrolled(scroll, clock: float) -> tuple:
     return tuple(float((c * clock) % 1.0) for c in scroll)
 
 
+_UNIFORMS = weakref.WeakKeyDictionary()       # program -> its uniforms' names
+
+
+def has_uniform(program, name: str) -> bool:
+    """Whether ``program`` has the uniform ``name`` (pyglet's ``uniforms``
+    copies its whole table at each read: 1 ms a frame on level 02)."""
+    names = _UNIFORMS.get(program)
+    if names is None:
+        names = _UNIFORMS[program] = frozenset(program.uniforms)
+    return name in names
+
+
 def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
     """A part's texture offset, its texture scrolling by ``scroll`` (u, v)
     per second, at ``clock`` seconds (kept within one repeat), and its
     lighting: None lit, else the colour of a prelit part (no lighting); lit
     by its ``shading`` (scenes.virtools.looks.Shading), None the viewer's
     own (the ambient light whole, and a highlight of SPECULAR, power 32)."""
-    if "uv_offset" in program.uniforms:         # an environment map's program has none
+    if has_uniform(program, "uv_offset"):         # an environment map's program has none
         program["uv_offset"] = scrolled(scroll, clock)
     program["unlit"] = int(prelit is not None)
     if prelit is not None:
@@ -115,7 +128,7 @@ def set_part(program, scroll, prelit, clock: float, shading=None) -> None:
         {"shaded": 0.0, "part_ambient": (1.0, 1.0, 1.0), "part_emissive": (0.0, 0.0, 0.0),
          "part_specular": (SPECULAR,) * 3, "part_power": 32.0}
     for name, value in own.items():
-        if name in program.uniforms:            # without lights there is no highlight
+        if has_uniform(program, name):            # without lights there is no highlight
             program[name] = value
 
 

@@ -76,6 +76,8 @@ CONTROLS = (
     Control((key.F3,), "plots: the selected body's speed, height, energy; PSIs, sim and draw ms", "plots"),
     Control((key.F2,), "the failed reload or the last behaviour error in full", "error"),
     Control((key.F9,), "record from the start (run.jsonl) / stop", "record"),
+    Control((key.F7,), "the autopilot drives the ball / the ball back (the game's keys take it back too)",
+            "autopilot"),
     Control((key.F12,), "screenshot (viewer-NNN.png)", "screenshot"),
     Control((key.F6,), "save the whole state (viewer-NNN.snapshot, for ivp play --snapshot)", "save"),
     Control((key.F8,), "video on / off (viewer-NNN.mp4 with ffmpeg, else PNG frames)", "video"),
@@ -502,7 +504,8 @@ class ViewerWindow(pyglet.window.Window):
         t0 = time.perf_counter()
         self.scene_view.draw(self.renderer, size)
         self.draw_ms = (time.perf_counter() - t0) * 1000.0
-        status = hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.hud_shown() else ()
+        status = (hud.status_lines(self.session, self.fps, self.draw_ms, self.notes) if self.hud_shown()
+                  else hud.autopilot_lines(self.session))
         blocked = [self.plots.rect()] if self.plots is not None else []
         self.overlay.draw(self, self.scene_view, size, status, self.centre_lines(), blocked, self.renderer.lens)
         if self.plots is not None:
@@ -545,6 +548,8 @@ class ViewerWindow(pyglet.window.Window):
         owned = self.owned_keys
         action = self.bindings.get(symbol)
         if action is None:
+            if key_name(symbol) in owned:
+                self.session.stop_autopilot("your keys")
             if symbol in (key.W, key.A, key.S, key.D, key.Q, key.E) and key_name(symbol) not in owned:
                 self._fly.add(symbol)
             self._held.add(symbol)
@@ -594,6 +599,8 @@ class ViewerWindow(pyglet.window.Window):
             self.centre = None if self.centre == action else action
         elif action == "record":
             s.toggle_recording(self.record_path)
+        elif action == "autopilot":
+            s.toggle_autopilot()
         elif action == "screenshot":
             s.message = f"screenshot {self.screenshot()}"
         elif action == "save":

@@ -450,6 +450,8 @@ class Pilot:
         self.seed = rng.get_seed()               # as loaded: a replay starts from it
         self.max_frames = int(math.ceil(max_seconds * 1000.0 / FRAME_MS))
         self.log = log
+        self.on_frame = None                     # called with the pilot after each frame (a viewer's driver)
+        self.shown = 0                           # frames a viewer has shown: a rollback plays them again
         self.keys = []                           # the kept keys, one set per frame
         self.kept = []                           # (frame, table, seed, sector)
         self.routes = {}
@@ -498,6 +500,8 @@ class Pilot:
         self.ctx.input_manager.set_keys(keys)
         self.ctx.process_frame(FRAME_MS)
         self.keys.append(keys)
+        if self.on_frame is not None:
+            self.on_frame(self)
 
     def keep(self) -> None:
         """Keep the world as it is now: the last KEPT, and each sector's first."""
@@ -508,13 +512,18 @@ class Pilot:
         self.kept = [k for i, k in enumerate(self.kept) if i >= len(self.kept) - KEPT or i in firsts.values()]
 
     def restore(self, index: int) -> None:
+        """Back to a kept world; the frames of it a viewer has shown (``shown``)
+        are played again with their keys, so the shown run is not undone."""
         frame, table, seed, _ = self.kept[index]
+        again = self.keys[frame:self.shown]
         del self.kept[index + 1:]
-        self.restored_at = frame
         self.ctx = build(table)
         rng.set_seed(seed)
         del self.keys[frame:]
         self.level = level_behavior(self.ctx)
+        for keys in again:
+            self.step(keys)
+        self.restored_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = None
         self._progress_reset()
 
@@ -887,6 +896,15 @@ class Pilot:
                     best = (d, name)
         return f", near {best[1]}" if best is not None else ""
 
+    def status(self) -> str:
+        """What it does now, in a few words (a viewer's HUD)."""
+        level = self.level
+        goal = (f"to checkpoint {level.sector}" if level.sector <= len(level.checkpoint_entities)
+                else "to the finish")
+        doing = ("pushing a blocker" if self.pushing is not None else "jumping" if self.jumping is not None
+                 else "riding" if self.riding is not None else "rolling")
+        return f"sector {level.sector}: {doing} {goal}, {self.rollbacks} rollbacks"
+
     def say(self, text: str) -> None:
         if self.log is not None:
             print(text, file=self.log, flush=True)
@@ -899,10 +917,12 @@ class Pilot:
                 rec.add(FRAME_MS, keys)
 
 
-def drive(scene, max_seconds: float = 900.0, record: str | None = None, log=None) -> Outcome:
+def drive(scene, max_seconds: float = 900.0, record: str | None = None, log=None, on_frame=None) -> Outcome:
     """The level plug-in's autopilot (behaviors.levels): play the loaded
-    ``scene`` to its end, save the keys to ``record`` when given."""
+    ``scene`` to its end, save the keys to ``record`` when given;
+    ``on_frame(pilot)`` after each frame played (Pilot.on_frame)."""
     pilot = Pilot(scene, max_seconds, log)
+    pilot.on_frame = on_frame
     outcome = pilot.run()
     if record:
         pilot.save(record)

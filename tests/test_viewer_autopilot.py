@@ -1,0 +1,66 @@
+"""The viewer's autopilot key (issue 40 item 3; docs/viewer.md "Autopilot"):
+F7 hands the ball to the level plug-in's autopilot, which presses only the
+player's keys, one frame of 1/60 s each; the game's keys take the ball back."""
+
+import numpy as np
+from test_viewer_support import ball_scene, gl_window  # noqa: F401
+from virtools_levels import autopilot_level
+
+from behaviors.ballance import player_of
+from behaviors.ballance.values import NAV_DIRECTIONS
+from scenes.cli import load_scene
+from viewer import hud
+from viewer.session import Session
+
+
+def ball_position(session):
+    player = player_of(session.ctx)
+    return None if player is None or player.ball is None else np.asarray(player.ball.get_position())
+
+
+def test_f7_hands_the_ball_to_the_autopilot_and_the_arrows_take_it_back(gl_window, tmp_path):  # noqa: F811
+    from pyglet.window import key
+
+    from viewer.window import ViewerWindow
+    path = tmp_path / "Level_01.NMO"
+    path.write_bytes(autopilot_level().data())
+    w = ViewerWindow(Session(lambda: load_scene(str(path))), width=320, height=240, visible=False)
+    s = w.session
+    w.on_key_press(key.F7, 0)
+    assert s.autopilot is not None
+    held = set()
+    start = None
+    for _ in range(900):                       # the level's start sequence, then the course along +Z
+        w.tick(1 / 60)
+        held |= s.keys
+        p = ball_position(s)
+        if p is not None and start is None:
+            start = p
+        if p is not None and p[2] > 30.0:
+            break
+    assert start is not None and abs(start[2]) < 1.0           # spawned on the start plate at z 0
+    # past the rail pair's start (z 25), toward checkpoint 1 at z 60, with the arrows only
+    assert p[2] > 30.0 and abs(p[0]) < 1.875
+    assert held and held <= set(NAV_DIRECTIONS)
+    line = hud.autopilot_lines(s)[0]
+    # what its search does, up to 2 s ahead of the frames shown: toward the checkpoint or past it
+    assert line.startswith("AUTOPILOT ") and " s ahead: sector " in line and "0 rollbacks" in line
+    assert "sector 1: rolling to checkpoint 1" in line or "sector 2: rolling to the finish" in line
+
+    w.on_key_press(key.DOWN, 0)                # the player's key: the ball is the player's again
+    assert s.autopilot is None and "the ball is yours" in hud.autopilot_lines(s)[0]
+    v0 = s.physics.body_of(player_of(s.ctx).ball).core.speed[2]
+    for _ in range(30):
+        w.tick(1 / 60)
+    assert s.keys == {"Down"}
+    v1 = s.physics.body_of(player_of(s.ctx).ball).core.speed[2]
+    assert v1 < v0 - 1.0                       # Down pushes against the roll along +Z
+
+
+def test_f7_on_a_scene_without_a_level_says_why(gl_window):  # noqa: F811
+    s = Session(ball_scene)
+    s.toggle_autopilot()
+    s.tick(1 / 60)
+    assert s.autopilot is None
+    assert hud.autopilot_lines(s)[0].startswith("AUTOPILOT failed: ValueError: autopilot: ")
+    assert "no ballance.level behaviour" in hud.autopilot_lines(s)[0]
