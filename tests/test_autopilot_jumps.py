@@ -80,3 +80,30 @@ def test_the_autopilot_jumps_a_gap_only_the_measured_flight_crosses(scene):
     assert outcome.finished, outcome.text()
     assert level_behavior(pilot.ctx).flow == FINISHED
     assert outcome.rollbacks == 0
+
+
+def plate(x0, x1, z0, z1, y):
+    """Two triangles of a level plate from (x0, z0) to (x1, z1) at height y."""
+    a, b, c, d = (x0, y, z0), (x1, y, z0), (x1, y, z1), (x0, y, z1)
+    return [(a, b, c), (a, c, d)]
+
+
+def test_a_ball_flies_off_a_rail_pairs_end_as_far_as_off_a_floors_edge():
+    """Level 06's sector 1: a rail pair climbs to its end 39 high and the
+    next rail's top lies 18 ahead and 20.5 below. Written: rails (x +-1.875)
+    at y HIGH from z 0 to 40 after a start plate, floor B (z 50..80, y 0)
+    10 ahead of their end and HIGH below: farther than DROP_REACH (6), within
+    the ballistic flight at JUMP_SPEED (8 x sqrt(2 x 20 / 20) = 11.3), as off
+    a floor's edge; a floor 10 beside the rails' middle at the same depth is
+    no drop (a ball leaves a rail pair off its end only)."""
+    rails = plate(-2.225, -1.525, 0, 40, HIGH) + plate(1.525, 2.225, 0, 40, HIGH)
+    floors = plate(-4, 4, -10, 0, HIGH) + plate(-6, 6, 50, 80, 0.0) + plate(12, 24, 10, 30, 0.0)
+    walk = WalkMap(rails + floors, rails=[True] * len(rails) + [False] * len(floors))
+    on_rails = (0.0, HIGH + 2.0, 20.0)
+    ahead = walk.route_to((0.0, 2.0, 65.0), 3.0)
+    assert math.isfinite(ahead.cost[ahead.state(on_rails, "wood")])
+    path = [ahead.point(s) for s in ahead.ahead(ahead.state(on_rails, "wood"), 200.0)]
+    leave = next(i for i, p in enumerate(path) if p[1] < HIGH)
+    assert path[leave - 1][2] > 38.0 and abs(path[leave - 1][0]) < 1.0   # off the end, from between the rails
+    beside = walk.route_to((18.0, 2.0, 20.0), 3.0)
+    assert beside.cost[beside.state(on_rails, "wood")] == math.inf

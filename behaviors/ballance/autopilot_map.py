@@ -287,7 +287,7 @@ class WalkMap:
             b = np.fromiter((j for x in near for j in x), int, int(counts.sum()))
             flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
             fall = p[a, 1] - p[b, 1]
-            ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP) & ((flat <= DROP_REACH) | ~self.span[a])
+            ok = (fall > CLIMB * flat + 0.15) & (fall <= MAX_DROP)
             a, b = a[ok], b[ok]
             out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
             along = (out * inward[a]).sum(axis=1)
