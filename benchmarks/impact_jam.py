@@ -20,6 +20,7 @@ import pstats
 import shutil
 import tempfile
 import time
+from collections import Counter
 
 import scenes
 from ivp import rng
@@ -37,8 +38,8 @@ WARM_UP_SECONDS = 0.2           # of frames run untimed first
 class PsiClock:
     """The time inside TimeManager.simulate_until (``clock``) split at each PSI event:
     a PSI's share is its own event and every collision event up to the next
-    PSI. Per PSI also: the impact systems (mindist-triggered impacts, 4.1)
-    and their propagation loops (4.8), the ms spent in the loops' kernel and
+    PSI. Per PSI also: the impact systems (mindist-triggered impacts, 4.1),
+    per starting pair, and their propagation loops (4.8), the ms spent in the loops' kernel and
     in the re-measure and event re-search after each impact (4.9), the
     event searches (3.5) and the ms in the two-piece search kernel, the
     passes that measure and search pairs of two pieces at once and the ms in
@@ -86,7 +87,7 @@ class PsiClock:
                 clock.rows[-1]["core_impacts"] = max((impact.impacts_this_psi(o.core) for o in env.objects),
                                                      default=0)
             clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0,
-                                   searches=0, search_ms=0.0, passes=0, pass_ms=0.0))
+                                   searches=0, search_ms=0.0, passes=0, pass_ms=0.0, of_pair=Counter()))
             psi(event, tm, env)
 
         def counted_run(system, *args):
@@ -94,6 +95,7 @@ class PsiClock:
             if clock.rows:
                 clock.rows[-1]["systems"] += 1
                 clock.rows[-1]["loops"] += system.loops
+                clock.rows[-1]["of_pair"][id(args[0].pair)] += 1
             return over
 
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
@@ -134,7 +136,8 @@ def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
           f"{w['searches']} two-piece event searches ({w['search_ms']:.1f} {unit} in their kernel), "
           f"{w['passes']} passes of pairs of two pieces ({w['pass_ms']:.1f} {unit} in their kernel); "
           f"most impacts of one core {w['core_impacts']}\n"
-          f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)}, most loops "
+          f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)} (of one pair "
+          f"{max(max(r['of_pair'].values(), default=0) for r in rows)}), most loops "
           f"{max(r['loops'] for r in rows)}, most impacts of one core {max(r['core_impacts'] for r in rows)}",
           flush=True)
     if prof:
