@@ -45,7 +45,7 @@ def test_f7_hands_the_ball_to_the_autopilot_and_the_arrows_take_it_back(gl_windo
     line = hud.autopilot_lines(s)[0]
     # what its search does, up to 2 s ahead of the frames shown: toward the checkpoint or past it
     assert line.startswith("AUTOPILOT ") and " s ahead: sector " in line and "0 rollbacks" in line
-    assert "sector 1: rolling to checkpoint 1" in line or "sector 2: rolling to the finish" in line
+    assert "sector 1 rolling to checkpoint 1" in line or "sector 2 rolling to the finish" in line
 
     w.on_key_press(key.DOWN, 0)                # the player's key: the ball is the player's again
     assert s.autopilot is None and "the ball is yours" in hud.autopilot_lines(s)[0]

@@ -135,4 +135,4 @@ class Driver:
             return "AUTOPILOT mapping the level"
         ahead = (f"{(len(p.keys) - p.shown) * FRAME_MS / 1000.0:.1f} s ahead" if self.pending
                  else "searching")
-        return f"AUTOPILOT {ahead}: {p.status()} (arrows take the ball back)"
+        return f"AUTOPILOT {ahead}: {p.status()}"            # short: the game's score is at the top right
