@@ -64,3 +64,51 @@ def test_f7_on_a_scene_without_a_level_says_why(gl_window):  # noqa: F811
     assert s.autopilot is None
     assert hud.autopilot_lines(s)[0].startswith("AUTOPILOT failed: ValueError: autopilot: ")
     assert "no ballance.level behaviour" in hud.autopilot_lines(s)[0]
+
+
+def test_the_run_shown_is_the_autopilots_through_its_rollbacks(tmp_path):
+    """The course with floor C off the fan's axis takes the autopilot a few
+    rollbacks; the window's world, which plays only the frames it keeps
+    (never the ones rolled back), ends where the autopilot's does: the level
+    finished with the autopilot's score."""
+    from behaviors.ballance.level import FINISHED, level_behavior
+    path = tmp_path / "Level_01.NMO"
+    path.write_bytes(autopilot_level(far=True).data())
+    s = Session(lambda: load_scene(str(path)))
+    s.toggle_autopilot()
+    driver = s.autopilot
+    for _ in range(6000):                       # 100 s of frames at most; it finishes in about 25
+        s.tick(1 / 60)
+        if s.autopilot is None:
+            break
+    outcome = driver.outcome
+    assert outcome is not None and outcome.finished and outcome.rollbacks > 0
+    level = level_behavior(s.ctx)
+    assert level.flow == FINISHED and level.final == outcome.score
+    assert s.frames == outcome.frames and hud.autopilot_lines(s) == [f"AUTOPILOT finished, score {outcome.score}"]
+
+
+def test_a_rollback_plays_the_frames_shown_again_instead_of_undoing_them(tmp_path):
+    """Pilot.shown (the viewer's hook): going back to a world kept before the
+    frames a viewer has shown plays them again with their keys, so the
+    autopilot's world at the last frame shown is, to the bit, the one shown."""
+    from behaviors.ballance.autopilot import Pilot
+    path = tmp_path / "Level_01.NMO"
+    path.write_bytes(autopilot_level().data())
+    pilot = Pilot(load_scene(str(path)))
+    while player_of(pilot.ctx) is None or player_of(pilot.ctx).ball is None:    # the level's start
+        assert len(pilot.keys) < 600
+        pilot.step(frozenset())
+    pilot.keep()
+    seen = []
+    for k in range(120):                        # Up, then Up and Left: the ball rolls on and aside
+        pilot.step(frozenset({"Up"} if k < 60 else {"Up", "Left"}))
+        seen.append(tuple(player_of(pilot.ctx).ball.get_position()))
+    kept_at = pilot.kept[-1][0]
+    pilot.shown = kept_at + 90                  # a viewer has shown 90 of the 120 frames
+    keys = list(pilot.keys)
+    pilot.restore(len(pilot.kept) - 1)
+    assert len(pilot.keys) == pilot.shown and pilot.keys == keys[:pilot.shown]
+    assert pilot.restored_at == pilot.shown     # the next rollback goes no further back either
+    assert tuple(player_of(pilot.ctx).ball.get_position()) == seen[89]
+    assert seen[89] != seen[0]                  # the ball did move in those frames
