@@ -23,7 +23,7 @@ from ivp import rng
 from ivp.snapshot import build, flatten
 
 FRAME_MS = 1000.0 / 60.0     # the autopilot's frame: a player's frame rate
-LEAD = 600                   # frames the autopilot plays ahead of the view at most (10 s): its rollbacks go back no further
+LEAD = 600                   # frames it plays ahead of the view at most (10 s): its rollbacks reach back that far
 TURN_MS = 25.0               # wall ms of a drawn frame the autopilot may search at most
 MAX_FRAMES_A_TICK = 4        # frames shown in one drawn frame at most (a slow window slows the run)
 MAX_SECONDS = 900.0          # the autopilot's play at most, as ``ivp run --autopilot``'s
