@@ -8,9 +8,11 @@ the run shown is the one a recording of it replays. The autopilot runs on a
 thread of its own, but never at the same time as the viewer: the viewer hands
 it the turn for at most ``TURN_MS`` a frame (or until it is ``LEAD`` frames
 ahead) and takes it back, swapping the process-wide RNG seed (ivp.rng, spec
-10.1) with it, so each world draws from its own sequence. A rollback goes
-back no further than the frames shown (``Pilot.shown``): those are played
-again, not undone.
+10.1) with it, so each world draws from its own sequence. The view shows a
+frame only while the autopilot is ``MIN_LEAD`` frames past it (or has
+ended), so its rollbacks (1 s before a failure, or before the last progress
+when it is stuck) seldom reach the frames shown; one that would goes back no
+further (``Pilot.shown``): those are played again, not undone.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from ivp import rng
 from ivp.snapshot import build, flatten
 
 FRAME_MS = 1000.0 / 60.0     # the autopilot's frame: a player's frame rate
-LEAD = 600                   # frames the autopilot plays ahead of the view at most (10 s): its rollbacks go back no further
+LEAD = 600                   # frames it plays ahead of the view at most (10 s)
+MIN_LEAD = 300               # ... and at least, for the view to go on (5 s)
 TURN_MS = 25.0               # wall ms of a drawn frame the autopilot may search at most
 MAX_FRAMES_A_TICK = 4        # frames shown in one drawn frame at most (a slow window slows the run)
 MAX_SECONDS = 900.0          # the autopilot's play at most, as ``ivp run --autopilot``'s
@@ -86,14 +89,14 @@ class Driver:
         """It has finished, given up or failed (its thread has ended)."""
         return not self._thread.is_alive()
 
-    def turn(self, ms: float = TURN_MS) -> None:
-        """Let the autopilot play and search for about ``ms`` wall milliseconds
+    def turn(self) -> None:
+        """Let the autopilot play and search for about TURN_MS wall milliseconds
         (its first turn, which maps the level, takes as long as that does)."""
         if self.done:
             return
         viewer_seed = rng.get_seed()
         rng.set_seed(self.seed)
-        self.turn_end = time.perf_counter() + ms / 1000.0
+        self.turn_end = time.perf_counter() + TURN_MS / 1000.0
         self._go.release()
         self._back.acquire()
         self.seed = rng.get_seed()
@@ -104,10 +107,15 @@ class Driver:
         """Frames kept and not shown yet."""
         return self.pilot is not None and self.pilot.shown < len(self.pilot.keys)
 
+    @property
+    def ready(self) -> bool:
+        """A frame to show: the autopilot is MIN_LEAD frames past it, or has ended."""
+        return self.pending and (self.done or len(self.pilot.keys) - self.pilot.shown >= MIN_LEAD)
+
     def next_keys(self):
         """The keys of the next frame to show (now kept for good), or None
-        when the autopilot has not played it yet."""
-        if not self.pending:
+        when it is not ``ready``."""
+        if not self.ready:
             return None
         p = self.pilot
         p.shown += 1
@@ -133,6 +141,6 @@ class Driver:
             return f"AUTOPILOT {said}" + (" (showing its last frames)" if self.pending else "")
         if p is None:
             return "AUTOPILOT mapping the level"
-        ahead = (f"{(len(p.keys) - p.shown) * FRAME_MS / 1000.0:.1f} s ahead" if self.pending
+        ahead = (f"{(len(p.keys) - p.shown) * FRAME_MS / 1000.0:.1f} s ahead" if self.ready
                  else "searching")
-        return f"AUTOPILOT {ahead}: {p.status()} (arrows take the ball back)"
+        return f"AUTOPILOT {ahead}: {p.status()}"            # short: the game's score is at the top right

@@ -95,6 +95,7 @@ class Session:
         self.history_s = 0.0          # seconds of history kept (viewer/history.py); 0: none
         self.autopilot = None         # an autopilot.Driver while the autopilot has the ball
         self.autopilot_said = ""      # how its last drive ended (the HUD shows it until the next)
+        self._autopilot_due = 0.0     # frame time owed to the autopilot's frames (ms)
         self._start(self._load())
 
     # --- loading --------------------------------------------------------------

@@ -341,7 +341,7 @@ class Overlay2D:
     def __init__(self):
         self.status = TextPanel("left", "top")
         self.selection = TextPanel("right", "top")
-        self.centre = TextPanel("center", "center", font_size=9)     # the help's 33 lines fit below the HUD
+        self.centre = TextPanel("center", "center", font_size=9)     # the help's 40 lines fit below the HUD at 768
         self.game = GameHud()           # the game's manner: score, lives, level, sector
         self.labels = None              # the LabelLayer, made when labels first show
         self.rects = {}

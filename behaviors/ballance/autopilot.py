@@ -903,7 +903,7 @@ class Pilot:
                 else "to the finish")
         doing = ("pushing a blocker" if self.pushing is not None else "jumping" if self.jumping is not None
                  else "riding" if self.riding is not None else "rolling")
-        return f"sector {level.sector}: {doing} {goal}, {self.rollbacks} rollbacks"
+        return f"sector {level.sector} {doing} {goal}, {self.rollbacks} rollbacks"
 
     def say(self, text: str) -> None:
         if self.log is not None:
