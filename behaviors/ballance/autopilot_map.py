@@ -303,13 +303,19 @@ class WalkMap:
         there a node within ``WALL_PROBE`` of the ball's centre raised by half
         a unit (a wall's or a curb's top; the floor under the ball is 2.5
         below, out of reach), or a point of a wall (a side face, sampled every
-        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre?"""
+        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre? Between
+        a rail pair the ball's top is SPAN_DIP lower, and so is the probe's
+        (its bottom stays): a pair 3.8 above the one the ball rolls on is a
+        lid, not a wall (level 06's tube of four rails under its tower,
+        ``A_05_Rail_03``)."""
         p = self.points
         out = np.zeros(len(a), dtype=bool)
         for t in (0.25, 0.5, 0.75):
             q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS, 0.0)
-            d, _ = self.tree.query(q + (0.0, 0.5, 0.0), distance_upper_bound=WALL_PROBE)
-            out |= np.isfinite(d)
+            dip = 0.5 * SPAN_DIP * (self.span[a] * (1.0 - t) + self.span[b] * t)
+            d, _ = self.tree.query(q + (0.0, 0.5, 0.0) - dip[:, None] * (0.0, 1.0, 0.0),
+                                   distance_upper_bound=WALL_PROBE)
+            out |= d <= WALL_PROBE - dip
             if self.walls is not None:
                 d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
                 out |= np.isfinite(d)
