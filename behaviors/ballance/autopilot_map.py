@@ -80,6 +80,8 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis, and as far
                          # again as the paper ball flies falling from the top to them (level 02's fan 03: 10.2)
+FAN_OVER = 1.3           # ... and at most this above the column's top: the paper ball's centre rises 3.34
+                         # above it, its lowest point 1.34 (level 06's fans 01 and 08 to 13, the fans probe)
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
@@ -254,13 +256,14 @@ class WalkMap:
 
     def _lift(self, foot, top):
         """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
-        top nodes FAN_REACH from its axis and the paper ball's flight beyond."""
+        top nodes FAN_REACH from its axis and the paper ball's flight beyond, up to FAN_OVER
+        above the top (level 06's single rails 0.2 above its fans' tops)."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
         reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
-        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1]))
+        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1] + FAN_OVER))
         return below, above
 
     def _drops(self):
