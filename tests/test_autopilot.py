@@ -89,6 +89,19 @@ def test_a_fan_lifts_only_paper_and_a_pad_makes_paper():
     assert np.linalg.norm(route.point(path[turned]) - (0.0, 2.0, 15.0)) <= 4.3       # at the pad
 
 
+def test_a_fan_lifts_paper_onto_a_floor_a_little_above_its_column_not_higher():
+    """Level 06's single rails lie 0.2 above its fans' columns (top 7.8, the
+    rails 8.0): the paper ball's centre rises 3.34 above the top (the fans
+    probe), its lowest point 1.34, so a floor 1.0 above the top beside the
+    column is reached by the lift and one 2.0 above it is not."""
+    fan = ((0.0, 1.14, 25.0), (0.0, 17.14, 25.0))
+    for over, way in ((1.0, True), (2.0, False)):
+        tris = plate(-6, 6, 0, 30, 0.0) + plate(-6, 6, 31, 50, 17.14 + over)
+        walk = WalkMap(tris, fans=[fan])
+        route = walk.route_to((0.0, 19.14 + over, 45.0), 3.0)
+        assert math.isfinite(cost_from(walk, route, (0, 0, 5), "paper")) == way, over
+
+
 def test_the_plug_in_names_its_autopilot_and_a_missing_one_is_said():
     assert levels.autopilot_of(MEANING).__name__ == "drive"
     with pytest.raises(ValueError, match="has no autopilot"):

@@ -66,6 +66,23 @@ def test_each_kind_flies_its_push_over_its_weight_times_its_fall(scene):
     assert 8.0 * math.sqrt(2.0 * HIGH / g) < GAP                        # ... not by the ballistic default
 
 
+def test_the_flights_wait_for_the_first_balls_birth_to_end(tmp_path):
+    """Measured 3.9 s into the level with the game's birth (the first ball
+    born at 1 s, played at 4 s: its birth's end respawns the ball in play,
+    which was level 06's paper ball mid-flight), each kind still goes
+    F / (m g) of its fall across."""
+    game_folder(tmp_path, jump_level().data(), {})
+    ctx = scenes.load(game_level(str(tmp_path), 1)).ctx
+    ctx.input_manager.set_keys(frozenset())
+    for _ in range(234):
+        ctx.process_frame(1000.0 / 60.0)
+    level = level_behavior(ctx)
+    measured = flights(ctx, level, entity_triangles(_members(ctx, FLOOR_GROUPS)))
+    for kind, k in BALL_KINDS.items():
+        ratio = k.force / ctx.physics.psi_length / (k.mass * 20.0)
+        assert float(measured[kind].reach(20.0)) == pytest.approx(ratio * 20.0, rel=0.03), kind
+
+
 def test_the_autopilot_jumps_a_gap_only_the_measured_flight_crosses(scene):
     """The map of the measured flights links floor A's end to floor B (the
     ballistic default at 8 units/s does not: 11.3 < 13); the autopilot rolls

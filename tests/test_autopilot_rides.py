@@ -168,3 +168,20 @@ def test_the_lift_to_a_floor_beyond_the_aims_reach_carries_the_paper_ball_there(
     pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 90.0)
     outcome = pilot.run()
     assert outcome.finished, outcome.text()
+
+
+def test_a_rail_pair_under_a_lid_is_a_way_under_a_lower_one_not():
+    """Level 06's tube under its tower: a rail pair with another 3.8 above
+    it (the ball between the lower rails rests with its centre 1.0 above
+    their tops, SPAN_DIP lower than on a floor: its top at 3.0, under the
+    lid) is a way from the floor before it to the floor after it; with the
+    lid 2.8 above it (lower than the ball's top) it is not."""
+    def walk(lid):
+        rails = plate(-2.225, -1.525, 0, 40, 0.0) + plate(1.525, 2.225, 0, 40, 0.0)
+        lids = plate(-2.225, -1.525, 5, 35, lid) + plate(1.525, 2.225, 5, 35, lid)
+        ends = plate(-3, 3, -10, 0, 0.0) + plate(-3, 3, 40, 50, 0.0)
+        return WalkMap(rails + lids + ends, climb=CLIMBS, rails=[True] * len(rails + lids) + [False] * len(ends))
+    for lid, way in ((3.8, True), (2.8, False)):
+        w = walk(lid)
+        route = w.route_to((0.0, 2.0, 45.0), 3.0)
+        assert math.isfinite(cost(w, route, (0, 0, -5), "wood")) == way, lid

@@ -52,7 +52,7 @@ from .autopilot_map import DROP_REACH, MAX_DROP, Flight, WalkMap
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
-from .level import DEAD, FINISHED, GAME_OVER, PLAYING, level_behavior
+from .level import DEAD, FINISHED, GAME_OVER, PLAYING, STARTING, level_behavior
 from .level_meaning import MODULES
 from .modules import Fan, falling_stones
 from .navigation import BallNavigation
@@ -330,7 +330,13 @@ def flights(ctx, level, floors: np.ndarray) -> dict:
     world again after): the ball put at rest FLIGHT_ABOVE over the highest
     floor, its navigation force (per PSI, as a key pushes it) held along +X,
     each frame's fall, vertical speed and horizontal distance until it has
-    fallen MAX_DROP."""
+    fallen MAX_DROP. The level's first ball is played first: the end of
+    its birth respawns the ball in play (level 06, no gate to probe: its
+    paper ball was respawned mid-flight and went nowhere across)."""
+    for _ in range(int(math.ceil((level.start_delay + level.birth_delay) * 1000.0 / FRAME_MS)) + 1):
+        if level.flow != STARTING:
+            break
+        _frames(ctx, 1)
     player = player_of(ctx)
     x, _, z = level.reset_point(1).get_position()
     start = (x, float(floors[..., 1].max()) + FLIGHT_ABOVE, z)

@@ -80,6 +80,8 @@ EDGE_FIND = 1.5          # ... each with a node this close, else that side is em
 EDGE_COST = 0.5          # extra cost of a link per empty side of the node it enters
 FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the column's axis, and as far
                          # again as the paper ball flies falling from the top to them (level 02's fan 03: 10.2)
+FAN_OVER = 1.3           # ... and at most this above the column's top: the paper ball's centre rises 3.34
+                         # above it, its lowest point 1.34 (level 06's fans 01 and 08 to 13, the fans probe)
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
@@ -254,13 +256,14 @@ class WalkMap:
 
     def _lift(self, foot, top):
         """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
-        top nodes FAN_REACH from its axis and the paper ball's flight beyond."""
+        top nodes FAN_REACH from its axis and the paper ball's flight beyond, up to FAN_OVER
+        above the top (level 06's single rails 0.2 above its fans' tops)."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
         reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
-        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1]))
+        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1] + FAN_OVER))
         return below, above
 
     def _drops(self):
@@ -303,13 +306,19 @@ class WalkMap:
         there a node within ``WALL_PROBE`` of the ball's centre raised by half
         a unit (a wall's or a curb's top; the floor under the ball is 2.5
         below, out of reach), or a point of a wall (a side face, sampled every
-        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre?"""
+        ``WALL_SPACING``) within ``WALL_SIDE_PROBE`` of the centre? Between
+        a rail pair the ball's top is SPAN_DIP lower, and so is the probe's
+        (its bottom stays): a pair 3.8 above the one the ball rolls on is a
+        lid, not a wall (level 06's tube of four rails under its tower,
+        ``A_05_Rail_03``)."""
         p = self.points
         out = np.zeros(len(a), dtype=bool)
         for t in (0.25, 0.5, 0.75):
             q = p[a] * (1.0 - t) + p[b] * t + (0.0, BALL_RADIUS, 0.0)
-            d, _ = self.tree.query(q + (0.0, 0.5, 0.0), distance_upper_bound=WALL_PROBE)
-            out |= np.isfinite(d)
+            dip = 0.5 * SPAN_DIP * (self.span[a] * (1.0 - t) + self.span[b] * t)
+            d, _ = self.tree.query(q + (0.0, 0.5, 0.0) - dip[:, None] * (0.0, 1.0, 0.0),
+                                   distance_upper_bound=WALL_PROBE)
+            out |= d <= WALL_PROBE - dip
             if self.walls is not None:
                 d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
                 out |= np.isfinite(d)
