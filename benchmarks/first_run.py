@@ -7,7 +7,8 @@ compiling (CPU seconds of the run's thread: steady on a loaded machine; a
 wait for the second compiler's kernel is not counted), and the kernels that cost the most: *own* seconds are a kernel's
 compile less the kernels it compiled on the way (its callees), *LLVM* the
 part of its own seconds spent optimizing and linking machine code (a caller
-re-optimizes the code of every callee linked into it).
+re-optimizes the code of every callee linked into it), and *copies*: in
+how many other kernels' libraries a kernel's code is linked.
 
     python benchmarks/first_run.py [SCENE ...] [--top 15] [--one-core] [--write-list] [--unused]
 
@@ -84,7 +85,36 @@ def child(scene: str, out: str, one_core: bool) -> None:
     code = main(["run", scene, "--quiet"])
     wall = time.perf_counter() - t0
     with open(out, "w") as f:
-        json.dump({"code": code, "wall": wall, "own_cpu": time.process_time(), "kernels": kernels, "roots": roots}, f)
+        json.dump({"code": code, "wall": wall, "own_cpu": time.process_time(), "kernels": kernels, "roots": roots,
+                   "copies": copies(jit.KERNELS)}, f)
+
+
+def copies(kernels) -> dict:
+    """For each kernel version compiled in this process (a kernel and its
+    callee copy apart): in how many other compiled libraries its code is
+    linked, re-optimized and emitted again (a caller links the whole tree
+    of its callees)."""
+    names = {}
+    for k in kernels:
+        for d in (k, getattr(k, "callee", None)):
+            for cres in (d.overloads.values() if d is not None else ()):
+                if not cres.library._disable_inspection:      # compiled here, not loaded from the cache
+                    fn = d.py_func
+                    names[cres.library] = f"{fn.__module__}.{fn.__qualname__}"
+    tree = {}
+
+    def linked(lib):
+        if lib not in tree:
+            tree[lib] = set()
+            for sub in lib._linking_libraries:
+                tree[lib] |= {sub} | linked(sub)
+        return tree[lib]
+    count = dict.fromkeys(names.values(), 0)
+    for lib in names:
+        for sub in linked(lib):
+            if sub in names:
+                count[names[sub]] += 1
+    return count
 
 
 def count_child(scene: str, out: str) -> None:
@@ -186,9 +216,12 @@ def report(scene: str, top: int, one_core: bool, write_list: bool, unused: bool)
           f"{sum(k[3] for k in ks.values())} versions of {len(ks)} kernels, LLVM {llvm:.1f} s of it); "
           f"warm run {warm['process']:.1f} s wall, {warm['cpu']:.1f} s CPU, "
           f"{sum(k[3] for k in warm['kernels'].values())} compiled")
-    print(f"  {'kernel':60s} {'own s':>7s} {'LLVM s':>7s} {'incl. s':>8s} versions")
+    linked = cold["copies"]
+    print(f"  kernel code linked into other kernels' libraries {sum(linked.values())} times "
+          f"({sum(1 for n in linked.values() if n)} of {len(linked)} kernels; 'copies' below)")
+    print(f"  {'kernel':60s} {'own s':>7s} {'LLVM s':>7s} {'incl. s':>8s} versions copies")
     for name, (incl, mine, ll, n) in sorted(ks.items(), key=lambda kv: -kv[1][1])[:top]:
-        print(f"  {name:60s} {mine:7.2f} {ll:7.2f} {incl:8.2f} {n:8d}")
+        print(f"  {name:60s} {mine:7.2f} {ll:7.2f} {incl:8.2f} {n:8d} {linked.get(name, 0):6d}")
     if unused:
         counted = count_calls(scene)
         if counted["summary"] != cold["summary"]:

@@ -12,6 +12,7 @@ correctly rounded square root either way.
 from __future__ import annotations
 
 import os
+import types
 
 try:
     if os.environ.get("IVP_JIT", "1") == "0":
@@ -29,27 +30,61 @@ KERNELS = []                    # the compiled kernels (numba dispatchers; not t
 def kernel(fn=None, *, inline: bool = False):
     """The function compiled (numba present) or itself (plain Python).
     ``inline``: a small helper that takes arrays, merged into its callers at
-    compile time (no per-call reference counting of the arrays)."""
+    compile time (no per-call reference counting of the arrays).
+
+    A kernel is two numba dispatchers of one function: the one returned,
+    called from Python, and its ``callee``, which a kernel calling it links
+    in. The callee has no Python wrapper (the code that unboxes the
+    arguments and boxes the result), which every caller would otherwise
+    link, optimize and emit again with the callee's code; neither has a C
+    wrapper, which nothing calls. The same machine code of the body either
+    way."""
     if fn is None:
         return lambda f: kernel(f, inline=inline)
     if numba is None:
         return fn
-    compiled = numba.njit(cache=True, fastmath=False, nogil=True, inline="always" if inline else "never")(fn)
-    if not inline:
-        KERNELS.append(compiled)
-        compiled.get_call_template = _one_version(compiled.get_call_template)
+    options = dict(cache=True, fastmath=False, nogil=True, no_cfunc_wrapper=True)
+    if inline:
+        return numba.njit(inline="always", **options)(fn)
+    compiled = numba.njit(inline="never", **options)(fn)
+    callee = numba.njit(inline="never", no_cpython_wrapper=True, **options)(_callee_of(fn))
+    compiled.callee = callee
+    compiled.get_call_template = _one_version(compiled, callee)
+    compiled.get_overload = lambda args: type(callee).get_overload(_linked(compiled, callee, args), args)
+    KERNELS.append(compiled)
     return compiled
 
 
-def _one_version(get_call_template):
-    """A kernel called from another kernel with a constant argument (a flag,
-    a context's kind) is compiled for the argument's type, not once more for
-    each constant (numba types a constant as its literal value): the same
-    operations either way, a second compile of the whole callee saved."""
+def _linked(compiled, callee, args):
+    """The dispatcher whose version for ``args`` a calling kernel links: the
+    kernel's own when Python has called it with those types already (no
+    second compile of its body), else its callee."""
+    return compiled if tuple(args) in compiled.overloads else callee
+
+
+def _callee_of(fn):
+    """A copy of ``fn`` named ``<name>.callee``: its own symbols and its own
+    entries in numba's disk cache (which keys a kernel's versions by its
+    name and argument types, not by its wrappers)."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = f"{fn.__qualname__}.callee"
+    copy.__kwdefaults__ = fn.__kwdefaults__
+    return copy
+
+
+def _one_version(compiled, callee):
+    """The typing of a call from another kernel (``get_call_template``), to
+    the version :func:`_linked` picks. A kernel called with a constant
+    argument (a flag, a context's kind) is compiled for the argument's type,
+    not once more for each constant (numba types a constant as its literal
+    value): the same operations either way, a second compile of the whole
+    callee saved."""
     unliteral = numba.types.unliteral
 
     def one(args, kws):
-        return get_call_template(tuple(unliteral(a) for a in args), {k: unliteral(v) for k, v in kws.items()})
+        args = tuple(unliteral(a) for a in args)
+        return type(callee).get_call_template(_linked(compiled, callee, args), args,
+                                              {k: unliteral(v) for k, v in kws.items()})
     return one
 
 
@@ -67,37 +102,39 @@ def compiling(frame) -> bool:
 
 def uncached_kernels() -> int:
     """How many kernels have no compiled copy in numba's disk cache yet (no
-    index file where numba keeps theirs: the __pycache__ beside their source,
-    or under ``NUMBA_CACHE_DIR``): the first run after an install compiles them."""
+    index file where numba keeps theirs, for the kernel or its callee: the
+    __pycache__ beside their source, or under ``NUMBA_CACHE_DIR``): the first
+    run after an install compiles them."""
     return sum(1 for k in KERNELS if not _cached(k))
 
 
 def _cached(k) -> bool:
-    """Whether kernel ``k``'s cache index exists. It is found through numba's
+    """Whether kernel ``k``'s cache index, or its callee's, exists. It is found through numba's
     private cache objects: a numba laid out otherwise counts as cached (no
     notice, no progress line) rather than failing the run."""
     try:
-        return os.path.exists(k._cache._cache_file._index_path)
+        return any(os.path.exists(d._cache._cache_file._index_path) for d in (k, k.callee))
     except AttributeError:
         return True
 
 
 def watch_compiles(say) -> None:
-    """From now on, ``say(n, name)`` after the n-th kernel of KERNELS this
-    process compiles (numba's compile events; a kernel loaded from the disk
+    """From now on, ``say(n, name)`` after the n-th kernel of KERNELS (or
+    its callee) this process compiles (numba's compile events; a kernel loaded from the disk
     cache is no compile; numba's own helpers are not counted): the progress
     line of a first run."""
     if numba is None:
         return
     done = [0]
+    dispatchers = set(KERNELS) | {k.callee for k in KERNELS}
 
     class Compiled(numba_event.Listener):
         def on_start(self, ev):
             pass
 
         def on_end(self, ev):
-            if ev.data["dispatcher"] in KERNELS:
+            if ev.data["dispatcher"] in dispatchers:
                 done[0] += 1
-                say(done[0], ev.data["dispatcher"].py_func.__qualname__)
+                say(done[0], ev.data["dispatcher"].py_func.__name__)
 
     numba_event.register("numba:compile", Compiled())

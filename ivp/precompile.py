@@ -121,6 +121,7 @@ class Locks:
         IndexDataCacheFile.save = save_locked
         for k in jit.KERNELS:
             k.compile = self._locked(k, k.compile)
+            k.callee.compile = self._locked(k.callee, k.callee.compile)
 
     @contextlib.contextmanager
     def taken(self, byte: int):

@@ -44,7 +44,9 @@ def test_a_kernel_counts_as_uncached_until_its_first_call_writes_the_cache(tmp_p
 def test_a_kernel_called_with_constants_is_compiled_once_for_their_types(tmp_path, monkeypatch):
     """A flag passed as True and as False, and an int constant inside a
     tuple, give the callee one version (bool, float64, tuple of int and
-    float), not one per constant (numba's literal types)."""
+    float), not one per constant (numba's literal types); called from a
+    kernel only, the version is its callee's (no Python wrapper), and the
+    kernel itself has none."""
     src = tmp_path / "constant_kernels.py"
     src.write_text(textwrap.dedent("""
         from ivp.jit import kernel
@@ -63,7 +65,42 @@ def test_a_kernel_called_with_constants_is_compiled_once_for_their_types(tmp_pat
     spec.loader.exec_module(mod)
     assert mod.caller(1.5) == 3.0 + 2.0 + 1.5 + 0.75
     t = jit.numba.types
-    assert mod.scaled.signatures == [(t.float64, t.boolean, t.Tuple((t.int64, t.float64)))]
+    assert mod.scaled.callee.signatures == [(t.float64, t.boolean, t.Tuple((t.int64, t.float64)))]
+    assert mod.scaled.signatures == []
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_caller_links_the_version_python_compiled_else_the_callee_without_wrapper(tmp_path, monkeypatch):
+    """``half`` called from Python first: ``caller`` links that version (its
+    callee copy is not compiled). ``third``, called from kernels only: its
+    callee copy, which has no Python wrapper, is the one compiled."""
+    src = tmp_path / "linked_kernels.py"
+    src.write_text(textwrap.dedent("""
+        from ivp.jit import kernel
+
+        @kernel
+        def half(x):
+            return 0.5 * x
+
+        @kernel
+        def third(x):
+            return x / 3.0
+
+        @kernel
+        def caller(x):
+            return half(x) + third(x)
+    """))
+    monkeypatch.setattr(jit, "KERNELS", [])
+    spec = importlib.util.spec_from_file_location("linked_kernels", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.half(3.0) == 1.5
+    assert mod.caller(3.0) == 2.5
+    t = jit.numba.types
+    assert mod.half.signatures == [(t.float64,)] and mod.half.callee.signatures == []
+    assert mod.third.signatures == [] and mod.third.callee.signatures == [(t.float64,)]
+    assert mod.third.callee.overloads[(t.float64,)].fndesc.llvm_cpython_wrapper_name not in \
+        {f.name for f in mod.third.callee.overloads[(t.float64,)].library.get_defined_functions()}
 
 
 def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
