@@ -85,7 +85,7 @@ def test_a_jammed_scene_keeps_the_budgets_of_a_system_and_a_core(tmp_path, monke
     assert max(n for n, _ in runs) == MAXIMUM_SYSTEM_PUSH_NUMBER + 1
     # 3.5: after an impact a pair's "now" event is delayed (BIG_DELAY: at least 1e-6 s
     # on), so no pair starts two systems at one instant
-    assert len(set(times)) == len(times) > len(runs) / 2
+    assert len(set(times)) == len(times)
     for obj in scene.ctx.physics.env.objects:
         assert all(math.isfinite(x) for x in obj.core.speed + obj.core.rot_speed)
 
