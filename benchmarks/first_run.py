@@ -50,7 +50,7 @@ def child(scene: str, out: str, one_core: bool) -> None:
     class Compiles(event.Listener):
         def on_start(self, ev):
             if ev.kind == "numba:compile":
-                if not stack and ev.data["dispatcher"] in jit.KERNELS:
+                if ev.data["dispatcher"] in jit.KERNELS:       # called from Python, or listed (jit.CALLED_FROM_PYTHON)
                     roots.append(precompile.line(ev.data["dispatcher"], ev.data["args"]))
                 d = ev.data["dispatcher"].py_func
                 stack.append([f"{d.__module__}.{d.__qualname__}", time.thread_time(), 0.0, 0.0, 0.0, 0])

@@ -27,6 +27,22 @@ ENABLED = numba is not None
 KERNELS = []                    # the compiled kernels (numba dispatchers; not the inline helpers)
 
 
+def _called_from_python(path: str) -> frozenset:
+    """The kernels (``module:qualname``) that ``first_run_kernels.txt``
+    beside this file names: the default scene calls them from Python (and
+    may from kernels too), so calling kernels link their own version, not a
+    callee copy, which would compile the body a second time."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return frozenset(line.split("(", 1)[0] for line in f)
+    except OSError:
+        return frozenset()
+
+
+CALLED_FROM_PYTHON = _called_from_python(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                      "first_run_kernels.txt"))
+
+
 def kernel(fn=None, *, inline: bool = False):
     """The function compiled (numba present) or itself (plain Python).
     ``inline``: a small helper that takes arrays, merged into its callers at
@@ -34,7 +50,8 @@ def kernel(fn=None, *, inline: bool = False):
 
     A kernel is two numba dispatchers of one function: the one returned,
     called from Python, and its ``callee``, which a kernel calling it links
-    in. The callee has no Python wrapper (the code that unboxes the
+    in (the kernel itself when the default scene calls it from Python,
+    :data:`CALLED_FROM_PYTHON`). The callee has no Python wrapper (the code that unboxes the
     arguments and boxes the result), which every caller would otherwise
     link, optimize and emit again with the callee's code; neither has a C
     wrapper, which nothing calls. The same machine code of the body either
@@ -47,7 +64,10 @@ def kernel(fn=None, *, inline: bool = False):
     if inline:
         return numba.njit(inline="always", **options)(fn)
     compiled = numba.njit(inline="never", **options)(fn)
-    callee = numba.njit(inline="never", no_cpython_wrapper=True, **options)(_callee_of(fn))
+    if f"{fn.__module__}:{fn.__qualname__}" in CALLED_FROM_PYTHON:
+        callee = compiled
+    else:
+        callee = numba.njit(inline="never", no_cpython_wrapper=True, **options)(_callee_of(fn))
     compiled.callee = callee
     compiled.get_call_template = _one_version(compiled, callee)
     compiled.get_overload = lambda args: type(callee).get_overload(_linked(compiled, callee, args), args)
@@ -57,9 +77,24 @@ def kernel(fn=None, *, inline: bool = False):
 
 def _linked(compiled, callee, args):
     """The dispatcher whose version for ``args`` a calling kernel links: the
-    kernel's own when Python has called it with those types already (no
-    second compile of its body), else its callee."""
-    return compiled if tuple(args) in compiled.overloads else callee
+    kernel's own when Python has called it with those types already, or
+    when numba's disk cache holds it (the first run's second compiler
+    compiled it) and the callee has no such version yet; else its callee.
+    A body compiled once, not once per dispatcher."""
+    args = tuple(args)
+    if args in compiled.overloads or (args not in callee.overloads and _on_disk(compiled, args)):
+        return compiled
+    return callee
+
+
+def _on_disk(d, args) -> bool:
+    """Whether numba's disk cache holds dispatcher ``d``'s version for
+    ``args`` (read through numba's private cache objects, as :func:`_cached`;
+    laid out otherwise: no)."""
+    try:
+        return d._cache._index_key(args, d.targetctx.codegen()) in d._cache._cache_file._load_index()
+    except AttributeError:
+        return False
 
 
 def _callee_of(fn):

@@ -121,7 +121,8 @@ class Locks:
         IndexDataCacheFile.save = save_locked
         for k in jit.KERNELS:
             k.compile = self._locked(k, k.compile)
-            k.callee.compile = self._locked(k.callee, k.callee.compile)
+            if k.callee is not k:
+                k.callee.compile = self._locked(k.callee, k.callee.compile)
 
     @contextlib.contextmanager
     def taken(self, byte: int):

@@ -14,6 +14,17 @@ from ivp import jit
 from scenes import cli
 
 ROOT = Path(__file__).resolve().parent.parent
+HALF_AND_CALLER = textwrap.dedent("""
+    from ivp.jit import kernel
+
+    @kernel
+    def half(x):
+        return 0.5 * x
+
+    @kernel
+    def caller(x):
+        return half(x) + 1.0
+""")
 
 
 @pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
@@ -101,6 +112,42 @@ def test_a_caller_links_the_version_python_compiled_else_the_callee_without_wrap
     assert mod.third.signatures == [] and mod.third.callee.signatures == [(t.float64,)]
     assert mod.third.callee.overloads[(t.float64,)].fndesc.llvm_cpython_wrapper_name not in \
         {f.name for f in mod.third.callee.overloads[(t.float64,)].library.get_defined_functions()}
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_caller_links_the_version_another_process_left_in_the_disk_cache(tmp_path, monkeypatch):
+    """Another process (the first run's second compiler) called ``half``
+    from Python: its version is in the disk cache, so a caller here loads
+    and links it rather than compile the body again as the callee copy."""
+    (tmp_path / "cached_kernels.py").write_text(HALF_AND_CALLER)
+    subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+                    "import cached_kernels as m; assert m.half(3.0) == 1.5"], cwd=ROOT, check=True)
+    monkeypatch.setattr(jit, "KERNELS", [])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "cached_kernels", raising=False)
+    mod = importlib.import_module("cached_kernels")
+    assert mod.caller(3.0) == 2.5
+    assert mod.half.callee.signatures == []
+    assert sum(mod.half._cache_hits.values()) == 1 and sum(mod.half._cache_misses.values()) == 0
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_a_kernel_listed_as_called_from_python_is_compiled_once_whoever_calls_first(tmp_path, monkeypatch):
+    """``half`` is in the list of kernels called from Python: a kernel
+    calling it first links its own version, which the later call from
+    Python then finds (one compile, no callee copy)."""
+    src = tmp_path / "listed_kernels.py"
+    src.write_text(HALF_AND_CALLER)
+    monkeypatch.setattr(jit, "KERNELS", [])
+    monkeypatch.setattr(jit, "CALLED_FROM_PYTHON", frozenset({"listed_kernels:half"}))
+    spec = importlib.util.spec_from_file_location("listed_kernels", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.caller(3.0) == 2.5
+    assert mod.half(3.0) == 1.5
+    assert mod.half.callee is mod.half and mod.caller.callee is not mod.caller
+    assert mod.half.signatures == [(jit.numba.types.float64,)]
+    assert sum(mod.half._cache_misses.values()) == 1
 
 
 def test_the_notice_is_given_when_most_kernels_are_to_be_compiled(monkeypatch):
