@@ -146,6 +146,19 @@ def test_a_list_of_atoms_is_one_record_and_copies_as_a_new_list():
     assert all(r[0] != "L" for r in flatten(grid, portable=True))   # a file keeps its format
 
 
+def test_a_dict_with_atom_keys_keeps_its_order_and_its_links():
+    link = Link(None)
+    cells = {(2, 0, 1): [5, 6], (0, 0, 0): link, "name": "grid", 7: 0.25, (1,): link}
+    table = flatten({"cells": cells, "link": link})
+    assert sum(r[0] == "D" for r in table) == 3     # the outer dict, cells, the Link's __dict__
+    copy = build(table)
+    got = copy["cells"]
+    assert list(got) == list(cells) and got[(2, 0, 1)] == [5, 6] and got[7] == 0.25
+    assert got[(0, 0, 0)] is copy["link"] and got[(1,)] is copy["link"] and copy["link"] is not link
+    assert state_hash(copy) == state_hash({"cells": cells, "link": link})
+    assert all(r[0] != "D" for r in flatten(cells, portable=True))
+
+
 def test_bowl_of_100_snapshots_and_restores_exactly():
     ctx = scenes.load("stress/bowl_100").ctx
     for _ in range(10):                 # copy.deepcopy raised RecursionError here
