@@ -22,6 +22,12 @@ Records (tuples of plain data when ``portable``):
                                 (``__getstate__``: the __dict__, or (dict, slots))
     ("a", dtype, shape, bytes)  a numpy array;  ("n", dtype, bytes) a numpy scalar
 
+An in-process table writes a list of atoms (and tuples of atoms) as one record,
+``("L", tuple(items))``, found without a Python step per item: a level's triangle
+grids are ~150,000 such items, which a record each made 0.25 s of CPU per copy.
+A dict whose keys are all atoms is ``("D", keys, values, links)``: its atom values
+in place, the others refs (at the positions ``links``).
+
 An in-process table may share instances of given classes (``flatten(root,
 share=(Mesh,))``): each is a ``("g", obj)`` record, so ``build`` gives the
 object itself back instead of a copy (for data nothing changes after loading).
@@ -40,17 +46,34 @@ from __future__ import annotations
 import hashlib
 import importlib
 import types
+from itertools import chain
 
 import numpy as np
 
 ATOMS = (type(None), bool, int, float, str)
 _ATOM_TYPES = frozenset(ATOMS)
 _UNBUILT = object()
+_ATOM_OR_TUPLE = _ATOM_TYPES | {tuple}
 _STRING_KEYS = "d$"            # a dict whose keys are all strings: filled before object states
+_ATOM_LIST = "L"               # a list of atoms, held in the record (in-process tables only)
+_ATOM_KEYS = "D"               # a dict whose keys are atoms, held in the record (in-process tables only)
 
 
 def _is_atom_tuple(x) -> bool:
     return all(type(c) in _ATOM_TYPES for c in x)
+
+
+def _holds_atoms_only(x) -> bool:
+    """Whether every item of a list (key of a dict) is an atom or a tuple of atoms:
+    the type checks run in C (map, chain) when all are atoms or all tuples."""
+    kinds = set(map(type, x))
+    if kinds <= _ATOM_TYPES:
+        return True
+    if not kinds <= _ATOM_OR_TUPLE:
+        return False
+    if kinds == {tuple}:
+        return set(map(type, chain.from_iterable(x))) <= _ATOM_TYPES
+    return all(type(c) is not tuple or _is_atom_tuple(c) for c in x)
 
 
 class SnapshotError(TypeError):
@@ -141,8 +164,16 @@ class _Flattener:
                 return ("v", x)
             return ("t", [ref(c, i, k) for k, c in enumerate(x)])
         if t is list:
+            if not self.portable and _holds_atoms_only(x):
+                return (_ATOM_LIST, tuple(x))
             return ("l", [ref(c, i, k) for k, c in enumerate(x)])
         if t is dict:
+            if not self.portable and _holds_atoms_only(x):
+                keys, values = tuple(x), list(x.values())
+                links = tuple(n for n, v in enumerate(values) if type(v) not in _ATOM_TYPES)
+                for n in links:
+                    values[n] = ref(values[n], i, keys[n])
+                return (_ATOM_KEYS, keys, tuple(values), links)
             out = []
             for k, v in x.items():
                 out.append(ref(k, i, "<key>"))
@@ -210,6 +241,10 @@ def _shell(r, resolve):
         return r[1]
     if k == "l":
         return []
+    if k == _ATOM_LIST:
+        return list(r[1])
+    if k == _ATOM_KEYS:
+        return dict(zip(r[1], r[2]))        # the links are set by _fill
     if k == "d" or k == _STRING_KEYS:
         return {}
     if k == "s":
@@ -260,6 +295,10 @@ def _fill(r, obj, objs) -> None:
             obj[objs[refs[n]]] = objs[refs[n + 1]]
     elif k == "s":
         obj.update(objs[c] for c in r[1])
+    elif k == _ATOM_KEYS:
+        keys, values = r[1], r[2]
+        for n in r[3]:
+            obj[keys[n]] = objs[values[n]]
 
 
 def _set_state(obj, state) -> None:
@@ -277,14 +316,14 @@ def _set_state(obj, state) -> None:
 
 def build(records: list, resolve=import_name):
     """A new graph from a table; returns the object of record 0. Dicts with string
-    keys are filled first, then the objects get their state, then the other sets
+    (in-process: atom) keys are filled first, then the objects get their state, then the other sets
     and dicts (whose keys may hash by an object's state)."""
     objs = [_shell(r, resolve) for r in records]
     for i, r in enumerate(records):
         if objs[i] is _UNBUILT:
             _build_immutable(records, objs, i)
     for i, r in enumerate(records):
-        if r[0] == "l" or r[0] == _STRING_KEYS:
+        if r[0] == "l" or r[0] == _STRING_KEYS or r[0] == _ATOM_KEYS:
             _fill(r, objs[i], objs)
     for i, r in enumerate(records):
         if r[0] == "o":

@@ -13,7 +13,7 @@ import scenes
 from bbglue import CKContext, snapshot
 from behaviors.recording import Recording, run_frame
 from ivp import BallTemplate, Environment, rng
-from ivp.snapshot import SnapshotError, deep_copy, flatten, state_hash
+from ivp.snapshot import SnapshotError, build, deep_copy, flatten, state_hash
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(ROOT, "scenes", "bundled", "sample_level_demo.jsonl")
@@ -127,6 +127,36 @@ def test_shared_objects_and_cycles_stay_shared():
     assert copy["y"] is p and p[0].next is p[0] and p[1][0] is p[0]
     assert copy["s"] == {1, 2} and next(iter(copy["f"])) is p[0]
     assert p[0] is not a
+
+
+def test_a_list_of_atoms_is_one_record_and_copies_as_a_new_list():
+    shared = [(0.1, 2, "x"), (3.5, None, True)]
+    grid = {"faces": shared, "again": shared, "ints": [1, 2, 3], "empty": [],
+            "mixed": [1, (2.0, 3)], "deep": [((1, 2),)], "objs": [Link(None)]}
+    table = flatten(grid)
+    atom_lists = [r for r in table if r[0] == "L"]
+    assert sorted(len(r[1]) for r in atom_lists) == [0, 2, 2, 3]     # faces (once), ints, empty, mixed
+    copy = build(table)
+    assert all(copy[k] == grid[k] for k in grid if k != "objs")
+    assert copy["objs"][0] is not grid["objs"][0] and copy["objs"][0].value == 0.1
+    assert copy["faces"] is copy["again"] and copy["faces"] is not shared
+    assert state_hash(copy) == state_hash(grid)
+    copy["ints"].append(4)
+    assert grid["ints"] == [1, 2, 3]
+    assert all(r[0] != "L" for r in flatten(grid, portable=True))   # a file keeps its format
+
+
+def test_a_dict_with_atom_keys_keeps_its_order_and_its_links():
+    link = Link(None)
+    cells = {(2, 0, 1): [5, 6], (0, 0, 0): link, "name": "grid", 7: 0.25, (1,): link}
+    table = flatten({"cells": cells, "link": link})
+    assert sum(r[0] == "D" for r in table) == 3     # the outer dict, cells, the Link's __dict__
+    copy = build(table)
+    got = copy["cells"]
+    assert list(got) == list(cells) and got[(2, 0, 1)] == [5, 6] and got[7] == 0.25
+    assert got[(0, 0, 0)] is copy["link"] and got[(1,)] is copy["link"] and copy["link"] is not link
+    assert state_hash(copy) == state_hash({"cells": cells, "link": link})
+    assert all(r[0] != "D" for r in flatten(cells, portable=True))
 
 
 def test_bowl_of_100_snapshots_and_restores_exactly():
