@@ -88,6 +88,21 @@ def test_whole_game_snapshot_restored_in_a_new_process_runs_on_identically(tmp_p
     assert len(set(expected)) > 1          # the state did move: the hashes can tell frames apart
 
 
+def test_an_in_process_copy_of_a_level_runs_on_identically():
+    """The autopilot's rollback: an in-process table (atom lists and dicts in one
+    record) and the RNG seed, built and run on, gives the original's hashes."""
+    recording = recording_for("sample_level")
+    ctx = scenes.load("sample_level").ctx
+    for i in range(200):
+        frame(ctx, recording, i)
+    table, seed = flatten(ctx), rng.get_seed()
+    assert {"L", "D"} <= {r[0] for r in table}
+    expected = hashes_after(ctx, recording, 200, 60)
+    rng.set_seed(seed)
+    got = hashes_after(build(table), recording, 200, 60)
+    assert got == expected and len(set(expected)) > 1
+
+
 def test_the_registry_finds_bodies_in_a_restored_copy():
     ctx = scenes.load("modules/ph08_swing").ctx
     copy = deep_copy(ctx)
