@@ -12,6 +12,7 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
+from itertools import compress
 
 import numpy as np
 
@@ -34,10 +35,7 @@ from .features import (
     piece_piece_measure,
     world_feature,
 )
-from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, look_ahead_limit, update_search
-
-HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
-HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, core_pose, look_ahead_limit, update_search
 
 HINT_NOW = 0
 HINT_SMALL_DELAY = 1
@@ -62,19 +60,6 @@ class Side:
         """5.2 is_same_as: same object, piece and feature (an edge in either direction)."""
         return (self.shape is other.shape and self.piece_key == other.piece_key
                 and self.feature == other.feature)
-
-
-def core_pose(core, t: float, poses=None):
-    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose).
-    ``poses``: the poses at t a pass has made, per core; a core's is made once
-    and given again (the same values, and Shape.piece_world keeps the pieces
-    it moved to it)."""
-    if poses is None:
-        return core.get_m_world_f_core_PSI(t)
-    m = poses.get(core)
-    if m is None:
-        m = poses[core] = core.get_m_world_f_core_PSI(t)
-    return m
 
 
 def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
@@ -378,53 +363,6 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     return f
 
 
-def hull_holds(env, md: Mindist, t: float, memo=None) -> bool:
-    """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
-    when update_events put it there): whether its gap at t is surely still
-    beyond the look-ahead, so that measuring it and update_events would queue
-    nothing. The gap can have shrunk by no more than both bodies have moved
-    (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
-    that: a push, an impact or a teleport is in it. ``memo``: what the pairs
-    tested at t in one pass share, kept between the calls (per core its
-    look_values, their sum and its pose at t; per core and earlier pose its
-    move), the same values as read again."""
-    gap, c0, m0, c1, m1 = md.hull
-    if memo is None:
-        memo = {}
-    k0 = memo.get(c0)
-    if k0 is None:
-        ms, cs = c0.look_values()
-        k0 = memo[c0] = (ms + cs, ms, cs, core_pose(c0, t))
-    k1 = memo.get(c1)
-    if k1 is None:
-        ms, cs = c1.look_values()
-        k1 = memo[c1] = (ms + cs, ms, cs, core_pose(c1, t))
-    room = gap - look_ahead_limit(env, k0[0] + k1[1] + k1[2])        # look_ahead's sum, in its order
-    for c, m0, m in ((c0, m0, k0[3]), (c1, m1, k1[3])):
-        if m is not m0:
-            key = (c, id(m0))
-            b = memo.get(key)
-            if b is None:
-                b = memo[key] = moved_bound(c, m0, m)
-            room -= b
-    return room > HULL_SLACK * (1.0 + abs(gap))
-
-
-def moved_bound(core, m0, m) -> float:
-    """How far a point of the core's object can be from where it was at pose m0
-    when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
-    object's upper_limit_radius (a point at u from the centre moves by
-    (R - R0) u + (v - v0))."""
-    if m is m0:
-        return 0.0
-    (R, v), (S, v0) = m, m0
-    x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
-    a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
-                                 R[6] - S[6], R[7] - S[7], R[8] - S[8])
-    dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
-    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
-
-
 def ball_row_normal(G, row: int):
     """The normal of a ball pass's geometry row."""
     return tuple(G[row, 1:4].tolist())
@@ -506,7 +444,7 @@ class SoupPairs:
     member has had an event or left the link since (awake.SteadyBalls.quiet)."""
 
     __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
-                 "start", "least", "relink", "armed", "hull")
+                 "start", "least", "relink", "armed", "hull", "fresh")
 
     def __init__(self, ball, soup, keys, mds):
         self.ball = ball
@@ -524,6 +462,7 @@ class SoupPairs:
         self.relink = True
         self.armed = True
         self.hull = False
+        self.fresh = ()                 # the members made with the group (update_events' HINT_NOW, 3.2)
 
     def normal_of(self, q: int):
         return ball_row_normal(self.batch[0], self.offset + q)
@@ -585,37 +524,52 @@ class SoupPairs:
         return prev
 
     def update_events(self, env, speed: float) -> None:
-        """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
-        look-ahead only has its event cleared, as update_events does
-        (``speed``: the ball's current_speed + max_surface_rot_speed, as
-        look_ahead adds them). A group with no event whose least gap is
-        beyond the look-ahead goes to hull mode."""
+        """update_events of each pair (HINT_NOW for the members made with
+        the group, else HINT_SMALL_DELAY); a pair beyond the look-ahead only
+        has its event cleared, as update_events does (``speed``: the ball's
+        current_speed + max_surface_rot_speed, as look_ahead adds them). A
+        group with no event whose least gap is beyond the look-ahead goes to
+        hull mode. While every member reads the group's pass, the pairs
+        whose answer there is no event (:func:`_event_rows`) are passed over
+        at once; update_events runs for the others."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         mds = self.mds
+        fresh = self.fresh
+        self.fresh = ()
         self.hull = False
-        if self.armed:
-            armed = False
-            for md in mds:
-                if md.len_numerator > limit:
-                    if md.event is not None:
-                        md.event = None
-                else:
-                    update_events(env, md, True, HINT_SMALL_DELAY)
-                    armed = armed or md.event is not None
-        elif self.least > limit:    # no member has an event, and none is searched
+        if not self.armed and self.least > limit:   # no member has an event, and none is searched
             self.hull = True
             return
-        else:                       # no member has an event: those beyond the limit keep none
-            armed = False
-            L = self.L
-            s = self.start
-            for q in range(len(mds)):
-                if L[s + q] <= limit:
-                    md = mds[q]
-                    update_events(env, md, True, HINT_SMALL_DELAY)
-                    armed = armed or md.event is not None
+        n = len(mds)
+        o = self.offset
+        G, _, ev = self.batch
+        within = G[o:o + n, 0] - self.sum_extra <= limit        # the pass's gaps L, as in len_numerator
+        if (not self.relink and self.measures == self.ball.soup_measures and ev[3] == env.current_time
+                and ev[4] == env.time_of_next_psi):
+            todo = _event_rows(ev[0], o, within)
+        else:
+            todo = within
+        if self.armed:                                  # the others' events go, as update_events clears them
+            for md in compress(mds, (~todo).tolist()):
+                md.event = None
+        armed = False
+        for q in np.flatnonzero(todo).tolist():
+            md = mds[q]
+            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+            armed = armed or md.event is not None
         self.armed = armed
+
+
+def _event_rows(what, o: int, within):
+    """Of a group's rows from o of a ball pass (its update_search answers
+    ``what``), those within the look-ahead whose answer queues an event or
+    is left to Python; the others' answers are used (set to EVENT_NOT_MADE,
+    as _made_event does)."""
+    w = what[o:o + within.shape[0]]
+    quiet = within & (w > EVENT_NOT_MADE) & (w < EVENT_AT)
+    w[quiet] = EVENT_NOT_MADE
+    return within & ~quiet
 
 
 class PieceBatch:

@@ -21,8 +21,9 @@ from ..states import MT_NOT_SIM
 from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure, triangle_feature
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
-from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, piece_arg
+from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal
+from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, core_pose,
+                             piece_arg)
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
 FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
@@ -146,33 +147,19 @@ def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
 
 def quiet_pairs(env, mds) -> list:
     """Per entry of mds, True where update_events would queue no event: the
-    pairs of a ball pass whose update_search answer (ball_pass_k) is no
-    event, and the pairs of two balls of one balls_measure pass found at
-    once (BallPairBatch.quiet); False for the others (SoupPairs entries
-    among them)."""
+    pairs of two balls of one balls_measure pass found at once
+    (BallPairBatch.quiet); False for the others (a ball pass's pairs have
+    their answers made with the pass: mindist._made_event)."""
     out = [False] * len(mds)
-    passes = {}
     pairs = {}
     for i, md in enumerate(mds):
-        if type(md) is Mindist:
-            b = md._batch
-            if type(b) is BallPairBatch:
-                p = pairs.get(id(b))
-                if p is None:
-                    p = pairs[id(b)] = (b, [], [])
-            elif type(b) is tuple:
-                p = passes.get(id(b))
-                if p is None:
-                    p = passes[id(b)] = (b, [], [])
-            else:
-                continue
+        if type(md) is Mindist and type(md._batch) is BallPairBatch:
+            p = pairs.get(id(md._batch))
+            if p is None:
+                p = pairs[id(md._batch)] = (md._batch, [], [])
             p[1].append(i)
             p[2].append(md._row)
     horizon = env.time_of_next_psi - env.current_time
-    for b, at, rows in passes.values():
-        what = b[2][0][rows]
-        for i, quiet in zip(at, ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()):
-            out[i] = quiet
     for b, at, rows in pairs.values():
         Q = b.quiet(env, horizon)[rows]
         for i, quiet in zip(at, Q.tolist()):
