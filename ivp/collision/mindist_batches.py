@@ -147,19 +147,33 @@ def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
 
 def quiet_pairs(env, mds) -> list:
     """Per entry of mds, True where update_events would queue no event: the
-    pairs of two balls of one balls_measure pass found at once
-    (BallPairBatch.quiet); False for the others (a ball pass's pairs have
-    their answers made with the pass: mindist._made_event)."""
+    pairs of a ball pass whose update_search answer (ball_pass_k) is no
+    event, and the pairs of two balls of one balls_measure pass found at
+    once (BallPairBatch.quiet); False for the others (SoupPairs entries
+    among them)."""
     out = [False] * len(mds)
+    passes = {}
     pairs = {}
     for i, md in enumerate(mds):
-        if type(md) is Mindist and type(md._batch) is BallPairBatch:
-            p = pairs.get(id(md._batch))
-            if p is None:
-                p = pairs[id(md._batch)] = (md._batch, [], [])
+        if type(md) is Mindist:
+            b = md._batch
+            if type(b) is BallPairBatch:
+                p = pairs.get(id(b))
+                if p is None:
+                    p = pairs[id(b)] = (b, [], [])
+            elif type(b) is tuple:
+                p = passes.get(id(b))
+                if p is None:
+                    p = passes[id(b)] = (b, [], [])
+            else:
+                continue
             p[1].append(i)
             p[2].append(md._row)
     horizon = env.time_of_next_psi - env.current_time
+    for b, at, rows in passes.values():
+        what = b[2][0][rows]
+        for i, quiet in zip(at, ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()):
+            out[i] = quiet
     for b, at, rows in pairs.values():
         Q = b.quiet(env, horizon)[rows]
         for i, quiet in zip(at, Q.tolist()):
@@ -427,17 +441,24 @@ def _packed(pieces) -> tuple:
 
 def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     """The pairs' previous features as an (n, width) array: the rows of the
-    pass most of them were measured in, taken at once, and the others'
-    ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
-    grid's triangles, with :func:`_piece_prev_code`)."""
+    pass the first of them was measured in (a SoupPairs member's: its
+    group's), taken at once, and the others' ``own`` (width 3: a ball's
+    pairs, side 1's feature; 6: a piece's with a grid's triangles, with
+    :func:`_piece_prev_code`)."""
     prev = np.empty((len(mds), width), dtype=np.int64)
-    b = next((md._batch for md in mds if md._batch is not None and type(md._batch) is not SoupPairs), None)
+    b = None
     at = []
     rows = []
     for q, md in enumerate(mds):
-        if b is not None and md._batch is b:
+        c = md._batch
+        r = md._row
+        if type(c) is SoupPairs:
+            r += c.offset
+            c = c.batch
+        if c is not None and (b is None or c is b):
+            b = c
             at.append(q)
-            rows.append(md._row)
+            rows.append(r)
         else:
             prev[q] = own(md)
     if at:
@@ -474,6 +495,13 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
              and all(sp.measures == sp.ball.soup_measures for sp in soups))
     if again:
         _, tris, prev, extras, starts, rows = last
+    elif not single and len(soups) == 1:    # one ball's group (a level's player ball)
+        sp = soups[0]
+        tris = sp.tris
+        prev = sp.previous_codes()
+        rows = np.full(tris.shape[0], sp.core.row, dtype=np.int64)
+        extras = np.full(tris.shape[0], sp.sum_extra)
+        starts = np.zeros(1, dtype=np.int64)
     else:
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []
