@@ -12,7 +12,7 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
-from itertools import compress
+from operator import attrgetter
 
 import numpy as np
 
@@ -75,6 +75,17 @@ def pair_order(a, b):
     if a.is_ball:
         return (a, b) if a.serial > b.serial else (b, a)
     return (a, b) if a.serial < b.serial else (b, a)
+
+
+def _unbatched(field: str):
+    """A Mindist property reading ``field``, made from the pair's pass row first when it has one."""
+    read = attrgetter(field)
+
+    def get(md):
+        if md._batch is not None:
+            md._unbatch()
+        return read(md)
+    return property(get)
 
 
 class Mindist:
@@ -165,23 +176,10 @@ class Mindist:
             self._side1 = Side(self.b, self.kb, fb)
         self._geom = Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False)
 
-    @property
-    def side0(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._side0
-
-    @property
-    def side1(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._side1
-
-    @property
-    def geom(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._geom
+    side0 = _unbatched("_side0")
+    side1 = _unbatched("_side1")
+    geom = _unbatched("_geom")
+    prev = _unbatched("_prev")
 
     @property
     def normal(self):
@@ -192,12 +190,6 @@ class Mindist:
         if type(b) is tuple:
             return ball_row_normal(b[0], self._row)
         return b.normal_of(self._row)
-
-    @property
-    def prev(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._prev
 
     def _measured(self, s0, s1, g, prev, prev_code=NO_FEATURE) -> None:
         """recalc's results (``prev_code``: a ball pair's feature in kernel ints)."""
@@ -446,7 +438,7 @@ class SoupPairs:
     __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
                  "start", "least", "relink", "armed", "hull", "fresh")
 
-    def __init__(self, ball, soup, keys, mds):
+    def __init__(self, ball, soup, keys, mds, fresh):
         self.ball = ball
         self.soup = soup
         self.mds = mds
@@ -462,7 +454,7 @@ class SoupPairs:
         self.relink = True
         self.armed = True
         self.hull = False
-        self.fresh = ()                 # the members made with the group (update_events' HINT_NOW, 3.2)
+        self.fresh = fresh              # the members made with the group (update_events' HINT_NOW, 3.2)
 
     def normal_of(self, q: int):
         return ball_row_normal(self.batch[0], self.offset + q)
@@ -529,47 +521,24 @@ class SoupPairs:
         has its event cleared, as update_events does (``speed``: the ball's
         current_speed + max_surface_rot_speed, as look_ahead adds them). A
         group with no event whose least gap is beyond the look-ahead goes to
-        hull mode. While every member reads the group's pass, the pairs
-        whose answer there is no event (:func:`_event_rows`) are passed over
-        at once; update_events runs for the others."""
+        hull mode."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
-        mds = self.mds
         fresh = self.fresh
         self.fresh = ()
-        self.hull = False
-        if not self.armed and self.least > limit:   # no member has an event, and none is searched
-            self.hull = True
+        self.hull = self.least > limit and not self.armed     # no member has an event, and none is searched
+        if self.hull:
             return
-        n = len(mds)
-        o = self.offset
-        G, _, ev = self.batch
-        within = G[o:o + n, 0] - self.sum_extra <= limit        # the pass's gaps L, as in len_numerator
-        if (not self.relink and self.measures == self.ball.soup_measures and ev[3] == env.current_time
-                and ev[4] == env.time_of_next_psi):
-            todo = _event_rows(ev[0], o, within)
-        else:
-            todo = within
-        if self.armed:                                  # the others' events go, as update_events clears them
-            for md in compress(mds, (~todo).tolist()):
-                md.event = None
         armed = False
-        for q in np.flatnonzero(todo).tolist():
-            md = mds[q]
-            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
-            armed = armed or md.event is not None
+        L = self.L
+        s = self.start
+        for q, md in enumerate(self.mds):
+            if L[s + q] > limit:
+                md.event = None
+            else:
+                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+                armed = armed or md.event is not None
         self.armed = armed
-
-
-def _event_rows(what, o: int, within):
-    """Of a group's rows from o of a ball pass (its update_search answers
-    ``what``), those within the look-ahead whose answer queues an event or
-    is left to Python; the others' answers are used (set to EVENT_NOT_MADE,
-    as _made_event does)."""
-    w = what[o:o + within.shape[0]]
-    quiet = within & (w > EVENT_NOT_MADE) & (w < EVENT_AT)
-    w[quiet] = EVENT_NOT_MADE
-    return within & ~quiet
 
 
 class PieceBatch:

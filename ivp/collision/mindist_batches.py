@@ -450,8 +450,7 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     at = []
     rows = []
     for q, md in enumerate(mds):
-        c = md._batch
-        r = md._row
+        c, r = md._batch, md._row
         if type(c) is SoupPairs:
             r += c.offset
             c = c.batch
@@ -497,11 +496,8 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
         _, tris, prev, extras, starts, rows = last
     elif not single and len(soups) == 1:    # one ball's group (a level's player ball)
         sp = soups[0]
-        tris = sp.tris
-        prev = sp.previous_codes()
-        rows = np.full(tris.shape[0], sp.core.row, dtype=np.int64)
-        extras = np.full(tris.shape[0], sp.sum_extra)
-        starts = np.zeros(1, dtype=np.int64)
+        tris, prev, starts = sp.tris, sp.previous_codes(), np.zeros(1, dtype=np.int64)
+        rows, extras = np.full(tris.shape[0], sp.core.row, dtype=np.int64), np.full(tris.shape[0], sp.sum_extra)
     else:
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []

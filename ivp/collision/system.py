@@ -261,33 +261,28 @@ class CollisionSystem(ContactPoints):
         """The ball's mindists with the soup's triangles near (c, r), in the
         order :meth:`_fixed_pieces` gives them, as one :class:`SoupPairs`
         entry of ``measured``, kept while the soup query and the ball's
-        mindists are what they were last PSI (then returned, else None); a
-        new group takes the pairs the ball has and makes the others
-        (measured with HINT_NOW, 3.2). ``k``: the ball's index in the awake set."""
+        mindists stay (then returned, else None); a new group takes the pairs the ball
+        has and makes the others (HINT_NOW, 3.2). ``k``: the ball's index in the awake set."""
         keys = self._soup_keys(ball, soup, c, r)
         if not keys:
             return None
         kept = ball.soup_pairs.get(soup.serial)
         if kept is not None and kept[0] is keys and kept[1] == ball.md_version:
             sp = kept[2]
-            sp.mark_seen(stamp)
-            measured.append((sp, k))
-            return sp
-        mds = []
-        fresh = []
-        for kf in keys:
-            key = (ball.serial, BALL_KEY, soup.serial, kf)
-            md = ball.mindists.get(key)
-            if md is None:
-                fresh.append(len(mds))
-                md = self._mindist(ball, BALL_KEY, soup, kf)
-            mds.append(md)
-        sp = SoupPairs(ball, soup, keys, mds)
-        sp.fresh = fresh
-        ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
+        else:
+            mds = []
+            fresh = []
+            for kf in keys:
+                md = ball.mindists.get((ball.serial, BALL_KEY, soup.serial, kf))
+                if md is None:
+                    fresh.append(len(mds))
+                    md = self._mindist(ball, BALL_KEY, soup, kf)
+                mds.append(md)
+            sp = SoupPairs(ball, soup, keys, mds, fresh)
+            ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
         sp.mark_seen(stamp)
         measured.append((sp, k))
-        return None
+        return sp if kept is not None and kept[2] is sp else None
 
     @staticmethod
     def _take_held(steady, near, holds, quiet, stamp: int):
