@@ -1,6 +1,6 @@
 """3.4 hull mode: a polygon pair beyond the look-ahead is not measured again
 while the poses its bodies have reached cannot have closed its gap to the
-look-ahead (mindist.hull_holds), which is when measuring it and update_events
+look-ahead (mindist_search.hull_holds), which is when measuring it and update_events
 would queue nothing (issue 11)."""
 
 import copy
@@ -26,12 +26,12 @@ def test_moved_bound_is_the_shift_for_a_translation_and_covers_a_turned_bodys_po
     farthest point moves 2 r sin(a/2), the bound is |R - I| r = 2 sqrt(2) r sin(a/2)."""
     I = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
     m0 = (I, (1.0, 2.0, 3.0))
-    assert mindist.moved_bound(_Core(7.0), m0, (I, (4.0, 6.0, 3.0))) == 5.0
-    assert mindist.moved_bound(_Core(7.0), m0, m0) == 0.0
+    assert mindist_search.moved_bound(_Core(7.0), m0, (I, (4.0, 6.0, 3.0))) == 5.0
+    assert mindist_search.moved_bound(_Core(7.0), m0, m0) == 0.0
     a = 0.3
     c, s = math.cos(a), math.sin(a)
     turned = ((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (1.0, 2.0, 3.0))
-    bound = mindist.moved_bound(_Core(2.0), m0, turned)
+    bound = mindist_search.moved_bound(_Core(2.0), m0, turned)
     assert math.isclose(bound, 2.0 * math.sqrt(2.0) * 2.0 * math.sin(a / 2) * (1 + 1e-6), rel_tol=1e-12)
     assert bound > 2.0 * 2.0 * math.sin(a / 2)
 
@@ -45,7 +45,7 @@ def test_no_point_of_a_body_moves_farther_than_moved_bound():
             R = tuple(x + rnd.normal(0.0, 1e-9) for x in R0)
             v = tuple(x + rnd.normal(0.0, 1e-9) for x in v0)
         r = rnd.uniform(0.1, 5.0)
-        bound = mindist.moved_bound(_Core(r), (R0, v0), (R, v))
+        bound = mindist_search.moved_bound(_Core(r), (R0, v0), (R, v))
         u = rnd.normal(size=3)
         u *= r / np.linalg.norm(u)
         p0 = np.array(R0).reshape(3, 3) @ u + v0
@@ -88,7 +88,7 @@ def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
     at once; and pairs do go to hull mode and come back."""
     held = []
     woken = []
-    real = mindist.hull_holds
+    real = mindist_search.hull_holds
 
     def checked(env, md, t, memo=None):
         holds = real(env, md, t, memo)

@@ -11,7 +11,7 @@ from bisect import bisect_left
 import numpy as np
 
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS
-from .mindist import HULL_SLACK
+from .mindist_search import HULL_SLACK
 from .shapes import Shape
 
 class AwakeSet:

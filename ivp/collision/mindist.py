@@ -12,6 +12,7 @@ below coll_dist + 0.001, runs the impact (3.6, impact.py).
 from __future__ import annotations
 
 import math
+from operator import attrgetter
 
 import numpy as np
 
@@ -34,10 +35,7 @@ from .features import (
     piece_piece_measure,
     world_feature,
 )
-from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, look_ahead_limit, update_search
-
-HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
-HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
+from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NOT_MADE, core_pose, look_ahead_limit, update_search
 
 HINT_NOW = 0
 HINT_SMALL_DELAY = 1
@@ -64,19 +62,6 @@ class Side:
                 and self.feature == other.feature)
 
 
-def core_pose(core, t: float, poses=None):
-    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose).
-    ``poses``: the poses at t a pass has made, per core; a core's is made once
-    and given again (the same values, and Shape.piece_world keeps the pieces
-    it moved to it)."""
-    if poses is None:
-        return core.get_m_world_f_core_PSI(t)
-    m = poses.get(core)
-    if m is None:
-        m = poses[core] = core.get_m_world_f_core_PSI(t)
-    return m
-
-
 def side_geometry(s0: Side, m0, s1: Side, m1, check: bool):
     """pair_geometry of two sides at the core poses m0, m1."""
     return pair_geometry(s0.feature[0], world_feature(s0, m0), s1.feature[0], world_feature(s1, m1), check)
@@ -90,6 +75,17 @@ def pair_order(a, b):
     if a.is_ball:
         return (a, b) if a.serial > b.serial else (b, a)
     return (a, b) if a.serial < b.serial else (b, a)
+
+
+def _unbatched(field: str):
+    """A Mindist property reading ``field``, made from the pair's pass row first when it has one."""
+    read = attrgetter(field)
+
+    def get(md):
+        if md._batch is not None:
+            md._unbatch()
+        return read(md)
+    return property(get)
 
 
 class Mindist:
@@ -180,23 +176,10 @@ class Mindist:
             self._side1 = Side(self.b, self.kb, fb)
         self._geom = Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False)
 
-    @property
-    def side0(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._side0
-
-    @property
-    def side1(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._side1
-
-    @property
-    def geom(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._geom
+    side0 = _unbatched("_side0")
+    side1 = _unbatched("_side1")
+    geom = _unbatched("_geom")
+    prev = _unbatched("_prev")
 
     @property
     def normal(self):
@@ -207,12 +190,6 @@ class Mindist:
         if type(b) is tuple:
             return ball_row_normal(b[0], self._row)
         return b.normal_of(self._row)
-
-    @property
-    def prev(self):
-        if self._batch is not None:
-            self._unbatch()
-        return self._prev
 
     def _measured(self, s0, s1, g, prev, prev_code=NO_FEATURE) -> None:
         """recalc's results (``prev_code``: a ball pair's feature in kernel ints)."""
@@ -378,53 +355,6 @@ def _moving_plane(c0, q0, c1, q1, cu, u, t_now: float):
     return f
 
 
-def hull_holds(env, md: Mindist, t: float, memo=None) -> bool:
-    """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
-    when update_events put it there): whether its gap at t is surely still
-    beyond the look-ahead, so that measuring it and update_events would queue
-    nothing. The gap can have shrunk by no more than both bodies have moved
-    (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
-    that: a push, an impact or a teleport is in it. ``memo``: what the pairs
-    tested at t in one pass share, kept between the calls (per core its
-    look_values, their sum and its pose at t; per core and earlier pose its
-    move), the same values as read again."""
-    gap, c0, m0, c1, m1 = md.hull
-    if memo is None:
-        memo = {}
-    k0 = memo.get(c0)
-    if k0 is None:
-        ms, cs = c0.look_values()
-        k0 = memo[c0] = (ms + cs, ms, cs, core_pose(c0, t))
-    k1 = memo.get(c1)
-    if k1 is None:
-        ms, cs = c1.look_values()
-        k1 = memo[c1] = (ms + cs, ms, cs, core_pose(c1, t))
-    room = gap - look_ahead_limit(env, k0[0] + k1[1] + k1[2])        # look_ahead's sum, in its order
-    for c, m0, m in ((c0, m0, k0[3]), (c1, m1, k1[3])):
-        if m is not m0:
-            key = (c, id(m0))
-            b = memo.get(key)
-            if b is None:
-                b = memo[key] = moved_bound(c, m0, m)
-            room -= b
-    return room > HULL_SLACK * (1.0 + abs(gap))
-
-
-def moved_bound(core, m0, m) -> float:
-    """How far a point of the core's object can be from where it was at pose m0
-    when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
-    object's upper_limit_radius (a point at u from the centre moves by
-    (R - R0) u + (v - v0))."""
-    if m is m0:
-        return 0.0
-    (R, v), (S, v0) = m, m0
-    x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
-    a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
-                                 R[6] - S[6], R[7] - S[7], R[8] - S[8])
-    dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
-    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
-
-
 def ball_row_normal(G, row: int):
     """The normal of a ball pass's geometry row."""
     return tuple(G[row, 1:4].tolist())
@@ -506,9 +436,9 @@ class SoupPairs:
     member has had an event or left the link since (awake.SteadyBalls.quiet)."""
 
     __slots__ = ("ball", "soup", "mds", "core", "tris", "sum_extra", "batch", "offset", "measures", "L",
-                 "start", "least", "relink", "armed", "hull")
+                 "start", "least", "relink", "armed", "hull", "fresh")
 
-    def __init__(self, ball, soup, keys, mds):
+    def __init__(self, ball, soup, keys, mds, fresh):
         self.ball = ball
         self.soup = soup
         self.mds = mds
@@ -524,6 +454,7 @@ class SoupPairs:
         self.relink = True
         self.armed = True
         self.hull = False
+        self.fresh = fresh              # the members made with the group (update_events' HINT_NOW, 3.2)
 
     def normal_of(self, q: int):
         return ball_row_normal(self.batch[0], self.offset + q)
@@ -585,36 +516,28 @@ class SoupPairs:
         return prev
 
     def update_events(self, env, speed: float) -> None:
-        """update_events(HINT_SMALL_DELAY) of each pair; a pair beyond the
-        look-ahead only has its event cleared, as update_events does
-        (``speed``: the ball's current_speed + max_surface_rot_speed, as
-        look_ahead adds them). A group with no event whose least gap is
-        beyond the look-ahead goes to hull mode."""
+        """update_events of each pair (HINT_NOW for the members made with
+        the group, else HINT_SMALL_DELAY); a pair beyond the look-ahead only
+        has its event cleared, as update_events does (``speed``: the ball's
+        current_speed + max_surface_rot_speed, as look_ahead adds them). A
+        group with no event whose least gap is beyond the look-ahead goes to
+        hull mode."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
-        mds = self.mds
-        self.hull = False
-        if self.armed:
-            armed = False
-            for md in mds:
-                if md.len_numerator > limit:
-                    if md.event is not None:
-                        md.event = None
-                else:
-                    update_events(env, md, True, HINT_SMALL_DELAY)
-                    armed = armed or md.event is not None
-        elif self.least > limit:    # no member has an event, and none is searched
-            self.hull = True
+        fresh = self.fresh
+        self.fresh = ()
+        self.hull = self.least > limit and not self.armed     # no member has an event, and none is searched
+        if self.hull:
             return
-        else:                       # no member has an event: those beyond the limit keep none
-            armed = False
-            L = self.L
-            s = self.start
-            for q in range(len(mds)):
-                if L[s + q] <= limit:
-                    md = mds[q]
-                    update_events(env, md, True, HINT_SMALL_DELAY)
-                    armed = armed or md.event is not None
+        armed = False
+        L = self.L
+        s = self.start
+        for q, md in enumerate(self.mds):
+            if L[s + q] > limit:
+                md.event = None
+            else:
+                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+                armed = armed or md.event is not None
         self.armed = armed
 
 

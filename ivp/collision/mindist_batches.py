@@ -21,8 +21,9 @@ from ..states import MT_NOT_SIM
 from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure, triangle_feature
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal, core_pose
-from .mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, piece_arg
+from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal
+from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, core_pose,
+                             piece_arg)
 from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
 
 FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
@@ -440,17 +441,23 @@ def _packed(pieces) -> tuple:
 
 def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     """The pairs' previous features as an (n, width) array: the rows of the
-    pass most of them were measured in, taken at once, and the others'
-    ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
-    grid's triangles, with :func:`_piece_prev_code`)."""
+    pass the first of them was measured in (a SoupPairs member's: its
+    group's), taken at once, and the others' ``own`` (width 3: a ball's
+    pairs, side 1's feature; 6: a piece's with a grid's triangles, with
+    :func:`_piece_prev_code`)."""
     prev = np.empty((len(mds), width), dtype=np.int64)
-    b = next((md._batch for md in mds if md._batch is not None and type(md._batch) is not SoupPairs), None)
+    b = None
     at = []
     rows = []
     for q, md in enumerate(mds):
-        if b is not None and md._batch is b:
+        c, r = md._batch, md._row
+        if type(c) is SoupPairs:
+            r += c.offset
+            c = c.batch
+        if c is not None and (b is None or c is b):
+            b = c
             at.append(q)
-            rows.append(md._row)
+            rows.append(r)
         else:
             prev[q] = own(md)
     if at:
@@ -487,6 +494,10 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
              and all(sp.measures == sp.ball.soup_measures for sp in soups))
     if again:
         _, tris, prev, extras, starts, rows = last
+    elif not single and len(soups) == 1:    # one ball's group (a level's player ball)
+        sp = soups[0]
+        tris, prev, starts = sp.tris, sp.previous_codes(), np.zeros(1, dtype=np.int64)
+        rows, extras = np.full(tris.shape[0], sp.core.row, dtype=np.int64), np.full(tris.shape[0], sp.sum_extra)
     else:
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []

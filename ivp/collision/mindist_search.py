@@ -16,10 +16,72 @@ from .constants import (COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, HULL_LOOK_A
 from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
 from .features import KIND_CODE, NO_FEATURE, world_feature
 
+HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
+HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
 NO_POINTS = np.zeros((0, 3))
 # ball_event_search_k's other side when it is no moving hull: a piece of nothing
 NO_PIECE = (np.zeros((0, 3)), np.zeros((0, 3), dtype=np.int64), np.zeros((0, 2), dtype=np.int64), False,
              np.zeros(4), np.zeros((0, 7)), np.zeros((0, 3)), np.zeros(0), (0.0, 0.0, 0.0), False)
+
+
+def core_pose(core, t: float, poses=None):
+    """The core's pose at t (dynamics 4.1; fixed and frozen cores their static pose).
+    ``poses``: the poses at t a pass has made, per core; a core's is made once
+    and given again (the same values, and Shape.piece_world keeps the pieces
+    it moved to it)."""
+    if poses is None:
+        return core.get_m_world_f_core_PSI(t)
+    m = poses.get(core)
+    if m is None:
+        m = poses[core] = core.get_m_world_f_core_PSI(t)
+    return m
+
+
+def hull_holds(env, md, t: float, memo=None) -> bool:
+    """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
+    when update_events put it there): whether its gap at t is surely still
+    beyond the look-ahead, so that measuring it and update_events would queue
+    nothing. The gap can have shrunk by no more than both bodies have moved
+    (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
+    that: a push, an impact or a teleport is in it. ``memo``: what the pairs
+    tested at t in one pass share, kept between the calls (per core its
+    look_values, their sum and its pose at t; per core and earlier pose its
+    move), the same values as read again."""
+    gap, c0, m0, c1, m1 = md.hull
+    if memo is None:
+        memo = {}
+    k0 = memo.get(c0)
+    if k0 is None:
+        ms, cs = c0.look_values()
+        k0 = memo[c0] = (ms + cs, ms, cs, core_pose(c0, t))
+    k1 = memo.get(c1)
+    if k1 is None:
+        ms, cs = c1.look_values()
+        k1 = memo[c1] = (ms + cs, ms, cs, core_pose(c1, t))
+    room = gap - look_ahead_limit(env, k0[0] + k1[1] + k1[2])        # look_ahead's sum, in its order
+    for c, m0, m in ((c0, m0, k0[3]), (c1, m1, k1[3])):
+        if m is not m0:
+            key = (c, id(m0))
+            b = memo.get(key)
+            if b is None:
+                b = memo[key] = moved_bound(c, m0, m)
+            room -= b
+    return room > HULL_SLACK * (1.0 + abs(gap))
+
+
+def moved_bound(core, m0, m) -> float:
+    """How far a point of the core's object can be from where it was at pose m0
+    when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
+    object's upper_limit_radius (a point at u from the centre moves by
+    (R - R0) u + (v - v0))."""
+    if m is m0:
+        return 0.0
+    (R, v), (S, v0) = m, m0
+    x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
+    a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
+                                 R[6] - S[6], R[7] - S[7], R[8] - S[8])
+    dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
+    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
 
 
 def look_ahead(env, c0, c1):

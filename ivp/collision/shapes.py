@@ -319,7 +319,7 @@ class Shape:
         self.grid = None
         self.mindists = {}
         self.soup_cache = {}
-        self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, mindist.SoupPairs or None)
+        self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, mindist.SoupPairs)
         self.md_version = 0             # bumped when one of its mindists goes
         self.soup_measures = 0          # bumped when one of its pairs with a triangle is measured on its own
         self.all_seen = 0               # the collision system's stamp of a pass that saw every one of its mindists

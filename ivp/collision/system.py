@@ -29,9 +29,9 @@ from .events import CollisionEvent
 from .features import front_normal
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide
-from .mindist import (HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, core_pose, hull_holds,
-                      pair_order, update_events)
+from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, pair_order, update_events
 from .mindist_batches import quiet_pairs, recalc_all
+from .mindist_search import core_pose, hull_holds
 from ..state.layout import BOUND
 from .shapes import Shape
 
@@ -257,29 +257,32 @@ class CollisionSystem(ContactPoints):
             out += self._soup_keys(shape, fixed, c, r)
         return out
 
-    def _take_soup(self, ball: Shape, soup: Shape, c, r, take, measured, stamp, k: int):
-        """The ball's mindists with the soup's triangles near (c, r). When the
-        soup query and the ball's mindists are what they were last PSI, the
-        same pairs in the same order (as :meth:`_fixed_pieces` gives them) are
-        one :class:`SoupPairs` entry of ``measured``, made at the second PSI
-        they stay (a rolling ball's pairs change every few PSIs); it is
-        returned (else None). ``k``: the ball's index in the awake set."""
+    def _take_soup(self, ball: Shape, soup: Shape, c, r, measured, stamp, k: int):
+        """The ball's mindists with the soup's triangles near (c, r), in the
+        order :meth:`_fixed_pieces` gives them, as one :class:`SoupPairs`
+        entry of ``measured``, kept while the soup query and the ball's
+        mindists stay (then returned, else None); a new group takes the pairs the ball
+        has and makes the others (HINT_NOW, 3.2). ``k``: the ball's index in the awake set."""
         keys = self._soup_keys(ball, soup, c, r)
+        if not keys:
+            return None
         kept = ball.soup_pairs.get(soup.serial)
         if kept is not None and kept[0] is keys and kept[1] == ball.md_version:
             sp = kept[2]
-            if sp is None:
-                mds = ball.mindists
-                sp = SoupPairs(ball, soup, keys, [mds[(ball.serial, BALL_KEY, soup.serial, kf)] for kf in keys])
-                ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
-            sp.mark_seen(stamp)
-            measured.append((sp, k))
-            return sp
-        for kf in keys:
-            take(ball, BALL_KEY, soup, kf)
-        if keys:
-            ball.soup_pairs[soup.serial] = (keys, ball.md_version, None)
-        return None
+        else:
+            mds = []
+            fresh = []
+            for kf in keys:
+                md = ball.mindists.get((ball.serial, BALL_KEY, soup.serial, kf))
+                if md is None:
+                    fresh.append(len(mds))
+                    md = self._mindist(ball, BALL_KEY, soup, kf)
+                mds.append(md)
+            sp = SoupPairs(ball, soup, keys, mds, fresh)
+            ball.soup_pairs[soup.serial] = (keys, ball.md_version, sp)
+        sp.mark_seen(stamp)
+        measured.append((sp, k))
+        return sp if kept is not None and kept[2] is sp else None
 
     @staticmethod
     def _take_held(steady, near, holds, quiet, stamp: int):
@@ -398,7 +401,7 @@ class CollisionSystem(ContactPoints):
                         continue            # the sphere misses the fixed body's box
                     hits += 1
                     if s.is_ball and not f.world_pieces and f.grid is not None:
-                        sp = self._take_soup(s, f, c, rr, take, measured, stamp, k)
+                        sp = self._take_soup(s, f, c, rr, measured, stamp, k)
                         kept = (sp, j) if sp is not None else None
                         continue
                     for kf in self._fixed_pieces(s, f, c, rr):
