@@ -4,7 +4,9 @@ past branches deterministically, a step back undoes one PSI step, and the ring
 of snapshots stays within its bounds. The window is driven under headless EGL
 by its key handler, as a user's keys reach it."""
 
+import gc
 import os
+import tracemalloc
 
 import pytest
 from test_viewer_support import ball_scene, gl_window  # noqa: F401
@@ -14,6 +16,7 @@ from bbglue import snapshot
 from behaviors.recording import Recording, run_frame
 from ivp import rng
 from ivp.snapshot import flatten
+from scenes import headless
 from viewer import history
 from viewer.history import Action, History
 from viewer.session import Session
@@ -433,3 +436,22 @@ def test_the_inside_of_a_frame_is_not_saved_as_a_state(tmp_path):
     while s.history.inner:
         s.step()
     assert s.save_state(path) and path.exists()
+
+
+def test_the_size_estimate_of_a_snapshot_is_near_the_memory_it_holds():
+    # the ring's bound (MAX_BYTES) is only as good as the estimate: the memory a
+    # table takes (tracemalloc around flatten), lists and dicts of atoms held in
+    # one record each included (each item a reference to the world's own atom),
+    # within a tenth of the estimate
+    scene = scenes.load("sample_level")
+    headless.run(scene, 0.5)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        table = flatten(scene.ctx)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert any(r[0] == "L" for r in table) and any(r[0] == "D" for r in table)
+    assert 0.9 * held < history.estimated_bytes(table) < 1.1 * held

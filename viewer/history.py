@@ -16,9 +16,10 @@ the one the run had there, to the bit.
 Memory is bounded: a ring of snapshots reaching back at least HISTORY_S
 seconds of frame time, less than two snapshot intervals more (the oldest goes
 when the next reaches back far enough), holding at most MAX_BYTES
-(estimated from the tables: 200 bytes a record plus the arrays' bytes; the
-sample level's table is about 1.3 MB, Level 01 of the game 24 MB, so 256 MB
-holds 196 and 10 of them). Positions before the oldest snapshot are gone.
+(estimated from the tables: 200 bytes a record, 8 an item of a list or dict
+of atoms held in one record, plus the arrays' bytes; the sample level's table
+is about 1.0 MB, Level 01 of the game 10 MB, so 256 MB holds about 250 and 25
+of them). Positions before the oldest snapshot are gone.
 
 Between the PSIs of a frame: the state after a frame's behaviours and its
 first j PSIs (of k) is shown by replaying up to the frame, then running it
@@ -45,6 +46,7 @@ SNAPSHOT_EVERY = 10         # actions between two snapshots, at least
 SNAPSHOT_SHARE = 0.25       # snapshots take at most this share of the actions' run time
 MAX_BYTES = 256e6           # the snapshots' estimated size, at most
 RECORD_BYTES = 200          # the estimate per table record (measured: 123 to 176)
+ITEM_BYTES = 8              # per item a list or dict of atoms holds in its one record (a reference)
 
 
 def next_psi(env) -> None:
@@ -147,7 +149,18 @@ class Snapshot:
 
 
 def estimated_bytes(table) -> float:
-    return RECORD_BYTES * len(table) + sum(len(r[3]) for r in table if r[0] == "a")
+    """RECORD_BYTES a record, the arrays' bytes, ITEM_BYTES an item of a list
+    of atoms (its ``L`` record) and a key or value of a dict with atom keys
+    (its ``D`` record): their atoms are the world's own, shared."""
+    held = 0
+    for r in table:
+        if r[0] == "a":
+            held += len(r[3])
+        elif r[0] == "L":
+            held += ITEM_BYTES * len(r[1])
+        elif r[0] == "D":
+            held += ITEM_BYTES * (len(r[1]) + len(r[2]))
+    return RECORD_BYTES * len(table) + held
 
 
 class History:
