@@ -307,7 +307,8 @@ class WalkMap:
                            along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
                            along <= 0.0)
             a, b = a[off], b[off]
-            clear = self._drop_clear(a, b, inward)
+            clear = np.concatenate([np.zeros(0, bool)] + [self._drop_clear(a[k:k + 4000], b[k:k + 4000], inward)
+                                                          for k in range(0, len(a), 4000)])   # bounded memory
             out_a.append(a[clear])
             out_b.append(b[clear])
         return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
@@ -342,6 +343,8 @@ class WalkMap:
         f = np.clip((s - share) / np.maximum(1.0 - share, 1e-9), 0.0, 1.0)
         out = np.minimum(s / np.maximum(share, 1e-9), 1.0) * lead[which] + f * rest[which]
         centre = start[which] + np.c_[out * u[which, 0], -fall[which] * f ** 2, out * u[which, 1]]
+        near = np.isfinite(self.solid.query(centre, distance_upper_bound=DROP_PROBE)[0])   # most: none
+        centre, which = centre[near], which[near]
         d, i = self.solid.query(centre, k=8, distance_upper_bound=DROP_PROBE)
         q = self.solid.data[np.minimum(i, self.solid.n - 1)] - centre[:, None, :]
         ahead = q[..., 0] * u[which, 0, None] + q[..., 2] * u[which, 1, None]
