@@ -320,17 +320,3 @@ def test_off_a_rail_pairs_end_the_ball_drops_ahead_not_back_beside_the_rails():
         walk = WalkMap(rails + floor)
         route = walk.route_to(goal, 2.0)
         assert math.isfinite(cost_from(walk, route, (0, 10, -5), "wood")) == reached
-
-
-def test_a_drop_under_a_bar_lower_than_the_ball_is_no_way_down():
-    """A floor 3.5 above another, the low one from its edge (z 10) on, and a
-    bar across both over the edge, 1 square (z 10 to 11): the ball (4
-    across) rolling off the edge passes under it, its top 4 above the lip.
-    The bar's underside 3.7 above the lip is in the way: no way down; 4.5
-    above, room."""
-    floors = plate(-6, 6, 0, 10, 3.5) + plate(-6, 6, 10, 30, 0.0)
-    for above_lip, reached in ((3.7, False), (4.5, True)):
-        bar = box_triangles((40.0, 1.0, 1.0), (0.0, 3.5 + above_lip + 0.5, 10.5))
-        walk = WalkMap(np.concatenate([np.asarray(floors, float), bar]))
-        route = walk.route_to((0.0, 2.0, 25.0), 2.0)
-        assert math.isfinite(cost_from(walk, route, (0, 3.5, 5), "wood")) == reached

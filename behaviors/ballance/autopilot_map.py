@@ -14,7 +14,7 @@ node at an edge the ball may also drop onto a floor below (at most
 ``MAX_DROP`` down, ``DROP_REACH`` out, or as far as its kind flies while
 it falls leaving the edge at ``JUMP_SPEED`` (the steering runs at a jump
 faster): ``Flight``, measured on the world with the push held; without a
-measurement, ballistic), no face in the ball's way out and down. A node whose surroundings are
+measurement, ballistic). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -74,12 +74,6 @@ SPAN_REACH = 5.0         # a rail pair's midpoint and a floor node are linked th
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
-DROP_LEAD = 1.5          # a dropping ball rolls on level until no node of its floor is this near (its centre
-                         # past the lip), then falls to the node below, pushed at a steady speed (a parabola) ...
-DROP_PROBE = 1.9         # ... and stops at a face this near its centre (radius 2; a floor it rests on, 2 off,
-DROP_SAMPLE = 1.0        # is not), sampled every this along its faces and its way, not behind the ball nor
-DROP_LOW = 1.0           # this below its centre (the lip it left, the floor it lands on): level 06's
-                         # A_01_Rail_03 ends 3.7 over a step's lip
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -198,8 +192,6 @@ class WalkMap:
         triangles = np.asarray(triangles, float).reshape(-1, 3, 3)
         up, slopes, sides = upward_triangles(triangles)
         walls = sample_triangles(sides, WALL_SPACING)[0]
-        solid = sample_triangles(triangles, DROP_SAMPLE)[0]
-        self.solid = cKDTree(solid[merged(solid, DROP_SAMPLE * 0.25)])
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
@@ -281,8 +273,7 @@ class WalkMap:
         45 degrees of straight off its rails' end, not sideways: level 03's
         rails end 0.9 past their last midpoint, whose diagonal probes find
         the rails' ends), no farther than the farthest flight of a kind
-        (whose reach each kind's links check: _graph), with the ball's way
-        clear (_drop_clear)."""
+        (whose reach each kind's links check: _graph)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
@@ -306,50 +297,9 @@ class WalkMap:
             off = np.where(self.span[a],
                            along <= -SPAN_END * np.linalg.norm(out, axis=1) * np.linalg.norm(inward[a], axis=1),
                            along <= 0.0)
-            a, b = a[off], b[off]
-            clear = np.concatenate([np.zeros(0, bool)] + [self._drop_clear(a[k:k + 4000], b[k:k + 4000], inward)
-                                                          for k in range(0, len(a), 4000)])   # bounded memory
-            out_a.append(a[clear])
-            out_b.append(b[clear])
+            out_a.append(a[off])
+            out_b.append(b[off])
         return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
-
-    def _drop_clear(self, a, b, inward) -> np.ndarray:
-        """For drops a -> b: is the ball's way free of faces? Its centre rolls
-        level toward b (or out of the edge, away from ``inward``, if b is
-        under it) until no node of its floor is within DROP_LEAD (its centre
-        past the lip), then falls on a parabola to above b (straight down if b is nearer);
-        every DROP_SAMPLE along it, a point of any face within DROP_PROBE of
-        the centre, not DROP_LOW below it nor a quarter unit behind it,
-        blocks it."""
-        p = self.points
-        start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
-        way = p[b][:, (0, 2)] - p[a][:, (0, 2)]
-        flat = np.linalg.norm(way, axis=1)
-        outward = -inward[a] / np.maximum(np.linalg.norm(inward[a], axis=1), 1e-9)[:, None]
-        u = np.where((flat > 1.0)[:, None], way / np.maximum(flat, 1e-9)[:, None], outward)
-        lead = np.zeros(len(a))
-        on = np.ones(len(a), bool)
-        u3 = np.c_[u[:, 0], np.zeros(len(a)), u[:, 1]]
-        for m in np.arange(0.5, 2.0 * REACH, 0.5):          # the floor's nodes end within 1 of its edge
-            d, _ = self.tree.query(p[a] + m * u3, distance_upper_bound=DROP_LEAD)
-            on &= np.isfinite(d)
-            lead = np.where(on, m, lead)
-        rest = np.maximum(flat - lead, 0.0)
-        fall = start[:, 1] - p[b, 1] - BALL_RADIUS
-        counts = np.ceil((lead + rest + fall) / DROP_SAMPLE).astype(int) + 2
-        which = np.repeat(np.arange(len(a)), counts)
-        s = (np.arange(len(which)) - np.repeat(np.cumsum(counts) - counts, counts)) / (counts[which] - 1.0)
-        share = (lead / (lead + rest + fall))[which]          # 0 .. 1 along the way: the roll's share, the fall's
-        f = np.clip((s - share) / np.maximum(1.0 - share, 1e-9), 0.0, 1.0)
-        out = np.minimum(s / np.maximum(share, 1e-9), 1.0) * lead[which] + f * rest[which]
-        centre = start[which] + np.c_[out * u[which, 0], -fall[which] * f ** 2, out * u[which, 1]]
-        near = np.isfinite(self.solid.query(centre, distance_upper_bound=DROP_PROBE)[0])   # most: none
-        centre, which = centre[near], which[near]
-        d, i = self.solid.query(centre, k=8, distance_upper_bound=DROP_PROBE)
-        q = self.solid.data[np.minimum(i, self.solid.n - 1)] - centre[:, None, :]
-        ahead = q[..., 0] * u[which, 0, None] + q[..., 2] * u[which, 1, None]
-        hit = (np.isfinite(d) & (q[..., 1] > -DROP_LOW) & (ahead > -0.25)).any(axis=1)
-        return np.bincount(which[hit], minlength=len(a)) == 0
 
     def _walled(self, a, b) -> np.ndarray:
         """For links a -> b: at a quarter, half or three quarters along, is
