@@ -51,7 +51,7 @@ def test_without_a_game_folder_there_is_no_sky_box(tmp_path):
 @pytest.mark.parametrize("look, face", [((0, 0, 100), "Front"), ((100, 0, 0), "Right"), ((-100, 0, 0), "Left"),
                                         ((0.01, -100, 0), "Down"), ((0, 0, -100), None)])
 def test_each_face_lies_where_the_camera_looks(gl_window, game, tmp_path, look, face):  # noqa: F811
-    """Front is +Z, Right +X, Left -X, Down -Y (inferred, textures.SKY_FRAMES);
+    """Front is +Z, Right +X, Left -X, Down -Y (the game's prism, textures.sky_prism);
     the missing Back shows the plain sky (light blue)."""
     out = tmp_path / "sky.png"
     assert main(["render", "--game", str(game), "1", "--eye", "0", "0", "0", "--look", *map(str, look),

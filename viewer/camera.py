@@ -97,6 +97,18 @@ class Lens:
         p[3, 2] = -1.0
         return p
 
+    def widened(self, distortion: float, aspect: float) -> "Lens":
+        """This lens as the game's sky sees it (issue 42; the TT Sky
+        behaviour's pre-render callback): the horizontal field at ``aspect``,
+        fov, widened to fov + (pi - fov) * distortion (distortion at most 1),
+        the aspect kept."""
+        if not 0.0 <= distortion < 1.0:
+            raise ValueError(f"camera: the sky's distortion {distortion} is not in [0, 1)")
+        fov = 2.0 * math.atan(self.tan_half_fov(aspect)[0])
+        tan_x = math.tan((fov + (math.pi - fov) * distortion) / 2.0)
+        fov_ref = 2.0 * math.atan(tan_x / aspect * REFERENCE_ASPECT)     # tan_half_fov's field at 4:3
+        return Lens(math.degrees(fov_ref), self.near, self.far)
+
     def pixel_ray(self, camera_world, aspect: float, x_ndc: float, y_ndc: float):
         """The world ray (origin, unit direction) through a point of the image.
 

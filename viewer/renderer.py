@@ -23,9 +23,9 @@ from . import camera
 from .drawlist import SKY, Group, MeshKeys, frustum_planes, indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
 from .lighting import MAX_LIGHTS, SUN, Lighting
-from .sky import SkyPass
+from .sky import SkyPass, sky_ray
 from .static import StaticLayer
-from .textures import LookBatch, MeshPrograms, SkyBox, TextureCache, has_uniform, set_surface
+from .textures import SKY_DISTORTION, LookBatch, MeshPrograms, SkyBox, TextureCache, has_uniform, set_surface
 
 _HEADER = """#version 330 core
 #define MAX_LIGHTS %d
@@ -313,8 +313,10 @@ class Renderer:
             turn = np.array(camera_world, dtype=np.float64)
             turn[3, :3] = 0.0                   # the camera's rotation only
             sheet = self.static.sky_sheet()     # the cloud sheet in the same pass: its pixels shaded once
-            sky_view_proj = lens.perspective(width / height) @ camera.gl_view(turn)
-            self.sky_pass.render(viewport, lambda: self.sky_box.draw(sky_view_proj, sheet, camera_world,
+            sky_lens = lens.widened(SKY_DISTORTION, width / height)
+            sky_view_proj = sky_lens.perspective(width / height) @ camera.gl_view(turn)
+            ray = sky_ray(lens, sky_lens, width / height, camera_world)
+            self.sky_pass.render(viewport, lambda: self.sky_box.draw(sky_view_proj, ray, sheet, camera_world,
                                                                      lens.far, clock, sky_light),
                                  (self.sky_box, sheet, self.sky, sky_view_proj.tobytes(),
                                   np.asarray(camera_world, dtype=np.float64).tobytes(), lens.far, clock, sky_light))

@@ -1,5 +1,6 @@
 """The sky drawn at a lower resolution (docs/viewer.md "Drawing"): the sky
-box and its cloud sheet go into a target of SCALE times the view's size,
+prism (textures.SkyBox, through the game's widened lens) and its cloud
+sheet (along the view's own rays, `sky_ray`) go into a target of SCALE times the view's size,
 which is then spread over the view's sky pixels (those at the far plane:
 where nothing opaque was drawn), linearly filtered. The sky's images and
 the clouds are soft, so a quarter of the pixels show them alike, and in
@@ -12,6 +13,8 @@ from __future__ import annotations
 
 import ctypes
 import math
+
+import numpy as np
 
 from pyglet import gl
 from pyglet.graphics.shader import Shader, ShaderProgram
@@ -30,6 +33,19 @@ uniform vec2 view_size;
 out vec4 frag;
 void main() { frag = texture(sky, gl_FragCoord.xy / view_size); }
 """
+
+
+def sky_ray(lens, sky_lens, aspect: float, camera_world) -> np.ndarray:
+    """(3, 3), column vectors: a direction from the eye through the sky drawn
+    with ``sky_lens`` to the ray from the eye through the same pixel seen with
+    ``lens`` (both camera.Lens at ``aspect``, on the camera ``camera_world``):
+    its components across the view scaled by the ratio of the lenses'
+    tangents, the one along it kept. Linear, so it is interpolated exactly
+    across the sky's faces."""
+    k = lens.tan_half_fov(aspect)[0] / sky_lens.tan_half_fov(aspect)[0]
+    forward = np.asarray(camera_world, dtype=np.float64)[2, :3]
+    forward = forward / np.linalg.norm(forward)
+    return k * np.identity(3) + (1.0 - k) * np.outer(forward, forward)
 
 
 def target_size(view: tuple[int, int]) -> tuple[int, int]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import math
 import weakref
 
 import numpy as np
@@ -281,23 +282,53 @@ class LookBatch:
 
 # --- the sky box (an imported level's sky, virtools-nmo.md 5.6, 5.7) --------------------------------
 
-SKY_SIZE = 10.0           # half the cube's side: inside the far plane, beyond Ballance's near plane (3)
-# Each face seen from the cube's centre: (the direction it lies in, the image's right, its top). Inferred:
-# Front is +Z (a camera's default view, 4), the side images stand upright, Down has Front at its top;
-# right = top x direction (the ordinary formula, left-handed axes).
-SKY_FRAMES = {"Front": ((0, 0, 1), (1, 0, 0), (0, 1, 0)), "Back": ((0, 0, -1), (-1, 0, 0), (0, 1, 0)),
-              "Right": ((1, 0, 0), (0, 0, -1), (0, 1, 0)), "Left": ((-1, 0, 0), (0, 0, 1), (0, 1, 0)),
-              "Down": ((0, -1, 0), (1, 0, 0), (0, 0, 1))}
+# The game's sky (issue 42; the TT Sky behaviour of Gameplay.nmo, facts in the Ballance.Three.js notes):
+# a prism of SKY_SIDES walls around the eye, its corners at SKY_RADIUS from the eye at the angles
+# 5 pi / 4 + i 2 pi / SKY_SIDES in x, z (walls square to the axes: Back at -Z, then Right, Front, Left),
+# each wall the corners' chord high, centred on the eye; a floor (Down), no top. Gameplay's radius and
+# distortion (f32 0x3E199999); the walls' and floor's UVs as the behaviour builds them. The images'
+# edges meet so (Sky_A/C/E/L: adjacent edges 0.5 of 255 apart on average, 3-8 mirrored).
+SKY_RADIUS = 100.0
+SKY_DISTORTION = 0.14999999105930328
+SKY_SIDES = 4
+
+
+def sky_prism() -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """(k, 5) float32 vertices (x y z u v, v = 0 at the image's top) and, in
+    SKY_FACES order, each face's (first index, index count) into
+    ``sky_indices()``: the walls' quads, then the floor's fan."""
+    r, n = SKY_RADIUS, SKY_SIDES
+    half = 0.5 * math.hypot(r - r * math.cos(2 * math.pi / n), -r * math.sin(2 * math.pi / n))   # the chord
+    angles = [5 * math.pi / 4 + i * 2 * math.pi / n for i in range(n + 1)]
+    corner = [(r * math.cos(a), r * math.sin(a)) for a in angles]
+    rows = []
+    for i in range(n):                          # this corner's and the next one's bottom, then their tops
+        (x0, z0), (x1, z1) = corner[i], corner[i + 1]
+        rows += [(x0, -half, z0, 1, 1), (x1, -half, z1, 0, 1), (x1, half, z1, 0, 0), (x0, half, z0, 1, 0)]
+    cap = math.sqrt(0.5) / r                    # u = x / r * 0.70710 + 0.5, v = -z / r * 0.70710 + 0.5
+    for i in range(n):                          # the floor: (corner, centre, next corner) per sector
+        for x, z in (corner[i], (0.0, 0.0), corner[i + 1]):
+            rows.append((x, -half, z, x * cap + 0.5, -z * cap + 0.5))
+    faces = [(6 * i, 6) for i in range(n)] + [(6 * n, 3 * n)]
+    return np.asarray(rows, dtype=np.float32), faces
+
+
+def sky_indices() -> np.ndarray:
+    """The prism's triangles: each wall's [2, 0, 1] and [2, 3, 0], the floor's fan."""
+    walls = (np.arange(SKY_SIDES)[:, None] * 4 + np.array([2, 0, 1, 2, 3, 0])).reshape(-1)
+    return np.concatenate([walls, 4 * SKY_SIDES + np.arange(3 * SKY_SIDES)]).astype(np.uint32)
+
 
 _SKY_VS = """#version 330 core
 layout(location = 0) in vec3 position;
 layout(location = 7) in vec2 uv;
-uniform mat4 view_proj;                     // the camera's rotation only: the sky never comes nearer
+uniform mat4 view_proj;                     // the camera's rotation only, the sky's widened lens
+uniform mat3 ray;                           // a sky point's direction -> the view's ray through its pixel
 out vec2 v_uv;
-out vec3 v_direction;                       // from the eye, in world axes
+out vec3 v_direction;                       // the view's ray from the eye, in world axes
 void main() {
     v_uv = uv;
-    v_direction = position;
+    v_direction = ray * position;
     gl_Position = (view_proj * vec4(position, 1.0)).xyww;   // on the far plane
 }
 """
@@ -340,51 +371,42 @@ void main() {
 """
 
 
-def sky_quads() -> np.ndarray:
-    """(5, 4, 5) float32: each face's corners (x y z u v), v = 0 at the image's top, in SKY_FACES order."""
-    out = np.empty((len(SKY_FACES), 4, 5), dtype=np.float32)
-    for k, face in enumerate(SKY_FACES):
-        c, right, top = (np.asarray(v, dtype=np.float64) * SKY_SIZE for v in SKY_FRAMES[face])
-        for j, (sr, st, u, v) in enumerate(((-1, -1, 0, 1), (1, -1, 1, 1), (1, 1, 1, 0), (-1, 1, 0, 0))):
-            out[k, j, :3] = c + sr * right + st * top
-            out[k, j, 3:] = (u, v)
-    return out
-
-
 class SkyBox:
-    """The five sky images around the camera, drawn on the far plane after the
-    opaque entities and before the others (only where no opaque entity is, so
-    those pixels are not shaded twice), so everything is in front of it; a
-    face whose image is missing or unreadable shows the clear colour."""
+    """The sky prism's five images around the eye (`sky_prism`), drawn through
+    the sky's widened lens (camera.Lens.widened by SKY_DISTORTION), behind
+    everything (the game draws it first, without depth); a face whose image
+    is missing or unreadable shows the clear colour."""
 
     def __init__(self, images, textures: TextureCache):
         from pyglet.graphics.shader import Shader, ShaderProgram
         self.images = tuple(images)
         self.programs = [ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS % k, "fragment")) for k in (0, 1)]
         self.faces = [textures.get(img, clamped=True) for img in self.images]
-        corners = sky_quads().reshape(-1, 5)
-        quads = np.arange(len(SKY_FACES) * 4, dtype=np.uint32).reshape(-1, 4)
-        indices = np.concatenate([quads[:, [0, 1, 2]], quads[:, [0, 2, 3]]], axis=1).reshape(-1)
-        self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(corners, indices, ((0, 3), (7, 2)))
+        vertices, self.ranges = sky_prism()
+        self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(vertices, sky_indices(), ((0, 3), (7, 2)))
 
-    def draw(self, view_proj, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0,
+    def draw(self, view_proj, ray, sheet=None, camera_world=None, far: float = 0.0, clock: float = 0.0,
              light: float = 1.0) -> None:
-        """The sky, and ``sheet`` (a SkySheet, or None) added to it as seen
-        from ``camera_world`` with the lens' ``far`` plane, scrolled to
-        ``clock``, its brightness times ``light``."""
+        """The sky through ``view_proj`` (the camera's turn, the sky's lens),
+        and ``sheet`` (a SkySheet, or None) added to it along the view's rays
+        (``ray``, 3x3: a sky point's direction to the view's ray through the
+        same pixel) from ``camera_world`` with the lens' ``far`` plane,
+        scrolled to ``clock``, its brightness times ``light``."""
         gl.glDepthFunc(gl.GL_LEQUAL)            # the far plane's depth is the cleared depth
         gl.glDepthMask(gl.GL_FALSE)
+        gl.glDisable(gl.GL_CULL_FACE)
         p = self.programs[sheet is not None]
         p.use()
         p["view_proj"] = tuple(float(x) for x in np.asarray(view_proj, dtype=np.float64).T.ravel())
-        if sheet is not None:
+        if sheet is not None:                   # (the program without it has no rays)
+            p["ray"] = tuple(float(x) for x in np.asarray(ray, dtype=np.float64).T.ravel())
             sheet.set(p, camera_world, far, clock, light)
         gl.glBindVertexArray(self.vao)
         gl.glActiveTexture(gl.GL_TEXTURE0)
-        for k, tex in enumerate(self.faces):
+        for (first, count), tex in zip(self.ranges, self.faces):
             if tex is not None:
                 gl.glBindTexture(gl.GL_TEXTURE_2D, tex)
-                gl.glDrawElements(gl.GL_TRIANGLES, 6, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * 6 * k))
+                gl.glDrawElements(gl.GL_TRIANGLES, count, gl.GL_UNSIGNED_INT, ctypes.c_void_p(4 * first))
         gl.glBindVertexArray(0)
         p.stop()
         gl.glDepthMask(gl.GL_TRUE)
