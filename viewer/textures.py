@@ -320,30 +320,37 @@ def sky_indices() -> np.ndarray:
 
 
 _SKY_VS = """#version 330 core
-layout(location = 0) in vec3 position;
+#define SHEET %d                            // the program of a sky with a sky layer (SkySheet), added where
+layout(location = 0) in vec3 position;      // the view's ray meets it (even unused, its code slows llvmpipe)
 layout(location = 7) in vec2 uv;
 uniform mat4 view_proj;                     // the camera's rotation only, the sky's widened lens
-uniform mat3 ray;                           // a sky point's direction -> the view's ray through its pixel
 out vec2 v_uv;
-out vec3 v_direction;                       // the view's ray from the eye, in world axes
+#if SHEET
+uniform mat3 ray;                           // a sky point's direction -> the view's ray through its pixel
+uniform vec3 eye;
+uniform vec3 forward;                       // the camera's, for the far plane
+uniform float sheet_y;
+out vec4 v_sheet;                           // the ray's point on the sheet (x, z) and its depth, over d.y
+#endif
 void main() {
     v_uv = uv;
-    v_direction = ray * position;
+#if SHEET
+    vec3 d = ray * position;                // linear in the position: exact across a face
+    float rise = sheet_y - eye.y;
+    v_sheet = vec4(eye.x * d.y + rise * d.x, eye.z * d.y + rise * d.z, d.y, rise * dot(d, forward));
+#endif
     gl_Position = (view_proj * vec4(position, 1.0)).xyww;   // on the far plane
 }
 """
 _SKY_FS = """#version 330 core
-#define SHEET %d                            // the program of a sky with a sky layer (SkySheet), added where
-in vec2 v_uv;                               // the eye's ray meets it (even unused, its code slows llvmpipe)
-in vec3 v_direction;
+#define SHEET %d
+in vec2 v_uv;
 uniform sampler2D image;
 out vec4 frag;
 #if SHEET
+in vec4 v_sheet;
 uniform sampler2D sheet_image;
-uniform vec3 eye;
-uniform vec3 forward;                       // the camera's, for the far plane
 uniform float far;
-uniform float sheet_y;
 uniform vec4 sheet_bounds;                  // x min, z min, x max, z max
 uniform vec3 sheet_u;                       // u = dot(sheet_u, (x, z, 1)) + the scroll, v alike
 uniform vec3 sheet_v;
@@ -356,13 +363,11 @@ void main() {
     vec3 colour = texture(image, v_uv).rgb;
 #if SHEET
     {
-        vec3 d = normalize(v_direction);
-        float t = (sheet_y - eye.y) / d.y;
-        vec3 p = eye + t * d;
-        vec3 q = vec3(p.x, p.z, 1.0);
+        vec3 q = vec3(v_sheet.xy / v_sheet.z, 1.0);     // where the ray meets the sheet's plane
+        float depth = v_sheet.w / v_sheet.z;             // along the view, negative behind the eye
         vec3 cloud = sheet_colour.rgb * texture(sheet_image, vec2(dot(sheet_u, q), dot(sheet_v, q)) + uv_offset).rgb;
-        if (t > 0.0 && t * dot(d, forward) <= far && all(greaterThanEqual(p.xz, sheet_bounds.xy))
-            && all(lessThanEqual(p.xz, sheet_bounds.zw)))
+        if (depth > 0.0 && depth <= far && all(greaterThanEqual(q.xy, sheet_bounds.xy))
+            && all(lessThanEqual(q.xy, sheet_bounds.zw)))
             colour += clamp(cloud + sheet_tint, 0.0, 1.0) * sheet_light;
     }
 #endif
@@ -380,7 +385,8 @@ class SkyBox:
     def __init__(self, images, textures: TextureCache):
         from pyglet.graphics.shader import Shader, ShaderProgram
         self.images = tuple(images)
-        self.programs = [ShaderProgram(Shader(_SKY_VS, "vertex"), Shader(_SKY_FS % k, "fragment")) for k in (0, 1)]
+        self.programs = [ShaderProgram(Shader(_SKY_VS % k, "vertex"), Shader(_SKY_FS % k, "fragment"))
+                         for k in (0, 1)]
         self.faces = [textures.get(img, clamped=True) for img in self.images]
         vertices, self.ranges = sky_prism()
         self.vao, self.index_buffer, self.vertex_buffer, _ = instanced_vao(vertices, sky_indices(), ((0, 3), (7, 2)))
