@@ -82,9 +82,10 @@ def floor_and_ball(ball_at, ball_radius=2.0):
 
 @pytest.fixture(scope="session")
 def gl_window():
-    """A hidden headless-EGL window: the GL context the render tests draw with."""
+    """A hidden headless-EGL window: the GL context the render tests draw
+    with, each GL call checked for an error."""
     from viewer import display
-    display.configure(headless=True)
+    display.configure(headless=True, gl_checks=True)
     import pyglet.window
     window = pyglet.window.Window(64, 48, visible=False)
     yield window

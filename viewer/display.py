@@ -15,9 +15,12 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def configure(headless: bool | None = None) -> bool:
+def configure(headless: bool | None = None, gl_checks: bool = False) -> bool:
     """Select headless EGL (True) or the desktop display (False); None picks
-    headless exactly when no display is set. Returns the mode in use."""
+    headless exactly when no display is set. Returns the mode in use.
+    ``gl_checks``: pyglet's glGetError after every GL call (an error raised
+    at the call that made it), off for drawing speed (about 340 calls in a
+    frame of level 02); the tests turn it on."""
     import pyglet
 
     if headless is None:
@@ -29,4 +32,5 @@ def configure(headless: bool | None = None) -> bool:
         return headless
     pyglet.options["headless"] = headless
     pyglet.options["shadow_window"] = False
+    pyglet.options["debug_gl"] = gl_checks
     return headless
