@@ -9,7 +9,8 @@ By default it measures the bundled default level (scenes.DEFAULT_SCENE) and the
 bundled names, --game an original level of a Ballance folder (as `ivp render
 --game DIR N`), drawn with its textures and sky as the viewer draws it. --hud
 draws the HUD the window shows over each frame (a level's game HUD, else the
-debug HUD); --passes also prints where the paused frames' drawing goes, pass
+debug HUD); --passes also prints where the paused and the running frames'
+drawing goes (while running the sky's target is drawn anew each frame), pass
 by pass (glFinish around each, so the passes do not overlap: their sum is a
 little more than the frame's).
 
@@ -113,6 +114,15 @@ def measure(session, view, renderer, target, size, frames: int, gl, overlay=None
             "draw_calls": renderer.draw_calls}
 
 
+def per_pass(passes: Passes, title: str, measure_, *args) -> None:
+    """The frames of ``measure_(*args)`` timed pass by pass."""
+    passes.on = True
+    timed = measure_(*args)
+    passes.on = False
+    print(f"  per pass, {title} ({timed['draw']:.2f} ms of drawing a frame with the glFinish between passes):")
+    passes.report(args[5], timed["draw"])
+
+
 def report(title: str, r: dict) -> None:
     total = r["sim"] + r["draw"]
     print(f"{title}: {1000.0 / total:6.1f} fps overall, {1000.0 / r['draw']:6.1f} fps drawing only; "
@@ -129,7 +139,7 @@ def main() -> None:
     ap.add_argument("--game", nargs=2, action="append", metavar=("DIR", "N"),
                     help="level N of the Ballance folder DIR (repeatable)")
     ap.add_argument("--hud", action="store_true", help="draw the window's HUD over each frame")
-    ap.add_argument("--passes", action="store_true", help="print the paused frames' ms per pass")
+    ap.add_argument("--passes", action="store_true", help="print the paused and running frames' ms per pass")
     args = ap.parse_args()
     size = tuple(int(v) for v in args.size.split("x"))
 
@@ -167,13 +177,11 @@ def main() -> None:
         paused = measure(session, view, renderer, target, size, args.frames, gl, *hud)
         report(f"{name}, physics paused", paused)
         if args.passes:
-            passes.on = True
-            timed = measure(session, view, renderer, target, size, args.frames, gl, *hud)
-            passes.on = False
-            print(f"  per pass ({timed['draw']:.2f} ms a frame with the glFinish between passes):")
-            passes.report(args.frames, timed["draw"])
+            per_pass(passes, "paused", measure, session, view, renderer, target, size, args.frames, gl, *hud)
         session.toggle_pause()
         report(f"{name}, physics running", measure(session, view, renderer, target, size, args.frames, gl, *hud))
+        if args.passes:
+            per_pass(passes, "running", measure, session, view, renderer, target, size, args.frames, gl, *hud)
 
 
 if __name__ == "__main__":
