@@ -500,21 +500,6 @@ class SoupPairs:
         self.armed = armed
         self.relink = False
 
-    def previous_codes(self):
-        """The pairs' previous features: the last pass's codes, but a pair's own
-        where it was measured on its own since (it left the pass's batch)."""
-        mds = self.mds
-        b = self.batch
-        if b is None:
-            return np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
-        prev = b[1][self.offset:self.offset + len(mds)]
-        if self.measures != self.ball.soup_measures:
-            prev = prev.copy()
-            for q, md in enumerate(mds):
-                if md._batch is not self:
-                    prev[q] = md.prev_code
-        return prev
-
     def update_events(self, env, speed: float) -> None:
         """update_events of each pair (HINT_NOW for the members made with
         the group, else HINT_SMALL_DELAY); a pair beyond the look-ahead only
