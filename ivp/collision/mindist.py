@@ -506,7 +506,8 @@ class SoupPairs:
         has its event cleared, as update_events does (``speed``: the ball's
         current_speed + max_surface_rot_speed, as look_ahead adds them). A
         group with no event whose least gap is beyond the look-ahead goes to
-        hull mode."""
+        hull mode. The pairs whose pass answer (ball_pass_k) is no event get
+        update_events' result at once: no event, the answer used."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         fresh = self.fresh
@@ -514,15 +515,20 @@ class SoupPairs:
         self.hull = self.least > limit and not self.armed     # no member has an event, and none is searched
         if self.hull:
             return
-        armed = False
-        L = self.L
-        s = self.start
-        for q, md in enumerate(self.mds):
-            if L[s + q] > limit:
+        mds = self.mds
+        if self.armed:                              # else no member has an event to clear
+            for md in mds:
                 md.event = None
-            else:
-                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
-                armed = armed or md.event is not None
+        o = self.offset
+        n = len(mds)
+        what = self.batch[2][0][o:o + n]
+        near = ~(self.batch[0][o:o + n, 0] - self.sum_extra > limit)
+        armed = False
+        for q in np.flatnonzero(near & ((what == EVENT_NOT_MADE) | (what == EVENT_AT))).tolist():
+            md = mds[q]
+            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+            armed = armed or md.event is not None
+        what[near] = EVENT_NOT_MADE                 # as _made_event: each answer used once
         self.armed = armed
 
 
