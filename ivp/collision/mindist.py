@@ -500,28 +500,14 @@ class SoupPairs:
         self.armed = armed
         self.relink = False
 
-    def previous_codes(self):
-        """The pairs' previous features: the last pass's codes, but a pair's own
-        where it was measured on its own since (it left the pass's batch)."""
-        mds = self.mds
-        b = self.batch
-        if b is None:
-            return np.array([md.prev_code for md in mds], dtype=np.int64).reshape(len(mds), 3)
-        prev = b[1][self.offset:self.offset + len(mds)]
-        if self.measures != self.ball.soup_measures:
-            prev = prev.copy()
-            for q, md in enumerate(mds):
-                if md._batch is not self:
-                    prev[q] = md.prev_code
-        return prev
-
     def update_events(self, env, speed: float) -> None:
         """update_events of each pair (HINT_NOW for the members made with
         the group, else HINT_SMALL_DELAY); a pair beyond the look-ahead only
         has its event cleared, as update_events does (``speed``: the ball's
         current_speed + max_surface_rot_speed, as look_ahead adds them). A
         group with no event whose least gap is beyond the look-ahead goes to
-        hull mode."""
+        hull mode. The pairs whose pass answer (ball_pass_k) is no event get
+        update_events' result at once: no event, the answer used."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         fresh = self.fresh
@@ -529,15 +515,20 @@ class SoupPairs:
         self.hull = self.least > limit and not self.armed     # no member has an event, and none is searched
         if self.hull:
             return
-        armed = False
-        L = self.L
-        s = self.start
-        for q, md in enumerate(self.mds):
-            if L[s + q] > limit:
+        mds = self.mds
+        if self.armed:                              # else no member has an event to clear
+            for md in mds:
                 md.event = None
-            else:
-                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
-                armed = armed or md.event is not None
+        o = self.offset
+        n = len(mds)
+        what = self.batch[2][0][o:o + n]
+        near = ~(self.batch[0][o:o + n, 0] - self.sum_extra > limit)
+        armed = False
+        for q in np.flatnonzero(near & ((what == EVENT_NOT_MADE) | (what == EVENT_AT))).tolist():
+            md = mds[q]
+            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+            armed = armed or md.event is not None
+        what[near] = EVENT_NOT_MADE                 # as _made_event: each answer used once
         self.armed = armed
 
 

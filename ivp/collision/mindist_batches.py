@@ -468,6 +468,16 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
     return prev
 
 
+def _group_codes(sp):
+    """A SoupPairs' previous features: the last pass's slice while no member
+    was measured on its own since, else _previous_codes of its members (a
+    new group's: the rows of the group they were linked to, at once)."""
+    b = sp.batch
+    if b is not None and sp.measures == sp.ball.soup_measures:
+        return b[1][sp.offset:sp.offset + len(sp.mds)]
+    return _previous_codes(sp.mds)
+
+
 def _pass_codes(batch):
     """A pass's feature code rows: a ball pass's (G, F, events), or a PieceBatch."""
     return batch.F if type(batch) is PieceBatch else batch[1]
@@ -496,14 +506,14 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
         _, tris, prev, extras, starts, rows = last
     elif not single and len(soups) == 1:    # one ball's group (a level's player ball)
         sp = soups[0]
-        tris, prev, starts = sp.tris, sp.previous_codes(), np.zeros(1, dtype=np.int64)
+        tris, prev, starts = sp.tris, _group_codes(sp), np.zeros(1, dtype=np.int64)
         rows, extras = np.full(tris.shape[0], sp.core.row, dtype=np.int64), np.full(tris.shape[0], sp.sum_extra)
     else:
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
         prev = [_previous_codes(single)] if n else []
         for sp in soups:
             tris.append(sp.tris)
-            prev.append(sp.previous_codes())
+            prev.append(_group_codes(sp))
         tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
         prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
         counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)

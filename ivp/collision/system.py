@@ -59,7 +59,7 @@ class CollisionSystem(ContactPoints):
         self.listeners_contact = []
         self.psi_stamp = 0
         self._pose_grid = None
-        self._boxes = None              # the fixed shapes' boxes as (m, 3) arrays lo, hi (_fixed_boxes)
+        self._boxes = None              # the fixed shapes' boxes, the enabled ones, who may collide (_fixed_boxes)
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
 
     # --- listeners and queries -------------------------------------------------
@@ -333,7 +333,6 @@ class CollisionSystem(ContactPoints):
         at = speed_of = None
         measured = []
         hull_memo = {}
-        fixed_of = {}                       # may_collide's fixed bodies for a body's (enabled, group, unmovable)
 
         def take(s, ks, o, ko) -> None:
             """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
@@ -350,11 +349,10 @@ class CollisionSystem(ContactPoints):
                     return                  # 3.4: in hull mode, not measured
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
-        epos = [j for j, f in enumerate(self.fixed) if f.obj.collision_enabled]
-        enabled = [self.fixed[j] for j in epos]
-        LO, HI = self._fixed_boxes()
+        # fixed_of: may_collide's fixed bodies for a body's (enabled, group, unmovable)
+        _, _, epos, enabled, ELO, EHI, fixed_of = self._fixed_boxes()
         steady = aw.steady
-        holds = None if steady is None else steady.holds(enabled, LO[epos], HI[epos], centers, reach_arr)
+        holds = None if steady is None else steady.holds(enabled, ELO, EHI, centers, reach_arr)
         held = ()
         seen_all = None
         if holds is not None:
@@ -380,7 +378,7 @@ class CollisionSystem(ContactPoints):
                 some = fixed_of.get(alike)
                 if some is None:
                     fpos = [j for j, f in enumerate(self.fixed) if may_collide(o, f.obj)]
-                    some = fixed_of[alike] = ([self.fixed[j] for j in fpos], fpos)
+                    some = fixed_of[alike] = ([self.fixed[j] for j in fpos], np.array(fpos, dtype=np.int64))
                 fixed, fpos = some
             # the fixed bodies whose box the sphere of every piece meets (the others: every test misses)
             meets = np.flatnonzero(hit[k, fpos]).tolist()
@@ -466,10 +464,16 @@ class CollisionSystem(ContactPoints):
 
     def _fixed_boxes(self):
         """The fixed shapes' boxes (Shape.lo, .hi, in ``fixed``'s order) as two
-        (m, 3) arrays, made again when a fixed shape comes or goes."""
+        (m, 3) arrays; the positions in ``fixed`` of the collision-enabled
+        ones, those shapes and their boxes; and after_integration's dict of
+        may_collide's fixed bodies per kind of body: made again when a fixed
+        shape comes or goes (collision_enabled and nocoll_group are fixed
+        when the object is made)."""
         if self._boxes is None:
-            self._boxes = (np.array([f.lo for f in self.fixed], dtype=np.float64).reshape(-1, 3),
-                           np.array([f.hi for f in self.fixed], dtype=np.float64).reshape(-1, 3))
+            LO = np.array([f.lo for f in self.fixed], dtype=np.float64).reshape(-1, 3)
+            HI = np.array([f.hi for f in self.fixed], dtype=np.float64).reshape(-1, 3)
+            epos = np.array([j for j, f in enumerate(self.fixed) if f.obj.collision_enabled], dtype=np.int64)
+            self._boxes = (LO, HI, epos, [self.fixed[j] for j in epos.tolist()], LO[epos], HI[epos], {})
         return self._boxes
 
     def _broad_phase(self, aw, dt):
@@ -480,7 +484,7 @@ class CollisionSystem(ContactPoints):
         an (awake, fixed) bool array (a box it misses, every piece misses:
         the per-piece loop tests only the others); and the indices in
         ``aw.shapes``, in order (an array), of the bodies that meet some box."""
-        LO, HI = self._fixed_boxes()
+        LO, HI = self._fixed_boxes()[:2]
         C, radius_reach, reach, speed, near, hit = fixed_boxes_k(self.environment.bodies.rows, aw.rows, LO, HI, dt)
         return C, radius_reach, reach, speed, near, hit
 
