@@ -120,7 +120,7 @@ def copies(kernels) -> dict:
 def count_child(scene: str, out: str) -> None:
     """Run the scene with the kernels as plain Python but on the paths the
     compiled engine takes (``jit.ENABLED`` set before the engine is imported),
-    each kernel (not the inline helpers) counting its calls; write
+    each kernel counting its calls; write
     ``{module.qualname: calls}`` to ``out``."""
     import functools
     import importlib.util
@@ -132,11 +132,7 @@ def count_child(scene: str, out: str) -> None:
     assert not jit.ENABLED, "run with IVP_JIT=0"
     calls = {}
 
-    def kernel(fn=None, *, inline: bool = False):
-        if fn is None:
-            return lambda f: kernel(f, inline=inline)
-        if inline:
-            return fn
+    def kernel(fn):
         name = f"{fn.__module__}.{fn.__qualname__}"
         calls[name] = 0
 
@@ -233,8 +229,7 @@ def report(scene: str, top: int, one_core: bool, write_list: bool, unused: bool)
 def print_unused(compiled: dict, calls: dict) -> None:
     """The kernels compiled at the first run (``compiled``: name to inclusive,
     own, LLVM seconds and versions) that the run never calls (``calls``: name
-    to calls in the plain-Python run); numba's own helpers and the inline
-    helpers are not counted."""
+    to calls in the plain-Python run); numba's own helpers are not counted."""
     never = {n: k for n, k in compiled.items() if calls.get(n, -1) == 0}
     ran = sum(1 for n in compiled if calls.get(n, 0) > 0)
     own = sum(k[1] for k in compiled.values())

@@ -24,7 +24,7 @@ except ImportError:
 
 ENABLED = numba is not None
 
-KERNELS = []                    # the compiled kernels (numba dispatchers; not the inline helpers)
+KERNELS = []                    # the compiled kernels (numba dispatchers)
 
 
 def _called_from_python(path: str) -> frozenset:
@@ -43,10 +43,8 @@ CALLED_FROM_PYTHON = _called_from_python(os.path.join(os.path.dirname(os.path.ab
                                                       "first_run_kernels.txt"))
 
 
-def kernel(fn=None, *, inline: bool = False):
+def kernel(fn):
     """The function compiled (numba present) or itself (plain Python).
-    ``inline``: a small helper that takes arrays, merged into its callers at
-    compile time (no per-call reference counting of the arrays).
 
     A kernel is two numba dispatchers of one function: the one returned,
     called from Python, and its ``callee``, which a kernel calling it links
@@ -55,14 +53,12 @@ def kernel(fn=None, *, inline: bool = False):
     arguments and boxes the result), which every caller would otherwise
     link, optimize and emit again with the callee's code; neither has a C
     wrapper, which nothing calls. The same machine code of the body either
-    way."""
-    if fn is None:
-        return lambda f: kernel(f, inline=inline)
+    way. No kernel is merged into its callers by numba (``inline="always"``
+    types, lowers and optimizes the body again at every call site); LLVM
+    inlines the short ones into the linked caller as it would the merged body."""
     if numba is None:
         return fn
     options = dict(cache=True, fastmath=False, nogil=True, no_cfunc_wrapper=True)
-    if inline:
-        return numba.njit(inline="always", **options)(fn)
     compiled = numba.njit(inline="never", **options)(fn)
     if f"{fn.__module__}:{fn.__qualname__}" in CALLED_FROM_PYTHON:
         callee = compiled

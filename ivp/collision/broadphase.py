@@ -254,7 +254,7 @@ def _grid_candidates(C, R):
     return np.minimum(a, b), np.maximum(a, b)
 
 
-@kernel(inline=True)
+@kernel
 def _cell_key_k(x, y, z):
     return ((x & _CELL_MASK) << (2 * _CELL_BITS)) | ((y & _CELL_MASK) << _CELL_BITS) | (z & _CELL_MASK)
 

@@ -49,7 +49,7 @@ def centre_k(t, B):
     return B[7][1]
 
 
-@kernel(inline=True)
+@kernel
 def row_pose_parts(S, r):
     """Core.pose_parts of the core at row r of the body table S."""
     return (S[r, T_LAST], int(S[r, STATE]), (S[r, Q_LAST], S[r, Q_LAST + 1], S[r, Q_LAST + 2], S[r, Q_LAST + 3]),
@@ -127,7 +127,7 @@ def _feature_at(t, kind, D, P, B):
     return out
 
 
-@kernel(inline=True)
+@kernel
 def _gap(t, kind, D, B, B1, P1):
     """pair_geometry's gap at t of the ball's centre against the other side:
     ``kind`` BALL, or 0 P, 1 K, 2 F with the feature's world points in
@@ -222,7 +222,7 @@ def piece_at(t, P, B, spheres):
     return W, T, E, two, wpl, normals(W, T, two, wpl), M, H, mat_mul_point_k((R, vv), c)
 
 
-@kernel(inline=True)
+@kernel
 def _closest(t, PA, BA, PB, BB, none):
     """value_function's closest(t): pieces_closest of the two pieces at t."""
     VA, TA, EA, twoA, plA, NA, _, _, cA = piece_at(t, PA, BA, False)
@@ -260,7 +260,7 @@ def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_no
 
 # --- the search ----------------------------------------------------------------------------
 
-@kernel(inline=True)
+@kernel
 def _search(ctx, v_now, thr, real, dev, t_now, t_max, base):
     """mindist_search.raster_search on _value(t, ctx), v_now its value at t_now:
     (True, t) or (False, 0)."""
@@ -283,7 +283,7 @@ def _search(ctx, v_now, thr, real, dev, t_now, t_max, base):
     return False, 0.0
 
 
-@kernel(inline=True)
+@kernel
 def _raster_step(t0, step, t_max):
     """The raster steps (at least one) of ``step`` from t0, the step cut to
     just past t_max, and the time reached."""
@@ -305,7 +305,7 @@ def _round_half_even(x) -> int:
     return int(r)
 
 
-@kernel(inline=True)
+@kernel
 def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max, base):
     """mindist._first_crossing on _value(t, ctx)."""
     if v0 <= thr:
@@ -329,7 +329,7 @@ def _first_crossing(ctx, thr, dev, t0, v0, t_now, t_max, base):
         v0 = v1
 
 
-@kernel(inline=True)
+@kernel
 def _settled(t0, t1, t_now, t_max, base) -> bool:
     """Whether every time of the root's bracket [t0, t1] (widened by 256
     f64 ulps) is queued at the same f32 offset from ``base`` (dynamics 11.1)
@@ -344,7 +344,7 @@ def _settled(t0, t1, t_now, t_max, base) -> bool:
             and (lo > t_max) == (hi > t_max))
 
 
-@kernel(inline=True)
+@kernel
 def _root(ctx, thr, t0, v0, t1, v1, t_now, t_max, base):
     """mindist._root on _value(t, ctx)."""
     c = 0

@@ -32,7 +32,7 @@ def unit_k(v):
     return True, (v[0] / d, v[1] / d, v[2] / d)
 
 
-@kernel(inline=True)
+@kernel
 def vert(V, i):
     return (V[i, 0], V[i, 1], V[i, 2])
 
@@ -199,7 +199,7 @@ def normals(V, T, two, pl):
     return N
 
 
-@kernel(inline=True)
+@kernel
 def face_k(V, T, two, N, f):
     """face_data in kernel form: a, b, c, outward unit normal and the piece's
     vertex indices of a, b, c."""
@@ -249,7 +249,7 @@ def _vertex_triangle(v, a, b, c, n, ia, ib, ic, f):
     return dist, 0, tri[e0], -1
 
 
-@kernel(inline=True)
+@kernel
 def nearest_on(v, V, T, two, N, side):
     """A vertex against a piece: the least signed distance over its faces whose
     region holds the projection (negative when behind every face of a hull),
@@ -330,7 +330,7 @@ def _feature_geometry(c, kind, a, b, cc, n):
     return point_point(c, a)
 
 
-@kernel(inline=True)
+@kernel
 def _hull_feature(V, T, N, kind, i, j):
     """A hull's feature (kind, i, j) as _feature_distance's points."""
     if kind == 2:

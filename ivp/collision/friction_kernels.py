@@ -210,7 +210,7 @@ def single_normal_k(gap, inv_vm, n, dt, mov0, R0, v0, w0, ii0, im0, r0, c0, mov1
     return f32_k(j * (1.0 / dt)), v0, w0, v1, w1
 
 
-@kernel(inline=True)
+@kernel
 def core_row(S, k):
     """A core's R, position, speed, rotation speed, inverse inertia and mass
     from row k of the body table."""
@@ -221,12 +221,12 @@ def core_row(S, k):
             (S[k, INV_I], S[k, INV_I + 1], S[k, INV_I + 2]), S[k, INV_M])
 
 
-@kernel(inline=True)
+@kernel
 def vec3(P, c, at):
     return P[c, at], P[c, at + 1], P[c, at + 2]
 
 
-@kernel(inline=True)
+@kernel
 def put_update(P, c, t, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span):
     """contact_update_k's results at time t into row c of the contact table P:
     the block of 5.3's results (n is last_n from now on, the
@@ -344,7 +344,7 @@ def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN,
                 anti[q] += gain
 
 
-@kernel(inline=True)
+@kernel
 def _row9(A, i):
     """Row i of an (n, 9) array (a rotation) as a tuple."""
     return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
@@ -431,7 +431,7 @@ def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
         anti[q] = e
 
 
-@kernel(inline=True)
+@kernel
 def _max_k(v):
     """numpy's max of a vector (a NaN wins)."""
     m = v[0]

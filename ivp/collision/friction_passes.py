@@ -269,7 +269,7 @@ def ease_k(P, slots, starts, K0):
             P[r, SPAN + 1] = f32_k(sb + vdot(dv, vec3(P, r, T1)))
 
 
-@kernel(inline=True)
+@kernel
 def _spring_world(P, r):
     """The spring of the point at row r in world space: sa t0 + sb t1."""
     sa = P[r, SPAN]

@@ -291,30 +291,30 @@ def points_out_k(P, slots, PF, PI):
         P[k, L.ADDON] = PF[q, ADDON]
 
 
-@kernel(inline=True)
+@kernel
 def _v3(A, i, j):
     return (A[i, j], A[i, j + 1], A[i, j + 2])
 
 
-@kernel(inline=True)
+@kernel
 def _put3(A, i, j, v):
     A[i, j] = v[0]
     A[i, j + 1] = v[1]
     A[i, j + 2] = v[2]
 
 
-@kernel(inline=True)
+@kernel
 def _rot(CF, c):
     return (CF[c, ROT], CF[c, ROT + 1], CF[c, ROT + 2], CF[c, ROT + 3], CF[c, ROT + 4], CF[c, ROT + 5],
             CF[c, ROT + 6], CF[c, ROT + 7], CF[c, ROT + 8])
 
 
-@kernel(inline=True)
+@kernel
 def _movable(CI, c):
     return CI[c, FIXED] == 0
 
 
-@kernel(inline=True)
+@kernel
 def _unmovable(CI, c):
     """Fixed, or temporarily unmovable (4.7: past max_collisions_per_psi, at
     rest for the rest of the PSI): the solver pushes it no more (4.2's fixed
@@ -322,7 +322,7 @@ def _unmovable(CI, c):
     return CI[c, FIXED] != 0 or CI[c, TEMP_UNMOVABLE] != 0
 
 
-@kernel(inline=True)
+@kernel
 def _coll_distance(CF, CI, PF, PI, k, idt, dt):
     """4.8 calc_coll_distance: the gap left after one PSI at the current
     speeds (closing speed of 5.5 plus half the rescue addon); marks the test fresh."""
@@ -407,7 +407,7 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
             return LOOP_OVER_LIMIT, best, n, -1, -1
 
 
-@kernel(inline=True)
+@kernel
 def _trial(CF, CI, c, r):
     """4.2 core c's trial body (fixed, R, r, v, w, im, ii): pending pushes
     included; a temporarily unmovable core's is a fixed one (_unmovable)."""
@@ -483,7 +483,7 @@ def _impact(CF, CI, PF, PI, k, addon, system_pushes, max_velocity, max_w):
     return u, a, (-1 if fb else b)
 
 
-@kernel(inline=True)
+@kernel
 def _count(CI, c, k):
     """4.7: impacts_since_last_PSI += k."""
     CI[c, IMPACTS] += k
@@ -491,7 +491,7 @@ def _count(CI, c, k):
     CI[c, CHANGED] = 1
 
 
-@kernel(inline=True)
+@kernel
 def _set(CF, CI, c, fixed, v, w):
     """4.7: a pushed core takes its trial velocities (stored f32), its pending changes cleared."""
     if fixed:

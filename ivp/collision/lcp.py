@@ -45,7 +45,7 @@ def solve_lcp(A, b, k: int):
     return x if ok else None
 
 
-@kernel(inline=True)
+@kernel
 def _pivot_to(M, r, c, j0, eps) -> bool:
     """5.5's pivot of column c at or below row r (the largest |element|, a
     NaN first), swapped into row r from column j0 on; False when it is below
@@ -71,7 +71,7 @@ def _pivot_to(M, r, c, j0, eps) -> bool:
     return True
 
 
-@kernel(inline=True)
+@kernel
 def _zero_rows_hold(M, r) -> bool:
     """5.5: the rows from r on (no pivot left) hold only if their right side
     (the last column) is below 1e-6."""

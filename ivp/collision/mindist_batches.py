@@ -30,7 +30,7 @@ FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores a
 _ROW = attrgetter("row")
 
 
-@kernel(inline=True)
+@kernel
 def _quiet_row(G, r, gap, V, v, limit, horizon):
     """update_events' tests before its search for a pair measured in a pass
     (its normal G's row r, its len_numerator ``gap``; V's row v: the cores'
@@ -44,7 +44,7 @@ def _quiet_row(G, r, gap, V, v, limit, horizon):
     return _not_closing(gap, _closing_speed(G[r, 1], G[r, 2], G[r, 3], V, v), horizon)
 
 
-@kernel(inline=True)
+@kernel
 def _closing_speed(n0, n1, n2, V, v):
     """update_events' bound of the closing speed (mcs) along the normal n
     from V's row v (as _quiet_row reads it)."""
@@ -58,14 +58,14 @@ def _closing_speed(n0, n1, n2, V, v):
     return mcs
 
 
-@kernel(inline=True)
+@kernel
 def _not_closing(gap, mcs, horizon):
     """update_events' returns after the look-ahead: not approaching, or too
     far for its closing speed mcs before the next PSI (``horizon`` away)."""
     return mcs < NOT_APPROACHING_EPS or gap >= COLL_DIST + horizon * mcs
 
 
-@kernel(inline=True)
+@kernel
 def _update_tests(S, r0, r1, gap, n, dt, horizon, V):
     """update_search's tests before its search for a pair of the cores at
     rows r0, r1 of the body table S (its gap, normal n; ``horizon`` the time
@@ -187,7 +187,7 @@ V0, V1, T0, T1, E0, E1, N0, N1, TWO, MOVES, PIECE_INTS = range(11)
 NORMAL_WIDTH = 7                # feature_kernels.normals' columns of a hull (a two-sided piece's 3 padded)
 
 
-@kernel(inline=True)
+@kernel
 def _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, i):
     """Piece i of the packed pieces as event_kernels.piece_at reads one
     (mindist_search.piece_arg's tuple)."""

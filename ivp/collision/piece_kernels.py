@@ -29,7 +29,7 @@ from .feature_kernels import (
 )
 
 
-@kernel(inline=True)
+@kernel
 def _separates(n, p, gap, VA, VB) -> bool:
     """An edge pair is a closest pair of two convex pieces only if its normal
     (A's edge -> B's edge) separates them: A behind the plane through A's
@@ -46,7 +46,7 @@ def _separates(n, p, gap, VA, VB) -> bool:
     return True
 
 
-@kernel(inline=True)
+@kernel
 def _inside(m, N) -> bool:
     """Whether point m is inside a hull (behind every face plane, by
     SEPARATION_TOL): N its normals rows (feature_kernels.normals: unit
@@ -58,7 +58,7 @@ def _inside(m, N) -> bool:
     return True
 
 
-@kernel(inline=True)
+@kernel
 def _edge_pair_sign(n, pk, gap, VA, NA, VB, NB, flat):
     """Whether an interior edge pair (common perpendicular n from A's edge
     at pk to B's, length gap) is a closest pair of two convex pieces, and its
@@ -246,7 +246,7 @@ def pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
 
 
-@kernel(inline=True)
+@kernel
 def _dist(p, q):
     d = vsub(p, q)
     return math.sqrt(vdot(d, d))
@@ -280,7 +280,7 @@ def _lower_bounds(V, W, TW, twoW, NW, side, cW):
     return low
 
 
-@kernel(inline=True)
+@kernel
 def _off_plane(h0, h1):
     """A lower bound of the distance from a segment to a triangle's edges,
     from its ends' signed heights over the triangle's plane."""
@@ -291,7 +291,7 @@ def _off_plane(h0, h1):
     return 0.0
 
 
-@kernel(inline=True)
+@kernel
 def _beyond(lower, best_d) -> bool:
     """A lower bound of a candidate's distance is surely past the best (the
     candidate could not replace it: _edges_apart's slack)."""
@@ -417,7 +417,7 @@ def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, 
     return D, F, S, G
 
 
-@kernel(inline=True)
+@kernel
 def put_measure(D, F, S, G, q, d, f, sw, g):
     """Row q of a pass's pieces_measure results: the distance, the features,
     whether swapped and the geometry row (gap known, gap, n known, n, p, t0,

@@ -140,7 +140,7 @@ def triangle_piece(a, b, c, vertex_ids=None) -> Piece:
                  [(0, 1), (1, 2), (2, 0)], [(0, 1, 2)], True, vertex_ids)
 
 
-@kernel(inline=True)
+@kernel
 def _gather(tris, mark, found, m):
     """grid_query_k's set: the triangles ``tris`` not yet marked, marked and
     put in ``found`` from m on; the count after them."""

@@ -61,7 +61,7 @@ def calm_state(S, k, t, fct):
     return MT_CALM if t - S[k, CALM_T + 1] > SLEEP_LONG_WINDOW else 1
 
 
-@kernel(inline=True)
+@kernel
 def begin_row(S, k, t):
     """Spec 6.3, a core's step at the head of do_sim_unit_PSI, on row k: the
     pose at t (0x10012470), the pushes made since the last commit landed
@@ -85,7 +85,7 @@ def begin_row(S, k, t):
     return math.copysign(1.0, 1.0 - (sx * sx + sy * sy + sz * sz)) < 0.0
 
 
-@kernel(inline=True)
+@kernel
 def countdown_k(countdown, seed):
     """Spec 10.1 (0x10013610) on an explicit count-down and seed: whether
     the count-down reached zero (and was reloaded with 15 - trunc(r . -5),
@@ -97,7 +97,7 @@ def countdown_k(countdown, seed):
     return True, 15 - int(r * MINUS_FIVE_F), seed
 
 
-@kernel(inline=True)
+@kernel
 def unit_flags(flags, u, fast, valve, countdown, seed):
     """The rest of do_sim_unit_PSI's head (6.3) for a unit whose cores' fast
     tests gave ``fast``, its (fast, fast_prev) flags row u: the flags and the
@@ -119,7 +119,7 @@ def unit_flags(flags, u, fast, valve, countdown, seed):
     return test_sleep, reset, countdown, seed
 
 
-@kernel(inline=True)
+@kernel
 def begin_unit(S, k, flags, u, t, valve, countdown, seed):
     """The head of do_sim_unit_PSI (6.3) for a unit of one core, row k, its
     (fast, fast_prev) flags row u: begin_row, then unit_flags. Returns
@@ -132,7 +132,7 @@ def begin_unit(S, k, flags, u, t, valve, countdown, seed):
     return test_sleep, countdown, seed
 
 
-@kernel(inline=True)
+@kernel
 def gravity_k(speed, rot_speed, speed_change, rot_speed_change, damp, gx, gy, gz):
     """The gravity controller (7.1) on a core's speeds: damp (7.3, ``damp``
     the rotation factors then the speed's), commit the pending changes (zero
@@ -148,7 +148,7 @@ def gravity_k(speed, rot_speed, speed_change, rot_speed_change, damp, gx, gy, gz
     return (sx, sy, sz), (rx, ry, rz)
 
 
-@kernel(inline=True)
+@kernel
 def gravity_row(S, k, gx, gy, gz):
     """:func:`gravity_k` on row k (its damping by the row's movement
     state), the pending changes zeroed."""
