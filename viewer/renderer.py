@@ -274,7 +274,7 @@ class Renderer:
         return b
 
     def use_sky(self, images) -> None:
-        """The sky box of these five images (scenes.virtools.game.SKY_FACES order; None: none)."""
+        """The sky prism with these five images (scenes.virtools.game.SKY_FACES order; None: none)."""
         if images is None:
             self.sky_box = None
         elif self.sky_box is None or self.sky_box.images != tuple(images):

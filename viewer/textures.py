@@ -18,7 +18,7 @@ import weakref
 import numpy as np
 from pyglet import gl
 
-from scenes.virtools.game import SKY_FACES, TEXTURES_DIR, find_ci
+from scenes.virtools.game import TEXTURES_DIR, find_ci
 
 from .drawlist import indexed, shade_normals
 from .gpu import Buffer, attribute, instanced_vao
@@ -280,7 +280,7 @@ class LookBatch:
         return len(self.parts)
 
 
-# --- the sky box (an imported level's sky, virtools-nmo.md 5.6, 5.7) --------------------------------
+# --- the sky (an imported level's sky, virtools-nmo.md 5.6, 5.7: the game's prism) ------------------
 
 # The game's sky (issue 42; the TT Sky behaviour of Gameplay.nmo, facts in the Ballance.Three.js notes):
 # a prism of SKY_SIDES walls around the eye, its corners at SKY_RADIUS from the eye at the angles
@@ -421,7 +421,7 @@ class SkyBox:
 
 class SkySheet:
     """A sky layer (a Surface with ``sky``) that is one flat, level,
-    axis-aligned rectangle whose UVs are linear in x and z: the sky box's
+    axis-aligned rectangle whose UVs are linear in x and z: the sky prism's
     pass adds it where the eye's ray meets it, as drawing it would (its
     blend adds, it writes no depth and lies below everything, so it shows
     only where the sky does), without shading the screen a second time."""
