@@ -520,15 +520,21 @@ class SoupPairs:
             for md in mds:
                 md.event = None
         o = self.offset
-        n = len(mds)
-        what = self.batch[2][0][o:o + n]
-        near = ~(self.batch[0][o:o + n, 0] - self.sum_extra > limit)
+        what = self.batch[2][0]
+        W = what[o:o + len(mds)].tolist()
+        L = self.L
+        s = self.start
         armed = False
-        for q in np.flatnonzero(near & ((what == EVENT_NOT_MADE) | (what == EVENT_AT))).tolist():
-            md = mds[q]
-            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
-            armed = armed or md.event is not None
-        what[near] = EVENT_NOT_MADE                 # as _made_event: each answer used once
+        used = []
+        for q, md in enumerate(mds):
+            if L[s + q] > limit:
+                continue
+            if W[q] == EVENT_NOT_MADE or W[q] == EVENT_AT:
+                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+                armed = armed or md.event is not None
+            else:
+                used.append(o + q)
+        what[used] = EVENT_NOT_MADE                 # as _made_event: each answer used once
         self.armed = armed
 
 
