@@ -440,6 +440,7 @@ class CollisionSystem(ContactPoints):
         ki, kj, balls, meet = ball_pairs_meet_k(i, j, awake_k, aw.ball_radii(), centers, reach_arr)
         shapes = self.spheres.shapes
         found = []
+        spheres = {}                    # each shape's piece spheres, made once for the pass
         for a, b, ka, kb, ball_pair, m in zip(i.tolist(), j.tolist(), ki.tolist(), kj.tolist(), balls.tolist(),
                                               meet.tolist()):
             if ball_pair and not m:
@@ -452,8 +453,11 @@ class CollisionSystem(ContactPoints):
                 found.append((s, BALL_KEY, o, BALL_KEY))
                 continue
             reach = reach_of[ka] + (COLL_DIST + BROAD_MARGIN if kb < 0 else reach_of[kb])
-            for ks, c, r in self._piece_spheres(s):
-                for ko, oc, orad in self._piece_spheres(o):
+            for x in (s, o):
+                if x not in spheres:
+                    spheres[x] = self._piece_spheres(x)
+            for ks, c, r in spheres[s]:
+                for ko, oc, orad in spheres[o]:
                     rr = r + orad + reach
                     dx = oc[0] - c[0]
                     dy = oc[1] - c[1]
