@@ -66,3 +66,20 @@ def test_bodies_in_the_same_group_share_no_contact_even_when_overlapping():
     run(env, 0.2)
     assert a.core.pos_world_f_core_last_psi == pytest.approx((0.0, 0.0, 0.0))
     assert not list(env.collision.contacts())
+
+
+@pytest.mark.parametrize("group", ["", "Ball"])
+def test_a_ball_lands_on_a_fixed_floor_made_while_it_falls(group):
+    """The enabled fixed bodies and, for a body with a group, may_collide's
+    fixed bodies are kept between PSIs with the fixed boxes
+    (CollisionSystem._fixed_boxes): a fixed floor made after the ball's
+    first PSIs must be among them, so the ball (r 2) lands on its top, y = 0."""
+    env = Environment(gravity=(0.0, -20.0, 0.0))
+    box(env, (50.0, 0.0, 0.0), fixed=True, name="far")        # a fixed body in the kept lists from the start
+    b = ball(env, (0.0, 4.0, 0.0), name="player", group=group)
+    b.wake()
+    run(env, 0.1)
+    assert 3.8 < height(b) < 4.0                                # falling, nothing under it yet
+    floor(env)
+    run(env, 2.0)
+    assert abs(height(b) - 2.0) < 0.05

@@ -506,8 +506,7 @@ class SoupPairs:
         has its event cleared, as update_events does (``speed``: the ball's
         current_speed + max_surface_rot_speed, as look_ahead adds them). A
         group with no event whose least gap is beyond the look-ahead goes to
-        hull mode. The pairs whose pass answer (ball_pass_k) is no event get
-        update_events' result at once: no event, the answer used."""
+        hull mode. A pair whose pass answer is no event gets that at once."""
         c1 = self.soup.obj.core
         limit = look_ahead_limit(env, speed + c1.max_surface_rot_speed + c1.current_speed)
         fresh = self.fresh
@@ -519,16 +518,19 @@ class SoupPairs:
         if self.armed:                              # else no member has an event to clear
             for md in mds:
                 md.event = None
-        o = self.offset
-        n = len(mds)
-        what = self.batch[2][0][o:o + n]
-        near = ~(self.batch[0][o:o + n, 0] - self.sum_extra > limit)
-        armed = False
-        for q in np.flatnonzero(near & ((what == EVENT_NOT_MADE) | (what == EVENT_AT))).tolist():
-            md = mds[q]
-            update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
-            armed = armed or md.event is not None
-        what[near] = EVENT_NOT_MADE                 # as _made_event: each answer used once
+        o, L, s = self.offset, self.L, self.start
+        what = self.batch[2][0]
+        W = what[o:o + len(mds)].tolist()
+        armed, used = False, []
+        for q, md in enumerate(mds):
+            if L[s + q] > limit:
+                continue
+            if W[q] == EVENT_NOT_MADE or W[q] == EVENT_AT:
+                update_events(env, md, True, HINT_NOW if q in fresh else HINT_SMALL_DELAY)
+                armed = armed or md.event is not None
+            else:
+                used.append(o + q)
+        what[used] = EVENT_NOT_MADE                 # as _made_event: each answer used once
         self.armed = armed
 
 

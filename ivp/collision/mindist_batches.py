@@ -469,9 +469,8 @@ def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
 
 
 def _group_codes(sp):
-    """A SoupPairs' previous features: the last pass's slice while no member
-    was measured on its own since, else _previous_codes of its members (a
-    new group's: the rows of the group they were linked to, at once)."""
+    """A SoupPairs' previous features: the last pass's slice while no member was
+    measured on its own since, else its members' by _previous_codes."""
     b = sp.batch
     if b is not None and sp.measures == sp.ball.soup_measures:
         return b[1][sp.offset:sp.offset + len(sp.mds)]

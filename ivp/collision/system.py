@@ -222,10 +222,8 @@ class CollisionSystem(ContactPoints):
         cached = a.soup_cache.get(b.serial)
         if cached is not None:
             qc, qr, keys = cached
-            dx = c[0] - qc[0]
-            dy = c[1] - qc[1]
-            dz = c[2] - qc[2]
-            if math.sqrt(dx * dx + dy * dy + dz * dz) + r <= qr:       # SteadyBalls.holds's test
+            d = (c[0] - qc[0], c[1] - qc[1], c[2] - qc[2])
+            if math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) + r <= qr:       # SteadyBalls.holds's test
                 return keys
         qr = r + SOUP_QUERY_MARGIN
         keys = [("t", t) for t in b.grid.query(c[0], c[1], c[2], qr)]
@@ -349,7 +347,6 @@ class CollisionSystem(ContactPoints):
                     return                  # 3.4: in hull mode, not measured
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
-        # fixed_of: may_collide's fixed bodies for a body's (enabled, group, unmovable)
         _, _, epos, enabled, ELO, EHI, fixed_of = self._fixed_boxes()
         steady = aw.steady
         holds = None if steady is None else steady.holds(enabled, ELO, EHI, centers, reach_arr)
@@ -440,6 +437,7 @@ class CollisionSystem(ContactPoints):
         ki, kj, balls, meet = ball_pairs_meet_k(i, j, awake_k, aw.ball_radii(), centers, reach_arr)
         shapes = self.spheres.shapes
         found = []
+        spheres = {}                    # each shape's piece spheres, made once for the pass
         for a, b, ka, kb, ball_pair, m in zip(i.tolist(), j.tolist(), ki.tolist(), kj.tolist(), balls.tolist(),
                                               meet.tolist()):
             if ball_pair and not m:
@@ -452,23 +450,21 @@ class CollisionSystem(ContactPoints):
                 found.append((s, BALL_KEY, o, BALL_KEY))
                 continue
             reach = reach_of[ka] + (COLL_DIST + BROAD_MARGIN if kb < 0 else reach_of[kb])
-            for ks, c, r in self._piece_spheres(s):
-                for ko, oc, orad in self._piece_spheres(o):
+            for x in (s, o):
+                if x not in spheres:
+                    spheres[x] = self._piece_spheres(x)
+            for ks, c, r in spheres[s]:
+                for ko, oc, orad in spheres[o]:
                     rr = r + orad + reach
-                    dx = oc[0] - c[0]
-                    dy = oc[1] - c[1]
-                    dz = oc[2] - c[2]
-                    if dx * dx + dy * dy + dz * dz <= rr * rr:
+                    d = (oc[0] - c[0], oc[1] - c[1], oc[2] - c[2])
+                    if d[0] * d[0] + d[1] * d[1] + d[2] * d[2] <= rr * rr:
                         found.append((s, ks, o, ko))
         return found
 
     def _fixed_boxes(self):
-        """The fixed shapes' boxes (Shape.lo, .hi, in ``fixed``'s order) as two
-        (m, 3) arrays; the positions in ``fixed`` of the collision-enabled
-        ones, those shapes and their boxes; and after_integration's dict of
-        may_collide's fixed bodies per kind of body: made again when a fixed
-        shape comes or goes (collision_enabled and nocoll_group are fixed
-        when the object is made)."""
+        """The fixed shapes' boxes (``fixed``'s order) as (m, 3) arrays, the enabled ones' positions, shapes
+        and boxes, and may_collide's fixed bodies per body's (enabled, group, unmovable): made again when a
+        fixed shape comes or goes (an object's collision_enabled and nocoll_group never change)."""
         if self._boxes is None:
             LO = np.array([f.lo for f in self.fixed], dtype=np.float64).reshape(-1, 3)
             HI = np.array([f.hi for f in self.fixed], dtype=np.float64).reshape(-1, 3)
@@ -484,9 +480,7 @@ class CollisionSystem(ContactPoints):
         an (awake, fixed) bool array (a box it misses, every piece misses:
         the per-piece loop tests only the others); and the indices in
         ``aw.shapes``, in order (an array), of the bodies that meet some box."""
-        LO, HI = self._fixed_boxes()[:2]
-        C, radius_reach, reach, speed, near, hit = fixed_boxes_k(self.environment.bodies.rows, aw.rows, LO, HI, dt)
-        return C, radius_reach, reach, speed, near, hit
+        return fixed_boxes_k(self.environment.bodies.rows, aw.rows, *self._fixed_boxes()[:2], dt)
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every exact pair of the pushed cores re-measured at t, its
