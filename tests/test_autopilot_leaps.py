@@ -41,40 +41,49 @@ def strip(x0, x1, z0, z1, y0, y1=None):
 
 
 def test_the_run_speed_is_five_sevenths_of_the_pushed_flights():
-    """5/7 sqrt(2 x 10 x 20) = 14.29 after LEAP_RUN (20); the ballistic
+    """5/7 sqrt(2 x 10 x 30) = 17.50 after LEAP_RUN (30); the ballistic
     default, pushed by nothing, has none."""
-    assert LEAP_RUN == 20.0
-    assert pushed()["wood"].run_speed(20.0) == pytest.approx(5.0 / 7.0 * math.sqrt(2.0 * PUSH * 20.0), rel=0.02)
-    assert Flight.ballistic(G).run_speed(20.0) == 0.0
+    assert LEAP_RUN == 30.0
+    assert pushed()["wood"].run_speed(30.0) == pytest.approx(5.0 / 7.0 * math.sqrt(2.0 * PUSH * 30.0), rel=0.02)
+    assert Flight.ballistic(G).run_speed(30.0) == 0.0
 
 
 def test_a_leap_crosses_a_gap_only_the_run_up_speed_flies():
-    """A run-up 30 long at y 0 (z 0..30), a gap 9 to a floor 3 lower: at
-    14.29 the ball falls 3 in 0.548 s and goes 14.29 x 0.548 + 10 x 0.548^2
-    / 2 = 9.33 across; at rest (no run-up speed) 1.5: no drop (3 < 0.7 x 9),
-    no link (9 > REACH). A gap of 10 is too far."""
-    for gap, crossed in ((9.0, True), (10.0, False)):
-        tris = strip(-6, 6, 0, 30, 0.0) + strip(-6, 6, 30 + gap, 60 + gap, -3.0)
+    """A run-up 40 long at y 0 (z 0..40), a gap 10.5 to a floor 3 lower: at
+    17.50 the ball falls 3 in 0.548 s and goes 17.50 x 0.548 + 10 x 0.548^2
+    / 2 = 11.08 across; at rest (no run-up speed) 1.5: no drop (3 < 0.7 x
+    10.5), no link (10.5 > REACH). A gap of 11.7 is too far."""
+    for gap, crossed in ((10.5, True), (11.7, False)):
+        tris = strip(-6, 6, 0, 40, 0.0) + strip(-6, 6, 40 + gap, 70 + gap, -3.0)
         walk = WalkMap(tris, gravity=G, flights=pushed())
-        route = walk.route_to((0.0, -1.0, 50.0 + gap), 3.0)
+        route = walk.route_to((0.0, -1.0, 60.0 + gap), 3.0)
         assert math.isfinite(route.cost[route.state((0.0, 2.0, 2.0), "wood")]) == crossed, gap
         still = WalkMap(tris, gravity=G)
-        route = still.route_to((0.0, -1.0, 50.0 + gap), 3.0)
+        route = still.route_to((0.0, -1.0, 60.0 + gap), 3.0)
         assert route.cost[route.state((0.0, 2.0, 2.0), "wood")] == math.inf
+
+
+def test_a_leap_lands_where_the_floor_runs_on():
+    """The gap of 10.5 onto a strip 8 deep along the way (then the void): a
+    ball at 17 units/s does not stop on it; no leap (LEAP_LAND, 15)."""
+    tris = strip(-6, 6, 0, 40, 0.0) + strip(-6, 6, 50.5, 58.5, -3.0)
+    walk = WalkMap(tris, gravity=G, flights=pushed())
+    route = walk.route_to((0.0, -1.0, 54.5), 3.0)
+    assert route.cost[route.state((0.0, 2.0, 2.0), "wood")] == math.inf
 
 
 def test_a_kicker_at_the_edge_launches_the_ball_farther():
     """The same run-up ending in a kicker 2 long rising 0.27 per unit (0.54):
-    the ball leaves at sqrt(14.29^2 - 2 x 20 x 0.54) = 13.51, rises for
-    13.51 sin(15.1 deg) / 20 = 0.176 s (2.30 across), then falls 3.31 (0.575
-    s: 13.05 x 0.575 + 10 x 0.575^2 / 2 = 9.16): 11.5 in all, over a gap of
-    10.5 from the kicker's top that the flat edge (9.33) does not cross."""
-    gap = 10.5
-    ends = {"flat": strip(-6, 6, 0, 32, 0.0), "kicker": strip(-6, 6, 0, 30, 0.0) + strip(-6, 6, 30, 32, 0.0, 0.54)}
+    the ball leaves at sqrt(17.50^2 - 2 x 20 x 0.54) = 16.87, rises for
+    16.87 sin(15.1 deg) / 20 = 0.220 s (3.58 across), then falls 3.48 (0.590
+    s: 16.29 x 0.590 + 10 x 0.590^2 / 2 = 11.36): 14.9 in all, over a gap of
+    13 from the kicker's top that the flat edge (11.08) does not cross."""
+    gap = 13.0
+    ends = {"flat": strip(-6, 6, 0, 42, 0.0), "kicker": strip(-6, 6, 0, 40, 0.0) + strip(-6, 6, 40, 42, 0.0, 0.54)}
     for name, run in ends.items():
         top = run[-1][2][1]
-        walk = WalkMap(run + strip(-6, 6, 32 + gap, 62 + gap, top - 3.0), gravity=G, flights=pushed())
-        route = walk.route_to((0.0, top - 1.0, 52.0 + gap), 3.0)
+        walk = WalkMap(run + strip(-6, 6, 42 + gap, 72 + gap, top - 3.0), gravity=G, flights=pushed())
+        route = walk.route_to((0.0, top - 1.0, 62.0 + gap), 3.0)
         assert math.isfinite(route.cost[route.state((0.0, 2.0, 2.0), "wood")]) == (name == "kicker"), name
 
 

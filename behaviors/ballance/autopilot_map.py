@@ -97,11 +97,12 @@ RIDE_REACH = 40.0        # a ride: from a face's top over a valley to the next f
 RIDE_RISE = 0.5          # ... and at most this higher (level 02's humps: 13.0 to 13.1), on the fall's speed
 RIDE_TOP = 1.0           # a face's top: its nodes this near its highest
 RIDE_DIP = 15.0          # the valley between is at least 1 and at most this below the lower top
-LEAP_RUN = 20.0          # a leap: a straight run-up this long to an edge ...
-LEAP_SPEED = 20.0        # ... leaving it at the speed the run-up gives, at most this (the steering's speed on a
-                         # ride, autopilot.ROCK_SPEED) ...
+LEAP_RUN = 30.0          # a leap: a straight run-up this long to an edge, at full push (autopilot.LEAP_PUSH) ...
+LEAP_SPEED = 20.0        # ... leaving it at the speed the run-up gives, at most this (level 05's wood ball rolls
+                         # 29 on its flat pushed on) ...
 LEAP_DIP = 2.0           # ... none of it lower than the edge less this (level 05's last ramp ends in a kicker
                          # 1.5 high; the speed it takes off counted) ...
+LEAP_LAND = 15.0         # ... onto a floor running on this far beyond its edge (the ball stops there) ...
 LEAP_DROP = 10.0         # ... onto an edge at most this lower ...
 LEAP_REACH = 30.0        # ... and at most this far
 LEAP_COST = 30.0         # a leap's extra cost (a miss is a death): taken where it saves more
@@ -328,7 +329,8 @@ class WalkMap:
         leaving the edge at the speed the run-up gives (Flight.run_speed, at
         most LEAP_SPEED) less what the rise to the edge takes, up the slope
         its last 2 units rise at (a kicker: the ball rises to the top of its
-        arc, then falls from there as off an edge). The start is the
+        arc, then falls from there as off an edge), onto a floor that runs on
+        LEAP_LAND beyond the landing the same way. The start is the
         run-up's first node: from there the steering pushes at full push to
         the landing, as on a ride (level 05's last sector: its ramp ends in
         a kicker 1.5 high, 15.1 before the finish's floor and 3.2 above it;
@@ -363,13 +365,13 @@ class WalkMap:
             gap |= (t * flat > EDGE_FIND) & (t * flat < flat - EDGE_FIND) & ~floor.any(axis=1)
         low, kick = np.full(len(a), np.inf), np.zeros(len(a))       # the run-up's lowest floor, the edge's rise
         for step in np.arange(MERGE, LEAP_RUN + 0.5 * MERGE, MERGE):
-            d, i = flat_tree.query(p[a][:, (0, 2)] - u * step, k=8, distance_upper_bound=EDGE_FIND)
-            y = np.where(np.isfinite(d), p[np.minimum(i, len(p) - 1), 1], -np.inf)
-            y = np.where(y >= p[a, 1][:, None] - LEAP_DIP, y, np.inf).min(axis=1)     # the floor, not a wall's top
+            y = self._floor_under(flat_tree, p[a][:, (0, 2)] - u * step, p[a, 1] - LEAP_DIP)
             low = np.minimum(low, y)
             gap &= np.isfinite(y)
             if step == 2.0 * MERGE:
                 kick = np.minimum(np.maximum(p[a, 1] - y, 0.0) / step, self.slope[a])
+        for step in np.arange(MERGE, LEAP_LAND + 0.5 * MERGE, MERGE):       # room to stop beyond the landing
+            gap &= np.isfinite(self._floor_under(flat_tree, p[b][:, (0, 2)] + u * step, p[b, 1] - LEAP_DIP))
         a, b, u, flat, fall, low, kick = a[gap], b[gap], u[gap], flat[gap], fall[gap], low[gap], kick[gap]
         d, i = flat_tree.query(p[a][:, (0, 2)] - u * LEAP_RUN, k=8, distance_upper_bound=EDGE_FIND)
         y = np.where(np.isfinite(d), p[np.minimum(i, len(p) - 1), 1], -np.inf)
@@ -385,6 +387,13 @@ class WalkMap:
         flies = np.stack(flies, axis=1)
         ok &= flies.any(axis=1)
         return start[ok], b[ok], flies[ok]
+
+    def _floor_under(self, flat_tree, q, lowest) -> np.ndarray:
+        """Per point q (x, z): the lowest node within EDGE_FIND across no
+        lower than ``lowest`` (a floor, not a wall's top), inf where none."""
+        d, i = flat_tree.query(q, k=8, distance_upper_bound=EDGE_FIND)
+        y = np.where(np.isfinite(d), self.points[np.minimum(i, len(self.points) - 1), 1], -np.inf)
+        return np.where(y >= lowest[:, None], y, np.inf).min(axis=1)
 
     def _inward(self, edge) -> np.ndarray:
         """Per node (0 but for ``edge``): the horizontal way from it toward the
@@ -568,7 +577,8 @@ class WalkMap:
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         ride_a, ride_b = self._rides(a[~dropped], b[~dropped])
         leap_a, leap_b, leaps = self._leaps()
-        self.rides = frozenset(zip(np.r_[ride_a, leap_a].tolist(), np.r_[ride_b, leap_b].tolist()))
+        self.leaps = frozenset(zip(leap_a.tolist(), leap_b.tolist()))
+        self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist())) | self.leaps
         ride_cost = np.linalg.norm(p[ride_a] - p[ride_b], axis=1)
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
