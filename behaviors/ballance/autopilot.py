@@ -48,7 +48,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
-from .autopilot_map import DROP_REACH, MAX_DROP, Flight, WalkMap
+from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, Flight, WalkMap
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -79,6 +79,9 @@ ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the
                              # within BRAKE_DISTANCE, any rise) ...
 ROCK_SPEED = 20.0            # ... wanting this speed at least, either way (and on a ride)
 RIDE_END = 1.0               # a ride is done this near its end
+LEAP_PUSH = 60.0             # the speed a leap's ride wants: more than any kind rolls (full push all the way)
+LEAP_START = 2.0             # a leap's ride starts this near its run-up (the ball's node is its nearest: one
+                             # rolling past the run-up's start beside it may never have it; level 05's last ramp)
 TURN_COS = 0.7               # a route turning more than 45 degrees from the ball's way ...
 TURN_SPEED = 2.0             # ... is reached no faster than this plus what the kind's push brakes on the way there
 TURN_SPAN = 4.0              # a stretch of the route this long gives its way (a node's step aside is no turn)
@@ -176,6 +179,16 @@ def _in_sight(p, points, tolerance: float, first: int = 0):
         if all(float(np.linalg.norm(_flat(q - p) - u * float(_flat(q - p) @ u))) <= tolerance for q in points[1:j]):
             return points[j]
     return points[first]
+
+
+def _off_run_up(p, start, landing) -> float:
+    """How far ``p`` is horizontally from a leap's run-up: the first
+    LEAP_RUN of the way from its start to its landing."""
+    u = _flat(landing - start)
+    u /= float(np.linalg.norm(u)) or 1.0
+    d = _flat(p - start)
+    along = min(max(float(d @ u), 0.0), LEAP_RUN)
+    return float(np.linalg.norm(d - u * along))
 
 
 def _straightness(points) -> float:
@@ -670,7 +683,13 @@ class Pilot:
         points = [route.point(s) for s in path]
         n = len(self.map.points)
         if len(path) > 1 and (path[0] % n, path[1] % n) in self.map.rides:
-            self.riding = (points[0], points[1])
+            leaps = (path[0] % n, path[1] % n) in self.map.leaps
+            self.riding = (points[0], points[1], LEAP_PUSH if leaps else ROCK_SPEED)
+            return self.ride(ball) or frozenset()
+        leap = next((i for i in range(len(path) - 1) if (path[i] % n, path[i + 1] % n) in self.map.leaps
+                     and _off_run_up(p, points[i], points[i + 1]) <= LEAP_START), None)
+        if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
+            self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
         gone = _path_lengths(points)
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
@@ -754,9 +773,10 @@ class Pilot:
     def ride(self, ball):
         """The keys on a ride of the map (over a valley on the speed of the
         fall before the rise): full push toward its end until the ball is
-        within RIDE_END of it or past it; None once it is, or when the ball
-        rolls back (the ride failed: the route steers again)."""
-        start, end = self.riding
+        within RIDE_END of it or past it, at ROCK_SPEED (a leap: LEAP_PUSH,
+        never braking); None once it is, or when the ball rolls back (the
+        ride failed: the route steers again)."""
+        start, end, speed = self.riding
         u = _flat(end - start)
         length = float(np.linalg.norm(u))
         u /= length or 1.0
@@ -765,7 +785,7 @@ class Pilot:
             self.riding = None
             return None
         to = _flat(end - p)
-        return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * ROCK_SPEED)
+        return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * speed)
 
     def _airborne(self, ball) -> bool:
         """Is the ball more than AIRBORNE above the floor under it (or over none)?"""

@@ -97,6 +97,15 @@ RIDE_REACH = 40.0        # a ride: from a face's top over a valley to the next f
 RIDE_RISE = 0.5          # ... and at most this higher (level 02's humps: 13.0 to 13.1), on the fall's speed
 RIDE_TOP = 1.0           # a face's top: its nodes this near its highest
 RIDE_DIP = 15.0          # the valley between is at least 1 and at most this below the lower top
+LEAP_RUN = 30.0          # a leap: a straight run-up this long to an edge, at full push (autopilot.LEAP_PUSH) ...
+LEAP_SPEED = 20.0        # ... leaving it at the speed the run-up gives, at most this (level 05's wood ball rolls
+                         # 29 on its flat pushed on) ...
+LEAP_DIP = 2.0           # ... none of it lower than the edge less this (level 05's last ramp ends in a kicker
+                         # 1.5 high; the speed it takes off counted) ...
+LEAP_LAND = 15.0         # ... onto a floor running on this far beyond its edge (the ball stops there) ...
+LEAP_DROP = 10.0         # ... onto an edge at most this lower ...
+LEAP_REACH = 30.0        # ... and at most this far
+LEAP_COST = 30.0         # a leap's extra cost (a miss is a death): taken where it saves more
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -165,6 +174,17 @@ class Flight:
         fall = np.maximum(fall, 0.0)
         carried = -np.interp(fall, self.fall, self.vy) / self.gravity
         return np.interp(fall, self.fall, self.flat) + speed * carried
+
+    def run_speed(self, distance: float) -> float:
+        """The speed of a ball rolled ``distance`` from rest with its push
+        held: 5/7 of its flight's horizontal speed when that has gone as far
+        across (a rolling ball gets 5/7 of the push; level 05's wood ball,
+        measured rolling on its flat, is faster still: 20.4 after 9.2, 23.6
+        after 14.8); past the table, its last speed."""
+        if len(self.t) < 2:
+            return 0.0
+        i = min(max(int(np.searchsorted(self.flat, distance)), 1), len(self.t) - 1)
+        return 5.0 / 7.0 * float((self.flat[i] - self.flat[i - 1]) / (self.t[i] - self.t[i - 1]))
 
     def seconds_left(self, vy: float, fall: float) -> float:
         """The time it takes to fall ``fall`` more, falling at ``vy`` now."""
@@ -278,10 +298,7 @@ class WalkMap:
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
         reach = max([DROP_REACH] + [f.reach(MAX_DROP, JUMP_SPEED) for f in self.flights.values()])
-        inward = np.zeros((len(p), 2))                # from an edge node toward the floor round it
-        for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
-            level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
-            inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
+        inward = self._inward(edge)
         out_a, out_b = [], []
         for chunk in np.array_split(edge, max(1, len(edge) // 500)):      # a far reach finds many pairs
             near = flat_tree.query_ball_point(p[chunk][:, (0, 2)], reach)
@@ -300,6 +317,93 @@ class WalkMap:
             out_a.append(a[off])
             out_b.append(b[off])
         return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
+
+    def _leaps(self):
+        """(start, landing, per kind whether it flies that far) of the leaps:
+        over a gap (a point of the straight way with no floor within
+        EDGE_FIND across, between the landing's height less 2 and the
+        edge's plus 2) from an edge to an edge at most LEAP_DROP lower and
+        more than REACH away, both within 45 degrees of straight off their
+        floors, after a straight run-up of LEAP_RUN to the edge (floor under
+        it all the way, none of it lower than the edge less LEAP_DIP),
+        leaving the edge at the speed the run-up gives (Flight.run_speed, at
+        most LEAP_SPEED) less what the rise to the edge takes, up the slope
+        its last 2 units rise at (a kicker: the ball rises to the top of its
+        arc, then falls from there as off an edge), onto a floor that runs on
+        LEAP_LAND beyond the landing the same way. The start is the
+        run-up's first node: from there the steering pushes at full push to
+        the landing, as on a ride (level 05's last sector: its ramp ends in
+        a kicker 1.5 high, 15.1 before the finish's floor and 3.2 above it;
+        a wood ball pushed along it lands there and rolls to the finish)."""
+        p = self.points
+        edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired & ~self.span)
+        speed = np.array([min(self.flights[k].run_speed(LEAP_RUN), LEAP_SPEED) for k in KIND_NAMES])
+        far = min(LEAP_REACH, max(float(self.flights[k].reach(LEAP_DROP, v)) for k, v in zip(KIND_NAMES, speed)))
+        none = (np.zeros(0, int), np.zeros(0, int), np.zeros((0, len(KIND_NAMES)), bool))
+        if len(edge) < 2 or far <= REACH:
+            return none
+        pairs = cKDTree(p[edge][:, (0, 2)]).query_pairs(far, output_type="ndarray")
+        a, b = np.r_[edge[pairs[:, 0]], edge[pairs[:, 1]]], np.r_[edge[pairs[:, 1]], edge[pairs[:, 0]]]
+        out = p[b][:, (0, 2)] - p[a][:, (0, 2)]
+        flat = np.linalg.norm(out, axis=1)
+        fall = p[a, 1] - p[b, 1]
+        ok = (flat > REACH) & (fall >= 0.0) & (fall <= LEAP_DROP)
+        a, b, out, flat, fall = a[ok], b[ok], out[ok], flat[ok], fall[ok]
+        inward = self._inward(np.unique(np.r_[a, b]))
+        size = np.linalg.norm(inward, axis=1)
+        ok = (((out * inward[a]).sum(axis=1) <= -SPAN_END * flat * size[a])
+              & ((out * inward[b]).sum(axis=1) >= SPAN_END * flat * size[b]) & (size[a] > 0) & (size[b] > 0))
+        a, b, out, flat, fall = a[ok], b[ok], out[ok], flat[ok], fall[ok]
+        u = out / flat[:, None]
+        flat_tree = cKDTree(p[:, (0, 2)])
+        gap = np.zeros(len(a), bool)
+        for t in np.linspace(0.0, 1.0, int(math.ceil(far / MERGE)) + 1)[1:-1]:
+            q = p[a][:, (0, 2)] + out * t
+            d, i = flat_tree.query(q, k=8, distance_upper_bound=EDGE_FIND)
+            y = p[np.minimum(i, len(p) - 1), 1]
+            floor = np.isfinite(d) & (y >= p[b, 1][:, None] - 2.0) & (y <= p[a, 1][:, None] + 2.0)
+            gap |= (t * flat > EDGE_FIND) & (t * flat < flat - EDGE_FIND) & ~floor.any(axis=1)
+        low, kick = np.full(len(a), np.inf), np.zeros(len(a))       # the run-up's lowest floor, the edge's rise
+        for step in np.arange(MERGE, LEAP_RUN + 0.5 * MERGE, MERGE):
+            y = self._floor_under(flat_tree, p[a][:, (0, 2)] - u * step, p[a, 1] - LEAP_DIP)
+            low = np.minimum(low, y)
+            gap &= np.isfinite(y)
+            if step == 2.0 * MERGE:
+                kick = np.minimum(np.maximum(p[a, 1] - y, 0.0) / step, self.slope[a])
+        for step in np.arange(MERGE, LEAP_LAND + 0.5 * MERGE, MERGE):       # room to stop beyond the landing
+            gap &= np.isfinite(self._floor_under(flat_tree, p[b][:, (0, 2)] + u * step, p[b, 1] - LEAP_DIP))
+        a, b, u, flat, fall, low, kick = a[gap], b[gap], u[gap], flat[gap], fall[gap], low[gap], kick[gap]
+        d, i = flat_tree.query(p[a][:, (0, 2)] - u * LEAP_RUN, k=8, distance_upper_bound=EDGE_FIND)
+        y = np.where(np.isfinite(d), p[np.minimum(i, len(p) - 1), 1], -np.inf)
+        start = i[np.arange(len(a)), np.argmin(np.where(y >= p[a, 1][:, None] - LEAP_DIP, y, np.inf), axis=1)]
+        ok = ~self._walled(start, a)
+        rise = np.maximum(p[a, 1] - low, 0.0)        # up a kicker to the edge: slower (v^2 - 2 g h) ...
+        cos = 1.0 / np.sqrt(1.0 + kick * kick)      # ... and launched up its slope: rising to its top, then falling
+        flies = []
+        for k, v in zip(KIND_NAMES, speed):
+            v = np.sqrt(np.maximum(v * v - 2.0 * self.gravity * rise, 0.0))
+            up = v * kick * cos / self.gravity
+            flies.append(flat <= v * cos * up + self.flights[k].reach(fall + 0.5 * self.gravity * up * up, v * cos))
+        flies = np.stack(flies, axis=1)
+        ok &= flies.any(axis=1)
+        return start[ok], b[ok], flies[ok]
+
+    def _floor_under(self, flat_tree, q, lowest) -> np.ndarray:
+        """Per point q (x, z): the lowest node within EDGE_FIND across no
+        lower than ``lowest`` (a floor, not a wall's top), inf where none."""
+        d, i = flat_tree.query(q, k=8, distance_upper_bound=EDGE_FIND)
+        y = np.where(np.isfinite(d), self.points[np.minimum(i, len(self.points) - 1), 1], -np.inf)
+        return np.where(y >= lowest[:, None], y, np.inf).min(axis=1)
+
+    def _inward(self, edge) -> np.ndarray:
+        """Per node (0 but for ``edge``): the horizontal way from it toward the
+        floor round it at its height (within EDGE_PROBE, 1 up or down)."""
+        p = self.points
+        inward = np.zeros((len(p), 2))
+        for i, around in zip(edge, self.tree.query_ball_point(p[edge], EDGE_PROBE)):
+            level = [j for j in around if abs(p[j, 1] - p[i, 1]) <= 1.0]
+            inward[i] = (p[level][:, (0, 2)] - p[i, (0, 2)]).mean(axis=0)
+        return inward
 
     def _walled(self, a, b) -> np.ndarray:
         """For links a -> b: at a quarter, half or three quarters along, is
@@ -472,7 +576,9 @@ class WalkMap:
         rise = self._rise(a, b)
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
         ride_a, ride_b = self._rides(a[~dropped], b[~dropped])
-        self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist()))
+        leap_a, leap_b, leaps = self._leaps()
+        self.leaps = frozenset(zip(leap_a.tolist(), leap_b.tolist()))
+        self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist())) | self.leaps
         ride_cost = np.linalg.norm(p[ride_a] - p[ride_b], axis=1)
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
@@ -489,6 +595,10 @@ class WalkMap:
             ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)
             cols += [to_kind[up] * n + b[up], ride_kind * n + ride_b]
             costs += [length[up], ride_cost]
+            leap_kind = np.where(self.pad_kind[leap_b] >= 0, self.pad_kind[leap_b], k)[leaps[:, k]]
+            rows.append(k * n + leap_a[leaps[:, k]])
+            cols.append(leap_kind * n + leap_b[leaps[:, k]])
+            costs.append(np.linalg.norm(p[leap_a] - p[leap_b], axis=1)[leaps[:, k]] + LEAP_COST)
         paper = KIND_NAMES.index("paper")
         for below, above in self.lifts:
             if len(below) and len(above):
