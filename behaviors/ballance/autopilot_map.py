@@ -336,7 +336,8 @@ class WalkMap:
         lid = np.zeros(len(a), bool)
         for m in np.arange(0.0, 2.0 * REACH + LID_PAST, 0.5):
             live = np.flatnonzero((m <= lead + LID_PAST) & ~lid)
-            centre = start[live] + m * u[live]
+            live = live[np.isfinite(self.solid.query(start[live] + m * u[live], distance_upper_bound=LID_PROBE)[0])]
+            centre = start[live] + m * u[live]                                # those with a face near (few)
             d, i = self.solid.query(centre, k=8, distance_upper_bound=LID_PROBE)
             q = self.solid.data[np.minimum(i, self.solid.n - 1)] - centre[:, None, :]
             ahead = q[..., 0] * u[live, 0, None] + q[..., 2] * u[live, 2, None]
