@@ -1,6 +1,7 @@
 """A drop's way out of its edge (issue 40 item 3; docs/levels.md "Autopilot"):
 a face over it lower than the ball's top closes it, the ball's own rails
-below its centre do not (autopilot_map ``WalkMap._lids``).
+below its centre do not (autopilot_map ``WalkMap._lids``); with no route
+from a sector's start the autopilot says where the map ends.
 
 Level 06's sector 1 (measured on the game's files): the trough's floor
 ends at a lip 8.56 high with a floor 3.5 below beyond it, and a rail tube
@@ -11,9 +12,14 @@ import math
 
 import numpy as np
 
+import scenes
+from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.autopilot_map import WalkMap
+from scenes.virtools import game_level
 
 from test_autopilot import cost_from, plate
+from test_autopilot_jumps import jump_level
+from virtools_levels import game_folder, played_at_once
 
 
 def bar(x0, x1, y0, y1, z0, z1):
@@ -48,3 +54,18 @@ def test_the_balls_own_rails_below_its_centre_are_no_lid():
     assert math.isfinite(cost_from(walk, route, (0, 10, -5), "wood"))
     mids = walk.points[walk.span]
     assert len(mids) and np.all(np.abs(mids[:, 0]) < 0.5)          # the ball rests between the rails
+
+
+def test_with_no_route_from_a_sectors_start_the_autopilot_says_where_the_map_ends(tmp_path):
+    """The written jump level with a gap of 40: no kind flies it falling 20
+    (wood 0.75 x 20 across from rest, paper 1.07 x 20, plus at most 8 units/s
+    for the 1.4 s of the fall: 33 at most), so the map has no route from the
+    start; the autopilot says so at the first frame of play, where the map's
+    reach ends (floor A's end, z 25), with no try."""
+    game_folder(tmp_path, jump_level(40.0).data(), {})
+    outcome = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 30.0).run()
+    assert not outcome.finished
+    assert "no route to the goal" in outcome.why, outcome.text()
+    end = [float(v) for v in outcome.why.split("reach ends at (")[1].split(")")[0].split(", ")]
+    assert 23.0 <= end[2] <= 25.5 and 20.5 <= end[1] <= 22.5     # a ball over floor A's end (a box 19 to 20)
+    assert outcome.rollbacks == 0 and outcome.frames < 60
