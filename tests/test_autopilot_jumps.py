@@ -26,19 +26,19 @@ HIGH = 20.0          # floor A's top
 GAP = 13.0           # between floor A's end and floor B's start: wood flies 0.7468 x 20 = 14.9 falling 20
 
 
-def jump_level() -> LevelBuilder:
+def jump_level(gap: float = GAP) -> LevelBuilder:
     """Floor A (x -6..6, z -5..25, top y 20) where the wood ball starts, the
-    void, floor B (z 38..70, top y 0) with the finish at z 60; a death cube
-    under both."""
+    void ``gap`` wide, floor B (32 long, top y 0; z 38..70 for GAP) with the
+    finish 22 into it (z 60); a death cube under both."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
     floors = [b.box("A01_Floor_01", (12, 1, 30), (0, HIGH - 0.5, 10), floor_mat),
-              b.box("A01_Floor_02", (12, 1, 32), (0, -0.5, 25 + GAP + 16), floor_mat)]
+              b.box("A01_Floor_02", (12, 1, 32), (0, -0.5, 25 + gap + 16), floor_mat)]
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, HIGH + 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, HIGH + 3.65, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 60))
+    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 25 + gap + 22))
     course_groups(b, floors, death, start, [reset], finish)
     b.group("Sector_01", [start])
     return b

@@ -39,6 +39,7 @@ import time
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.sparse.csgraph import dijkstra
 from scipy.spatial import cKDTree
 
 from ivp import rng
@@ -56,7 +57,7 @@ from .level import DEAD, FINISHED, GAME_OVER, PLAYING, STARTING, level_behavior
 from .level_meaning import MODULES
 from .modules import Fan, falling_stones
 from .navigation import BallNavigation
-from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS, KIND_NAMES
 
 FRAME_MS = 1000.0 / 60.0
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")
@@ -820,6 +821,9 @@ class Pilot:
             fresh = not self.kept or self.kept[-1][3] != level.sector      # the sector's first frame of play
             if playing and (fresh or len(self.keys) % SNAPSHOT_FRAMES == 0):
                 self.keep()
+            why = self._no_route(ball) if playing and fresh else ""
+            if why:
+                break
             keys = self.steer(ball, player.kind) if playing else frozenset()
             if playing and self.variant_until[0] and self._past(ball, player.kind):
                 self.variant = VARIANTS[0]       # past the failure: its tries are done with
@@ -846,6 +850,22 @@ class Pilot:
             why = f"the level is {level.flow} in sector {level.sector}"
         return Outcome(level.level, finished, level.final if level.final is not None else level.points,
                        level.lives, len(self.keys), self.rollbacks, time.perf_counter() - start, why)
+
+    def _no_route(self, ball) -> str:
+        """At a sector's first frame of play: '' when the map has a route to
+        its goal from the ball as any kind, else where its reach ends (the
+        node reached nearest the goal, as the ball's kind): no try can follow
+        a route that is not there."""
+        route, p = self.route(self.level.sector), ball.get_position()
+        if any(np.isfinite(route.cost[route.state(p, k)]) for k in KIND_NAMES):
+            return ""
+        n, kind = len(self.map.points), player_of(self.ctx).kind
+        reached = np.flatnonzero(np.isfinite(dijkstra(self.map.graph, indices=route.state(p, kind)))) % n
+        far = np.linalg.norm(self.map.points[reached] + (0.0, BALL_RADIUS, 0.0) - route.goal, axis=1)
+        end = self.map.points[reached[int(np.argmin(far))]] + (0.0, BALL_RADIUS, 0.0)
+        return (f"in sector {self.level.sector} at ({p[0]:.1f}, {p[1]:.1f}, {p[2]:.1f}), {kind} ball: no route "
+                f"to the goal; the map's reach ends at ({end[0]:.1f}, {end[1]:.1f}, {end[2]:.1f}), "
+                f"{float(far.min()):.0f} from it")
 
     def _push_failed(self, ball) -> bool:
         """A push that has not cleared the way in PUSH_FRAMES, or whose ball is

@@ -14,7 +14,8 @@ node at an edge the ball may also drop onto a floor below (at most
 ``MAX_DROP`` down, ``DROP_REACH`` out, or as far as its kind flies while
 it falls leaving the edge at ``JUMP_SPEED`` (the steering runs at a jump
 faster): ``Flight``, measured on the world with the push held; without a
-measurement, ballistic). A node whose surroundings are
+measurement, ballistic), with no face over its way out of the edge
+(``_lids``). A node whose surroundings are
 partly empty (a floor's edge, a rail) costs more to cross, so routes keep
 to the middle of floors. Between two edges a ball can rest across (a rail
 pair, 3.75 apart) the midpoints are nodes too, so a route runs between the
@@ -74,6 +75,12 @@ SPAN_REACH = 5.0         # a rail pair's midpoint and a floor node are linked th
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
 JUMP_SPEED = 8.0         # ball leaving the edge at this speed flies while it falls, pushed on ...
 MAX_DROP = 50.0          # ... and at most this far below (level 02's platform to the floor under it: 46)
+LID_PROBE = 1.9          # a drop's way out of its edge is closed by a face this near the ball's centre (radius
+LID_LOW = 0.0            # 2), this above it (not a face below it the ball rolls on, over or beside: level 06's
+                         # rail ends, a curved plank) and not behind it, the ball rolled level out of the edge
+DROP_LEAD = 1.5          # ... until no node is this near its floor point ...
+LID_PAST = 1.0           # ... and this beyond (level 06's A_01_Rail_03 runs 3.5 over a step's lip)
+LID_WAYS = 16            # the ways out of an edge looked at (a drop's way: the nearest of them)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -212,6 +219,8 @@ class WalkMap:
         triangles = np.asarray(triangles, float).reshape(-1, 3, 3)
         up, slopes, sides = upward_triangles(triangles)
         walls = sample_triangles(sides, WALL_SPACING)[0]
+        solid = sample_triangles(triangles, WALL_SPACING)[0]            # every face, for the drops' lids
+        self.solid = cKDTree(solid[merged(solid, WALL_SPACING * 0.25)]) if len(solid) else None
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
@@ -293,7 +302,8 @@ class WalkMap:
         45 degrees of straight off its rails' end, not sideways: level 03's
         rails end 0.9 past their last midpoint, whose diagonal probes find
         the rails' ends), no farther than the farthest flight of a kind
-        (whose reach each kind's links check: _graph)."""
+        (whose reach each kind's links check: _graph), with no lid over its
+        way out (_lids)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
@@ -316,7 +326,40 @@ class WalkMap:
                            along <= 0.0)
             out_a.append(a[off])
             out_b.append(b[off])
-        return np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
+        a, b = np.concatenate(out_a or [np.zeros(0, int)]), np.concatenate(out_b or [np.zeros(0, int)])
+        way = p[b][:, (0, 2)] - p[a][:, (0, 2)]
+        way = np.where((np.hypot(way[:, 0], way[:, 1]) > 1.0)[:, None], way, -inward[a])   # b under the edge: out
+        turn = np.round(np.arctan2(way[:, 1], way[:, 0]) * LID_WAYS / (2.0 * math.pi)).astype(int) % LID_WAYS
+        key = a * LID_WAYS + turn
+        keys, which = np.unique(key, return_inverse=True)
+        free = ~self._lids(keys // LID_WAYS, keys % LID_WAYS * (2.0 * math.pi / LID_WAYS))
+        return a[free[which]], b[free[which]]
+
+    def _lids(self, a, angle) -> np.ndarray:
+        """For ways out of edge nodes ``a`` at ``angle`` (from +X toward +Z):
+        is there a lid over it? The ball's centre rolls level from over the
+        node that way until LID_PAST beyond the last point with a node within
+        DROP_LEAD (its floor's edge); a point of any face (sampled) within
+        LID_PROBE of it, above it and not behind it closes the way."""
+        p = self.points
+        if self.solid is None:
+            return np.zeros(len(a), bool)
+        u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
+        start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
+        lead, on = np.zeros(len(a)), np.ones(len(a), bool)
+        for m in np.arange(0.5, 2.0 * REACH, 0.5):
+            on &= np.isfinite(self.tree.query(p[a] + m * u, distance_upper_bound=DROP_LEAD)[0])
+            lead = np.where(on, m, lead)
+        lid = np.zeros(len(a), bool)
+        for m in np.arange(0.0, 2.0 * REACH + LID_PAST, 0.5):
+            live = np.flatnonzero((m <= lead + LID_PAST) & ~lid)
+            live = live[np.isfinite(self.solid.query(start[live] + m * u[live], distance_upper_bound=LID_PROBE)[0])]
+            centre = start[live] + m * u[live]                                # those with a face near (few)
+            d, i = self.solid.query(centre, k=8, distance_upper_bound=LID_PROBE)
+            q = self.solid.data[np.minimum(i, self.solid.n - 1)] - centre[:, None, :]
+            ahead = q[..., 0] * u[live, 0, None] + q[..., 2] * u[live, 2, None]
+            lid[live] = (np.isfinite(d) & (q[..., 1] > LID_LOW) & (ahead > -0.25)).any(axis=1)
+        return lid
 
     def _leaps(self):
         """(start, landing, per kind whether it flies that far) of the leaps:
