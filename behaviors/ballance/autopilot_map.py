@@ -220,7 +220,7 @@ class WalkMap:
         up, slopes, sides = upward_triangles(triangles)
         walls = sample_triangles(sides, WALL_SPACING)[0]
         solid = sample_triangles(triangles, WALL_SPACING)[0]            # every face, for the drops' lids
-        self.solid = cKDTree(solid[merged(solid, WALL_SPACING * 0.25)]) if len(solid) else None
+        self.solid = cKDTree(solid[merged(solid, WALL_SPACING * 0.25)])
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
@@ -342,8 +342,6 @@ class WalkMap:
         DROP_LEAD (its floor's edge); a point of any face (sampled) within
         LID_PROBE of it, above it and not behind it closes the way."""
         p = self.points
-        if self.solid is None:
-            return np.zeros(len(a), bool)
         u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
         start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
         lead, on = np.zeros(len(a)), np.ones(len(a), bool)
