@@ -46,13 +46,17 @@ def board_prefab() -> bytes:
     return b.data(compressed=True)
 
 
-def board_level() -> LevelBuilder:
+def board_level(a_from: float = -5.0) -> LevelBuilder:
+    """The level of the module's docstring, floor A from z ``a_from`` (and a
+    start plate z -5..5 where that is beyond it)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
-    floors = [plate(b, "A01_Floor_01", [(-6, 0, -5), (6, 0, -5), (6, 0, 20), (-6, 0, 20)], floor_mat),
+    floors = [plate(b, "A01_Floor_01", [(-6, 0, a_from), (6, 0, a_from), (6, 0, 20), (-6, 0, 20)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -1, 34), (6, -1, 34), (6, -1, 34.8), (-6, -1, 34.8)], floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 34.8), (6, 0, 34.8), (6, 0, 70), (-6, 0, 70)], floor_mat)]
+    if a_from > 5.0:
+        floors.append(plate(b, "A01_Floor_04", [(-6, 0, -5), (6, 0, -5), (6, 0, 5), (-6, 0, 5)], floor_mat))
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
@@ -109,3 +113,24 @@ def test_the_autopilot_pushes_the_board_over_and_rolls_across(scene):
     assert level_behavior(pilot.ctx).flow == FINISHED
     middle = pilot.ctx.get(BOARD).transform((-LENGTH / 2.0, 0.0, 0.0))
     assert middle == pytest.approx((0.0, HINGE_Y, HINGE_Z + LENGTH / 2.0), abs=0.5)    # it went over the board
+
+
+def test_a_board_with_no_floor_for_a_run_up_behind_it_stays_standing_in_the_map(tmp_path):
+    """Floor A only 3 long (z 17..20, the start on a plate z -5..5): the
+    run-up's start, 6 + 2 behind the board's foot (z 20), is over the void;
+    the probe pushes the board over, but the map keeps it standing (no node
+    on it lying) and pushes nothing."""
+    game_folder(tmp_path, board_level(17.0).data(), {"P_Modul_37": board_prefab()})
+    ctx = played_at_once(scenes.load(game_level(str(tmp_path), 1))).ctx
+    ctx.input_manager.set_keys(frozenset())
+    ctx.process_frame(1000.0 / 60.0)
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    down = poses[BOARD]
+    assert np.asarray((-LENGTH / 2.0, 0.0, 0.0)) @ down[:3, :3] + down[3, :3] == pytest.approx(
+        (0.0, HINGE_Y, HINGE_Z + LENGTH / 2.0), abs=0.5)
+    ctx = build(table)
+    walk, blockers = level_map(ctx, level_behavior(ctx), poses, gates)
+    assert blockers == []
+    d, _ = walk.tree.query((0.0, 0.0, HINGE_Z + LENGTH / 2.0))
+    assert d > 1.0

@@ -440,14 +440,15 @@ def _touching(walk: WalkMap, body, matrix) -> tuple:
     return points, frozenset(i for i, near in enumerate(touched) if near)
 
 
-def _run_up(walk: WalkMap, heights: FloorHeights, points: np.ndarray, u):
+def _run_up(heights: FloorHeights, points: np.ndarray, u, walk: WalkMap | None = None):
     """The ball's centre at the start of a RUN_UP behind the points hindmost
-    along ``u`` (on the floor there), or None where no node is near it."""
+    along ``u``, on the floor there (and near a node of ``walk``), or None."""
     along = points @ u
     back = points[along <= along.min() + 2.0 * SAMPLE]
     start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
     foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
-    if math.isnan(foot) or not walk.tree.query_ball_point((start[0], foot, start[2]), AT_RUN_UP):
+    if math.isnan(foot) or (walk is not None and not walk.tree.query_ball_point((start[0], foot, start[2]),
+                                                                                  AT_RUN_UP)):
         return None
     return np.array([start[0], foot + BALL_RADIUS, start[2]])
 
@@ -457,7 +458,7 @@ def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel:
     closed (settled), its one push: from a run-up behind the pusher's back
     (its points hindmost along ``u``), as far as it opens."""
     closed, nodes = _touching(walk, pusher, settled)
-    start = _run_up(walk, heights, closed, u) if len(closed) else None
+    start = _run_up(heights, closed, u, walk) if len(closed) else None
     if start is None:
         return None
     origin = np.asarray(pusher.get_position(), float)
@@ -466,24 +467,40 @@ def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel:
                    ((start, u, RUN_UP + travel),))
 
 
-def _board_plan(walk: WalkMap, heights: FloorHeights, board, down) -> Blocker | None:
-    """A standing T-board as a Blocker: the nodes where a ball touches it
-    down (the way it makes: level 12's lies across a rail pair's gap), its
-    one push: from a run-up behind its foot (its points within a ball of its
-    lowest, hindmost the way it falls) into it; it has fallen once its
-    middle has gone BOARD_DOWN of the way down."""
-    mid, standing = _middle(board), np.asarray(board.get_world_matrix().as_array(), float)
-    origin, gone = _at(standing, mid), _at(down, mid) - _at(standing, mid)
+def _board_way(board, down) -> np.ndarray:
+    """How far a T-board's middle goes from where it stands to ``down``."""
+    mid = _middle(board)
+    return _at(down, mid) - _at(np.asarray(board.get_world_matrix().as_array(), float), mid)
+
+
+def _board_push(board, down, heights: FloorHeights):
+    """How a ball pushes a standing T-board over to lie at ``down``: (the
+    middle's way down, the ball's centre at the start of a run-up on the
+    floor behind its foot (its points within a ball of its lowest,
+    hindmost the way it falls), the unit push), or None where no floor is
+    behind it (level 12's three in sector 6 stand over the void on that side)."""
+    gone = _board_way(board, down)
     u = _flat(gone) / (np.linalg.norm(_flat(gone)) or 1.0)
     up = _surface_points(entity_triangles([board]), SAMPLE)
-    _, nodes = _touching(walk, board, down)
     foot = up[up[:, 1] <= up[:, 1].min() + 2.0 * BALL_RADIUS] if len(up) else up
-    start = _run_up(walk, heights, foot, u) if len(foot) else None
-    if start is None or not nodes:
+    start = _run_up(heights, foot, u) if len(foot) else None
+    return None if start is None else (gone, start, u)
+
+
+def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
+    """A standing T-board as a Blocker: the nodes where a ball touches it
+    down (the way it makes: level 12's lies across a rail pair's gap), its
+    one push (_board_push) from a node into it; it has fallen once its
+    middle has gone BOARD_DOWN of the way down."""
+    gone, start, u = push
+    _, nodes = _touching(walk, board, down)
+    if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
+    mid = _middle(board)
     travel = float(np.linalg.norm(gone))
-    return Blocker(board.name, tuple(origin), tuple(gone / travel), travel, BOARD_DOWN * travel, nodes,
-                   ((start, u, RUN_UP + BALL_RADIUS),), tuple(mid))
+    return Blocker(board.name, tuple(_at(np.asarray(board.get_world_matrix().as_array(), float), mid)),
+                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, RUN_UP + BALL_RADIUS),),
+                   tuple(mid))
 
 
 def level_map(ctx, level, poses=None, gates=None, flown=None):
@@ -502,6 +519,17 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     modules = [e for bodies in level.sector_bodies.values() for e in bodies
                if e not in level.prop_set and e.name not in moved]
     poses = dict(poses or {})
+    heights = FloorHeights(floors) if len(floors) else None
+    pushes = {}
+    for board in _module_parts(ctx, T_BOARD, "body"):
+        down = poses.get(board.name)
+        if down is None or heights is None or float(np.linalg.norm(_board_way(board, down))) < GATE_MOVED:
+            continue
+        push = _board_push(board, down, heights)
+        if push is None:
+            del poses[board.name]              # down only where a ball pushes it over: else as authored
+        else:
+            pushes[board.name] = push
     for name, (u, settled, travel) in (gates or {}).items():
         poses[name] = settled.copy()
         poses[name][3, :3] += u * travel
@@ -517,17 +545,12 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
                    flown, np.r_[rails, np.zeros(len(bodies), bool)])
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
-    heights = FloorHeights(floors) if len(floors) else None
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
         if gate is not None:
             blockers.append(gate)
-    for board in _module_parts(ctx, T_BOARD, "body"):
-        down = poses.get(board.name)
-        if down is None or heights is None or float(np.linalg.norm(
-                _at(down, _middle(board)) - board.transform(tuple(_middle(board))))) < GATE_MOVED:
-            continue
-        plan = _board_plan(walk, heights, board, down)
+    for name, push in pushes.items():
+        plan = _board_plan(walk, ctx.get(name), poses[name], push)
         if plan is not None:
             blockers.append(plan)
     return walk, blockers
