@@ -6,9 +6,9 @@ could not press, and the level's own rules run as for a player. It finds its
 way from the level's geometry and groups (autopilot_map): the route to the
 next checkpoint (the finish in the last sector) over the floor and rail
 nodes, the fans' lifts and the transformers, with the module bodies where
-they come to rest and the sliding gates open (``probe``, measured on the
-world before the run; a falling stone's crate or a closed gate on the route
-is pushed first: Blocker). The steering pushes the ball
+they come to rest, the sliding gates open and the T-boards down (``probe``,
+measured on the world before the run; a falling stone's crate, a closed
+gate or a standing T-board on the route is pushed first: Blocker). The steering pushes the ball
 toward a point ``lookahead`` ahead on the route at a speed that drops in
 bends and on narrow ground: of the eight key sets (one arrow or two) it holds
 the one whose push, in the camera's orientation frame, best turns the ball's
@@ -95,6 +95,7 @@ PUSH_SPEED = 10.0            # the push's speed along its line
 PUSH_FRAMES = 300            # a push that has not cleared the way in 5 s failed
 DROPPED = 0.5                # a stone down this part of its drop is dropping: the push is done
 SLIDING_GATE = "P_Modul_01"
+T_BOARD = "P_Modul_37"
 SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
 SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
 GATE_PUSH = 1.5              # the probe pushes a gate's pusher along its channel with this many times its weight
@@ -102,6 +103,8 @@ GATE_FRAMES = 180            # ... for at most 3 s, until it stops (moves less t
 GATE_STOP = 0.005
 GATE_MOVED = 1.0             # a pusher moved less than this does not open that way
 GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
+BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
+BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -214,8 +217,10 @@ class Blocker:
     at ``origin`` while it waits; it has cleared the way once moved ``need``
     along ``axis`` (of the ``travel`` it can move: a stone's drop, a gate's
     opening). ``nodes``: the map's nodes the way needs cleared (a stone's
-    dropped top, a closed gate's place); ``pushes``: (the ball's centre at
-    the run-up's start, the unit push, the length of the push)."""
+    dropped top, a closed gate's place, a T-board's way down); ``pushes``:
+    (the ball's centre at the run-up's start, the unit push, the length of
+    the push); ``at``: the point of the body that moves, in its frame (a
+    T-board's middle: its position is its hinge)."""
 
     body: str
     origin: tuple
@@ -224,9 +229,10 @@ class Blocker:
     need: float
     nodes: frozenset = frozenset()
     pushes: tuple = ()
+    at: tuple = (0.0, 0.0, 0.0)
 
     def done(self, ctx) -> bool:
-        moved = np.asarray(ctx.get(self.body).get_position(), float) - self.origin
+        moved = np.asarray(ctx.get(self.body).transform(self.at), float) - self.origin
         return float(moved @ np.asarray(self.axis, float)) >= self.need
 
 
@@ -280,11 +286,57 @@ def _stone_plan(walk: WalkMap, stone: Blocker, crate, dropped: np.ndarray) -> Bl
     return replace(stone, nodes=frozenset(top.tolist()), pushes=tuple(pushes))
 
 
+def _module_parts(ctx, module: str, role: str) -> list:
+    """The level's parts of one role of a module, by their names in the module table."""
+    suffix = next(p.suffix for p in MODULES[module].parts if p.role == role)
+    return [e for e in ctx.entities if e.name.partition(".")[2] == module + suffix]
+
+
 def sliding_gates(ctx) -> list:
     """The pushers of the level's sliding gates (module 01: the pusher slides
-    along its channel, glue-and-content 3), by their names in the module table."""
-    suffix = next(p.suffix for p in MODULES[SLIDING_GATE].parts if p.role == "pusher")
-    return [e for e in ctx.entities if e.name.partition(".")[2] == SLIDING_GATE + suffix]
+    along its channel, glue-and-content 3)."""
+    return _module_parts(ctx, SLIDING_GATE, "pusher")
+
+
+def _middle(e) -> np.ndarray:
+    """The middle of an entity's mesh box, in its own frame."""
+    lo, hi = e.get_bounding_box(local=True)
+    return (np.asarray(lo, float) + np.asarray(hi, float)) * 0.5
+
+
+def _at(m: np.ndarray, local) -> np.ndarray:
+    """A point of an entity's frame at world matrix ``m`` (4 x 4, CK layout)."""
+    return np.asarray(local, float) @ m[:3, :3] + m[3, :3]
+
+
+def _push_over(ctx, board, settled: np.ndarray, g: float):
+    """A T-board (module 37: a board on a hinge, its mass 7.5 up it) pushed
+    over by GATE_PUSH times its weight at its middle, first the way from its
+    top's lean (level 12's leans 3 toward the platform beside it and rests
+    there), then the other, until it stops: its world matrix where it came
+    down, or None when neither push moved its middle GATE_MOVED."""
+    mass = next(p.physics["mass"] for p in MODULES[T_BOARD].parts if p.role == "body")
+    mid = _middle(board)
+    lean = _flat(_at(settled, mid) - settled[3, :3])
+    y = _flat(settled[1, :3])
+    y = y / (np.linalg.norm(y) or 1.0)
+    first = -1.0 if float(lean @ y) > 0.0 else 1.0
+    for sign in (first, -first):
+        force = SetPhysicsForce(board, ctx, position=tuple(mid), pos_referential=board, direction=tuple(sign * y),
+                                force_value=GATE_PUSH * mass * g * ctx.physics.psi_length)
+        force.create()
+        wake(ctx, board)
+        last = _at(settled, mid)
+        for k in range(BOARD_FRAMES):
+            _frames(ctx, 1)
+            now = np.asarray(board.transform(tuple(mid)), float)
+            if k >= SETTLE_FRAMES // 4 and float(np.linalg.norm(now - last)) < GATE_STOP:
+                break
+            last = now
+        force.destroy_now(ctx)
+        if float(np.linalg.norm(last - _at(settled, mid))) >= GATE_MOVED:
+            return np.asarray(board.get_world_matrix().as_array(), float)
+    return None
 
 
 def _frames(ctx, n: int) -> None:
@@ -300,7 +352,8 @@ def probe(ctx, level) -> tuple:
     SETTLE_FRAMES without keys: name -> world matrix of each body that moved
     less than SETTLED_MOVE; then each gate's pusher pushed along its channel
     (its frame's X, either way) by GATE_PUSH times its weight until it stops:
-    name -> (unit push, its settled matrix, how far from there it went)."""
+    name -> (unit push, its settled matrix, how far from there it went);
+    then each T-board pushed over (_push_over): its matrix down in ``poses``."""
     for k in level.sector_bodies:
         level.reset_sector(k)
     bodies = [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
@@ -336,6 +389,10 @@ def probe(ctx, level) -> tuple:
             if went >= GATE_MOVED:
                 gates[pusher.name] = (u, poses[pusher.name], went)
                 break
+    for board in _module_parts(ctx, T_BOARD, "body"):
+        down = _push_over(ctx, board, poses[board.name], g) if board.name in poses else None
+        if down is not None:
+            poses[board.name] = down
     return poses, gates
 
 
@@ -388,34 +445,86 @@ def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
     return np.concatenate(out)
 
 
+def _touching(walk: WalkMap, body, matrix) -> tuple:
+    """(surface points of ``body`` at ``matrix``, the map's nodes whose ball touches them)."""
+    points = _surface_points(entity_triangles([body], {body.name: matrix}), SAMPLE)
+    if not len(points):
+        return points, frozenset()
+    touched = cKDTree(points).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), BALL_RADIUS - 0.1)
+    return points, frozenset(i for i, near in enumerate(touched) if near)
+
+
+def _run_up(heights: FloorHeights, points: np.ndarray, u, walk: WalkMap | None = None):
+    """The ball's centre at the start of a RUN_UP behind the points hindmost
+    along ``u``, on the floor there (and near a node of ``walk``), or None."""
+    along = points @ u
+    back = points[along <= along.min() + 2.0 * SAMPLE]
+    start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
+    foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
+    if math.isnan(foot) or (walk is not None and not walk.tree.query_ball_point((start[0], foot, start[2]),
+                                                                                  AT_RUN_UP)):
+        return None
+    return np.array([start[0], foot + BALL_RADIUS, start[2]])
+
+
 def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel: float) -> Blocker | None:
     """A sliding gate as a Blocker: the nodes where a ball touches its pusher
     closed (settled), its one push: from a run-up behind the pusher's back
     (its points hindmost along ``u``), as far as it opens."""
-    closed = _surface_points(entity_triangles([pusher], {pusher.name: settled}), SAMPLE)
-    if not len(closed):
-        return None
-    touched = cKDTree(closed).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), BALL_RADIUS - 0.1)
-    nodes = frozenset(i for i, near in enumerate(touched) if near)
-    along = closed @ u
-    back = closed[along <= along.min() + 2.0 * SAMPLE]
-    start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
-    foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
-    if math.isnan(foot) or not walk.tree.query_ball_point((start[0], foot, start[2]), AT_RUN_UP):
+    closed, nodes = _touching(walk, pusher, settled)
+    start = _run_up(heights, closed, u, walk) if len(closed) else None
+    if start is None:
         return None
     origin = np.asarray(pusher.get_position(), float)
     opened = settled[3, :3] + u * travel
     return Blocker(pusher.name, tuple(origin), tuple(u), travel, float((opened - origin) @ u) - GATE_SLACK, nodes,
-                   ((np.array([start[0], foot + BALL_RADIUS, start[2]]), u, RUN_UP + travel),))
+                   ((start, u, RUN_UP + travel),))
+
+
+def _board_way(board, down) -> np.ndarray:
+    """How far a T-board's middle goes from where it stands to ``down``."""
+    mid = _middle(board)
+    return _at(down, mid) - _at(np.asarray(board.get_world_matrix().as_array(), float), mid)
+
+
+def _board_push(board, down, heights: FloorHeights):
+    """How a ball pushes a standing T-board over to lie at ``down``: (the
+    middle's way down, the ball's centre at the start of a run-up on the
+    floor behind its foot (its points within a ball of its lowest,
+    hindmost the way it falls), the unit push), or None where no floor is
+    behind it (level 12's three in sector 6 stand over the void on that side)."""
+    gone = _board_way(board, down)
+    u = _flat(gone) / (np.linalg.norm(_flat(gone)) or 1.0)
+    up = _surface_points(entity_triangles([board]), SAMPLE)
+    foot = up[up[:, 1] <= up[:, 1].min() + 2.0 * BALL_RADIUS] if len(up) else up
+    start = _run_up(heights, foot, u) if len(foot) else None
+    return None if start is None else (gone, start, u)
+
+
+def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
+    """A standing T-board as a Blocker: the nodes where a ball touches it
+    down (the way it makes: level 12's lies across a rail pair's gap), its
+    one push (_board_push) from a node into it; it has fallen once its
+    middle has gone BOARD_DOWN of the way down."""
+    gone, start, u = push
+    _, nodes = _touching(walk, board, down)
+    if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
+        return None
+    mid = _middle(board)
+    travel = float(np.linalg.norm(gone))
+    return Blocker(board.name, tuple(_at(np.asarray(board.get_world_matrix().as_array(), float), mid)),
+                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, RUN_UP + BALL_RADIUS),),
+                   tuple(mid))
 
 
 def level_map(ctx, level, poses=None, gates=None, flown=None):
     """The WalkMap of a started level: its floors and its sectors' module
     bodies at rest (``poses``, probe) or where they wait (bridges, boards,
     seesaws: not the loose props), the falling stones dropped (their crates
-    left out), the sliding gates open (``gates``, probe), its fans' columns,
+    left out), the sliding gates open (``gates``, probe), the T-boards down
+    (``poses``, probe), its fans' columns,
     its transformer pads, each kind's Flight (``flown``, flights); and the
-    Blockers: falling stones and gates."""
+    Blockers: falling stones, gates and standing T-boards."""
     m = manager_of(ctx, create=False)
     floors = entity_triangles(_members(ctx, FLOOR_GROUPS))
     rails = np.arange(len(floors)) >= len(entity_triangles(_members(ctx, FLOOR_GROUPS[:1])))
@@ -424,6 +533,17 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     modules = [e for bodies in level.sector_bodies.values() for e in bodies
                if e not in level.prop_set and e.name not in moved]
     poses = dict(poses or {})
+    heights = FloorHeights(floors) if len(floors) else None
+    pushes = {}
+    for board in _module_parts(ctx, T_BOARD, "body"):
+        down = poses.get(board.name)
+        if down is None or heights is None or float(np.linalg.norm(_board_way(board, down))) < GATE_MOVED:
+            continue
+        push = _board_push(board, down, heights)
+        if push is None:
+            del poses[board.name]              # down only where a ball pushes it over: else as authored
+        else:
+            pushes[board.name] = push
     for name, (u, settled, travel) in (gates or {}).items():
         poses[name] = settled.copy()
         poses[name][3, :3] += u * travel
@@ -439,11 +559,14 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
                    flown, np.r_[rails, np.zeros(len(bodies), bool)])
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
-    heights = FloorHeights(floors) if len(floors) else None
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
         if gate is not None:
             blockers.append(gate)
+    for name, push in pushes.items():
+        plan = _board_plan(walk, ctx.get(name), poses[name], push)
+        if plan is not None:
+            blockers.append(plan)
     return walk, blockers
 
 
