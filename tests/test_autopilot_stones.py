@@ -46,6 +46,27 @@ def test_the_map_counts_the_stone_dropped_and_finds_the_crates_pushes(game):
     assert way & stone.nodes
 
 
+def test_a_stone_dropped_short_of_the_paths_is_a_step_onto_them(tmp_path):
+    """The basin 5.7 down: the stone's bottom at -0.95 drops 4.75 onto it,
+    its top then 0.7 below the paths (level 05's P_Modul_34_02 stops so far
+    below the way it fills). A ball rolls over that step (SUNK_STEP): the
+    route from the start to the finish crosses the stone's top; a step up of
+    0.7 between two floors is no link otherwise, and path B has no other way
+    in (the basin's walls 5.7 high)."""
+    game_folder(tmp_path, falling_stone_level(basin=5.7).data(),
+                {"P_Modul_34": falling_stone_prefab().data(compressed=True)})
+    pilot = Pilot(scenes.load(game_level(str(tmp_path), 1)), 10.0)
+    (stone,) = pilot.blockers
+    assert stone.travel == pytest.approx(4.75, abs=0.02)
+    top = pilot.map.points[sorted(stone.nodes)]
+    assert len(top) and np.allclose(top[:, 1], -0.7, atol=0.02)
+    route = pilot.route(1)
+    start = route.state((0.0, 2.0, 0.0), "wood")
+    assert math.isfinite(route.cost[start])
+    way = {s % len(pilot.map.points) for s in route.ahead(start, math.inf)}
+    assert way & stone.nodes
+
+
 def test_the_autopilot_drops_the_stone_and_finishes(game, capsys):
     """Finished with arrow keys only; the replayed route turns the ball to
     stone, drops the stone into its gap (its centre 2.5 above the basin's

@@ -222,7 +222,7 @@ def falling_stone_prefab() -> LevelBuilder:
     return b
 
 
-def falling_stone_level() -> LevelBuilder:
+def falling_stone_level(basin: float = 5.0) -> LevelBuilder:
     """A course along +Z (floor tops at y 0; every floor an open plate, a
     ball of 4 passes under one 5 above) with a falling stone across it: the
     start area (x -20..2.5, z -5..5) and path A (x -2.5..2.5, to z 19.5), a
@@ -232,15 +232,18 @@ def falling_stone_level() -> LevelBuilder:
     from its floor (z 25) up to the start area (z 5) at x -20..-12, and a
     stone transformer on the start area at x -10. Only a ball that pushes
     the crate out from the basin drops the stone into the gap, its top then
-    level with the paths. A death cube under everything."""
+    level with the paths (``basin``: how far down the basin's floor is; a
+    deeper one leaves the dropped top that much less 5 below the paths).
+    A death cube under everything."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
     floors = [plate(b, "A01_Floor_01", [(-20, 0, -5), (2.5, 0, -5), (2.5, 0, 5), (-20, 0, 5)], floor_mat),
               plate(b, "A01_Floor_02", [(-2.5, 0, 5), (2.5, 0, 5), (2.5, 0, 19.5), (-2.5, 0, 19.5)], floor_mat),
               plate(b, "A01_Floor_03", [(-2.5, 0, 25.5), (2.5, 0, 25.5), (2.5, 0, 50), (-2.5, 0, 50)], floor_mat),
-              plate(b, "A01_Floor_04", [(-20, -5, 5), (20, -5, 5), (20, -5, 40), (-20, -5, 40)], floor_mat),
-              plate(b, "A01_Ramp", [(-20, -5, 25), (-12, -5, 25), (-12, 0, 5), (-20, 0, 5)], floor_mat)]
+              plate(b, "A01_Floor_04", [(-20, -basin, 5), (20, -basin, 5), (20, -basin, 40), (-20, -basin, 40)],
+                    floor_mat),
+              plate(b, "A01_Ramp", [(-20, -basin, 25), (-12, -basin, 25), (-12, 0, 5), (-20, 0, 5)], floor_mat)]
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 20), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))

@@ -554,10 +554,13 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    bodies = np.concatenate([entity_triangles(modules, poses)] + [t for _, _, t in stones])
-    walk = WalkMap(np.concatenate([floors, bodies]), fans, pads,
+    bodies = entity_triangles(modules, poses)
+    dropped = np.concatenate([np.zeros((0, 3, 3))] + [t for _, _, t in stones])
+    others = np.zeros(len(floors) + len(bodies), bool)
+    walk = WalkMap(np.concatenate([floors, bodies, dropped]), fans, pads,
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
-                   flown, np.r_[rails, np.zeros(len(bodies), bool)])
+                   flown, np.r_[rails, np.zeros(len(bodies) + len(dropped), bool)],
+                   np.r_[others, np.ones(len(dropped), bool)])
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None

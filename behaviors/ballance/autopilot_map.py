@@ -113,6 +113,11 @@ LEAP_LAND = 15.0         # ... onto a floor running on this far beyond its edge 
 LEAP_DROP = 10.0         # ... onto an edge at most this lower ...
 LEAP_REACH = 30.0        # ... and at most this far
 LEAP_COST = 30.0         # a leap's extra cost (a miss is a death): taken where it saves more
+SUNK_STEP = 1.0          # a ball rolls over this step between a sunk body's top and a floor beside it (level
+                         # 05's falling stone P_Modul_34_02 drops to 0.7 below the way it fills; a ball of
+                         # radius 2 meeting an edge h high keeps 1 - 5h/14 of its speed, 0.75 for 0.7, and
+                         # rises h from 6 units/s on (g 20): the weakest push, stone's, F/m 0.32 g, 5/7 of it
+                         # rolling, gives that within 4)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 
 
@@ -204,7 +209,8 @@ class WalkMap:
     """The nodes (floor points, ``points``), their links, and per goal the
     cost of each (node, kind) to it with the next node on the way."""
 
-    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None, rails=None):
+    def __init__(self, triangles, fans=(), pads=(), climb=None, gravity: float = 20.0, flights=None, rails=None,
+                 sunk=None):
         """``triangles`` (n, 3, 3) of the floors in world axes, ``rails`` which
         of them are rails (a ball rests across two rails, or two floors' edges,
         not a rail and a floor's edge; default: none); ``fans``:
@@ -212,7 +218,9 @@ class WalkMap:
         kind) of each transformer; ``climb``: kind -> the steepest rise per
         unit it rolls up (default ``CLIMB``, at most ``STEEPEST``); ``gravity`` its
         size, for how far a ball flies off an edge; ``flights``: kind ->
-        its measured Flight (default: Flight.ballistic)."""
+        its measured Flight (default: Flight.ballistic); ``sunk``: which
+        triangles are bodies sunk into a gap (a falling stone dropped): their
+        top and a floor beside it link over a step of up to SUNK_STEP."""
         self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
         self.gravity = float(gravity)
         self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
@@ -226,6 +234,7 @@ class WalkMap:
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
         self.points, self.slope = points[keep], slopes[owner[keep]]
         self.rail = (np.zeros(len(triangles), bool) if rails is None else np.asarray(rails, bool))[up][owner[keep]]
+        self.sunk = (np.zeros(len(triangles), bool) if sunk is None else np.asarray(sunk, bool))[up][owner[keep]]
         if len(self.points) == 0:
             raise ValueError("autopilot: the level has no floor to roll on (no upward triangle in its floor groups)")
         self.tree = cKDTree(self.points)
@@ -241,6 +250,7 @@ class WalkMap:
             self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
             self.span, self.paired = self.span[keep], self.paired[keep]
             self.rail = np.r_[self.rail, np.zeros(len(spans), bool)][keep]
+            self.sunk = np.r_[self.sunk, np.zeros(len(spans), bool)][keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         n = len(self.points)
@@ -577,6 +587,13 @@ class WalkMap:
         off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])
         return self.points[b, 1] - self.points[a, 1] - SPAN_DIP * off * (self.span[b].astype(float) - self.span[a])
 
+    def _sunk_step(self, a, b, rise) -> np.ndarray:
+        """Links a -> b between a sunk body's top and a floor (neither a
+        rail pair's) beside it, both no steeper than CLIMB, at most SUNK_STEP
+        apart in height: every kind rolls over that step."""
+        flat = (self.slope[a] <= CLIMB) & (self.slope[b] <= CLIMB) & ~self.span[a] & ~self.span[b]
+        return (self.sunk[a] != self.sunk[b]) & flat & (np.abs(rise) <= SUNK_STEP)
+
     def _span_steps(self) -> np.ndarray:
         """Pairs (midpoint, floor node) of a rail pair's midpoints and the
         nodes off the rails more than REACH and at most SPAN_REACH apart: a
@@ -602,7 +619,8 @@ class WalkMap:
                 | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
                & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
                & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
-              | (off & (rise <= SPAN_DIP + 0.5)))
+              | (off & (rise <= SPAN_DIP + 0.5))
+              | self._sunk_step(a, b, rise))
         a, b = a[ok], b[ok]
         ok = ~self._walled(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
@@ -629,7 +647,7 @@ class WalkMap:
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
-                          | (rushed & (rise <= STEEPEST * flat + 0.15)))
+                          | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
             up &= ~out | (limit >= RAIL_OUT)                # out of a rail pair sideways
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows += [k * n + a[up], k * n + ride_a]
