@@ -140,24 +140,36 @@ def uncached_kernels() -> int:
 
 
 def _cached(k) -> bool:
-    """Whether kernel ``k``'s cache index, or its callee's, exists. It is found through numba's
-    private cache objects: a numba laid out otherwise counts as cached (no
-    notice, no progress line) rather than failing the run."""
+    """Whether kernel ``k``'s cache index, or its callee's, exists."""
+    return _indexed(k) or _indexed(k.callee)
+
+
+def _indexed(d) -> bool:
+    """Whether dispatcher ``d``'s cache index exists. It is found through
+    numba's private cache objects: a numba laid out otherwise counts as
+    cached (no notice, no progress line) rather than failing the run."""
     try:
-        return any(os.path.exists(d._cache._cache_file._index_path) for d in (k, k.callee))
+        return os.path.exists(d._cache._cache_file._index_path)
     except AttributeError:
         return True
 
 
 def watch_compiles(say) -> None:
-    """From now on, ``say(n, name)`` after the n-th kernel of KERNELS (or
-    its callee) this process compiles (numba's compile events; a kernel loaded from the disk
-    cache is no compile; numba's own helpers are not counted): the progress
-    line of a first run."""
+    """From now on, ``say(here, there, name)`` after each kernel version
+    (of KERNELS or their callees; numba's own helpers not counted) this
+    process gets that no run compiled before: ``here`` counts those it
+    compiled (numba's compile events), ``there`` those it loaded from the
+    disk cache where the first run's second compiler (:mod:`ivp.precompile`)
+    put them during this run (a kernel with no cache index at the start).
+    The progress line of a first run."""
     if numba is None:
         return
-    done = [0]
-    dispatchers = set(KERNELS) | {k.callee for k in KERNELS}
+    dispatchers = {d for k in KERNELS for d in (k, k.callee)}
+    done = {"here": 0, "there": 0}
+
+    def tell(where, dispatcher):
+        done[where] += 1
+        say(done["here"], done["there"], dispatcher.py_func.__name__)
 
     class Compiled(numba_event.Listener):
         def on_start(self, ev):
@@ -165,7 +177,17 @@ def watch_compiles(say) -> None:
 
         def on_end(self, ev):
             if ev.data["dispatcher"] in dispatchers:
-                done[0] += 1
-                say(done[0], ev.data["dispatcher"].py_func.__name__)
+                tell("here", ev.data["dispatcher"])
 
+    def counted(d, load):
+        def load_overload(sig, target_context):
+            got = load(sig, target_context)
+            if got is not None:
+                tell("there", d)
+            return got
+        return load_overload
+
+    for d in dispatchers:
+        if not _indexed(d):
+            d._cache.load_overload = counted(d, d._cache.load_overload)
     numba_event.register("numba:compile", Compiled())
