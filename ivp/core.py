@@ -17,16 +17,7 @@ import numpy as np
 
 from . import umath
 from .kmath import surface_speed_k
-from .fp import (
-    CALC_CALC_EPS,
-    DAMP_LINEAR_LIMIT,
-    DEFAULT_RADIUS_F,
-    TENTH_F,
-    f32,
-    f32v,
-    f32v2,
-    f32v6,
-)
+from .fp import CALC_CALC_EPS, DAMP_LINEAR_LIMIT, DEFAULT_RADIUS_F, TENTH_F, f32, f32v, f32v2, f32v6
 from .step.kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
 from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DELTA, DEVIATION,

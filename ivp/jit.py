@@ -47,15 +47,11 @@ def kernel(fn):
     """The function compiled (numba present) or itself (plain Python).
 
     A kernel is two numba dispatchers of one function: the one returned,
-    called from Python, and its ``callee``, which a kernel calling it links
-    in (the kernel itself when the default scene calls it from Python,
-    :data:`CALLED_FROM_PYTHON`). The callee has no Python wrapper (the code that unboxes the
-    arguments and boxes the result), which every caller would otherwise
-    link, optimize and emit again with the callee's code; neither has a C
-    wrapper, which nothing calls. The same machine code of the body either
-    way. No kernel is merged into its callers by numba (``inline="always"``
-    types, lowers and optimizes the body again at every call site); LLVM
-    inlines the short ones into the linked caller as it would the merged body."""
+    called from Python, and its ``callee``, which calling kernels link (the
+    kernel itself when :data:`CALLED_FROM_PYTHON` names it): it has no Python
+    wrapper for every caller to link and optimize again; neither has a C
+    wrapper. Not ``inline="always"`` (which lowers the body again at every
+    call site): LLVM inlines the short ones into the linked caller."""
     if numba is None:
         return fn
     options = dict(cache=True, fastmath=False, nogil=True, no_cfunc_wrapper=True)
@@ -155,13 +151,10 @@ def _indexed(d) -> bool:
 
 
 def watch_compiles(say) -> None:
-    """From now on, ``say(here, there, name)`` after each kernel version
-    (of KERNELS or their callees; numba's own helpers not counted) this
-    process gets that no run compiled before: ``here`` counts those it
-    compiled (numba's compile events), ``there`` those it loaded from the
-    disk cache where the first run's second compiler (:mod:`ivp.precompile`)
-    put them during this run (a kernel with no cache index at the start).
-    The progress line of a first run."""
+    """From now on, ``say(here, there, name)`` after each new version of a
+    kernel (or callee) this process gets: ``here`` counts those it compiled,
+    ``there`` those it loaded from the disk cache where the second compiler
+    (:mod:`ivp.precompile`) put them during this run. A first run's progress."""
     if numba is None:
         return
     dispatchers = {d for k in KERNELS for d in (k, k.callee)}

@@ -18,11 +18,7 @@ from __future__ import annotations
 
 import math
 
-from .fp import (
-    QUAT_NORM_EPS,
-    SLERP_LERP_LIMIT,
-    isqrt_newton,
-)
+from .fp import QUAT_NORM_EPS, SLERP_LERP_LIMIT, isqrt_newton
 
 IDENTITY_R = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 ZERO = (0.0, 0.0, 0.0)
