@@ -163,13 +163,11 @@ def system_results_k(P, slots, O, MOV, I, now):
 
 
 def tangential_system(fs, env, dt: float) -> list:
-    """5.6 for every point of a multi-contact system: per core pair, last to
-    first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
-    points times dt^2, then tangential_friction of its points last to first,
-    the positive spring-energy gains added to the pair's
-    integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
-    A clipped span and its recheck go into the points' rows. Returns the
-    pairs in that order."""
+    """5.6 for every point of a multi-contact system, per core pair last to
+    first: the spring limit (sum of N mu inv_virt_mass_no_dir times dt^2),
+    then its points last to first, the positive spring-energy gains into the
+    pair's integrated_anti_energy (friction_kernels.tangential_system_k),
+    clipped spans and rechecks into the rows. Returns the pairs in order."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
     R, POS, V, W = _core_states(fs, lay)

@@ -28,13 +28,12 @@ _fast_flags = attrgetter("fast", "fast_prev")
 
 
 def lane_point(env, su):
-    """Whether the lane runs the unit, and its point: None (the object path),
-    -1 (a body in flight or falling, no contact yet: one movable core,
-    Lane.can_run, gravity its only controller) or the contact table's row of its one
-    resting point (its core's friction system holds that one point, side 0
-    the core's ball, side 1 a fixed body, its controllers the system's
-    static and dynamic handles, gravity and the energy handle; the system
-    needs no split, the core is in no impact). No unit with a split pending."""
+    """Whether the lane runs the unit, and its point: None (the object
+    path), -1 (one movable core in flight, gravity its only controller:
+    Lane.can_run) or the contact table's row of its one resting point (a
+    ball's friction system holding that point against a fixed body, its
+    controllers the system's handles and gravity, no split pending, no
+    impact)."""
     cores = su.cores
     if su.changed or len(cores) != 1:
         return None
