@@ -1,10 +1,9 @@
 """The passes of a friction system of several points (ivp-contacts 5.3-5.8),
-each over the whole system in arrays: the points' updates and the core pairs'
-anti-energy sums (5.3), the energy damping (5.8), the tangential friction
-(5.6), the easing of the core pairs (5.7) and the normal solve (5.5). The
-cores' states come from their rows of the body table (:func:`_core_states`)
-and go back into them (:func:`_put_columns`); the points' fields are read
-from and written into their rows of the contact table (the layout's SLOTS)."""
+each over the whole system in arrays: point updates and anti-energy sums
+(5.3), energy damping (5.8), tangential friction (5.6), easing (5.7), the
+normal solve (5.5). Core states come from and go back to the body table
+(:func:`_core_states`, :func:`_put_columns`), point fields to the contact
+table (the layout's SLOTS)."""
 
 from __future__ import annotations
 
