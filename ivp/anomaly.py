@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import math
 
-from .fp import (
-    ANOMALY_V_FACTOR,
-    ANOMALY_W_FACTOR,
-    MAX_ANGULAR_PER_PSI_F,
-    MAX_COLLISIONS_PER_PSI,
-    MAX_VELOCITY_F,
-    f32v,
-)
+from .fp import (ANOMALY_V_FACTOR, ANOMALY_W_FACTOR, MAX_ANGULAR_PER_PSI_F, MAX_COLLISIONS_PER_PSI, MAX_VELOCITY_F,
+                 f32v)
 
 
 class AnomalyLimits:

@@ -1,12 +1,8 @@
 """IVP_Core: the simulated rigid body (spec 1.2, 2.2-2.8, 4.1, 5, 7.3, 8, 10.2-10.3).
-
-Every field the dynamics read or write is here, under the spec's name; f32
-fields hold floats rounded with ``f32`` at the store. Vector fields are tuples.
-The dynamic state (the fields the kernels read and write) lives in the core's
-row of the environment's body table (ivp.state.bodies): those fields are
-properties that read and write the row, so a kernel's write is what the next
-read sees, and a core of a deleted object raises StaleCoreError.
-"""
+Fields under the spec's names, f32 ones rounded with ``f32`` at the store,
+vectors as tuples. The dynamic state is the core's row of the body table
+(ivp.state.bodies), read and written through properties, so a kernel's write
+is the next read; a core of a deleted object raises StaleCoreError."""
 
 from __future__ import annotations
 
@@ -17,16 +13,7 @@ import numpy as np
 
 from . import umath
 from .kmath import surface_speed_k
-from .fp import (
-    CALC_CALC_EPS,
-    DAMP_LINEAR_LIMIT,
-    DEFAULT_RADIUS_F,
-    TENTH_F,
-    f32,
-    f32v,
-    f32v2,
-    f32v6,
-)
+from .fp import CALC_CALC_EPS, DAMP_LINEAR_LIMIT, DEFAULT_RADIUS_F, TENTH_F, f32, f32v, f32v2, f32v6
 from .step.kernels import integrate_k
 from .state.bodies import locate, number_field, pair_field, pose_field, vector_field
 from .state.layout import (ABS_OMEGA, AXIS, CALM_P0, CALM_Q0, CALM_T, CUR_SPEED, DAMP, DELTA, DEVIATION,

@@ -47,15 +47,11 @@ def kernel(fn):
     """The function compiled (numba present) or itself (plain Python).
 
     A kernel is two numba dispatchers of one function: the one returned,
-    called from Python, and its ``callee``, which a kernel calling it links
-    in (the kernel itself when the default scene calls it from Python,
-    :data:`CALLED_FROM_PYTHON`). The callee has no Python wrapper (the code that unboxes the
-    arguments and boxes the result), which every caller would otherwise
-    link, optimize and emit again with the callee's code; neither has a C
-    wrapper, which nothing calls. The same machine code of the body either
-    way. No kernel is merged into its callers by numba (``inline="always"``
-    types, lowers and optimizes the body again at every call site); LLVM
-    inlines the short ones into the linked caller as it would the merged body."""
+    called from Python, and its ``callee``, which calling kernels link (the
+    kernel itself when :data:`CALLED_FROM_PYTHON` names it): it has no Python
+    wrapper for every caller to link and optimize again; neither has a C
+    wrapper. Not ``inline="always"`` (which lowers the body again at every
+    call site): LLVM inlines the short ones into the linked caller."""
     if numba is None:
         return fn
     options = dict(cache=True, fastmath=False, nogil=True, no_cfunc_wrapper=True)
@@ -140,24 +136,33 @@ def uncached_kernels() -> int:
 
 
 def _cached(k) -> bool:
-    """Whether kernel ``k``'s cache index, or its callee's, exists. It is found through numba's
-    private cache objects: a numba laid out otherwise counts as cached (no
-    notice, no progress line) rather than failing the run."""
+    """Whether kernel ``k``'s cache index, or its callee's, exists."""
+    return _indexed(k) or _indexed(k.callee)
+
+
+def _indexed(d) -> bool:
+    """Whether dispatcher ``d``'s cache index exists. It is found through
+    numba's private cache objects: a numba laid out otherwise counts as
+    cached (no notice, no progress line) rather than failing the run."""
     try:
-        return any(os.path.exists(d._cache._cache_file._index_path) for d in (k, k.callee))
+        return os.path.exists(d._cache._cache_file._index_path)
     except AttributeError:
         return True
 
 
 def watch_compiles(say) -> None:
-    """From now on, ``say(n, name)`` after the n-th kernel of KERNELS (or
-    its callee) this process compiles (numba's compile events; a kernel loaded from the disk
-    cache is no compile; numba's own helpers are not counted): the progress
-    line of a first run."""
+    """From now on, ``say(here, there, name)`` after each new version of a
+    kernel (or callee) this process gets: ``here`` counts those it compiled,
+    ``there`` those it loaded from the disk cache where the second compiler
+    (:mod:`ivp.precompile`) put them during this run. A first run's progress."""
     if numba is None:
         return
-    done = [0]
-    dispatchers = set(KERNELS) | {k.callee for k in KERNELS}
+    dispatchers = {d for k in KERNELS for d in (k, k.callee)}
+    done = {"here": 0, "there": 0}
+
+    def tell(where, dispatcher):
+        done[where] += 1
+        say(done["here"], done["there"], dispatcher.py_func.__name__)
 
     class Compiled(numba_event.Listener):
         def on_start(self, ev):
@@ -165,7 +170,17 @@ def watch_compiles(say) -> None:
 
         def on_end(self, ev):
             if ev.data["dispatcher"] in dispatchers:
-                done[0] += 1
-                say(done[0], ev.data["dispatcher"].py_func.__name__)
+                tell("here", ev.data["dispatcher"])
 
+    def counted(d, load):
+        def load_overload(sig, target_context):
+            got = load(sig, target_context)
+            if got is not None:
+                tell("there", d)
+            return got
+        return load_overload
+
+    for d in dispatchers:
+        if not _indexed(d):
+            d._cache.load_overload = counted(d, d._cache.load_overload)
     numba_event.register("numba:compile", Compiled())

@@ -1,16 +1,8 @@
-"""What the engine accepts (docs/ivp.md, "Limits").
-
-A value outside these bounds would hang the engine (a PSI of 1e-300 s, a
-simulate of a million seconds, a billion hull pieces), divide by zero (a
-ball of radius 1e-30) or make the f32 state infinite (a mass of 1e300, a
-push of 1e30 on a light body). Each is refused by a ValueError that names
-the value and the limit, at the top of the public call, before any state
-changes. The values leave room for every bundled scene and Ballance level.
-
-The PSI length bounds and the size bounds equal ``scenes.limits``' MIN/MAX_PSI_LENGTH,
-MIN_SIZE/MAX_SIZE and MAX_COORD; they are repeated here because ivp imports
-nothing above it.
-"""
+"""What the engine accepts (docs/ivp.md, "Limits"): a value that would hang
+it, divide by zero or make the f32 state infinite is refused by a ValueError
+naming the value and the limit, at the top of the public call, before any
+state changes; every bundled scene and Ballance level fits. The PSI length
+and size bounds repeat ``scenes.limits``' (ivp imports nothing above it)."""
 
 from __future__ import annotations
 
@@ -139,13 +131,11 @@ def advance(env, target: float) -> None:
 
 def simulate_in_slices(env, target: float) -> None:
     """``env.simulate_until(target)`` for a request longer than SIMULATE_SLICE:
-    the time manager runs to the end of one slice after another (the same PSIs
-    as in one go, so the same state), a progress line goes to the "ivp" log
-    every PROGRESS_EVERY seconds of wall time, and Ctrl-C takes effect at the
-    end of the slice it came in: KeyboardInterrupt with the world consistent,
+    one slice after another (the same PSIs, so the same state), a progress
+    line to the "ivp" log every PROGRESS_EVERY seconds of wall time, and
+    Ctrl-C taking effect at the end of its slice: KeyboardInterrupt with
     every PSI before ``env.current_time`` done and the next one queued, so
-    ``simulate`` may go on from there. (Without slices an interrupt inside a
-    PSI would lose the queued PSI event and leave cores half integrated.)"""
+    ``simulate`` may go on (inside a PSI it would leave cores half integrated)."""
     start, total = env.current_time, target - env.current_time
     shown = time.monotonic()
     with interrupt_deferred() as interrupted:

@@ -1,17 +1,12 @@
 """The first run's second core (issue 39 "First run"): while a run compiles
 the kernels it calls, a child process compiles the same kernels from the
-other end of the list into numba's disk cache; the run then loads them from
-the cache instead of compiling them.
+other end of the list into numba's disk cache, from which the run loads them.
 
-The list (``first_run_kernels.txt`` beside this file) names the kernels the
-bundled default scene calls from Python, in the order of their first call,
-with their argument types (``benchmarks/first_run.py --write-list`` writes
-it from a run on an empty cache). A line that no longer names a kernel or a
-type is skipped: a stale list costs time, never a result, since a run
-compiles whatever it calls that the cache lacks.
-
-The two processes share numba's disk cache under locks (:class:`Locks`).
-"""
+The list (``first_run_kernels.txt``, written by ``benchmarks/first_run.py
+--write-list``) names the kernels the default scene calls from Python, in
+the order of their first call, with their argument types. A stale line is
+skipped: it costs time, never a result. The processes share the cache under
+:class:`Locks`."""
 
 from __future__ import annotations
 
@@ -96,18 +91,12 @@ def compile_listed(lock_path: str, path: str = LIST) -> None:
 
 
 class Locks:
-    """POSIX byte-range locks on one file that the run and its second
-    compiler share: byte 0 while numba saves to its disk cache, and a byte
-    per kernel while a process compiles the kernel.
-
-    numba saves a kernel by reading its index, picking a free data file
-    number and writing both, so two processes saving versions of one kernel
-    at once could give one version's entry the other's code: saves take
-    byte 0. A process about to compile a kernel waits while the other
-    compiles it, then loads it from the cache: no kernel is compiled twice.
-    The waits cannot close a circle, as kernels do not call each other in
-    one (a process holds the bytes of one chain of callers and callees); if
-    the system finds one anyway, the kernel is compiled without its lock."""
+    """POSIX byte-range locks on one file the run and its second compiler
+    share: byte 0 while numba saves to its disk cache (two saves of one
+    kernel at once could mix two versions' entries), and a byte per kernel
+    while a process compiles it: the other waits, then loads it from the
+    cache. Kernels do not call each other in a circle, so neither do the
+    waits; should the system find one, the kernel compiles without its lock."""
 
     def __init__(self, path: str):
         IndexDataCacheFile = jit.numba.core.caching.IndexDataCacheFile

@@ -11,16 +11,7 @@ import numpy as np
 from . import umath
 from .core import MT_NOT_SIM, MT_STATIC
 from .freeze import enqueue_revive
-from .fp import (
-    AUTO_CHECK_ROT_INERTIA,
-    DEFAULT_DAMP,
-    MIN_MASS,
-    POINT_FOUR_F,
-    SHIFT_ZERO_EPS,
-    f32,
-    f32v,
-    inv_dt,
-)
+from .fp import AUTO_CHECK_ROT_INERTIA, DEFAULT_DAMP, MIN_MASS, POINT_FOUR_F, SHIFT_ZERO_EPS, f32, f32v, inv_dt
 from .jit import kernel
 from .kmath import mat_mul_point_k, quat_mul_k, quat_slerp_k, quat_to_matrix_k
 from .limits import check

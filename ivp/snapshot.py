@@ -1,44 +1,28 @@
-"""Flat copies of object graphs: snapshots of a world without recursion (DESIGN
-"Numbers": all engine state is plain data reachable from the Environment).
+"""Flat copies of object graphs without recursion (DESIGN "Numbers": all
+engine state is plain data reachable from the Environment).
 
-``flatten(root)`` turns everything reachable from ``root`` into a table of
-records, one per object, whose references to other objects are indices into the
-table; ``build(table)`` makes a new graph from a table. Both walk with an explicit
-work list, so a chain of 10,000 linked objects (mindists, contact points, shapes)
-costs no Python stack: ``copy.deepcopy`` recurses once per link and raises
-RecursionError on a bowl of 100 balls. ``deep_copy(root)`` is ``build(flatten(root))``.
-
-Records (tuples of plain data when ``portable``):
+``flatten(root)`` makes a table of records, one per object, references as
+indices into it; ``build(table)`` makes a new graph from a table;
+``deep_copy(root)`` is both. An explicit work list walks them, so a chain of
+10,000 links costs no Python stack (``copy.deepcopy`` fails on a bowl of 100
+balls). Records (tuples of plain data when ``portable``):
 
     ("v", atom)                 None, bool, int, float, str, or a tuple of those
     ("b", bytes)
     ("t" | "l" | "s" | "f", [refs])   tuple, list, set, frozenset
     ("d", [k0, v0, k1, v1 ...])  dict (insertion order kept)
-    ("g", "module:qualname")   a class or module-level function (the object itself
-                                when not portable: lambdas and closures then pass,
-                                shared like copy.deepcopy shares them)
+    ("g", "module:qualname")   a class or module-level function (the object
+                                itself when not portable, or a shared instance)
     ("m", ref, name)            a bound method of a copied object
     ("o", "module:qualname", ref)   an instance: ``cls.__new__`` and its state
-                                (``__getstate__``: the __dict__, or (dict, slots))
     ("a", dtype, shape, bytes)  a numpy array;  ("n", dtype, bytes) a numpy scalar
+    ("L", tuple(items))         in process: a list of atoms in one record
+    ("D", keys, values, links)  in process: a dict of atom keys
 
-An in-process table writes a list of atoms (and tuples of atoms) as one record,
-``("L", tuple(items))``, found without a Python step per item: a level's triangle
-grids are ~150,000 such items, which a record each made 0.25 s of CPU per copy.
-A dict whose keys are all atoms is ``("D", keys, values, links)``: its atom values
-in place, the others refs (at the positions ``links``).
-
-An in-process table may share instances of given classes (``flatten(root,
-share=(Mesh,))``): each is a ``("g", obj)`` record, so ``build`` gives the
-object itself back instead of a copy (for data nothing changes after loading).
-
-A portable table names classes and functions; ``build`` resolves them through
-``resolve``, so a caller loading a file decides which modules may be imported.
-
-``state_hash(root)`` hashes a canonical table: floats by their exact bits (their
-repr), sets of atoms sorted, sets of objects by their size only (their members
-are hashed where the state reaches them otherwise: a set's order is the
-process's, not the world's), arrays by a digest of their bytes.
+A portable table names classes and functions, which ``build`` resolves
+through ``resolve``. ``state_hash(root)`` hashes a canonical table: floats
+by their bits, sets of atoms sorted, sets of objects by their size only
+(a set's order is the process's), arrays by a digest of their bytes.
 """
 
 from __future__ import annotations

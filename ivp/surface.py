@@ -1,11 +1,8 @@
-"""Compact surfaces of polygon bodies (surfaces-and-contacts 1; dynamics 2.4, open question 1).
-
-A surface is a set of pieces: convex hulls (closed, outward faces) and flat
-two-sided triangles (every face of a concave mesh, and a 3-point "hull"). The
-values stored with it are the ones object creation reads: the mass centre, the
+"""Compact surfaces of polygon bodies (surfaces-and-contacts 1; dynamics 2.4, open question 1):
+convex hulls and flat two-sided triangles (each face of a concave mesh, a
+3-point "hull"), with what object creation reads: the mass centre, the
 unit-mass rotation inertia (IVP's sqrt combination), the radius and the
-quantised radius deviation.
-"""
+quantised radius deviation."""
 
 from __future__ import annotations
 

@@ -1,28 +1,17 @@
-"""Spec 3 (and the helpers listed at the head of 12): quaternions and matrices.
-
-Representation (plain data, so a world snapshots exactly):
-
-* vector: a tuple ``(x, y, z)`` of floats;
-* quaternion: a tuple ``(x, y, z, w)``;
-* rotation: a 9-tuple, row-major, ``R[r][c]`` at ``3*r + c``;
-* matrix (``IVP_U_Matrix``): a pair ``(R, vv)``, world = R . local + vv (0.1).
-
-Four rows of the spec's table (iterative normalize, the polynomial and sine
-rotation quaternions, f64 normalize) are cut short in the text; what follows the
-cut is reconstructed from the rest of the spec (8.3 names the 1/sqrt scheme)
-and marked in each docstring (the first three are the integration's, in
-ivp.step.kernels).
-"""
+"""Spec 3 (and the helpers listed at the head of 12): quaternions and matrices
+as plain data, so a world snapshots exactly: a vector ``(x, y, z)``, a
+quaternion ``(x, y, z, w)``, a rotation a row-major 9-tuple (``R[r][c]`` at
+``3*r + c``), a matrix (``IVP_U_Matrix``) a pair ``(R, vv)``, world =
+R . local + vv (0.1). Four rows of the spec's table are cut short in the
+text (iterative normalize, the polynomial and sine rotation quaternions, f64
+normalize; the first three in ivp.step.kernels): their rest is
+reconstructed from the spec (8.3 names the 1/sqrt scheme), as each says."""
 
 from __future__ import annotations
 
 import math
 
-from .fp import (
-    QUAT_NORM_EPS,
-    SLERP_LERP_LIMIT,
-    isqrt_newton,
-)
+from .fp import QUAT_NORM_EPS, SLERP_LERP_LIMIT, isqrt_newton
 
 IDENTITY_R = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 ZERO = (0.0, 0.0, 0.0)

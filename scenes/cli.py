@@ -89,9 +89,9 @@ def find_scene(name: str) -> str:
                      "`ivp list` names the bundled scenes")
 
 
-COMPILE_NOTICE = ("ivp: compiling the engine's kernels for this install, up to {n} (the first run only; later "
-                  "runs load them from numba's cache)")
-PROGRESS_LINES = 10             # the progress lines of a first run's compile, at most
+COMPILE_NOTICE = ("ivp: compiling the engine's kernels for this install: {n} have no compiled copy yet, the scene "
+                  "compiles those it calls (the first run only; later runs load them from numba's cache)")
+PROGRESS_STEP = 15              # kernel versions between two progress lines of a first run's compile
 
 
 def compile_notice() -> str | None:
@@ -103,12 +103,16 @@ def compile_notice() -> str | None:
     return COMPILE_NOTICE.format(n=n) if 2 * n > len(engine_jit.KERNELS) else None
 
 
-def progress_line(n: int, total: int, name: str) -> str | None:
-    """The line after the n-th kernel compiled of about ``total`` (a scene
-    compiles only the kernels it calls, a few of them twice, for two kinds of
-    argument): every tenth of the total, else None."""
-    step = max(1, -(-total // PROGRESS_LINES))
-    return f"ivp: compiling kernels, {n} of about {total} done ({name})" if n % step == 0 else None
+def progress_line(here: int, there: int, name: str) -> str | None:
+    """The line after a kernel version is ready, ``here`` compiled by this
+    process and ``there`` by the second compiler so far (``engine_jit.watch_compiles``):
+    every PROGRESS_STEP versions, else None. No total is promised: a scene
+    compiles only the kernels it calls, some for two kinds of argument."""
+    n = here + there
+    if n % PROGRESS_STEP:
+        return None
+    done = f"{n} ready: {here} compiled here, {there} by the second process" if there else f"{n} compiled"
+    return f"ivp: compiling kernels, {done} (last: {name})"
 
 
 def say_if_compiling() -> None:
@@ -121,10 +125,9 @@ def say_if_compiling() -> None:
     if start_second_compiler():
         print("ivp: a second process compiles the same kernels from the other end, into the same cache",
               file=sys.stderr, flush=True)
-    total = engine_jit.uncached_kernels()
 
-    def say(n, name):
-        line = progress_line(n, total, name)
+    def say(here, there, name):
+        line = progress_line(here, there, name)
         if line is not None:
             print(line, file=sys.stderr, flush=True)
     engine_jit.watch_compiles(say)

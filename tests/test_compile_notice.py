@@ -43,11 +43,11 @@ def test_a_kernel_counts_as_uncached_until_its_first_call_writes_the_cache(tmp_p
     spec.loader.exec_module(mod)
     assert jit.KERNELS == [mod.twice]
     said = []
-    jit.watch_compiles(lambda n, name: said.append((n, name)))
+    jit.watch_compiles(lambda here, there, name: said.append((here, there, name)))
     assert jit.uncached_kernels() == 1
     assert mod.twice(1.5) == 3.0
     assert jit.uncached_kernels() == 0
-    assert said == [(1, "twice")]
+    assert said == [(1, 0, "twice")]
     assert any(p.suffix == ".nbi" for p in (tmp_path / "__pycache__").iterdir())
 
 
@@ -172,11 +172,38 @@ def test_a_numba_without_the_cache_layout_counts_as_cached_not_as_an_error(monke
     assert jit.uncached_kernels() == 0
 
 
-def test_the_progress_line_comes_every_tenth_of_the_kernels():
-    lines = [cli.progress_line(n, 25, "k") for n in range(1, 26)]
-    assert [n for n, line in enumerate(lines, 1) if line] == [3, 6, 9, 12, 15, 18, 21, 24]
-    assert lines[2] == "ivp: compiling kernels, 3 of about 25 done (k)"
-    assert cli.progress_line(1, 4, "k") is not None
+def test_the_progress_line_comes_every_step_and_says_who_compiled():
+    lines = [cli.progress_line(n, 0, "k") for n in range(1, 2 * cli.PROGRESS_STEP + 1)]
+    assert [n for n, line in enumerate(lines, 1) if line] == [cli.PROGRESS_STEP, 2 * cli.PROGRESS_STEP]
+    assert lines[cli.PROGRESS_STEP - 1] == f"ivp: compiling kernels, {cli.PROGRESS_STEP} compiled (last: k)"
+    assert cli.progress_line(cli.PROGRESS_STEP - 4, 4, "k") == \
+        f"ivp: compiling kernels, {cli.PROGRESS_STEP} ready: {cli.PROGRESS_STEP - 4} compiled here, 4 by the " \
+        "second process (last: k)"
+
+
+@pytest.mark.skipif(not jit.ENABLED, reason="numba is not installed: nothing is compiled")
+def test_the_progress_counts_what_this_process_compiles_and_what_the_other_left_in_the_cache(tmp_path,
+                                                                                            monkeypatch):
+    """Three kernels, none cached when the watch starts; another process (the
+    second compiler) then compiles ``half``. ``caller`` links ``half`` from
+    the cache (by the other process) and compiles ``third``'s callee and
+    itself here: the counts are numba's own misses and hits, 2 and 1."""
+    src = tmp_path / "watched_kernels.py"
+    src.write_text(HALF_AND_CALLER.replace("return half(x) + 1.0", "return half(x) + third(x)") +
+                   "\n@kernel\ndef third(x):\n    return x / 3.0\n")
+    monkeypatch.setattr(jit, "KERNELS", [])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "watched_kernels", raising=False)
+    mod = importlib.import_module("watched_kernels")
+    said = []
+    jit.watch_compiles(lambda here, there, name: said.append((here, there, name)))
+    subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+                    "import watched_kernels as m; assert m.half(3.0) == 1.5"], cwd=ROOT, check=True)
+    assert mod.caller(3.0) == 2.5
+    assert said == [(0, 1, "half"), (1, 1, "third"), (2, 1, "caller")]
+    dispatchers = {d for k in jit.KERNELS for d in (k, k.callee)}
+    assert sum(sum(d._cache_misses.values()) for d in dispatchers) == 2
+    assert sum(sum(d._cache_hits.values()) for d in dispatchers) == 1
 
 
 def test_ivp_run_says_nothing_of_compiling_once_the_cache_is_warm():

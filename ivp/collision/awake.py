@@ -65,15 +65,12 @@ class AwakeSet:
 
 class SteadyBalls:
     """The awake balls whose pairs with the fixed bodies were, at their last
-    PSI, one kept SoupPairs (CollisionSystem._take_soup) of the one fixed body
-    whose box their sphere met: while the same fixed bodies may collide, no
-    mindist of the ball has gone (md_version), its sphere meets that box
-    alone and stays inside the soup query it was made for, the per-piece loop
-    of after_integration would take the same group again, so it is taken at
-    once (:meth:`holds` tests every ball in one pass, and the held balls leave
-    the loop together: a ball is recorded only when the loop takes it with
-    every enabled fixed body, and collision_enabled and nocoll_group stay as
-    the object was made)."""
+    PSI, one kept SoupPairs (CollisionSystem._take_soup) of the one fixed
+    body whose box their sphere met: while that holds (the same fixed bodies
+    may collide, no mindist gone, the sphere inside that box alone and its
+    soup query, collision_enabled and nocoll_group as made), the per-piece
+    loop of after_integration would take the same group, so it is taken at
+    once, every ball tested in one pass (:meth:`holds`)."""
 
     __slots__ = ("aw", "sp", "f", "version", "qc", "qr", "radius", "fixed", "count", "hgap", "hc")
 

@@ -1,12 +1,8 @@
 """Broad phase among movable bodies on bounding spheres (surfaces-and-contacts 6.3).
-
-An awake body's sphere is swept over the PSI (the caller makes it); a
-sleeping body does not move, so its sphere (centre at its pose, radius
-upper_limit_radius) is kept in numpy arrays between PSIs and only the awake
-rows are replaced each PSI. Pairs come from a uniform grid in numpy: every
-sphere is entered into the (at most 8) cells its box touches, spheres sharing
-a cell are candidates, and the exact sphere test keeps the overlapping ones.
-"""
+An awake body's sphere is swept over the PSI; a sleeping body's (at its
+pose, radius upper_limit_radius) stays in the arrays between PSIs. A uniform
+grid gives the spheres sharing a cell (each in the at most 8 cells its box
+touches), the exact sphere test keeps the overlapping pairs."""
 
 from __future__ import annotations
 

@@ -1,22 +1,14 @@
 """Closest features of two convex pieces (ivp-contacts 3.3) and the geometry
 of one feature pair (5.3).
 
-A feature is ``(kind, index)`` of a piece: ``("P", i)`` vertex i, ``("K", (i, j))``
-the edge i-j (i < j), ``("F", f)`` triangle f of the piece (for a two-sided
-triangle piece f = 0 is the front, f = 1 the back), ``("B", 0)`` a ball.
-A feature pair is sorted (3.1): the lower dimension first (B, P before K
-before F); for ball pairs the ball is side 0.
-
-:func:`pair_geometry` is the one place that turns two features in world
-coordinates into the gap, the normal n (side 0 -> side 1), the point on
-side 0 and the first tangent; the mindist measurement (3.3), the event
-search (3.5) and the contact point update (5.3) all use it.
-
-The searches (:func:`ball_piece_measure`, :func:`piece_piece_closest`) and
-the geometry itself run as compiled kernels (``feature_kernels``) over a
-piece's arrays (``Piece.kernel_data``); this module turns their int codes
-back into feature tuples.
-"""
+A feature is ``(kind, index)``: ``("P", i)`` vertex i, ``("K", (i, j))`` the
+edge i-j (i < j), ``("F", f)`` triangle f (of a two-sided triangle piece,
+0 the front, 1 the back), ``("B", 0)`` a ball. A pair is sorted (3.1): the
+lower dimension first; of a ball pair the ball is side 0.
+:func:`pair_geometry` turns two world features into the gap, the normal
+(side 0 -> 1), the point on side 0 and the first tangent, for 3.3, 3.5 and
+5.3 alike. The searches run as compiled kernels (``feature_kernels``) over
+``Piece.kernel_data``; this module turns their codes back into tuples."""
 
 from __future__ import annotations
 
@@ -24,14 +16,7 @@ import math
 
 from ..umath import cross, dot, sub
 from .constants import REAL_COLL_DIST
-from .feature_kernels import (
-    ball_measure,
-    edge_edge,
-    point_edge,
-    point_face,
-    point_point,
-    unit_k,
-)
+from .feature_kernels import ball_measure, edge_edge, point_edge, point_face, point_point, unit_k
 from .piece_kernels import pieces_closest, pieces_measure
 
 INTRUSION_DEPTH = REAL_COLL_DIST    # a vertex or ball centre deeper in a hull is INTRUSION; touching

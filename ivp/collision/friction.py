@@ -1,13 +1,8 @@
 """The friction system (ivp-contacts 5): contact points, their per-PSI update,
-the normal and tangential solves, easing, deletion and splitting.
-
-Every group of touching movable cores (with the fixed cores they touch)
-owns one :class:`FrictionSystem`; its three controllers run on every movable
-core of the group (5.4): the energy controller (2000) updates every contact
-point (5.3), the dynamic friction (600) applies tangential friction (5.6) and
-easing (5.7), the static friction (0) solves the normal forces (5.5) and
-deletes dead contact points (5.9).
-"""
+the normal and tangential solves, easing, deletion and splitting. Each group
+of touching movable cores owns one :class:`FrictionSystem`, whose three
+controllers run on each of its movable cores (5.4): energy (2000, 5.3),
+dynamic friction (600, 5.6 and 5.7), static friction (0, 5.5 and 5.9)."""
 
 from __future__ import annotations
 
@@ -235,15 +230,13 @@ class FrictionSystem:
 
     def side_columns(self, lay: SystemLayout):
         """update_system's side columns of the layout's points, made once per
-        layout: (S, moving, edges, L, AT, X). S (n, 26): each side's kind and
-        points as ContactPoint.side_data packs them, a ball's as _BALL_ROW (the
-        kernel reads its centre), a fixed side's as it stays; the movable hull
-        sides, whose points move, made again at each update by moving_sides_k
-        from L (their side_local rows) and AT (point row, first column, core
-        row); ``moving``: the (row, side) of the other movable sides that are
-        not balls (side_data makes them); ``edges``: both sides edges (a
-        bool array); X (n, 3): both objects' extra_radius (set when an object
-        is made) and 1.0 where side 0 is a ball."""
+        layout: (S, moving, edges, L, AT, X). S (n, 26): each side packed as
+        ContactPoint.side_data (a ball as _BALL_ROW), the movable hull sides
+        written again at each update by moving_sides_k from L (their
+        side_local rows) and AT (point row, first column, core row);
+        ``moving``: the (row, side) of the other movable non-ball sides;
+        ``edges``: both sides edges; X (n, 3): both extra radii and 1.0 where
+        side 0 is a ball."""
         kept = self._sides
         if kept is not None and kept[0] is lay:
             return kept[1]

@@ -11,20 +11,9 @@ import numpy as np
 
 from ..jit import kernel
 from ..kmath import f32_k, push_core_k, rot_mul_v_k, rot_t_mul_v_k, vcross, vdot, vsub
-from .constants import (
-    DESCENDING_SPEEDUP,
-    ENERGY_GAIN_ALLOWANCE,
-    FRICTION_DIST,
-    GAUSS_MATRIX_EPS,
-    INEQUALITY_EPS,
-    MAX_ADHESION_GAUSS,
-    MAX_DISTANCE_FOR_FRICTION,
-    MAX_ENERGY_DESTROY,
-    MUTUAL_FIXED_FACTOR,
-    NEGATIVE_PULL_LIMIT,
-    NORMAL_SPEEDUP,
-    P_FLOAT_RES,
-)
+from .constants import (DESCENDING_SPEEDUP, ENERGY_GAIN_ALLOWANCE, FRICTION_DIST, GAUSS_MATRIX_EPS, INEQUALITY_EPS,
+                        MAX_ADHESION_GAUSS, MAX_DISTANCE_FOR_FRICTION, MAX_ENERGY_DESTROY, MUTUAL_FIXED_FACTOR,
+                        NEGATIVE_PULL_LIMIT, NORMAL_SPEEDUP, P_FLOAT_RES)
 from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_I, INV_M, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
                             LAST_TIME, M_POS, M_R, MU, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK,
                             ROT_SPEED, RXN, RXN1, SIDE1, SPAN, SPEED, T0, T1, X0, X1)

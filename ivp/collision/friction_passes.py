@@ -1,10 +1,9 @@
 """The passes of a friction system of several points (ivp-contacts 5.3-5.8),
-each over the whole system in arrays: the points' updates and the core pairs'
-anti-energy sums (5.3), the energy damping (5.8), the tangential friction
-(5.6), the easing of the core pairs (5.7) and the normal solve (5.5). The
-cores' states come from their rows of the body table (:func:`_core_states`)
-and go back into them (:func:`_put_columns`); the points' fields are read
-from and written into their rows of the contact table (the layout's SLOTS)."""
+each over the whole system in arrays: point updates and anti-energy sums
+(5.3), energy damping (5.8), tangential friction (5.6), easing (5.7), the
+normal solve (5.5). Core states come from and go back to the body table
+(:func:`_core_states`, :func:`_put_columns`), point fields to the contact
+table (the layout's SLOTS)."""
 
 from __future__ import annotations
 
@@ -163,13 +162,11 @@ def system_results_k(P, slots, O, MOV, I, now):
 
 
 def tangential_system(fs, env, dt: float) -> list:
-    """5.6 for every point of a multi-contact system: per core pair, last to
-    first, the spring limit L = sum of N mu inv_virt_mass_no_dir over its
-    points times dt^2, then tangential_friction of its points last to first,
-    the positive spring-energy gains added to the pair's
-    integrated_anti_energy (one pass: friction_kernels.tangential_system_k).
-    A clipped span and its recheck go into the points' rows. Returns the
-    pairs in that order."""
+    """5.6 for every point of a multi-contact system, per core pair last to
+    first: the spring limit (sum of N mu inv_virt_mass_no_dir times dt^2),
+    then its points last to first, the positive spring-energy gains into the
+    pair's integrated_anti_energy (friction_kernels.tangential_system_k),
+    clipped spans and rechecks into the rows. Returns the pairs in order."""
     lay = fs.layout()
     cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
     R, POS, V, W = _core_states(fs, lay)

@@ -1,21 +1,11 @@
 """The several-contact normal solve's solvers (ivp-contacts 5.5): Gauss
-elimination, and the complementarity problem
-(IVP_Linear_Constraint_Solver::init_and_solve_lc): x >= 0 with
-w = A x - b >= 0 and x_i w_i = 0, by principal pivoting in IVP's order.
-
-The variables are active (w_i held at 0), inactive (x_i held at 0) or not
-yet processed. The first ``k`` start active; the rest are processed in list
-order, each driven up until its w reaches 0 or another variable changes set.
-For statically indeterminate sets (a box on four coplanar corners) that
-order decides which contacts carry the load, so it is kept literally.
-
-The active sub-system is solved afresh at every step (5.5's Gauss pivots,
-skipped columns and zero-row test, by elimination and back substitution);
-IVP updates a factorisation instead and tests it every 7 steps. The test
-is kept: when it fails, or a step is too long, or too many steps in a row
-are zero, the solve starts again from the active set, its order turned by
-one place (the spec's "small deterministic permutation").
-"""
+elimination, and the complementarity problem x >= 0, w = A x - b >= 0,
+x_i w_i = 0 (IVP_Linear_Constraint_Solver::init_and_solve_lc) by principal
+pivoting in IVP's order, which decides who carries the load of a statically
+indeterminate set, so it is kept literally. The active sub-system is solved
+afresh at each step (IVP updates a factorisation); IVP's test every 7 steps
+is kept, and a failed test, too long a step or too many zero steps restart
+the solve from the active set turned by one place (5.5's permutation)."""
 
 from __future__ import annotations
 
@@ -24,14 +14,7 @@ import math
 import numpy as np
 
 from ..jit import kernel
-from .constants import (
-    GAUSS_MATRIX_EPS,
-    LCP_MAX_STEP_LEN,
-    LCP_MAX_STEPS,
-    LCP_SOLVER_EPS,
-    LCP_TEST_EPS,
-    LCP_TEST_EVERY,
-)
+from .constants import GAUSS_MATRIX_EPS, LCP_MAX_STEP_LEN, LCP_MAX_STEPS, LCP_SOLVER_EPS, LCP_TEST_EPS, LCP_TEST_EVERY
 
 UNPROCESSED = 0
 ACTIVE = 1

@@ -27,14 +27,10 @@ GRID_MAX_CELLS = 512        # a triangle spanning more cells goes to the grid's 
 
 
 class Piece:
-    """A convex piece in one frame (core or world coordinates).
-
-    ``planes`` are outward (nx, ny, nz, d) with n.x <= d inside: a hull's
-    merged face planes (in the frame it was built in; a moved hull carries
-    none, nothing reads them), a two-sided triangle's one plane (its side is
-    chosen per pair). ``center``/``radius`` bound the vertices (``sphere``
-    gives them when known: a moved piece keeps its radius).
-    """
+    """A convex piece in one frame (core or world coordinates). ``planes``:
+    outward (nx, ny, nz, d), n.x <= d inside: a hull's merged faces (a moved
+    hull carries none) or a two-sided triangle's plane (its side chosen per
+    pair). ``center``/``radius`` bound the vertices (``sphere`` when known)."""
 
     __slots__ = ("_verts", "planes", "edges", "tris", "two_sided", "center", "radius",
                  "vertex_ids", "index_arrays", "_kernel_data")
@@ -200,13 +196,9 @@ def grid_query_k(packed, starts, tris, cells, big, SPH, box, x, y, z, r, h, lo, 
 
 
 class TriangleGrid:
-    """World-space triangles of a fixed body in a uniform grid (built once).
-
-    Per triangle: vertices a, b, c, bounding sphere and the vertex indices
-    (so shared vertices and edges are recognised); its piece (two-sided, with
-    its plane) is made when a pair first asks for it, and the batched kernels
-    read all triangles as arrays.
-    """
+    """World-space triangles of a fixed body in a uniform grid (built once):
+    vertices, bounding sphere and vertex indices (shared edges recognised) per
+    triangle; its two-sided piece made when a pair first asks for it."""
 
     def __init__(self, vertices: np.ndarray, faces: np.ndarray):
         tri = vertices[faces]

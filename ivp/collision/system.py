@@ -1,13 +1,9 @@
 """The collision system: the environment's collision hooks (ivp-contacts 1).
-
-Inside a PSI the friction systems run as controllers of the sim units
-(friction.py). After integration (1.2 steps 4-6) every awake body's nearby
-convex pieces get a mindist, measured at the PSI time, whose next collision
-event before the next PSI is queued in the time manager (mindist.py). An
-event that finds the gap below 1.1 cm runs the impact at its own time
-(1.3, 4: impact.py); an impact creates or reuses the feature pair's contact
-point, which joins the friction system from then on (5.2).
-"""
+Inside a PSI the friction systems run as the units' controllers
+(friction.py); after integration (1.2 steps 4-6) each awake body's nearby
+pieces get a mindist whose next event before the next PSI is queued
+(mindist.py); an event under 1.1 cm runs the impact (1.3, 4: impact.py),
+which makes or reuses the pair's contact point (5.2)."""
 
 from __future__ import annotations
 
@@ -473,13 +469,10 @@ class CollisionSystem(ContactPoints):
         return self._boxes
 
     def _broad_phase(self, aw, dt):
-        """The broad-phase values of the awake bodies from their rows of the
-        body table, in one pass (fixed_boxes_k: centre, radius + reach, reach
-        and current_speed + max_surface_rot_speed); which fixed body's box
-        each one's sphere of every piece (BOUND, :meth:`write_bound`) meets,
-        an (awake, fixed) bool array (a box it misses, every piece misses:
-        the per-piece loop tests only the others); and the indices in
-        ``aw.shapes``, in order (an array), of the bodies that meet some box."""
+        """The awake bodies' broad-phase values from their body rows in one pass
+        (fixed_boxes_k), which fixed boxes each one's piece spheres (BOUND)
+        meet, as an (awake, fixed) bool array, and the indices in
+        ``aw.shapes`` of the bodies that meet some box."""
         return fixed_boxes_k(self.environment.bodies.rows, aw.rows, *self._fixed_boxes()[:2], dt)
 
     def update_events_of_cores(self, cores) -> None:

@@ -8,13 +8,9 @@ from ..real_object import Anchor
 
 
 def anchor_init(actuator, obj, pos_ws) -> Anchor:
-    """Spec 12.1 (0x10013ea0): an anchor at the world point pos_ws of obj.
-
-    The object-space position comes from the object's pose at the current
-    time (the pose cache of 4.4, computed on demand); the core-space position
-    from m_core_f_object (0x10009be0). The anchor joins the object's anchor
-    list, so set_new_m_object_f_core (2.5) re-expresses it.
-    """
+    """Spec 12.1 (0x10013ea0): an anchor at the world point pos_ws of obj,
+    in object space from its pose now (4.4), in core space by m_core_f_object
+    (0x10009be0); on the object's anchor list, so 2.5 re-expresses it."""
     m_world_f_object = obj.get_m_world_f_object_AT(obj.environment.current_time)
     p_object = f32v(*umath.mat_inv_mul_point(m_world_f_object, pos_ws))
     p_core = f32v(*umath.mat_mul_point(obj.get_m_core_f_object(), p_object))

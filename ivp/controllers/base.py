@@ -40,13 +40,10 @@ def connected_parts(items, links) -> list:
 
 class Controller:
     """A controller of a sim unit (vtable: core deleted, priority, simulate).
-
-    ``links_cores`` is True for controllers that join several cores into one
-    sim unit (springs, constraints, contacts; spec 10.0): a unit whose structure
-    changed splits along them. A unit calls consecutive controllers whose
-    ``run_class`` is the same and who are ``in_run`` as one step of that
-    class (the same values as calling each in turn).
-    """
+    ``links_cores``: it joins several cores into one unit (springs,
+    constraints, contacts; spec 10.0), which splits along such links. A unit
+    calls consecutive controllers of one ``run_class`` that are ``in_run`` as
+    one step of that class (the same values as each in turn)."""
 
     priority = 0
     links_cores = False

@@ -21,19 +21,8 @@ import numpy as np
 from .. import umath
 from ..fp import QUAT_NORM_EPS, f32, f32v, hexf32, hexf64
 from ..limits import check
-from .constraint_kernels import (
-    AXIS_FIXED,
-    AXIS_FREE,
-    AXIS_LIMITED,
-    SOLVED,
-    ZERO3,
-    angular_error,
-    push_side,
-    response_matrix,
-    solve_rows_k,
-    solve_step,
-    unit_psi_k,
-)
+from .constraint_kernels import (AXIS_FIXED, AXIS_FREE, AXIS_LIMITED, SOLVED, ZERO3, angular_error, push_side,
+                                 response_matrix, solve_rows_k, solve_step, unit_psi_k)
 from .joint import Joint, check_joint_objects, joint_name
 
 LIMIT_FACTOR_F = hexf32("3e99999a")            # 0.3f (12.4)

@@ -13,21 +13,8 @@ import numpy as np
 from .. import umath
 from ..fp import hexf32
 from ..jit import kernel
-from ..kmath import (
-    f32_k,
-    f32v_k,
-    mat_mul_point_k,
-    matrix_to_quat_k,
-    push_core_k,
-    rot_mul_k,
-    rot_mul_v_k,
-    rot_push_core_cs_k,
-    rot_t_mul_v_k,
-    rot_transpose_k,
-    surface_speed_k,
-    vcross,
-    vsub,
-)
+from ..kmath import (f32_k, f32v_k, mat_mul_point_k, matrix_to_quat_k, push_core_k, rot_mul_k, rot_mul_v_k,
+                     rot_push_core_cs_k, rot_t_mul_v_k, rot_transpose_k, surface_speed_k, vcross, vsub)
 from ..step.kernels import gravity_rows_k, unit_calm_k, unit_head_k
 from ..state.layout import INV_I, INV_M, M_POS, M_R, ROT_SPEED, SPEED
 

@@ -35,12 +35,9 @@ def joint_name(obj0, obj1) -> str:
 
 class Joint(Controller):
     """A controller that links the cores of two objects (spring or constraint).
-
-    Registration merges the units of its movable cores and revives them if
-    one is simulated (0x10011b30, 10.0); removal wakes the unit, then detaches
-    (0x10011ad0, 0x10011a60: the unit is marked changed and splits at its next
-    PSI, 10.4).
-    """
+    Registration merges their units and revives them if one is simulated
+    (0x10011b30, 10.0); removal wakes the unit, then detaches it (0x10011ad0,
+    0x10011a60: it splits at its next PSI, 10.4)."""
 
     links_cores = True
 

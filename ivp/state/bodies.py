@@ -1,11 +1,8 @@
-"""The body table (DESIGN "State and the hot path", issue 39): every core's
-dynamic state (spec 1.2) in one row of an f64 array, the columns of
-:mod:`.layout`, owned by the environment. A ``Core`` is a permanent view onto
-its row (the table, its index and the row's generation); the kernels take
-``rows`` and row indices.
-
-A freed row's generation is bumped, so the core that had it fails loudly
-(:class:`StaleCoreError`) instead of reading the next owner's state."""
+"""The body table (DESIGN "State and the hot path", issue 39): each core's
+dynamic state (spec 1.2) in one f64 row of :mod:`.layout`'s columns, owned
+by the environment; a ``Core`` is a permanent view (table, index,
+generation), the kernels take ``rows`` and row indices. A freed row's
+generation moves on, so its old core fails loudly (:class:`StaleCoreError`)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,9 @@
-"""The contact table (DESIGN "State and the hot path", issue 39): every
-friction contact point's fields (ivp-contacts 5.1, with its last update's
-"info", 5.3) in one row of an f64 array, the columns of :mod:`.layout`, owned
-by the environment (``env.contacts``). A ``ContactPoint`` is a permanent view
-onto its row (the table, its index and the row's generation); the friction
-kernels take ``rows`` and the points' row indices.
-
-A freed row is zeroed (a snapshot's hash does not see what it held) and its
-generation bumped, so the point that had it fails loudly
-(:class:`StaleContactError`) instead of reading the next point's fields.
-
-Memory: a row is POINT_WIDTH (60) f64, 480 bytes per contact point, plus
-the view object and its list entries."""
+"""The contact table (DESIGN "State and the hot path", issue 39): each
+friction contact point's fields (ivp-contacts 5.1, and 5.3's "info") in one
+f64 row of :mod:`.layout`'s columns, owned by ``env.contacts``; a
+``ContactPoint`` is a permanent view (table, index, generation). A freed row
+is zeroed and its generation bumped, so its old view fails loudly
+(:class:`StaleContactError`). Memory: POINT_WIDTH (60) f64, 480 bytes a point."""
 
 from __future__ import annotations
 

@@ -1,18 +1,13 @@
-"""The lane's runs (issue 11, issue 39): do_sim_unit_PSI (dynamics 6.3) of
+"""The lane's runs (issue 11, 39): do_sim_unit_PSI (dynamics 6.3) of
 consecutive units of the 6.2 order in one compiled pass over their rows.
 
 A lane unit is one movable core whose controllers are gravity (7.1 / 7.3)
-and, when it rests on one contact point, that point's friction system's
-three handles (:func:`lane_point`): a body in flight, or a ball whose system
-holds one point against a fixed body. :func:`run_units_k` runs per unit the
-begin of the PSI and the count-down (6.3, 10.1), the controllers in their
-priority order (5.3 the point's update, 7.1 gravity and damping, 5.6 and 5.5
-the point's friction: ivp.collision.friction_kernels) and the sleep test
-(10.2), in the object path's order of operations with its f32 stores, so the
-results are its bits. A unit whose point is to be deleted (5.9) or that is
-calm at its sleep test ends the run, and Python finishes it; the
-integration is the unit pass's (unit_pass.integrate).
-"""
+and, resting on one contact point, that point's friction handles
+(:func:`lane_point`). :func:`run_units_k` runs per unit 6.3's begin and
+10.1's count-down, the controllers in priority order (5.3, 7.1, 5.6, 5.5)
+and the sleep test (10.2), in the object path's order with its f32 stores.
+A point to delete (5.9) or a calm unit ends the run and Python finishes it;
+the integration is unit_pass.integrate."""
 
 from __future__ import annotations
 
@@ -33,13 +28,12 @@ _fast_flags = attrgetter("fast", "fast_prev")
 
 
 def lane_point(env, su):
-    """Whether the lane runs the unit, and its point: None (the object path),
-    -1 (a body in flight or falling, no contact yet: one movable core,
-    Lane.can_run, gravity its only controller) or the contact table's row of its one
-    resting point (its core's friction system holds that one point, side 0
-    the core's ball, side 1 a fixed body, its controllers the system's
-    static and dynamic handles, gravity and the energy handle; the system
-    needs no split, the core is in no impact). No unit with a split pending."""
+    """Whether the lane runs the unit, and its point: None (the object
+    path), -1 (one movable core in flight, gravity its only controller:
+    Lane.can_run) or the contact table's row of its one resting point (a
+    ball's friction system holding that point against a fixed body, its
+    controllers the system's handles and gravity, no split pending, no
+    impact)."""
     cores = su.cores
     if su.changed or len(cores) != 1:
         return None

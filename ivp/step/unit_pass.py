@@ -1,16 +1,11 @@
-"""The lane (issue 11): the unit pass's compiled steps over the rows of the
-body table (ivp.state.bodies) that are not a run of lane units (those are
-ivp.step.runs): the head of do_sim_unit_PSI (6.3) of a unit on the object
-path, a unit of joints on its rows, and the PSI's integration (8.2 / 8.3)
-of every core in one pass (:func:`integrate`).
-
-The row is the core's state whoever runs it, the columns the passes only
-read (from INV_I on) included: they are written through from the core's
-fields. Which units the lane runs is decided at every PSI from the units
-(runs.lane_point, :func:`joint_unit`, ivp.sim_unit.Plan): a run records
-its rows (:meth:`Lane.record`); when the lane ran every core of the PSI,
-the integration takes the runs' rows as they are.
-"""
+"""The lane (issue 11): the unit pass's compiled steps over the body table's
+rows that are not a run of lane units (ivp.step.runs): the head of
+do_sim_unit_PSI (6.3) on the object path, a unit of joints on its rows, and
+the PSI's integration (8.2 / 8.3) of every core in one pass
+(:func:`integrate`). A row is its core's state whoever runs it. Which units
+the lane runs is decided at every PSI (runs.lane_point, :func:`joint_unit`,
+ivp.sim_unit.Plan); when the lane ran every core of the PSI, the integration
+takes the runs' rows (:meth:`Lane.record`) as they are."""
 
 from __future__ import annotations
 
