@@ -43,8 +43,9 @@ class PsiClock:
     in the re-measure and event re-search after each impact (4.9), the
     event searches (3.5) and the ms in the two-piece search kernel, the
     passes that measure and search pairs of two pieces at once and the ms in
-    their kernel (mindist_batches.piece_pairs_k), and the most impacts one
-    core took (4.7's counter)."""
+    their kernel (mindist_batches.piece_pairs_k), those of a piece with a
+    grid's triangles (piece_triangles_k), and the most impacts one core took
+    (4.7's counter)."""
 
     def __init__(self, clock=time.perf_counter):
         self.clock = clock
@@ -71,8 +72,9 @@ class PsiClock:
     def __enter__(self):
         self._saved = (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
                        impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
-                       mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k)
-        until, psi, run_system, loop_k, research, piece_search, pairs = self._saved
+                       mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k,
+                       mindist_batches.piece_triangles_k)
+        until, psi, run_system, loop_k, research, piece_search, pairs, triangles = self._saved
         clock = self
 
         def timed_until(tm, env, target):
@@ -87,7 +89,8 @@ class PsiClock:
                 clock.rows[-1]["core_impacts"] = max((impact.impacts_this_psi(o.core) for o in env.objects),
                                                      default=0)
             clock.rows.append(dict(ms=0.0, systems=0, loops=0, loop_ms=0.0, research_ms=0.0, core_impacts=0,
-                                   searches=0, search_ms=0.0, passes=0, pass_ms=0.0, of_pair=Counter()))
+                                   searches=0, search_ms=0.0, passes=0, pass_ms=0.0, tri_passes=0, tri_ms=0.0,
+                                   of_pair=Counter()))
             psi(event, tm, env)
 
         def counted_run(system, *args):
@@ -100,15 +103,17 @@ class PsiClock:
 
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
          impact.impact_system_loop_k, CollisionSystem.update_events_of_cores, mindist_search.piece_event_search_k,
-         mindist_batches.piece_pairs_k) = (
+         mindist_batches.piece_pairs_k, mindist_batches.piece_triangles_k) = (
             timed_until, timed_psi, counted_run, self._timed(loop_k, "loop_ms"), self._timed(research, "research_ms"),
-            self._timed(piece_search, "search_ms", "searches"), self._timed(pairs, "pass_ms", "passes"))
+            self._timed(piece_search, "search_ms", "searches"), self._timed(pairs, "pass_ms", "passes"),
+            self._timed(triangles, "tri_ms", "tri_passes"))
         return self
 
     def __exit__(self, *exc):
         (TimeManager.simulate_until, PsiEvent.simulate_time_event, impact.ImpactSystem.run,
          impact.impact_system_loop_k, CollisionSystem.update_events_of_cores,
-         mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k) = self._saved
+         mindist_search.piece_event_search_k, mindist_batches.piece_pairs_k,
+         mindist_batches.piece_triangles_k) = self._saved
 
 
 def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
@@ -134,7 +139,8 @@ def bench(path: str, seconds: float, profile: bool, cpu: bool) -> None:
           f"    worst PSI: {w['systems']} impact systems, {w['loops']} loops ({w['loop_ms']:.1f} {unit} in the loop "
           f"kernel), {w['research_ms']:.1f} {unit} re-measuring and re-searching events after impacts; "
           f"{w['searches']} two-piece event searches ({w['search_ms']:.1f} {unit} in their kernel), "
-          f"{w['passes']} passes of pairs of two pieces ({w['pass_ms']:.1f} {unit} in their kernel); "
+          f"{w['passes']} passes of pairs of two pieces ({w['pass_ms']:.1f} {unit} in their kernel), "
+          f"{w['tri_passes']} of a piece with triangles ({w['tri_ms']:.1f} {unit}); "
           f"most impacts of one core {w['core_impacts']}\n"
           f"    over the run: most systems in a PSI {max(r['systems'] for r in rows)} (of one pair "
           f"{max(max(r['of_pair'].values(), default=0) for r in rows)}), most loops "

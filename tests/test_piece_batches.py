@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from ivp import Environment, ObjectTemplate, build_surface, rng
-from ivp.collision import mindist_batches
+from ivp.collision import mindist_batches, mindist_search
 from ivp.collision.features import feature_of, piece_piece_measure, prev_codes
 from ivp.collision.piece_kernels import hull_triangles_measure
 from ivp.collision.shapes import TriangleGrid, hull_piece, triangle_piece
@@ -261,3 +261,30 @@ def test_the_ball_pass_answers_update_search_as_it_would_itself(monkeypatch):
     for _ in range(90):
         env.simulate(env.delta_PSI_time)
     assert answers.get(EVENT_AT, 0) > 5 and answers.get(EVENT_QUIET, 0) > 50 and answers.get(EVENT_BEYOND, 0) > 50
+
+
+def test_the_pairs_with_triangles_are_searched_in_their_pass_not_one_by_one(monkeypatch):
+    """3.5 in the pass (mindist_batches.piece_triangles_k, issue 41 item 1):
+    over the sunk world's 240 PSIs no pair of a piece and a grid's triangle
+    is searched on its own from Python; its pass made the searches (the
+    same bits: test_bodies_landing_..._batched)."""
+    per_pair = []
+    searched = []
+    search = mindist_search.event_search
+    kernel = mindist_batches.piece_triangles_k
+
+    def searching(md, *args):
+        if "t" in (md.ka[0], md.kb[0]) and not md.a.is_ball:
+            per_pair.append(md)
+        return search(md, *args)
+
+    def counting(*args):
+        out = kernel(*args)
+        searched.append(int(np.isin(out[-1][0], (mindist_search.EVENT_NONE, mindist_search.EVENT_AT)).sum()))
+        return out
+
+    monkeypatch.setattr(mindist_search, "event_search", searching)
+    monkeypatch.setattr(mindist_batches, "piece_triangles_k", counting)
+    states(_sunk_world(), 240)
+    assert per_pair == []
+    assert len(searched) > 500 and sum(searched) > 400     # 613 passes, 503 searches

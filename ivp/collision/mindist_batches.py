@@ -24,7 +24,7 @@ from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_cod
 from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal
 from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, core_pose,
                              piece_arg)
-from .piece_kernels import hull_triangles_measure, pieces_measure, put_measure
+from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure, put_measure, triangle_indices
 
 FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
 _ROW = attrgetter("row")
@@ -208,9 +208,7 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
     one of its EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT (the event
     time in T_EV), the worst surface speed in WC; EVENT_NOT_MADE where it
     is left to Python (an intrusion, or no normal)."""
-    none = (-1, -1, -1, -1, -1, -1)
     V = np.empty((1, 11))
-    horizon = t_max - t
     for q in range(pairs.shape[0]):
         WHAT[q] = EVENT_NOT_MADE
         PA = _packed_piece(VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs[q, 0])
@@ -224,22 +222,71 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         put_measure(D, F, SW, G, q, d, f, sw, g)
         X[q] = d < (-BEHIND_TRIANGLE_DEPTH if (twoA if f[0] == 2 else twoB) else -INTRUSION_DEPTH)
         gap_ok, gap, n_ok, n, p, _, _ = g
-        if X[q] or not n_ok:
+        if not X[q] and n_ok:
+            WHAT[q], T_EV[q], WC[q] = _pair_event(S, pairs[q, 2], pairs[q, 3], (gap if gap_ok else 0.0) - extra[q], n,
+                                                  p, f[0], f[3], sw, extra[q], PA, BA, PB, BB, t, t_max, base, dt, V)
+
+
+@kernel
+def _pair_event(S, rA, rB, gap, n, p, kA, kB, sw, sx, PA, BA, PB, BB, t, t_max, base, dt, V):
+    """mindist_search.update_search for a measured pair of pieces A and B
+    (its cores' rows rA, rB of the body table S; its gap less sx, its
+    sum_extra_radius; normal n and point p; A's and B's feature kinds, sw
+    whether its sides are swapped; PA, PB as event_kernels.piece_at reads
+    them, BA, BB their cores' pose parts; V a scratch row), the same values
+    in the same order: (one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE,
+    EVENT_AT; the event time; the worst surface speed)."""
+    r0 = rB if sw else rA                   # Mindist.cores: the sorted sides' cores
+    r1 = rA if sw else rB
+    what, wc, mcs = _update_tests(S, r0, r1, gap, n, dt, t_max - t, V)
+    if what != EVENT_NONE:
+        return what, 0.0, wc
+    s0 = 1 if sw else 0                     # mindist_search.event_search's sides
+    k0 = kB if sw else kA
+    k1 = kA if sw else kB
+    face = s0 if k0 == 2 and k1 != 2 else 1 - s0
+    found, te = piece_event_search_k(PA, BA, PB, BB, (-1, -1, -1, -1, -1, -1), (s0, 1 - s0, face), p, n,
+                                     COLL_DIST + sx, REAL_COLL_DIST + 0.5 * sx, mcs, t, t_max, base)
+    return (EVENT_AT if found else EVENT_NONE), te, wc
+
+
+@kernel
+def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tri_first, GV, GPL, GN, extra, t,
+                      t_max, base, dt):
+    """Mindist.recalc of the pairs of one piece (V ... c: its kernel arrays
+    moved to its core's pose at t; P as event_kernels.piece_at reads it;
+    rP its core's row of the body table S) with triangles ``tris`` of the
+    grid on the core at row rT (piece_kernels.hull_triangles_measure: D, F,
+    SW, G), X whether each is intruded (features.piece_piece_measure's
+    depths, the triangle two-sided), then for a pair not intruded with a
+    normal :func:`_pair_event` on its gap less ``extra``: WHAT (EVENT_NOT_MADE
+    where it is left to Python), T_EV, WC as piece_pairs_k makes them."""
+    D, F, SW, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, GV, GPL, GN)
+    k = tris.shape[0]
+    X = np.empty(k, dtype=np.bool_)
+    WHAT = np.full(k, EVENT_NOT_MADE, dtype=np.int64)
+    T_EV = np.zeros(k)
+    WC = np.zeros(k)
+    TT, ET = triangle_indices()
+    BP = row_pose_parts(S, rP)
+    BT = row_pose_parts(S, rT)
+    V1 = np.empty((1, 11))
+    for q in range(k):
+        X[q] = D[q] < (-BEHIND_TRIANGLE_DEPTH if (F[q, 0] == 2) == tri_first or two else -INTRUSION_DEPTH)
+        if X[q] or G[q, 2] == 0.0:
             continue
-        gap = (gap if gap_ok else 0.0) - extra[q]
-        r0 = pairs[q, 3] if sw else pairs[q, 2]            # Mindist.cores: the sorted sides' cores
-        r1 = pairs[q, 2] if sw else pairs[q, 3]
-        WHAT[q], WC[q], mcs = _update_tests(S, r0, r1, gap, n, dt, horizon, V)
-        if WHAT[q] != EVENT_NONE:
-            continue
-        s0 = 1 if sw else 0                             # mindist_search.event_search's sides
-        k0 = f[3] if sw else f[0]
-        k1 = f[0] if sw else f[3]
-        face = s0 if k0 == 2 and k1 != 2 else 1 - s0
-        found, te = piece_event_search_k(PA, BA, PB, BB, none, (s0, 1 - s0, face), p, n, COLL_DIST + extra[q],
-                                         REAL_COLL_DIST + 0.5 * extra[q], mcs, t, t_max, base)
-        WHAT[q] = EVENT_AT if found else EVENT_NONE
-        T_EV[q] = te
+        gap = (G[q, 1] if G[q, 0] != 0.0 else 0.0) - extra[q]
+        n = (G[q, 3], G[q, 4], G[q, 5])
+        p = (G[q, 6], G[q, 7], G[q, 8])
+        VT, _, _, _, plT, NT, MT, HT, ct = grid_triangle(GV, GPL, GN, tris[q], TT, ET)
+        PT = (VT, TT, ET, True, plT, NT, MT, HT, ct, False)
+        if tri_first:
+            WHAT[q], T_EV[q], WC[q] = _pair_event(S, rT, rP, gap, n, p, F[q, 0], F[q, 3], SW[q], extra[q], PT, BT,
+                                                  P, BP, t, t_max, base, dt, V1)
+        else:
+            WHAT[q], T_EV[q], WC[q] = _pair_event(S, rP, rT, gap, n, p, F[q, 0], F[q, 3], SW[q], extra[q], P, BP,
+                                                  PT, BT, t, t_max, base, dt, V1)
+    return D, F, SW, G, X, (WHAT, T_EV, WC)
 
 
 def recalc_all(items, t: float) -> None:
@@ -350,23 +397,24 @@ def _recalc_ball_pairs(mds, t: float) -> None:
 def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) -> None:
     """recalc's piece branch for the pairs of piece ``key`` of ``shape`` with
     triangles of ``soup``'s grid (on side A when ``tri_first``), in one kernel
-    pass (same values): each pair keeps its gap, intrusion and row."""
-    piece = shape.piece_world(key, core_pose(shape.obj.core, t))
-    V, T, E, two, pl, N, M, H = piece.kernel_data()
+    pass, piece_triangles_k (same values), which also makes update_search's
+    answers for each (kept with the pass: mindist._made_event): each pair
+    keeps its gap, intrusion and row."""
+    core = shape.obj.core
+    env = core.environment
+    piece = shape.piece_world(key, core_pose(core, t))
     k = len(mds)
     tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
-    prev = _previous_codes(mds, 6, _piece_prev_code)
-    grid = soup.grid
-    GV, GPL, GN = grid.kernel_arrays()
-    D, F, S, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, piece.center, tris, prev, tri_first,
-                                        GV, GPL, GN)
+    GV, GPL, GN = soup.grid.kernel_arrays()
+    t_max = env.time_of_next_psi
+    D, F, S, G, X, events = piece_triangles_k(
+        env.bodies.rows, core.row, soup.obj.core.row, *piece.kernel_data(), piece.center, piece_arg(shape, key),
+        tris, _previous_codes(mds, 6, _piece_prev_code), tri_first, GV, GPL, GN,
+        np.array([md.sum_extra_radius for md in mds]), t, t_max, env.time_manager.base_time, env.delta_PSI_time)
     batch = PieceBatch(F, S, G)
-    # piece_piece_measure's intrusion: the vertex's distance against a face of
-    # the triangle (two-sided) or of the piece
-    face_on_a = F[:, 0] == 2
-    face_two = face_on_a == tri_first if not two else np.ones(k, dtype=bool)
-    intrudes = np.where(face_two, D < -BEHIND_TRIANGLE_DEPTH, D < -INTRUSION_DEPTH).tolist()
+    batch.events = (*events, t, t_max)
     gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
+    intrudes = X.tolist()
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q

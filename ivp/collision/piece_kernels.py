@@ -388,6 +388,26 @@ def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, 
     F = np.empty((k, 6), dtype=np.int64)
     S = np.empty(k, dtype=np.bool_)
     G = np.empty((k, 13))
+    TT, ET = triangle_indices()
+    # the triangles are two-sided (front and back normals). The constant True
+    # makes numba compile pieces_measure once more for that argument (15 %
+    # faster, 4 s longer to compile): for the usual order (the grid's body
+    # made first); the other passes a run-time flag (the copy Python calls)
+    two_t = GN.shape[1] == 2
+    for q in range(k):
+        VT, _, _, _, plT, NT, MT, HT, ct = grid_triangle(GV, GPL, GN, tris[q], TT, ET)
+        pq = (prev[q, 0], prev[q, 1], prev[q, 2], prev[q, 3], prev[q, 4], prev[q, 5])
+        if tri_first:
+            d, f, sw, g = pieces_measure(VT, TT, ET, True, plT, NT, ct, V, T, E, two, pl, N, M, H, c, pq)
+        else:
+            d, f, sw, g = pieces_measure(V, T, E, two, pl, N, c, VT, TT, ET, two_t, plT, NT, MT, HT, ct, pq)
+        put_measure(D, F, S, G, q, d, f, sw, g)
+    return D, F, S, G
+
+
+@kernel
+def triangle_indices():
+    """triangle_piece's triangle and edges as the kernels read them."""
     TT = np.zeros((1, 3), dtype=np.int64)
     TT[0, 1] = 1
     TT[0, 2] = 2
@@ -396,25 +416,19 @@ def hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, 
     ET[1, 0] = 1
     ET[1, 1] = 2
     ET[2, 0] = 2
-    # the triangles are two-sided (front and back normals). The constant True
-    # makes numba compile pieces_measure once more for that argument (15 %
-    # faster, 4 s longer to compile): for the usual order (the grid's body
-    # made first); the other passes a run-time flag (the copy Python calls)
-    two_t = GN.shape[1] == 2
-    for q in range(k):
-        t = tris[q]
-        VT = GV[t]
-        ct = (((0.0 + VT[0, 0]) + VT[1, 0]) + VT[2, 0]) / 3.0, \
-            (((0.0 + VT[0, 1]) + VT[1, 1]) + VT[2, 1]) / 3.0, \
-            (((0.0 + VT[0, 2]) + VT[1, 2]) + VT[2, 2]) / 3.0
-        pq = (prev[q, 0], prev[q, 1], prev[q, 2], prev[q, 3], prev[q, 4], prev[q, 5])
-        if tri_first:
-            d, f, sw, g = pieces_measure(VT, TT, ET, True, GPL[t], GN[t], ct, V, T, E, two, pl, N, M, H, c, pq)
-        else:
-            MT, HT = edge_spheres(VT, ET)
-            d, f, sw, g = pieces_measure(V, T, E, two, pl, N, c, VT, TT, ET, two_t, GPL[t], GN[t], MT, HT, ct, pq)
-        put_measure(D, F, S, G, q, d, f, sw, g)
-    return D, F, S, G
+    return TT, ET
+
+
+@kernel
+def grid_triangle(GV, GPL, GN, t, TT, ET):
+    """Triangle t of a grid's kernel arrays (TriangleGrid.kernel_arrays) as
+    its triangle_piece's kernel data (TT, ET: triangle_indices) and centre
+    (Piece's: the vertices' mean, summed in their order)."""
+    VT = GV[t]
+    MT, HT = edge_spheres(VT, ET)
+    ct = ((((0.0 + VT[0, 0]) + VT[1, 0]) + VT[2, 0]) / 3.0, (((0.0 + VT[0, 1]) + VT[1, 1]) + VT[2, 1]) / 3.0,
+          (((0.0 + VT[0, 2]) + VT[1, 2]) + VT[2, 2]) / 3.0)
+    return VT, TT, ET, True, GPL[t], GN[t], MT, HT, ct
 
 
 @kernel
