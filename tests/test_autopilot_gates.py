@@ -3,17 +3,21 @@
 test writes, the pusher (a 2 x 1 x 2 box, group Floor) rests on its
 channel's slab (group Ball) between two stops of the channel, 0.5 ahead
 along its frame's +X and 3 behind along -X. The probe pushes it along +X,
-which does not open it, then along -X: it opens 3."""
+which does not open it, then along -X: it opens 3. The probe is the
+level's alone: what ran before in the process (the engine's RNG, spec
+10.1, process-global, drives its sleep tests) changes neither it nor the map."""
 
 import numpy as np
 import pytest
 
 import scenes
 from bbglue import meshes
-from behaviors.ballance.autopilot import probe
+from behaviors.ballance.autopilot import Pilot, probe
 from behaviors.ballance.level import level_behavior
+from ivp import rng
 from scenes.virtools import game_level, reader as r
-from virtools_levels import LevelBuilder, game_folder, translation, two_sector_level
+from test_autopilot_jumps import jump_level
+from virtools_levels import LevelBuilder, game_folder, played_at_once, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
 PLACE = (200.0, 0.0, 0.0)
@@ -40,13 +44,18 @@ def gate_prefab() -> bytes:
     return b.data(compressed=True)
 
 
-@pytest.fixture
-def scene(tmp_path):
+def gate_level(root) -> None:
+    """The two-sector level with the gate at PLACE in sector 1, as a game folder at ``root``."""
     b = two_sector_level()
     p = b.box("P_Modul_01_01", (2, 0.4, 2), PLACE, None)
     b.group("P_Modul_01", [p])
     next(o for o in b.objects if o.name == "Sector_01").members.append(p)
-    game_folder(tmp_path, b.data(), {"P_Modul_01": gate_prefab()})
+    game_folder(root, b.data(), {"P_Modul_01": gate_prefab()})
+
+
+@pytest.fixture
+def scene(tmp_path):
+    gate_level(tmp_path)
     scene = scenes.load(game_level(str(tmp_path), 1))
     scene.ctx.input_manager.set_keys(frozenset())
     scene.ctx.process_frame(FRAME_MS)
@@ -62,3 +71,26 @@ def test_the_probe_finds_the_way_the_gate_opens_and_how_far(scene):
     u, _, travel = gates[PUSHER]
     assert u == pytest.approx((-1.0, 0.0, 0.0), abs=1e-6)
     assert travel == pytest.approx(3.0, abs=0.1)
+
+
+def _map_bits(root) -> bytes:
+    """The autopilot's map of the level in ``root``: its nodes, its links and their costs."""
+    walk = Pilot(played_at_once(scenes.load(game_level(str(root), 1))), 30.0).map
+    return walk.points.tobytes() + walk.graph.indices.tobytes() + walk.graph.data.tobytes()
+
+
+def test_a_levels_map_is_the_same_after_another_level_ran_in_the_process(tmp_path):
+    """The gate level mapped alone, then again after the written jump level
+    was played for 2 s in the same process (the RNG's seed moved on): the
+    same bits."""
+    gate_level(tmp_path / "gate")
+    game_folder(tmp_path / "jump", jump_level().data(), {})
+    rng.reset()
+    alone = _map_bits(tmp_path / "gate")
+    ctx = played_at_once(scenes.load(game_level(str(tmp_path / "jump"), 1))).ctx
+    seed = rng.get_seed()
+    ctx.input_manager.set_keys(frozenset())
+    for _ in range(120):
+        ctx.process_frame(FRAME_MS)
+    assert rng.get_seed() != seed
+    assert _map_bits(tmp_path / "gate") == alone

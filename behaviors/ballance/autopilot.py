@@ -613,6 +613,7 @@ class Pilot:
         if self.level is None:
             raise ValueError(f"autopilot: {scene.name!r}: {self._no_level()}")
         table, seed = flatten(self.ctx), rng.get_seed()
+        rng.reset()             # the probe and the flights from a fresh process's seed: the map is the level's alone
         poses, gates = probe(self.ctx, self.level)
         floors = entity_triangles(_members(self.ctx, FLOOR_GROUPS))
         self.flights = flights(self.ctx, self.level, floors) if len(floors) else None

@@ -481,17 +481,24 @@ class WalkMap:
 
     def _rail_axes(self) -> np.ndarray:
         """Per node between or on the edges of a rail pair (span, paired): the
-        unit way its rails run in X and Z (the main axis of such nodes within
-        2 EDGE_PROBE, heights counted twice: not a rail passing 3.6 above, as
-        level 02's ``A03_Rail_01`` does over its own start); 0 for the others."""
+        unit way its rails run in X and Z, the main axis of the pair's
+        midpoints within 2 EDGE_PROBE (of all such nodes where fewer than two
+        are), heights counted twice: not a rail passing 3.6 above, as level
+        02's ``A03_Rail_01`` does over its own start. Not of the rails' own
+        nodes: at a pair's end they lie 3.75 across and less along (level 06's
+        ``A_01_Rail_02``, rising 0.54 per unit from a floor: its first
+        midpoint's axis was across its rails). 0 for the others."""
         rails = np.flatnonzero(self.span | self.paired)
         axes = np.zeros((len(self.points), 2))
         if len(rails) < 2:
             return axes
-        p = self.points[:, (0, 2)]
-        tree = cKDTree(self.points[rails] * (1.0, 2.0, 1.0))
-        for i, near in zip(rails, tree.query_ball_point(self.points[rails] * (1.0, 2.0, 1.0), 2.0 * EDGE_PROBE)):
-            d = p[rails[near]] - p[rails[near]].mean(axis=0)
+        p, mids, tall = self.points[:, (0, 2)], np.flatnonzero(self.span), (1.0, 2.0, 1.0)
+        at = self.points[rails] * tall
+        by_mids = cKDTree(self.points[mids] * tall).query_ball_point(at, 2.0 * EDGE_PROBE)
+        by_rails = cKDTree(at).query_ball_point(at, 2.0 * EDGE_PROBE)
+        for i, m, r in zip(rails, by_mids, by_rails):
+            near = p[mids[m]] if len(m) >= 2 else p[rails[r]]
+            d = near - near.mean(axis=0)
             axes[i] = np.linalg.eigh(d.T @ d)[1][:, -1]
         return axes
 
