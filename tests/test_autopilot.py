@@ -17,7 +17,7 @@ from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import climb
 from behaviors.ballance.autopilot_map import WalkMap
 from behaviors.ballance.level import FINISHED, level_behavior
-from behaviors.ballance.level_meaning import MEANING
+from behaviors.ballance.level_meaning import MEANING, start_at_sector
 from behaviors.ballance.values import NAV_DIRECTIONS
 from behaviors.recording import Recording, replay
 from scenes.virtools import game_level
@@ -108,6 +108,9 @@ def test_the_plug_in_names_its_autopilot_and_a_missing_one_is_said():
         levels.autopilot_of(dataclasses.replace(MEANING, autopilot=""))
     with pytest.raises(ValueError, match="autopilot 'behaviors.ballance:nothing' does not load"):
         levels.autopilot_of(dataclasses.replace(MEANING, autopilot="behaviors.ballance:nothing"))
+    assert levels.start_sector_of(MEANING) is start_at_sector
+    with pytest.raises(ValueError, match="has no start sector"):
+        levels.start_sector_of(dataclasses.replace(MEANING, start_sector=""))
 
 
 def test_record_goes_with_the_autopilot(capsys):
@@ -115,12 +118,14 @@ def test_record_goes_with_the_autopilot(capsys):
     assert "--record goes with --autopilot" in capsys.readouterr().err
 
 
-def replayed(game, route):
+def replayed(game, route, sector=None):
     """Level 1 of the game folder ``game`` replayed from the recorded route
-    with the recording's seed (as `ivp run --input` does): (scene,
+    with the recording's seed (as `ivp run --input [--sector K]` does): (scene,
     recording, the (kind, x, y, z) of the ball in play at each frame)."""
     recording = Recording.load(route)
     scene = scenes.load(game_level(str(game), 1))
+    if sector is not None:
+        start_at_sector(scene, sector)
     rng.set_seed(recording.meta["seed"])
     seen = []
 
@@ -160,6 +165,43 @@ def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, 
     on_rails = [x for k, x, y, z in seen if 26.0 < z < 54.0]
     assert on_rails and max(abs(x) for x in on_rails) < 1.875          # between the rails' axes
     assert max(y for k, x, y, z in seen) > 12.0 + 2.0                   # above floor C's top, a ball's radius
+
+
+def test_sector_2_starts_at_its_reset_point_and_the_autopilot_finishes_from_there(tmp_path, capsys):
+    """``--sector 2`` on the written course: the level's first ball (wood) is
+    born at sector 2's reset point (0, 3.3258, 60) above floor B, never on
+    floor A or the rails (z < 55); the autopilot finishes from there, and its
+    route replays with ``--input ... --sector 2`` to the same end."""
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(autopilot_level().data())
+    route = tmp_path / "route.jsonl"
+    run = ["run", "--game", str(tmp_path), "1", "--quiet"]
+    assert main(run + ["--autopilot", "--sector", "2", "--record", str(route)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("level 1: finished, score ")
+    assert out[-1].endswith(f"--input {route} --sector 2)")
+    score = int(out[0].split("score ")[1].split(",")[0])
+
+    scene, recording, seen = replayed(tmp_path, route, sector=2)
+    level = level_behavior(scene.ctx)
+    assert level.flow == FINISHED and level.final == score
+    kind, x, y, z = seen[0]
+    assert kind == "wood" and abs(x) < 0.01 and abs(z - 60.0) < 0.01 and 0.0 < y < 3.3258 + 0.01
+    assert min(z for *_, z in seen) > 55.0
+
+    assert main(run + ["--input", str(route), "--sector", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "level 1: finished" in said and f"final score {score}\n" in said
+
+
+def test_a_sector_the_level_has_not_is_said(tmp_path, capsys):
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(autopilot_level().data())
+    for k in ("0", "3"):
+        assert main(["run", "--game", str(tmp_path), "1", "--autopilot", "--sector", k, "--quiet"]) == 1
+        assert f"'Level_01.NMO' has sectors 1 to 2, not {k}" in capsys.readouterr().err
 
 
 def test_the_route_goes_round_a_prop_where_the_floor_leaves_room():
