@@ -362,3 +362,22 @@ def test_off_a_rail_pairs_end_the_ball_drops_ahead_not_back_beside_the_rails():
         walk = WalkMap(rails + floor)
         route = walk.route_to(goal, 2.0)
         assert math.isfinite(cost_from(walk, route, (0, 10, -5), "wood")) == reached
+
+
+def test_a_death_rolls_back_to_a_world_from_before_the_ball_left_the_floor(monkeypatch):
+    """Level 12's sector 1 (docs/levels.md): the ball left the rail at frame
+    800 and died at 1050; worlds were kept every 120 frames. A rollback to
+    840 or 960 has it falling already: the world kept at 720, a second
+    (BACKUP_FRAMES) before it left the floor, is the one to try from."""
+    from behaviors.ballance import autopilot
+    monkeypatch.setattr(autopilot, "player_of", lambda ctx: SimpleNamespace(kind="wood"))
+    pilot = autopilot.Pilot.__new__(autopilot.Pilot)
+    restored = []
+    pilot.__dict__.update(
+        ctx=SimpleNamespace(entities=[]), log=None, level=SimpleNamespace(sector=1), tries={}, sector_tries={},
+        pushing=None, keys=[frozenset()] * 1050, best=(1, 50.0, 1000), restored_at=0, grounded_at=800,
+        kept=[(f, None, 0, 1) for f in (242, 360, 480, 600, 720, 840, 960)], rollbacks=0, stalls=[], routes={},
+        variant=autopilot.VARIANTS[0], restore=restored.append)
+    ball = SimpleNamespace(get_position=lambda: (256.5, -48.1, 96.1))
+    assert pilot._fail("died", ball) == ""
+    assert [pilot.kept[i][0] for i in restored] == [720]
