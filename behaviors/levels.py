@@ -138,6 +138,7 @@ class LevelMeaning:
     balls_file: tuple = ()              # the balls' shapes under the game folder (scenes/virtools/balls.py)
     balls: tuple = ()                   # the rig's entities and groups (members in order) that take them
     autopilot: str = ""                 # "module:function" that plays a loaded level (``ivp run --autopilot``)
+    start_sector: str = ""              # "module:function(scene, k)": a loaded level starts at sector k (``--sector``)
     flame_prefabs: tuple = ()           # prefabs of start and checkpoint placeholders whose frames are imported
     balloon_shown: tuple = ()           # the balloon's parts (names after ``balloon``) shown, saved hidden
     sky_layer: str = ""                 # the cloud sheet: saved hidden, shown with its texture scrolling
@@ -170,11 +171,22 @@ def level_meaning() -> LevelMeaning:
 def autopilot_of(meaning: LevelMeaning):
     """The plug-in's autopilot function (LevelMeaning.autopilot); a ValueError
     when it names none or what it names does not load."""
-    if not meaning.autopilot:
-        raise ValueError(f"the level plug-in {meaning.name!r} has no autopilot")
+    return _function(meaning, "autopilot")
+
+
+def start_sector_of(meaning: LevelMeaning):
+    """The plug-in's function putting a loaded level at a sector before its
+    first frame (LevelMeaning.start_sector); a ValueError as autopilot_of."""
+    return _function(meaning, "start_sector")
+
+
+def _function(meaning: LevelMeaning, name: str):
+    value = getattr(meaning, name)
+    if not value:
+        raise ValueError(f"the level plug-in {meaning.name!r} has no {name.replace('_', ' ')}")
     from ivp.snapshot import import_name
     try:
-        return import_name(meaning.autopilot)
+        return import_name(value)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"the level plug-in {meaning.name!r}: autopilot {meaning.autopilot!r} does not load: "
+        raise ValueError(f"the level plug-in {meaning.name!r}: {name} {value!r} does not load: "
                          f"{type(exc).__name__}: {exc}") from exc

@@ -5,7 +5,7 @@ the ``ivp`` command line (viewer/cli.py owns the command and calls ``add_subcomm
             [--input REC.jsonl] [--trajectory FILE.csv|.jsonl] [--trace FILE.jsonl [--per-psi]]
             [--summary FILE.json] [--sound-log FILE.csv] [--quiet] [--strict] [--behaviors FILE.py ...]
             [--snapshot FILE]
-    ivp run LEVEL --autopilot [--record ROUTE.jsonl] [--seconds N]
+    ivp run LEVEL --autopilot [--record ROUTE.jsonl] [--seconds N] [--sector K]
     ivp check SCENE... [--behaviors FILE.py ...]
     ivp list
     ivp import LEVEL.NMO -o level.yaml [--game DIR]
@@ -233,6 +233,9 @@ def add_subcommands(sub) -> None:
                         "ended; --seconds bounds its play (default 900)")
     p.add_argument("--record", metavar="ROUTE.jsonl",
                    help="with --autopilot: save its keys as a recording, for --input")
+    p.add_argument("--sector", type=int, metavar="K",
+                   help="a level starts at sector K, as after reaching its checkpoint (a recording made from "
+                        "sector K replays with --sector K)")
     p.add_argument("--strict", action="store_true", help="exit 3 when a behaviour or block raised")
     p.add_argument("--traceback", action="store_true", help="each behaviour or block error with its traceback")
     add_behaviors_option(p)
@@ -278,6 +281,7 @@ def _run(args) -> int:
         return _autopilot(args)
     say_if_compiling()
     scene = load_scene(args.scene, args.behaviors, args.snapshot)
+    _start_sector(scene, args)
     recording = scripted_input(scene, args.input, args.no_input or args.snapshot is not None)
     if recording is not None and args.seconds is not None:
         frames = FrameTimes(args.seconds, args.frame_ms, recording)
@@ -334,13 +338,25 @@ def _autopilot(args) -> int:
     drive = autopilot_of(level_meaning())
     say_if_compiling()
     scene = load_scene(args.scene, args.behaviors)
+    _start_sector(scene, args)
     with hook_watchdog(args.hook_time_limit, busy=engine_jit.compiling):
         outcome = drive(scene, args.seconds if args.seconds is not None else AUTOPILOT_SECONDS, args.record,
                         None if args.quiet else sys.stderr)
     print(outcome.text())
     if args.record:
-        print(f"the route: {args.record} (replay: ivp run {args.scene} --input {args.record})")
+        sector = f" --sector {args.sector}" if args.sector is not None else ""
+        print(f"the route: {args.record} (replay: ivp run {args.scene} --input {args.record}{sector})")
     return 0 if outcome.finished else 1
+
+
+def _start_sector(scene, args) -> None:
+    """``--sector K``: the level plug-in puts the loaded level at sector K (behaviors.levels)."""
+    if args.sector is None:
+        return
+    if args.snapshot is not None:
+        raise ValueError("--sector starts a level: not with --snapshot")
+    from behaviors.levels import level_meaning, start_sector_of
+    start_sector_of(level_meaning())(scene, args.sector)
 
 
 def _outcome(ctx) -> str:

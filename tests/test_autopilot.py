@@ -17,7 +17,7 @@ from behaviors.ballance import player_of
 from behaviors.ballance.autopilot import climb
 from behaviors.ballance.autopilot_map import WalkMap
 from behaviors.ballance.level import FINISHED, level_behavior
-from behaviors.ballance.level_meaning import MEANING
+from behaviors.ballance.level_meaning import MEANING, start_at_sector
 from behaviors.ballance.values import NAV_DIRECTIONS
 from behaviors.recording import Recording, replay
 from scenes.virtools import game_level
@@ -108,6 +108,9 @@ def test_the_plug_in_names_its_autopilot_and_a_missing_one_is_said():
         levels.autopilot_of(dataclasses.replace(MEANING, autopilot=""))
     with pytest.raises(ValueError, match="autopilot 'behaviors.ballance:nothing' does not load"):
         levels.autopilot_of(dataclasses.replace(MEANING, autopilot="behaviors.ballance:nothing"))
+    assert levels.start_sector_of(MEANING) is start_at_sector
+    with pytest.raises(ValueError, match="has no start sector"):
+        levels.start_sector_of(dataclasses.replace(MEANING, start_sector=""))
 
 
 def test_record_goes_with_the_autopilot(capsys):
@@ -115,12 +118,14 @@ def test_record_goes_with_the_autopilot(capsys):
     assert "--record goes with --autopilot" in capsys.readouterr().err
 
 
-def replayed(game, route):
+def replayed(game, route, sector=None):
     """Level 1 of the game folder ``game`` replayed from the recorded route
-    with the recording's seed (as `ivp run --input` does): (scene,
+    with the recording's seed (as `ivp run --input [--sector K]` does): (scene,
     recording, the (kind, x, y, z) of the ball in play at each frame)."""
     recording = Recording.load(route)
     scene = scenes.load(game_level(str(game), 1))
+    if sector is not None:
+        start_at_sector(scene, sector)
     rng.set_seed(recording.meta["seed"])
     seen = []
 
@@ -160,6 +165,43 @@ def test_the_autopilot_finishes_a_written_level_and_its_route_replays(tmp_path, 
     on_rails = [x for k, x, y, z in seen if 26.0 < z < 54.0]
     assert on_rails and max(abs(x) for x in on_rails) < 1.875          # between the rails' axes
     assert max(y for k, x, y, z in seen) > 12.0 + 2.0                   # above floor C's top, a ball's radius
+
+
+def test_sector_2_starts_at_its_reset_point_and_the_autopilot_finishes_from_there(tmp_path, capsys):
+    """``--sector 2`` on the written course: the level's first ball (wood) is
+    born at sector 2's reset point (0, 3.3258, 60) above floor B, never on
+    floor A or the rails (z < 55); the autopilot finishes from there, and its
+    route replays with ``--input ... --sector 2`` to the same end."""
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(autopilot_level().data())
+    route = tmp_path / "route.jsonl"
+    run = ["run", "--game", str(tmp_path), "1", "--quiet"]
+    assert main(run + ["--autopilot", "--sector", "2", "--record", str(route)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("level 1: finished, score ")
+    assert out[-1].endswith(f"--input {route} --sector 2)")
+    score = int(out[0].split("score ")[1].split(",")[0])
+
+    scene, recording, seen = replayed(tmp_path, route, sector=2)
+    level = level_behavior(scene.ctx)
+    assert level.flow == FINISHED and level.final == score
+    kind, x, y, z = seen[0]
+    assert kind == "wood" and abs(x) < 0.01 and abs(z - 60.0) < 0.01 and 0.0 < y < 3.3258 + 0.01
+    assert min(z for *_, z in seen) > 55.0
+
+    assert main(run + ["--input", str(route), "--sector", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "level 1: finished" in said and f"final score {score}\n" in said
+
+
+def test_a_sector_the_level_has_not_is_said(tmp_path, capsys):
+    folder = tmp_path / "3D Entities" / "Level"
+    folder.mkdir(parents=True)
+    (folder / "Level_01.NMO").write_bytes(autopilot_level().data())
+    for k in ("0", "3"):
+        assert main(["run", "--game", str(tmp_path), "1", "--autopilot", "--sector", k, "--quiet"]) == 1
+        assert f"'Level_01.NMO' has sectors 1 to 2, not {k}" in capsys.readouterr().err
 
 
 def test_the_route_goes_round_a_prop_where_the_floor_leaves_room():
@@ -320,3 +362,22 @@ def test_off_a_rail_pairs_end_the_ball_drops_ahead_not_back_beside_the_rails():
         walk = WalkMap(rails + floor)
         route = walk.route_to(goal, 2.0)
         assert math.isfinite(cost_from(walk, route, (0, 10, -5), "wood")) == reached
+
+
+def test_a_death_rolls_back_to_a_world_from_before_the_ball_left_the_floor(monkeypatch):
+    """Level 12's sector 1 (docs/levels.md): the ball left the rail at frame
+    800 and died at 1050; worlds were kept every 120 frames. A rollback to
+    840 or 960 has it falling already: the world kept at 720, a second
+    (BACKUP_FRAMES) before it left the floor, is the one to try from."""
+    from behaviors.ballance import autopilot
+    monkeypatch.setattr(autopilot, "player_of", lambda ctx: SimpleNamespace(kind="wood"))
+    pilot = autopilot.Pilot.__new__(autopilot.Pilot)
+    restored = []
+    pilot.__dict__.update(
+        ctx=SimpleNamespace(entities=[]), log=None, level=SimpleNamespace(sector=1), tries={}, sector_tries={},
+        pushing=None, keys=[frozenset()] * 1050, best=(1, 50.0, 1000), restored_at=0, grounded_at=800,
+        kept=[(f, None, 0, 1) for f in (242, 360, 480, 600, 720, 840, 960)], rollbacks=0, stalls=[], routes={},
+        variant=autopilot.VARIANTS[0], restore=restored.append)
+    ball = SimpleNamespace(get_position=lambda: (256.5, -48.1, 96.1))
+    assert pilot._fail("died", ball) == ""
+    assert [pilot.kept[i][0] for i in restored] == [720]

@@ -603,6 +603,7 @@ class Pilot:
         self.routes = {}
         self.rollbacks = 0
         self.restored_at = 0                     # the frame of the world last restored
+        self.grounded_at = 0                     # the last frame the ball was on a floor (not airborne)
         self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}                          # sector -> rollbacks at its current trouble place
         self.sector_tries = {}                   # sector -> rollbacks in all
@@ -670,7 +671,7 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         for keys in again:
             self.step(keys)
-        self.restored_at = len(self.keys)
+        self.restored_at = self.grounded_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = None
         self._progress_reset()
 
@@ -951,6 +952,8 @@ class Pilot:
             why = self._no_route(ball) if playing and fresh else ""
             if why:
                 break
+            if playing and not self._airborne(ball):
+                self.grounded_at = len(self.keys)
             keys = self.steer(ball, player.kind) if playing else frozenset()
             if playing and self.variant_until[0] and self._past(ball, player.kind):
                 self.variant = VARIANTS[0]       # past the failure: its tries are done with
@@ -1041,6 +1044,8 @@ class Pilot:
         failed_at, best = len(self.keys), self.best[1]
         stalled = max(self.best[2] - BACKUP_FRAMES, self.restored_at)  # before the ball stopped getting nearer
         before = min(failed_at - BACKUP_FRAMES, stalled)
+        if what == "died":                       # back before it left the floor: a world with it falling is no try
+            before = min(before, self.grounded_at - BACKUP_FRAMES)
         usable = ([i for i, k in enumerate(self.kept) if k[0] <= before]   # else the sector's first
                   or [i for i, k in enumerate(self.kept) if k[3] == sector][:1])
         if not usable:

@@ -189,4 +189,21 @@ MEANING = LevelMeaning(
     ambient=15.0 / 255.0,
     balls=("Ball_Paper", "Ball_Wood", "Ball_Stone", "Ball_Paper_Pieces", "Ball_Wood_Pieces", "Ball_Stone_Pieces"),
     autopilot="behaviors.ballance.autopilot:drive",
+    start_sector="behaviors.ballance.level_meaning:start_at_sector",
 )
+
+
+def start_at_sector(scene, sector: int) -> None:
+    """Put a loaded level, before its first frame, at ``sector`` as the game
+    has it once that sector's checkpoint is reached (docs/levels.md
+    "Autopilot"): the level's first frame then activates only that sector and
+    gives the level's first ball at its reset point (as BallanceEnv.reset's
+    ``sector`` option). A ValueError when the level has no such sector."""
+    from .level import level_behavior, numbered
+    level = level_behavior(scene.ctx)
+    if level is None:
+        raise ValueError(f"--sector: {scene.name!r} has no ballance.level behaviour")
+    count = max(len(numbered(scene.ctx, level.reset_points)), len(numbered(scene.ctx, level.checkpoints)) + 1)
+    if isinstance(sector, bool) or not 1 <= sector <= count:
+        raise ValueError(f"--sector: {scene.name!r} has sectors 1 to {count}, not {sector!r}")
+    level.sector = sector
