@@ -88,15 +88,33 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
     plus 230 x 200/255 = 180 of red; the image's edge (27.7 off the middle
     at the sheet, fov 58) is beyond the sheet: the sky alone. Halfway through
     the finish's 3 s fade the sheet adds half its red."""
+    from behaviors.ballance.level import level_behavior
+    session, view, renderer, target, img = drawn_from_above(game, gl_window)
+    assert renderer.sky_box is not None and renderer.static.sky_sheet() is not None
+    assert renderer.sky_pass.size == (80, 80)      # shaded at a third of the view's side (viewer/sky.py)
+    scale = 120 / (50 * np.tan(np.radians(29)) * 3 / 4)
+    col = int(round(120 - 10.0 * scale))
+    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (180, 40, 0), atol=3)
+    assert np.allclose(img[117:124, :2].reshape(-1, 3), (0, 40, 0), atol=3)
+    level_behavior(session.ctx).finish_time = level_behavior(session.ctx).clock - 1.5    # 1.5 s of the 3 s fade
+    target.bind()
+    view.draw(renderer, (240, 240))
+    img = target.read().astype(int)
+    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (90, 40, 0), atol=3)     # half the red
+
+
+def drawn_from_above(game, gl_window):
+    """The sky layer's level with Sky_L's five faces all (0, 40, 0), paused,
+    drawn from 40 above looking down into 240 x 240 until the sky stands
+    still: (session, view, renderer, target, the image as ints)."""
     import scenes
-    from scenes.virtools import game_level
     from viewer.camera import look_at
     from viewer.gameplay import scene_look
     from viewer.renderer import Offscreen, Renderer
     from viewer.session import Session
     from viewer.static import SETTLE_FRAMES
-    from behaviors.ballance.level import level_behavior
     from viewer.window import View
+    from scenes.virtools import game_level
     gl_window.switch_to()                   # the context the CLI's renders left
     (game / "Textures" / "Sky").mkdir()
     for face in ("Back", "Right", "Front", "Left", "Down"):
@@ -111,15 +129,4 @@ def test_the_sky_pass_adds_the_settled_sheet_where_the_eye_sees_it(gl_window, ga
     for _ in range(SETTLE_FRAMES + 2):
         target.bind()
         view.draw(renderer, (240, 240))
-    assert renderer.sky_box is not None and renderer.static.sky_sheet() is not None
-    assert renderer.sky_pass.size == (80, 80)      # shaded at a third of the view's side (viewer/sky.py)
-    img = target.read().astype(int)
-    scale = 120 / (50 * np.tan(np.radians(29)) * 3 / 4)
-    col = int(round(120 - 10.0 * scale))
-    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (180, 40, 0), atol=3)
-    assert np.allclose(img[117:124, :2].reshape(-1, 3), (0, 40, 0), atol=3)
-    level_behavior(session.ctx).finish_time = level_behavior(session.ctx).clock - 1.5    # 1.5 s of the 3 s fade
-    target.bind()
-    view.draw(renderer, (240, 240))
-    img = target.read().astype(int)
-    assert np.allclose(img[117:124, col - 3:col + 4].reshape(-1, 3), (90, 40, 0), atol=3)     # half the red
+    return session, view, renderer, target, target.read().astype(int)

@@ -11,7 +11,7 @@ from test_viewer_support import gl_window  # noqa: F401
 from scenes.virtools import game_level
 from viewer.camera import look_at
 from viewer.session import Session
-from test_import_sky_layer import game as sheet_game  # noqa: F401  (the sky layer's level, a fixture)
+from test_import_sky_layer import drawn_from_above, game as sheet_game  # noqa: F401  (the sky layer's level, a fixture)
 from virtools_levels import LevelBuilder, translation
 
 FRONT, RIGHT = (220, 40, 40), (40, 200, 40)
@@ -153,27 +153,7 @@ def test_the_cloud_sheet_lies_along_the_views_rays_not_the_skys(gl_window, sheet
     from the middle, inside it, so the sky's green (0, 40, 0) plus 230 x
     200/255 = 180 of red (left) or blue (right); through the sky's wider lens
     (tan 32.7 = 0.6424 at aspect 1) those rays would be 25.4 out, beyond it."""
-    import scenes
-    from scenes.virtools import game_level
-    from viewer.gameplay import scene_look
-    from viewer.renderer import Offscreen, Renderer
-    from viewer.static import SETTLE_FRAMES
-    from viewer.window import View
-    (sheet_game / "Textures" / "Sky").mkdir()
-    for face in FACES:
-        Image.fromarray(np.full((4, 4, 3), (0, 40, 0), np.uint8), "RGB").save(sheet_game / "Textures" / "Sky" /
-                                                                             f"Sky_L_{face}.bmp")
-    gl_window.switch_to()
-    session = Session(lambda: scenes.load(game_level(str(sheet_game), 1)))
-    session.tick(1 / 60)
-    session.toggle_pause()
-    view = View(session, scene_camera=lambda _s: look_at((0, 40, 0.01), (0, 0, 0)))
-    renderer = Renderer(*scene_look(session))
-    target = Offscreen(240, 240, samples=0)
-    for _ in range(SETTLE_FRAMES + 2):
-        target.bind()
-        view.draw(renderer, (240, 240))
-    img = target.read().astype(int)
+    img = drawn_from_above(sheet_game, gl_window)[-1]
     for col, colour in ((120 - 95, (180, 40, 0)), (120 + 95, (0, 40, 180))):
         assert img[117:124, col - 2:col + 3].reshape(-1, 3).mean(axis=0) == pytest.approx(colour, abs=4)
     assert img[117:124, :2].reshape(-1, 3).mean(axis=0) == pytest.approx((0, 40, 0), abs=3)   # beyond it
