@@ -50,6 +50,7 @@ from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, Flight, WalkMap
+from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -623,6 +624,8 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
         self.heights = FloorHeights(floors) if len(floors) else None
+        self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
+        self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.riding = None                       # (start, end) of the map's ride the ball is on
@@ -820,6 +823,11 @@ class Pilot:
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
             self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
+        rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
+        if rail is not None:                     # on or onto a single rail: balanced on its line
+            push = push_acceleration(kind, self.ctx.physics)
+            return rail_keys(rail, p, self._velocity(ball), self.key_pushes(), push,
+                             min(self.variant.speed, bend_speed(points, ROLLING * push)))
         gone = _path_lengths(points)
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)

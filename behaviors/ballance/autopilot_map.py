@@ -62,6 +62,7 @@ STEEPEST = 1.2           # ... unless the floor under it is that steep and the k
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
+SPAN_MID = 3.75         # a rail pair's rails this apart (Ballance's)
 SPAN_DIP = 1.0           # a ball across a rail pair rests this lower than on a floor at their tops (its centre
                          # 1.0 to 1.1 above them for tubes 0.3 to 0.35 thick 3.75 apart, not 2)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
@@ -70,6 +71,8 @@ RAIL_SIDE = 1.0          # ... or this near its middle line (level 02's A03_Rail
 RAIL_OUT = 1.0           # a kind whose push holds it on this rise per unit rolls off a rail pair sideways onto a
                          # floor level with its tops: out of the gap, about 1 up the near rail's flank (wood,
                          # paper; not stone: level 02's stone ball stays between A03_Rail_02's rails)
+ATOP_SIDE = 1.0          # a floor's node or a single rail's this near a rail's line goes on from its end: a ball
+                         # rides that rail's top from it (a rail pair's too: level 12's A02_Rail_03)
 SPAN_REACH = 5.0         # a rail pair's midpoint and a floor node are linked this far apart: the near rail
                          # 1.9 out, a floor's edge at most 3 beyond it (level 05's at (572, -37.7, -292): 2.8)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
@@ -479,8 +482,8 @@ class WalkMap:
                 out |= np.isfinite(d)
         return out
 
-    def _rail_axes(self) -> np.ndarray:
-        """Per node between or on the edges of a rail pair (span, paired): the
+    def _rail_axes(self, paired) -> np.ndarray:
+        """Per node between or on the rails of a pair (span, ``paired``): the
         unit way its rails run in X and Z, the main axis of the pair's
         midpoints within 2 EDGE_PROBE (of all such nodes where fewer than two
         are), heights counted twice: not a rail passing 3.6 above, as level
@@ -488,7 +491,7 @@ class WalkMap:
         nodes: at a pair's end they lie 3.75 across and less along (level 06's
         ``A_01_Rail_02``, rising 0.54 per unit from a floor: its first
         midpoint's axis was across its rails). 0 for the others."""
-        rails = np.flatnonzero(self.span | self.paired)
+        rails = np.flatnonzero(self.span | paired)
         axes = np.zeros((len(self.points), 2))
         if len(rails) < 2:
             return axes
@@ -513,9 +516,16 @@ class WalkMap:
         02's valley beside ``A03_Rail_02``, level with its rails). ``out``:
         those from the midpoints sideways onto a floor level with the rails'
         tops, a way for a kind whose push climbs RAIL_OUT only (level 05's
-        rail pair across the way at (572, -37.7, -292))."""
-        rail = self.span | self.paired
-        axes = self._rail_axes()
+        rail pair across the way at (572, -37.7, -292)). Along one rail of
+        a pair (within 15 degrees of its way, ATOP_SIDE of its line) a ball
+        rides its top from a floor or on where it goes on as a single rail (level 12's
+        ``A02_Rail_03``); from between the rails it reaches a single rail
+        only on their middle line, and never the top of one that goes on
+        alone, nor from the other rail's top (``_going_on``)."""
+        single = self._single_rails()
+        paired = self.paired | (self.rail & ~single & ~self.span)      # a pair's rail nodes, paired by the map or not
+        rail = self.span | paired
+        axes = self._rail_axes(paired)
         one = rail[a] != rail[b]
         r = np.where(rail[a], a, b)
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
@@ -523,9 +533,71 @@ class WalkMap:
         side = np.abs(d[:, 0] * axes[r, 1] - d[:, 1] * axes[r, 0])
         level = np.abs(self.points[b, 1] - self.points[a, 1]) <= 0.2
         onto = ~rail[a] & self.span[b] & (self.points[a, 1] >= self.points[b, 1] - 0.2)
-        ahead = (along >= RAIL_END * np.linalg.norm(d, axis=1)) | (side <= RAIL_SIDE)
-        ok = ~one | (~self.paired[r] & ahead) | onto
-        return ok, ~ok & self.span[a] & ~rail[b] & level
+        straight = along >= RAIL_END * np.linalg.norm(d, axis=1)
+        ahead = straight | (side <= RAIL_SIDE)
+        other = np.where(rail[a], b, a)
+        atop = paired[r] & straight & (side <= ATOP_SIDE) & ~self.span[other]         # along one rail of a pair
+        floor = np.flatnonzero(atop & ~self.rail[other])
+        atop[floor] = self._past_end(r[floor], other[floor])
+        ok = ~one | (~paired[r] & ahead & ~(single[other] & (side > RAIL_SIDE))) | onto | atop
+        going = self._going_on(a, b, single, paired, straight | ~paired[r] | (side <= RAIL_SIDE))
+        across = paired[a] & paired[b] & (side > RAIL_SIDE)             # from one rail of a pair to the other
+        ok &= ~((self.span[a] & going[b]) | (self.span[b] & going[a]) | (across & (going[a] | going[b])))
+        return ok, ~ok & self.span[a] & ~rail[b] & ~self.rail[b] & level
+
+    def _past_end(self, r, f) -> np.ndarray:
+        """For rail nodes ``r`` and floor nodes ``f`` on their line: is ``f``
+        past the rail's end (no rail's node within EDGE_FIND of the point
+        EDGE_FIND from ``r`` toward ``f``), not beside the rail?"""
+        tops = self.points[self.rail & ~self.span]
+        if not len(r) or not len(tops):
+            return np.zeros(len(r), bool)
+        way = self.points[f] - self.points[r]
+        way[:, 1] = 0.0
+        way /= np.maximum(np.linalg.norm(way, axis=1), 1e-9)[:, None]
+        d, _ = cKDTree(tops).query(self.points[r] + EDGE_FIND * way, distance_upper_bound=EDGE_FIND)
+        return ~np.isfinite(d)
+
+    def _single_rails(self) -> np.ndarray:
+        """Per node: is it on a rail's top with no rail beside it (a rail's
+        node within EDGE_FIND of the points SPAN_MID across its way, its
+        way the main axis of the rail's nodes within EDGE_PROBE, and about
+        level: a pair's rails, whether the map paired the node or not)?"""
+        top = np.flatnonzero(self.rail & ~self.span)
+        single = np.zeros(len(self.points), bool)
+        if not len(top):
+            return single
+        p = self.points[top]
+        flat = cKDTree(p[:, (0, 2)])
+        across = np.zeros((len(top), 2))
+        for k, near in enumerate(flat.query_ball_point(p[:, (0, 2)], EDGE_PROBE)):
+            d = p[near][:, (0, 2)] - p[near][:, (0, 2)].mean(axis=0)
+            u = np.linalg.eigh(d.T @ d)[1][:, -1] if len(near) > 1 else np.array([1.0, 0.0])
+            across[k] = (-u[1], u[0])
+        beside = np.zeros(len(top), bool)
+        for sign in (1.0, -1.0):
+            _, i = flat.query(p[:, (0, 2)] + sign * SPAN_MID * across, k=4, distance_upper_bound=EDGE_FIND)
+            found = i < len(top)
+            beside |= (found & (np.abs(p[np.minimum(i, len(top) - 1), 1] - p[:, 1, None]) <= 0.5)).any(axis=1)
+        single[top] = ~beside
+        return single
+
+    def _going_on(self, a, b, single, paired, along) -> np.ndarray:
+        """Per node: is it on the top of a rail of a pair that goes on as a
+        single rail (linked a -> b along one rail, ``along``, to a node of
+        ``single``)? A ball between the rails cannot climb onto one (from
+        its rest between them, its centre 0.9 above their tops and 1.8 off
+        the near one's top edge, a push of g tan 62 degrees, 37 units/s^2,
+        more than any kind's F / m: paper 21.5; level 12's ``A02_Rail_03``
+        goes on from its pair's end as a single rail): it rides that rail
+        from a floor at the pair's start."""
+        n = len(self.points)
+        same = self.rail[a] & self.rail[b] & along
+        _, label = connected_components(coo_matrix((np.ones(int(same.sum())), (a[same], b[same])), shape=(n, n)),
+                                        directed=False)
+        going = np.zeros(label.max() + 1, bool)
+        going[label[single]] = True
+        return going[label] & paired
 
     def _stretches(self, a, b, limit: float):
         """Per node steeper than ``limit``: the highest and the lowest node of
