@@ -21,7 +21,8 @@ frames of play the world is kept as a flat table (ivp.snapshot, bit-exact
 with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
 ``BACKUP_FRAMES`` before it (before the last progress, when stuck, but not
-before the world it last went back to) and replays from there with the
+before the world it last went back to, unless the ball was already within
+``STUCK_AWAY`` of the place there) and replays from there with the
 next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
 side) until the ball is past the place of the failure (a place where it
 got stuck is an obstacle to the routes after), further back after a round
@@ -66,6 +67,7 @@ SNAPSHOT_FRAMES = 120        # a kept world every 2 s of play
 KEPT = 8                     # kept worlds at most
 BACKUP_FRAMES = 60           # a rollback goes back at least 1 s before the failure
 STUCK_FRAMES = 480           # 8 s without getting 2 units nearer the goal: stuck
+STUCK_AWAY = 2.0 * BALL_RADIUS   # a stuck rollback goes back to a world with the ball this far from where it stuck
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
 MAX_TRIES = 24               # rollbacks at one place before giving up
@@ -601,6 +603,7 @@ class Pilot:
         self.shown = 0                           # frames a viewer has shown: a rollback plays them again
         self.keys = []                           # the kept keys, one set per frame
         self.kept = []                           # (frame, table, seed, sector)
+        self.kept_at = {}                        # frame -> the ball's place in the world kept then
         self.routes = {}
         self.rollbacks = 0
         self.restored_at = 0                     # the frame of the world last restored
@@ -657,6 +660,7 @@ class Pilot:
     def keep(self) -> None:
         """Keep the world as it is now: the last KEPT, and each sector's first."""
         self.kept.append((len(self.keys), flatten(self.ctx), rng.get_seed(), self.level.sector))
+        self.kept_at[len(self.keys)] = tuple(player_of(self.ctx).ball.get_position())
         firsts = {}
         for i, k in enumerate(self.kept):
             firsts.setdefault(k[3], i)
@@ -1054,6 +1058,10 @@ class Pilot:
         before = min(failed_at - BACKUP_FRAMES, stalled)
         if what == "died":                       # back before it left the floor: a world with it falling is no try
             before = min(before, self.grounded_at - BACKUP_FRAMES)
+        if what == "stuck":                      # back before it came near where it stuck (level 12's sector 4:
+            away = [k[0] for k in self.kept      # its progress went on there; each try began stuck)
+                    if math.dist(self.kept_at.get(k[0], p), p) > STUCK_AWAY]
+            before = min(before, max(away, default=-1))
         usable = ([i for i, k in enumerate(self.kept) if k[0] <= before]   # else the sector's first
                   or [i for i, k in enumerate(self.kept) if k[3] == sector][:1])
         if not usable:
