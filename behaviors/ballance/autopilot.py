@@ -109,6 +109,8 @@ SAMPLE = 0.5                 # a closed gate's surface points, this apart: a nod
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
 AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
+AIRBORNE_RING = 16           # ... under its centre and under this many points round it ...
+AIRBORNE_OUT = 1.9           # ... this far out (a rail of a pair is 1.875 beside the ball's centre)
 
 
 @dataclass(frozen=True)
@@ -917,10 +919,21 @@ class Pilot:
         return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * speed)
 
     def _airborne(self, ball) -> bool:
-        """Is the ball more than AIRBORNE above the floor under it (or over none)?"""
+        """Is the ball's underside more than AIRBORNE above every floor under
+        it: under its centre, or under AIRBORNE_RING points round it
+        AIRBORNE_OUT out, where its underside is sqrt(r^2 - AIRBORNE_OUT^2)
+        below its centre? A ball between a rail pair rests on rails beside
+        its centre, over no floor (level 05's A03_Rail_01: held to be
+        flying, it was steered back to a drop's landing it had rolled past
+        and rolled backward off the rails' step)."""
         p = np.asarray(ball.get_position(), float)
-        floor = float(self.heights.below([p])[0]) if self.heights is not None else math.nan
-        return math.isnan(floor) or p[1] - floor > BALL_RADIUS + AIRBORNE
+        if self.heights is None:
+            return True
+        a = np.arange(AIRBORNE_RING) * (2.0 * math.pi / AIRBORNE_RING)
+        ring = np.c_[np.cos(a), np.zeros(AIRBORNE_RING), np.sin(a)] * AIRBORNE_OUT
+        floor = self.heights.below(np.r_[[p], p + ring])
+        under = np.r_[BALL_RADIUS, np.full(AIRBORNE_RING, math.sqrt(BALL_RADIUS ** 2 - AIRBORNE_OUT ** 2))]
+        return not bool((p[1] - floor <= under + AIRBORNE).any())
 
     def fly(self, ball, kind: str) -> frozenset:
         """The keys in the air off a jump: the horizontal velocity that takes
