@@ -49,7 +49,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
-from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, Flight, WalkMap
+from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -458,15 +458,32 @@ def _touching(walk: WalkMap, body, matrix) -> tuple:
 
 def _run_up(heights: FloorHeights, points: np.ndarray, u, walk: WalkMap | None = None):
     """The ball's centre at the start of a RUN_UP behind the points hindmost
-    along ``u``, on the floor there (and near a node of ``walk``), or None."""
+    along ``u``, on the floor there (and near a node of ``walk``), or
+    between a rail pair there (_between_rails), or None."""
     along = points @ u
     back = points[along <= along.min() + 2.0 * SAMPLE]
     start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
-    foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
+    top = float(back[:, 1].max())
+    foot = float(heights.below([(start[0], top, start[2])])[0])
+    if math.isnan(foot) and walk is not None:
+        return _between_rails(walk, start, top)
     if math.isnan(foot) or (walk is not None and not walk.tree.query_ball_point((start[0], foot, start[2]),
                                                                                   AT_RUN_UP)):
         return None
     return np.array([start[0], foot + BALL_RADIUS, start[2]])
+
+
+def _between_rails(walk: WalkMap, start, top: float):
+    """The ball's centre between a rail pair under ``start`` (a midpoint of
+    ``walk`` within AT_RUN_UP across, at most ``top`` high; the centre
+    SPAN_DIP lower than on a floor at the rails' tops), or None: level 05's
+    gates P_Modul_01_05 and _06 are pushed from the rail pair that leads
+    into them, over no floor."""
+    mids = walk.points[walk.span]
+    near = mids[(np.hypot(mids[:, 0] - start[0], mids[:, 2] - start[2]) <= AT_RUN_UP) & (mids[:, 1] <= top)]
+    if not len(near):
+        return None
+    return np.array([start[0], near[:, 1].max() + BALL_RADIUS - SPAN_DIP, start[2]])
 
 
 def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel: float) -> Blocker | None:
