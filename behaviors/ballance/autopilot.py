@@ -49,7 +49,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
-from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, Flight, WalkMap
+from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SIDE_PRESS, Flight, WalkMap
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -858,7 +858,19 @@ class Pilot:
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
-        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
+        want = to / dist * speed if dist > 1e-9 else np.zeros(3)
+        return self._keys_for(ball, want + self._press(path))
+
+    def _press(self, path) -> np.ndarray:
+        """SIDE_PRESS toward the rails where the ball's node or the next on
+        the route is beside two rails one above the other (autopilot_map's
+        side nodes: the push holds the ball there), else 0."""
+        n = len(self.map.points)
+        side = next((s % n for s in path[:2] if self.map.side[s % n]), None)
+        if side is None:
+            return np.zeros(3)
+        way = self.map.side_way[side]
+        return np.array([way[0], 0.0, way[1]]) * SIDE_PRESS
 
     def _steep(self, p, route, state: int, kind: str) -> bool:
         """Does the route within ROCK_AHEAD rise more than ROCK_RISE above the
