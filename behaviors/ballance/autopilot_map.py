@@ -121,10 +121,11 @@ SUNK_STEP = 1.0          # a ball rolls over this step between a sunk body's top
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
 SIDE_GAP = (3.6, 4.5)    # two rails one above the other this far apart (level 06's A_01_Rail_03: tops 8.4
                          # and 12.6 at x 42.7) hold a ball pushed against them beside them ...
+POST = 1.0               # a rail's side face this tall is an upright tube's (level 06's A_01_Rail_03 turns
+                         # up from its lower tube to its upper at its north end): no ball overlaps it
 RAIL_RADIUS = 0.3        # ... their tubes this thick (its tops 0.3 over their centres): the ball's centre
                          # d = sqrt((2 + 0.3)^2 - (gap / 2)^2) beside them (0.94), midway up, and its push
                          # must be d / (gap / 2) of its weight at least (0.45; wood 0.75, stone 0.30)
-SIDE_PRESS = 10.0        # units/s toward the rails the steering wants on them (the ball never gets it)
 
 
 def upward_triangles(triangles: np.ndarray):
@@ -236,6 +237,10 @@ class WalkMap:
         walls = sample_triangles(sides, WALL_SPACING)[0]
         solid = sample_triangles(triangles, WALL_SPACING)[0]            # every face, for the drops' lids
         self.solid = cKDTree(solid[merged(solid, WALL_SPACING * 0.25)])
+        rail_faces = np.zeros(len(triangles), bool) if rails is None else np.asarray(rails, bool)
+        posts = sample_triangles(triangles[rail_faces & ~up & (np.ptp(triangles[:, :, 1], axis=1) >= POST)],
+                                 WALL_SPACING)[0]
+        self.posts = cKDTree(posts) if len(posts) else None
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
@@ -342,7 +347,8 @@ class WalkMap:
         """For links a -> b: does it go more than MERGE toward the rails from
         a side node (or from beyond them into one), or onto the lower of two
         rails one above the other, or between a side node and a node where
-        the ball does not fit (_covered)? Between them no ball passes (their
+        the ball does not fit (_covered), or with the ball's centre within
+        BALL_RADIUS - 0.25 of an upright tube (POST) on its way? Between them no ball passes (their
         gap, 4.2 less the tubes, is narrower than it): level 06's tubes from
         the trough's west side to their east side, above the lower channel."""
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
@@ -353,6 +359,10 @@ class WalkMap:
         covered = np.zeros(len(self.points), bool)
         covered[ends] = self._covered(ends)
         out[near] = covered[a[near]] | covered[b[near]]
+        if self.posts is not None:
+            for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+                q = self.points[a] * (1.0 - t) + self.points[b] * t + (0.0, BALL_RADIUS, 0.0)
+                out |= np.isfinite(self.posts.query(q, distance_upper_bound=BALL_RADIUS - 0.25)[0])
         return out
 
     def _covered(self, nodes) -> np.ndarray:
