@@ -114,6 +114,8 @@ FLIGHT_FRAMES = 600          # ... for at most 10 s
 AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
 AIRBORNE_RING = 16           # ... under its centre and under this many points round it ...
 AIRBORNE_OUT = 1.9           # ... this far out (a rail of a pair is 1.875 beside the ball's centre)
+SIDE_HOLD = 0.7              # beside side rails the keys push within 45 degrees of them (a diagonal: its own
+                             # key's full push toward them, and one along)
 
 
 @dataclass(frozen=True)
@@ -814,14 +816,22 @@ class Pilot:
         v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
         return _flat(v)
 
-    def _keys_for(self, ball, want) -> frozenset:
+    def _keys_for(self, ball, want, press=None) -> frozenset:
         """The key set whose push best turns the ball's horizontal velocity
-        toward ``want`` (none when it is within DEADBAND of it)."""
+        toward ``want`` (none when it is within DEADBAND of it); with
+        ``press``, a way toward side rails, only the key sets pushing
+        within 45 degrees of it (the one straight at it within DEADBAND): a
+        ball beside them falls when the push stops holding it there."""
         err = want - self._velocity(ball)
-        if np.linalg.norm(err) < DEADBAND:
+        pushes = self.key_pushes()
+        if press is not None:
+            pushes = [kp for kp in pushes if float(kp[1] @ press) >= SIDE_HOLD]
+            if np.linalg.norm(err) < DEADBAND:
+                return max(pushes, key=lambda kp: float(kp[1] @ press))[0]
+        elif np.linalg.norm(err) < DEADBAND:
             return frozenset()
         err /= np.linalg.norm(err)
-        keys, push = max(self.key_pushes(), key=lambda kp: float(kp[1] @ err))
+        keys, push = max(pushes, key=lambda kp: float(kp[1] @ err))
         return keys
 
     def follow(self, ball, kind: str, route) -> frozenset:
@@ -889,7 +899,18 @@ class Pilot:
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
-        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
+        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
+
+    def _press(self, path):
+        """The unit way toward the rails where the ball's node or the next on
+        the route is beside two rails one above the other (autopilot_map's
+        side nodes: the push holds the ball there), else None."""
+        n = len(self.map.points)
+        side = next((s % n for s in path[:2] if self.map.side[s % n]), None)
+        if side is None:
+            return None
+        way = self.map.side_way[side]
+        return np.array([way[0], 0.0, way[1]])
 
     def _steep(self, p, route, state: int, kind: str) -> bool:
         """Does the route within ROCK_AHEAD rise more than ROCK_RISE above the
