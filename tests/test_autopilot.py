@@ -383,13 +383,20 @@ def test_a_death_rolls_back_to_a_world_from_before_the_ball_left_the_floor(monke
     assert [pilot.kept[i][0] for i in restored] == [720]
 
 
-def test_a_stuck_rollback_goes_back_to_a_world_from_before_the_ball_came_to_the_place(monkeypatch):
+@pytest.mark.parametrize("last, progress, back", [((959.6, -31.5, -290.8), 2404, 2160),
+                                                  ((949.6, -31.5, -290.3), 2401, 2160)],
+                         ids=["near the place", "no progress"])
+def test_a_stuck_rollback_goes_back_to_a_world_from_before_the_ball_came_to_the_place(monkeypatch, last, progress,
+                                                                                      back):
     """Level 12's sector 4 (docs/levels.md): the paper ball stuck at the same
     place on every try, for each began from the world it had last gone back
     to, where the ball sat there already (its route's cost had still fallen
     after it came). Worlds kept at 2040 and 2160 have it 20 and 10 from the
     place, the one at 2400 (gone back to last) 0.5: the rollback goes to
-    2160, the last with the ball more than STUCK_AWAY (4) from it."""
+    2160, the last with the ball more than STUCK_AWAY (4) from it. A ball
+    stuck moving about (10 from the place at 2400) with no progress from
+    the world gone back to last (the first frame after it counts) goes
+    back before that world too."""
     from behaviors.ballance import autopilot
     monkeypatch.setattr(autopilot, "player_of", lambda ctx: SimpleNamespace(kind="paper"))
     pilot = autopilot.Pilot.__new__(autopilot.Pilot)
@@ -397,10 +404,10 @@ def test_a_stuck_rollback_goes_back_to_a_world_from_before_the_ball_came_to_the_
     place = (959.6, -31.5, -290.3)
     pilot.__dict__.update(
         ctx=SimpleNamespace(entities=[]), log=None, level=SimpleNamespace(sector=4), tries={4: 1},
-        sector_tries={4: 1}, pushing=None, keys=[frozenset()] * 2884, best=(4, 500.0, 2404), restored_at=2400,
+        sector_tries={4: 1}, pushing=None, keys=[frozenset()] * 2884, best=(4, 500.0, progress), restored_at=2400,
         grounded_at=2884, kept=[(f, None, 0, 4) for f in (2040, 2160, 2400)], rollbacks=1, stalls=[], routes={},
-        kept_at={2040: (939.6, -31.5, -290.3), 2160: (949.6, -31.5, -290.3), 2400: (959.6, -31.5, -290.8)},
+        kept_at={2040: (939.6, -31.5, -290.3), 2160: (949.6, -31.5, -290.3), 2400: last},
         current_route=None, variant=autopilot.VARIANTS[1], restore=restored.append, _cost=lambda ball, kind: 500.0)
     ball = SimpleNamespace(get_position=lambda: place)
     assert pilot._fail("stuck", ball) == ""
-    assert [pilot.kept[i][0] for i in restored] == [2160]
+    assert [pilot.kept[i][0] for i in restored] == [back]

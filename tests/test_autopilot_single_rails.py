@@ -35,7 +35,9 @@ def turned(angle: float, x: float, y: float, z: float):
     return (c, 0.0, -s, 0.0, 1.0, 0.0, s, 0.0, c, x, y, z)
 
 
-def rail_level(curved: bool, kind: str | None = None, pair: float = 0.0) -> LevelBuilder:
+def rail_level(curved: bool, kind: str | None = None, pair: float = 0.0, edge: bool = False) -> LevelBuilder:
+    """``edge``: the straight rail turned 22.5 degrees about its way, an
+    edge on top between two faces 0.41 steep (level 12's A07_Rail_01: 0.42)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     rail_mat = b.material("Rail", 0xFFB5B9BF)
@@ -52,8 +54,10 @@ def rail_level(curved: bool, kind: str | None = None, pair: float = 0.0) -> Leve
         end = b.box("A01_Floor_02", (25, 1, 12), (BEND + 12.5, -0.5, BEND), floor_mat)
         finish = (BEND + 15.0, 0.0, BEND)
     else:
-        rails = [b.entity(f"A01_Rail_{i + 1:02d}", mesh, translation(0, -TOP, 5.0 + 10.0 * i))
-                 for i in range(int(LONG / 10.0))]
+        c, s = math.cos(math.pi / 8.0), math.sin(math.pi / 8.0)
+        rails = [b.entity(f"A01_Rail_{i + 1:02d}", mesh,
+                          (c, s, 0.0, -s, c, 0.0, 0.0, 0.0, 1.0, 0.0, -RADIUS, 5.0 + 10.0 * i) if edge
+                          else translation(0, -TOP, 5.0 + 10.0 * i)) for i in range(int(LONG / 10.0))]
         rails += [b.entity(f"A01_Rail_{i + 11:02d}", mesh, translation(SPAN, -TOP, 5.0 + 10.0 * i))
                   for i in range(int(pair / 10.0))]
         end = b.box("A01_Floor_02", (12, 1, 25), (0, -0.5, LONG + 12.5), floor_mat)
@@ -77,12 +81,14 @@ def pilot_on(tmp_path, curved: bool, seconds: float = 40.0, **level) -> Pilot:
 
 
 def test_the_rails_line_is_the_middle_of_its_top_facet(tmp_path):
-    """On the straight rail: the line at x 0, along Z, from any point within
-    reach; a point between two rails 3.75 apart has none."""
+    """On the straight rail: the line at x 0 (the middle of its top facet),
+    along Z, from any point within reach; a point between two rails 3.75
+    apart has none."""
     pilot = pilot_on(tmp_path, False)
     lines = pilot.rails
     centre, u = lines.line((0.4, 0.0, 30.3))
-    assert abs(centre[0]) < 0.02 and abs(centre[2] - 30.3) < 0.01 and abs(centre[1]) < 0.01
+    assert abs(centre[0]) < 0.02 and abs(centre[2] - 30.3) < 0.01
+    assert abs(centre[1]) < 0.01                                    # on the top facet
     assert abs(u[1]) > 0.999                                       # along Z, within 2.6 degrees
     assert lines.line((0.0, 0.0, -10.0)) is None                     # floor A: no rail
     tube = meshes.octagonal_rail(RADIUS, 10.0)
@@ -91,13 +97,14 @@ def test_the_rails_line_is_the_middle_of_its_top_facet(tmp_path):
     assert RailLines(np.concatenate([one - (1.875, 0, 0), one + (1.875, 0, 0)])).line((0.0, 0.0, 0.0)) is None
 
 
-@pytest.mark.parametrize("curved", [False, True], ids=["straight", "curved"])
-def test_the_stone_ball_rides_a_single_rail_to_the_floor_at_its_end(tmp_path, curved):
+@pytest.mark.parametrize("curved, edge", [(False, False), (True, False), (False, True)],
+                         ids=["straight", "curved", "edge on top"])
+def test_the_stone_ball_rides_a_single_rail_to_the_floor_at_its_end(tmp_path, curved, edge):
     """Born stone (its push F / m 6.1, 4.3 rolling: the weakest), it rides
     the rail balanced on its line with no fall: without the rail's steering
     the route's aim points, anywhere on the 0.27-wide facet, and the
     steering's 0.6 units/s of slack took it off (13 and 6 rollbacks)."""
-    outcome = pilot_on(tmp_path, curved, kind="Stone").run()
+    outcome = pilot_on(tmp_path, curved, kind="Stone", edge=edge).run()
     assert outcome.finished, outcome.text()
     assert outcome.rollbacks == 0, outcome.text()
 

@@ -22,7 +22,7 @@ with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
 ``BACKUP_FRAMES`` before it (before the last progress, when stuck, but not
 before the world it last went back to, unless the ball was already within
-``STUCK_AWAY`` of the place there) and replays from there with the
+``STUCK_AWAY`` of the place there or made no progress from there) and replays from there with the
 next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
 side) until the ball is past the place of the failure (a place where it
 got stuck is an obstacle to the routes after), further back after a round
@@ -1110,9 +1110,10 @@ class Pilot:
         if what == "died":                       # back before it left the floor: a world with it falling is no try
             before = min(before, self.grounded_at - BACKUP_FRAMES)
         if what == "stuck":                      # back before it came near where it stuck (level 12's sector 4:
-            away = [k[0] for k in self.kept      # its progress went on there; each try began stuck)
-                    if math.dist(self.kept_at.get(k[0], p), p) > STUCK_AWAY]
-            before = min(before, max(away, default=-1))
+            away = [k[0] for k in self.kept      # its progress went on there; each try began stuck), and before
+                    if math.dist(self.kept_at.get(k[0], p), p) > STUCK_AWAY]    # the world it last went back to
+            before = min(before, max(away, default=-1),                          # if it made no progress from
+                         self.restored_at - 1 if self.best[2] <= self.restored_at + 1 else math.inf)   # there
         usable = ([i for i, k in enumerate(self.kept) if k[0] <= before]   # else the sector's first
                   or [i for i, k in enumerate(self.kept) if k[3] == sector][:1])
         if not usable:

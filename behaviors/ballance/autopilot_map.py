@@ -63,6 +63,7 @@ STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (fl
                          # nodes are near one another, a floor passing above is no slope
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 SPAN_MID = 3.75         # a rail pair's rails this apart (Ballance's)
+RAIL_ALONE = 10.0       # a single rail: a stretch at least this long of rail nodes with no rail SPAN_MID beside
 SPAN_DIP = 1.0           # a ball across a rail pair rests this lower than on a floor at their tops (its centre
                          # 1.0 to 1.1 above them for tubes 0.3 to 0.35 thick 3.75 apart, not 2)
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
@@ -587,8 +588,8 @@ class WalkMap:
                 out |= np.isfinite(d)
         return out
 
-    def _rail_axes(self, paired) -> np.ndarray:
-        """Per node between or on the rails of a pair (span, ``paired``): the
+    def _rail_axes(self) -> np.ndarray:
+        """Per node between or on the edges of a rail pair (span, paired): the
         unit way its rails run in X and Z, the main axis of the pair's
         midpoints within 2 EDGE_PROBE (of all such nodes where fewer than two
         are), heights counted twice: not a rail passing 3.6 above, as level
@@ -596,7 +597,7 @@ class WalkMap:
         nodes: at a pair's end they lie 3.75 across and less along (level 06's
         ``A_01_Rail_02``, rising 0.54 per unit from a floor: its first
         midpoint's axis was across its rails). 0 for the others."""
-        rails = np.flatnonzero(self.span | paired)
+        rails = np.flatnonzero(self.span | self.paired)
         axes = np.zeros((len(self.points), 2))
         if len(rails) < 2:
             return axes
@@ -627,10 +628,8 @@ class WalkMap:
         ``A02_Rail_03``); from between the rails it reaches a single rail
         only on their middle line, and never the top of one that goes on
         alone, nor from the other rail's top (``_going_on``)."""
-        single = self._single_rails()
-        paired = self.paired | (self.rail & ~single & ~self.span)      # a pair's rail nodes, paired by the map or not
-        rail = self.span | paired
-        axes = self._rail_axes(paired)
+        rail = self.span | self.paired
+        axes = self._rail_axes()
         one = rail[a] != rail[b]
         r = np.where(rail[a], a, b)
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
@@ -641,12 +640,14 @@ class WalkMap:
         straight = along >= RAIL_END * np.linalg.norm(d, axis=1)
         ahead = straight | (side <= RAIL_SIDE)
         other = np.where(rail[a], b, a)
-        atop = paired[r] & straight & (side <= ATOP_SIDE) & ~self.span[other]         # along one rail of a pair
+        single = self._single_rails()
+        going = self._going_on(a, b, single, straight | ~self.paired[r] | (side <= RAIL_SIDE))
+        atop = self.paired[r] & straight & (side <= ATOP_SIDE) & ~self.span[other]         # along one rail of a pair
         floor = np.flatnonzero(atop & ~self.rail[other])
-        atop[floor] = self._past_end(r[floor], other[floor])
-        ok = ~one | (~paired[r] & ahead & ~(single[other] & (side > RAIL_SIDE))) | onto | atop
-        going = self._going_on(a, b, single, paired, straight | ~paired[r] | (side <= RAIL_SIDE))
-        across = paired[a] & paired[b] & (side > RAIL_SIDE)             # from one rail of a pair to the other
+        atop[floor] = self._past_end(r[floor], other[floor])                 # from a floor past its end
+        atop &= ~self.rail[other] | going[r]                                 # on along it where it goes on alone
+        ok = ~one | (~self.paired[r] & ahead & ~(single[other] & (side > RAIL_SIDE))) | onto | atop
+        across = self.paired[a] & self.paired[b] & (side > RAIL_SIDE)   # from one rail of a pair to the other
         ok &= ~((self.span[a] & going[b]) | (self.span[b] & going[a]) | (across & (going[a] | going[b])))
         return ok, ~ok & self.span[a] & ~rail[b] & ~self.rail[b] & level
 
@@ -667,7 +668,8 @@ class WalkMap:
         """Per node: is it on a rail's top with no rail beside it (a rail's
         node within EDGE_FIND of the points SPAN_MID across its way, its
         way the main axis of the rail's nodes within EDGE_PROBE, and about
-        level: a pair's rails, whether the map paired the node or not)?"""
+        level: a pair's rails, whether the map paired the node or not), on
+        a stretch of such nodes RAIL_ALONE long at least?"""
         top = np.flatnonzero(self.rail & ~self.span)
         single = np.zeros(len(self.points), bool)
         if not len(top):
@@ -684,10 +686,16 @@ class WalkMap:
             _, i = flat.query(p[:, (0, 2)] + sign * SPAN_MID * across, k=4, distance_upper_bound=EDGE_FIND)
             found = i < len(top)
             beside |= (found & (np.abs(p[np.minimum(i, len(top) - 1), 1] - p[:, 1, None]) <= 0.5)).any(axis=1)
-        single[top] = ~beside
+        alone = top[~beside]
+        pairs = cKDTree(self.points[alone]).query_pairs(REACH, output_type="ndarray")
+        _, label = connected_components(coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
+                                                   shape=(len(alone), len(alone))), directed=False)
+        for k in np.unique(label):                 # a stretch of RAIL_ALONE at least (not a pair's stray node)
+            q = self.points[alone[label == k]][:, (0, 2)]
+            single[alone[label == k]] = float(np.linalg.norm(q.max(axis=0) - q.min(axis=0))) >= RAIL_ALONE
         return single
 
-    def _going_on(self, a, b, single, paired, along) -> np.ndarray:
+    def _going_on(self, a, b, single, along) -> np.ndarray:
         """Per node: is it on the top of a rail of a pair that goes on as a
         single rail (linked a -> b along one rail, ``along``, to a node of
         ``single``)? A ball between the rails cannot climb onto one (from
@@ -702,7 +710,7 @@ class WalkMap:
                                         directed=False)
         going = np.zeros(label.max() + 1, bool)
         going[label[single]] = True
-        return going[label] & paired
+        return going[label] & self.paired
 
     def _stretches(self, a, b, limit: float):
         """Per node steeper than ``limit``: the highest and the lowest node of

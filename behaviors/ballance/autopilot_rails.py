@@ -1,12 +1,12 @@
 """The autopilot on a single rail (issue 40 item 3; docs/levels.md
 "Autopilot", "Single rails").
 
-A Ballance rail is a tube with a flat top facet 0.27 wide (the game's
-hexagon, the octagon of ``bbglue.meshes.octagonal_rail``): a ball whose
-centre is over that facet rests on it, one beyond its edge pivots about
-the edge and falls off in well under a second (measured on the engine:
-from 0.2 off the axis, 0.5 off after 0.5 s, off the rail after 0.9 s, wood
-and stone alike). A player rides a single rail with short taps of Left and
+A Ballance rail is a tube with a flat top facet 0.27 wide (level 12's
+``A02_Rail_03``, a hexagon; the octagon of ``bbglue.meshes.octagonal_rail``)
+or an edge on top (``A07_Rail_01``): a ball whose centre is over a facet
+rests on it, one beyond its edge pivots about the edge and falls off in
+well under a second (measured on the engine: from 0.2 off the axis, 0.5
+off after 0.5 s, off the rail after 0.9 s, wood and stone alike). A player rides a single rail with short taps of Left and
 Right against the first sideways roll, Up held lightly. So does the
 steering here: each frame it takes the rail's line from the rail's own top
 faces under the ball (``RailLines``; not from the route's nodes, which lie
@@ -29,7 +29,8 @@ from scipy.spatial import cKDTree
 from .autopilot_map import sample_triangles, upward_triangles
 from .values import BALL_RADIUS
 
-RAIL_FLAT = 0.5          # a rail's top facet: its slope at most this (the flanks: 1; a rail rises less)
+RAIL_FLAT = 0.5          # a rail's top: its faces no steeper than this (A02_Rail_03's flat facet; A07_Rail_01's
+                         # two faces 0.42 steep about its top edge; not the flanks: 1)
 RAIL_SAMPLE = 0.5        # the rails' faces sampled this apart along them ...
 RAIL_COVER = 0.3         # ... a point of a top facet with one this higher in its RAIL_SAMPLE column is a
                          # tube's underside (either winding is up)
@@ -55,7 +56,7 @@ FRAME_S = 1.0 / 60.0     # a frame
 class RailLines:
     """The top facets of a level's rails, sampled (``Phys_FloorRails``'
     triangles in world axes): of the faces that are no wall, the highest
-    in their column no steeper than RAIL_FLAT."""
+    in their column no steeper than RAIL_FLAT; its line is their middle."""
 
     def __init__(self, triangles):
         t = np.asarray(triangles, float).reshape(-1, 3, 3)
