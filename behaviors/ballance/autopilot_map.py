@@ -459,7 +459,12 @@ class WalkMap:
         is there a lid over it? The ball's centre rolls level from over the
         node that way until LID_PAST beyond the last point with a node within
         DROP_LEAD (its floor's edge); a point of any face (sampled) within
-        LID_PROBE of it, above it and not behind it closes the way."""
+        LID_PROBE of it, above it and not behind it closes the way. A way
+        whose floor runs on more than REACH is closed too: the ball rolls on
+        over it, and drops off its end or side as from that floor's own edge
+        (level 05: off a platform's corner over a rail level with it, off a
+        floor's edge back over a spiral rail's top; the ball rolled onto the
+        rails)."""
         p = self.points
         u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
         start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
@@ -467,7 +472,7 @@ class WalkMap:
         for m in np.arange(0.5, 2.0 * REACH, 0.5):
             on &= np.isfinite(self.tree.query(p[a] + m * u, distance_upper_bound=DROP_LEAD)[0])
             lead = np.where(on, m, lead)
-        lid = np.zeros(len(a), bool)
+        lid = lead > REACH
         for m in np.arange(0.0, 2.0 * REACH + LID_PAST, 0.5):
             live = np.flatnonzero((m <= lead + LID_PAST) & ~lid)
             live = live[np.isfinite(self.solid.query(start[live] + m * u[live], distance_upper_bound=LID_PROBE)[0])]
