@@ -270,11 +270,9 @@ class WalkMap:
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
         side, way, need, under = self._side_nodes()
-        self.under = np.zeros(len(self.points), bool)        # a rail's top with another rail over it
-        self.under[under] = True
         self.side_way = np.zeros((len(self.points), 2))
         self.side_need = np.zeros(len(self.points))
-        self._append(side)
+        self._renode(np.setdiff1d(np.arange(len(self.points)), under), side)   # no ball on a rail under another
         self.side_way[len(self.points) - len(side):] = way
         self.side_need[len(self.points) - len(side):] = need
         self.side = self.side_need > 0.0
@@ -316,7 +314,8 @@ class WalkMap:
         most 0.5 apart across, the node under the ball's centre on either
         side (no face within WALL_SIDE_PROBE of its centre), the unit way
         toward the rails and the part of its weight the ball's push must be;
-        and the lower rail nodes of those pairs (no ball fits on them)."""
+        and the lower rail nodes of those pairs (no ball fits on them: the
+        map leaves them out)."""
         rail = np.flatnonzero(self.rail)
         none = np.zeros((0, 3)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, int)
         if len(rail) < 2:
@@ -349,15 +348,15 @@ class WalkMap:
 
     def _through_sides(self, a, b) -> np.ndarray:
         """For links a -> b: does it go more than MERGE toward the rails from
-        a side node (or from beyond them into one), or onto the lower of two
-        rails one above the other, or between a side node and a node where
-        the ball does not fit (_covered), or with the ball's centre within
-        BALL_RADIUS - 0.25 of an upright tube (POST) on its way? Between them no ball passes (their
-        gap, 4.2 less the tubes, is narrower than it): level 06's tubes from
-        the trough's west side to their east side, above the lower channel."""
+        a side node (or from beyond them into one: between the rails no ball
+        passes, their gap, 4.2 less the tubes, is narrower than it; level
+        06's tubes from the trough's west side to their east side, above the
+        lower channel), or between a side node and a node where the ball
+        does not fit (_covered), or with the ball's centre within
+        BALL_RADIUS - 0.25 of an upright tube (POST) on its way?"""
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
         out = (((d * self.side_way[a]).sum(axis=1) > MERGE) & self.side[a]) | \
-            (((-d * self.side_way[b]).sum(axis=1) > MERGE) & self.side[b]) | self.under[a] | self.under[b]
+            (((-d * self.side_way[b]).sum(axis=1) > MERGE) & self.side[b])
         near = np.flatnonzero((self.side[a] | self.side[b]) & ~out)
         ends = np.unique(np.r_[a[near], b[near]])
         covered = np.zeros(len(self.points), bool)
@@ -378,14 +377,14 @@ class WalkMap:
         above = self.solid.data[np.minimum(i, self.solid.n - 1), 1] - centre[:, 1, None] > 0.5
         return (np.isfinite(d) & above).any(axis=1)
 
-    def _append(self, extra) -> None:
-        """The nodes ``extra`` after the others, every per-node array
-        lengthened with zeros for them."""
+    def _renode(self, keep, extra) -> None:
+        """Only the nodes ``keep``, then the nodes ``extra``: every per-node
+        array cut to them and lengthened with zeros."""
         n, extra = len(self.points), np.asarray(extra, float).reshape(-1, 3)
         for name, v in list(vars(self).items()):
             if isinstance(v, np.ndarray) and v.ndim and len(v) == n:
-                setattr(self, name, np.concatenate([v, np.zeros((len(extra),) + v.shape[1:], v.dtype)]))
-        self.points[n:] = extra
+                setattr(self, name, np.concatenate([v[keep], np.zeros((len(extra),) + v.shape[1:], v.dtype)]))
+        self.points[len(keep):] = extra
         self.tree = cKDTree(self.points)
         self.empty_sides = self._empty_sides()
 
