@@ -53,35 +53,11 @@ def _pivot_row(M, r, c, n):
 
 
 @kernel
-def _pivot_to(M, r, c, j0, eps) -> bool:
-    """5.5's pivot of column c at or below row r swapped into row r from
-    column j0 on; False when it is below eps (the column is skipped)."""
-    p = _pivot_row(M, r, c, M.shape[0])
-    if abs(M[p, c]) < eps:
-        return False
-    if p != r:
-        for j in range(j0, M.shape[1]):
-            t = M[r, j]
-            M[r, j] = M[p, j]
-            M[p, j] = t
-    return True
-
-
-@kernel
-def _zero_rows_hold(M, r) -> bool:
-    """5.5: the rows from r on (no pivot left) hold only if their right side
-    (the last column) is below 1e-6."""
-    n = M.shape[0]
-    for k in range(r, n):
-        if abs(M[k, M.shape[1] - 1]) >= 1e-6:
-            return False
-    return True
-
-
-@kernel
 def gauss_solve_k(A, b, eps):
-    """5.5's Gauss elimination with column pivoting (the several-contact
-    solve's first try, on the active set): (True, x), or (False, zeros) when a zero row keeps a right side of 1e-6 or more."""
+    """5.5's Gauss-Jordan elimination with column pivoting (the several-contact
+    solve's first try, on the active set; a column whose pivot is below eps
+    skipped): (True, x), or (False, zeros) when a row left without a pivot
+    keeps a right side of 1e-6 or more."""
     n = b.shape[0]
     M = np.empty((n, n + 1))
     for i in range(n):
@@ -93,8 +69,13 @@ def gauss_solve_k(A, b, eps):
     for c in range(n):
         if r >= n:
             break
-        if not _pivot_to(M, r, c, 0, eps):
+        p = _pivot_row(M, r, c, n)
+        if abs(M[p, c]) < eps:
             continue
+        for j in range(n + 1):
+            t = M[r, j]
+            M[r, j] = M[p, j]
+            M[p, j] = t
         piv = M[r, c]
         for j in range(n + 1):
             M[r, j] = M[r, j] / piv
@@ -106,8 +87,9 @@ def gauss_solve_k(A, b, eps):
         row_of_col[c] = r
         r += 1
     x = np.zeros(n)
-    if not _zero_rows_hold(M, r):
-        return False, x
+    for k in range(r, n):
+        if abs(M[k, n]) >= 1e-6:
+            return False, x
     for c in range(n):
         if row_of_col[c] >= 0:
             x[c] = M[row_of_col[c], n]
