@@ -11,7 +11,10 @@ correctly rounded square root either way.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
+import re
 import types
 
 try:
@@ -60,6 +63,8 @@ def kernel(fn):
         callee = compiled
     else:
         callee = numba.njit(inline="never", no_cpython_wrapper=True, **options)(_callee_of(fn))
+    for d in {compiled, callee}:
+        _stamp_sources(d, fn.__code__.co_filename)
     compiled.callee = callee
     compiled.get_call_template = _one_version(compiled, callee)
     compiled.get_overload = lambda args: type(callee).get_overload(_linked(compiled, callee, args), args)
@@ -77,6 +82,66 @@ def _linked(compiled, callee, args):
     if args in compiled.overloads or (args not in callee.overloads and _on_disk(compiled, args)):
         return compiled
     return callee
+
+
+def _stamp_sources(d, path: str) -> None:
+    """Join numba's stamp of dispatcher ``d``'s cache index (its own source
+    file's time and size) with :func:`sources_digest` of ``path``: numba
+    checks only the kernel's own file, so a caller kept its linked copy of a
+    callee whose file changed (a ``git pull`` in an editable install); now any
+    change to a file the kernel's module imports, at any depth, makes the
+    index stale and the kernel is compiled again."""
+    try:
+        f = d._cache._cache_file
+        f._source_stamp = (f._source_stamp, sources_digest(path))
+    except AttributeError:
+        pass
+
+
+_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+
+
+@functools.lru_cache(maxsize=None)
+def sources_digest(path: str) -> str:
+    """SHA-256 of the module at ``path`` and of every module of its own
+    top-level package that it imports, at any depth (``from .x import y``,
+    ``from ..x import y``, ``from . import x``, ``from pkg.x import y``)."""
+    root = os.path.dirname(os.path.abspath(path))
+    while os.path.exists(os.path.join(os.path.dirname(root), "__init__.py")):
+        root = os.path.dirname(root)
+    seen, todo = set(), [os.path.abspath(path)]
+    while todo:
+        here = todo.pop()
+        if here not in seen:
+            seen.add(here)
+            todo.extend(_imported(here, root))
+    h = hashlib.sha256()
+    for f in sorted(seen):
+        h.update(os.path.relpath(f, root).encode())
+        with open(f, "rb") as src:
+            h.update(hashlib.sha256(src.read()).digest())
+    return h.hexdigest()
+
+
+def _imported(path: str, root: str) -> list:
+    """The files of the package at ``root`` that the module at ``path`` imports."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    found = []
+    for dots, name, names in _IMPORT.findall(text):
+        if dots:
+            base = os.path.dirname(path)
+            for _ in range(len(dots) - 1):
+                base = os.path.dirname(base)
+        elif name.split(".")[0] == os.path.basename(root):
+            base, name = os.path.dirname(root), name
+        else:
+            continue
+        where = os.path.join(base, *name.split(".")) if name else base
+        modules = [os.path.join(where, n + ".py") for n in re.findall(r"(\w+)(?:[ \t]+as[ \t]+\w+)?", names)]
+        modules = [m for m in modules if os.path.isfile(m)] or [where + ".py", os.path.join(where, "__init__.py")]
+        found += [m for m in modules if os.path.isfile(m)]
+    return found
 
 
 def _on_disk(d, args) -> bool:
@@ -145,7 +210,7 @@ def _indexed(d) -> bool:
     numba's private cache objects: a numba laid out otherwise counts as
     cached (no notice, no progress line) rather than failing the run."""
     try:
-        return os.path.exists(d._cache._cache_file._index_path)
+        return bool(d._cache._cache_file._load_index())
     except AttributeError:
         return True
 
