@@ -544,7 +544,8 @@ class WalkMap:
         ok = ~one | (~self.paired[r] & ahead & ~(single[other] & (side > RAIL_SIDE))) | onto | atop
         across = self.paired[a] & self.paired[b] & (side > RAIL_SIDE)   # from one rail of a pair to the other
         ok &= ~((self.span[a] & going[b]) | (self.span[b] & going[a]) | (across & (going[a] | going[b])))
-        return ok, ~ok & self.span[a] & ~rail[b] & ~self.rail[b] & level
+        onward = single[b] & (along >= side)                           # off a pair's end onto its rail going on
+        return ok, ~ok & self.span[a] & ~rail[b] & ~onward & level
 
     def _past_end(self, r, f) -> np.ndarray:
         """For rail nodes ``r`` and floor nodes ``f`` on their line: is ``f``
