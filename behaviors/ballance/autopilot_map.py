@@ -583,6 +583,8 @@ class WalkMap:
             found = i < len(top)
             beside |= (found & (np.abs(p[np.minimum(i, len(top) - 1), 1] - p[:, 1, None]) <= 0.5)).any(axis=1)
         alone = top[~beside]
+        if not len(alone):
+            return single
         pairs = cKDTree(self.points[alone]).query_pairs(REACH, output_type="ndarray")
         _, label = connected_components(coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
                                                    shape=(len(alone), len(alone))), directed=False)
