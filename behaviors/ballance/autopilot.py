@@ -22,8 +22,8 @@ with the RNG seed). A death, or no progress along the route for
 ``STUCK_FRAMES``, rolls the world back to a kept table at least
 ``BACKUP_FRAMES`` before it (before the last progress, when stuck, but not
 before the world it last went back to, unless the ball was already within
-``STUCK_AWAY`` of the place there or made no progress from there) and replays from there with the
-next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
+``STUCK_AWAY`` of the place there or made no progress from there) and
+replays from there with the next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
 side) until the ball is past the place of the failure (a place where it
 got stuck is an obstacle to the routes after), further back after a round
 of them; after ``MAX_TRIES`` at one place (``MAX_SECTOR_TRIES`` in one

@@ -653,7 +653,8 @@ class WalkMap:
         ok = ~one | (~self.paired[r] & ahead & ~(single[other] & (side > RAIL_SIDE))) | onto | atop
         across = self.paired[a] & self.paired[b] & (side > RAIL_SIDE)   # from one rail of a pair to the other
         ok &= ~((self.span[a] & going[b]) | (self.span[b] & going[a]) | (across & (going[a] | going[b])))
-        return ok, ~ok & self.span[a] & ~rail[b] & ~self.rail[b] & level
+        onward = single[b] & (along >= side)                           # off a pair's end onto its rail going on
+        return ok, ~ok & self.span[a] & ~rail[b] & ~onward & level
 
     def _past_end(self, r, f) -> np.ndarray:
         """For rail nodes ``r`` and floor nodes ``f`` on their line: is ``f``
@@ -691,6 +692,8 @@ class WalkMap:
             found = i < len(top)
             beside |= (found & (np.abs(p[np.minimum(i, len(top) - 1), 1] - p[:, 1, None]) <= 0.5)).any(axis=1)
         alone = top[~beside]
+        if not len(alone):
+            return single
         pairs = cKDTree(self.points[alone]).query_pairs(REACH, output_type="ndarray")
         _, label = connected_components(coo_matrix((np.ones(len(pairs)), (pairs[:, 0], pairs[:, 1])),
                                                    shape=(len(alone), len(alone))), directed=False)
