@@ -109,6 +109,8 @@ SAMPLE = 0.5                 # a closed gate's surface points, this apart: a nod
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
 AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
+STILL_SPEED = 0.05           # a ball slower than this with keys held ...
+DODGE_FRAMES = 30            # ... this long is pushed with the second best keys this long (Pilot._dodge)
 SIDE_HOLD = 0.7              # beside side rails the keys push within 45 degrees of them (a diagonal: its own
                              # key's full push toward them, and one along)
 
@@ -631,6 +633,7 @@ class Pilot:
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
+        self.still = self.dodging = 0            # frames the ball has lain still, frames left of a dodge
         self._progress_reset()
 
     def _no_level(self) -> str:
@@ -675,6 +678,7 @@ class Pilot:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = None
+        self.still = self.dodging = 0
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -790,12 +794,13 @@ class Pilot:
         v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
         return _flat(v)
 
-    def _keys_for(self, ball, want, press=None) -> frozenset:
+    def _keys_for(self, ball, want, press=None, dodge: bool = False) -> frozenset:
         """The key set whose push best turns the ball's horizontal velocity
         toward ``want`` (none when it is within DEADBAND of it); with
         ``press``, a way toward side rails, only the key sets pushing
         within 45 degrees of it (the one straight at it within DEADBAND): a
-        ball beside them falls when the push stops holding it there."""
+        ball beside them falls when the push stops holding it there; with
+        ``dodge``, the second best a while once the ball lies still (_dodge)."""
         err = want - self._velocity(ball)
         pushes = self.key_pushes()
         if press is not None:
@@ -805,8 +810,22 @@ class Pilot:
         elif np.linalg.norm(err) < DEADBAND:
             return frozenset()
         err /= np.linalg.norm(err)
-        keys, push = max(pushes, key=lambda kp: float(kp[1] @ err))
-        return keys
+        ranked = sorted(pushes, key=lambda kp: -float(kp[1] @ err))
+        return self._dodge(ball, ranked) if dodge else ranked[0][0]
+
+    def _dodge(self, ball, ranked) -> frozenset:
+        """The first of the ``ranked`` key sets, or the second for
+        DODGE_FRAMES once the ball has lain still (slower than STILL_SPEED)
+        that long with keys held: pushed straight at a post it stops and
+        sleeps (level 06's wood ball in the pocket at ``A_01_Rail_03``'s north
+        end, Up held, its speed 0 for 8 s), pushed beside it, it rolls round."""
+        self.still = self.still + 1 if float(np.linalg.norm(self._velocity(ball))) < STILL_SPEED else 0
+        if self.still >= DODGE_FRAMES:
+            self.still, self.dodging = 0, DODGE_FRAMES
+        if self.dodging:
+            self.dodging -= 1
+            return ranked[1][0]
+        return ranked[0][0]
 
     def follow(self, ball, kind: str, route) -> frozenset:
         """The keys along ``route`` (the module's docstring)."""
@@ -854,10 +873,14 @@ class Pilot:
         speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
-        jump = next(((a, b) for a, b, s, t in zip(points, points[1:], path, path[1:])
+        jump = next(((i, a, b) for i, (a, b, s, t) in enumerate(zip(points, points[1:], path, path[1:]))
                      if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH
                      and (s % n, t % n) not in self.map.rides), None)
+        if jump is not None and _in_sight(p, points[:jump[0] + 2], 2.0 * AIM_TOLERANCE) is not jump[2]:
+            jump = None                          # the route bends before its edge (round level 06's upright
+                                                 # tube): along it first, not straight at the landing
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
+            jump = jump[1:]
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
         elif self._steep(p, route, state, kind):     # below a face too steep for the kind: rocking, at full push
@@ -868,14 +891,19 @@ class Pilot:
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
-        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
+        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path), True)
 
     def _press(self, path):
-        """The unit way toward the rails where the ball's node or the next on
-        the route is beside two rails one above the other (autopilot_map's
-        side nodes: the push holds the ball there), else None."""
-        n = len(self.map.points)
-        side = next((s % n for s in path[:2] if self.map.side[s % n]), None)
+        """The unit way toward the rails where the next node on the route is
+        beside two rails one above the other (autopilot_map's side nodes: the
+        push holds the ball there), or the ball's is and the next no more
+        than 1 lower (onto a floor at their end: a drop off them is let go,
+        level 06's east side into its lower channel), else None."""
+        n, p = len(self.map.points), self.map.points
+        nodes = [s % n for s in path[:2]]
+        if len(nodes) > 1 and not self.map.side[nodes[1]] and p[nodes[1], 1] < p[nodes[0], 1] - 1.0:
+            nodes = nodes[1:]
+        side = next((i for i in nodes if self.map.side[i]), None)
         if side is None:
             return None
         way = self.map.side_way[side]
