@@ -109,8 +109,6 @@ SAMPLE = 0.5                 # a closed gate's surface points, this apart: a nod
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
 AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
-STILL_SPEED = 0.05           # a ball slower than this with keys held ...
-DODGE_FRAMES = 30            # ... this long is pushed with the second best keys this long (Pilot._dodge)
 SIDE_HOLD = 0.7              # beside side rails the keys push within 45 degrees of them (a diagonal: its own
                              # key's full push toward them, and one along)
 
@@ -633,7 +631,6 @@ class Pilot:
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
-        self.still = self.dodging = 0            # frames the ball has lain still, frames left of a dodge
         self._progress_reset()
 
     def _no_level(self) -> str:
@@ -678,7 +675,6 @@ class Pilot:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = None
-        self.still = self.dodging = 0
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -794,13 +790,12 @@ class Pilot:
         v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
         return _flat(v)
 
-    def _keys_for(self, ball, want, press=None, dodge: bool = False) -> frozenset:
+    def _keys_for(self, ball, want, press=None) -> frozenset:
         """The key set whose push best turns the ball's horizontal velocity
         toward ``want`` (none when it is within DEADBAND of it); with
         ``press``, a way toward side rails, only the key sets pushing
         within 45 degrees of it (the one straight at it within DEADBAND): a
-        ball beside them falls when the push stops holding it there; with
-        ``dodge``, the second best a while once the ball lies still (_dodge)."""
+        ball beside them falls when the push stops holding it there."""
         err = want - self._velocity(ball)
         pushes = self.key_pushes()
         if press is not None:
@@ -810,22 +805,8 @@ class Pilot:
         elif np.linalg.norm(err) < DEADBAND:
             return frozenset()
         err /= np.linalg.norm(err)
-        ranked = sorted(pushes, key=lambda kp: -float(kp[1] @ err))
-        return self._dodge(ball, ranked) if dodge else ranked[0][0]
-
-    def _dodge(self, ball, ranked) -> frozenset:
-        """The first of the ``ranked`` key sets, or the second for
-        DODGE_FRAMES once the ball has lain still (slower than STILL_SPEED)
-        that long with keys held: pushed straight at a post it stops and
-        sleeps (level 06's wood ball in the pocket at ``A_01_Rail_03``'s north
-        end, Up held, its speed 0 for 8 s), pushed beside it, it rolls round."""
-        self.still = self.still + 1 if float(np.linalg.norm(self._velocity(ball))) < STILL_SPEED else 0
-        if self.still >= DODGE_FRAMES:
-            self.still, self.dodging = 0, DODGE_FRAMES
-        if self.dodging:
-            self.dodging -= 1
-            return ranked[1][0]
-        return ranked[0][0]
+        keys, push = max(pushes, key=lambda kp: float(kp[1] @ err))
+        return keys
 
     def follow(self, ball, kind: str, route) -> frozenset:
         """The keys along ``route`` (the module's docstring)."""
@@ -876,9 +857,9 @@ class Pilot:
         jump = next(((i, a, b) for i, (a, b, s, t) in enumerate(zip(points, points[1:], path, path[1:]))
                      if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH
                      and (s % n, t % n) not in self.map.rides), None)
-        if jump is not None and _in_sight(p, points[:jump[0] + 2], 2.0 * AIM_TOLERANCE) is not jump[2]:
-            jump = None                          # the route bends before its edge (round level 06's upright
-                                                 # tube): along it first, not straight at the landing
+        if jump is not None and self._past_post(p, jump[2]):
+            jump = None                          # an upright tube in the way (level 06's, beside the notch
+                                                 # its platform's jump leaves by): along the route first
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
             jump = jump[1:]
             self.jumping = jump[1]
@@ -891,7 +872,20 @@ class Pilot:
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
-        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path), True)
+        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
+
+    def _past_post(self, p, landing) -> bool:
+        """Does the ball's straight way from ``p`` to ``landing`` pass within
+        BALL_RADIUS of an upright tube (autopilot_map's POST)? A jump run
+        there would push it into the tube (level 06's wood ball stopped
+        asleep in the pocket where ``A_01_Rail_03``'s tubes turn up, Up held,
+        its speed 0 for 8 s)."""
+        posts = self.map.posts
+        if posts is None:
+            return False
+        length = float(np.linalg.norm(_flat(landing - p)))
+        way = [p + (landing - p) * t for t in np.linspace(0.0, 1.0, int(length / SAMPLE) + 2)]
+        return bool(np.isfinite(posts.query(np.array(way), distance_upper_bound=BALL_RADIUS)[0]).any())
 
     def _press(self, path):
         """The unit way toward the rails where the next node on the route is
