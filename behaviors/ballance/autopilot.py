@@ -885,10 +885,14 @@ class Pilot:
         speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
-        jump = next(((a, b) for a, b, s, t in zip(points, points[1:], path, path[1:])
+        jump = next(((i, a, b) for i, (a, b, s, t) in enumerate(zip(points, points[1:], path, path[1:]))
                      if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH
                      and (s % n, t % n) not in self.map.rides), None)
+        if jump is not None and self._past_post(p, jump[2]):
+            jump = None                          # an upright tube in the way (level 06's, beside the notch
+                                                 # its platform's jump leaves by): along the route first
         if jump is not None:                     # a gap ahead that only a flying ball crosses: at it fast
+            jump = jump[1:]
             self.jumping = jump[1]
             to, dist, speed = _flat(jump[1] - p), float(np.linalg.norm(_flat(jump[1] - p))), JUMP_RUN
         elif self._steep(p, route, state, kind):     # below a face too steep for the kind: rocking, at full push
@@ -901,12 +905,30 @@ class Pilot:
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
 
+    def _past_post(self, p, landing) -> bool:
+        """Does the ball's straight way from ``p`` to ``landing`` pass within
+        BALL_RADIUS of an upright tube (autopilot_map's POST)? A jump run
+        there would push it into the tube (level 06's wood ball stopped
+        asleep in the pocket where ``A_01_Rail_03``'s tubes turn up, Up held,
+        its speed 0 for 8 s)."""
+        posts = self.map.posts
+        if posts is None:
+            return False
+        length = float(np.linalg.norm(_flat(landing - p)))
+        way = [p + (landing - p) * t for t in np.linspace(0.0, 1.0, int(length / SAMPLE) + 2)]
+        return bool(np.isfinite(posts.query(np.array(way), distance_upper_bound=BALL_RADIUS)[0]).any())
+
     def _press(self, path):
-        """The unit way toward the rails where the ball's node or the next on
-        the route is beside two rails one above the other (autopilot_map's
-        side nodes: the push holds the ball there), else None."""
-        n = len(self.map.points)
-        side = next((s % n for s in path[:2] if self.map.side[s % n]), None)
+        """The unit way toward the rails where the next node on the route is
+        beside two rails one above the other (autopilot_map's side nodes: the
+        push holds the ball there), or the ball's is and the next no more
+        than 1 lower (onto a floor at their end: a drop off them is let go,
+        level 06's east side into its lower channel), else None."""
+        n, p = len(self.map.points), self.map.points
+        nodes = [s % n for s in path[:2]]
+        if len(nodes) > 1 and not self.map.side[nodes[1]] and p[nodes[1], 1] < p[nodes[0], 1] - 1.0:
+            nodes = nodes[1:]
+        side = next((i for i in nodes if self.map.side[i]), None)
         if side is None:
             return None
         way = self.map.side_way[side]
