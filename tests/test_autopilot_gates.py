@@ -12,11 +12,14 @@ import pytest
 
 import scenes
 from bbglue import meshes
-from behaviors.ballance.autopilot import Pilot, probe
+from behaviors.ballance.autopilot import Pilot, _run_up, probe
+from behaviors.ballance.autopilot_map import WalkMap
+from behaviors.ballance.floors import FloorHeights
 from behaviors.ballance.level import level_behavior
 from ivp import rng
 from scenes.virtools import game_level, reader as r
 from test_autopilot_jumps import jump_level
+from test_autopilot_rides import plate
 from virtools_levels import LevelBuilder, game_folder, played_at_once, translation, two_sector_level
 
 FRAME_MS = 1000.0 / 60.0
@@ -94,3 +97,19 @@ def test_a_levels_map_is_the_same_after_another_level_ran_in_the_process(tmp_pat
         ctx.process_frame(FRAME_MS)
     assert rng.get_seed() != seed
     assert _map_bits(tmp_path / "gate") == alone
+
+
+def test_a_gate_pushed_from_the_rail_pair_leading_into_it():
+    """Level 05's gates P_Modul_01_05 and _06 are pushed from the rail pair
+    that leads into them: the run-up's start, RUN_UP + the ball's radius
+    behind the pusher's back (x 1, the push along +X: x -7), is between the
+    rails (tops y 0, 3.75 apart, no floor under the ball's centre), the
+    ball's centre SPAN_DIP (1) lower than on a floor at their tops."""
+    rails = plate(-40, 0, -2.225, -1.525, 0.0) + plate(-40, 0, 1.525, 2.225, 0.0)
+    slab = plate(0, 10, -3, 3, 0.0)
+    walk = WalkMap(rails + slab, rails=[True] * len(rails) + [False] * len(slab))
+    y, z = np.meshgrid(np.linspace(0.0, 2.0, 5), np.linspace(-1.0, 1.0, 5))
+    back = np.c_[np.ones(y.size), y.ravel(), z.ravel()]
+    start = _run_up(FloorHeights(rails + slab), back, np.array([1.0, 0.0, 0.0]), walk)
+    assert start == pytest.approx((-7.0, 1.0, 0.0), abs=1e-6)
+    assert _run_up(FloorHeights(slab), back, np.array([1.0, 0.0, 0.0]), WalkMap(slab)) is None   # over the void

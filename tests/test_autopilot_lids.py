@@ -56,6 +56,22 @@ def test_the_balls_own_rails_below_its_centre_are_no_lid():
     assert len(mids) and np.all(np.abs(mids[:, 0]) < 0.5)          # the ball rests between the rails
 
 
+def test_a_way_out_over_a_floor_running_on_level_with_the_edge_is_no_drop():
+    """Floor A 8 high (z 0..10), a strip 1 wide at its height beyond its
+    edge (x 2.5..3.5, from z 10): straight off the edge over the strip the
+    ball rolls on over it, no drop, when the strip runs on 12 (more than
+    REACH, 4.2; level 05's drops over a rail level with their edge: the
+    ball rolled onto the rail); 2 long, the way leaves it within REACH and
+    stays open; off the edge beside it (x -3) over the void, open."""
+    for length, closed in ((12.0, True), (2.0, False)):
+        walk = WalkMap(plate(-6, 6, 0, 10, 8.0) + plate(2.5, 3.5, 10, 10 + length, 8.0))
+        beside = walk.tree.query((3.0, 8.0, 9.5))[1]
+        void = walk.tree.query((-3.0, 8.0, 9.5))[1]
+        assert walk.empty_sides[void] > 0
+        lids = walk._lids(np.array([beside, void]), np.full(2, math.pi / 2.0))
+        assert lids.tolist() == [closed, False], length
+
+
 def test_with_no_route_from_a_sectors_start_the_autopilot_says_where_the_map_ends(tmp_path):
     """The written jump level with a gap of 40: no kind flies it falling 20
     (wood 0.75 x 20 across from rest, paper 1.07 x 20, plus at most 8 units/s

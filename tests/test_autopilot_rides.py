@@ -20,6 +20,7 @@ import numpy as np
 import scenes
 from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot, climb
+from behaviors.ballance.balls import player_of
 from behaviors.ballance.autopilot_map import RAIL_OUT, REACH, RIDE_RISE, WalkMap
 from behaviors.ballance.level import FINISHED
 from scenes.virtools import game_level
@@ -119,6 +120,30 @@ def test_off_a_rail_pair_across_the_way_a_wood_ball_rolls_onto_the_floor_beyond_
     path = [route.point(s) for s in route.ahead(route.state((-10.0, 2.0, 10.0), "wood"), 200.0)]
     crossing = [p for p in path if 5.5 < p[0] < 14.0]
     assert crossing and all(abs(p[0] - 9.7) < 1.0 for p in crossing)     # between the rails, not on one
+
+
+def test_a_ball_resting_between_rails_is_not_flying(tmp_path):
+    """The written rail pair across the gap (rail_across_level): a ball
+    between the rails (centre 9.7 across) rests on them 1.875 beside its
+    centre, its centre sqrt(2.35^2 - 1.875^2) - 0.3234 = 1.09 above their
+    tops, over no floor: not airborne (level 05's A03_Rail_01, where a ball
+    held to be flying was steered back to a landing it had passed). Past
+    the rails' ends over the gap, or 3.5 above floor A, it flies."""
+    game_folder(tmp_path, rail_across_level().data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 0.0)
+    ball = player_of(pilot.ctx).ball
+
+    def airborne(*p):
+        ball.set_position(p)
+        return pilot._airborne(ball)
+
+    on_rails = math.sqrt(2.35 ** 2 - 1.875 ** 2) - 0.35 * math.sin(3.0 * math.pi / 8.0)
+    assert not airborne(9.7, on_rails, 0.0)
+    assert not airborne(9.7, on_rails, 14.0)
+    assert airborne(9.7, on_rails, 20.0)                  # the rails end at z 15: the gap under it
+    assert airborne(9.7, on_rails + 1.5, 0.0)             # 1.5 above its rest: its underside 1.5 off the rails
+    assert not airborne(-10.0, 2.0, 0.0)
+    assert airborne(-10.0, 5.5, 0.0)
 
 
 def test_no_midpoint_between_a_rail_and_a_floors_edge():

@@ -175,3 +175,43 @@ def test_stack_of_three_carries_the_weight_above_each_interface():
     forces = interface_forces(env, boxes)
     for k, f in enumerate(forces):
         assert f == pytest.approx((3 - k) * 1.0 * G, rel=0.05)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_kept_elimination_is_the_one_made_afresh(seed):
+    # 5.5 solves the active set at every step; the solver keeps its
+    # elimination and updates it as places join at the end and leave
+    # anywhere: after each change it must be bit for bit the one made from
+    # scratch (same pivots, skipped columns, multipliers, solutions). The
+    # rank-deficient A (repeated contact rows, as the corners of a stack)
+    # makes skipped columns and rows that would take a kept pivot.
+    rng = np.random.default_rng(seed)
+    n = 24
+    J = rng.integers(-2, 3, size=(n, 8)).astype(float)
+    J[5] = J[2]
+    A = J @ J.T / 10.0
+    rhs = rng.normal(size=n)
+    order = rng.permutation(n)
+    LU = np.empty((n, n))
+    K = np.empty((3, n), dtype=np.int64)
+    fac = np.zeros(3, dtype=np.int64)
+    na = 0
+    for _ in range(60):
+        if na and rng.random() < 0.4:
+            p = int(rng.integers(0, na))
+            rest = np.delete(order[:na], p)
+            na = lcp._remove_at(order, na, p, LU, K, fac)
+            assert list(order[:na]) == list(rest)
+        elif na < n:
+            na += 1
+        lcp._factorised(A, order, na, LU, K, fac)
+        kept = lcp._solve(LU, K, fac, rhs[:na])
+        LU0 = np.empty((n, n))
+        K0 = np.empty((3, n), dtype=np.int64)
+        fac0 = np.zeros(3, dtype=np.int64)
+        lcp._factorised(A, order, na, LU0, K0, fac0)
+        fresh = lcp._solve(LU0, K0, fac0, rhs[:na])
+        assert list(fac) == list(fac0) == [na, fac0[1], na]
+        assert np.array_equal(LU[:na, :na], LU0[:na, :na])
+        assert list(K[0, :na]) == list(K0[0, :na])
+        assert kept[0] == fresh[0] and kept[1].tobytes() == fresh[1].tobytes()

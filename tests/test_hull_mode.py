@@ -1,6 +1,6 @@
 """3.4 hull mode: a polygon pair beyond the look-ahead is not measured again
 while the poses its bodies have reached cannot have closed its gap to the
-look-ahead (mindist_search.hull_holds), which is when measuring it and update_events
+look-ahead (mindist_search.hulls_hold), which is when measuring it and update_events
 would queue nothing (issue 11)."""
 
 import copy
@@ -16,9 +16,9 @@ from test_collision_scenes import ball, box, floor
 from test_piece_batches import _pose
 
 
-class _Core:
-    def __init__(self, radius):
-        self.upper_limit_radius = radius
+def _bound(r, m0, m):
+    """moved_bound from the pose m0 to m of a core of radius r."""
+    return mindist_search.moved_bound(np.array((0.0, 0.0, r, *m[0], *m[1])), np.array((*m0[0], *m0[1])), 0)
 
 
 def test_moved_bound_is_the_shift_for_a_translation_and_covers_a_turned_bodys_points():
@@ -26,12 +26,12 @@ def test_moved_bound_is_the_shift_for_a_translation_and_covers_a_turned_bodys_po
     farthest point moves 2 r sin(a/2), the bound is |R - I| r = 2 sqrt(2) r sin(a/2)."""
     I = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
     m0 = (I, (1.0, 2.0, 3.0))
-    assert mindist_search.moved_bound(_Core(7.0), m0, (I, (4.0, 6.0, 3.0))) == 5.0
-    assert mindist_search.moved_bound(_Core(7.0), m0, m0) == 0.0
+    assert _bound(7.0, m0, (I, (4.0, 6.0, 3.0))) == 5.0
+    assert _bound(7.0, m0, m0) == 0.0
     a = 0.3
     c, s = math.cos(a), math.sin(a)
     turned = ((c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0), (1.0, 2.0, 3.0))
-    bound = mindist_search.moved_bound(_Core(2.0), m0, turned)
+    bound = _bound(2.0, m0, turned)
     assert math.isclose(bound, 2.0 * math.sqrt(2.0) * 2.0 * math.sin(a / 2) * (1 + 1e-6), rel_tol=1e-12)
     assert bound > 2.0 * 2.0 * math.sin(a / 2)
 
@@ -45,7 +45,7 @@ def test_no_point_of_a_body_moves_farther_than_moved_bound():
             R = tuple(x + rnd.normal(0.0, 1e-9) for x in R0)
             v = tuple(x + rnd.normal(0.0, 1e-9) for x in v0)
         r = rnd.uniform(0.1, 5.0)
-        bound = mindist_search.moved_bound(_Core(r), (R0, v0), (R, v))
+        bound = _bound(r, (R0, v0), (R, v))
         u = rnd.normal(size=3)
         u *= r / np.linalg.norm(u)
         p0 = np.array(R0).reshape(3, 3) @ u + v0
@@ -83,26 +83,27 @@ def _hash(env, bodies, psis: int) -> str:
 
 
 def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
-    """Whenever hull_holds keeps a pair unmeasured, a copy of it measured at
+    """Whenever hulls_hold keeps a pair unmeasured, a copy of it measured at
     that time is beyond the look-ahead, so update_events would have returned
     at once; and pairs do go to hull mode and come back."""
     held = []
     woken = []
-    real = mindist_search.hull_holds
+    real = mindist_search.hulls_hold
 
-    def checked(env, md, t, memo=None):
-        holds = real(env, md, t, memo)
-        if holds:
-            probe = copy.copy(md)
-            probe.recalc(t)
-            _, limit = mindist_search.look_ahead(env, *probe.cores)
-            assert not probe.intrusion and probe.len_numerator > limit
-            held.append(probe.len_numerator - limit)
-        else:
-            woken.append(md)
+    def checked(env, mds, t):
+        holds = real(env, mds, t)
+        for md, h in zip(mds, holds):
+            if h:
+                probe = copy.copy(md)
+                probe.recalc(t)
+                _, limit = mindist_search.look_ahead(env, *probe.cores)
+                assert not probe.intrusion and probe.len_numerator > limit
+                held.append(probe.len_numerator - limit)
+            else:
+                woken.append(md)
         return holds
 
-    monkeypatch.setattr(system, "hull_holds", checked)
+    monkeypatch.setattr(system, "hulls_hold", checked)
     env, bodies = _scene()
     _hash(env, bodies, 200)
     assert len(held) > 1000 and woken
@@ -111,11 +112,11 @@ def test_a_pair_left_in_hull_mode_would_have_had_no_event(monkeypatch):
 
 
 def test_hull_mode_leaves_the_scene_as_measuring_every_pair_every_psi(monkeypatch):
-    """The same scene with every pair measured every PSI (hull_holds never
+    """The same scene with every pair measured every PSI (hulls_hold never
     true) gives the same state, bit for bit, at every PSI."""
     env, bodies = _scene()
     with_hull = _hash(env, bodies, 200)
-    monkeypatch.setattr(system, "hull_holds", lambda env, md, t, memo=None: False)
+    monkeypatch.setattr(system, "hulls_hold", lambda env, mds, t: [False] * len(mds))
     env, bodies = _scene()
     assert _hash(env, bodies, 200) == with_hull
 

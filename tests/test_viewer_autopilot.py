@@ -69,15 +69,23 @@ def test_f7_on_a_scene_without_a_level_says_why(gl_window):  # noqa: F811
 
 
 def test_the_run_shown_is_the_autopilots_through_its_rollbacks(tmp_path, monkeypatch):
-    """The course takes the autopilot a rollback or more (the paper ball's
-    flight to floor C); the window's world, which plays only the frames it
-    keeps (never the ones rolled back), ends where the autopilot's does: the
-    level finished with the autopilot's score. Its turns last until it is
-    LEAD frames ahead (not TURN_MS of wall time), so the run is the same on
-    any machine."""
+    """The autopilot's first try is sent astray (Left held from frame 300 until
+    it fails: off the course or stuck), so the run takes a rollback or more;
+    the window's world, which plays only the frames it keeps (never the ones
+    rolled back), ends where the autopilot's does: the level finished with the
+    autopilot's score. Its turns last until it is LEAD frames ahead (not
+    TURN_MS of wall time), so the run is the same on any machine."""
+    from behaviors.ballance import autopilot as pilot
     from behaviors.ballance.level import FINISHED, level_behavior
     from viewer import autopilot
     monkeypatch.setattr(autopilot, "TURN_MS", math.inf)
+    steer = pilot.Pilot.steer
+
+    def astray(self, ball, kind):
+        if self.rollbacks == 0 and len(self.keys) > 300:
+            return frozenset({"Left"})
+        return steer(self, ball, kind)
+    monkeypatch.setattr(pilot.Pilot, "steer", astray)
     path = tmp_path / "Level_01.NMO"
     path.write_bytes(autopilot_level().data())
     s = Session(lambda: load_scene(str(path)))

@@ -50,7 +50,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
-from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, Flight, WalkMap
+from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
 
 from .balls import Transformers, player_of, wake
@@ -112,6 +112,10 @@ SAMPLE = 0.5                 # a closed gate's surface points, this apart: a nod
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
 AIRBORNE = 1.0               # a ball this far above the floor under it (more than its radius) flies
+AIRBORNE_RING = 16           # ... under its centre and under this many points round it ...
+AIRBORNE_OUT = 1.9           # ... this far out (a rail of a pair is 1.875 beside the ball's centre)
+SIDE_HOLD = 0.7              # beside side rails the keys push within 45 degrees of them (a diagonal: its own
+                             # key's full push toward them, and one along)
 
 
 @dataclass(frozen=True)
@@ -459,15 +463,32 @@ def _touching(walk: WalkMap, body, matrix) -> tuple:
 
 def _run_up(heights: FloorHeights, points: np.ndarray, u, walk: WalkMap | None = None):
     """The ball's centre at the start of a RUN_UP behind the points hindmost
-    along ``u``, on the floor there (and near a node of ``walk``), or None."""
+    along ``u``, on the floor there (and near a node of ``walk``), or
+    between a rail pair there (_between_rails), or None."""
     along = points @ u
     back = points[along <= along.min() + 2.0 * SAMPLE]
     start = back.mean(axis=0) - u * (along.min() - float(back.mean(axis=0) @ u) + BALL_RADIUS + RUN_UP)
-    foot = float(heights.below([(start[0], back[:, 1].max(), start[2])])[0])
+    top = float(back[:, 1].max())
+    foot = float(heights.below([(start[0], top, start[2])])[0])
+    if math.isnan(foot) and walk is not None:
+        return _between_rails(walk, start, top)
     if math.isnan(foot) or (walk is not None and not walk.tree.query_ball_point((start[0], foot, start[2]),
                                                                                   AT_RUN_UP)):
         return None
     return np.array([start[0], foot + BALL_RADIUS, start[2]])
+
+
+def _between_rails(walk: WalkMap, start, top: float):
+    """The ball's centre between a rail pair under ``start`` (a midpoint of
+    ``walk`` within AT_RUN_UP across, at most ``top`` high; the centre
+    SPAN_DIP lower than on a floor at the rails' tops), or None: level 05's
+    gates P_Modul_01_05 and _06 are pushed from the rail pair that leads
+    into them, over no floor."""
+    mids = walk.points[walk.span]
+    near = mids[(np.hypot(mids[:, 0] - start[0], mids[:, 2] - start[2]) <= AT_RUN_UP) & (mids[:, 1] <= top)]
+    if not len(near):
+        return None
+    return np.array([start[0], near[:, 1].max() + BALL_RADIUS - SPAN_DIP, start[2]])
 
 
 def _gate_plan(walk: WalkMap, heights: FloorHeights, pusher, u, settled, travel: float) -> Blocker | None:
@@ -795,14 +816,22 @@ class Pilot:
         v = np.asarray(body.core.speed, float) if body is not None else np.zeros(3)
         return _flat(v)
 
-    def _keys_for(self, ball, want) -> frozenset:
+    def _keys_for(self, ball, want, press=None) -> frozenset:
         """The key set whose push best turns the ball's horizontal velocity
-        toward ``want`` (none when it is within DEADBAND of it)."""
+        toward ``want`` (none when it is within DEADBAND of it); with
+        ``press``, a way toward side rails, only the key sets pushing
+        within 45 degrees of it (the one straight at it within DEADBAND): a
+        ball beside them falls when the push stops holding it there."""
         err = want - self._velocity(ball)
-        if np.linalg.norm(err) < DEADBAND:
+        pushes = self.key_pushes()
+        if press is not None:
+            pushes = [kp for kp in pushes if float(kp[1] @ press) >= SIDE_HOLD]
+            if np.linalg.norm(err) < DEADBAND:
+                return max(pushes, key=lambda kp: float(kp[1] @ press))[0]
+        elif np.linalg.norm(err) < DEADBAND:
             return frozenset()
         err /= np.linalg.norm(err)
-        keys, push = max(self.key_pushes(), key=lambda kp: float(kp[1] @ err))
+        keys, push = max(pushes, key=lambda kp: float(kp[1] @ err))
         return keys
 
     def follow(self, ball, kind: str, route) -> frozenset:
@@ -870,7 +899,18 @@ class Pilot:
               and max(q[1] for q in points) > p[1] + ROCK_RISE):
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
-        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3))
+        return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
+
+    def _press(self, path):
+        """The unit way toward the rails where the ball's node or the next on
+        the route is beside two rails one above the other (autopilot_map's
+        side nodes: the push holds the ball there), else None."""
+        n = len(self.map.points)
+        side = next((s % n for s in path[:2] if self.map.side[s % n]), None)
+        if side is None:
+            return None
+        way = self.map.side_way[side]
+        return np.array([way[0], 0.0, way[1]])
 
     def _steep(self, p, route, state: int, kind: str) -> bool:
         """Does the route within ROCK_AHEAD rise more than ROCK_RISE above the
@@ -929,10 +969,21 @@ class Pilot:
         return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * speed)
 
     def _airborne(self, ball) -> bool:
-        """Is the ball more than AIRBORNE above the floor under it (or over none)?"""
+        """Is the ball's underside more than AIRBORNE above every floor under
+        it: under its centre, or under AIRBORNE_RING points round it
+        AIRBORNE_OUT out, where its underside is sqrt(r^2 - AIRBORNE_OUT^2)
+        below its centre? A ball between a rail pair rests on rails beside
+        its centre, over no floor (level 05's A03_Rail_01: held to be
+        flying, it was steered back to a drop's landing it had rolled past
+        and rolled backward off the rails' step)."""
         p = np.asarray(ball.get_position(), float)
-        floor = float(self.heights.below([p])[0]) if self.heights is not None else math.nan
-        return math.isnan(floor) or p[1] - floor > BALL_RADIUS + AIRBORNE
+        if self.heights is None:
+            return True
+        a = np.arange(AIRBORNE_RING) * (2.0 * math.pi / AIRBORNE_RING)
+        ring = np.c_[np.cos(a), np.zeros(AIRBORNE_RING), np.sin(a)] * AIRBORNE_OUT
+        floor = self.heights.below(np.r_[[p], p + ring])
+        under = np.r_[BALL_RADIUS, np.full(AIRBORNE_RING, math.sqrt(BALL_RADIUS ** 2 - AIRBORNE_OUT ** 2))]
+        return not bool((p[1] - floor <= under + AIRBORNE).any())
 
     def fly(self, ball, kind: str) -> frozenset:
         """The keys in the air off a jump: the horizontal velocity that takes

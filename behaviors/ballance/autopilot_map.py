@@ -123,6 +123,13 @@ SUNK_STEP = 1.0          # a ball rolls over this step between a sunk body's top
                          # rises h from 6 units/s on (g 20): the weakest push, stone's, F/m 0.32 g, 5/7 of it
                          # rolling, gives that within 4)
 MAX_SAMPLES = 60         # per triangle edge (a 120-unit edge)
+SIDE_GAP = (3.6, 4.5)    # two rails one above the other this far apart (level 06's A_01_Rail_03: tops 8.4
+                         # and 12.6 at x 42.7) hold a ball pushed against them beside them ...
+POST = 1.0               # a rail's side face this tall is an upright tube's (level 06's A_01_Rail_03 turns
+                         # up from its lower tube to its upper at its north end): no ball overlaps it
+RAIL_RADIUS = 0.3        # ... their tubes this thick (its tops 0.3 over their centres): the ball's centre
+                         # d = sqrt((2 + 0.3)^2 - (gap / 2)^2) beside them (0.94), midway up, and its push
+                         # must be d / (gap / 2) of its weight at least (0.45; wood 0.75, stone 0.30)
 
 
 def upward_triangles(triangles: np.ndarray):
@@ -226,6 +233,7 @@ class WalkMap:
         triangles are bodies sunk into a gap (a falling stone dropped): their
         top and a floor beside it link over a step of up to SUNK_STEP."""
         self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
+        self.holds = {k: 1.0 / math.hypot(1.0, 1.0 / (climb or {}).get(k, CLIMB)) for k in KIND_NAMES}
         self.gravity = float(gravity)
         self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
         triangles = np.asarray(triangles, float).reshape(-1, 3, 3)
@@ -233,6 +241,10 @@ class WalkMap:
         walls = sample_triangles(sides, WALL_SPACING)[0]
         solid = sample_triangles(triangles, WALL_SPACING)[0]            # every face, for the drops' lids
         self.solid = cKDTree(solid[merged(solid, WALL_SPACING * 0.25)])
+        rail_faces = np.zeros(len(triangles), bool) if rails is None else np.asarray(rails, bool)
+        posts = sample_triangles(triangles[rail_faces & ~up & (np.ptp(triangles[:, :, 1], axis=1) >= POST)],
+                                 WALL_SPACING)[0]
+        self.posts = cKDTree(posts) if len(posts) else None
         self.walls = cKDTree(walls[merged(walls, WALL_SPACING * 0.5)]) if len(walls) else None
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
@@ -257,6 +269,13 @@ class WalkMap:
             self.sunk = np.r_[self.sunk, np.zeros(len(spans), bool)][keep]
             self.tree = cKDTree(self.points)
             self.empty_sides = self._empty_sides()
+        side, way, need, under = self._side_nodes()
+        self.side_way = np.zeros((len(self.points), 2))
+        self.side_need = np.zeros(len(self.points))
+        self._renode(np.setdiff1d(np.arange(len(self.points)), under), side)   # no ball on a rail under another
+        self.side_way[len(self.points) - len(side):] = way
+        self.side_need[len(self.points) - len(side):] = need
+        self.side = self.side_need > 0.0
         n = len(self.points)
         self.kinds = len(KIND_NAMES)
         self.pad_kind = np.full(n, -1)
@@ -286,6 +305,88 @@ class WalkMap:
         ok &= ~np.isfinite(d)
         mid = mid[ok]
         return mid[merged(mid)], edge[pairs[ok].ravel()]
+
+    def _side_nodes(self):
+        """Where a ball pushed against two rails one above the other rolls
+        along beside them (level 06's ``A_01_Rail_03`` from its trough north
+        to the platform, measured: the wood ball's centre 10.2 high, 1.0 west
+        of the tubes): per pair of rail nodes SIDE_GAP apart in height, at
+        most 0.5 apart across, the node under the ball's centre on either
+        side (no face within WALL_SIDE_PROBE of its centre), the unit way
+        toward the rails and the part of its weight the ball's push must be;
+        and the lower rail nodes of those pairs (no ball fits on them: the
+        map leaves them out)."""
+        rail = np.flatnonzero(self.rail)
+        none = np.zeros((0, 3)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, int)
+        if len(rail) < 2:
+            return none
+        p = self.points[rail]
+        tree = cKDTree(p)
+        out, way, need, under = [], [], [], []
+        for i, near in enumerate(tree.query_ball_point(p - (0.0, sum(SIDE_GAP) / 2.0, 0.0), 1.0)):
+            below = [j for j in near if math.hypot(*(p[i] - p[j])[[0, 2]]) <= 0.5
+                     and SIDE_GAP[0] <= p[i, 1] - p[j, 1] <= SIDE_GAP[1]]
+            if not below:
+                continue
+            under += below
+            half = 0.5 * (p[i, 1] - p[below[0], 1])
+            d = math.sqrt((BALL_RADIUS + RAIL_RADIUS) ** 2 - half * half)
+            along = p[[j for j in tree.query_ball_point(p[i], EDGE_PROBE) if abs(p[j, 1] - p[i, 1]) <= 1.0]]
+            along = along[:, (0, 2)] - along[:, (0, 2)].mean(axis=0)
+            axis = np.linalg.eigh(along.T @ along)[1][:, -1]
+            across = np.array([-axis[1], axis[0]])
+            for sign in (1.0, -1.0):
+                x, z = p[i, (0, 2)] + sign * d * across
+                out.append((x, p[i, 1] - RAIL_RADIUS - half - BALL_RADIUS, z))
+                way.append(-sign * across)
+                need.append(d / half)
+        out, way, need = np.array(out).reshape(-1, 3), np.array(way).reshape(-1, 2), np.array(need)
+        keep = merged(out)
+        out, way, need = out[keep], way[keep], need[keep]
+        free = ~np.isfinite(self.solid.query(out + (0.0, BALL_RADIUS, 0.0), distance_upper_bound=WALL_SIDE_PROBE)[0])
+        return out[free], way[free], need[free], rail[np.unique(np.array(under, int))]
+
+    def _through_sides(self, a, b) -> np.ndarray:
+        """For links a -> b: does it go more than MERGE toward the rails from
+        a side node (or from beyond them into one: between the rails no ball
+        passes, their gap, 4.2 less the tubes, is narrower than it; level
+        06's tubes from the trough's west side to their east side, above the
+        lower channel), or between a side node and a node where the ball
+        does not fit (_covered), or with the ball's centre within
+        BALL_RADIUS - 0.25 of an upright tube (POST) on its way?"""
+        d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
+        out = (((d * self.side_way[a]).sum(axis=1) > MERGE) & self.side[a]) | \
+            (((-d * self.side_way[b]).sum(axis=1) > MERGE) & self.side[b])
+        near = np.flatnonzero((self.side[a] | self.side[b]) & ~out)
+        ends = np.unique(np.r_[a[near], b[near]])
+        covered = np.zeros(len(self.points), bool)
+        covered[ends] = self._covered(ends)
+        out[near] = covered[a[near]] | covered[b[near]]
+        if self.posts is not None:
+            for t in (0.0, 0.25, 0.5, 0.75, 1.0):
+                q = self.points[a] * (1.0 - t) + self.points[b] * t + (0.0, BALL_RADIUS, 0.0)
+                out |= np.isfinite(self.posts.query(q, distance_upper_bound=BALL_RADIUS - 0.25)[0])
+        return out
+
+    def _covered(self, nodes) -> np.ndarray:
+        """Per node: does a face come within BALL_RADIUS - 0.25 of its ball's
+        centre, more than 0.5 above it (the ball does not fit there: level
+        06's trough lip under ``A_01_Rail_03``'s upper tube, 3.48 over it)?"""
+        centre = self.points[nodes] + (0.0, BALL_RADIUS, 0.0)
+        d, i = self.solid.query(centre, k=8, distance_upper_bound=BALL_RADIUS - 0.25)
+        above = self.solid.data[np.minimum(i, self.solid.n - 1), 1] - centre[:, 1, None] > 0.5
+        return (np.isfinite(d) & above).any(axis=1)
+
+    def _renode(self, keep, extra) -> None:
+        """Only the nodes ``keep``, then the nodes ``extra``: every per-node
+        array cut to them and lengthened with zeros."""
+        n, extra = len(self.points), np.asarray(extra, float).reshape(-1, 3)
+        for name, v in list(vars(self).items()):
+            if isinstance(v, np.ndarray) and v.ndim and len(v) == n:
+                setattr(self, name, np.concatenate([v[keep], np.zeros((len(extra),) + v.shape[1:], v.dtype)]))
+        self.points[len(keep):] = extra
+        self.tree = cKDTree(self.points)
+        self.empty_sides = self._empty_sides()
 
     def _empty_sides(self) -> np.ndarray:
         """For each node, how many of 8 points around it (EDGE_PROBE away) have no node near."""
@@ -317,7 +418,9 @@ class WalkMap:
         rails end 0.9 past their last midpoint, whose diagonal probes find
         the rails' ends), no farther than the farthest flight of a kind
         (whose reach each kind's links check: _graph), with no lid over its
-        way out (_lids)."""
+        way out (_lids) but onto a side node toward its rails, at most a
+        ball's height down: the rails the ball falls against catch it (level
+        06's ``A_01_Rail_02`` ends 2.6 above the tubes' east side, 2.8 off)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
@@ -347,14 +450,20 @@ class WalkMap:
         key = a * LID_WAYS + turn
         keys, which = np.unique(key, return_inverse=True)
         free = ~self._lids(keys // LID_WAYS, keys % LID_WAYS * (2.0 * math.pi / LID_WAYS))
-        return a[free[which]], b[free[which]]
+        caught = self.side[b] & ((way * self.side_way[b]).sum(axis=1) > 0.0) & (p[a, 1] - p[b, 1] <= 2.0 * BALL_RADIUS)
+        return a[free[which] | caught], b[free[which] | caught]
 
     def _lids(self, a, angle) -> np.ndarray:
         """For ways out of edge nodes ``a`` at ``angle`` (from +X toward +Z):
         is there a lid over it? The ball's centre rolls level from over the
         node that way until LID_PAST beyond the last point with a node within
         DROP_LEAD (its floor's edge); a point of any face (sampled) within
-        LID_PROBE of it, above it and not behind it closes the way."""
+        LID_PROBE of it, above it and not behind it closes the way. A way
+        whose floor runs on more than REACH is closed too: the ball rolls on
+        over it, and drops off its end or side as from that floor's own edge
+        (level 05: off a platform's corner over a rail level with it, off a
+        floor's edge back over a spiral rail's top; the ball rolled onto the
+        rails)."""
         p = self.points
         u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
         start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
@@ -362,7 +471,7 @@ class WalkMap:
         for m in np.arange(0.5, 2.0 * REACH, 0.5):
             on &= np.isfinite(self.tree.query(p[a] + m * u, distance_upper_bound=DROP_LEAD)[0])
             lead = np.where(on, m, lead)
-        lid = np.zeros(len(a), bool)
+        lid = lead > REACH
         for m in np.arange(0.0, 2.0 * REACH + LID_PAST, 0.5):
             live = np.flatnonzero((m <= lead + LID_PAST) & ~lid)
             live = live[np.isfinite(self.solid.query(start[live] + m * u[live], distance_upper_bound=LID_PROBE)[0])]
@@ -712,7 +821,7 @@ class WalkMap:
               | (off & (rise <= SPAN_DIP + 0.5))
               | self._sunk_step(a, b, rise))
         a, b = a[ok], b[ok]
-        ok = ~self._walled(a, b)
+        ok = ~self._walled(a, b) & ~self._through_sides(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
         ok, out = self._along_rails(a, b)
         ok |= out
@@ -739,6 +848,7 @@ class WalkMap:
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
             up &= ~out | (limit >= RAIL_OUT)                # out of a rail pair sideways
+            up &= self.side_need[b] <= self.holds[kind]     # beside rails: its push holds it there
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows += [k * n + a[up], k * n + ride_a]
             ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)

@@ -97,12 +97,8 @@ class SteadyBalls:
         old = np.fromiter((index_of.get(s.serial, -1) for s in aw.shapes), dtype=np.int64, count=len(aw.shapes))
         k = np.flatnonzero(old >= 0)
         j = old[k]
-        out.f[k] = self.f[j]
-        out.version[k] = self.version[j]
-        out.qc[k] = self.qc[j]
-        out.qr[k] = self.qr[j]
-        out.hgap[k] = self.hgap[j]
-        out.hc[k] = self.hc[j]
+        for name in ("f", "version", "qc", "qr", "hgap", "hc"):
+            getattr(out, name)[k] = getattr(self, name)[j]
         sp = self.sp
         for kk, jj in zip(k.tolist(), j.tolist()):
             out.sp[kk] = sp[jj]

@@ -124,7 +124,7 @@ class Mindist:
         self._row = 0
         self.intrusion = False          # 3.3's INTRUSION: the pair is on the invalid list
         self.intrusion_psi = -1         # the PSI whose anomaly push it last had
-        self.hull = None                # in 3.4's hull mode: (gap, core 0, its pose, core 1, its pose)
+        self.hull = None                # in 3.4's hull mode: (gap, core 0, its pose, core 1, its pose, both as a row)
 
     @property
     def len_numerator(self) -> float:
@@ -397,7 +397,8 @@ def update_events(env, md: Mindist, allow_hull: bool, hint: int) -> None:
     if what == EVENT_BEYOND:
         if allow_hull and not (md.a.is_ball and (md.b.is_ball or md.kb[0] == "t")):   # not a ball's batches
             c0, c1 = md.cores
-            md.hull = (gap, c0, core_pose(c0, t_now), c1, core_pose(c1, t_now))
+            m0, m1 = core_pose(c0, t_now), core_pose(c1, t_now)
+            md.hull = (gap, c0, m0, c1, m1, np.array((*m0[0], *m0[1], *m1[0], *m1[1])))
         return
     if t_ev is None:
         return

@@ -11,12 +11,13 @@ import numpy as np
 
 from ..states import MT_NOT_SIM
 from ..fp import f32
+from ..jit import kernel
 from .constants import (COLL_DIST, EVENT_RASTER, EVENT_RASTER_STEPS, HULL_LOOK_AHEAD_PSIS, NEAR_NOW, NOT_APPROACHING_EPS,
                         ROOT_MAX_ITERATIONS, ROOT_TOLERANCE)
 from .event_kernels import BALL as BALL_SIDE_KIND, MOVING as MOVING_KIND, ball_event_search_k, piece_event_search_k
 from .features import KIND_CODE, NO_FEATURE, world_feature
 
-HULL_SLACK = 1e-9               # hull_holds' margin for rounding (relative to the gap; absolute below 1)
+HULL_SLACK = 1e-9               # hulls_hold' margin for rounding (relative to the gap; absolute below 1)
 HULL_RADIUS_MARGIN = 1.0 + 1e-6     # upper_limit_radius is stored f32 (rounded to nearest)
 NO_POINTS = np.zeros((0, 3))
 # ball_event_search_k's other side when it is no moving hull: a piece of nothing
@@ -37,51 +38,47 @@ def core_pose(core, t: float, poses=None):
     return m
 
 
-def hull_holds(env, md, t: float, memo=None) -> bool:
-    """3.4 for a pair in hull mode (``md.hull``: its gap and both cores' poses
-    when update_events put it there): whether its gap at t is surely still
-    beyond the look-ahead, so that measuring it and update_events would queue
-    nothing. The gap can have shrunk by no more than both bodies have moved
-    (:func:`moved_bound`), and a pose read at t, not a speed budget, bounds
-    that: a push, an impact or a teleport is in it. ``memo``: what the pairs
-    tested at t in one pass share, kept between the calls (per core its
-    look_values, their sum and its pose at t; per core and earlier pose its
-    move), the same values as read again."""
-    gap, c0, m0, c1, m1 = md.hull
-    if memo is None:
-        memo = {}
-    k0 = memo.get(c0)
-    if k0 is None:
-        ms, cs = c0.look_values()
-        k0 = memo[c0] = (ms + cs, ms, cs, core_pose(c0, t))
-    k1 = memo.get(c1)
-    if k1 is None:
-        ms, cs = c1.look_values()
-        k1 = memo[c1] = (ms + cs, ms, cs, core_pose(c1, t))
-    room = gap - look_ahead_limit(env, k0[0] + k1[1] + k1[2])        # look_ahead's sum, in its order
-    for c, m0, m in ((c0, m0, k0[3]), (c1, m1, k1[3])):
-        if m is not m0:
-            key = (c, id(m0))
-            b = memo.get(key)
-            if b is None:
-                b = memo[key] = moved_bound(c, m0, m)
-            room -= b
-    return room > HULL_SLACK * (1.0 + abs(gap))
+def hulls_hold(env, mds, t: float) -> list:
+    """3.4 for pairs in hull mode (``md.hull``: gap, cores and poses when
+    update_events put it there): whether each gap at t is surely still beyond
+    the look-ahead (less how far both bodies can have moved, :func:`moved_bound`,
+    from poses: a push or teleport is in it), so measuring it would queue nothing."""
+    H = [md.hull for md in mds]
+    index = {}
+    at = [(index.setdefault(h[1], len(index)), index.setdefault(h[3], len(index))) for h in H]
+    poses = [core_pose(c, t) for c in index]
+    I = [(i0, i1, h[2] is poses[i0], h[4] is poses[i1]) for h, (i0, i1) in zip(H, at)]
+    K = np.array([(*c.look_values(), float(c.upper_limit_radius), *m[0], *m[1]) for c, m in zip(index, poses)])
+    out = np.empty(len(H), dtype=np.bool_)
+    hulls_hold_k(np.array([h[0] for h in H]), np.array(I, dtype=np.int64), np.array([h[5] for h in H]), K,
+                 env.delta_PSI_time, out)
+    return out.tolist()
 
 
-def moved_bound(core, m0, m) -> float:
-    """How far a point of the core's object can be from where it was at pose m0
-    when the core is at pose m: |v - v0| + |R - R0| (Frobenius) times the
-    object's upper_limit_radius (a point at u from the centre moves by
-    (R - R0) u + (v - v0))."""
-    if m is m0:
-        return 0.0
-    (R, v), (S, v0) = m, m0
-    x, y, z = v[0] - v0[0], v[1] - v0[1], v[2] - v0[2]
-    a, b, c, d, e, f, g, h, k = (R[0] - S[0], R[1] - S[1], R[2] - S[2], R[3] - S[3], R[4] - S[4], R[5] - S[5],
-                                 R[6] - S[6], R[7] - S[7], R[8] - S[8])
-    dr = a * a + b * b + c * c + d * d + e * e + f * f + g * g + h * h + k * k
-    return math.sqrt(x * x + y * y + z * z) + math.sqrt(dr) * float(core.upper_limit_radius) * HULL_RADIUS_MARGIN
+@kernel
+def hulls_hold_k(G, I, P, K, dt, out):
+    """hulls_hold's test of pair q: gap G[q]; I[q] its cores' rows of K (look values,
+    then as :func:`moved_bound` reads it) and whether each side's kept pose (P[q]) is
+    the one at t (then it moved by nothing); look_ahead_limit's operations in order."""
+    for q in range(G.shape[0]):
+        a, b = I[q, 0], I[q, 1]
+        room = G[q] - (COLL_DIST + dt * (((K[a, 0] + K[a, 1]) + K[b, 0]) + K[b, 1]) * HULL_LOOK_AHEAD_PSIS)
+        for s in range(2):
+            if I[q, 2 + s] == 0:
+                room -= moved_bound(K[I[q, s]], P[q], 12 * s)
+        out[q] = room > HULL_SLACK * (1.0 + abs(G[q]))
+
+
+@kernel
+def moved_bound(K, P, o) -> float:
+    """How far a point of a core's object can have moved from the pose P[o:o + 12]
+    (R, v) to K[3:15] (K[2] its upper_limit_radius): |v - v0| + |R - R0|_F r."""
+    dr = dv = 0.0
+    for j in range(12):                 # R's squares summed in dr, v's in dv, each in order
+        d = K[3 + j] - P[o + j]
+        dr += d * d if j < 9 else 0.0
+        dv += 0.0 if j < 9 else d * d
+    return math.sqrt(dv) + math.sqrt(dr) * K[2] * HULL_RADIUS_MARGIN
 
 
 def look_ahead(env, c0, c1):

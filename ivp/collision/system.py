@@ -27,7 +27,7 @@ from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide
 from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, pair_order, update_events
 from .mindist_batches import quiet_pairs, recalc_all
-from .mindist_search import core_pose, hull_holds
+from .mindist_search import core_pose, hulls_hold
 from ..state.layout import BOUND
 from .shapes import Shape
 
@@ -326,7 +326,7 @@ class CollisionSystem(ContactPoints):
         # this pass) as floats, made for the first ball the loop below meets
         at = speed_of = None
         measured = []
-        hull_memo = {}
+        hulls = []                      # the entries of measured in 3.4's hull mode
 
         def take(s, ks, o, ko) -> None:
             """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
@@ -339,8 +339,8 @@ class CollisionSystem(ContactPoints):
                 md = self._mindist(a, ka, b, kb)
             if md.seen != stamp:
                 md.seen = stamp
-                if md.hull is not None and hull_holds(env, md, t, hull_memo):
-                    return                  # 3.4: in hull mode, not measured
+                if md.hull is not None:
+                    hulls.append(len(measured))
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
         _, _, epos, enabled, ELO, EHI, fixed_of = self._fixed_boxes()
@@ -408,6 +408,9 @@ class CollisionSystem(ContactPoints):
         self._steady = steady
         for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
             take(s, ks, o, ko)
+        if hulls:                       # 3.4: those whose hull mode holds are not measured
+            held = set(compress(hulls, hulls_hold(env, [measured[i][0] for i in hulls], t)))
+            measured = [e for i, e in enumerate(measured) if i not in held]
         mds = [md for md, _ in measured]
         recalc_all(mds, t)
         self._update_events(mds, [how for _, how in measured], True, centers, speed_of, steady)
@@ -482,7 +485,6 @@ class CollisionSystem(ContactPoints):
         t = env.current_time
         seen = set()
         mds = []
-        memo = {}
         for core in cores:
             for obj in core.objects:
                 shape = obj.collision_data
@@ -491,8 +493,11 @@ class CollisionSystem(ContactPoints):
                 for md in shape.mindists.values():
                     if id(md) not in seen and not md.intrusion:
                         seen.add(id(md))
-                        if md.hull is None or not hull_holds(env, md, t, memo):    # 3.4: only the exact ones
-                            mds.append(md)
+                        mds.append(md)
+        hull = [md for md in mds if md.hull is not None]
+        if hull:                        # 3.4: only the exact ones
+            held = {id(md) for md, h in zip(hull, hulls_hold(env, hull, t)) if h}
+            mds = [md for md in mds if id(md) not in held]
         # measured at once (a measurement reads poses only, which the pushes
         # of intruded pairs leave alone: they are pending speed changes)
         recalc_all(mds, t)
@@ -571,3 +576,4 @@ class CollisionSystem(ContactPoints):
             self._drop_mindist(md)          # 8.2: the original's rule (our broad phase may re-create it next PSI)
         self._fire(self.listeners_collision, "event_post_collision",
                    CollisionEvent(cp, speed, t, f32(dt_since)))
+
