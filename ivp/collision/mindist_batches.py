@@ -258,12 +258,14 @@ def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tr
     rP its core's row of the body table S) with triangles ``tris`` of the
     grid on the core at row rT (piece_kernels.hull_triangles_measure: D, F,
     SW, G), X whether each is intruded (features.piece_piece_measure's
-    depths, the triangle two-sided), then for a pair not intruded with a
-    normal :func:`_pair_event` on its gap less ``extra``: WHAT (EVENT_NOT_MADE
-    where it is left to Python), T_EV, WC as piece_pairs_k makes them."""
+    depths, the triangle two-sided), L each gap (0 unknown) less ``extra``:
+    its len_numerator, then for a pair not intruded with a normal
+    :func:`_pair_event` on L: WHAT (EVENT_NOT_MADE where it is left to
+    Python), T_EV, WC as piece_pairs_k makes them. Returns L, not D."""
     D, F, SW, G = hull_triangles_measure(V, T, E, two, pl, N, M, H, c, tris, prev, tri_first, GV, GPL, GN)
     k = tris.shape[0]
     X = np.empty(k, dtype=np.bool_)
+    L = np.empty(k)
     WHAT = np.full(k, EVENT_NOT_MADE, dtype=np.int64)
     T_EV = np.zeros(k)
     WC = np.zeros(k)
@@ -273,9 +275,9 @@ def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tr
     V1 = np.empty((1, 11))
     for q in range(k):
         X[q] = D[q] < (-BEHIND_TRIANGLE_DEPTH if (F[q, 0] == 2) == tri_first or two else -INTRUSION_DEPTH)
+        gap = L[q] = (G[q, 1] if G[q, 0] != 0.0 else 0.0) - extra[q]
         if X[q] or G[q, 2] == 0.0:
             continue
-        gap = (G[q, 1] if G[q, 0] != 0.0 else 0.0) - extra[q]
         n = (G[q, 3], G[q, 4], G[q, 5])
         p = (G[q, 6], G[q, 7], G[q, 8])
         VT, _, _, _, plT, NT, MT, HT, ct = grid_triangle(GV, GPL, GN, tris[q], TT, ET)
@@ -286,7 +288,7 @@ def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tr
         else:
             WHAT[q], T_EV[q], WC[q] = _pair_event(S, rP, rT, gap, n, p, F[q, 0], F[q, 3], SW[q], extra[q], P, BP,
                                                   PT, BT, t, t_max, base, dt, V1)
-    return D, F, SW, G, X, (WHAT, T_EV, WC)
+    return L, F, SW, G, X, (WHAT, T_EV, WC)
 
 
 def recalc_all(items, t: float) -> None:
@@ -407,19 +409,17 @@ def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) ->
     tris = np.fromiter([(md.ka if tri_first else md.kb)[1] for md in mds], dtype=np.int64, count=k)
     GV, GPL, GN = soup.grid.kernel_arrays()
     t_max = env.time_of_next_psi
-    D, F, S, G, X, events = piece_triangles_k(
+    L, F, S, G, X, events = piece_triangles_k(
         env.bodies.rows, core.row, soup.obj.core.row, *piece.kernel_data(), piece.center, piece_arg(shape, key),
         tris, _previous_codes(mds, 6, _piece_prev_code), tri_first, GV, GPL, GN,
         np.array([md.sum_extra_radius for md in mds]), t, t_max, env.time_manager.base_time, env.delta_PSI_time)
     batch = PieceBatch(F, S, G)
     batch.events = (*events, t, t_max)
-    gaps = np.where(G[:, 0] != 0.0, G[:, 1], 0.0).tolist()
-    intrudes = X.tolist()
-    for q, md in enumerate(mds):
+    for md, q, len_numerator, intrudes in zip(mds, range(k), L.tolist(), X.tolist()):
         md._batch = batch
         md._row = q
-        md.len_numerator = gaps[q] - md.sum_extra_radius
-        md.intrusion = intrudes[q]
+        md.len_numerator = len_numerator
+        md.intrusion = intrudes
 
 
 def _recalc_piece_pairs(mds, t: float) -> None:
