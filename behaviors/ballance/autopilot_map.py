@@ -403,14 +403,15 @@ class WalkMap:
     def _column(self, foot, top):
         """(foot, top, highest) of a fan column from ``foot`` to ``top`` (its axis' ends):
         ``highest``, the most the paper ball's lowest point rises in it, FAN_OVER above the
-        top, or HOOD_GAP under a ball touching the lowest face over the axis (within
-        BALL_RADIUS of it) in that height (level 05's ``A03_Modul16`` over fan 01)."""
+        top, or HOOD_GAP under a ball on the axis touching the lowest face over it
+        (less than BALL_RADIUS off it) in that height (level 05's ``A03_Modul16`` over fan 01)."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
         faces = self.solid.data
-        over = faces[(np.hypot(faces[:, 0] - foot[0], faces[:, 2] - foot[2]) <= BALL_RADIUS)
-                     & (faces[:, 1] > foot[1] + 2.0 * BALL_RADIUS)
-                     & (faces[:, 1] <= top[1] + FAN_OVER + 2.0 * BALL_RADIUS), 1]
-        highest = min([top[1] + FAN_OVER, *(over - 2.0 * BALL_RADIUS - HOOD_GAP)])
+        off = np.hypot(faces[:, 0] - foot[0], faces[:, 2] - foot[2])
+        over = ((off < BALL_RADIUS) & (faces[:, 1] > foot[1] + 2.0 * BALL_RADIUS)
+                & (faces[:, 1] <= top[1] + FAN_OVER + 2.0 * BALL_RADIUS))
+        lowest = faces[over, 1] - np.sqrt(BALL_RADIUS ** 2 - off[over] ** 2) - BALL_RADIUS  # the ball's top on it
+        highest = min([top[1] + FAN_OVER, *(lowest - HOOD_GAP)])
         return foot, top, highest
 
     def _lift(self, foot, top, highest):
