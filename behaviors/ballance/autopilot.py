@@ -988,7 +988,10 @@ class Pilot:
         the ball is steered out, the landing node's floor (it rises on while
         still in the column: the way out over a floor near the top is short
         of time), at most the most it rises in the column (autopilot_map's
-        ``_column``: FAN_OVER above the top, or under a hood); else None."""
+        ``_column``: FAN_OVER above the top, or under a hood); else None
+        (none without a column: a step rising more than LIFT elsewhere)."""
+        if not self.map.columns:
+            return None
         axis, _, highest = min(self.map.columns, key=lambda c: float(np.linalg.norm(_flat(c[0] - foot))))
         if float(np.linalg.norm(_flat(p - axis))) > LIFT_IN:
             return None
