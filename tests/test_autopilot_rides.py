@@ -210,3 +210,42 @@ def test_a_rail_pair_under_a_lid_is_a_way_under_a_lower_one_not():
         w = walk(lid)
         route = w.route_to((0.0, 2.0, 45.0), 3.0)
         assert math.isfinite(cost(w, route, (0, 0, -5), "wood")) == way, lid
+
+
+def test_the_paper_ball_is_held_on_the_fans_axis_until_above_its_landing(tmp_path):
+    """The written course with floor C 0.34 under the column's top, 6 off its
+    axis, and ledge D beside the column (autopilot_level(high=True)): rising
+    past D the ball's nearest nodes are D's, whose way runs off the column;
+    held on the axis (level 05's fan 01 under its hood: pushed off it while
+    rising, the ball fell beside the column) it is more than 3 off the axis
+    (the column is 2 wide, the ball's radius 2) on no frame of the lift
+    before its lowest point is above floor C (the ball's edge short of
+    floor C), and the level is finished without a rollback."""
+    game_folder(tmp_path, autopilot_level(high=True).data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
+    offs = []
+
+    def track(p):
+        ball = player_of(p.ctx).ball
+        x, y, z = ball.get_position() if ball is not None else (0.0, 0.0, 0.0)
+        if 2.0 < y - 2.0 < 16.8 and 75.0 < z < 84.0:
+            offs.append(math.hypot(x, z - 80.0))
+    pilot.on_frame = track
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    assert outcome.rollbacks == 0, outcome.text()
+    assert offs and max(offs) <= 3.0, max(offs)
+
+
+def test_a_hood_over_a_fans_column_ends_its_lift_under_it():
+    """A fan's column (top 17.14) beside a floor at 12 with a hood over the
+    axis (a face seen from below, 6 wide): the paper ball rises until its top
+    touches the hood, its lowest point 2 x BALL_RADIUS under it; a hood at 17
+    leaves it 13, above the floor (a way), one at 15.5 leaves it 11.5, under
+    the floor (none: level 05's fan 01 under ``A03_Modul16``)."""
+    fan = ((0.0, 1.14, 25.0), (0.0, 17.14, 25.0))
+    for hood, way in ((17.0, True), (15.5, False)):
+        tris = plate(-6, 6, 0, 30, 0.0) + plate(-6, 6, 31, 50, 12.0) + plate(3, -3, 22, 28, hood)
+        walk = WalkMap(tris, fans=[fan], climb=CLIMBS)
+        route = walk.route_to((0.0, 14.0, 45.0), 3.0)
+        assert math.isfinite(cost(walk, route, (0, 0, 5), "paper")) == way, hood

@@ -77,6 +77,10 @@ BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
 AIM_TOLERANCE = 0.75         # the aim's straight way passes this near the route's points
 MIN_AIM = 3.5                # the aim is at least this far along the route (a node beside the ball is no aim)
 LIFT = 3.0                   # a step of the route rising more is a fan's lift
+LIFT_IN = 3.0                # the ball is held in a lift's column from this near its axis (the map's foot nodes) ...
+LIFT_OUT = 5.0               # ... until this far off it (it left the column) ...
+LIFT_HOLD = 1.5              # ... wanting this many times its offset as its horizontal speed back at the axis ...
+LIFT_SLACK = 0.5             # ... until its lowest point is above the column's height, or this near it at its peak
 ROCK_BACK = 0.5              # a rocking ball rolling back along its aim faster than this is pushed back ...
 ROCK_RISE = 1.0              # ... while the way ahead rises more than this above it (no rocking on the flat)
 ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the kind's climb (Steering.rock:
@@ -653,6 +657,7 @@ class Pilot:
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.riding = None                       # (start, end) of the map's ride the ball is on
+        self.lifting = None                      # (axis point, height) of the fan column holding the ball
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
@@ -700,7 +705,7 @@ class Pilot:
         for keys in again:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
-        self.pushing = self.current_route = self.jumping = self.riding = None
+        self.pushing = self.current_route = self.jumping = self.riding = self.lifting = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -790,6 +795,10 @@ class Pilot:
             keys = self.ride(ball)
             if keys is not None:
                 return keys
+        if self.lifting is not None:
+            keys = self.lift(ball)
+            if keys is not None:
+                return keys
         if self.pushing is None:
             task = self.push_task(ball, kind) if self.blockers else None
             if task is None:
@@ -866,7 +875,11 @@ class Pilot:
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)
         aim = _in_sight(p, near, AIM_TOLERANCE, min(first, len(near) - 1))
         for a, b in zip(near, points[1:len(near) + 1]):  # a lift ahead (its top may be beyond the aim's reach:
-            if b[1] - a[1] > LIFT:               # level 02's fan 08, 22 off): into its column until above its top
+            if b[1] - a[1] > LIFT:               # level 02's fan 08, 22 off): into its column, held there
+                self.lifting = self._column(p, a, b)
+                keys = self.lift(ball) if self.lifting is not None else None
+                if keys is not None:
+                    return keys
                 aim = a if p[1] < b[1] + 0.5 else b
                 break
         arriving = len(path) == 1                # at the goal's nodes: onto the goal itself, slowing
@@ -989,6 +1002,41 @@ class Pilot:
             return None
         to = _flat(end - p)
         return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * speed)
+
+    def _column(self, p, foot, top):
+        """(axis point, height) of the map's fan column nearest the route's lift
+        step from ``foot`` to ``top`` when the ball at ``p`` is in it (within
+        LIFT_IN of its axis): the height its lowest point rises above before
+        the ball is steered out, the landing node's floor (it rises on while
+        still in the column: the way out over a floor near the top is short
+        of time), at most the most it rises in the column (autopilot_map's
+        ``_column``: FAN_OVER above the top, or under a hood); else None
+        (none without a column: a step rising more than LIFT elsewhere)."""
+        if not self.map.columns:
+            return None
+        axis, _, highest = min(self.map.columns, key=lambda c: float(np.linalg.norm(_flat(c[0] - foot))))
+        if float(np.linalg.norm(_flat(p - axis))) > LIFT_IN:
+            return None
+        return axis, min(float(top[1]) - BALL_RADIUS, float(highest))
+
+    def lift(self, ball):
+        """The keys in a fan's column (``lifting``, _column): a horizontal
+        velocity back at its axis, LIFT_HOLD times the offset (the velocity's
+        error is the damping, as a ride is held), until the ball's lowest
+        point is above the column's height, or within LIFT_SLACK of it and
+        no longer rising; None then, or once the ball left the column
+        (LIFT_OUT off its axis): the route steers again. Level 05's fan 01:
+        pushed toward its terrace while rising, the ball rose 3.2 to 3.7 off
+        the axis under the hood beside it and fell beside the column."""
+        axis, height = self.lifting
+        p = np.asarray(ball.get_position(), float)
+        off = _flat(p - axis)
+        low = p[1] - BALL_RADIUS
+        rising = float(self.ctx.physics.body_of(ball).core.speed[1]) > 0.0
+        if low > height or (low > height - LIFT_SLACK and not rising) or float(np.linalg.norm(off)) > LIFT_OUT:
+            self.lifting = None
+            return None
+        return self._keys_for(ball, -off * LIFT_HOLD)
 
     def _airborne(self, ball) -> bool:
         """Is the ball's underside more than AIRBORNE above every floor under

@@ -93,6 +93,7 @@ FAN_REACH = 10.0         # a lift's top: nodes this far (horizontally) from the 
                          # again as the paper ball flies falling from the top to them (level 02's fan 03: 10.2)
 FAN_OVER = 1.3           # ... and at most this above the column's top: the paper ball's centre rises 3.34
                          # above it, its lowest point 1.34 (level 06's fans 01 and 08 to 13, the fans probe)
+HOOD_GAP = 0.3           # a lift ends this far under where a face over its column stops the paper ball
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
@@ -282,7 +283,8 @@ class WalkMap:
         for position, kind in pads:
             near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0), TRANSFORMER_RADIUS)
             self.pad_kind[near] = KIND_NAMES.index(kind)
-        self.lifts = [self._lift(foot, top) for foot, top in fans]
+        self.columns = [self._column(foot, top) for foot, top in fans]
+        self.lifts = [self._lift(*column) for column in self.columns]
         self.graph = self._graph()
 
     def _spans(self):
@@ -398,16 +400,29 @@ class WalkMap:
             out += ~np.isfinite(d)
         return out
 
-    def _lift(self, foot, top):
-        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
-        top nodes FAN_REACH from its axis and the paper ball's flight beyond, up to FAN_OVER
-        above the top (level 06's single rails 0.2 above its fans' tops)."""
+    def _column(self, foot, top):
+        """(foot, top, highest) of a fan column from ``foot`` to ``top`` (its axis' ends):
+        ``highest``, the most the paper ball's lowest point rises in it, FAN_OVER above the
+        top, or HOOD_GAP under a ball on the axis touching the lowest face over it
+        (less than BALL_RADIUS off it) in that height (level 05's ``A03_Modul16`` over fan 01)."""
         foot, top = np.asarray(foot, float), np.asarray(top, float)
+        faces = self.solid.data
+        off = np.hypot(faces[:, 0] - foot[0], faces[:, 2] - foot[2])
+        over = ((off < BALL_RADIUS) & (faces[:, 1] > foot[1] + 2.0 * BALL_RADIUS)
+                & (faces[:, 1] <= top[1] + FAN_OVER + 2.0 * BALL_RADIUS))
+        lowest = faces[over, 1] - np.sqrt(BALL_RADIUS ** 2 - off[over] ** 2) - BALL_RADIUS  # the ball's top on it
+        highest = min([top[1] + FAN_OVER, *(lowest - HOOD_GAP)])
+        return foot, top, highest
+
+    def _lift(self, foot, top, highest):
+        """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
+        top nodes FAN_REACH from its axis and the paper ball's flight beyond, up to ``highest``
+        (_column; level 06's single rails 0.2 above its fans' tops)."""
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
         reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
-        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= top[1] + FAN_OVER))
+        above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= highest))
         return below, above
 
     def _drops(self):
