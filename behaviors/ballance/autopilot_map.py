@@ -430,8 +430,8 @@ class WalkMap:
 
     def _through_columns(self, a, b, clear: float) -> np.ndarray:
         """Which links a -> b pass through a fan's column: their way nearer its axis than
-        ``clear`` (horizontally), a node on it above the lift's foot (1 over it) and under its
-        top, not into the lift's foot (a ball rolls down into a fan's pit)."""
+        ``clear`` (horizontally), a ball on a node of it overlapping the column's height, not
+        into the lift's foot (a ball rolls into the fan's foot and up: the lift)."""
         p, out = self.points, np.zeros(len(a), bool)
         for (foot, top, _), (below, _) in zip(self.columns, self.lifts):
             u, v = p[a][:, [0, 2]] - foot[[0, 2]], p[b][:, [0, 2]] - foot[[0, 2]]
@@ -439,7 +439,7 @@ class WalkMap:
             t = np.clip(-np.sum(u * way, axis=1) / np.maximum(np.sum(way * way, axis=1), 1e-12), 0.0, 1.0)
             near = np.hypot(*(u + t[:, None] * way).T) < clear
             low, high = np.minimum(p[a, 1], p[b, 1]), np.maximum(p[a, 1], p[b, 1])
-            out |= near & (high > foot[1] + 1.0) & (low < top[1]) & ~np.isin(b, below)
+            out |= near & (high + 2.0 * BALL_RADIUS > foot[1]) & (low < top[1]) & ~np.isin(b, below)
         return out
 
     def _drops(self):
