@@ -249,3 +249,21 @@ def test_a_hood_over_a_fans_column_ends_its_lift_under_it():
         walk = WalkMap(tris, fans=[fan], climb=CLIMBS)
         route = walk.route_to((0.0, 14.0, 45.0), 3.0)
         assert math.isfinite(cost(walk, route, (0, 0, 5), "paper")) == way, hood
+
+
+def test_the_paper_ball_goes_round_a_fans_column_standing_in_its_way():
+    """A corridor 20 wide at y 0 with a fan's column rising through a 2 x 2
+    hole in its middle (foot -10, top 6; or the fan in the hole, foot 1.14,
+    top 17.14, the ball's body overlapping it from the floor): the fan would lift a paper ball whose
+    centre comes within 1 (the column's half width) + 2 (its radius) of the
+    axis, and the steering strays 1.5 (FAN_MARGIN), so the paper ball's route
+    along the corridor keeps 4.5 off it, beside the column (level 06's sector
+    2: lifted off the floor 3.5 beside fan 18_05's axis)."""
+    tris = (plate(-10, -1, 0, 50, 0.0) + plate(1, 10, 0, 50, 0.0)
+            + plate(-1, 1, 0, 24, 0.0) + plate(-1, 1, 26, 50, 0.0))
+    for foot, top in ((-10.0, 6.0), (1.14, 17.14)):
+        walk = WalkMap(tris, fans=[((0.0, foot, 25.0), (0.0, top, 25.0))], climb=CLIMBS)
+        route = walk.route_to((0.0, 2.0, 45.0), 3.0)
+        path = [route.point(s) for s in route.ahead(route.state((0, 2, 5), "paper"), 100.0)]
+        assert path[-1][2] > 42.0, foot                              # it gets there
+        assert min(math.hypot(x, z - 25.0) for x, _, z in path) >= 4.5, foot

@@ -51,7 +51,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
-from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES, TRANSFORMER_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
@@ -95,6 +95,9 @@ FAN_OVER = 1.3           # ... and at most this above the column's top: the pape
                          # above it, its lowest point 1.34 (level 06's fans 01 and 08 to 13, the fans probe)
 HOOD_GAP = 0.3           # a lift ends this far under where a face over its column stops the paper ball
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
+FAN_CLEAR = FAN_BOX[0] / 2.0 + BALL_RADIUS   # a ball's centre nearer a column's axis than this is in it (3)
+FAN_MARGIN = 1.5         # ... and a paper ball's way this much farther costs FAN_BESIDE_COST more: the steering
+FAN_BESIDE_COST = 30.0   # strays (level 06's fan 05: lifted off a route 3.5 from its axis)
 PAIRED_COST = 10.0       # extra cost of a link into an edge node of a span (the ball is seldom on one)
 WALL_SPACING = 1.0       # a wall's points, at most this apart
 WALL_PROBE = 1.8         # a link is walled by a node this near the ball's way (its centre + 0.5)
@@ -424,6 +427,20 @@ class WalkMap:
         reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
         above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= highest))
         return below, above
+
+    def _through_columns(self, a, b, clear: float) -> np.ndarray:
+        """Which links a -> b pass through a fan's column: their way nearer its axis than
+        ``clear`` (horizontally), a ball on a node of it overlapping the column's height, not
+        into the lift's foot (a ball rolls into the fan's foot and up: the lift)."""
+        p, out = self.points, np.zeros(len(a), bool)
+        for (foot, top, _), (below, _) in zip(self.columns, self.lifts):
+            u, v = p[a][:, [0, 2]] - foot[[0, 2]], p[b][:, [0, 2]] - foot[[0, 2]]
+            way = v - u
+            t = np.clip(-np.sum(u * way, axis=1) / np.maximum(np.sum(way * way, axis=1), 1e-12), 0.0, 1.0)
+            near = np.hypot(*(u + t[:, None] * way).T) < clear
+            low, high = np.minimum(p[a, 1], p[b, 1]), np.maximum(p[a, 1], p[b, 1])
+            out |= near & (high + 2.0 * BALL_RADIUS > foot[1]) & (low < top[1]) & ~np.isin(b, below)
+        return out
 
     def _drops(self):
         """(from, to) of the drops: from a node with an empty side to a node
@@ -864,11 +881,15 @@ class WalkMap:
                           | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
             up &= ~out | (limit >= RAIL_OUT)                # out of a rail pair sideways
             up &= self.side_need[b] <= self.holds[kind]     # beside rails: its push holds it there
+            beside = np.zeros(len(a))
+            if kind == "paper":                             # the fan lifts it: a way only by the lift
+                up &= ~self._through_columns(a, b, FAN_CLEAR)
+                beside = FAN_BESIDE_COST * self._through_columns(a, b, FAN_CLEAR + FAN_MARGIN)
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
             rows += [k * n + a[up], k * n + ride_a]
             ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)
             cols += [to_kind[up] * n + b[up], ride_kind * n + ride_b]
-            costs += [length[up], ride_cost]
+            costs += [length[up] + beside[up], ride_cost]
             leap_kind = np.where(self.pad_kind[leap_b] >= 0, self.pad_kind[leap_b], k)[leaps[:, k]]
             rows.append(k * n + leap_a[leaps[:, k]])
             cols.append(leap_kind * n + leap_b[leaps[:, k]])
