@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import time
 from collections import Counter
 from dataclasses import dataclass
 
@@ -125,12 +126,16 @@ def _worker(conn, setting: Setting) -> None:
         job = conn.recv()
         if job is None:
             return
-        conn.send(run_case(*job, setting))
+        start = time.perf_counter()
+        outcome = run_case(*job, setting)
+        conn.send((outcome, time.perf_counter() - start))
 
 
 class Worker:
-    """A forked process that runs cases one at a time; ``run`` returns HANG and
-    kills the process when a case takes over ``seconds``."""
+    """A forked process that runs cases one at a time; ``run`` returns HANG
+    when a case takes over ``seconds`` by the worker's own clock, and kills
+    the process when no answer comes in that time (a busy machine can keep
+    the parent from waiting until the answer is there already)."""
 
     def __init__(self, setting: Setting, seconds: float):
         self.setting, self.seconds = setting, seconds
@@ -143,7 +148,10 @@ class Worker:
         self.conn.send((kind, seed))
         try:
             if self.conn.poll(self.seconds):
-                return self.conn.recv()
+                outcome, took = self.conn.recv()
+                if took <= self.seconds:
+                    return outcome
+                return Outcome(kind, seed, HANG, f"over {self.seconds:g} s ({took:.3g} s)")
         except EOFError:
             self.stop()
             return Outcome(kind, seed, UNCAUGHT, f"the worker died (exit code {self.proc.exitcode})")
