@@ -134,7 +134,7 @@ def _imported(path: str, root: str) -> list:
             for _ in range(len(dots) - 1):
                 base = os.path.dirname(base)
         elif name.split(".")[0] == os.path.basename(root):
-            base, name = os.path.dirname(root), name
+            base = os.path.dirname(root)
         else:
             continue
         where = os.path.join(base, *name.split(".")) if name else base
@@ -193,20 +193,22 @@ def compiling(frame) -> bool:
 
 
 def uncached_kernels() -> int:
-    """How many kernels have no compiled copy in numba's disk cache yet (no
-    index file where numba keeps theirs, for the kernel or its callee: the
-    __pycache__ beside their source, or under ``NUMBA_CACHE_DIR``): the first
-    run after an install compiles them."""
+    """How many kernels have no fresh compiled copy in numba's disk cache
+    (no index, or a stale one, where numba keeps theirs, for the kernel or
+    its callee: the __pycache__ beside their source, or under
+    ``NUMBA_CACHE_DIR``): the first run after an install or an update
+    compiles them."""
     return sum(1 for k in KERNELS if not _cached(k))
 
 
 def _cached(k) -> bool:
-    """Whether kernel ``k``'s cache index, or its callee's, exists."""
+    """Whether kernel ``k``'s cache index, or its callee's, is fresh."""
     return _indexed(k) or _indexed(k.callee)
 
 
 def _indexed(d) -> bool:
-    """Whether dispatcher ``d``'s cache index exists. It is found through
+    """Whether dispatcher ``d``'s cache index holds versions for today's
+    sources (:func:`_stamp_sources`). It is read through
     numba's private cache objects: a numba laid out otherwise counts as
     cached (no notice, no progress line) rather than failing the run."""
     try:
