@@ -31,10 +31,11 @@ LIST = os.path.join(os.path.dirname(os.path.abspath(__file__)), "first_run_kerne
 _LINE = re.compile(r"^([\w.]+):(\w+)\((.*)\)$")
 
 
-def parse_types(text: str) -> tuple:
+def parse_types(text: str, module=None) -> tuple:
     """The numba types of ``text``, numba's own spelling of an argument
     list (``float64, bool, array(float64, 2d, C), UniTuple(float64 x 3),
-    Tuple(int64, float64)``); a ValueError for anything else."""
+    Tuple(int64, float64)``, and a named tuple class of ``module`` by its
+    name); a ValueError for anything else."""
     types = jit.numba.types
     if not text.strip():
         return ()
@@ -42,6 +43,9 @@ def parse_types(text: str) -> tuple:
              "UniTuple": types.UniTuple, "Tuple": lambda *items: types.Tuple(items),
              "bool": types.boolean, "float64": types.float64, "int64": types.int64,
              "C": "C", "A": "A", "F": "F"}
+    for name, cls in (vars(module) if module is not None else {}).items():
+        if isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields"):
+            names[name] = lambda *items, cls=cls: types.NamedTuple(items, cls)
     expr = re.sub(r"\b(\d)d\b", r"\1", re.sub(r" x (\d+)\)", r", \1)", text))
     try:
         got = eval(f"({expr},)", {"__builtins__": {}}, names)
@@ -67,8 +71,9 @@ def listed(path: str = LIST) -> list:
         if m is None:
             continue
         try:
-            k = getattr(importlib.import_module(m.group(1)), m.group(2))
-            args = parse_types(m.group(3))
+            module = importlib.import_module(m.group(1))
+            k = getattr(module, m.group(2))
+            args = parse_types(m.group(3), module)
         except (ImportError, AttributeError, ValueError):
             continue
         if k in jit.KERNELS:

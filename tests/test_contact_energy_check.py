@@ -7,6 +7,7 @@ import pytest
 
 from ivp import Environment
 from ivp.collision import Material, friction_passes
+from ivp.state.layout import GAP
 from test_collision_scenes import box, floor, run
 
 
@@ -43,13 +44,13 @@ def test_impulses_that_would_add_more_than_the_allowance_are_dropped(monkeypatch
     env, b = resting_box()
     # every contact 1000 m deep, so the solve asks for 1000 m/s apart (the
     # push-out rate 1/s times 1000 m): kinetic energy far above 1 kg 9.81 0.1 = 0.981 J
-    real = friction_passes.normal_system_k
+    real = friction_passes.normal_pass_k
 
-    def deep(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, *rest):
-        P[:, 0] = -1000.0
-        return real(I, MOV, R, V, W, SC, WC, II, IM, M, RI, P, *rest)
+    def deep(S, P, K, order, slots, *rest):
+        P[slots, GAP] = -1000.0
+        return real(S, P, K, order, slots, *rest)
 
-    monkeypatch.setattr(friction_passes, "normal_system_k", deep)
+    monkeypatch.setattr(friction_passes, "normal_pass_k", deep)
     v0, v1 = after_the_normal_solve(env, b, monkeypatch)
     # the PSI's gravity (committed at 1000) stays, the normal impulses went
     assert v1[0] == pytest.approx(v0[0] - 20.0 / 66.0, abs=1e-3)

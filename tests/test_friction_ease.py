@@ -3,15 +3,14 @@ normals, the spring components along the line joining two points are pulled
 towards their mean, by the factor 1 / n of the pair's n points; every 5th PSI
 of the pair, the first in its first multi-contact PSI."""
 
-from types import SimpleNamespace
-
+import numpy as np
 import pytest
 
 from ivp import Environment
 from ivp.collision import Material
+from ivp.collision.constants import EASE_EVERY_NTH_PSI
 from ivp.collision.contact_point import ContactPoint
-from ivp.collision.friction import CorePair
-from ivp.collision.friction_passes import ease_pairs
+from ivp.collision.friction_passes import ease_k
 from ivp.state.contacts import ContactTable
 from test_collision_scenes import box, floor, run
 
@@ -35,15 +34,18 @@ def point(p, s, core0="box", n=UP, t0=T0, t1=T1, table=None):
 
 
 def pair_of(*cps):
-    pair = CorePair("box", "floor", 1)
-    pair.contacts = list(cps)
-    return pair
+    return list(cps)
 
 
-def ease(pair) -> None:
-    """ease_pairs of the one pair, its points' table the system's."""
-    table = pair.contacts[0]._contacts
-    ease_pairs(SimpleNamespace(collision=SimpleNamespace(environment=SimpleNamespace(contacts=table))), [pair])
+def ease(*pairs) -> None:
+    """ease_k of the core pairs (lists of points, each pair due), their
+    points' rows of one table; side-0 cores told apart by name."""
+    cps = [cp for pair in pairs for cp in pair]
+    table = cps[0]._contacts
+    keys = {}
+    K0 = np.array([keys.setdefault(cp.core0, len(keys)) for cp in cps], dtype=np.int64)
+    starts = np.cumsum([0] + [len(pair) for pair in pairs]).astype(np.int64)
+    ease_k(table.rows, table.slots(cps), starts, K0, np.ones(len(pairs), dtype=np.bool_))
 
 
 def test_opposite_springs_on_their_joining_line_move_halfway_to_the_mean():
@@ -81,18 +83,18 @@ def test_a_resting_box_pair_is_eased_in_its_first_multi_contact_psi_then_every_5
     b.wake()
     eased = []
     import ivp.collision.friction as friction
-    real = friction.ease_pairs
+    real = friction.ease_system
 
-    def spy(fs, pairs):
-        if any(len(pair.contacts) > 1 for pair in pairs):
+    def spy(fs):
+        real(fs)                        # a pair eased now starts its count-down again
+        if any(len(pair.contacts) > 1 and pair.next_ease_nr_psi == EASE_EVERY_NTH_PSI for pair in fs.pairs.values()):
             eased.append(env.psi_count)
-        real(fs, pairs)
 
-    friction.ease_pairs = spy
+    friction.ease_system = spy
     try:
         run(env, 0.5)
     finally:
-        friction.ease_pairs = real
+        friction.ease_system = real
     assert len(eased) >= 3
     assert all(q - p == 5 for p, q in zip(eased, eased[1:]))
 
@@ -101,15 +103,14 @@ def test_the_pairs_of_one_point_are_eased_at_once_as_ease_leaves_a_point_alone()
     """A pair of one point has no partner: ease only adds the zero change's
     dot products and rounds to f32, so a -0.0 span stays -0.0 only when every
     product is -0.0 (a tangent of negative components), and a span that is no
-    f32 value is rounded; ease_pairs does that for such pairs in their rows."""
+    f32 value is rounded; ease_k does that for such pairs in their rows."""
     third = 1.0 / 3.0
     cases = [((-0.0, 0.25), (-0.8, -0.0, -0.6), (0.6, 0.0, -0.8), (-0.0, 0.25)),
              ((-0.0, third), (1.0, 0.0, 0.0), (0.0, 0.0, -1.0), (0.0, 0.3333333432674408)),
              ((0.004, -0.002), (0.0, -1.0, 0.0), (-1.0, -0.0, -0.0), (0.004000000189989805, -0.0020000000949949026))]
     table = ContactTable()
-    fs = SimpleNamespace(collision=SimpleNamespace(environment=SimpleNamespace(contacts=table)))
     cps = [point((0.0, 0.0, 0.0), span, t0=t0, t1=t1, table=table) for span, t0, t1, _ in cases]
-    ease_pairs(fs, [pair_of(cp) for cp in cps])
+    ease(*[pair_of(cp) for cp in cps])
     for cp, (span, t0, t1, want) in zip(cps, cases):
         plain = point((0.0, 0.0, 0.0), span, t0=t0, t1=t1)
         ease(pair_of(plain))

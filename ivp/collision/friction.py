@@ -14,29 +14,45 @@ import numpy as np
 from ..controllers.base import Controller, connected_parts
 from ..core import ZERO3
 from ..state.contacts import locate
-from ..state.layout import (BROKEN, GAP, INV_VM, LAST_GAP, MU, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, RXN1, SPAN,
-                            T0, T1)
+from ..state.table import Table
+from ..state.layout import (ANTI, BROKEN, EASE, GAP, INV_VM, LAST_GAP, MU, NORMAL, PAIR_WIDTH, POINT, PRESSURE, R_CS,
+                            R_CS1, RECHECK, RXN1, SPAN, T0, T1)
 from .contact_point import ContactPoint, kernel_side
-from .constants import ENERGY_DAMP_LOG, EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION
+from .constants import ENERGY_DAMP_LOG, MAX_DISTANCE_FOR_FRICTION
 from .friction_kernels import BALL_SIDE, single_normal_k, tangential_k
-from .friction_passes import damp_system, ease_pairs, normal_solve_multi, tangential_system, update_system
+from .friction_passes import (SystemArrays, damp_system, ease_system, normal_solve_multi, tangential_system,
+                              update_system)
 
 
 class CorePair:
-    """5.1 IVP_Friction_Core_Pair. ``made``: its number in its system (a pair
-    lives in one system's dict, entered when made: the dict's order is that
-    of ``made``)."""
+    """5.1 IVP_Friction_Core_Pair, a view onto its row of its system's pair
+    table (integrated_anti_energy, next_ease_nr_psi: the passes read and
+    write them there). ``made``: its number in its system (a pair lives in
+    one system's dict, entered when made: the dict's order is that of
+    ``made``)."""
 
-    __slots__ = ("cores", "contacts", "next_ease_nr_psi", "integrated_anti_energy", "last_impact_time_pair",
-                 "made")
+    __slots__ = ("cores", "contacts", "last_impact_time_pair", "made", "_table", "row")
 
-    def __init__(self, c0, c1, made: int):
+    def __init__(self, table: Table, c0, c1, made: int):
         self.made = made
         self.cores = (c0, c1)
         self.contacts = []
-        self.next_ease_nr_psi = 1
-        self.integrated_anti_energy = 0.0
         self.last_impact_time_pair = -1000.0
+        self._table = table
+        self.row = table.new_row()
+        table.rows[self.row] = (0.0, 1.0)
+
+    @property
+    def integrated_anti_energy(self) -> float:
+        return float(self._table.rows[self.row, ANTI])
+
+    @integrated_anti_energy.setter
+    def integrated_anti_energy(self, e: float) -> None:
+        self._table.rows[self.row, ANTI] = e
+
+    @property
+    def next_ease_nr_psi(self) -> int:
+        return int(self._table.rows[self.row, EASE])
 
 
 def pair_key(c0, c1):
@@ -79,8 +95,7 @@ class EnergyHandle(_Handle):
         if unit.fast:
             return
         if unit.fast_prev:
-            for pair in fs.pairs.values():
-                pair.integrated_anti_energy = 0.0
+            fs.pair_table.rows[fs.layout().K.PR, ANTI] = 0.0
             return
         damp_system(fs, math.exp(ENERGY_DAMP_LOG * ev.delta_time))
 
@@ -98,13 +113,8 @@ class DynamicHandle(_Handle):
                 lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
                 tangential_friction(cp, lam * dt * dt, dt)
             return
-        due = []
-        for pair in tangential_system(fs, ev.environment, dt):
-            pair.next_ease_nr_psi -= 1
-            if pair.next_ease_nr_psi <= 0:
-                pair.next_ease_nr_psi = EASE_EVERY_NTH_PSI
-                due.append(pair)
-        ease_pairs(fs, due)
+        tangential_system(fs, ev.environment, dt)
+        ease_system(fs)
 
 
 class StaticHandle(_Handle):
@@ -180,22 +190,15 @@ class SystemLayout(NamedTuple):
     (FrictionSystem.layout)."""
     cores: list          # the system's cores
     cps: list            # the points of the core pairs, last pair to first
-    starts: np.ndarray   # each pair's first row of cps
-    I: np.ndarray        # each point's cores (indices into cores)
-    MOV: np.ndarray      # per core: movable
-    II: np.ndarray       # inv_rot_inertia
-    IM: np.ndarray       # inv_mass
-    M: np.ndarray        # mass
-    RI: np.ndarray       # rot_inertia
     pairs: list          # the core pairs, last to first
     row: dict            # a point's row of cps
-    PC: np.ndarray       # each pair's cores (indices, the pair's order), the pairs first to last
-    slots: np.ndarray    # each point's row of the contact table (ivp.state.contacts), in cps's order
+    K: SystemArrays      # the same as arrays, for the passes
 
 
 class FrictionSystem:
     """5.1 IVP_Friction_System: contact points (newest first), all cores and the
-    movable ones, core pairs, and the three controllers."""
+    movable ones, core pairs (their fields in the rows of ``pair_table``), and
+    the three controllers."""
 
     def __init__(self, collision):
         self.collision = collision
@@ -204,39 +207,26 @@ class FrictionSystem:
         self.movable = []
         self.pairs = {}
         self.pairs_made = 0             # the pairs made in it so far (CorePair.made)
+        self.pair_table = Table(PAIR_WIDTH, 8)
         self.core_contacts = {}          # core -> its contact points in this system
         self.union_find_necessary = False
         self.handles = (StaticHandle(self), DynamicHandle(self), EnergyHandle(self))
         self._layout = None
         self._sides = None
-        self._updated = None
-        self._rows = None               # friction_passes._rows_of's answer, with its layout
 
     def _before_snapshot(self) -> None:
         self._layout = None             # made again when asked: no part of a snapshot
         self._sides = None
-        self._updated = None
-        self._rows = None
-
-    def updated_rows(self, lay: SystemLayout, psi: int):
-        """update_system's result rows (its O) when made at PSI ``psi`` for
-        the layout ``lay``: the points' values as the energy handle left them
-        (the handles after it in a PSI read them; nothing between them
-        changes a point), else None."""
-        kept = self._updated
-        if kept is not None and kept[0] is lay and kept[1] == psi:
-            return kept[2]
-        return None
 
     def side_columns(self, lay: SystemLayout):
         """update_system's side columns of the layout's points, made once per
-        layout: (S, moving, edges, L, AT, X). S (n, 26): each side packed as
+        layout: ((S, L, AT, X, edges), moving). S (n, 26): each side packed as
         ContactPoint.side_data (a ball as _BALL_ROW), the movable hull sides
         written again at each update by moving_sides_k from L (their
-        side_local rows) and AT (point row, first column, core row);
-        ``moving``: the (row, side) of the other movable non-ball sides;
+        side_local rows) and AT (point row, first column, core index);
         ``edges``: both sides edges; X (n, 3): both extra radii and 1.0 where
-        side 0 is a ball."""
+        side 0 is a ball; ``moving``: the (row, side) of the other movable
+        non-ball sides (made by side_data at each update)."""
         kept = self._sides
         if kept is not None and kept[0] is lay:
             return kept[1]
@@ -258,7 +248,7 @@ class FrictionSystem:
                             moving.append((q, i))
                         else:
                             local.append((loc[0], *loc[1], *loc[2], *loc[3]))
-                            at.append((q, 13 * i, int(lay.I[q, i])))
+                            at.append((q, 13 * i, int(lay.K.I[q, i])))
                 S[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
                 kinds.append(k)
             edges.append(kinds[0] == 1 and kinds[1] == 1)
@@ -266,7 +256,7 @@ class FrictionSystem:
         AT = np.array(at, dtype=np.int64).reshape(len(at), 3)
         X = np.array([(float(cp.obj0.extra_radius), float(cp.obj1.extra_radius), float(cp.side0.shape.is_ball))
                       for cp in lay.cps], dtype=np.float64).reshape(len(lay.cps), 3)
-        out = (S, moving, np.array(edges, dtype=np.bool_), L, AT, X)
+        out = ((S, L, AT, X, np.array(edges, dtype=np.bool_)), moving)
         self._sides = (lay, out)
         return out
 
@@ -284,16 +274,20 @@ class FrictionSystem:
         cps = [cp for pair in pairs for cp in pair.contacts]
         starts = np.zeros(len(pairs) + 1, dtype=np.int64)
         np.cumsum([len(pair.contacts) for pair in pairs], out=starts[1:])
-        I = np.array([(at[cp.core0], at[cp.core1]) for cp in cps], dtype=np.int64).reshape(len(cps), 2)
-        MOV = np.array([not c.physical_unmoveable for c in cores], dtype=np.bool_)
-        II = np.array([c.inv_rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
-        IM = np.array([c.inv_mass for c in cores], dtype=np.float64)
-        M = np.array([c.mass for c in cores], dtype=np.float64)
-        RI = np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3)
-        PC = np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
-                      dtype=np.int64).reshape(len(pairs), 2)
-        out = SystemLayout(cores, cps, starts, I, MOV, II, IM, M, RI, pairs, {cp: k for k, cp in enumerate(cps)}, PC,
-                           self.collision.environment.contacts.slots(cps))
+        K = SystemArrays(
+            rows=np.array([c.row for c in cores], dtype=np.int64),
+            MOV=np.array([not c.physical_unmoveable for c in cores], dtype=np.bool_),
+            II=np.array([c.inv_rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3),
+            IM=np.array([c.inv_mass for c in cores], dtype=np.float64),
+            M=np.array([c.mass for c in cores], dtype=np.float64),
+            RI=np.array([c.rot_inertia for c in cores], dtype=np.float64).reshape(len(cores), 3),
+            starts=starts,
+            I=np.array([(at[cp.core0], at[cp.core1]) for cp in cps], dtype=np.int64).reshape(len(cps), 2),
+            slots=self.collision.environment.contacts.slots(cps),
+            PR=np.array([pair.row for pair in pairs], dtype=np.int64),
+            PC=np.array([(at[pair.cores[0]], at[pair.cores[1]]) for pair in reversed(pairs)],
+                        dtype=np.int64).reshape(len(pairs), 2))
+        out = SystemLayout(cores, cps, pairs, {cp: k for k, cp in enumerate(cps)}, K)
         self._layout = out
         return out
 
@@ -363,7 +357,7 @@ class FrictionSystem:
         pair = self.pairs.get(key)
         if pair is None:
             self.pairs_made += 1
-            pair = self.pairs[key] = CorePair(cp.core0, cp.core1, self.pairs_made)
+            pair = self.pairs[key] = CorePair(self.pair_table, cp.core0, cp.core1, self.pairs_made)
         pair.contacts.append(cp)
         cp.pair = pair
 
@@ -379,6 +373,7 @@ class FrictionSystem:
         pair.contacts.remove(cp)
         if not pair.contacts:
             del self.pairs[pair_key(*pair.cores)]
+            self.pair_table.free_row(pair.row)
             self.union_find_necessary = True
         for core in (cp.core0, cp.core1):
             lst = self.core_contacts.get(core)

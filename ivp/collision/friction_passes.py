@@ -1,62 +1,121 @@
 """The passes of a friction system of several points (ivp-contacts 5.3-5.8),
-each over the whole system in arrays: point updates and anti-energy sums
-(5.3), energy damping (5.8), tangential friction (5.6), easing (5.7), the
-normal solve (5.5). Core states come from and go back to the body table
-(:func:`_core_states`, :func:`_put_columns`), point fields to the contact
-table (the layout's SLOTS)."""
+each one compiled call over the whole system: point updates and anti-energy
+sums (5.3), energy damping (5.8), tangential friction (5.6), easing (5.7),
+the normal solve (5.5). Each pass reads its cores' states from the body
+table and writes them back there, its points' fields from and to the
+contact table and its core pairs' from and to the system's pair table (the
+rows of :class:`SystemArrays`); no per-point Python runs in them."""
 
 from __future__ import annotations
 
 import math
-from operator import attrgetter
+from typing import NamedTuple
 
 import numpy as np
 
 from ..jit import kernel
 from ..kmath import f32_k, vdot
-from ..state.layout import (BROKEN, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N, LAST_TIME, M_POS,
-                            M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, ROT_SPEED,
-                            ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
-from .constants import MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
+from ..state.layout import (ANTI, BROKEN, EASE, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
+                            LAST_TIME, M_POS, M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1,
+                            RECHECK, ROT_SPEED, ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
+from .constants import EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
 from .friction_kernels import (contact_update_system_k, damp_system_k, moving_sides_k, normal_system_k,
                                tangential_system_k, vec3)
 
-_ANTI = attrgetter("integrated_anti_energy")
-_ROW = attrgetter("row")
-_STATE_COLUMNS = (M_R, 9), (M_POS, 3), (SPEED, 3), (ROT_SPEED, 3), (SPEED_CHANGE, 3), (ROT_SPEED_CHANGE, 3)
-_SPEEDS = (SPEED, ROT_SPEED)
-_PENDING = (SPEED_CHANGE, ROT_SPEED_CHANGE)
+
+class SystemArrays(NamedTuple):
+    """A friction system's shape for the passes, made with its layout
+    (FrictionSystem.layout): its cores (rows of the body table, movable,
+    inv_rot_inertia, inv_mass, mass, rot_inertia), its core pairs last to
+    first (PR their rows of the pair table; points starts[p] to starts[p +
+    1] - 1 of the points), the points in that order (I their sides' cores as
+    indices of the cores, slots their rows of the contact table), and PC
+    each pair's cores, the pairs first to last."""
+    rows: np.ndarray
+    MOV: np.ndarray
+    II: np.ndarray
+    IM: np.ndarray
+    M: np.ndarray
+    RI: np.ndarray
+    starts: np.ndarray
+    I: np.ndarray
+    slots: np.ndarray
+    PR: np.ndarray
+    PC: np.ndarray
 
 
-def _rows_of(fs, lay):
-    """(the layout's cores' rows in the body table, its movable cores'
-    rows), kept with the layout."""
-    kept = fs._rows
-    if kept is not None and kept[0] is lay:
-        return kept[1]
-    rows = np.fromiter(map(_ROW, lay.cores), dtype=np.int64, count=len(lay.cores))
-    out = rows, rows[lay.MOV]
-    fs._rows = (lay, out)
-    return out
+@kernel
+def _core_states(S, rows):
+    """The cores' R, position, speed and rotation speed from their rows of
+    the body table S, as (n, 9), (n, 3), (n, 3), (n, 3) arrays."""
+    return (np.ascontiguousarray(S[rows, M_R:M_R + 9]), np.ascontiguousarray(S[rows, M_POS:M_POS + 3]),
+            np.ascontiguousarray(S[rows, SPEED:SPEED + 3]), np.ascontiguousarray(S[rows, ROT_SPEED:ROT_SPEED + 3]))
 
 
-def _core_states(fs, lay, pending: bool = False) -> tuple:
-    """The layout's cores' R, position, speed and rotation speed as (n, 9),
-    (n, 3), (n, 3), (n, 3) arrays for the system passes, from their rows of
-    the body table at once; with ``pending`` also their pending changes
-    (speed_change, rot_speed_change), two more (n, 3)."""
-    S = fs.collision.environment.bodies.rows
-    rows = _rows_of(fs, lay)[0]
-    return tuple(S[rows, at:at + n] for at, n in _STATE_COLUMNS[:6 if pending else 4])
+@kernel
+def _pending(S, rows):
+    """The cores' pending changes (speed_change, rot_speed_change), (n, 3) each."""
+    return (np.ascontiguousarray(S[rows, SPEED_CHANGE:SPEED_CHANGE + 3]),
+            np.ascontiguousarray(S[rows, ROT_SPEED_CHANGE:ROT_SPEED_CHANGE + 3]))
 
 
-def _put_columns(fs, lay, columns, values) -> None:
-    """The movable cores' fields at ``columns`` (of the body table) from
-    their rows of ``values`` (one (n, 3) array per column; None: zero)."""
-    S = fs.collision.environment.bodies.rows
-    mov = _rows_of(fs, lay)[1]
-    for at, X in zip(columns, values):
-        S[mov, at:at + 3] = 0.0 if X is None else X[lay.MOV]
+@kernel
+def _put(S, K, at, X, zero):
+    """The movable cores' three columns from ``at`` of the body table S:
+    their rows of X, or zero."""
+    for i in range(K.rows.shape[0]):
+        if K.MOV[i]:
+            for j in range(3):
+                S[K.rows[i], at + j] = 0.0 if zero else X[i, j]
+
+
+def update_system(fs, env, now: float) -> None:
+    """The energy handle's 5.3 in a multi-contact system: every point's
+    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
+    pair's positive sum of N (last gap - gap) over its points added to its
+    integrated_anti_energy (:func:`update_pass_k`). Side data that only
+    ContactPoint.side_data makes (a two-sided triangle that moves) is made
+    here first."""
+    lay = fs.layout()
+    sides, moving = fs.side_columns(lay)
+    E = np.array([_packed(lay.cps[q].side_data(i)) for q, i in moving], dtype=np.float64).reshape(len(moving), 13)
+    EAT = np.array(moving, dtype=np.int64).reshape(len(moving), 2)
+    update_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, lay.K, sides, E, EAT, now)
+
+
+def _packed(side) -> tuple:
+    """A side_data answer as its 13 columns."""
+    k, (a, b, c, d) = side
+    return (k, *a, *b, *c, *d)
+
+
+@kernel
+def update_pass_k(S, P, Q, K, sides, E, EAT, now):
+    """update_system's pass: the points' side columns (``sides``:
+    FrictionSystem.side_columns; the movable hull sides moved from their
+    core frame by moving_sides_k; side i of point q from E where EAT names
+    (q, i)), their inputs from their rows of the contact table P
+    (system_inputs_k), contact_update_system_k, its results into the rows
+    (system_results_k) and each pair's positive sum into its row of the pair
+    table Q."""
+    S26, L, AT, X, edges = sides
+    R, POS, V, W = _core_states(S, K.rows)
+    n = K.slots.shape[0]
+    F = np.empty((n, 38))
+    F[:, :26] = S26
+    moving_sides_k(L, AT, R, POS, F)
+    for e in range(EAT.shape[0]):
+        o = 13 * EAT[e, 1]
+        for j in range(13):
+            F[EAT[e, 0], o + j] = E[e, j]
+    system_inputs_k(P, K.slots, X, edges, now, F)
+    O = np.empty((n, 29))
+    anti = np.empty(K.PR.shape[0])
+    contact_update_system_k(K.starts, K.I, F, K.MOV, R, POS, V, W, K.II, K.IM, O, anti)
+    system_results_k(P, K.slots, O, K.MOV, K.I, now)
+    for q in range(K.PR.shape[0]):
+        if anti[q] > 0.0:
+            Q[K.PR[q], ANTI] += anti[q]
 
 
 def damp_system(fs, damp: float) -> None:
@@ -65,45 +124,26 @@ def damp_system(fs, damp: float) -> None:
     is not negative, destroy_mutual_energy of that much (at most
     MAX_ENERGY_DESTROY of the pair's relative kinetic energy) by opposite
     pending pushes along the relative velocity and angular velocity, the
-    energy removed taken off (one pass: friction_kernels.damp_system_k)."""
-    lay = fs.layout()
-    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
-    pairs = lay.pairs[::-1]
-    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
-    damp_system_k(lay.PC, anti, damp, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI)
-    for pair, e in zip(pairs, anti.tolist()):
-        pair.integrated_anti_energy = e
-    _put_columns(fs, lay, _PENDING, (SC, WC))
+    energy removed taken off (:func:`damp_pass_k`)."""
+    damp_pass_k(fs.collision.environment.bodies.rows, fs.pair_table.rows, fs.layout().K, damp)
 
 
-def update_system(fs, env, now: float) -> None:
-    """The energy handle's 5.3 in a multi-contact system: every point's
-    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
-    pair's positive sum of N (last gap - gap) over its points added to its
-    integrated_anti_energy (one pass: friction_kernels.contact_update_system_k).
-    The points' inputs are read from their rows of the contact table and the
-    new fields go into them, in one pass each (system_inputs_k, system_results_k)."""
-    lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
-    R, POS, V, W = _core_states(fs, lay)
-    S, moving, edges, L, AT, X = fs.side_columns(lay)
-    n = len(cps)
-    F = np.empty((n, 38))
-    F[:, :26] = S
-    moving_sides_k(L, AT, R, POS, F)
-    for q, i in moving:
-        k, (a, b, c, d) = cps[q].side_data(i)
-        F[q, 13 * i:13 * i + 13] = (k, *a, *b, *c, *d)
-    P = env.contacts.rows
-    system_inputs_k(P, slots, X, edges, now, F)
-    O = np.empty((n, 29))
-    anti = np.empty(len(pairs))
-    contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti)
-    fs._updated = (lay, env.psi_count, O)
-    system_results_k(P, slots, O, MOV, I, now)
-    for pair, e in zip(pairs, anti.tolist()):
-        if e > 0.0:
-            pair.integrated_anti_energy += e
+@kernel
+def damp_pass_k(S, Q, K, damp):
+    """damp_system's pass: friction_kernels.damp_system_k on the cores'
+    rows of the body table S (their pending changes written back) and the
+    pairs' rows of the pair table Q."""
+    R, _, V, W = _core_states(S, K.rows)
+    SC, WC = _pending(S, K.rows)
+    m = K.PR.shape[0]
+    anti = np.empty(m)
+    for q in range(m):
+        anti[q] = Q[K.PR[m - 1 - q], ANTI]
+    damp_system_k(K.PC, anti, damp, K.MOV, R, V, W, SC, WC, K.II, K.IM, K.M, K.RI)
+    for q in range(m):
+        Q[K.PR[m - 1 - q], ANTI] = anti[q]
+    _put(S, K, SPEED_CHANGE, SC, False)
+    _put(S, K, ROT_SPEED_CHANGE, WC, False)
 
 
 @kernel
@@ -161,69 +201,81 @@ def system_results_k(P, slots, O, MOV, I, now):
         P[k, FRESH] = 0.0
 
 
-def tangential_system(fs, env, dt: float) -> list:
+def tangential_system(fs, env, dt: float) -> None:
     """5.6 for every point of a multi-contact system, per core pair last to
     first: the spring limit (sum of N mu inv_virt_mass_no_dir times dt^2),
     then its points last to first, the positive spring-energy gains into the
-    pair's integrated_anti_energy (friction_kernels.tangential_system_k),
-    clipped spans and rechecks into the rows. Returns the pairs in order."""
-    lay = fs.layout()
-    cores, cps, starts, I, MOV, II, IM, _, _, pairs, _, _, slots = lay
-    R, POS, V, W = _core_states(fs, lay)
-    P = env.contacts.rows
-    O = fs.updated_rows(lay, env.psi_count)
-    F = np.empty((len(cps), 20))
-    F[:, 0:3] = P[slots][:, (PRESSURE, MU, INV_VM_NO_DIR)]
-    if O is None:
-        F[:, 3:5] = P[slots, SPAN:SPAN + 2]
-        F[:, 5:11] = P[slots, T0:T1 + 3]
-        F[:, 11:14] = P[slots, POINT:POINT + 3]
-        F[:, 14:20] = P[slots, R_CS:R_CS1 + 3]
-    else:
-        F[:, 3:5] = O[:, 27:29]                 # span_s
-        F[:, 5:11] = O[:, 7:13]                 # t0, t1
-        F[:, 11:14] = O[:, 4:7]                 # p
-        F[:, 14:20] = _lever_columns(O, MOV, I, 13)
-    anti = np.fromiter(map(_ANTI, pairs), dtype=np.float64, count=len(pairs))
-    SPAN_OUT = np.empty((len(cps), 2))
-    CLIP = np.zeros(len(cps), dtype=np.bool_)
-    tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN_OUT, CLIP)
-    clipped = slots[CLIP]
-    P[clipped, SPAN:SPAN + 2] = SPAN_OUT[CLIP]
-    P[clipped, RECHECK] = 1.0
-    _put_columns(fs, lay, _SPEEDS, (V, W))
-    for pair, e in zip(pairs, anti.tolist()):
-        pair.integrated_anti_energy = e
-    return pairs
-
-
-def _lever_columns(O, MOV, I, at: int):
-    """Both sides' three columns of update_system's rows O from ``at`` (r_cs
-    at 13, r x n at 19), zero for a side that does not move (ContactPoint
-    keeps None there, which the passes read as zero)."""
-    out = O[:, at:at + 6].copy()
-    out[~MOV[I[:, 0]], 0:3] = 0.0
-    out[~MOV[I[:, 1]], 3:6] = 0.0
-    return out
-
-
-def ease_pairs(fs, pairs) -> None:
-    """5.7 of each core pair (due this PSI), in their points' rows of the
-    contact table at once (ease_k)."""
-    cps = [cp for pair in pairs for cp in pair.contacts]
-    if not cps:
-        return
-    starts = np.zeros(len(pairs) + 1, dtype=np.int64)
-    np.cumsum([len(pair.contacts) for pair in pairs], out=starts[1:])
-    keys = {}
-    K0 = np.fromiter([keys.setdefault(id(cp.core0), len(keys)) for cp in cps], dtype=np.int64, count=len(cps))
-    table = fs.collision.environment.contacts
-    ease_k(table.rows, table.slots(cps), starts, K0)
+    pair's integrated_anti_energy, clipped spans and rechecks into the rows
+    (:func:`tangential_pass_k`)."""
+    tangential_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, fs.layout().K, dt)
 
 
 @kernel
-def ease_k(P, slots, starts, K0):
-    """5.7 per core pair: in its points with parallel normals, the spring
+def tangential_pass_k(S, P, Q, K, dt):
+    """tangential_system's pass: friction_kernels.tangential_system_k on
+    the points' rows of the contact table P, the cores' rows of the body
+    table S (their new speeds written back) and the pairs' rows of the pair
+    table Q."""
+    R, POS, V, W = _core_states(S, K.rows)
+    n = K.slots.shape[0]
+    F = np.empty((n, 20))
+    for q in range(n):
+        k = K.slots[q]
+        F[q, 0] = P[k, PRESSURE]
+        F[q, 1] = P[k, MU]
+        F[q, 2] = P[k, INV_VM_NO_DIR]
+        F[q, 3] = P[k, SPAN]
+        F[q, 4] = P[k, SPAN + 1]
+        for j in range(6):
+            F[q, 5 + j] = P[k, T0 + j]          # t0, t1
+            F[q, 14 + j] = P[k, R_CS + j]       # both sides' r_cs
+        for j in range(3):
+            F[q, 11 + j] = P[k, POINT + j]
+    anti = np.empty(K.PR.shape[0])
+    for q in range(K.PR.shape[0]):
+        anti[q] = Q[K.PR[q], ANTI]
+    span = np.empty((n, 2))
+    clip = np.zeros(n, dtype=np.bool_)
+    tangential_system_k(K.starts, K.I, F, K.MOV, R, POS, V, W, K.II, K.IM, anti, dt, span, clip)
+    for q in range(n):
+        if clip[q]:
+            k = K.slots[q]
+            P[k, SPAN] = span[q, 0]
+            P[k, SPAN + 1] = span[q, 1]
+            P[k, RECHECK] = 1.0
+    _put(S, K, SPEED, V, False)
+    _put(S, K, ROT_SPEED, W, False)
+    for q in range(K.PR.shape[0]):
+        Q[K.PR[q], ANTI] = anti[q]
+
+
+def ease_system(fs) -> None:
+    """5.7 after the tangential friction: each core pair's count-down to its
+    next easing, and the easing of those whose count-down ran out
+    (:func:`ease_pass_k`)."""
+    ease_pass_k(fs.collision.environment.contacts.rows, fs.pair_table.rows, fs.layout().K)
+
+
+@kernel
+def ease_pass_k(P, Q, K):
+    """ease_system's pass: per core pair, last to first, next_ease_nr_psi
+    counted down in its row of the pair table Q; at zero it starts again at
+    EASE_EVERY_NTH_PSI and the pair's points are eased (ease_k, their
+    side-0 cores told apart by their indices)."""
+    m = K.PR.shape[0]
+    due = np.zeros(m, dtype=np.bool_)
+    for q in range(m):
+        r = K.PR[q]
+        Q[r, EASE] -= 1.0
+        if Q[r, EASE] <= 0.0:
+            Q[r, EASE] = EASE_EVERY_NTH_PSI
+            due[q] = True
+    ease_k(P, K.slots, K.starts, K.I[:, 0].copy(), due)
+
+
+@kernel
+def ease_k(P, slots, starts, K0, due):
+    """5.7 per core pair that is ``due``: in its points with parallel normals, the spring
     components along the line joining two points are pulled towards their
     mean, each by 1 / n of the pair's n points (sgn -1 where the points'
     side-0 cores differ: K0, a key per point); then span_s = (f32(sa + dv .
@@ -232,6 +284,8 @@ def ease_k(P, slots, starts, K0):
     1 of ``slots``, their rows of the contact table P; a pair's values are
     all read before its new spans are written."""
     for q in range(starts.shape[0] - 1):
+        if not due[q]:
+            continue
         a0 = starts[q]
         n = starts[q + 1] - a0
         f = 1.0 / (n + 1e-10)
@@ -280,9 +334,8 @@ def _spring_world(P, r):
 def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     """5.5 do_friction_system: the sort, deletion and the panic here; the
     solve (Gauss on the active set, else the LCP), the async impulses and
-    the energy check in one pass (friction_kernels.normal_system_k). The
-    sort, the deletion test, the history and the new N read and write the
-    points' rows of the contact table."""
+    the energy check in one pass (:func:`normal_pass_k`). The sort and the
+    deletion test read the points' rows of the contact table."""
     col = fs.collision
     table = env.contacts
     T = table.rows
@@ -301,41 +354,53 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     if not cps:
         return
     lay = fs.layout()
+    S = env.bodies.rows
     if len(cps) > MAX_FRICTION_MATRIX:
         for core in fs.movable:
             core.fast_piling_allowed = True
-        _put_columns(fs, lay, _SPEEDS, (None, None))
+        S[lay.K.rows[lay.K.MOV], SPEED:ROT_SPEED + 3] = 0.0
         return
-    R, _, V, W, SC, WC = _core_states(fs, lay, pending=True)
     row = lay.row
-    rows = list(map(row.__getitem__, cps))
-    I = lay.I[rows]
-    O = fs.updated_rows(lay, env.psi_count)
-    if O is None:
-        P = np.ascontiguousarray(T[slots][:, _SOLVE_COLUMNS])     # C order, as the other branch: one compiled version
-    else:
-        O = O[rows]
-        P = np.empty((len(cps), 17))
-        P[:, 0] = O[:, 0]                       # gap
-        P[:, 1] = O[:, 25]                      # inv_vm
-        P[:, 2:5] = O[:, 1:4]                   # n
-        P[:, 5:11] = _lever_columns(O, lay.MOV, I, 19)
-        P[:, 11:17] = _lever_columns(O, lay.MOV, I, 13)
-    H = T[slots, NEG_PULL].astype(np.int64)
-    NP = np.empty(len(cps))
-    g = math.sqrt(sum(c * c for c in env.gravity))
-    done = normal_system_k(I, lay.MOV, R, V, W, SC, WC, lay.II, lay.IM, lay.M, lay.RI, P, H, g, idt, NP)
+    order = np.fromiter(map(row.__getitem__, cps), dtype=np.int64, count=len(cps))
+    normal_pass_k(S, T, lay.K, order, slots, math.sqrt(sum(c * c for c in env.gravity)), idt)
+
+
+@kernel
+def normal_pass_k(S, P, K, order, slots, g, idt):
+    """normal_solve_multi's pass over the points in list order (``order``
+    their indices in the system's points, ``slots`` their rows of the
+    contact table P): friction_kernels.normal_system_k on the points' gap,
+    inv_vm, n, both sides' r x n and r_cs and the cores' rows of the body
+    table S; when it applied anything, has_negative_pull_since and N into
+    the points' rows and the cores' speeds (when committed) and pending
+    changes (zero) into theirs."""
+    R, _, V, W = _core_states(S, K.rows)
+    SC, WC = _pending(S, K.rows)
+    n = slots.shape[0]
+    I = np.empty((n, 2), dtype=np.int64)
+    C = np.empty((n, 17))
+    H = np.empty(n, dtype=np.int64)
+    for q in range(n):
+        k = slots[q]
+        I[q, 0] = K.I[order[q], 0]
+        I[q, 1] = K.I[order[q], 1]
+        C[q, 0] = P[k, GAP]
+        C[q, 1] = P[k, INV_VM]
+        for j in range(3):
+            C[q, 2 + j] = P[k, NORMAL + j]
+        for j in range(6):
+            C[q, 5 + j] = P[k, RXN + j]         # both sides' r x n
+            C[q, 11 + j] = P[k, R_CS + j]       # both sides' r_cs
+        H[q] = int(P[k, NEG_PULL])
+    NP = np.empty(n)
+    done = normal_system_k(I, K.MOV, R, V, W, SC, WC, K.II, K.IM, K.M, K.RI, C, H, g, idt, NP)
     if done == 0:
         return
-    T[slots, NEG_PULL] = H
-    T[slots, PRESSURE] = NP
+    for q in range(n):
+        P[slots[q], NEG_PULL] = H[q]
+        P[slots[q], PRESSURE] = NP[q]
     if done == 1:
-        _put_columns(fs, lay, _SPEEDS + _PENDING, (V, W, None, None))
-    else:
-        _put_columns(fs, lay, _PENDING, (None, None))
-
-
-# the normal solve's point columns (normal_system_k's P): gap, inv_vm, n, both
-# sides' r x n, both sides' r_cs
-_SOLVE_COLUMNS = np.array([GAP, INV_VM, *range(NORMAL, NORMAL + 3), *range(RXN, RXN1 + 3), *range(R_CS, R_CS1 + 3)],
-                          dtype=np.int64)
+        _put(S, K, SPEED, V, False)
+        _put(S, K, ROT_SPEED, W, False)
+    _put(S, K, SPEED_CHANGE, SC, True)
+    _put(S, K, ROT_SPEED_CHANGE, WC, True)

@@ -30,3 +30,9 @@ SPAN, LAST_TIME, GAP, NORMAL, POINT, T0, T1 = 24, 26, 27, 28, 31, 34, 37
 R_CS, R_CS1, RXN, RXN1, INV_VM, BROKEN = 40, 43, 46, 49, 52, 53
 LAST_N, NO_LAST_N, IMPACTS, FRESH = 54, 57, 58, 59
 POINT_WIDTH = 60
+
+
+# a core pair's row of its friction system's pair table (FrictionSystem.pair_table,
+# ivp.collision.friction.CorePair): integrated_anti_energy, next_ease_nr_psi
+ANTI, EASE = 0, 1
+PAIR_WIDTH = 2
