@@ -292,48 +292,6 @@ def point_friction_row(S, k, P, c, dt):
 
 
 @kernel
-def tangential_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, anti, dt, SPAN, CLIP):
-    """The multi-contact dynamic handle's 5.6 over a friction system's core
-    pairs, in the handle's order: pair p's points are rows starts[p] to
-    starts[p + 1] - 1 (in the pair's order: its spring limit L is summed
-    forwards, the points run backwards). Per point: I its sides' cores, F its
-    N, mu, inv_virt_mass_no_dir, span, t0, t1, p, r0, r1; per core (the
-    system's): movable, R, position, speed V and rotation speed W (updated),
-    inverse inertia and mass. Each pair's positive spring-energy gains go
-    into anti[p]; each point's span and whether it was clipped into SPAN and
-    CLIP."""
-    for q in range(starts.shape[0] - 1):
-        a = starts[q]
-        b = starts[q + 1]
-        L = 0.0
-        for k in range(a, b):
-            L += F[k, 0] * F[k, 1] * F[k, 2]
-        L = L * dt * dt
-        for k in range(b - 1, a - 1, -1):
-            i0 = I[k, 0]
-            i1 = I[k, 1]
-            span, clipped, v0, w0, v1, w1, gain = tangential_k(
-                (F[k, 3], F[k, 4]), L, F[k, 0], F[k, 1], dt, (F[k, 5], F[k, 6], F[k, 7]),
-                (F[k, 8], F[k, 9], F[k, 10]), (F[k, 11], F[k, 12], F[k, 13]),
-                MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(II, i0), IM[i0],
-                MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(II, i1), IM[i1],
-                (F[k, 14], F[k, 15], F[k, 16]), (F[k, 17], F[k, 18], F[k, 19]))
-            SPAN[k, 0] = span[0]
-            SPAN[k, 1] = span[1]
-            CLIP[k] = clipped
-            if MOV[i0]:
-                for j in range(3):
-                    V[i0, j] = v0[j]
-                    W[i0, j] = w0[j]
-            if MOV[i1]:
-                for j in range(3):
-                    V[i1, j] = v1[j]
-                    W[i1, j] = w1[j]
-            if gain > 0.0:
-                anti[q] += gain
-
-
-@kernel
 def _row9(A, i):
     """Row i of an (n, 9) array (a rotation) as a tuple."""
     return (A[i, 0], A[i, 1], A[i, 2], A[i, 3], A[i, 4], A[i, 5], A[i, 6], A[i, 7], A[i, 8])
@@ -370,54 +328,6 @@ def moving_sides_k(L, AT, R, POS, F):
             _, n = unit_k(vcross(vsub(b, a), vsub(cc, a)))
             for k in range(3):
                 F[q, o + 10 + k] = n[k]
-
-
-@kernel
-def contact_update_system_k(starts, I, F, MOV, R, POS, V, W, II, IM, O, anti):
-    """The multi-contact energy handle's 5.3 over a friction system's points
-    (rows as tangential_system_k's; the updates do not depend on one
-    another): per point, F its sides' kinds and packed points, the validity
-    test, the edge-pair flip test and last normal, the extra radii, span and
-    the time since its last update, N and its last gap (a ball side's point
-    is read from POS); O gets
-    contact_update_k's results (gap, n, p, t0, t1, r0, r1, rxn0, rxn1,
-    inv_vm, broken, span). anti[p]: pair p's sum of N (last gap - gap) in
-    its points' order."""
-    for q in range(starts.shape[0] - 1):
-        e = 0.0
-        for k in range(starts[q], starts[q + 1]):
-            i0 = I[k, 0]
-            i1 = I[k, 1]
-            f = F[k]
-            k0 = int(f[0])
-            k1 = int(f[13])
-            # a ball side's point is its centre, its core's position
-            a0 = vert(POS, i0) if k0 == BALL_SIDE else (f[1], f[2], f[3])
-            a1 = vert(POS, i1) if k1 == BALL_SIDE else (f[14], f[15], f[16])
-            gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span = contact_update_k(
-                k0, (a0, (f[4], f[5], f[6]), (f[7], f[8], f[9]), (f[10], f[11], f[12])),
-                k1, (a1, (f[17], f[18], f[19]), (f[20], f[21], f[22]), (f[23], f[24], f[25])),
-                f[26] != 0.0, f[27] != 0.0, (f[28], f[29], f[30]), f[31], f[32],
-                MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(II, i0), IM[i0],
-                MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(II, i1), IM[i1],
-                (f[33], f[34]), f[35])
-            o = O[k]
-            o[0] = gap
-            for j in range(3):
-                o[1 + j] = n[j]
-                o[4 + j] = p[j]
-                o[7 + j] = t0[j]
-                o[10 + j] = t1[j]
-                o[13 + j] = r0[j]
-                o[16 + j] = r1[j]
-                o[19 + j] = c0[j]
-                o[22 + j] = c1[j]
-            o[25] = inv_vm
-            o[26] = 1.0 if broken else 0.0
-            o[27] = span[0]
-            o[28] = span[1]
-            e += f[36] * (f[37] - gap)
-        anti[q] = e
 
 
 @kernel

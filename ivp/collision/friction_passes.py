@@ -15,12 +15,13 @@ import numpy as np
 
 from ..jit import kernel
 from ..kmath import f32_k, vdot
-from ..state.layout import (ANTI, BROKEN, EASE, FRESH, GAP, IMPACTS, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N,
-                            LAST_TIME, M_POS, M_R, MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1,
-                            RECHECK, ROT_SPEED, ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
+from ..state.layout import (ANTI, BROKEN, EASE, GAP, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R,
+                            MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, ROT_SPEED,
+                            ROT_SPEED_CHANGE, RXN, SPAN, SPEED, SPEED_CHANGE, T0, T1)
 from .constants import EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
-from .friction_kernels import (contact_update_system_k, damp_system_k, moving_sides_k, normal_system_k,
-                               tangential_system_k, vec3)
+from .feature_kernels import vert
+from .friction_kernels import (BALL_SIDE, _row9, contact_update_k, damp_system_k, moving_sides_k, normal_system_k,
+                               put_update, tangential_k, vec3)
 
 
 class SystemArrays(NamedTuple):
@@ -91,31 +92,50 @@ def _packed(side) -> tuple:
 
 @kernel
 def update_pass_k(S, P, Q, K, sides, E, EAT, now):
-    """update_system's pass: the points' side columns (``sides``:
-    FrictionSystem.side_columns; the movable hull sides moved from their
-    core frame by moving_sides_k; side i of point q from E where EAT names
-    (q, i)), their inputs from their rows of the contact table P
-    (system_inputs_k), contact_update_system_k, its results into the rows
-    (system_results_k) and each pair's positive sum into its row of the pair
-    table Q."""
+    """update_system's pass, per core pair last to first and its points in
+    order (the updates do not depend on one another): the point's sides
+    from ``sides`` (FrictionSystem.side_columns; the movable hull sides
+    moved from their core frame by moving_sides_k; side i of point q from E
+    where EAT names (q, i); a ball side's point its core's position), its
+    inputs from its row of the contact table P (the validity test when
+    rechecked or side 0 a ball, an edge pair's last normal, the extra radii,
+    span and the time since its last update), contact_update_k on its cores'
+    rows of the body table S, the results into its row (put_update, its
+    last gap the new one, recheck off); each pair's positive sum of N (last
+    gap - gap) into its row of the pair table Q."""
     S26, L, AT, X, edges = sides
     R, POS, V, W = _core_states(S, K.rows)
-    n = K.slots.shape[0]
-    F = np.empty((n, 38))
-    F[:, :26] = S26
+    F = S26.copy()
     moving_sides_k(L, AT, R, POS, F)
     for e in range(EAT.shape[0]):
         o = 13 * EAT[e, 1]
         for j in range(13):
             F[EAT[e, 0], o + j] = E[e, j]
-    system_inputs_k(P, K.slots, X, edges, now, F)
-    O = np.empty((n, 29))
-    anti = np.empty(K.PR.shape[0])
-    contact_update_system_k(K.starts, K.I, F, K.MOV, R, POS, V, W, K.II, K.IM, O, anti)
-    system_results_k(P, K.slots, O, K.MOV, K.I, now)
     for q in range(K.PR.shape[0]):
-        if anti[q] > 0.0:
-            Q[K.PR[q], ANTI] += anti[q]
+        e = 0.0
+        for k in range(K.starts[q], K.starts[q + 1]):
+            c = K.slots[k]
+            i0 = K.I[k, 0]
+            i1 = K.I[k, 1]
+            f = F[k]
+            k0 = int(f[0])
+            k1 = int(f[13])
+            a0 = vert(POS, i0) if k0 == BALL_SIDE else (f[1], f[2], f[3])
+            a1 = vert(POS, i1) if k1 == BALL_SIDE else (f[14], f[15], f[16])
+            gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span = contact_update_k(
+                k0, (a0, (f[4], f[5], f[6]), (f[7], f[8], f[9]), (f[10], f[11], f[12])),
+                k1, (a1, (f[17], f[18], f[19]), (f[20], f[21], f[22]), (f[23], f[24], f[25])),
+                P[c, RECHECK] != 0.0 or X[k, 2] != 0.0, edges[k] and P[c, NO_LAST_N] == 0.0, vec3(P, c, LAST_N),
+                X[k, 0], X[k, 1],
+                K.MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(K.II, i0), K.IM[i0],
+                K.MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(K.II, i1), K.IM[i1],
+                (P[c, SPAN], P[c, SPAN + 1]), now - P[c, LAST_TIME])
+            e += P[c, PRESSURE] * (P[c, LAST_GAP] - gap)
+            put_update(P, c, now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span)
+            P[c, LAST_GAP] = gap
+            P[c, RECHECK] = 0.0
+        if e > 0.0:
+            Q[K.PR[q], ANTI] += e
 
 
 def damp_system(fs, damp: float) -> None:
@@ -146,61 +166,6 @@ def damp_pass_k(S, Q, K, damp):
     _put(S, K, ROT_SPEED_CHANGE, WC, False)
 
 
-@kernel
-def system_inputs_k(P, slots, X, edges, now, F):
-    """A several-point system's update inputs (update_system's F columns
-    26-37) from its points' rows of the contact table P: recheck (or side 0
-    a ball, X's third column), an edge pair's kept normal, the last normal
-    (zero when none), the extra radii (X), span_s, now - last_time, N,
-    last_gap_len."""
-    for q in range(slots.shape[0]):
-        k = slots[q]
-        F[q, 26] = 1.0 if P[k, RECHECK] != 0.0 or X[q, 2] != 0.0 else 0.0
-        F[q, 27] = 1.0 if edges[q] and P[k, NO_LAST_N] == 0.0 else 0.0
-        for j in range(3):
-            F[q, 28 + j] = P[k, LAST_N + j]
-        F[q, 31] = X[q, 0]
-        F[q, 32] = X[q, 1]
-        F[q, 33] = P[k, SPAN]
-        F[q, 34] = P[k, SPAN + 1]
-        F[q, 35] = now - P[k, LAST_TIME]
-        F[q, 36] = P[k, PRESSURE]
-        F[q, 37] = P[k, LAST_GAP]
-
-
-@kernel
-def system_results_k(P, slots, O, MOV, I, now):
-    """The fields put_update writes of a several-point system's update (its
-    rows O, friction_kernels.contact_update_system_k) into the points' rows
-    of the contact table P, recheck off and last_gap_len the gap; a fixed
-    side's levers zero."""
-    for q in range(slots.shape[0]):
-        k = slots[q]
-        m0 = MOV[I[q, 0]]
-        m1 = MOV[I[q, 1]]
-        P[k, GAP] = O[q, 0]
-        P[k, LAST_GAP] = O[q, 0]
-        for j in range(3):
-            P[k, NORMAL + j] = O[q, 1 + j]
-            P[k, LAST_N + j] = O[q, 1 + j]
-            P[k, POINT + j] = O[q, 4 + j]
-            P[k, T0 + j] = O[q, 7 + j]
-            P[k, T1 + j] = O[q, 10 + j]
-            P[k, R_CS + j] = O[q, 13 + j] if m0 else 0.0
-            P[k, R_CS1 + j] = O[q, 16 + j] if m1 else 0.0
-            P[k, RXN + j] = O[q, 19 + j] if m0 else 0.0
-            P[k, RXN1 + j] = O[q, 22 + j] if m1 else 0.0
-        P[k, NO_LAST_N] = 0.0
-        P[k, INV_VM] = O[q, 25]
-        P[k, BROKEN] = 1.0 if O[q, 26] != 0.0 else 0.0
-        P[k, SPAN] = O[q, 27]
-        P[k, SPAN + 1] = O[q, 28]
-        P[k, LAST_TIME] = now
-        P[k, RECHECK] = 0.0
-        P[k, IMPACTS] = 0.0
-        P[k, FRESH] = 0.0
-
-
 def tangential_system(fs, env, dt: float) -> None:
     """5.6 for every point of a multi-contact system, per core pair last to
     first: the spring limit (sum of N mu inv_virt_mass_no_dir times dt^2),
@@ -212,41 +177,46 @@ def tangential_system(fs, env, dt: float) -> None:
 
 @kernel
 def tangential_pass_k(S, P, Q, K, dt):
-    """tangential_system's pass: friction_kernels.tangential_system_k on
-    the points' rows of the contact table P, the cores' rows of the body
-    table S (their new speeds written back) and the pairs' rows of the pair
-    table Q."""
+    """tangential_system's pass: per core pair, its spring limit L summed
+    over its points forwards, then friction_kernels.tangential_k of its
+    points backwards on their rows of the contact table P (a clipped span
+    and its recheck written back) and the cores' rows of the body table S
+    (the speeds carried from point to point, written back at the end); the
+    positive gains into the pair's row of the pair table Q."""
     R, POS, V, W = _core_states(S, K.rows)
-    n = K.slots.shape[0]
-    F = np.empty((n, 20))
-    for q in range(n):
-        k = K.slots[q]
-        F[q, 0] = P[k, PRESSURE]
-        F[q, 1] = P[k, MU]
-        F[q, 2] = P[k, INV_VM_NO_DIR]
-        F[q, 3] = P[k, SPAN]
-        F[q, 4] = P[k, SPAN + 1]
-        for j in range(6):
-            F[q, 5 + j] = P[k, T0 + j]          # t0, t1
-            F[q, 14 + j] = P[k, R_CS + j]       # both sides' r_cs
-        for j in range(3):
-            F[q, 11 + j] = P[k, POINT + j]
-    anti = np.empty(K.PR.shape[0])
     for q in range(K.PR.shape[0]):
-        anti[q] = Q[K.PR[q], ANTI]
-    span = np.empty((n, 2))
-    clip = np.zeros(n, dtype=np.bool_)
-    tangential_system_k(K.starts, K.I, F, K.MOV, R, POS, V, W, K.II, K.IM, anti, dt, span, clip)
-    for q in range(n):
-        if clip[q]:
-            k = K.slots[q]
-            P[k, SPAN] = span[q, 0]
-            P[k, SPAN + 1] = span[q, 1]
-            P[k, RECHECK] = 1.0
+        a = K.starts[q]
+        b = K.starts[q + 1]
+        L = 0.0
+        for k in range(a, b):
+            c = K.slots[k]
+            L += P[c, PRESSURE] * P[c, MU] * P[c, INV_VM_NO_DIR]
+        L = L * dt * dt
+        for k in range(b - 1, a - 1, -1):
+            c = K.slots[k]
+            i0 = K.I[k, 0]
+            i1 = K.I[k, 1]
+            span, clipped, v0, w0, v1, w1, gain = tangential_k(
+                (P[c, SPAN], P[c, SPAN + 1]), L, P[c, PRESSURE], P[c, MU], dt, vec3(P, c, T0), vec3(P, c, T1),
+                vec3(P, c, POINT),
+                K.MOV[i0], _row9(R, i0), vert(POS, i0), vert(V, i0), vert(W, i0), vert(K.II, i0), K.IM[i0],
+                K.MOV[i1], _row9(R, i1), vert(POS, i1), vert(V, i1), vert(W, i1), vert(K.II, i1), K.IM[i1],
+                vec3(P, c, R_CS), vec3(P, c, R_CS1))
+            if clipped:
+                P[c, SPAN] = span[0]
+                P[c, SPAN + 1] = span[1]
+                P[c, RECHECK] = 1.0
+            for j in range(3):
+                if K.MOV[i0]:
+                    V[i0, j] = v0[j]
+                    W[i0, j] = w0[j]
+                if K.MOV[i1]:
+                    V[i1, j] = v1[j]
+                    W[i1, j] = w1[j]
+            if gain > 0.0:
+                Q[K.PR[q], ANTI] += gain
     _put(S, K, SPEED, V, False)
     _put(S, K, ROT_SPEED, W, False)
-    for q in range(K.PR.shape[0]):
-        Q[K.PR[q], ANTI] = anti[q]
 
 
 def ease_system(fs) -> None:
