@@ -26,8 +26,9 @@ before the world it last went back to, unless the ball was already within
 replays from there with the next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
 side) until the ball is past the place of the failure (a place where it
 got stuck is an obstacle to the routes after), further back after a round
-of them; after ``MAX_TRIES`` at one place (``MAX_SECTOR_TRIES`` in one
-sector) it gives up and says where. The keys of the frames rolled back are
+of them; after ``MAX_TRIES`` at one place (the place's failures never
+start over: ``PLACE``; ``MAX_SECTOR_TRIES`` in one sector) it gives up and
+says where. The keys of the frames rolled back are
 dropped, so the keys kept are a normal recording (behaviors.recording) that
 replays the same run.
 """
@@ -71,6 +72,7 @@ STUCK_AWAY = 2.0 * BALL_RADIUS   # a stuck rollback goes back to a world with th
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
 MAX_TRIES = 24               # rollbacks at one place before giving up
+PLACE = 10.0                 # failures this near the first at a place are at that place
 MAX_SECTOR_TRIES = 60        # rollbacks in one sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
@@ -635,6 +637,7 @@ class Pilot:
         self.grounded_at = 0                     # the last frame the ball was on a floor (not airborne)
         self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}                          # sector -> rollbacks at its current trouble place
+        self.places = []                         # [sector, place, failures] where the ball failed
         self.sector_tries = {}                   # sector -> rollbacks in all
         self.variant = VARIANTS[0]
         self.variant_until = (0, -math.inf, 0)   # (sector, route cost, frame): the variant steers until past
@@ -1169,8 +1172,9 @@ class Pilot:
                 f"{self._near(p)}")
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         sector_tries = self.sector_tries.get(sector, 0)
-        if tries >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
-            return f"{here} after {max(tries, sector_tries)} tries with every steering"
+        place_tries = self._place_failures(sector, p) - 1
+        if max(tries, place_tries) >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
+            return f"{here} after {max(tries, place_tries, sector_tries)} tries with every steering"
         self.sector_tries[sector] = sector_tries + 1
         if self.pushing is not None:
             self.failed_pushes.add((self.pushing[1].body, self.pushing[2]))
@@ -1200,6 +1204,20 @@ class Pilot:
         self.variant = VARIANTS[(tries + 1) % len(VARIANTS)]
         self.variant_until = (sector, best - PAST, failed_at)
         return ""
+
+    def _place_failures(self, sector: int, p) -> int:
+        """The failures at the place of this one, this one counted: within
+        PLACE of the first failure there, in the sector. Unlike ``tries``
+        they never start over, so the tries at a place are bounded where two
+        steerings each get past the other's failure (level 12's sector 3:
+        the ball died at its T-board by turns at x 516 and 522, each try
+        past the other's place, until the sector's 60)."""
+        for place in self.places:
+            if place[0] == sector and math.dist(place[1], p) <= PLACE:
+                place[2] += 1
+                return place[2]
+        self.places.append([sector, tuple(p), 1])
+        return 1
 
     def _near(self, p) -> str:
         """', near X' naming the nearest module or transformer within 20 units."""
