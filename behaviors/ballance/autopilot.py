@@ -114,6 +114,7 @@ GATE_MOVED = 1.0             # a pusher moved less than this does not open that 
 GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
 BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
 BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
+ON_BOARD = 0.1               # a ball whose centre is this near a board down (its radius and this) rests on it
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -458,12 +459,13 @@ def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _touching(walk: WalkMap, body, matrix) -> tuple:
-    """(surface points of ``body`` at ``matrix``, the map's nodes whose ball touches them)."""
+def _touching(walk: WalkMap, body, matrix, reach: float = BALL_RADIUS - 0.1) -> tuple:
+    """(surface points of ``body`` at ``matrix``, the map's nodes whose ball
+    centre is within ``reach`` of them: overlaps the body, by default)."""
     points = _surface_points(entity_triangles([body], {body.name: matrix}), SAMPLE)
     if not len(points):
         return points, frozenset()
-    touched = cKDTree(points).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), BALL_RADIUS - 0.1)
+    touched = cKDTree(points).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), reach)
     return points, frozenset(i for i, near in enumerate(touched) if near)
 
 
@@ -533,11 +535,13 @@ def _board_push(board, down, heights: FloorHeights):
 
 def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     """A standing T-board as a Blocker: the nodes where a ball touches it
-    down (the way it makes: level 12's lies across a rail pair's gap), its
+    down or rests on it (the way it makes: level 12's lies across a rail
+    pair's gap, and a ball on its top, 2 above its face, overlaps none of
+    it: the route over it crossed none of the nodes that do), its
     one push (_board_push) from a node into it; it has fallen once its
     middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
-    _, nodes = _touching(walk, board, down)
+    _, nodes = _touching(walk, board, down, BALL_RADIUS + ON_BOARD)
     if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
     mid = _middle(board)
