@@ -376,7 +376,7 @@ def test_a_death_rolls_back_to_a_world_from_before_the_ball_left_the_floor(monke
     pilot.__dict__.update(
         ctx=SimpleNamespace(entities=[]), log=None, level=SimpleNamespace(sector=1), tries={}, sector_tries={},
         pushing=None, keys=[frozenset()] * 1050, best=(1, 50.0, 1000), restored_at=0, grounded_at=800,
-        kept=[(f, None, 0, 1) for f in (242, 360, 480, 600, 720, 840, 960)], rollbacks=0, stalls=[], routes={},
+        kept=[(f, None, 0, 1) for f in (242, 360, 480, 600, 720, 840, 960)], rollbacks=0, stalls=[], places=[], routes={},
         variant=autopilot.VARIANTS[0], restore=restored.append)
     ball = SimpleNamespace(get_position=lambda: (256.5, -48.1, 96.1))
     assert pilot._fail("died", ball) == ""
@@ -405,7 +405,7 @@ def test_a_stuck_rollback_goes_back_to_a_world_from_before_the_ball_came_to_the_
     pilot.__dict__.update(
         ctx=SimpleNamespace(entities=[]), log=None, level=SimpleNamespace(sector=4), tries={4: 1},
         sector_tries={4: 1}, pushing=None, keys=[frozenset()] * 2884, best=(4, 500.0, progress), restored_at=2400,
-        grounded_at=2884, kept=[(f, None, 0, 4) for f in (2040, 2160, 2400)], rollbacks=1, stalls=[], routes={},
+        grounded_at=2884, kept=[(f, None, 0, 4) for f in (2040, 2160, 2400)], rollbacks=1, stalls=[], places=[], routes={},
         kept_at={2040: (939.6, -31.5, -290.3), 2160: (949.6, -31.5, -290.3), 2400: last},
         current_route=None, variant=autopilot.VARIANTS[1], restore=restored.append, _cost=lambda ball, kind: 500.0)
     ball = SimpleNamespace(get_position=lambda: place)

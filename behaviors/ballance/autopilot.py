@@ -26,8 +26,9 @@ before the world it last went back to, unless the ball was already within
 replays from there with the next of the ``VARIANTS`` of the steering (slower, nearer, farther, to a
 side) until the ball is past the place of the failure (a place where it
 got stuck is an obstacle to the routes after), further back after a round
-of them; after ``MAX_TRIES`` at one place (``MAX_SECTOR_TRIES`` in one
-sector) it gives up and says where. The keys of the frames rolled back are
+of them; after ``MAX_TRIES`` at one place (the place's failures never
+start over: ``PLACE``; ``MAX_SECTOR_TRIES`` in one sector) it gives up and
+says where. The keys of the frames rolled back are
 dropped, so the keys kept are a normal recording (behaviors.recording) that
 replays the same run.
 """
@@ -71,6 +72,7 @@ STUCK_AWAY = 2.0 * BALL_RADIUS   # a stuck rollback goes back to a world with th
 PROGRESS = 2.0
 PAST = 10.0                  # a variant steers until the route's cost is this far below the failure's best
 MAX_TRIES = 24               # rollbacks at one place before giving up
+PLACE = 10.0                 # failures this near the first at a place are at that place
 MAX_SECTOR_TRIES = 60        # rollbacks in one sector before giving up
 DEADBAND = 0.6               # units/s of velocity error left alone
 BRAKE_DISTANCE = 14.0        # a bend this far ahead on the route slows the ball
@@ -112,6 +114,7 @@ GATE_MOVED = 1.0             # a pusher moved less than this does not open that 
 GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
 BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
 BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
+ON_BOARD = 0.1               # a ball whose centre is this near a board down (its radius and this) rests on it
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -456,12 +459,13 @@ def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _touching(walk: WalkMap, body, matrix) -> tuple:
-    """(surface points of ``body`` at ``matrix``, the map's nodes whose ball touches them)."""
+def _touching(walk: WalkMap, body, matrix, reach: float = BALL_RADIUS - 0.1) -> tuple:
+    """(surface points of ``body`` at ``matrix``, the map's nodes whose ball
+    centre is within ``reach`` of them: overlaps the body, by default)."""
     points = _surface_points(entity_triangles([body], {body.name: matrix}), SAMPLE)
     if not len(points):
         return points, frozenset()
-    touched = cKDTree(points).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), BALL_RADIUS - 0.1)
+    touched = cKDTree(points).query_ball_point(walk.points + (0.0, BALL_RADIUS, 0.0), reach)
     return points, frozenset(i for i, near in enumerate(touched) if near)
 
 
@@ -531,11 +535,13 @@ def _board_push(board, down, heights: FloorHeights):
 
 def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     """A standing T-board as a Blocker: the nodes where a ball touches it
-    down (the way it makes: level 12's lies across a rail pair's gap), its
+    down or rests on it (the way it makes: level 12's lies across a rail
+    pair's gap, and a ball on its top, 2 above its face, overlaps none of
+    it: the route over it crossed none of the nodes that do), its
     one push (_board_push) from a node into it; it has fallen once its
     middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
-    _, nodes = _touching(walk, board, down)
+    _, nodes = _touching(walk, board, down, BALL_RADIUS + ON_BOARD)
     if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
     mid = _middle(board)
@@ -635,6 +641,7 @@ class Pilot:
         self.grounded_at = 0                     # the last frame the ball was on a floor (not airborne)
         self.stalls = []                         # (sector, place) where the ball got stuck: obstacles since
         self.tries = {}                          # sector -> rollbacks at its current trouble place
+        self.places = []                         # [sector, place, failures] where the ball failed
         self.sector_tries = {}                   # sector -> rollbacks in all
         self.variant = VARIANTS[0]
         self.variant_until = (0, -math.inf, 0)   # (sector, route cost, frame): the variant steers until past
@@ -1169,8 +1176,9 @@ class Pilot:
                 f"{self._near(p)}")
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         sector_tries = self.sector_tries.get(sector, 0)
-        if tries >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
-            return f"{here} after {max(tries, sector_tries)} tries with every steering"
+        place_tries = self._place_failures(sector, p) - 1
+        if max(tries, place_tries) >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
+            return f"{here} after {max(tries, place_tries, sector_tries)} tries with every steering"
         self.sector_tries[sector] = sector_tries + 1
         if self.pushing is not None:
             self.failed_pushes.add((self.pushing[1].body, self.pushing[2]))
@@ -1200,6 +1208,20 @@ class Pilot:
         self.variant = VARIANTS[(tries + 1) % len(VARIANTS)]
         self.variant_until = (sector, best - PAST, failed_at)
         return ""
+
+    def _place_failures(self, sector: int, p) -> int:
+        """The failures at the place of this one, this one counted: within
+        PLACE of the first failure there, in the sector. Unlike ``tries``
+        they never start over, so the tries at a place are bounded where two
+        steerings each get past the other's failure (level 12's sector 3:
+        the ball died at its T-board by turns at x 516 and 522, each try
+        past the other's place, until the sector's 60)."""
+        for place in self.places:
+            if place[0] == sector and math.dist(place[1], p) <= PLACE:
+                place[2] += 1
+                return place[2]
+        self.places.append([sector, tuple(p), 1])
+        return 1
 
     def _near(self, p) -> str:
         """', near X' naming the nearest module or transformer within 20 units."""

@@ -36,7 +36,8 @@ basin, left as a stone ball; the steering rocks the ball:
 ``Steering.rock``); a taller one only on a ride, from the top of a face
 over a valley to the next top no higher (level 02's wooden humps).
 A node within the transformer radius of a pad turns the kind into the
-pad's, and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
+pad's (no way for the other kinds where the pad's floor is steeper than the
+new kind holds on: ``_pads``), and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
 high) links the nodes around its foot to the nodes around its top for the
 paper ball only. The costs to a goal come from one Dijkstra search over the
 reversed graph of (node, kind).
@@ -282,13 +283,28 @@ class WalkMap:
         self.side = self.side_need > 0.0
         n = len(self.points)
         self.kinds = len(KIND_NAMES)
-        self.pad_kind = np.full(n, -1)
-        for position, kind in pads:
-            near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0), TRANSFORMER_RADIUS)
-            self.pad_kind[near] = KIND_NAMES.index(kind)
+        self.pad_kind, self.trap_kind = self._pads(pads)
         self.columns = [self._column(foot, top) for foot, top in fans]
         self.lifts = [self._lift(*column) for column in self.columns]
         self.graph = self._graph()
+
+    def _pads(self, pads):
+        """Per node, the kind a pad within TRANSFORMER_RADIUS of its ball turns
+        the ball into (-1: none), and the kind of a trap pad there (-1:
+        none). The new ball is born at rest 3 above its pad (glue-and-content
+        3), so a pad whose floor is steeper than the new kind's push holds it
+        on is a trap: the new ball rolls down off it, and its nodes are no
+        way for the other kinds (level 12's six stone pads on the convex
+        A02_Halfpipe_01, its floor there 0.5 steep, stone's hold 0.32: a stone
+        ball born on one, pushed toward the crest, rolled off its side)."""
+        n = len(self.points)
+        turn, trap = np.full(n, -1), np.full(n, -1)
+        for position, kind in pads:
+            near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0), TRANSFORMER_RADIUS)
+            _, under = self.tree.query(position)
+            held = self.slope[under] <= self.climb.get(kind, CLIMB)
+            (turn if held else trap)[near] = KIND_NAMES.index(kind)
+        return turn, trap
 
     def _spans(self):
         """Midpoints of two edge nodes a ball can rest across (a rail pair, a
@@ -881,6 +897,7 @@ class WalkMap:
                           | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
             up &= ~out | (limit >= RAIL_OUT)                # out of a rail pair sideways
             up &= self.side_need[b] <= self.holds[kind]     # beside rails: its push holds it there
+            up &= (self.trap_kind[b] < 0) | (self.trap_kind[b] == k)    # a trap pad turns it and it rolls off
             beside = np.zeros(len(a))
             if kind == "paper":                             # the fan lifts it: a way only by the lift
                 up &= ~self._through_columns(a, b, FAN_CLEAR)
