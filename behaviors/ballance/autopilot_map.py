@@ -86,6 +86,13 @@ LID_LOW = 0.0            # 2), this above it (not a face below it the ball rolls
 DROP_LEAD = 1.5          # ... until no node is this near its floor point ...
 LID_PAST = 1.0           # ... and this beyond (level 06's A_01_Rail_03 runs 3.5 over a step's lip)
 LID_WAYS = 16            # the ways out of an edge looked at (a drop's way: the nearest of them)
+FLIGHT_STEP = 0.5        # a drop's flight is checked at points this apart across and down ...
+FLIGHT_PROBE = 1.0       # ... for a face this near the ball's centre: it strikes that face
+FLIGHT_LEVEL = 0.5       # the flight starts where no node this near the edge's height is under the ball
+ROUND_EDGE = 1.2         # ... and is not checked this near the edge node across (the ball rolls round the edge) ...
+ROOF = 0.8               # ... but a landing under a face (a point of it this near), lower than the edge, is none
+HOLE_REACH = 2.5         # a gap between floors' edges is a hole the ball falls through where a disc of its radius
+                         # this near a midpoint holds no node (level 06's floor over fan 05: a hole 2.5 in radius)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -324,8 +331,40 @@ class WalkMap:
               & (self.rail[edge[pairs[:, 0]]] == self.rail[edge[pairs[:, 1]]]))
         d, _ = self.tree.query(mid, distance_upper_bound=MERGE)
         ok &= ~np.isfinite(d)
+        floors = np.flatnonzero(ok & ~self.rail[edge[pairs[:, 0]]])
+        ok[floors[self._in_hole(mid[floors])]] = False
         mid = mid[ok]
         return mid[merged(mid)], edge[pairs[ok].ravel()]
+
+    def _in_hole(self, mid) -> np.ndarray:
+        """Per point between two floors' edges: does it lie in a gap the
+        ball falls through, a disc of BALL_RADIUS round some point within
+        HOLE_REACH of it (0.5 apart) with no node within FLIGHT_LEVEL of that
+        point's height, ringed by floor (a node within MERGE of each of
+        LID_WAYS ways out, 2 HOLE_REACH at most: not a floor's end)? A ball
+        rests across two edges only where the gap is narrower
+        than it: level 06's floor over fan 05 has a round hole 2.5 in radius,
+        whose rim's chords 2.5 to 4.4 long had filled it with midpoints (the
+        wood ball's way down through it was no drop)."""
+        g = np.arange(-HOLE_REACH, HOLE_REACH + 0.25, 0.5)
+        probe = np.array([(x, 0.0, z) for x in g for z in g if x * x + z * z <= HOLE_REACH ** 2])
+        hole = np.zeros(len(mid), bool)
+        for q in probe:
+            hole |= ~self._level_near(mid + q, BALL_RADIUS)
+        for a in np.arange(LID_WAYS) * (2.0 * math.pi / LID_WAYS):    # ringed by floor: a hole, not a floor's end
+            u = np.array([math.cos(a), 0.0, math.sin(a)])
+            ringed = np.zeros(len(mid), bool)
+            for m in np.arange(0.5, 2.0 * HOLE_REACH + 0.25, 0.5):
+                ringed |= self._level_near(mid + m * u, MERGE)
+            hole &= ringed
+        return hole
+
+    def _level_near(self, c, reach: float) -> np.ndarray:
+        """Per point: a node within ``reach`` across and FLIGHT_LEVEL up or down?"""
+        d, i = self.tree.query(c, k=8, distance_upper_bound=math.hypot(reach, FLIGHT_LEVEL))
+        node = self.points[np.minimum(i, len(self.points) - 1)]
+        return (np.isfinite(d) & (np.hypot(node[..., 0] - c[:, None, 0], node[..., 2] - c[:, None, 2]) < reach)
+                & (np.abs(node[..., 1] - c[:, None, 1]) <= FLIGHT_LEVEL)).any(axis=1)
 
     def _side_nodes(self):
         """Where a ball pushed against two rails one above the other rolls
@@ -468,7 +507,8 @@ class WalkMap:
         (whose reach each kind's links check: _graph), with no lid over its
         way out (_lids) but onto a side node toward its rails, at most a
         ball's height down: the rails the ball falls against catch it (level
-        06's ``A_01_Rail_02`` ends 2.6 above the tubes' east side, 2.8 off)."""
+        06's ``A_01_Rail_02`` ends 2.6 above the tubes' east side, 2.8 off);
+        a flight through a face on its way is none (_struck)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
         flat_tree = cKDTree(p[:, (0, 2)])
@@ -499,7 +539,9 @@ class WalkMap:
         keys, which = np.unique(key, return_inverse=True)
         free = ~self._lids(keys // LID_WAYS, keys % LID_WAYS * (2.0 * math.pi / LID_WAYS))
         caught = self.side[b] & ((way * self.side_way[b]).sum(axis=1) > 0.0) & (p[a, 1] - p[b, 1] <= 2.0 * BALL_RADIUS)
-        return a[free[which] | caught], b[free[which] | caught]
+        free = free[which]
+        free[free] = ~self._struck(a[free], b[free])
+        return a[free | caught], b[free | caught]
 
     def _lids(self, a, angle) -> np.ndarray:
         """For ways out of edge nodes ``a`` at ``angle`` (from +X toward +Z):
@@ -514,11 +556,8 @@ class WalkMap:
         rails)."""
         p = self.points
         u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
-        start = p[a] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[a][:, None] * (0.0, 1.0, 0.0)
-        lead, on = np.zeros(len(a)), np.ones(len(a), bool)
-        for m in np.arange(0.5, 2.0 * REACH, 0.5):
-            on &= np.isfinite(self.tree.query(p[a] + m * u, distance_upper_bound=DROP_LEAD)[0])
-            lead = np.where(on, m, lead)
+        start = self._centre(a)
+        lead = self._floor_run(a, u)
         lid = lead > REACH
         for m in np.arange(0.0, 2.0 * REACH + LID_PAST, 0.5):
             live = np.flatnonzero((m <= lead + LID_PAST) & ~lid)
@@ -529,6 +568,72 @@ class WalkMap:
             ahead = q[..., 0] * u[live, 0, None] + q[..., 2] * u[live, 2, None]
             lid[live] = (np.isfinite(d) & (q[..., 1] > LID_LOW) & (ahead > -0.25)).any(axis=1)
         return lid
+
+    def _centre(self, nodes) -> np.ndarray:
+        """The ball's centre resting on ``nodes`` (SPAN_DIP lower between a rail pair's rails)."""
+        return self.points[nodes] + (0.0, BALL_RADIUS, 0.0) - SPAN_DIP * self.span[nodes][:, None] * (0.0, 1.0, 0.0)
+
+    def _floor_run(self, a, u, level: float = math.inf) -> np.ndarray:
+        """How far the ball rolls level from over nodes ``a`` along the unit
+        ways ``u`` (3D, level) before it leaves their floor: the last point,
+        0.5 apart up to 2 REACH, with a node within DROP_LEAD (and within
+        ``level`` of its height: a floor higher is a step, not its floor)."""
+        lead, on = np.zeros(len(a)), np.ones(len(a), bool)
+        for m in np.arange(0.5, 2.0 * REACH, 0.5):
+            q = self.points[a] + m * u
+            d, i = self.tree.query(q, k=4, distance_upper_bound=DROP_LEAD)
+            dy = np.abs(self.points[np.minimum(i, len(self.points) - 1), 1] - q[:, 1, None])
+            on &= (np.isfinite(d) & (dy <= level)).any(axis=1)
+            lead = np.where(on, m, lead)
+        return lead
+
+    def _struck(self, a, b) -> np.ndarray:
+        """Per drop from edge node ``a`` to node ``b``: does the ball's flight
+        pass through a face on its way? Its centre rolls level off the edge
+        (_floor_run on nodes within FLIGHT_LEVEL of its height: a floor
+        higher is no floor run), then falls to the landing's centre on the
+        parabola of a ball leaving level at a steady speed across (its fall
+        growing with the square of the way gone past the edge), sampled
+        FLIGHT_STEP apart across and down; a point of any face within
+        FLIGHT_PROBE of it (the ball, radius 2, cuts 1 into that face)
+        strikes it; to a landing within the floor run it falls straight
+        down. Within ROUND_EDGE across of the edge node it rolls round the
+        edge, not checked (off a tube's top down beside it: the side rails'
+        nodes lie 0.94 beside their tubes), but a landing under a floor no
+        higher than the edge is none (_roofed). The way out of the edge (_lids) is no check of the flight
+        beyond it: level 06's sector 2 dropped off the upper wooden floor's
+        side diagonally through its end, and off a ledge beside it (1.3
+        lower) through the floor itself."""
+        start, end = self._centre(a), self._centre(b)
+        way = (end - start) * (1.0, 0.0, 1.0)
+        across = np.linalg.norm(way, axis=1)
+        u = way / np.maximum(across, 1e-9)[:, None]
+        lead = np.minimum(self._floor_run(a, u, FLIGHT_LEVEL), across)
+        fall = start[:, 1] - end[:, 1]
+        struck = self._roofed(b, self.points[a, 1] + FLIGHT_LEVEL)
+        steps = np.ceil(np.maximum(across - lead, fall) / FLIGHT_STEP)
+        for k in range(1, int(steps.max(initial=0.0))):
+            live = np.flatnonzero(~struck & (k < steps))
+            f = k / steps[live]
+            for gone, down in ((f, f * f), (np.sqrt(f), f)):     # evenly across, and evenly down
+                out = lead[live] + (across[live] - lead[live]) * gone
+                centre = start[live] + u[live] * out[:, None]
+                centre[:, 1] -= fall[live] * down
+                hit = np.isfinite(self.solid.query(centre, distance_upper_bound=FLIGHT_PROBE)[0])
+                struck[live] |= hit & (out >= ROUND_EDGE)
+        return struck
+
+    def _roofed(self, b, top) -> np.ndarray:
+        """Per landing node ``b``: does a face cross the line up from the
+        ball's centre there to ``top`` (a point of it within ROOF, the
+        faces sampled 1 apart: a floor the falling ball would pass through)?"""
+        centre = self._centre(b)
+        roofed = np.zeros(len(b), bool)
+        for m in np.arange(FLIGHT_STEP, float(np.max(top - centre[:, 1], initial=0.0)) + FLIGHT_STEP, FLIGHT_STEP):
+            live = np.flatnonzero(~roofed & (centre[:, 1] + m <= top))
+            q = centre[live] + (0.0, m, 0.0)
+            roofed[live] = np.isfinite(self.solid.query(q, distance_upper_bound=ROOF)[0])
+        return roofed
 
     def _leaps(self):
         """(start, landing, per kind whether it flies that far) of the leaps:
