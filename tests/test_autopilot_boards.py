@@ -152,3 +152,24 @@ def test_a_board_with_no_floor_for_a_run_up_behind_it_stays_standing_in_the_map(
     assert blockers == []
     d, _ = walk.tree.query((0.0, 0.0, HINGE_Z + LENGTH / 2.0))
     assert d > 1.0
+
+
+def test_the_nodes_on_the_board_down_are_its_way(scene):
+    """The Blocker's nodes include those where a ball rests on the board
+    down (its centre BALL_RADIUS over the board's top), not only those
+    whose ball overlaps it: level 03's board lies flat in a trench across
+    a corridor, its top level with the floor, and the route over it
+    touched none of its nodes, so the ball was never sent to push it and
+    fell into the trench 60 times. Here: the route's nodes over the gap's
+    middle (z 23..32, on the board's top, y 0) are all the Blocker's."""
+    ctx = scene.ctx
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    ctx = build(table)
+    walk, (board,) = level_map(ctx, level_behavior(ctx), poses, gates)
+    route = walk.route_to((0.0, 2.0, 60.0), 3.0)
+    n = len(walk.points)
+    way = [s % n for s in route.ahead(route.state((0.0, 2.0, 0.0), "wood"), math.inf)]
+    over = [i for i in way if 23.0 < walk.points[i, 2] < 32.0]
+    assert over and np.allclose(walk.points[over, 1], 0.0, atol=0.1)
+    assert set(over) <= board.nodes

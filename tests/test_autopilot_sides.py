@@ -24,7 +24,7 @@ import numpy as np
 import scenes
 from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot, climb
-from behaviors.ballance.autopilot_map import WalkMap
+from behaviors.ballance.autopilot_map import WalkMap, side_rest
 from scenes.virtools import game_level
 
 from test_autopilot import cost_from, plate, rail
@@ -88,3 +88,73 @@ def test_the_autopilot_pushes_the_wood_ball_along_the_rails_over_the_void_to_the
     assert outcome.finished, outcome.text()
     assert outcome.rollbacks == 0, outcome.text()
     assert outcome.lives == 3
+
+
+LEAN = 0.85                  # a leaning pair: the lower tube this far toward floor A (level 03's A03_Rail_02), ...
+LEAN_HIGH = 3.93             # ... the tubes' centres 4.2 apart in height: a ball touching both has its centre
+LEAN_LOW = LEAN_HIGH - 4.2   # 0.425 + d 4.2 / L = 1.245 across from the upper's and 2.1 - d 0.85 / L = 1.934 under
+                             # it (L = hypot(0.85, 4.2) = 4.285, d = sqrt(2.3^2 - (L / 2)^2) = 0.836): about 2.0
+                             # high, on the floor (the lower tube's top 0.05 high: level 03's lie on their floor)
+FACET = 0.135                # half the width of a tube's top facet (level 12's hexagonal rail: 0.27 wide)
+
+
+def balance_part(upper, lower, centre, rho):
+    """The least push toward the tubes, as a part of the weight, that holds
+    a ball at ``centre`` (across, up) against tubes centred at ``upper`` and
+    ``lower``, rho from both: the two contact forces along their normals
+    (each >= 0) with the push and the weight sum to nought; found by halving."""
+    n1 = (np.asarray(centre) - upper) / rho
+    n2 = (np.asarray(centre) - lower) / rho
+    toward = -np.sign(n1[0] + n2[0])                 # the push's way across: toward the tubes
+
+    def held(f):
+        n = np.linalg.solve(np.c_[n1, n2], -np.array([toward * f, -1.0]))
+        return n.min() >= 0.0
+
+    lo, hi = 0.0, 5.0
+    for _ in range(60):
+        lo, hi = (lo, (lo + hi) / 2) if held((lo + hi) / 2) else ((lo + hi) / 2, hi)
+    return hi
+
+
+def test_a_ball_rests_against_a_leaning_pair_where_both_tubes_touch_it():
+    """side_rest: the ball's centre 2.3 from both tubes' centres, on the
+    side asked, and its push the part of its weight the contact forces
+    need (halving on the force balance): upright d / half (the module
+    docstring's 0.45 for 4.2 apart), leaning toward the ball less, away more."""
+    for lean, gap in ((0.0, 4.2), (0.7, 3.83), (-0.7, 3.83), (LEAN, 4.2)):
+        across, up, part = side_rest(lean, gap)
+        centre = np.array([across, up])
+        upper, lower = np.zeros(2), np.array([lean, -gap])
+        assert math.isclose(np.linalg.norm(centre - upper), 2.3, abs_tol=1e-9)
+        assert math.isclose(np.linalg.norm(centre - lower), 2.3, abs_tol=1e-9)
+        assert across > max(lean, 0.0)
+        assert math.isclose(part, balance_part(upper, lower, centre, 2.3), abs_tol=1e-6), (lean, gap)
+    assert math.isclose(side_rest(0.0, 4.2)[2], math.sqrt(2.3 ** 2 - 2.1 ** 2) / 2.1, rel_tol=1e-12)
+    assert climb_part("stone") < side_rest(0.7, 3.83)[2] < side_rest(0.0, 3.83)[2] < side_rest(-0.7, 3.83)[2]
+
+
+def climb_part(kind):
+    """A kind's push as a part of its weight (sin of its climb's angle)."""
+    return math.sin(math.atan(climb(kind, PHYSICS)))
+
+
+def test_the_map_goes_along_a_leaning_pair_beside_its_tubes():
+    """Level 03's ``A03_Rail_02`` and ``A04_Rail_01``: the lower tube 0.7 to
+    0.85 across from under the upper (an upright pair's nodes were 0.5 apart
+    at most: no side nodes, no route on either sector). Written: the tubes'
+    tops as facets 0.27 wide, the lower tube LEAN toward floor A. The route
+    crosses the void beside the tubes, its nodes where a ball touches both
+    (2.3 from both centres, their tops 0.3 over them), on floor A's side."""
+    tubes = rail(X - LEAN, -5, 35, LEAN_LOW + TOP, FACET) + rail(X, -5, 35, LEAN_HIGH + TOP, FACET)
+    floors = plate(-6, 6, -20, 0, 0.0) + plate(-6, 6, 30, 50, 0.0)
+    walk = WalkMap(tubes + floors, climb={k: climb(k, PHYSICS) for k in ("paper", "wood", "stone")},
+                   rails=[True] * len(tubes) + [False] * len(floors))
+    route = walk.route_to((0.0, 2.0, 45.0), 3.0)
+    assert math.isfinite(cost_from(walk, route, (0, 0, -15), "wood"))
+    over = np.array([route.point(s) for s in route.ahead(route.state((0.0, 2.0, -15.0), "wood"), math.inf)])
+    over = over[(over[:, 2] > 5.0) & (over[:, 2] < 25.0)]
+    assert len(over) >= 5
+    for x, y in ((X, LEAN_HIGH + TOP - 0.3), (X - LEAN, LEAN_LOW + TOP - 0.3)):
+        assert np.all(np.abs(np.hypot(over[:, 0] - x, over[:, 1] - y) - 2.3) <= 0.1), over
+    assert np.all(over[:, 0] < X - LEAN)

@@ -114,7 +114,7 @@ GATE_MOVED = 1.0             # a pusher moved less than this does not open that 
 GATE_SLACK = 0.3             # a gate pushed to within this of its opening is open
 BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
 BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
-ON_BOARD = 0.1               # a ball whose centre is this near a board down (its radius and this) rests on it
+BOARD_REST = 0.1             # a node whose ball's centre is this much more than its radius from a board down is on it
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -461,7 +461,7 @@ def _surface_points(triangles: np.ndarray, spacing: float) -> np.ndarray:
 
 def _touching(walk: WalkMap, body, matrix, reach: float = BALL_RADIUS - 0.1) -> tuple:
     """(surface points of ``body`` at ``matrix``, the map's nodes whose ball
-    centre is within ``reach`` of them: overlaps the body, by default)."""
+    centre is within ``reach`` of them: by default, whose ball overlaps it)."""
     points = _surface_points(entity_triangles([body], {body.name: matrix}), SAMPLE)
     if not len(points):
         return points, frozenset()
@@ -536,12 +536,12 @@ def _board_push(board, down, heights: FloorHeights):
 def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     """A standing T-board as a Blocker: the nodes where a ball touches it
     down or rests on it (the way it makes: level 12's lies across a rail
-    pair's gap, and a ball on its top, 2 above its face, overlaps none of
-    it: the route over it crossed none of the nodes that do), its
-    one push (_board_push) from a node into it; it has fallen once its
-    middle has gone BOARD_DOWN of the way down."""
+    pair's gap, level 03's flat in a trench across a corridor, its top level
+    with the floor: a ball on it is BALL_RADIUS from it, and its route over
+    the trench touched none), its one push (_board_push) from a node into
+    it; it has fallen once its middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
-    _, nodes = _touching(walk, board, down, BALL_RADIUS + ON_BOARD)
+    _, nodes = _touching(walk, board, down, BALL_RADIUS + BOARD_REST)
     if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
     mid = _middle(board)

@@ -142,6 +142,9 @@ POST = 1.0               # a rail's side face this tall is an upright tube's (le
 RAIL_RADIUS = 0.3        # ... their tubes this thick (its tops 0.3 over their centres): the ball's centre
                          # d = sqrt((2 + 0.3)^2 - (gap / 2)^2) beside them (0.94), midway up, and its push
                          # must be d / (gap / 2) of its weight at least (0.45; wood 0.75, stone 0.30)
+SIDE_LEAN = 1.0          # ... the lower this far across from under the upper at most (level 03's A03_Rail_02
+                         # and A04_Rail_01 lean 0.85 and 0.7 toward the floor they start from: side_rest)
+SIDE_ALONG = 1.0         # ... their nodes this far apart along them at most (sampled 1.8 to 2 apart)
 
 
 def upward_triangles(triangles: np.ndarray):
@@ -183,6 +186,33 @@ def merged(points: np.ndarray, size: float = MERGE, highest: bool = False) -> np
     keys = np.floor(points[order] / size).astype(np.int64)
     _, first = np.unique(keys, axis=0, return_index=True)
     return np.sort(order[first])
+
+
+def side_rest(lean: float, gap: float) -> tuple:
+    """Where a ball pushed against two rails one above the other rests, and
+    the part of its weight its push must be: the lower tube's centre ``gap``
+    below the upper's and ``lean`` across toward the ball (negative: away).
+    The ball's centre is BALL_RADIUS + RAIL_RADIUS from both tubes' centres:
+    d = sqrt(that^2 - half^2) off their midpoint, half the distance between
+    them, square to the line joining them. Returns (how far across from the
+    upper tube's centre, how far above it, push / weight): with the push F
+    toward the tubes and the weight W, the contacts' forces N1 (upper), N2
+    (lower) along their normals balance them; in the frame of the unit way m
+    from the midpoint to the ball and t from the lower tube to the upper,
+    (N1 + N2) d / rho = F m_a + W m_y and (N2 - N1) half / rho = F t_a +
+    W t_y (a across toward the ball, y up, rho the contact distance); N1 >= 0
+    needs F / W >= (t_y / half - m_y / d) / (m_a / d - t_a / half). Upright
+    (lean 0): d beside, half below, d / half of the weight (level 06's
+    ``A_01_Rail_03``: 0.94 beside, 0.45); leaning 0.7 toward the ball over a
+    gap of 3.83 (level 03's ``A04_Rail_01``): 1.55 across, 1.69 below, 0.40."""
+    rho = BALL_RADIUS + RAIL_RADIUS
+    length = math.hypot(lean, gap)
+    half = 0.5 * length
+    d = math.sqrt(max(rho * rho - half * half, 0.0))
+    m_a, m_y = gap / length, lean / length
+    t_a, t_y = -lean / length, gap / length
+    part = (t_y / half - m_y / d) / (m_a / d - t_a / half) if d > 0.0 else math.inf
+    return 0.5 * lean + d * m_a, -0.5 * gap + d * m_y, max(part, 0.0)
 
 
 class Flight:
@@ -371,11 +401,11 @@ class WalkMap:
         along beside them (level 06's ``A_01_Rail_03`` from its trough north
         to the platform, measured: the wood ball's centre 10.2 high, 1.0 west
         of the tubes): per pair of rail nodes SIDE_GAP apart in height, at
-        most 0.5 apart across, the node under the ball's centre on either
-        side (no face within WALL_SIDE_PROBE of its centre), the unit way
-        toward the rails and the part of its weight the ball's push must be;
-        and the lower rail nodes of those pairs (no ball fits on them: the
-        map leaves them out)."""
+        most SIDE_ALONG apart along the rails and SIDE_LEAN across, the node
+        under the ball's centre on either side (side_rest; no face within
+        WALL_SIDE_PROBE of its centre), the unit way toward the rails and the
+        part of its weight the ball's push must be; and the lower rail nodes
+        of those pairs (no ball fits on them: the map leaves them out)."""
         rail = np.flatnonzero(self.rail)
         none = np.zeros((0, 3)), np.zeros((0, 2)), np.zeros(0), np.zeros(0, int)
         if len(rail) < 2:
@@ -383,28 +413,45 @@ class WalkMap:
         p = self.points[rail]
         tree = cKDTree(p)
         out, way, need, under = [], [], [], []
-        for i, near in enumerate(tree.query_ball_point(p - (0.0, sum(SIDE_GAP) / 2.0, 0.0), 1.0)):
-            below = [j for j in near if math.hypot(*(p[i] - p[j])[[0, 2]]) <= 0.5
-                     and SIDE_GAP[0] <= p[i, 1] - p[j, 1] <= SIDE_GAP[1]]
+        reach = math.hypot(SIDE_ALONG, SIDE_LEAN, 0.5 * (SIDE_GAP[1] - SIDE_GAP[0]))
+        for i, near in enumerate(tree.query_ball_point(p - (0.0, sum(SIDE_GAP) / 2.0, 0.0), reach)):
+            near = [j for j in near if SIDE_GAP[0] <= p[i, 1] - p[j, 1] <= SIDE_GAP[1]]
+            if not near:
+                continue
+            upper = self._tube_line(tree, p[i])
+            axis = upper[1]
+            across = np.array([-axis[1], axis[0]])
+            off = p[near][:, (0, 2)] - upper[0]
+            below = [j for j, o in zip(near, off) if abs(o @ axis) <= SIDE_ALONG and abs(o @ across) <= SIDE_LEAN]
             if not below:
                 continue
             under += below
-            half = 0.5 * (p[i, 1] - p[below[0], 1])
-            d = math.sqrt((BALL_RADIUS + RAIL_RADIUS) ** 2 - half * half)
-            along = p[[j for j in tree.query_ball_point(p[i], EDGE_PROBE) if abs(p[j, 1] - p[i, 1]) <= 1.0]]
-            along = along[:, (0, 2)] - along[:, (0, 2)].mean(axis=0)
-            axis = np.linalg.eigh(along.T @ along)[1][:, -1]
-            across = np.array([-axis[1], axis[0]])
+            lean = float((self._tube_line(tree, p[below].mean(axis=0))[0] - upper[0]) @ across)
+            gap = float(np.mean(p[i, 1] - p[below, 1]))
             for sign in (1.0, -1.0):
-                x, z = p[i, (0, 2)] + sign * d * across
-                out.append((x, p[i, 1] - RAIL_RADIUS - half - BALL_RADIUS, z))
+                beside, rise, part = side_rest(sign * lean, gap)
+                x, z = upper[0] + sign * beside * across
+                out.append((x, p[i, 1] - RAIL_RADIUS + rise - BALL_RADIUS, z))
                 way.append(-sign * across)
-                need.append(d / half)
+                need.append(part)
         out, way, need = np.array(out).reshape(-1, 3), np.array(way).reshape(-1, 2), np.array(need)
         keep = merged(out)
         out, way, need = out[keep], way[keep], need[keep]
         free = ~np.isfinite(self.solid.query(out + (0.0, BALL_RADIUS, 0.0), distance_upper_bound=WALL_SIDE_PROBE)[0])
         return out[free], way[free], need[free], rail[np.unique(np.array(under, int))]
+
+    @staticmethod
+    def _tube_line(tree, q):
+        """The line of the rail whose top nodes (``tree``) lie round ``q``:
+        the point of it across from ``q`` (x, z: their middle across, a
+        tube's top is sampled on its facets' corners) and its unit way, the
+        main axis of those within EDGE_PROBE at its height."""
+        near = tree.data[[j for j in tree.query_ball_point(q, EDGE_PROBE) if abs(tree.data[j, 1] - q[1]) <= 1.0]]
+        flat = near[:, (0, 2)] - near[:, (0, 2)].mean(axis=0)
+        axis = np.linalg.eigh(flat.T @ flat)[1][:, -1]
+        across = np.array([-axis[1], axis[0]])
+        q = np.asarray(q, float)[[0, 2]]
+        return q + ((near[:, (0, 2)].mean(axis=0) - q) @ across) * across, axis
 
     def _through_sides(self, a, b) -> np.ndarray:
         """For links a -> b: does it go more than MERGE toward the rails from
