@@ -12,6 +12,7 @@ import pytest
 
 from ivp import Environment, rng
 from ivp.collision import friction, lcp
+from ivp.collision.friction_kernels import tangential_k
 from ivp.collision.constants import (
     DESCENDING_SPEEDUP,
     ENERGY_GAIN_ALLOWANCE,
@@ -31,8 +32,9 @@ from test_collision_scenes import ball, box, floor
 from test_lane import state
 
 
-def _update_point_by_point(fs, env, now):
-    """The energy handle's loop as ivp-contacts 5.3 and 5.8 state it."""
+def _update_point_by_point(fs, env, now, sums):
+    """The energy handle's loop as ivp-contacts 5.3 and 5.8 state it (the
+    sums in a system of several points)."""
     for pair in fs.pairs.values():
         anti = 0.0
         for cp in pair.contacts:
@@ -40,22 +42,42 @@ def _update_point_by_point(fs, env, now):
             cp.update(now)
             cp.last_gap_len = cp.gap
             anti += cp.now_friction_pressure * (old - cp.gap)
-        if anti > 0.0:
+        if sums and anti > 0.0:
             pair.integrated_anti_energy += anti
 
 
-def _point_by_point(fs, env, dt):
+def _tangential_friction(cp, L: float, dt: float) -> float:
+    """5.6 for one contact point with spring limit L (friction_kernels.tangential_k)
+    on its fields and its cores' read through their views; returns the gain."""
+    sides = []
+    for core in (cp.core0, cp.core1):
+        R, pos = core.m_world_f_core_last_psi
+        sides += [not core.physical_unmoveable, R, pos, core.speed, core.rot_speed, core.inv_rot_inertia,
+                  core.inv_mass]
+    r0, r1 = ((0.0, 0.0, 0.0) if r is None else r for r in cp.r_cs)
+    span, clipped, v0, w0, v1, w1, gain = tangential_k(
+        cp.span_s, L, cp.now_friction_pressure, cp.real_friction_factor, dt, cp.t0, cp.t1, cp.p, *sides, r0, r1)
+    if clipped:
+        cp.span_s = span
+        cp.needs_recheck = True
+    for core, v, w in ((cp.core0, v0, w0), (cp.core1, v1, w1)):
+        if not core.physical_unmoveable:
+            core.speed, core.rot_speed = v, w
+    return gain
+
+
+def _point_by_point(fs, env, dt, gains):
     """The dynamic handle's loop as ivp-contacts 5.6 states it: the core pairs
-    last to first (returned, for the easing that follows)."""
-    pairs = list(reversed(list(fs.pairs.values())))
-    for pair in pairs:
+    last to first (a system of one point: its spring limit its own)."""
+    for pair in reversed(list(fs.pairs.values())):
         L = sum(cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
-                for cp in pair.contacts) * dt * dt
+                for cp in pair.contacts) * dt * dt if gains else \
+            pair.contacts[0].now_friction_pressure * pair.contacts[0].real_friction_factor * \
+            pair.contacts[0].inv_virt_mass_no_dir * dt * dt
         for cp in reversed(pair.contacts):
-            gain = friction.tangential_friction(cp, L, dt)
-            if gain > 0.0:
+            gain = _tangential_friction(cp, L, dt)
+            if gains and gain > 0.0:
                 pair.integrated_anti_energy += gain
-    return pairs
 
 
 def _response(cps):

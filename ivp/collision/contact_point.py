@@ -23,14 +23,6 @@ from .features import world_feature
 from .friction_kernels import BALL_SIDE, contact_update_k, core_row, moving_sides_k, put_update, vec3
 
 
-def kernel_side(core):
-    """A contact side's core as the friction kernels take it: movable, R, pos,
-    speed, rot_speed, inv_rot_inertia, inv_mass."""
-    R, pos = core.m_world_f_core_last_psi
-    return (not core.physical_unmoveable, R, pos, core.speed, core.rot_speed, core.inv_rot_inertia,
-            core.inv_mass)
-
-
 def worst_case_inv_virt_mass(core, r_cs) -> float:
     """5.3 calc_virt_mass_worst_case for one movable side: 1/m + max of the
     lever terms over the core axes."""

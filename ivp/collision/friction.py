@@ -13,15 +13,13 @@ import numpy as np
 
 from ..controllers.base import Controller, connected_parts
 from ..core import ZERO3
-from ..state.contacts import locate
 from ..state.table import Table
-from ..state.layout import (ANTI, BROKEN, EASE, GAP, INV_VM, LAST_GAP, MU, NORMAL, PAIR_WIDTH, POINT, PRESSURE, R_CS,
-                            R_CS1, RECHECK, RXN1, SPAN, T0, T1)
-from .contact_point import ContactPoint, kernel_side
-from .constants import ENERGY_DAMP_LOG, MAX_DISTANCE_FOR_FRICTION
-from .friction_kernels import BALL_SIDE, single_normal_k, tangential_k
-from .friction_passes import (SystemArrays, damp_system, ease_system, normal_solve_multi, tangential_system,
-                              update_system)
+from ..state.layout import ANTI, EASE, PAIR_WIDTH
+from .contact_point import ContactPoint
+from .constants import ENERGY_DAMP_LOG
+from .friction_kernels import BALL_SIDE
+from .friction_passes import (SystemArrays, damp_system, ease_system, normal_solve_multi, single_normal,
+                              tangential_system, update_system)
 
 
 class CorePair:
@@ -83,16 +81,12 @@ class EnergyHandle(_Handle):
 
     def do_simulation_controller(self, ev, cores) -> None:
         fs = self.system
-        now = ev.environment.current_time
-        if len(fs.contacts) <= 1:
-            for cp in fs.contacts:
-                cp.update(now)
-                m, b = locate(cp)
-                m[b + LAST_GAP] = m[b + GAP]
+        if not fs.contacts:
             return
-        update_system(fs, ev.environment, now)
+        several = len(fs.contacts) > 1
+        update_system(fs, ev.environment, ev.environment.current_time, several)
         unit = ev.sim_unit
-        if unit.fast:
+        if not several or unit.fast:
             return
         if unit.fast_prev:
             fs.pair_table.rows[fs.layout().K.PR, ANTI] = 0.0
@@ -107,14 +101,12 @@ class DynamicHandle(_Handle):
 
     def do_simulation_controller(self, ev, cores) -> None:
         fs = self.system
-        dt = ev.delta_time
-        if len(fs.contacts) <= 1:
-            for cp in fs.contacts:
-                lam = cp.now_friction_pressure * cp.real_friction_factor * cp.inv_virt_mass_no_dir
-                tangential_friction(cp, lam * dt * dt, dt)
+        if not fs.contacts:
             return
-        tangential_system(fs, ev.environment, dt)
-        ease_system(fs)
+        several = len(fs.contacts) > 1
+        tangential_system(fs, ev.environment, ev.delta_time, several)
+        if several:
+            ease_system(fs)
 
 
 class StaticHandle(_Handle):
@@ -126,60 +118,11 @@ class StaticHandle(_Handle):
         fs = self.system
         col = fs.collision
         dt = ev.delta_time
-        if len(fs.contacts) <= 1:
-            for cp in list(fs.contacts):
-                single_normal(cp, dt)
-                m, b = locate(cp)
-                if m[b + GAP] >= MAX_DISTANCE_FOR_FRICTION or m[b + BROKEN] != 0.0:
-                    col.delete_contact(cp)
-        else:
+        if len(fs.contacts) > 1:
             normal_solve_multi(fs, ev.environment, dt, 1.0 / dt)
+        elif fs.contacts and single_normal(fs, ev.environment, dt):
+            col.delete_contact(fs.contacts[0])
         col.after_static(fs)
-
-
-def tangential_friction(cp: ContactPoint, L: float, dt: float) -> float:
-    """5.6 for one contact point with spring limit L (friction_kernels.tangential_k),
-    its fields read from its row at once (a fixed side's lever: zero);
-    returns the spring-energy increase (multi-contact bookkeeping)."""
-    side0 = kernel_side(cp.core0)
-    side1 = kernel_side(cp.core1)
-    m, at = locate(cp, PRESSURE)
-    r = m[at:at + R_CS1 + 3 - PRESSURE].tolist()       # (from PRESSURE to side 1's lever)
-    s, t, u, p = SPAN - PRESSURE, T0 - PRESSURE, T1 - PRESSURE, POINT - PRESSURE
-    q, w = R_CS - PRESSURE, R_CS1 - PRESSURE
-    span, clipped, v0, w0, v1, w1, gain = tangential_k(
-        (r[s], r[s + 1]), L, r[0], r[MU - PRESSURE], dt, tuple(r[t:t + 3]), tuple(r[u:u + 3]), tuple(r[p:p + 3]),
-        *side0, *side1, tuple(r[q:q + 3]), tuple(r[w:w + 3]))
-    if clipped:
-        m[at + s], m[at + s + 1] = span
-        m[at + RECHECK - PRESSURE] = 1.0
-    _put_speeds(cp, side0[0], side1[0], v0, w0, v1, w1)
-    return gain
-
-
-def single_normal(cp: ContactPoint, dt: float) -> None:
-    """5.5 for a system of one contact point (friction_kernels.single_normal_k)
-    on its row and its cores' speeds."""
-    mov0, R0, _, v0, w0, ii0, im0 = kernel_side(cp.core0)
-    mov1, R1, _, v1, w1, ii1, im1 = kernel_side(cp.core1)
-    m, at = locate(cp)
-    r = m[at + R_CS:at + RXN1 + 3].tolist()             # (both sides' r_cs, then both sides' r x n)
-    N, v0, w0, v1, w1 = single_normal_k(
-        m[at + GAP], m[at + INV_VM], (m[at + NORMAL], m[at + NORMAL + 1], m[at + NORMAL + 2]), dt,
-        mov0, R0, v0, w0, ii0, im0, tuple(r[0:3]), tuple(r[6:9]), mov1, R1, v1, w1, ii1, im1, tuple(r[3:6]),
-        tuple(r[9:12]))
-    m[at + PRESSURE] = N
-    _put_speeds(cp, mov0, mov1, v0, w0, v1, w1)
-
-
-def _put_speeds(cp: ContactPoint, mov0: bool, mov1: bool, v0, w0, v1, w1) -> None:
-    """A kernel's new speeds into the point's movable cores."""
-    if mov0:
-        cp.core0.speed = v0
-        cp.core0.rot_speed = w0
-    if mov1:
-        cp.core1.speed = v1
-        cp.core1.rot_speed = w1
 
 
 _BALL_ROW = (BALL_SIDE, (ZERO3, ZERO3, ZERO3, ZERO3))

@@ -139,7 +139,7 @@ def _tangent_push(R, v, w, ii, im, r, sign, x0, x1, t0, t1):
 @kernel
 def tangential_k(span, L, N, mu, dt, t0, t1, p, mov0, R0, pos0, v0, w0, ii0, im0,
                  mov1, R1, pos1, v1, w1, ii1, im1, r0, r1):
-    """5.6 for one contact point with spring limit L (friction.tangential_friction):
+    """5.6 for one contact point with spring limit L (friction_passes.tangential_pass_k):
     (span, clipped, v0, w0, v1, w1, spring-energy gain)."""
     sa = span[0]
     sb = span[1]

@@ -17,11 +17,11 @@ from ..jit import kernel
 from ..kmath import f32_k, vdot
 from ..state.layout import (ANTI, BROKEN, EASE, GAP, INV_VM, INV_VM_NO_DIR, LAST_GAP, LAST_N, LAST_TIME, M_POS, M_R,
                             MU, NEG_PULL, NO_LAST_N, NORMAL, POINT, PRESSURE, R_CS, R_CS1, RECHECK, ROT_SPEED,
-                            ROT_SPEED_CHANGE, RXN, SPAN, SPEED, SPEED_CHANGE, T0, T1)
+                            ROT_SPEED_CHANGE, RXN, RXN1, SPAN, SPEED, SPEED_CHANGE, T0, T1)
 from .constants import EASE_EVERY_NTH_PSI, MAX_DISTANCE_FOR_FRICTION, MAX_FRICTION_MATRIX
 from .feature_kernels import vert
 from .friction_kernels import (BALL_SIDE, _row9, contact_update_k, damp_system_k, moving_sides_k, normal_system_k,
-                               put_update, tangential_k, vec3)
+                               put_update, single_normal_k, tangential_k, vec3)
 
 
 class SystemArrays(NamedTuple):
@@ -70,18 +70,18 @@ def _put(S, K, at, X, zero):
                 S[K.rows[i], at + j] = 0.0 if zero else X[i, j]
 
 
-def update_system(fs, env, now: float) -> None:
-    """The energy handle's 5.3 in a multi-contact system: every point's
-    ContactPoint.update at ``now``, its last_gap_len the new gap, and each core
-    pair's positive sum of N (last gap - gap) over its points added to its
-    integrated_anti_energy (:func:`update_pass_k`). Side data that only
-    ContactPoint.side_data makes (a two-sided triangle that moves) is made
-    here first."""
+def update_system(fs, env, now: float, sums: bool) -> None:
+    """The energy handle's 5.3: every point's ContactPoint.update at ``now``,
+    its last_gap_len the new gap, and with ``sums`` (a system of several
+    points) each core pair's positive sum of N (last gap - gap) over its
+    points added to its integrated_anti_energy (:func:`update_pass_k`). Side
+    data that only ContactPoint.side_data makes (a two-sided triangle that
+    moves) is made here first."""
     lay = fs.layout()
     sides, moving = fs.side_columns(lay)
     E = np.array([_packed(lay.cps[q].side_data(i)) for q, i in moving], dtype=np.float64).reshape(len(moving), 13)
     EAT = np.array(moving, dtype=np.int64).reshape(len(moving), 2)
-    update_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, lay.K, sides, E, EAT, now)
+    update_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, lay.K, sides, E, EAT, now, sums)
 
 
 def _packed(side) -> tuple:
@@ -91,7 +91,7 @@ def _packed(side) -> tuple:
 
 
 @kernel
-def update_pass_k(S, P, Q, K, sides, E, EAT, now):
+def update_pass_k(S, P, Q, K, sides, E, EAT, now, sums):
     """update_system's pass, per core pair last to first and its points in
     order (the updates do not depend on one another): the point's sides
     from ``sides`` (FrictionSystem.side_columns; the movable hull sides
@@ -101,8 +101,8 @@ def update_pass_k(S, P, Q, K, sides, E, EAT, now):
     rechecked or side 0 a ball, an edge pair's last normal, the extra radii,
     span and the time since its last update), contact_update_k on its cores'
     rows of the body table S, the results into its row (put_update, its
-    last gap the new one, recheck off); each pair's positive sum of N (last
-    gap - gap) into its row of the pair table Q."""
+    last gap the new one, recheck off); with ``sums``, each pair's positive
+    sum of N (last gap - gap) into its row of the pair table Q."""
     S26, L, AT, X, edges = sides
     R, POS, V, W = _core_states(S, K.rows)
     F = S26.copy()
@@ -134,7 +134,7 @@ def update_pass_k(S, P, Q, K, sides, E, EAT, now):
             put_update(P, c, now, gap, n, p, t0, t1, r0, r1, c0, c1, inv_vm, broken, span)
             P[c, LAST_GAP] = gap
             P[c, RECHECK] = 0.0
-        if e > 0.0:
+        if sums and e > 0.0:
             Q[K.PR[q], ANTI] += e
 
 
@@ -166,28 +166,30 @@ def damp_pass_k(S, Q, K, damp):
     _put(S, K, ROT_SPEED_CHANGE, WC, False)
 
 
-def tangential_system(fs, env, dt: float) -> None:
-    """5.6 for every point of a multi-contact system, per core pair last to
+def tangential_system(fs, env, dt: float, gains: bool) -> None:
+    """5.6 for every point of a friction system, per core pair last to
     first: the spring limit (sum of N mu inv_virt_mass_no_dir times dt^2),
-    then its points last to first, the positive spring-energy gains into the
-    pair's integrated_anti_energy, clipped spans and rechecks into the rows
-    (:func:`tangential_pass_k`)."""
-    tangential_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, fs.layout().K, dt)
+    then its points last to first, clipped spans and rechecks into the rows;
+    with ``gains`` (a system of several points) the positive spring-energy
+    gains into the pair's integrated_anti_energy (:func:`tangential_pass_k`)."""
+    tangential_pass_k(env.bodies.rows, env.contacts.rows, fs.pair_table.rows, fs.layout().K, dt, gains)
 
 
 @kernel
-def tangential_pass_k(S, P, Q, K, dt):
+def tangential_pass_k(S, P, Q, K, dt, gains):
     """tangential_system's pass: per core pair, its spring limit L summed
     over its points forwards, then friction_kernels.tangential_k of its
     points backwards on their rows of the contact table P (a clipped span
     and its recheck written back) and the cores' rows of the body table S
-    (the speeds carried from point to point, written back at the end); the
-    positive gains into the pair's row of the pair table Q."""
+    (the speeds carried from point to point, written back at the end); with
+    ``gains``, the positive gains into the pair's row of the pair table Q.
+    Without them (one point) L is the point's own product: -0.0 + x is x,
+    0.0 + -0.0 is not."""
     R, POS, V, W = _core_states(S, K.rows)
     for q in range(K.PR.shape[0]):
         a = K.starts[q]
         b = K.starts[q + 1]
-        L = 0.0
+        L = 0.0 if gains else -0.0
         for k in range(a, b):
             c = K.slots[k]
             L += P[c, PRESSURE] * P[c, MU] * P[c, INV_VM_NO_DIR]
@@ -213,7 +215,7 @@ def tangential_pass_k(S, P, Q, K, dt):
                 if K.MOV[i1]:
                     V[i1, j] = v1[j]
                     W[i1, j] = w1[j]
-            if gain > 0.0:
+            if gains and gain > 0.0:
                 Q[K.PR[q], ANTI] += gain
     _put(S, K, SPEED, V, False)
     _put(S, K, ROT_SPEED, W, False)
@@ -333,6 +335,38 @@ def normal_solve_multi(fs, env, dt: float, idt: float) -> None:
     row = lay.row
     order = np.fromiter(map(row.__getitem__, cps), dtype=np.int64, count=len(cps))
     normal_pass_k(S, T, lay.K, order, slots, math.sqrt(sum(c * c for c in env.gravity)), idt)
+
+
+def single_normal(fs, env, dt: float) -> bool:
+    """5.5 for a system of one contact point (:func:`single_normal_pass_k`);
+    whether the point is to be deleted (5.9)."""
+    return single_normal_pass_k(env.bodies.rows, env.contacts.rows, fs.layout().K, dt)
+
+
+@kernel
+def single_normal_pass_k(S, P, K, dt):
+    """single_normal's pass: friction_kernels.single_normal_k on the point's
+    row of the contact table P and its cores' rows of the body table S, N
+    and the movable cores' new speeds written back; whether its gap is at
+    least MAX_DISTANCE_FOR_FRICTION or it is broken."""
+    c = K.slots[0]
+    i0 = K.I[0, 0]
+    i1 = K.I[0, 1]
+    R, _, V, W = _core_states(S, K.rows)
+    N, v0, w0, v1, w1 = single_normal_k(
+        P[c, GAP], P[c, INV_VM], vec3(P, c, NORMAL), dt,
+        K.MOV[i0], _row9(R, i0), vert(V, i0), vert(W, i0), vert(K.II, i0), K.IM[i0], vec3(P, c, R_CS), vec3(P, c, RXN),
+        K.MOV[i1], _row9(R, i1), vert(V, i1), vert(W, i1), vert(K.II, i1), K.IM[i1], vec3(P, c, R_CS1),
+        vec3(P, c, RXN1))
+    P[c, PRESSURE] = N
+    for j in range(3):
+        V[i0, j] = v0[j]
+        W[i0, j] = w0[j]
+        V[i1, j] = v1[j]
+        W[i1, j] = w1[j]
+    _put(S, K, SPEED, V, False)
+    _put(S, K, ROT_SPEED, W, False)
+    return P[c, GAP] >= MAX_DISTANCE_FOR_FRICTION or P[c, BROKEN] != 0.0
 
 
 @kernel
