@@ -46,15 +46,19 @@ def board_prefab() -> bytes:
     return b.data(compressed=True)
 
 
-def board_level(a_from: float = -5.0) -> LevelBuilder:
+def board_level(a_from: float = -5.0, bar: bool = False) -> LevelBuilder:
     """The level of the module's docstring, floor A from z ``a_from`` (and a
-    start plate z -5..5 where that is beyond it)."""
+    start plate z -5..5 where that is beyond it); ``bar``: a bar 3 wide, 3
+    high and 0.7 deep on floor A across the board's middle line, 5 before
+    its foot (level 12's before P_Modul_37_01)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
     floors = [plate(b, "A01_Floor_01", [(-6, 0, a_from), (6, 0, a_from), (6, 0, 20), (-6, 0, 20)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -1, 34), (6, -1, 34), (6, -1, 34.8), (-6, -1, 34.8)], floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 34.8), (6, 0, 34.8), (6, 0, 70), (-6, 0, 70)], floor_mat)]
+    if bar:
+        floors.append(b.box("A01_Floor_05", (3, 3, 0.7), (0, 1.5, HINGE_Z - 5.0), floor_mat))
     if a_from > 5.0:
         floors.append(plate(b, "A01_Floor_04", [(-6, 0, -5), (6, 0, -5), (6, 0, 5), (-6, 0, 5)], floor_mat))
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
@@ -114,6 +118,30 @@ def test_the_boards_nodes_are_the_ones_a_ball_rests_on_over_the_gap(scene):
     over = [s % len(walk.points) for s in route.ahead(route.state((0.0, 2.0, 0.0), "wood"), 100.0)
             if 21.0 < walk.points[s % len(walk.points), 2] < 34.0]
     assert len(over) >= 5 and set(over) <= board.nodes
+
+
+def test_a_bar_on_the_boards_line_moves_the_run_up_beside_it(tmp_path):
+    """The run-up along the board's middle line (x 0) runs into the bar:
+    its start moves across to the nearest line clear of it by the ball's
+    radius less 0.1 (|x| at least 1.5 + 1.9), still meeting the board 8
+    wide (|x| at most 4 + 2 - 0.5); from there the autopilot pushes the
+    board over and finishes."""
+    game_folder(tmp_path, board_level(bar=True).data(), {"P_Modul_37": board_prefab()})
+    scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
+    ctx = scene.ctx
+    ctx.input_manager.set_keys(frozenset())
+    ctx.process_frame(1000.0 / 60.0)
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    ctx = build(table)
+    _, (board,) = level_map(ctx, level_behavior(ctx), poses, gates)
+    start = board.pushes[0][0]
+    assert 1.5 + 1.9 <= abs(start[0]) <= 4.0 + 2.0 - 0.5 and start[2] < HINGE_Z - 5.0
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    middle = pilot.ctx.get(BOARD).transform((-LENGTH / 2.0, 0.0, 0.0))
+    assert middle == pytest.approx((0.0, HINGE_Y, HINGE_Z + LENGTH / 2.0), abs=0.5)    # it went over the board
 
 
 def test_without_the_board_down_there_is_no_way(scene):
