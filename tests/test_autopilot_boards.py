@@ -120,12 +120,13 @@ def test_the_boards_nodes_are_the_ones_a_ball_rests_on_over_the_gap(scene):
     assert len(over) >= 5 and set(over) <= board.nodes
 
 
-def test_a_bar_on_the_boards_line_moves_the_run_up_beside_it(tmp_path):
-    """The run-up along the board's middle line (x 0) runs into the bar:
-    its start moves across to the nearest line clear of it by the ball's
-    radius less 0.1 (|x| at least 1.5 + 1.9), still meeting the board 8
-    wide (|x| at most 4 + 2 - 0.5); from there the autopilot pushes the
-    board over and finishes."""
+def test_a_bar_on_the_boards_line_moves_the_run_up_past_it(tmp_path):
+    """The run-up along the board's middle line (x 0, 6 long, ending with
+    the ball against the board's foot at z 20 to 21) runs into the bar (z
+    15.15 to 15.85): its start moves on past it to where the ball's centre
+    is clear of it by its radius less 0.1 (z 17.75, within one 0.5 step),
+    leaving a run-up under 1; from there the autopilot pushes the board
+    over and finishes."""
     game_folder(tmp_path, board_level(bar=True).data(), {"P_Modul_37": board_prefab()})
     scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
     ctx = scene.ctx
@@ -135,8 +136,10 @@ def test_a_bar_on_the_boards_line_moves_the_run_up_beside_it(tmp_path):
     poses, gates = probe(ctx, level_behavior(ctx))
     ctx = build(table)
     _, (board,) = level_map(ctx, level_behavior(ctx), poses, gates)
-    start = board.pushes[0][0]
-    assert 1.5 + 1.9 <= abs(start[0]) <= 4.0 + 2.0 - 0.5 and start[2] < HINGE_Z - 5.0
+    start, _, length = board.pushes[0]
+    assert start[0] == pytest.approx(0.0, abs=0.1)
+    assert HINGE_Z - 5.0 + 0.35 + 1.9 <= start[2] <= HINGE_Z - 5.0 + 0.35 + 1.9 + 0.5
+    assert 2.0 <= length < 2.0 + 1.0                # the run-up left, and a radius on
     pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
     outcome = pilot.run()
     assert outcome.finished, outcome.text()

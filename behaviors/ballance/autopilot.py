@@ -115,7 +115,6 @@ GATE_SLACK = 0.3             # a gate pushed to within this of its opening is op
 BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
 BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
 ON_BOARD = 0.1               # a ball whose centre is this near a board down (its radius and this) rests on it
-BOARD_MEET = 0.5             # a ball pushing a board from beside its middle's line meets it this deep
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -534,28 +533,19 @@ def _board_push(board, down, heights: FloorHeights):
     return None if start is None else (gone, start, u)
 
 
-def _clear_run_up(walk: WalkMap, board, start, u):
-    """The run-up's start ``start`` (pushing along ``u``), moved across the
-    way by the least that keeps the ball's centre along its RUN_UP clear of
-    every face of the level (ON_BOARD inside its radius: not the floor
-    under it) and the ball still meeting the standing board (at least
-    BOARD_MEET deep across its side at the ball's height); None when no
-    line is clear. Level 12's P_Modul_37_01 (its foot 6 wide at the ball's
-    height) has a bar of A02_Rail_04 (x 498.3 to 499, z -320.5 to -316, 3
-    high) on its middle's line 5 before it: a stone ball pushed along that
-    line stopped against the bar (x 497.3) every try; the line 4.1 beside
-    it is clear and meets the board 0.9 deep."""
-    w = np.array([-u[2], 0.0, u[0]])
-    points = _surface_points(entity_triangles([board]), SAMPLE)
-    across = points[np.abs(points[:, 1] - start[1]) <= BALL_RADIUS] @ w - float(start @ w)
-    if not len(across):
-        return None
-    way = start + np.outer(np.linspace(0.0, RUN_UP, int(RUN_UP / SAMPLE) + 1), u)
-    reach = (across.min() - BALL_RADIUS + BOARD_MEET, across.max() + BALL_RADIUS - BOARD_MEET)
-    for shift in sorted(np.arange(reach[0], reach[1] + 1e-9, SAMPLE / 5.0), key=abs):
-        if not walk.solid.query_ball_point(way + w * shift, BALL_RADIUS - ON_BOARD, return_length=True).any():
-            return start + w * shift
-    return None
+def _clear_run_up(walk: WalkMap, start, u) -> float:
+    """How much of a RUN_UP from ``start`` along ``u`` is left when its
+    start moves on toward the board by the least that keeps the ball's
+    centre on the rest of its way clear of every face of the level (ON_BOARD
+    inside its radius: not the floor under it); 0 or less: none (the ball
+    pushes from rest), or no clear way into the board. Level 12's P_Modul_37_01 has a bar of A02_Rail_04 (x 498.3
+    to 499, z -320.5 to -316, 3 high) on its middle's line 5 before its
+    foot: a stone ball run up along that line stopped against the bar
+    (x 497.3) every try; from rest at x 501.3, 0.5 before the board, it
+    pushes the board over (measured: its middle from 10 to 4.8 high)."""
+    gone = np.linspace(0.0, RUN_UP, int(RUN_UP / SAMPLE) + 1)
+    hit = walk.solid.query_ball_point(start + np.outer(gone, u), BALL_RADIUS - ON_BOARD, return_length=True)
+    return float(RUN_UP - gone[np.flatnonzero(hit)[-1]] - SAMPLE) if hit.any() else RUN_UP
 
 
 def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
@@ -567,13 +557,14 @@ def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
     _, nodes = _touching(walk, board, down, BALL_RADIUS + ON_BOARD)
-    start = _clear_run_up(walk, board, start, u) if nodes else None
-    if start is None or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
+    run = _clear_run_up(walk, start, u)
+    start = start + u * (RUN_UP - run)
+    if not nodes or run < 0.0 or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
     mid = _middle(board)
     travel = float(np.linalg.norm(gone))
     return Blocker(board.name, tuple(_at(np.asarray(board.get_world_matrix().as_array(), float), mid)),
-                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, RUN_UP + BALL_RADIUS),),
+                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, run + BALL_RADIUS),),
                    tuple(mid))
 
 
