@@ -46,15 +46,19 @@ def board_prefab() -> bytes:
     return b.data(compressed=True)
 
 
-def board_level(a_from: float = -5.0) -> LevelBuilder:
+def board_level(a_from: float = -5.0, bar: bool = False) -> LevelBuilder:
     """The level of the module's docstring, floor A from z ``a_from`` (and a
-    start plate z -5..5 where that is beyond it)."""
+    start plate z -5..5 where that is beyond it); ``bar``: a bar 3 wide, 3
+    high and 0.7 deep on floor A across the board's middle line, 5 before
+    its foot (level 12's before P_Modul_37_01)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     stone = b.material("Stone", 0xFF808080)
     floors = [plate(b, "A01_Floor_01", [(-6, 0, a_from), (6, 0, a_from), (6, 0, 20), (-6, 0, 20)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -1, 34), (6, -1, 34), (6, -1, 34.8), (-6, -1, 34.8)], floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 34.8), (6, 0, 34.8), (6, 0, 70), (-6, 0, 70)], floor_mat)]
+    if bar:
+        floors.append(b.box("A01_Floor_05", (3, 3, 0.7), (0, 1.5, HINGE_Z - 5.0), floor_mat))
     if a_from > 5.0:
         floors.append(plate(b, "A01_Floor_04", [(-6, 0, -5), (6, 0, -5), (6, 0, 5), (-6, 0, 5)], floor_mat))
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
@@ -96,6 +100,33 @@ def test_the_probe_pushes_the_board_over_across_the_gap_and_the_map_crosses_it(s
     start, u, _ = board.pushes[0]
     assert u == pytest.approx((0.0, 0.0, 1.0), abs=1e-6)            # toward the gap ...
     assert start[2] < HINGE_Z - 2.0 and start[1] == pytest.approx(2.0, abs=0.1)   # ... from floor A
+
+
+def test_a_bar_on_the_boards_line_moves_the_run_up_past_it(tmp_path):
+    """The run-up along the board's middle line (x 0, 6 long, ending with
+    the ball against the board's foot at z 20 to 21) runs into the bar (z
+    15.15 to 15.85): its start moves on past it to where the ball's centre
+    is clear of it by its radius less 0.1 (z 17.75, within one 0.5 step),
+    leaving a run-up under 1; from there the autopilot pushes the board
+    over and finishes."""
+    game_folder(tmp_path, board_level(bar=True).data(), {"P_Modul_37": board_prefab()})
+    scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
+    ctx = scene.ctx
+    ctx.input_manager.set_keys(frozenset())
+    ctx.process_frame(1000.0 / 60.0)
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    ctx = build(table)
+    _, (board,) = level_map(ctx, level_behavior(ctx), poses, gates)
+    start, _, length = board.pushes[0]
+    assert start[0] == pytest.approx(0.0, abs=0.1)
+    assert HINGE_Z - 5.0 + 0.35 + 1.9 <= start[2] <= HINGE_Z - 5.0 + 0.35 + 1.9 + 0.5
+    assert 2.0 <= length < 2.0 + 1.0                # the run-up left, and a radius on
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    middle = pilot.ctx.get(BOARD).transform((-LENGTH / 2.0, 0.0, 0.0))
+    assert middle == pytest.approx((0.0, HINGE_Y, HINGE_Z + LENGTH / 2.0), abs=0.5)    # it went over the board
 
 
 def test_without_the_board_down_there_is_no_way(scene):

@@ -533,6 +533,22 @@ def _board_push(board, down, heights: FloorHeights):
     return None if start is None else (gone, start, u)
 
 
+def _clear_run_up(walk: WalkMap, start, u) -> float:
+    """How much of a RUN_UP from ``start`` along ``u`` is left when its
+    start moves on toward the board by the least that keeps the ball's
+    centre on the rest of its way clear of every face of the level (ON_BOARD
+    inside its radius: not the floor under it); 0: none, the ball pushes
+    from rest; less: no clear way into the board. Level 12's P_Modul_37_01
+    has a bar of A02_Rail_04 (x 498.3 to 499, z -320.5 to -316, 3 high) on
+    its middle's line 5 before its foot: a stone ball run up along that
+    line stopped against the bar (x 497.3) every try; from rest at x 501.3,
+    0.5 before the board, it pushes the board over (measured: its middle
+    from 10 to 4.8 high)."""
+    gone = np.linspace(0.0, RUN_UP, int(RUN_UP / SAMPLE) + 1)
+    hit = walk.solid.query_ball_point(start + np.outer(gone, u), BALL_RADIUS - ON_BOARD, return_length=True)
+    return float(RUN_UP - gone[np.flatnonzero(hit)[-1]] - SAMPLE) if hit.any() else RUN_UP
+
+
 def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     """A standing T-board as a Blocker: the nodes where a ball touches it
     down or rests on it (the way it makes: level 12's lies across a rail
@@ -542,12 +558,14 @@ def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     it; it has fallen once its middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
     _, nodes = _touching(walk, board, down, BALL_RADIUS + BOARD_REST)
-    if not nodes or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
+    run = _clear_run_up(walk, start, u)
+    start = start + u * (RUN_UP - run)
+    if not nodes or run < 0.0 or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
     mid = _middle(board)
     travel = float(np.linalg.norm(gone))
     return Blocker(board.name, tuple(_at(np.asarray(board.get_world_matrix().as_array(), float), mid)),
-                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, RUN_UP + BALL_RADIUS),),
+                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, run + BALL_RADIUS),),
                    tuple(mid))
 
 

@@ -37,9 +37,9 @@ basin, left as a stone ball; the steering rocks the ball:
 over a valley to the next top no higher (level 02's wooden humps).
 A node within the transformer radius of a pad turns the kind into the
 pad's (no way for the other kinds where the pad's floor is steeper than the
-new kind holds on: ``_pads``), and a fan's lift (the column of a ``ballance.fan`` behaviour, 16
-high) links the nodes around its foot to the nodes around its top for the
-paper ball only. The costs to a goal come from one Dijkstra search over the
+new kind holds on: ``_pads``), and a fan's lift (the column of a
+``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
+nodes around its top for the paper ball only. The costs to a goal come from one Dijkstra search over the
 reversed graph of (node, kind).
 """
 
