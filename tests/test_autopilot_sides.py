@@ -158,3 +158,20 @@ def test_the_map_goes_along_a_leaning_pair_beside_its_tubes():
     for x, y in ((X, LEAN_HIGH + TOP - 0.3), (X - LEAN, LEAN_LOW + TOP - 0.3)):
         assert np.all(np.abs(np.hypot(over[:, 0] - x, over[:, 1] - y) - 2.3) <= 0.1), over
     assert np.all(over[:, 0] < X - LEAN)
+
+
+def test_a_rail_crossing_four_over_another_is_no_side_rail():
+    """Level 01's ``A01_Rail_02`` runs straight 4 over a curving rail pair
+    at (-100, 27, -167): read as a side rail, the pair's nodes under it
+    were left out and sector 1 had no route. Written: a rail along Z 4.2
+    over one along X + Z (45 degrees): no side node, and the lower rail's
+    nodes under the crossing stay."""
+    h = FACET / math.sqrt(2.0)
+    a, b = np.array([-10.0, LOW + TOP, -10.0]), np.array([10.0, LOW + TOP, 10.0])
+    off = np.array([h, 0.0, -h])
+    diagonal = [(a - off, b - off, b + off), (a - off, b + off, a + off)]
+    walk = WalkMap(rail(0.0, -10, 10, HIGH + TOP, FACET) + diagonal,
+                   climb={k: climb(k, PHYSICS) for k in ("paper", "wood", "stone")}, rails=[True] * 4)
+    assert not walk.side.any()
+    lower = walk.points[np.abs(walk.points[:, 1] - (LOW + TOP)) < 0.05]
+    assert np.min(np.hypot(lower[:, 0], lower[:, 2])) < 1.0

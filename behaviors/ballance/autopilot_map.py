@@ -145,6 +145,8 @@ RAIL_RADIUS = 0.3        # ... their tubes this thick (its tops 0.3 over their c
 SIDE_LEAN = 1.0          # ... the lower this far across from under the upper at most (level 03's A03_Rail_02
                          # and A04_Rail_01 lean 0.85 and 0.7 toward the floor they start from: side_rest)
 SIDE_ALONG = 1.0         # ... their nodes this far apart along them at most (sampled 1.8 to 2 apart)
+SIDE_PARALLEL = math.cos(math.pi / 12.0)   # ... running within 15 degrees of one another (not a rail that
+                         # crosses 4 over a curving rail pair: level 01's A01_Rail_02 at (-100, 27, -167))
 
 
 def upward_triangles(triangles: np.ndarray):
@@ -401,7 +403,8 @@ class WalkMap:
         along beside them (level 06's ``A_01_Rail_03`` from its trough north
         to the platform, measured: the wood ball's centre 10.2 high, 1.0 west
         of the tubes): per pair of rail nodes SIDE_GAP apart in height, at
-        most SIDE_ALONG apart along the rails and SIDE_LEAN across, the node
+        most SIDE_ALONG apart along the rails and SIDE_LEAN across, the rails
+        running within 15 degrees of one another (SIDE_PARALLEL), the node
         under the ball's centre on either side (side_rest; no face within
         WALL_SIDE_PROBE of its centre), the unit way toward the rails and the
         part of its weight the ball's push must be; and the lower rail nodes
@@ -425,8 +428,11 @@ class WalkMap:
             below = [j for j, o in zip(near, off) if abs(o @ axis) <= SIDE_ALONG and abs(o @ across) <= SIDE_LEAN]
             if not below:
                 continue
+            lower = self._tube_line(tree, p[below].mean(axis=0))
+            if abs(float(lower[1] @ axis)) < SIDE_PARALLEL:
+                continue
             under += below
-            lean = float((self._tube_line(tree, p[below].mean(axis=0))[0] - upper[0]) @ across)
+            lean = float((lower[0] - upper[0]) @ across)
             gap = float(np.mean(p[i, 1] - p[below, 1]))
             for sign in (1.0, -1.0):
                 beside, rise, part = side_rest(sign * lean, gap)
