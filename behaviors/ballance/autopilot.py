@@ -115,6 +115,7 @@ GATE_SLACK = 0.3             # a gate pushed to within this of its opening is op
 BOARD_FRAMES = 300           # the probe pushes a T-board over for at most 5 s, until it stops ...
 BOARD_DOWN = 0.5             # ... and a board whose middle has gone this part of the way there is falling
 BOARD_REST = 0.1             # a node whose ball's centre is this much more than its radius from a board down is on it
+RUN_UP_CLEAR = 0.1           # a run-up's ball centre this much inside its radius of a face is clear of it (the floor under it)
 SAMPLE = 0.5                 # a closed gate's surface points, this apart: a node's ball touching one is in its place
 FLIGHT_ABOVE = 100.0         # the flights are measured this far above the level's highest floor
 FLIGHT_FRAMES = 600          # ... for at most 10 s
@@ -536,7 +537,7 @@ def _board_push(board, down, heights: FloorHeights):
 def _clear_run_up(walk: WalkMap, start, u) -> float:
     """How much of a RUN_UP from ``start`` along ``u`` is left when its
     start moves on toward the board by the least that keeps the ball's
-    centre on the rest of its way clear of every face of the level (ON_BOARD
+    centre on the rest of its way clear of every face of the level (RUN_UP_CLEAR
     inside its radius: not the floor under it); 0: none, the ball pushes
     from rest; less: no clear way into the board. Level 12's P_Modul_37_01
     has a bar of A02_Rail_04 (x 498.3 to 499, z -320.5 to -316, 3 high) on
@@ -545,7 +546,7 @@ def _clear_run_up(walk: WalkMap, start, u) -> float:
     0.5 before the board, it pushes the board over (measured: its middle
     from 10 to 4.8 high)."""
     gone = np.linspace(0.0, RUN_UP, int(RUN_UP / SAMPLE) + 1)
-    hit = walk.solid.query_ball_point(start + np.outer(gone, u), BALL_RADIUS - ON_BOARD, return_length=True)
+    hit = walk.solid.query_ball_point(start + np.outer(gone, u), BALL_RADIUS - RUN_UP_CLEAR, return_length=True)
     return float(RUN_UP - gone[np.flatnonzero(hit)[-1]] - SAMPLE) if hit.any() else RUN_UP
 
 
