@@ -999,6 +999,28 @@ class WalkMap:
         flat = (self.slope[a] <= CLIMB) & (self.slope[b] <= CLIMB) & ~self.span[a] & ~self.span[b]
         return (self.sunk[a] != self.sunk[b]) & flat & (np.abs(rise) <= SUNK_STEP)
 
+    def _faced_step(self, a, b) -> np.ndarray:
+        """For links a -> b: is it a step from a rail pair (its midpoint or a
+        rail's top) up onto a floor with a node steeper than CLIMB within
+        BALL_RADIUS across of ``b``, above the ball's centre at ``a`` and
+        below its top? The ball rolls up an edge it meets below its centre,
+        or a ramp it climbs; a steep face standing above its centre is a
+        wall (level 12's ``A04_Floor_03`` pokes humps into ``A04_Rail_02``'s
+        gap, faces rising 1.0 to 1.7 per unit to 3.2 over the rails' tops:
+        the map stepped from the midpoints onto their feet, 0.4 above the
+        rails' tops, and the paper ball stuck against them on every try)."""
+        floor = ~(self.span | self.rail)
+        step = np.flatnonzero((self.span | self.paired)[a] & floor[b] & (self.points[b, 1] > self.points[a, 1]))
+        out = np.zeros(len(a), bool)
+        if not len(step):
+            return out
+        centre = self._centre(a[step])[:, 1]
+        flat = cKDTree(self.points[:, (0, 2)])
+        for k, near in enumerate(flat.query_ball_point(self.points[b[step]][:, (0, 2)], BALL_RADIUS)):
+            y = self.points[near, 1]
+            out[step[k]] = bool(((self.slope[near] > CLIMB) & (y > centre[k]) & (y < centre[k] + BALL_RADIUS)).any())
+        return out
+
     def _span_steps(self) -> np.ndarray:
         """Pairs (midpoint, floor node) of a rail pair's midpoints and the
         nodes off the rails more than REACH and at most SPAN_REACH apart: a
@@ -1029,6 +1051,8 @@ class WalkMap:
         a, b = a[ok], b[ok]
         ok = ~self._walled(a, b) & ~self._through_sides(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
+        ok = ~self._faced_step(a, b)
+        a, b = a[ok], b[ok]
         ok, out = self._along_rails(a, b)
         ok |= out
         drop_a, drop_b = self._drops()
