@@ -167,7 +167,7 @@ class Environment:
         check_kind("delete_object: obj", obj, RealObject)
         if obj.deleted:
             return
-        self.fire_object_deleted(obj)
+        self._fire(obj, "event_object_deleted")
         if self.collision is not None:
             self.collision.object_deleted(obj)
         core = obj.core
@@ -211,9 +211,6 @@ class Environment:
 
     def fire_object_frozen(self, obj) -> None:
         self._fire(obj, "event_object_frozen")
-
-    def fire_object_deleted(self, obj) -> None:
-        self._fire(obj, "event_object_deleted")
 
     # --- time (10.1, 11) -----------------------------------------------------------
 

@@ -64,10 +64,6 @@ class SnapshotError(TypeError):
     """An object that a snapshot cannot hold, with the path that reached it."""
 
 
-def qualified_name(obj) -> str:
-    return f"{obj.__module__}:{obj.__qualname__}"
-
-
 def import_name(name: str):
     """The object ``module:qualname`` names (imports the module)."""
     module, _, qual = name.partition(":")
@@ -129,7 +125,7 @@ class _Flattener:
         if self.canonical:
             return ("g", f"{getattr(x, '__module__', '?')}:{getattr(x, '__qualname__', repr(x))}")
         try:
-            name = qualified_name(x)
+            name = f"{x.__module__}:{x.__qualname__}"
             ok = import_name(name) is x
         except (AttributeError, ImportError, TypeError):
             ok = False

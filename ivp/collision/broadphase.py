@@ -164,12 +164,8 @@ class PoseGrid:
                     lst = cells.get((kx + dx, ky + dy, kz + dz))
                     if lst is not None:
                         found.extend(lst)
-        found.sort(key=_first)
+        found.sort(key=lambda e: e[0])
         return [s for _, s in found]
-
-
-def _first(entry):
-    return entry[0]
 
 
 def sphere_pairs(C, R, awake_rows):

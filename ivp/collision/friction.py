@@ -234,9 +234,6 @@ class FrictionSystem:
         self._layout = out
         return out
 
-    def has_core(self, core) -> bool:
-        return core in self.core_contacts
-
     def add_core(self, core) -> None:
         """A core joins the system; a movable one gets the three controllers (5.2)."""
         if core in self.core_contacts:

@@ -270,7 +270,7 @@ class ImpactSystem:
         if core in self.pushed:
             return
         self.pushed.append(core)
-        if self.fs is None or not self.fs.has_core(core):
+        if self.fs is None or core not in self.fs.core_contacts:
             return
         # the system's pairs of the core, in the system's order
         pairs = [pair for pair in sorted({cp.pair for cp in self.fs.core_contacts[core]}, key=_made)
