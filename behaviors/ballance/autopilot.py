@@ -1196,8 +1196,10 @@ class Pilot:
         self.say(f"frame {len(self.keys)}: {here} (steering {self.variant.speed:g}/{self.variant.lookahead:g})")
         sector_tries = self.sector_tries.get(sector, 0)
         place_tries = self._place_failures(sector, p) - 1
-        if max(tries, place_tries) >= MAX_TRIES or sector_tries >= MAX_SECTOR_TRIES:
-            return f"{here} after {max(tries, place_tries, sector_tries)} tries with every steering"
+        if max(tries, place_tries) >= MAX_TRIES:
+            return f"{here} after {max(tries, place_tries)} tries at this place with every steering"
+        if sector_tries >= MAX_SECTOR_TRIES:
+            return f"{here} after {sector_tries} tries in this sector with every steering"
         self.sector_tries[sector] = sector_tries + 1
         if self.pushing is not None:
             self.failed_pushes.add((self.pushing[1].body, self.pushing[2]))
