@@ -320,6 +320,7 @@ class WalkMap:
         self.side_way[len(self.points) - len(side):] = way
         self.side_need[len(self.points) - len(side):] = need
         self.side = self.side_need > 0.0
+        self.flat_tree = cKDTree(self.points[:, (0, 2)])      # the nodes across (x, z), for the links
         n = len(self.points)
         self.kinds = len(KIND_NAMES)
         self.pad_kind, self.trap_kind = self._pads(pads)
@@ -564,7 +565,7 @@ class WalkMap:
         a flight through a face on its way is none (_struck)."""
         p = self.points
         edge = np.flatnonzero((self.empty_sides > 0) & ~self.paired)
-        flat_tree = cKDTree(p[:, (0, 2)])
+        flat_tree = self.flat_tree
         reach = max([DROP_REACH] + [f.reach(MAX_DROP, JUMP_SPEED) for f in self.flights.values()])
         inward = self._inward(edge)
         out_a, out_b = [], []
@@ -653,10 +654,11 @@ class WalkMap:
         down. Within ROUND_EDGE across of the edge node it rolls round the
         edge, not checked (off a tube's top down beside it: the side rails'
         nodes lie 0.94 beside their tubes), but a landing under a floor no
-        higher than the edge is none (_roofed). The way out of the edge (_lids) is no check of the flight
-        beyond it: level 06's sector 2 dropped off the upper wooden floor's
-        side diagonally through its end, and off a ledge beside it (1.3
-        lower) through the floor itself."""
+        higher than the edge is none (_roofed). The way out of the edge
+        (_lids) is no check of the flight beyond it: level 06's sector 2
+        dropped off the upper wooden floor's side diagonally through its
+        end, and off a ledge beside it (1.3 lower) through the floor
+        itself."""
         start, end = self._centre(a), self._centre(b)
         way = (end - start) * (1.0, 0.0, 1.0)
         across = np.linalg.norm(way, axis=1)
@@ -725,7 +727,7 @@ class WalkMap:
               & ((out * inward[b]).sum(axis=1) >= SPAN_END * flat * size[b]) & (size[a] > 0) & (size[b] > 0))
         a, b, out, flat, fall = a[ok], b[ok], out[ok], flat[ok], fall[ok]
         u = out / flat[:, None]
-        flat_tree = cKDTree(p[:, (0, 2)])
+        flat_tree = self.flat_tree
         gap = np.zeros(len(a), bool)
         for t in np.linspace(0.0, 1.0, int(math.ceil(far / MERGE)) + 1)[1:-1]:
             q = p[a][:, (0, 2)] + out * t
@@ -972,7 +974,7 @@ class WalkMap:
             return none, none
         high, low = np.maximum(p[ra, 1], p[rb, 1]), np.minimum(p[ra, 1], p[rb, 1])
         ok, dip = np.ones(len(ra), bool), np.full(len(ra), np.inf)
-        flat_tree = cKDTree(p[:, (0, 2)])
+        flat_tree = self.flat_tree
         for t in np.linspace(0.0, 1.0, int(math.ceil(RIDE_REACH / MERGE)) + 1)[1:-1]:
             q = p[ra][:, (0, 2)] * (1.0 - t) + p[rb][:, (0, 2)] * t
             d, i = flat_tree.query(q, k=4, distance_upper_bound=EDGE_FIND)
@@ -1015,8 +1017,7 @@ class WalkMap:
         if not len(step):
             return out
         centre = self._centre(a[step])[:, 1]
-        flat = cKDTree(self.points[:, (0, 2)])
-        for k, near in enumerate(flat.query_ball_point(self.points[b[step]][:, (0, 2)], BALL_RADIUS)):
+        for k, near in enumerate(self.flat_tree.query_ball_point(self.points[b[step]][:, (0, 2)], BALL_RADIUS)):
             y = self.points[near, 1]
             out[step[k]] = bool(((self.slope[near] > CLIMB) & (y > centre[k]) & (y < centre[k] + BALL_RADIUS)).any())
         return out
