@@ -27,6 +27,7 @@ from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE,
 from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure, put_measure, triangle_indices
 
 FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
+PACK_LIMIT = 1024               # a PiecePack holding more pieces starts again
 _ROW = attrgetter("row")
 
 
@@ -429,15 +430,17 @@ def _recalc_piece_pairs(mds, t: float) -> None:
     with the pass: mindist._made_event); each pair keeps its gap,
     intrusion and row."""
     env = mds[0].a.obj.core.environment
-    index = {}
-    pieces = []
+    pack = env.collision.piece_pack
+    if len(pack.args) > PACK_LIMIT:
+        pack.__init__()
+    slot = pack.slot
     pairs = np.empty((len(mds), 4), dtype=np.int64)
     for q, md in enumerate(mds):
         for j, (shape, key) in enumerate(((md.a, md.ka), (md.b, md.kb))):
-            i = index.get((shape, key))
+            piece = shape.pieces[key[1]] if shape.world_pieces is None else shape.world_pieces[key[1]]
+            i = slot.get(piece)
             if i is None:
-                i = index[(shape, key)] = len(pieces)
-                pieces.append(piece_arg(shape, key))
+                i = pack.add(piece, piece_arg(shape, key))
             pairs[q, j] = i
         pairs[q, 2] = md.a.obj.core.row
         pairs[q, 3] = md.b.obj.core.row
@@ -451,7 +454,7 @@ def _recalc_piece_pairs(mds, t: float) -> None:
     T = np.empty(n)
     wc = np.empty(n)
     t_max = env.time_of_next_psi
-    piece_pairs_k(env.bodies.rows, *_packed(pieces), pairs, _previous_codes(mds, 6, _piece_prev_code),
+    piece_pairs_k(env.bodies.rows, *pack.packed(), pairs, _previous_codes(mds, 6, _piece_prev_code),
                   np.array([md.sum_extra_radius for md in mds]), t, t_max, env.time_manager.base_time,
                   env.delta_PSI_time, F, SW, G, D, X, what, T, wc)
     batch = PieceBatch(F, SW, G)
@@ -463,6 +466,34 @@ def _recalc_piece_pairs(mds, t: float) -> None:
         md._row = q
         md.len_numerator = gaps[q] - md.sum_extra_radius
         md.intrusion = intrudes[q]
+
+
+class PiecePack:
+    """The pieces of the piece pair passes (_recalc_piece_pairs) packed as
+    piece_pairs_k reads them (:func:`_packed`), each piece at its slot from
+    the pass that first had it (``slot``: piece -> slot; ``args``: each
+    slot's mindist_search.piece_arg), packed again only after a new piece
+    came, not at each pass (a piece's arrays never change: a fixed shape
+    moved has new pieces). Past PACK_LIMIT pieces it starts again."""
+
+    __slots__ = ("slot", "args", "arrays")
+
+    def __init__(self):
+        self.slot = {}
+        self.args = []
+        self.arrays = None
+
+    def add(self, piece, arg) -> int:
+        """The new piece's slot (``arg``: its piece_arg)."""
+        i = self.slot[piece] = len(self.args)
+        self.args.append(arg)
+        self.arrays = None
+        return i
+
+    def packed(self) -> tuple:
+        if self.arrays is None:
+            self.arrays = _packed(self.args)
+        return self.arrays
 
 
 def _packed(pieces) -> tuple:

@@ -26,7 +26,7 @@ from .features import front_normal
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide
 from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, pair_order, update_events
-from .mindist_batches import quiet_pairs, recalc_all
+from .mindist_batches import PiecePack, quiet_pairs, recalc_all
 from .mindist_search import core_pose, hull_holds
 from ..state.layout import BOUND
 from .shapes import Shape
@@ -57,6 +57,7 @@ class CollisionSystem(ContactPoints):
         self._pose_grid = None
         self._boxes = None              # the fixed shapes' boxes, the enabled ones, who may collide (_fixed_boxes)
         self._steady = None             # the last PSI's SteadyBalls, carried to a new AwakeSet
+        self.piece_pack = PiecePack()   # the pieces of the piece pair passes, packed
 
     # --- listeners and queries -------------------------------------------------
 
