@@ -328,6 +328,7 @@ class CollisionSystem(ContactPoints):
         at = speed_of = None
         measured = []
         hull_memo = {}
+        spheres = {}                    # each movable hull's piece spheres, made once for the pass
 
         def take(s, ks, o, ko) -> None:
             """The pair's mindist (new ones measured with HINT_NOW), once per PSI."""
@@ -382,7 +383,9 @@ class CollisionSystem(ContactPoints):
                 speed_of = speeds.tolist()
             hits = 0
             kept = None
-            for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else self._piece_spheres(s)):
+            if not s.is_ball and s not in spheres:
+                spheres[s] = self._piece_spheres(s)
+            for ks, c, r in (((BALL_KEY, at[k], s.radius),) if s.is_ball else spheres[s]):
                 rr = r + reach
                 for j in meets:
                     f = fixed[j]
@@ -407,7 +410,7 @@ class CollisionSystem(ContactPoints):
                 steady.forget(k)
         measured.extend(held[ei:])
         self._steady = steady
-        for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii):
+        for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii, spheres):
             take(s, ks, o, ko)
         mds = [md for md, _ in measured]
         recalc_all(mds, t)
@@ -423,18 +426,18 @@ class CollisionSystem(ContactPoints):
             for md in [md for md in s.mindists.values() if md.seen != stamp]:
                 self._drop_mindist(md)
 
-    def _movable_pairs(self, aw, centers, reach_arr, reach_of, radii) -> list:
+    def _movable_pairs(self, aw, centers, reach_arr, reach_of, radii, spheres) -> list:
         """(s, ks, o, ko) of the movable pairs the broad phase finds (in its
         order) that may collide, each pair of their pieces whose spheres,
         grown by both bodies' reach (one not awake: coll_dist + the margin),
-        meet; the sphere test of the pairs of two awake balls made at once."""
+        meet; the sphere test of the pairs of two awake balls made at once.
+        ``spheres``: the shapes' piece spheres the pass has made (more are added)."""
         i, j, awake_k = self.spheres.pair_rows(aw, centers, radii)
         if i.shape[0] == 0:
             return []
         ki, kj, balls, meet = ball_pairs_meet_k(i, j, awake_k, aw.ball_radii(), centers, reach_arr)
         shapes = self.spheres.shapes
         found = []
-        spheres = {}                    # each shape's piece spheres, made once for the pass
         for a, b, ka, kb, ball_pair, m in zip(i.tolist(), j.tolist(), ki.tolist(), kj.tolist(), balls.tolist(),
                                               meet.tolist()):
             if ball_pair and not m:
