@@ -469,12 +469,12 @@ def _recalc_piece_pairs(mds, t: float) -> None:
 
 
 class PiecePack:
-    """The pieces of the piece pair passes (_recalc_piece_pairs) packed as
-    piece_pairs_k reads them (:func:`_packed`), each piece at its slot from
-    the pass that first had it (``slot``: piece -> slot; ``args``: each
-    slot's mindist_search.piece_arg), packed again only after a new piece
-    came, not at each pass (a piece's arrays never change: a fixed shape
-    moved has new pieces). Past PACK_LIMIT pieces it starts again."""
+    """The pieces of the piece pair passes (_recalc_piece_pairs) as
+    piece_pairs_k reads them, each at its slot from the pass that first had
+    it (``slot``: piece -> slot; ``args``: each slot's piece_arg), packed
+    again only after a new piece came, not at each pass (a piece's arrays
+    never change: a fixed shape moved has new pieces). Past PACK_LIMIT
+    pieces it starts again."""
 
     __slots__ = ("slot", "args", "arrays")
 
@@ -491,31 +491,29 @@ class PiecePack:
         return i
 
     def packed(self) -> tuple:
-        if self.arrays is None:
-            self.arrays = _packed(self.args)
+        """The pieces' piece_arg tuples as piece_pairs_k's arrays: VV, TT, EE,
+        NN, MM, HH their rows one after another, PL their planes, C their
+        centres, PIX their rows' bounds and flags."""
+        if self.arrays is not None:
+            return self.arrays
+        pieces = self.args
+        PIX = np.zeros((len(pieces), PIECE_INTS), dtype=np.int64)
+        v = tt = e = nn = 0
+        for i, p in enumerate(pieces):
+            v1, t1, e1, n1 = v + len(p[0]), tt + len(p[1]), e + len(p[2]), nn + len(p[5])
+            PIX[i, :TWO] = v, v1, tt, t1, e, e1, nn, n1
+            PIX[i, TWO] = p[3]
+            PIX[i, MOVES] = p[9]
+            v, tt, e, nn = v1, t1, e1, n1
+        NN = np.zeros((nn, NORMAL_WIDTH))
+        for i, p in enumerate(pieces):
+            N = p[5]
+            NN[PIX[i, N0]:PIX[i, N1], :N.shape[1]] = N
+        self.arrays = (np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]),
+                       np.concatenate([p[2] for p in pieces]), NN, np.concatenate([p[6] for p in pieces]),
+                       np.concatenate([p[7] for p in pieces]), np.array([p[4] for p in pieces], dtype=np.float64),
+                       np.array([p[8] for p in pieces], dtype=np.float64), PIX)
         return self.arrays
-
-
-def _packed(pieces) -> tuple:
-    """mindist_search.piece_arg's tuples of pieces as piece_pairs_k's
-    arrays: VV, TT, EE, NN, MM, HH their rows one after another, PL their
-    planes, C their centres, PIX their rows' bounds and flags."""
-    PIX = np.zeros((len(pieces), PIECE_INTS), dtype=np.int64)
-    v = tt = e = nn = 0
-    for i, p in enumerate(pieces):
-        v1, t1, e1, n1 = v + len(p[0]), tt + len(p[1]), e + len(p[2]), nn + len(p[5])
-        PIX[i, :TWO] = v, v1, tt, t1, e, e1, nn, n1
-        PIX[i, TWO] = p[3]
-        PIX[i, MOVES] = p[9]
-        v, tt, e, nn = v1, t1, e1, n1
-    NN = np.zeros((nn, NORMAL_WIDTH))
-    for i, p in enumerate(pieces):
-        N = p[5]
-        NN[PIX[i, N0]:PIX[i, N1], :N.shape[1]] = N
-    return (np.concatenate([p[0] for p in pieces]), np.concatenate([p[1] for p in pieces]),
-            np.concatenate([p[2] for p in pieces]), NN, np.concatenate([p[6] for p in pieces]),
-            np.concatenate([p[7] for p in pieces]), np.array([p[4] for p in pieces], dtype=np.float64),
-            np.array([p[8] for p in pieces], dtype=np.float64), PIX)
 
 
 def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
