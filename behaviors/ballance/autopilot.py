@@ -6,7 +6,8 @@ could not press, and the level's own rules run as for a player. It finds its
 way from the level's geometry and groups (autopilot_map): the route to the
 next checkpoint (the finish in the last sector) over the floor and rail
 nodes, the fans' lifts and the transformers, with the module bodies where
-they come to rest, the sliding gates open and the T-boards down (``probe``,
+they come to rest, the sliding gates open and the T-boards and standing
+drawbridges down (``probe``,
 measured on the world before the run; a falling stone's crate, a closed
 gate or a standing T-board on the route is pushed first: Blocker). The steering pushes the ball
 toward a point ``lookahead`` ahead on the route at a speed that drops in
