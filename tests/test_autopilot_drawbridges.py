@@ -25,7 +25,7 @@ from behaviors.ballance.autopilot import Pilot, level_map, probe
 from behaviors.ballance.level import FINISHED, level_behavior
 from ivp.snapshot import build, flatten
 from scenes.virtools import game_level, reader as r
-from virtools_levels import (LevelBuilder, course_groups, game_folder, heading_z, played_at_once, plate,
+from virtools_levels import (LevelBuilder, game_folder, module_course, played_at_once, plate, the_one_push,
                              translation)
 
 BRIDGE = "P_Modul_25_01.P_Modul_25_Bridge"
@@ -54,20 +54,11 @@ def bridge_level() -> LevelBuilder:
     """The level of the module's docstring."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
-    stone = b.material("Stone", 0xFF808080)
     floors = [plate(b, "A01_Floor_01", [(-6, 0, -5), (6, 0, -5), (6, 0, 20.25), (-6, 0, 20.25)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -0.5, 29.5), (6, -0.5, 29.5), (6, -0.5, 30.3), (-6, -0.5, 30.3)],
                     floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 30.3), (6, 0, 30.3), (6, 0, 70), (-6, 0, 70)], floor_mat)]
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 60))
-    module = b.entity("P_Modul_25_01", None, translation(0, HINGE_Y, HINGE_Z))
-    course_groups(b, floors, death, start, [reset], finish)
-    b.group("P_Modul_25", [module])
-    b.group("Sector_01", [start, module])
-    return b
+    return module_course(b, floors, "P_Modul_25", (0, HINGE_Y, HINGE_Z))
 
 
 def loaded(tmp_path, lying: bool = False):
@@ -96,13 +87,7 @@ def test_the_probe_pushes_the_standing_bridge_over_and_the_map_crosses_it(tmp_pa
     poses, gates = probe(ctx, level)
     down = middle(poses[BRIDGE])
     assert down == pytest.approx((0.0, HINGE_Y - 0.03, HINGE_Z + LENGTH / 2.0), abs=0.3)   # across the gap
-    ctx = build(table)
-    walk, blockers = level_map(ctx, level_behavior(ctx), poses, gates)
-    route = walk.route_to((0.0, 2.0, 60.0), 3.0)
-    assert math.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "wood")])
-    (bridge,) = blockers
-    assert bridge.body == BRIDGE and bridge.nodes
-    start, u, _ = bridge.pushes[0]
+    start, u, _ = the_one_push(table, poses, gates, BRIDGE)
     assert u == pytest.approx((0.0, 0.0, 1.0), abs=1e-3)            # toward the gap ...
     assert start[2] < HINGE_Z - 2.0 and start[1] == pytest.approx(2.0, abs=0.1)   # ... from floor A
 
