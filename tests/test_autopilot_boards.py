@@ -23,7 +23,7 @@ from behaviors.ballance.autopilot import Pilot, level_map, probe
 from behaviors.ballance.level import FINISHED, level_behavior
 from ivp.snapshot import build, flatten
 from scenes.virtools import game_level, reader as r
-from virtools_levels import (LevelBuilder, course_groups, game_folder, heading_z, played_at_once, plate,
+from virtools_levels import (LevelBuilder, game_folder, module_course, played_at_once, plate, the_one_push,
                              translation)
 
 BOARD = "P_Modul_37_01.P_Modul_37_Bridge"
@@ -53,7 +53,6 @@ def board_level(a_from: float = -5.0, bar: bool = False) -> LevelBuilder:
     its foot (level 12's before P_Modul_37_01)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
-    stone = b.material("Stone", 0xFF808080)
     floors = [plate(b, "A01_Floor_01", [(-6, 0, a_from), (6, 0, a_from), (6, 0, 20), (-6, 0, 20)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -1, 34), (6, -1, 34), (6, -1, 34.8), (-6, -1, 34.8)], floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 34.8), (6, 0, 34.8), (6, 0, 70), (-6, 0, 70)], floor_mat)]
@@ -61,15 +60,7 @@ def board_level(a_from: float = -5.0, bar: bool = False) -> LevelBuilder:
         floors.append(b.box("A01_Floor_05", (3, 3, 0.7), (0, 1.5, HINGE_Z - 5.0), floor_mat))
     if a_from > 5.0:
         floors.append(plate(b, "A01_Floor_04", [(-6, 0, -5), (6, 0, -5), (6, 0, 5), (-6, 0, 5)], floor_mat))
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 60))
-    module = b.entity("P_Modul_37_01", None, translation(0, HINGE_Y, HINGE_Z))
-    course_groups(b, floors, death, start, [reset], finish)
-    b.group("P_Modul_37", [module])
-    b.group("Sector_01", [start, module])
-    return b
+    return module_course(b, floors, "P_Modul_37", (0, HINGE_Y, HINGE_Z))
 
 
 @pytest.fixture
@@ -91,13 +82,7 @@ def test_the_probe_pushes_the_board_over_across_the_gap_and_the_map_crosses_it(s
     down = poses[BOARD]
     middle = np.asarray((-LENGTH / 2.0, 0.0, 0.0)) @ down[:3, :3] + down[3, :3]
     assert middle == pytest.approx((0.0, HINGE_Y, HINGE_Z + LENGTH / 2.0), abs=0.5)    # lying across the gap
-    ctx = build(table)                               # the world before the probe, the board standing
-    walk, blockers = level_map(ctx, level_behavior(ctx), poses, gates)
-    route = walk.route_to((0.0, 2.0, 60.0), 3.0)
-    assert math.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "wood")])
-    (board,) = blockers
-    assert board.body == BOARD and board.nodes
-    start, u, _ = board.pushes[0]
+    start, u, _ = the_one_push(table, poses, gates, BOARD)
     assert u == pytest.approx((0.0, 0.0, 1.0), abs=1e-6)            # toward the gap ...
     assert start[2] < HINGE_Z - 2.0 and start[1] == pytest.approx(2.0, abs=0.1)   # ... from floor A
 

@@ -282,3 +282,34 @@ def played_at_once(scene):
     level = level_behavior(scene.ctx)
     level.start_delay = level.birth_delay = 0.0
     return scene
+
+
+def the_one_push(table, poses, gates, body: str):
+    """The world of ``table`` mapped with the probe's ``poses`` and ``gates``:
+    its route from the start (0, 2, 0) to the finish at (0, 2, 60) as wood
+    is finite and its only Blocker is ``body`` with nodes; that Blocker's
+    first push (the run-up's start, the unit push, the length)."""
+    from behaviors.ballance.autopilot import level_map
+    from ivp.snapshot import build
+    ctx = build(table)                               # the world before the probe, the body standing
+    walk, blockers = level_map(ctx, level_behavior(ctx), poses, gates)
+    route = walk.route_to((0.0, 2.0, 60.0), 3.0)
+    assert np.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "wood")])
+    (blocker,) = blockers
+    assert blocker.body == body and blocker.nodes
+    return blocker.pushes[0]
+
+
+def module_course(b: LevelBuilder, floors: list, module: str, at) -> LevelBuilder:
+    """The course round ``floors``: the start at the origin, the finish at
+    z 60, and one placeholder ``<module>_01`` at ``at`` in sector 1."""
+    stone = b.material("Stone", 0xFF808080)
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
+    finish = b.entity("PE_Balloon_01", None, translation(0, 0, 60))
+    placeholder = b.entity(module + "_01", None, translation(*at))
+    course_groups(b, floors, death, start, [reset], finish)
+    b.group(module, [placeholder])
+    b.group("Sector_01", [start, placeholder])
+    return b

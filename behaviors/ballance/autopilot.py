@@ -6,7 +6,8 @@ could not press, and the level's own rules run as for a player. It finds its
 way from the level's geometry and groups (autopilot_map): the route to the
 next checkpoint (the finish in the last sector) over the floor and rail
 nodes, the fans' lifts and the transformers, with the module bodies where
-they come to rest, the sliding gates open and the T-boards down (``probe``,
+they come to rest, the sliding gates open and the T-boards and standing
+drawbridges down (``probe``,
 measured on the world before the run; a falling stone's crate, a closed
 gate or a standing T-board on the route is pushed first: Blocker). The steering pushes the ball
 toward a point ``lookahead`` ahead on the route at a speed that drops in
@@ -105,6 +106,8 @@ PUSH_FRAMES = 300            # a push that has not cleared the way in 5 s failed
 DROPPED = 0.5                # a stone down this part of its drop is dropping: the push is done
 SLIDING_GATE = "P_Modul_01"
 T_BOARD = "P_Modul_37"
+DRAWBRIDGE = "P_Modul_25"
+UPRIGHT = 0.7                # a drawbridge whose board rises more steeply than this (its sine) stands
 SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
 SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
 GATE_PUSH = 1.5              # the probe pushes a gate's pusher along its channel with this many times its weight
@@ -330,7 +333,8 @@ def _push_over(ctx, board, settled: np.ndarray, g: float):
     top's lean (level 12's leans 3 toward the platform beside it and rests
     there), then the other, until it stops: its world matrix where it came
     down, or None when neither push moved its middle GATE_MOVED."""
-    mass = next(p.physics["mass"] for p in MODULES[T_BOARD].parts if p.role == "body")
+    module = board.name.partition(".")[2].rpartition("_")[0]
+    mass = next(p.physics["mass"] for p in MODULES[module].parts if p.role == "body")
     mid = _middle(board)
     lean = _flat(_at(settled, mid) - settled[3, :3])
     y = _flat(settled[1, :3])
@@ -352,6 +356,22 @@ def _push_over(ctx, board, settled: np.ndarray, g: float):
         if float(np.linalg.norm(last - _at(settled, mid))) >= GATE_MOVED:
             return np.asarray(board.get_world_matrix().as_array(), float)
     return None
+
+
+def push_boards(ctx, poses: dict) -> list:
+    """The boards a ball pushes over, of those at rest in ``poses``: every
+    T-board, and each drawbridge (module 25, the spec's "push board": a
+    board on a hinge at its foot, its mass 2.5 up it and 0.2 to one side)
+    that stands. Level 12's three and level 04's one are authored upright
+    and settle leaning 17 degrees back over the floor a ball comes from
+    (the mass's side), where they rest; pushed by 1.5 times their weight
+    at their middle they fall the other way and lie across the gap beyond
+    (level 12's P_Modul_25_03 from its hinge at z -190.1 to z -180.9, its
+    top 0.2 above its hinge, level with the floors either side, measured);
+    level 02's is authored lying and stays so."""
+    drawbridges = [b for b in _module_parts(ctx, DRAWBRIDGE, "body")
+                   if b.name in poses and abs(float(poses[b.name][0, 1])) > UPRIGHT]
+    return [b for b in _module_parts(ctx, T_BOARD, "body") if b.name in poses] + drawbridges
 
 
 def _frames(ctx, n: int) -> None:
@@ -404,8 +424,8 @@ def probe(ctx, level) -> tuple:
             if went >= GATE_MOVED:
                 gates[pusher.name] = (u, poses[pusher.name], went)
                 break
-    for board in _module_parts(ctx, T_BOARD, "body"):
-        down = _push_over(ctx, board, poses[board.name], g) if board.name in poses else None
+    for board in push_boards(ctx, poses):
+        down = _push_over(ctx, board, poses[board.name], g)
         if down is not None:
             poses[board.name] = down
     return poses, gates
@@ -588,7 +608,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     poses = dict(poses or {})
     heights = FloorHeights(floors) if len(floors) else None
     pushes = {}
-    for board in _module_parts(ctx, T_BOARD, "body"):
+    for board in _module_parts(ctx, T_BOARD, "body") + _module_parts(ctx, DRAWBRIDGE, "body"):
         down = poses.get(board.name)
         if down is None or heights is None or float(np.linalg.norm(_board_way(board, down))) < GATE_MOVED:
             continue
