@@ -51,6 +51,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
+from .autopilot_hops import add_rail_hops
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
 
@@ -614,6 +615,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
                    flown, np.r_[rails, np.zeros(len(bodies) + len(dropped), bool)],
                    np.r_[others, np.ones(len(dropped), bool)])
+    add_rail_hops(walk)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
