@@ -21,8 +21,8 @@ from behaviors.ballance.autopilot_map import CLIMB, REACH, Flight, WalkMap
 from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level
-from virtools_levels import (LevelBuilder, course_groups, game_folder, heading_z, played_at_once, plate,
-                            translation)
+from virtools_levels import (LevelBuilder, autopilot_level, course_groups, game_folder, heading_z, played_at_once,
+                            plate, translation)
 
 GAP, FALL = 4.7, 3.2          # level 06's channel end to A_03_Rail_02's start
 RAIL_TOP = 0.35 * math.sin(3.0 * math.pi / 8.0)     # an octagonal rail's flat top above its axis
@@ -115,3 +115,17 @@ def test_off_a_rail_pairs_end_the_ball_lands_no_farther_aside_than_its_push_carr
         walk = WalkMap(rails + floors, flights=pushed(), rails=[True] * len(rails) + [False] * len(floors))
         route = walk.route_to((x0 + 2.0, -4.0, 42.0), 1.5)
         assert math.isfinite(route.cost[route.state((0.0, 2.0, -15.0), "wood")]) == way, x0
+
+
+def test_above_a_lifts_landing_the_paper_ball_flies_there_not_to_the_node_under_it(tmp_path):
+    """The written course with floor C 18 off the fan's axis and ledge D
+    beside the column (autopilot_level(far=True, ledge=True)): over the
+    column's top the ball's nearest nodes are D's, whose route drops back to
+    the fan's floor and up the lift again (level 06's fan 07, a rail's top
+    6 under the hovering ball); above C's height in the column it flies to
+    C, and the level is finished without a rollback."""
+    game_folder(tmp_path, autopilot_level(far=True, ledge=True).data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 90.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    assert outcome.rollbacks == 0, outcome.text()
