@@ -233,11 +233,13 @@ def test_a_wall_between_two_parts_of_a_floor_is_no_way_through():
 
 def test_a_ball_between_rails_leaves_them_at_their_end_only():
     """A rail pair from z 0 to 30, 10 above a floor that starts 1.8 beside
-    them (x 4 to 30, z 8 to 60): to a goal on that floor beside the rails'
+    them (x 4 to 30, z 8 to 60) and runs under their line past their end
+    (x -4 to 4, z 34 to 60): to a goal on that floor beside the rails'
     middle, the route stays between the rails to their end and drops there
-    (the rails hold the ball: no way off sideways)."""
+    (the rails hold the ball: no way off sideways; off their end no push
+    carries it aside, WalkMap's default flight has none)."""
     walk = WalkMap(plate(-2, 2, -10, 0, 10.0) + rail(-1.875, 0, 30, 10.0) + rail(1.875, 0, 30, 10.0)
-                   + plate(4, 30, 8, 60, 0.0))
+                   + plate(4, 30, 8, 60, 0.0) + plate(-4, 4, 34, 60, 0.0))
     route = walk.route_to((15.0, 2.0, 15.0), 2.0)
     path = [route.point(s) for s in route.ahead(route.state((0, 12, -5), "wood"), 200.0)]
     high = [p for p in path if p[1] > 6.0]

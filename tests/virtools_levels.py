@@ -133,7 +133,7 @@ def two_sector_level() -> LevelBuilder:
     return b
 
 
-def autopilot_level(far: bool = False, high: bool = False) -> LevelBuilder:
+def autopilot_level(far: bool = False, high: bool = False, ledge: bool = False) -> LevelBuilder:
     """A course along +Z for the autopilot (floor tops at y 0, the last at 12):
     floor A (z -5..25) where the wood ball starts, a rail pair (x +-1.875,
     z 25..55) over the void, floor B (z 55..85) with checkpoint 1 at z 60 (sector
@@ -146,7 +146,7 @@ def autopilot_level(far: bool = False, high: bool = False) -> LevelBuilder:
     top at 16.8 (0.34 under the column's top, 17.14), from 6 off the fan's
     axis (z 86..116, the finish at z 105), and a ledge D beside the column
     (x 4..10, z 74..86, top 8): rising past it, the ball's nearest nodes
-    are D's. A death cube under everything."""
+    are D's (``ledge``: D without ``high``). A death cube under everything."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
     rail_mat = b.material("Rail", 0xFFB5B9BF)
@@ -155,7 +155,7 @@ def autopilot_level(far: bool = False, high: bool = False) -> LevelBuilder:
               b.box("A01_Floor_02", (12, 1, 30), (0, -0.5, 70), floor_mat),
               b.box("A01_Floor_03", (12, 1, 30), (0, 7.5, 113) if far else (0, 16.3, 101) if high else (0, 11.5, 97),
                     floor_mat)]
-    if high:
+    if high or ledge:
         floors.append(b.box("A01_Floor_04", (6, 1, 12), (7, 7.5, 80), floor_mat))
     rail = b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(0.35, 30.0), rail_mat)
     rails = [b.entity(f"A01_Rail_0{i}", rail, translation(x, 0.58, 40)) for i, x in ((1, -1.875), (2, 1.875))]

@@ -52,6 +52,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
+from .autopilot_hops import add_rail_hops
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
 
@@ -634,6 +635,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
                    flown, np.r_[rails, np.zeros(len(bodies) + len(dropped), bool)],
                    np.r_[others, np.ones(len(dropped), bool)])
+    add_rail_hops(walk)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
@@ -911,6 +913,10 @@ class Pilot:
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
             self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
+        landing = self._off_lift(ball, p, points)
+        if landing is not None:                  # above a lift's landing in its column: flown there
+            self.jumping = landing
+            return self.fly(ball, kind)
         rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
         if rail is not None:                     # on or onto a single rail: balanced on its line
             push = push_acceleration(kind, self.ctx.physics)
@@ -963,6 +969,19 @@ class Pilot:
             to = -to                             # rolling back below a rise ahead: pushed back up the face
                                                  # behind, as high as the way ahead rises, less ROCK_RISE
         return self._keys_for(ball, to / dist * speed if dist > 1e-9 else np.zeros(3), self._press(path))
+
+    def _off_lift(self, ball, p, points):
+        """The landing of a lift on the route ahead (``points``) whose column
+        holds the flying ball above that landing, else None. The route's state
+        is the node nearest the ball, which may lie under it with its way back
+        down into the fan: level 06's paper ball hovered 60 times in fan 07's
+        column 6 above a rail's top beside it (24 tries), steered at that top,
+        its route on from there a drop to the fan's foot and the lift."""
+        for a, b in zip(points, points[1:]):
+            if (b[1] - a[1] > LIFT and p[1] > b[1] + 0.5 and self._column(p, a, b) is not None
+                    and self._airborne(ball)):
+                return b
+        return None
 
     def _past_post(self, p, landing) -> bool:
         """Does the ball's straight way from ``p`` to ``landing`` pass within

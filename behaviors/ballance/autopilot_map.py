@@ -93,6 +93,8 @@ ROUND_EDGE = 1.2         # ... and is not checked this near the edge node across
 ROOF = 0.8               # ... but a landing under a face (a point of it this near), lower than the edge, is none
 HOLE_REACH = 2.5         # a gap between floors' edges is a hole the ball falls through where a disc of its radius
                          # this near a midpoint holds no node (level 06's floor over fan 05: a hole 2.5 in radius)
+ASIDE_SLACK = 0.25       # a drop off a rail pair's end lands this much farther beside their line than the push
+                         # carries the ball (_beside_rails; not derived: level 06's false drop is 0.43 beyond)
 UPWARD = 0.5             # a floor triangle's normal has at least this Y (of 1)
 EDGE_PROBE = 2.5         # a node's surroundings: 8 points this far around it ...
 EDGE_FIND = 1.5          # ... each with a node this close, else that side is empty
@@ -841,7 +843,7 @@ class WalkMap:
         only on their middle line, and never the top of one that goes on
         alone, nor from the other rail's top (``_going_on``)."""
         rail = self.span | self.paired
-        axes = self._rail_axes()
+        axes = self.rail_axes
         one = rail[a] != rail[b]
         r = np.where(rail[a], a, b)
         d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
@@ -863,6 +865,17 @@ class WalkMap:
         ok &= ~((self.span[a] & going[b]) | (self.span[b] & going[a]) | (across & (going[a] | going[b])))
         onward = single[b] & (along >= side)                           # off a pair's end onto its rail going on
         return ok, ~ok & self.span[a] & ~rail[b] & ~onward & level
+
+    def _beside_rails(self, a, b) -> np.ndarray:
+        """Per link a -> b: how far b lies beside the line of the rail pair
+        whose midpoint a is (0 where a is none). The rails hold a ball on
+        their line to their end, so off it only its push carries it aside
+        while it falls: level 06's wood ball, off ``A_03_Rail_02``'s start
+        at 7 units/s toward a floor 6 down and 5.2 beside the rails' line
+        (its push: 0.75 of the fall), struck the channel's end and fell."""
+        d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
+        axes = self.rail_axes[a]
+        return np.where(self.span[a], np.abs(d[:, 0] * axes[:, 1] - d[:, 1] * axes[:, 0]), 0.0)
 
     def _past_end(self, r, f) -> np.ndarray:
         """For rail nodes ``r`` and floor nodes ``f`` on their line: is ``f``
@@ -1054,6 +1067,7 @@ class WalkMap:
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
         ok = ~self._faced_step(a, b)
         a, b = a[ok], b[ok]
+        self.rail_axes = self._rail_axes()
         ok, out = self._along_rails(a, b)
         ok |= out
         drop_a, drop_b = self._drops()
@@ -1064,6 +1078,7 @@ class WalkMap:
                                                         + PAIRED_COST * self.paired[b])
         rise = self._rise(a, b)
         flat = np.hypot(p[a, 0] - p[b, 0], p[a, 2] - p[b, 2])
+        aside = self._beside_rails(a, b) * dropped
         ride_a, ride_b = self._rides(a[~dropped], b[~dropped])
         leap_a, leap_b, leaps = self._leaps()
         self.leaps = frozenset(zip(leap_a.tolist(), leap_b.tolist()))
@@ -1075,6 +1090,7 @@ class WalkMap:
             held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
             rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE[kind])
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
+            flies &= aside <= self.flights[kind].reach(-rise) + ASIDE_SLACK     # off a rail pair's end: pushed aside
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
