@@ -54,6 +54,7 @@ from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_hops import add_rail_hops
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
+from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
 
 from .balls import Transformers, player_of, wake
@@ -637,6 +638,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    np.r_[others, np.ones(len(dropped), bool)])
     add_rail_hops(walk)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
+    walk.passes = pass_links(walk, blockers)
     for name, (u, settled, travel) in (gates or {}).items():
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
         if gate is not None:
@@ -792,9 +794,10 @@ class Pilot:
         return self.routes[key]
 
     def push_task(self, ball, kind: str):
-        """The Blocker of the sector the route to its goal crosses and that
-        still blocks, with its cheapest reachable push and the route to that
-        push's run-up: (Blocker, push, route), or None."""
+        """The Blocker of the sector the route to its goal crosses first and
+        that still blocks, with its cheapest reachable push (the pass's, where
+        the route passes under a falling stone) and the route to that push's
+        run-up: (Blocker, push, route), or None."""
         level, sector = self.level, self.level.sector
         waiting = [st for st in self.blockers
                    if level.sector_of.get(self.ctx.get(st.body)) == sector and not st.done(self.ctx)]
@@ -802,12 +805,17 @@ class Pilot:
             return None
         route, p = self.route(sector), ball.get_position()
         n = len(self.map.points)
-        way = {s % n for s in route.ahead(route.state(p, kind), math.inf)}
-        for st in waiting:
-            if not st.nodes & way:
+        ahead = [s % n for s in route.ahead(route.state(p, kind), math.inf)]
+        first = {}
+        for i, s in enumerate(ahead):
+            first.setdefault(s, i)
+        for st in sorted(waiting, key=lambda st: met(self.map.passes, st, first)):
+            through = pass_push(self.map.passes, st.body, ahead)     # the route passes under it: that push
+            if through is None and not st.nodes & first.keys():
                 continue
             costs = []
-            tries = [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes]
+            tries = ([through] if through is not None else
+                     [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes])
             for i in tries or range(len(st.pushes)):
                 r = self.run_up_route(sector, st, i)
                 costs.append((float(r.cost[r.state(p, kind)]), i, r))

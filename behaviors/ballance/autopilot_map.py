@@ -52,6 +52,7 @@ from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
+from .autopilot_gutters import downhill, gutter_slopes
 from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
@@ -295,6 +296,7 @@ class WalkMap:
         points, owner = sample_triangles(triangles[up])
         keep = merged(points, highest=True)       # level 02's drawbridge: its top 0.5 above its underside
         self.points, self.slope = points[keep], slopes[owner[keep]]
+        self.downhill = downhill(triangles[up])[owner[keep]]
         self.rail = (np.zeros(len(triangles), bool) if rails is None else np.asarray(rails, bool))[up][owner[keep]]
         self.sunk = (np.zeros(len(triangles), bool) if sunk is None else np.asarray(sunk, bool))[up][owner[keep]]
         if len(self.points) == 0:
@@ -310,6 +312,7 @@ class WalkMap:
             keep = merged(np.concatenate([self.points, spans]))       # the floor's nodes stay first
             self.points = np.concatenate([self.points, spans])[keep]
             self.slope = np.concatenate([self.slope, np.zeros(len(spans))])[keep]
+            self.downhill = np.concatenate([self.downhill, np.zeros((len(spans), 2))])[keep]
             self.span, self.paired = self.span[keep], self.paired[keep]
             self.rail = np.r_[self.rail, np.zeros(len(spans), bool)][keep]
             self.sunk = np.r_[self.sunk, np.zeros(len(spans), bool)][keep]
@@ -323,12 +326,15 @@ class WalkMap:
         self.side_need[len(self.points) - len(side):] = need
         self.side = self.side_need > 0.0
         self.flat_tree = cKDTree(self.points[:, (0, 2)])      # the nodes across (x, z), for the links
+        self.gutter = gutter_slopes(self.points, self.downhill, self.flat_tree,
+                                    min(self.climb.values(), default=CLIMB))
         n = len(self.points)
         self.kinds = len(KIND_NAMES)
         self.pad_kind, self.trap_kind = self._pads(pads)
         self.columns = [self._column(foot, top) for foot, top in fans]
         self.lifts = [self._lift(*column) for column in self.columns]
         self.graph = self._graph()
+        self.passes = {}         # (from, to) -> (stone, push): links under falling stones (autopilot_passes)
 
     def _pads(self, pads):
         """Per node, the kind a pad within TRANSFORMER_RADIUS of its ball turns
@@ -1087,7 +1093,8 @@ class WalkMap:
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
-            held = self.slope[b] <= limit                 # its push holds it there, or its speed takes it up
+            held = ((self.slope[b] <= limit)               # its push holds it there (in a gutter: along it),
+                    | ((self.gutter[b] <= limit) & (rise <= limit * flat + 0.15)))   # or its speed takes it up
             rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE[kind])
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
             flies &= aside <= self.flights[kind].reach(-rise) + ASIDE_SLACK     # off a rail pair's end: pushed aside
