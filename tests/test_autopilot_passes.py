@@ -15,7 +15,6 @@ from behaviors.ballance.autopilot import Pilot
 from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level
 from test_autopilot import replayed
-from viewer.cli import main
 from virtools_levels import LevelBuilder, falling_stone_prefab, game_folder, plate, played_at_once, stone_course
 
 STONE = "P_Modul_34_01.P_Modul_34_Schiebestein"
@@ -67,15 +66,15 @@ def test_the_route_passes_under_the_stone_behind_its_crate(crossing):
     assert over == [north]
 
 
-def test_the_autopilot_pushes_the_crate_through_and_finishes(crossing, capsys):
+def test_the_autopilot_pushes_the_crate_through_and_finishes(crossing):
     """Finished with arrow keys only; replayed, the stone lies on the strip
     behind the ball (its middle 2.5 above it, its place along the strip
     kept) and the ball went by its crossing at the strip's height."""
+    pilot = Pilot(scenes.load(game_level(str(crossing), 1)), 60.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.why
     route = crossing / "route.jsonl"
-    assert main(["run", "--game", str(crossing), "1", "--autopilot", "--record", str(route), "--quiet",
-                 "--seconds", "60"]) == 0
-    said = capsys.readouterr().out.splitlines()[0]
-    assert said.startswith("level 1: finished, score ")
+    pilot.save(str(route))
     scene, _, seen = replayed(crossing, route)
     assert level_behavior(scene.ctx).flow == FINISHED
     assert scene.ctx.get(STONE).get_position() == pytest.approx((0.0, 2.5, CRATE_AT), abs=0.3)

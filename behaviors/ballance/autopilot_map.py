@@ -964,9 +964,27 @@ class WalkMap:
         return np.where(steep, top[label], -np.inf), np.where(steep, bottom[label], np.inf)
 
     def _steep_height(self, a, b, limit: float) -> np.ndarray:
-        """Per node steeper than ``limit``: the height of its stretch (_stretches); 0 for the others."""
-        top, bottom = self._stretches(a, b, limit)
-        return np.where(np.isfinite(top), top - bottom, 0.0)
+        """Per node steeper than ``limit``: the height of the steep ground a
+        ball climbs through it, from the lowest node reached from it going
+        only down to the highest going only up, by links a -> b between
+        nodes that steep; 0 for the others. Not its whole stretch
+        (_stretches): level 05's stone pad lies east of a hump 1.2 high
+        whose faces, joined to the sector's other steep nodes through nodes
+        at like heights, made one stretch of 548 nodes 38.5 high, more
+        than stone's MOMENTUM_RISE (a stone ball from rest on the pad,
+        pushed west, crosses the hump: measured), and the stone ball born
+        there had no way off its island."""
+        y = self.points[:, 1]
+        steep = (self.slope > limit) & ~self.paired & ~self.span
+        both = steep[a] & steep[b] & (y[b] > y[a])
+        low, high = a[both], b[both]
+        top, bottom = np.where(steep, y, -np.inf), np.where(steep, y, np.inf)
+        while True:                          # heights rise along each link: the relaxation ends
+            was = top.copy(), bottom.copy()
+            np.maximum.at(top, low, top[high])
+            np.minimum.at(bottom, high, bottom[low])
+            if np.array_equal(was[0], top) and np.array_equal(was[1], bottom):
+                return np.where(steep, top - bottom, 0.0)
 
     def _rides(self, a, b):
         """(from, to) of the rides (both ways): from a node at the top of a
