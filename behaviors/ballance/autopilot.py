@@ -423,11 +423,14 @@ def curls(ctx, level, walk: WalkMap, runs) -> list:
     until it falls CURL_FELL below the dip or comes to rest above it
     (landing): (run-up node, landing node, kind, way) of those that land.
     The level's first ball is played first (the end of its birth respawns
-    the ball in play, without the force: level 03 from sector 2)."""
+    the ball in play, without the force: level 03 from sector 2), and its
+    death boxes are switched off (a kind's fall was a death whose rebirth
+    replaced the next kind's ball mid-run: level 03 from sector 1)."""
     for _ in range(CURL_WAIT):
         if level.flow == PLAYING:
             break
         _frames(ctx, 1)
+    level.death_boxes = None
     player, out = player_of(ctx), []
     for dip, way, start in runs:
         for kind, k in BALL_KINDS.items():
