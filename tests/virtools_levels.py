@@ -199,12 +199,12 @@ def course_groups(b: LevelBuilder, floors: list, death: int, start: int, resets:
     b.group("PE_Levelende", [finish])
 
 
-def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at) -> LevelBuilder:
-    """A one-sector course around written floors: a death cube 40 under the
+def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at, death: float = 40.0) -> LevelBuilder:
+    """A one-sector course around written floors: a death cube ``death`` under the
     origin, the start plate and sector 1's reset point (facing +Z, 5.2) at
     the origin with a stone transformer on it (the ball is born stone), the
     finish balloon at ``finish_at``; with their groups."""
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 0), None, hidden=True, scale=(400, 20, 400))
+    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -death, 0), None, hidden=True, scale=(400, 20, 400))
     start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
     reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
     pad = b.entity("P_Trafo_Stone_01", None, translation(0, 0, 0))

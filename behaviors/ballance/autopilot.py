@@ -52,6 +52,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
+from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_hops import add_rail_hops
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
@@ -93,6 +94,9 @@ ROCK_AHEAD = 30.0            # ... within this along the route, steeper than the
 ROCK_SPEED = 20.0            # ... wanting this speed at least, either way (and on a ride)
 RIDE_END = 1.0               # a ride is done this near its end
 LEAP_PUSH = 60.0             # the speed a leap's ride wants: more than any kind rolls (full push all the way)
+CURL_WAIT = 600              # the curls' probe waits at most this for the level's first ball in play (10 s)
+CURL_AT = 1.5                # a curl's throw is done once the ball is this near its landing's height (and
+                             # a ball's width across)
 LEAP_START = 2.0             # a leap's ride starts this near its run-up (the ball's node is its nearest: one
                              # rolling past the run-up's start beside it may never have it; level 05's last ramp)
 TURN_COS = 0.7               # a route turning more than 45 degrees from the ball's way ...
@@ -433,6 +437,47 @@ def probe(ctx, level) -> tuple:
     return poses, gates
 
 
+def curls(ctx, level, walk: WalkMap, runs) -> list:
+    """Each curl's landing per kind, measured on ``ctx`` itself (the caller
+    builds the world again after; autopilot_curls): the ball put at rest
+    between the rails at its run-up's top, its navigation force (per PSI,
+    as a key pushes it) held along the run-up for at most CURL_FRAMES,
+    until it falls CURL_FELL below the dip or comes to rest above it
+    (landing): (run-up node, landing node, kind, way) of those that land.
+    The level's first ball is played first (the end of its birth respawns
+    the ball in play, without the force: level 03 from sector 2), and its
+    death boxes are switched off (a kind's fall was a death whose rebirth
+    replaced the next kind's ball mid-run: level 03 from sector 1)."""
+    for _ in range(CURL_WAIT):
+        if level.flow == PLAYING:
+            break
+        _frames(ctx, 1)
+    level.death_boxes = None
+    player, out = player_of(ctx), []
+    for dip, way, start in runs:
+        for kind, k in BALL_KINDS.items():
+            player.spawn(kind, tuple(rest_point(walk, start)))
+            force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
+                                    direction=tuple(way), force_value=k.force)
+            force.create()
+            track, node = [], None
+            for i in range(1, CURL_FRAMES + 1):
+                _frames(ctx, 1)
+                if player.ball is None:
+                    break
+                track.append(np.asarray(player.ball.get_position(), float))
+                if track[-1][1] < walk.points[dip, 1] - CURL_FELL:
+                    break
+                if i % CURL_REST == 0 and (node := landing(walk, track, dip, way)) is not None:
+                    break
+            force.destroy_now(ctx)
+            player.remove()
+            node = landing(walk, track, dip, way) if node is None and track else node
+            if node is not None:
+                out.append((start, node, kind, way))
+    return out
+
+
 def flights(ctx, level, floors: np.ndarray) -> dict:
     """Each kind's Flight, measured on ``ctx`` itself (the caller builds the
     world again after): the ball put at rest FLIGHT_ABOVE over the highest
@@ -701,17 +746,34 @@ class Pilot:
         rng.set_seed(seed)
         self.level = level_behavior(self.ctx)
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
+        self._measure_curls(seed)
         self.heights = FloorHeights(floors) if len(floors) else None
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.riding = None                       # (start, end) of the map's ride the ball is on
+        self.curling = None                      # (way, landing rest) of the map's curl the ball is on
         self.lifting = None                      # (axis point, height) of the fan column holding the ball
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
         self._progress_reset()
+
+    def _measure_curls(self, seed) -> None:
+        """The map's curls (autopilot_curls) with the landings measured on
+        the world (``curls``, from a fresh process's seed), which is then
+        built again as it was, the RNG at ``seed``."""
+        runs = curl_runs(self.map)
+        landings = []
+        if runs:
+            table = flatten(self.ctx)
+            rng.reset()
+            landings = curls(self.ctx, self.level, self.map, runs)
+            self.ctx = build(table)
+            rng.set_seed(seed)
+            self.level = level_behavior(self.ctx)
+        add_curls(self.map, landings)
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
@@ -755,7 +817,7 @@ class Pilot:
         for keys in again:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
-        self.pushing = self.current_route = self.jumping = self.riding = self.lifting = None
+        self.pushing = self.current_route = self.jumping = self.riding = self.lifting = self.curling = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -851,6 +913,10 @@ class Pilot:
             keys = self.ride(ball)
             if keys is not None:
                 return keys
+        if self.curling is not None:
+            keys = self.curl(ball)
+            if keys is not None:
+                return keys
         if self.lifting is not None:
             keys = self.lift(ball)
             if keys is not None:
@@ -916,6 +982,12 @@ class Pilot:
             leaps = (path[0] % n, path[1] % n) in self.map.leaps
             self.riding = (points[0], points[1], LEAP_PUSH if leaps else ROCK_SPEED)
             return self.ride(ball) or frozenset()
+        curl = next((i for i in range(len(path) - 1) if (path[i] % n, path[i + 1] % n) in self.map.curls
+                     and float(np.linalg.norm(_flat(p - points[i]))) <= LEAP_START), None)
+        if curl is not None:                     # at a curl's run-up: down it and round the curl at full push
+            self.curling = (self.map.curls[path[curl] % n, path[curl + 1] % n],
+                            rest_point(self.map, path[curl + 1] % n))
+            return self.curl(ball)
         leap = next((i for i in range(len(path) - 1) if (path[i] % n, path[i + 1] % n) in self.map.leaps
                      and _off_run_up(p, points[i], points[i + 1]) <= LEAP_START), None)
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
@@ -1075,6 +1147,19 @@ class Pilot:
             return None
         to = _flat(end - p)
         return self._keys_for(ball, to / (float(np.linalg.norm(to)) or 1.0) * speed)
+
+    def curl(self, ball):
+        """The keys on a curl's run (``curling``: the way along its run-up,
+        the ball's rest on its landing; autopilot_curls): full push along
+        the run-up, down it, round the curl and through the throw back, as
+        the probe measured it, until the ball is on its landing (within
+        CURL_AT of its height, a ball's width of it across); None then."""
+        way, land = self.curling
+        p = np.asarray(ball.get_position(), float)
+        if float(np.linalg.norm(_flat(p - land))) <= 2.0 * BALL_RADIUS and abs(p[1] - land[1]) <= CURL_AT:
+            self.curling = None
+            return None
+        return self._keys_for(ball, way * LEAP_PUSH)
 
     def _column(self, p, foot, top):
         """(axis point, height) of the map's fan column nearest the route's lift

@@ -62,7 +62,9 @@ CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper o
 STEEPEST = 1.2           # ... unless the floor under it is that steep and the kind rolls up it (level 02's
                          # wooden humps rise 1.0 per unit; the wood ball's push holds it on 1.12)
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
-                         # nodes are near one another, a floor passing above is no slope
+                         # nodes are near one another, a floor passing above is no slope (between a rail
+                         # pair's midpoints any: where a U-turn's rail joins the pair, level 03's
+                         # A02_Rail_06 at x 572, its midpoints lie 2.9 apart, 1.2 down)
 SPAN = (2.5, 4.4)        # a ball rests across two edges this far apart (a rail pair's are 3.75)
 SPAN_MID = 3.75         # a rail pair's rails this apart (Ballance's)
 RAIL_ALONE = 10.0       # a single rail: a stretch at least this long of rail nodes with no rail SPAN_MID beside
@@ -76,6 +78,8 @@ RAIL_OUT = 1.0           # a kind whose push holds it on this rise per unit roll
                          # paper; not stone: level 02's stone ball stays between A03_Rail_02's rails)
 ATOP_SIDE = 1.0          # a floor's node or a single rail's this near a rail's line goes on from its end: a ball
                          # rides that rail's top from it (a rail pair's too: level 12's A02_Rail_03)
+RAIL_CROSS = 1.0         # a link between two midpoints passing this near a rail's top node (nodes 2 apart along
+                         # it; 1.875 from a pair's midpoints) crosses that rail
 SPAN_REACH = 5.0         # a rail pair's midpoint and a floor node are linked this far apart: the near rail
                          # 1.9 out, a floor's edge at most 3 beyond it (level 05's at (572, -37.7, -292): 2.8)
 DROP_REACH = 6.0         # off a floor's edge: onto a floor this far away horizontally, or as far as a
@@ -1031,6 +1035,47 @@ class WalkMap:
         off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])
         return self.points[b, 1] - self.points[a, 1] - SPAN_DIP * off * (self.span[b].astype(float) - self.span[a])
 
+    def _over_rail(self, a, b) -> np.ndarray:
+        """For links a -> b: between two rail pairs' midpoints, does the way
+        pass within RAIL_CROSS of a rail's top node about as high as either
+        end's (FLIGHT_LEVEL)? Between a midpoint and a rail's top node, is
+        that rail one between two gaps (_between_gaps)? A ball resting between two rails is held by both:
+        it does not hop over one into the next gap (level 03's switchback
+        A02_Rail_06, rails 3.5 to 4 apart: the stone ball landing in its
+        middle gap was routed over the rail beside it into the pair that
+        goes on, and stuck against it)."""
+        out = np.zeros(len(a), bool)
+        tops = np.flatnonzero(self.rail & ~self.span)
+        check = np.flatnonzero(self.span[a] & self.span[b])
+        if len(tops) and len(check):
+            tree = cKDTree(self.points[tops][:, (0, 2)])
+            pa, pb = self.points[a[check]], self.points[b[check]]
+            for t in np.linspace(0.2, 0.8, 7):
+                q = pa * (1.0 - t) + pb * t
+                d, i = tree.query(q[:, (0, 2)], k=4, distance_upper_bound=RAIL_CROSS)
+                y = self.points[tops[np.minimum(i, len(tops) - 1)], 1]
+                level = (np.abs(y - pa[:, 1, None]) <= FLIGHT_LEVEL) | (np.abs(y - pb[:, 1, None]) <= FLIGHT_LEVEL)
+                out[check] |= (np.isfinite(d) & level).any(axis=1)
+        top = self.rail & ~self.span
+        onto = np.flatnonzero((self.span[a] & top[b]) | (top[a] & self.span[b]))
+        if len(onto):
+            out[onto] = self._between_gaps(np.where(self.span[a[onto]], b[onto], a[onto]))
+        return out
+
+    def _between_gaps(self, tops) -> np.ndarray:
+        """Per rail top node: does it lie between two gaps, with midpoints
+        within SPAN_MID / 2 + 0.5 and FLIGHT_LEVEL of its height on both
+        sides (two whose ways from it are more than 120 degrees apart)?"""
+        mids = np.flatnonzero(self.span)
+        tree = cKDTree(self.points[mids])
+        out = {}
+        for r in np.unique(tops):
+            u = self.points[mids[tree.query_ball_point(self.points[r], SPAN_MID / 2.0 + 0.5)]] - self.points[r]
+            u = u[np.abs(u[:, 1]) <= FLIGHT_LEVEL][:, (0, 2)]
+            u /= np.maximum(np.linalg.norm(u, axis=1), 1e-9)[:, None]
+            out[r] = bool(((u @ u.T) < -0.5).any())
+        return np.array([out[r] for r in tops], bool)
+
     def _sunk_step(self, a, b, rise) -> np.ndarray:
         """Links a -> b between a sunk body's top and a floor (neither a
         rail pair's) beside it, both no steeper than CLIMB, at most SUNK_STEP
@@ -1082,12 +1127,12 @@ class WalkMap:
         off = (self.span[a] & ~rail[b]) | (self.span[b] & ~rail[a])  # a rail pair's midpoint and a floor: a step
         ok = ((((rise <= CLIMB * flat + 0.15)                         # steeper only up a floor as steep
                 | (rise <= np.minimum(np.minimum(slope[a], slope[b]), STEEPEST) * flat + 0.15))
-               & ((rise <= STEEP[0]) | (flat <= STEEP[1]))
+               & ((rise <= STEEP[0]) | (flat <= STEEP[1]) | (self.span[a] & self.span[b]))
                & (rise <= np.maximum(slope[a], slope[b]) * flat + 0.15))
               | (off & (rise <= SPAN_DIP + 0.5))
               | self._sunk_step(a, b, rise))
         a, b = a[ok], b[ok]
-        ok = ~self._walled(a, b) & ~self._through_sides(a, b)
+        ok = ~self._walled(a, b) & ~self._through_sides(a, b) & ~self._over_rail(a, b)
         a, b = np.r_[a[ok], b[ok]], np.r_[b[ok], a[ok]]
         ok = ~self._faced_step(a, b)
         a, b = a[ok], b[ok]
