@@ -660,10 +660,11 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
         if down is None or heights is None or float(np.linalg.norm(_board_way(board, down))) < GATE_MOVED:
             continue
         push = _board_push(board, down, heights)
-        if push is None:
-            del poses[board.name]              # down only where a ball pushes it over: else as authored
-        else:
+        if push is not None:
             pushes[board.name] = push
+        elif T_BOARD in board.name:            # a T-board is down only where a ball pushes it over: else as
+            del poses[board.name]              # authored; a drawbridge stays as probed (level 07's
+                                               # P_Modul_25_01 falls by itself in the settle, no floor behind it)
     for name, (u, settled, travel) in (gates or {}).items():
         poses[name] = settled.copy()
         poses[name][3, :3] += u * travel
