@@ -20,6 +20,7 @@ from behaviors.ballance.autopilot_hops import HOP_IN, HOP_SPEED, rail_hops
 from behaviors.ballance.autopilot_map import CLIMB, REACH, Flight, WalkMap
 from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
+from behaviors.ballance.values import BALL_RADIUS
 from scenes.virtools import game_level
 from virtools_levels import (LevelBuilder, autopilot_level, course_groups, game_folder, heading_z, played_at_once,
                             plate, translation)
@@ -129,3 +130,18 @@ def test_above_a_lifts_landing_the_paper_ball_flies_there_not_to_the_node_under_
     outcome = pilot.run()
     assert outcome.finished, outcome.text()
     assert outcome.rollbacks == 0, outcome.text()
+
+
+def test_a_landing_in_a_fans_draught_is_not_flown_to(tmp_path):
+    """A ball flown over a landing in a fan's column is held up in its
+    draught, never landing (level 02's fan 18_06): the written course's fan
+    at z 80 stands on floor B (top 0), its column up to 17.14; a ball on B
+    over the fan's axis, or 2 off it (under LIFT_IN, 3), is in its draught;
+    one on floor C (18 off the axis) or 4 off the axis on B is not."""
+    game_folder(tmp_path, autopilot_level(far=True, ledge=True).data(), {})
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 90.0)
+    on_b = BALL_RADIUS                           # a ball's centre on floor B (top 0)
+    assert pilot._in_draught(np.array([0.0, on_b, 80.0]))
+    assert pilot._in_draught(np.array([2.0, on_b, 80.0]))
+    assert not pilot._in_draught(np.array([4.0, on_b, 80.0]))
+    assert not pilot._in_draught(np.array([0.0, 8.0 + BALL_RADIUS, 98.0]))

@@ -1057,12 +1057,22 @@ class Pilot:
         is the node nearest the ball, which may lie under it with its way back
         down into the fan: level 06's paper ball hovered 60 times in fan 07's
         column 6 above a rail's top beside it (24 tries), steered at that top,
-        its route on from there a drop to the fan's foot and the lift."""
+        its route on from there a drop to the fan's foot and the lift. Not a
+        landing in another fan's column (_in_draught)."""
         for a, b in zip(points, points[1:]):
             if (b[1] - a[1] > LIFT and p[1] > b[1] + 0.5 and self._column(p, a, b) is not None
-                    and self._airborne(ball)):
+                    and self._airborne(ball) and not self._in_draught(b)):
                 return b
         return None
+
+    def _in_draught(self, q) -> bool:
+        """Is ``q`` within LIFT_IN of a fan column's axis and no higher than
+        the most the paper ball rises in it? A ball flown there is held up
+        in the draught over it, never landing: level 02's paper ball, flown
+        off fan 18_05's column to its landing on fan 18_06 (0.7 under it),
+        hovered 16.7 over that landing, its flight never ended (24 tries)."""
+        return any(float(np.linalg.norm(_flat(q - foot))) <= LIFT_IN and foot[1] - 1.0 <= q[1] <= highest
+                   for foot, _, highest in self.map.columns)
 
     def _past_post(self, p, landing) -> bool:
         """Does the ball's straight way from ``p`` to ``landing`` pass within
