@@ -20,7 +20,7 @@ from behaviors.ballance.autopilot_hops import HOP_IN, HOP_SPEED, rail_hops
 from behaviors.ballance.autopilot_map import CLIMB, REACH, Flight, WalkMap
 from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
-from behaviors.ballance.values import BALL_RADIUS
+from behaviors.ballance.values import BALL_RADIUS, KIND_NAMES
 from scenes.virtools import game_level
 from virtools_levels import (LevelBuilder, autopilot_level, course_groups, game_folder, heading_z, played_at_once,
                             plate, translation)
@@ -116,6 +116,27 @@ def test_off_a_rail_pairs_end_the_ball_lands_no_farther_aside_than_its_push_carr
         walk = WalkMap(rails + floors, flights=pushed(), rails=[True] * len(rails) + [False] * len(floors))
         route = walk.route_to((x0 + 2.0, -4.0, 42.0), 1.5)
         assert math.isfinite(route.cost[route.state((0.0, 2.0, -15.0), "wood")]) == way, x0
+
+
+def test_off_a_rail_pairs_end_onto_a_lower_pair_in_line_the_ball_lands_between_its_rails():
+    """Rails along Z at x +-1.875 (tops at y 0) from a floor at z -20..-10
+    to their end at z 30; a second pair on the same line, 5 lower, from z
+    31 to 60 (level 03's pairs ending at x 1447.9 over one 5 lower). Barely
+    pushed (0.1 of the fall here: 0.5 across in the fall of 5, less than
+    the lower rails' 1.875 beside the line), the ball off the upper pair's
+    end still comes down between the lower rails, on their middle line: a
+    drop from an upper midpoint onto a lower rail's top is a stone link
+    (level 03 had only those: sector 4 lost its route)."""
+    rails = (strip(-2.225, -1.525, -10, 30, 0.0) + strip(1.525, 2.225, -10, 30, 0.0)
+             + strip(-2.225, -1.525, 31, 60, -5.0) + strip(1.525, 2.225, 31, 60, -5.0))
+    floors = strip(-3, 3, -20, -10, 0.0)
+    walk = WalkMap(rails + floors, flights=pushed(2.0), rails=[True] * len(rails) + [False] * len(floors))
+    p, n, stone = walk.points, len(walk.points), KIND_NAMES.index("stone")
+    upper = np.flatnonzero(walk.span & (p[:, 1] > -1.0))
+    lower = np.flatnonzero(walk.paired & (p[:, 1] < -4.0))
+    assert len(upper) and len(lower)
+    links = walk.graph[stone * n + upper][:, stone * n + lower]
+    assert links.nnz > 0
 
 
 def test_above_a_lifts_landing_the_paper_ball_flies_there_not_to_the_node_under_it(tmp_path):

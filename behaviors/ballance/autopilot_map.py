@@ -882,10 +882,29 @@ class WalkMap:
         their line to their end, so off it only its push carries it aside
         while it falls: level 06's wood ball, off ``A_03_Rail_02``'s start
         at 7 units/s toward a floor 6 down and 5.2 beside the rails' line
-        (its push: 0.75 of the fall), struck the channel's end and fell."""
-        d = self.points[b][:, (0, 2)] - self.points[a][:, (0, 2)]
+        (its push: 0.75 of the fall), struck the channel's end and fell.
+        A landing on a lower pair's rail top counts from that pair's middle
+        (_landing_middles): the lower rails catch the ball between them
+        (level 03's pair ending at x 1447.9 over the pair 5 lower in line
+        with it, its rails' tops 1.8 aside: beyond stone's 1.5 of push
+        and ASIDE_SLACK, its sector 4 had no route)."""
+        d = self._landing_middles(b)[:, (0, 2)] - self.points[a][:, (0, 2)]
         axes = self.rail_axes[a]
         return np.where(self.span[a], np.abs(d[:, 0] * axes[:, 1] - d[:, 1] * axes[:, 0]), 0.0)
+
+    def _landing_middles(self, b) -> np.ndarray:
+        """Per node b: where a ball landing there comes to rest across: the
+        nearest midpoint of its rail pair within SPAN_MID / 2 + 0.5 for a
+        pair's rail top (a ball coming down on a pair drops between its
+        rails), else b itself."""
+        out = self.points[b].copy()
+        mids = np.flatnonzero(self.span)
+        top = np.flatnonzero(self.paired[b])
+        if len(mids) and len(top):
+            d, i = cKDTree(self.points[mids]).query(out[top], distance_upper_bound=SPAN_MID / 2.0 + 0.5)
+            found = np.isfinite(d)
+            out[top[found]] = self.points[mids[i[found]]]
+        return out
 
     def _past_end(self, r, f) -> np.ndarray:
         """For rail nodes ``r`` and floor nodes ``f`` on their line: is ``f``
