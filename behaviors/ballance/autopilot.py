@@ -994,9 +994,9 @@ class Pilot:
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
             self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
-        landing = self._off_lift(ball, p, points)
-        if landing is not None:                  # above a lift's landing in its column: flown there
-            self.jumping = landing
+        lift_landing = self._off_lift(ball, p, points)
+        if lift_landing is not None:             # above a lift's landing in its column: flown there
+            self.jumping = lift_landing
             return self.fly(ball, kind)
         rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
         if rail is not None:                     # on or onto a single rail: balanced on its line

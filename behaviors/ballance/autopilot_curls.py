@@ -24,7 +24,6 @@ measured, until the ball rests on its landing (``Pilot.curl``).
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
 from .autopilot_map import RAIL_END, REACH, SPAN_MID, STEEPEST, WalkMap
@@ -61,7 +60,7 @@ def curl_runs(walk: WalkMap) -> list:
     mids = np.flatnonzero(walk.span)
     if walk.posts is None or len(mids) < 2:
         return []
-    axes = walk._rail_axes()
+    axes = walk.rail_axes
     p = walk.points
     tree = cKDTree(p[mids][:, (0, 2)])
     faces = walk.posts.data
@@ -122,8 +121,7 @@ def add_curls(walk: WalkMap, landings) -> None:
         return
     s, land, kinds = (np.array(c) for c in zip(*[(s, land, KIND_NAMES.index(k)) for s, land, k, _ in landings]))
     ends = np.array([float(np.linalg.norm(p[a] - p[b])) for a, b in zip(s, land)])
-    extra = coo_matrix((ends, (kinds * n + s, kinds * n + land)), shape=walk.graph.shape)
-    walk.graph = (walk.graph + extra).tocsr()
+    walk.add_links(kinds * n + s, kinds * n + land, ends)
 
 
 def rest_point(walk: WalkMap, node: int) -> np.ndarray:

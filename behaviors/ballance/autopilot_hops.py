@@ -20,7 +20,6 @@ the edge and holds the ball over the landing in the air.
 from __future__ import annotations
 
 import numpy as np
-from scipy.sparse import coo_matrix
 from scipy.spatial import cKDTree
 
 from .autopilot_map import CLIMB, DROP_REACH, EDGE_PROBE, RAIL_END, RAIL_SIDE, SPAN_DIP, SPAN_END, WalkMap
@@ -106,6 +105,4 @@ def add_rail_hops(walk: WalkMap) -> None:
     n, length = len(walk.points), np.linalg.norm(walk.points[a] - walk.points[b], axis=1) + HOP_COST
     rows = np.concatenate([k * n + a[flies[:, k]] for k in range(len(KIND_NAMES))])
     cols = np.concatenate([k * n + b[flies[:, k]] for k in range(len(KIND_NAMES))])
-    costs = np.concatenate([length[flies[:, k]] for k in range(len(KIND_NAMES))])
-    size = len(KIND_NAMES) * n
-    walk.graph = (walk.graph + coo_matrix((costs, (rows, cols)), shape=(size, size)).tocsr()).tocsr()
+    walk.add_links(rows, cols, np.concatenate([length[flies[:, k]] for k in range(len(KIND_NAMES))]))

@@ -332,7 +332,6 @@ class WalkMap:
         self.flat_tree = cKDTree(self.points[:, (0, 2)])      # the nodes across (x, z), for the links
         self.gutter = gutter_slopes(self.points, self.downhill, self.flat_tree,
                                     min(self.climb.values(), default=CLIMB))
-        n = len(self.points)
         self.kinds = len(KIND_NAMES)
         self.pad_kind, self.trap_kind = self._pads(pads)
         self.columns = [self._column(foot, top) for foot, top in fans]
@@ -620,7 +619,6 @@ class WalkMap:
         (level 05: off a platform's corner over a rail level with it, off a
         floor's edge back over a spiral rail's top; the ball rolled onto the
         rails)."""
-        p = self.points
         u = np.c_[np.cos(angle), np.zeros(len(a)), np.sin(angle)]
         start = self._centre(a)
         lead = self._floor_run(a, u)
@@ -1209,6 +1207,12 @@ class WalkMap:
         size = self.kinds * n
         return coo_matrix((np.concatenate(costs), (np.concatenate(rows), np.concatenate(cols))),
                           shape=(size, size)).tocsr()
+
+    def add_links(self, rows, cols, costs) -> None:
+        """Adds links (graph states ``rows`` -> ``cols``, kind * n + node, each
+        at its cost) made after the graph: hops, passes, curls."""
+        extra = coo_matrix((np.asarray(costs, float), (np.asarray(rows), np.asarray(cols))), shape=self.graph.shape)
+        self.graph = (self.graph + extra).tocsr()
 
     def route_to(self, goal, radius: float, obstacles=(), kinds=KIND_NAMES):
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.sparse import coo_matrix
 
 from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
 
@@ -52,7 +51,7 @@ def pass_links(walk, stones) -> dict:
                 costs.append(length)
     if out:
         a, b = np.array(list(out)).T
-        walk.graph = (walk.graph + coo_matrix((costs, (k * n + a, k * n + b)), shape=walk.graph.shape)).tocsr()
+        walk.add_links(k * n + a, k * n + b, costs)
     return out
 
 
