@@ -54,6 +54,7 @@ from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_hops import add_rail_hops
+from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
@@ -762,19 +763,22 @@ class Pilot:
         self._progress_reset()
 
     def _measure_curls(self, seed) -> None:
-        """The map's curls (autopilot_curls) with the landings measured on
-        the world (``curls``, from a fresh process's seed), which is then
+        """The map's curls (autopilot_curls) and lattices (autopilot_lattices)
+        with the landings measured on the world (``curls``,
+        ``lattice_crossings``, from a fresh process's seed), which is then
         built again as it was, the RNG at ``seed``."""
-        runs = curl_runs(self.map)
-        landings = []
-        if runs:
+        runs, lattices = curl_runs(self.map), lattice_runs(self.map)
+        landings, crossed = [], []
+        if runs or lattices:
             table = flatten(self.ctx)
             rng.reset()
             landings = curls(self.ctx, self.level, self.map, runs)
+            crossed = lattice_crossings(self.ctx, self.map, lattices, _frames)
             self.ctx = build(table)
             rng.set_seed(seed)
             self.level = level_behavior(self.ctx)
         add_curls(self.map, landings)
+        add_lattices(self.map, crossed)
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
