@@ -22,8 +22,7 @@ from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
 from behaviors.ballance.values import BALL_RADIUS, KIND_NAMES
 from scenes.virtools import game_level
-from virtools_levels import (LevelBuilder, autopilot_level, course_groups, game_folder, heading_z, played_at_once,
-                            plate, translation)
+from virtools_levels import LevelBuilder, autopilot_level, game_folder, played_at_once, plate, translation, wood_course
 
 GAP, FALL = 4.7, 3.2          # level 06's channel end to A_03_Rail_02's start
 RAIL_TOP = 0.35 * math.sin(3.0 * math.pi / 8.0)     # an octagonal rail's flat top above its axis
@@ -46,13 +45,7 @@ def hop_level() -> LevelBuilder:
     rails = [b.entity(f"A01_Rail_0{i}", rail, translation(x, -FALL - RAIL_TOP, 45.0 + GAP))
              for i, x in ((1, -1.875), (2, 1.875))]
     b.group("Phys_FloorRails", rails)
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 40), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, -FALL, 80))
-    course_groups(b, floors, death, start, [reset], finish)
-    b.group("Sector_01", [start])
-    return b
+    return wood_course(b, floors, stone, (0, -FALL, 80), (0, -40, 40))
 
 
 def test_the_gap_is_no_link_and_no_drop():

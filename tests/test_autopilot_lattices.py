@@ -24,7 +24,7 @@ from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.values import KIND_NAMES
 from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, course_groups, game_folder, heading_z, played_at_once, plate, translation
+from virtools_levels import LevelBuilder, game_folder, played_at_once, plate, translation, wood_course
 
 RAIL_TOP = 0.35 * math.sin(3.0 * math.pi / 8.0)     # an octagonal rail's flat top above its axis
 CUBE, TIP, FALL = 8.0, 3.3, 2.6                      # level 12's blocks: tips 4.3 over the rails, the rails 2.6 lower
@@ -51,13 +51,7 @@ def lattice_level() -> LevelBuilder:
     rails += [b.entity(f"A01_Rail_0{i}", bm, translation(x, -FALL - RAIL_TOP, (B_START + 90.0) / 2.0))
               for i, x in ((3, -1.875), (4, 1.875))]
     b.group("Phys_FloorRails", rails)
-    death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 50), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
-    finish = b.entity("PE_Balloon_01", None, translation(0, -FALL, 100))
-    course_groups(b, floors, death, start, [reset], finish)
-    b.group("Sector_01", [start])
-    return b
+    return wood_course(b, floors, stone, (0, -FALL, 100), (0, -40, 50))
 
 
 @pytest.fixture(scope="module")

@@ -199,6 +199,20 @@ def course_groups(b: LevelBuilder, floors: list, death: int, start: int, resets:
     b.group("PE_Levelende", [finish])
 
 
+def wood_course(b: LevelBuilder, floors: list, stone: int, finish_at, death_at) -> LevelBuilder:
+    """A one-sector course around written floors: a death cube at
+    ``death_at``, the start plate and sector 1's reset point (facing +Z,
+    3.65) at the origin (the ball is born wood), the finish balloon at
+    ``finish_at``; with their groups."""
+    death = b.box("DepthTestCube_01", (1, 1, 1), death_at, None, hidden=True, scale=(400, 20, 400))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
+    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
+    finish = b.entity("PE_Balloon_01", None, translation(*finish_at))
+    course_groups(b, floors, death, start, [reset], finish)
+    b.group("Sector_01", [start])
+    return b
+
+
 def stone_course(b: LevelBuilder, floors: list, stone: int, finish_at, death: float = 40.0) -> LevelBuilder:
     """A one-sector course around written floors: a death cube ``death`` under the
     origin, the start plate and sector 1's reset point (facing +Z, 5.2) at
