@@ -53,6 +53,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
 from .autopilot_gutters import downhill, gutter_slopes
+from .autopilot_lifts import clear_ways
 from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
@@ -540,13 +541,14 @@ class WalkMap:
     def _lift(self, foot, top, highest):
         """(foot nodes, top nodes) of a fan column from ``foot`` to ``top`` (its axis' ends): the
         top nodes FAN_REACH from its axis and the paper ball's flight beyond, up to ``highest``
-        (_column; level 06's single rails 0.2 above its fans' tops)."""
+        (_column; level 06's single rails 0.2 above its fans' tops), whose way out of the column
+        is clear (autopilot_lifts)."""
         flat = np.hypot(self.points[:, 0] - foot[0], self.points[:, 2] - foot[2])
         y = self.points[:, 1]
         below = np.flatnonzero((flat <= 3.0) & (y <= foot[1] + 1.0) & (y >= foot[1] - BALL_RADIUS - 4.0))
         reach = FAN_REACH + self.flights["paper"].reach(top[1] - y)
         above = np.flatnonzero((flat <= reach) & (y > foot[1] + 2.0) & (y <= highest))
-        return below, above
+        return below, above[clear_ways(self.solid, foot, highest, self.points[above])]
 
     def _through_columns(self, a, b, clear: float) -> np.ndarray:
         """Which links a -> b pass through a fan's column: their way nearer its axis than
