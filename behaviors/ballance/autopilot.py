@@ -53,6 +53,7 @@ from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
+from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
@@ -757,6 +758,7 @@ class Pilot:
         self.riding = None                       # (start, end) of the map's ride the ball is on
         self.curling = None                      # (way, landing rest) of the map's curl the ball is on
         self.lifting = None                      # (axis point, height) of the fan column holding the ball
+        self.guttering = None                    # the way up the gutter the ball climbs along its line
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
@@ -823,6 +825,7 @@ class Pilot:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = self.lifting = self.curling = None
+        self.guttering = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -1007,6 +1010,11 @@ class Pilot:
             push = push_acceleration(kind, self.ctx.physics)
             return rail_keys(rail, p, self._velocity(ball), self.key_pushes(), push,
                              min(self.variant.speed, bend_speed(points, ROLLING * push)))
+        holds = self.map.climb.get(kind, math.inf)
+        self.guttering = (gutter_under(self.map, p, holds) if self.guttering is not None
+                          else gutter_climb(self.map, np.asarray(path) % n, points, p, holds))
+        if self.guttering is not None:           # up a gutter whose faces it does not hold on: along its line
+            return self._keys_for(ball, self.guttering * ROCK_SPEED)
         gone = _path_lengths(points)
         near = [q for q, g in zip(points, gone) if g <= self.variant.lookahead] or points[:1]
         first = next((i for i, g in enumerate(gone) if g >= MIN_AIM), len(points) - 1)

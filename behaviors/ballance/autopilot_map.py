@@ -331,8 +331,8 @@ class WalkMap:
         self.side_need[len(self.points) - len(side):] = need
         self.side = self.side_need > 0.0
         self.flat_tree = cKDTree(self.points[:, (0, 2)])      # the nodes across (x, z), for the links
-        self.gutter = gutter_slopes(self.points, self.downhill, self.flat_tree,
-                                    min(self.climb.values(), default=CLIMB))
+        self.gutter, self.gutter_way = gutter_slopes(self.points, self.downhill, self.flat_tree,
+                                                     min(self.climb.values(), default=CLIMB))
         self.kinds = len(KIND_NAMES)
         self.pad_kind, self.trap_kind = self._pads(pads)
         self.columns = [self._column(foot, top) for foot, top in fans]
