@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..jit import kernel
 from ..state import layout as L
 from ..fp import ANOMALY_V_FACTOR, ANOMALY_W_FACTOR
@@ -310,11 +312,6 @@ def _rot(CF, c):
 
 
 @kernel
-def _movable(CI, c):
-    return CI[c, FIXED] == 0
-
-
-@kernel
 def _unmovable(CI, c):
     """Fixed, or temporarily unmovable (4.7: past max_collisions_per_psi, at
     rest for the rest of the PSI): the solver pushes it no more (4.2's fixed
@@ -323,36 +320,67 @@ def _unmovable(CI, c):
 
 
 @kernel
-def _coll_distance(CF, CI, PF, PI, k, idt, dt):
-    """4.8 calc_coll_distance: the gap left after one PSI at the current
-    speeds (closing speed of 5.5 plus half the rescue addon); marks the test fresh."""
-    PI[k, FRESH] = 1
-    gap = PF[k, GAP]
-    if gap > MAX_DISTANCE_FOR_IMPACT_SYSTEM:
-        PF[k, REACHED] = 1e20
-        return
-    c0 = PI[k, CORE0]
-    c1 = PI[k, CORE1]
-    m0 = _movable(CI, c0)
-    m1 = _movable(CI, c1)
-    w0 = _v3(CF, c0, ROT_SPEED)
-    w1 = _v3(CF, c1, ROT_SPEED)
-    addon = rescue_addon_k(gap, idt, CF[c0, SURFACE_TURN], m0 and PI[k, BALL0] == 0,
-                           CF[c1, SURFACE_TURN], m1 and PI[k, BALL1] == 0)
-    PF[k, ADDON] = addon
-    n = _v3(PF, k, NORMAL)
-    s = 0.0
-    if m0:
-        s += _side_closing(_v3(CF, c0, SPEED), w0, n, _v3(PF, k, RXN0))
-    if m1:
-        s -= _side_closing(_v3(CF, c1, SPEED), w1, n, _v3(PF, k, RXN1))
-    PF[k, REACHED] = gap - (s + 0.5 * addon) * dt
+def _coll_distances(CF, CI, PF, PI, rows, count, reached, idt, dt):
+    """4.8 calc_coll_distance of the points rows[:count]: the gap left after
+    one PSI at the current speeds (closing speed of 5.5 plus half the rescue
+    addon), into PF and ``reached``; marks their tests fresh. One call for
+    them all: a kernel call passing arrays costs more than a test."""
+    for i in range(count):
+        k = rows[i]
+        PI[k, FRESH] = 1
+        gap = PF[k, GAP]
+        if gap > MAX_DISTANCE_FOR_IMPACT_SYSTEM:
+            PF[k, REACHED] = reached[k] = 1e20
+            continue
+        c0 = PI[k, CORE0]
+        c1 = PI[k, CORE1]
+        m0 = CI[c0, FIXED] == 0
+        m1 = CI[c1, FIXED] == 0
+        addon = rescue_addon_k(gap, idt, CF[c0, SURFACE_TURN], m0 and PI[k, BALL0] == 0,
+                               CF[c1, SURFACE_TURN], m1 and PI[k, BALL1] == 0)
+        PF[k, ADDON] = addon
+        n = (PF[k, NORMAL], PF[k, NORMAL + 1], PF[k, NORMAL + 2])
+        s = 0.0
+        if m0:
+            s += _side_closing((CF[c0, SPEED], CF[c0, SPEED + 1], CF[c0, SPEED + 2]),
+                               (CF[c0, ROT_SPEED], CF[c0, ROT_SPEED + 1], CF[c0, ROT_SPEED + 2]), n,
+                               (PF[k, RXN0], PF[k, RXN0 + 1], PF[k, RXN0 + 2]))
+        if m1:
+            s -= _side_closing((CF[c1, SPEED], CF[c1, SPEED + 1], CF[c1, SPEED + 2]),
+                               (CF[c1, ROT_SPEED], CF[c1, ROT_SPEED + 1], CF[c1, ROT_SPEED + 2]), n,
+                               (PF[k, RXN1], PF[k, RXN1 + 1], PF[k, RXN1 + 2]))
+        PF[k, REACHED] = reached[k] = gap - (s + 0.5 * addon) * dt
 
 
 @kernel
 def _side_closing(v, w, n, rxn):
     """One side's share of 5.5's closing speed: v n + w (r x n)_cs."""
     return v[0] * n[0] + v[1] * n[1] + v[2] * n[2] + w[0] * rxn[0] + w[1] * rxn[1] + w[2] * rxn[2]
+
+
+@kernel
+def _points_of_cores(PI, nc):
+    """The rows of each core's points (core c's: idx[start[c]:start[c + 1]],
+    in row order), for marking a pushed core's tests stale."""
+    m = PI.shape[0]
+    start = np.zeros(nc + 1, dtype=np.int64)
+    for k in range(m):
+        start[PI[k, CORE0] + 1] += 1
+        if PI[k, CORE1] != PI[k, CORE0]:
+            start[PI[k, CORE1] + 1] += 1
+    for c in range(nc):
+        start[c + 1] += start[c]
+    fill = start[:nc].copy()
+    idx = np.empty(start[nc], dtype=np.int64)
+    for k in range(m):
+        c0 = PI[k, CORE0]
+        c1 = PI[k, CORE1]
+        idx[fill[c0]] = k
+        fill[c0] += 1
+        if c1 != c0:
+            idx[fill[c1]] = k
+            fill[c1] += 1
+    return start, idx
 
 
 @kernel
@@ -367,21 +395,37 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
     LOOP_DONE none left; LOOP_UNKNOWN_CORE the best one has a core to
     synchronise first; LOOP_AFTER_IMPACT the impact pushed a core for the first
     time or past max_collisions (the caller adds its pairs or calls the anomaly manager);
-    LOOP_OVER_LIMIT more than ``limit`` loops."""
+    LOOP_OVER_LIMIT more than ``limit`` loops.
+
+    A point of two unmovable cores is passed over (neither fixed nor
+    temporarily unmovable changes inside a call); the tests to recompute
+    are listed as they go stale (a test depends on its own point and the
+    cores only, so the order of recomputing is free) and the reached
+    distances kept in one array, so a loop touches the stale points, not
+    every row's data."""
     m = PF.shape[0]
+    start, idx = _points_of_cores(PI, CF.shape[0])
+    skip = np.empty(m, dtype=np.bool_)
+    reached = np.empty(m)
+    stale = np.empty(m, dtype=np.int64)
+    ns = 0
+    for k in range(m):
+        skip[k] = _unmovable(CI, PI[k, CORE0]) and _unmovable(CI, PI[k, CORE1])
+        reached[k] = np.inf if skip[k] else PF[k, REACHED]
+        if not skip[k] and PI[k, FRESH] == 0:
+            stale[ns] = k
+            ns += 1
     while True:
         best = forced
         forced = -1
         if best < 0:
+            _coll_distances(CF, CI, PF, PI, stale, ns, reached, idt, dt)
+            ns = 0
             best_d = MINIMUM_FRICTION_DIST
             for k in range(m - 1, -1, -1):          # the rows are oldest pair first
-                if _unmovable(CI, PI[k, CORE0]) and _unmovable(CI, PI[k, CORE1]):
-                    continue
-                if PI[k, FRESH] == 0:
-                    _coll_distance(CF, CI, PF, PI, k, idt, dt)
-                if PF[k, REACHED] < best_d:
+                if reached[k] < best_d:
                     best = k
-                    best_d = PF[k, REACHED]
+                    best_d = reached[k]
             if best < 0:
                 return LOOP_DONE, -1, n, -1, -1
             for c in (PI[best, CORE0], PI[best, CORE1]):
@@ -398,9 +442,13 @@ def impact_system_loop_k(CF, CI, PF, PI, forced, n, limit, idt, dt, max_velocity
                 tail = True
             if CI[p, PUSHED] != 0:
                 CI[p, PUSHED_AGAIN] = 1
-                for k in range(m):
-                    if PI[k, CORE0] == p or PI[k, CORE1] == p:
+                for i in range(start[p], start[p + 1]):
+                    k = idx[i]
+                    if PI[k, FRESH] != 0:
                         PI[k, FRESH] = 0
+                        if not skip[k]:
+                            stale[ns] = k
+                            ns += 1
         if tail:
             return LOOP_AFTER_IMPACT, best, n, p0, p1
         if n > limit:
