@@ -4,8 +4,8 @@ triangles, ball against ball, a hull's pieces against triangles), each pair
 keeping its gap and its row of the pass (:class:`BallPairBatch`,
 mindist.PieceBatch, mindist.SoupPairs), the passes of a ball's and of a
 hull's pairs with update_search's answers for each pair (ivp-contacts 3.5),
-and the quiet test of update_events' early returns for many pairs at once
-(:func:`quiet_pairs`)."""
+and update_events' early returns for many pairs at once (recalc_all's
+answers)."""
 
 from __future__ import annotations
 
@@ -145,42 +145,6 @@ def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
         Q[q] = _quiet_row(G, q, gaps[q], V, q, limits[q], horizon)
 
 
-def quiet_pairs(env, mds) -> list:
-    """Per entry of mds, True where update_events would queue no event: the
-    pairs of a ball pass whose update_search answer (ball_pass_k) is no
-    event, and the pairs of two balls of one balls_measure pass found at
-    once (BallPairBatch.quiet); False for the others (SoupPairs entries
-    among them)."""
-    out = [False] * len(mds)
-    passes = {}
-    pairs = {}
-    for i, md in enumerate(mds):
-        if type(md) is Mindist:
-            b = md._batch
-            if type(b) is BallPairBatch:
-                p = pairs.get(id(b))
-                if p is None:
-                    p = pairs[id(b)] = (b, [], [])
-            elif type(b) is tuple:
-                p = passes.get(id(b))
-                if p is None:
-                    p = passes[id(b)] = (b, [], [])
-            else:
-                continue
-            p[1].append(i)
-            p[2].append(md._row)
-    horizon = env.time_of_next_psi - env.current_time
-    for b, at, rows in passes.values():
-        what = b[2][0][rows]
-        for i, quiet in zip(at, ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()):
-            out[i] = quiet
-    for b, at, rows in pairs.values():
-        Q = b.quiet(env, horizon)[rows]
-        for i, quiet in zip(at, Q.tolist()):
-            out[i] = quiet
-    return out
-
-
 # piece_pairs_k's per-piece ints (PIX): the piece's rows of VV, TT, EE (MM, HH
 # share EE's), NN, then whether it is two-sided and moves with its core
 V0, V1, T0, T1, E0, E1, N0, N1, TWO, MOVES, PIECE_INTS = range(11)
@@ -291,42 +255,51 @@ def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tr
     return L, F, SW, G, X, (WHAT, T_EV, WC)
 
 
-def recalc_all(items, t: float) -> None:
+def recalc_all(items, t: float) -> list:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
     kernel pass per grid, those of another piece and a grid's triangles in
     one pass per piece and grid, the pairs of two balls in one pass; each
-    core's pose at t made once (core_pose)."""
+    core's pose at t made once (core_pose). Returns, per item, True where
+    update_events would queue no event, as the passes answer it: a single
+    pair of a ball pass (ball_pass_k) and a pair of two balls
+    (BallPairBatch.quiet); False for the others."""
+    quiet = [False] * len(items)
     groups = {}
     pieces = {}
     balls = []
     hulls = []
     poses = {}
-    for it in items:
+    for i, it in enumerate(items):
         if type(it) is SoupPairs:
-            groups.setdefault(it.soup, ([], []))[1].append(it)
+            groups.setdefault(it.soup, ([], [], []))[1].append(it)
         elif it.kb[0] == "t":
             if it.a.is_ball:
                 it.a.soup_measures += 1     # as recalc: a SoupPairs of a's keeps no codes past this
-                groups.setdefault(it.b, ([], []))[0].append(it)
+                g = groups.setdefault(it.b, ([], [], []))
+                g[0].append(it)
+                g[2].append(i)
             else:
                 pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
         elif it.ka[0] == "t":
             pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
         elif it.a.is_ball and it.b.is_ball:
-            balls.append(it)
+            balls.append((i, it))
         elif it.a.is_ball:
             it.recalc(t, poses)
         else:
             hulls.append(it)
     if balls:
-        _recalc_ball_pairs(balls, t)
+        for (i, _), q in zip(balls, _recalc_ball_pairs([it for _, it in balls], t)):
+            quiet[i] = q
     if hulls:
         _recalc_piece_pairs(hulls, t)
-    for shape, (single, soups) in groups.items():
-        _recalc_ball_triangles(shape, single, soups, t)
+    for shape, (single, soups, at) in groups.items():
+        for i, q in zip(at, _recalc_ball_triangles(shape, single, soups, t)):
+            quiet[i] = q
     for (shape, key, soup, tri_first), mds in pieces.items():
         _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
+    return quiet
 
 
 class BallPairBatch:
@@ -377,13 +350,14 @@ class BallPairBatch:
                      Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False), None)
 
 
-def _recalc_ball_pairs(mds, t: float) -> None:
+def _recalc_ball_pairs(mds, t: float) -> list:
     """recalc's ball-ball branch for the pairs (same values) in one kernel
-    pass: each keeps its gap and its row."""
+    pass: each keeps its gap and its row; returns BallPairBatch.quiet's answers."""
     n = len(mds)
     cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
     rows = _rows(cores)
-    G = ball_pairs_k(cores[0].environment.bodies.rows, rows, t)
+    env = cores[0].environment
+    G = ball_pairs_k(env.bodies.rows, rows, t)
     gaps = G[:, 0].tolist()
     L = [0.0] * n
     batch = BallPairBatch(G, cores, L, rows)
@@ -393,6 +367,7 @@ def _recalc_ball_pairs(mds, t: float) -> None:
         L[q] = md._len = gaps[q] - md.sum_extra_radius
         md.intrusion = False
     batch.L = np.array(L)
+    return batch.quiet(env, env.time_of_next_psi - env.current_time).tolist()
 
 
 @kernel
@@ -593,14 +568,16 @@ def _piece_prev_code(md):
     return prev_codes(md._prev) if b is None else b.F[md._row]
 
 
-def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
+def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
     """recalc's ball branch for pairs with the triangles of ``soup``'s grid
     (same values) and update_search's answers for them, in one pass
     (ball_pass_k; kept with the pass: mindist._made_event): the single
     pairs' rows first, then each SoupPairs' slice; each pair keeps its gap
     and its row of the pass. When the pass is the last one's groups again
     (no single pair, each group's codes its slice of the last pass), the
-    last pass's triangles and codes are its own."""
+    last pass's triangles and codes are its own. Returns, per single pair,
+    whether its answer is no event (beyond the look-ahead, quiet, or searched
+    with none found)."""
     grid = soup.grid
     n = len(single)
     last = grid.last_pass
@@ -628,6 +605,8 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
                                env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
     grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
     batch = (G, F, (*events, t, env.time_of_next_psi))
+    what = events[0][:n]
+    quiet = ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()
     if single:
         L = (G[:n, 0] - extras[:n]).tolist()
         for q, md in enumerate(single):
@@ -636,7 +615,7 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
             md._len = L[q]
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
-        return
+        return quiet
     Ls = G[n:, 0] - extras[n:]
     L = Ls.tolist()
     least = np.minimum.reduceat(Ls, starts).tolist()
@@ -647,9 +626,10 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
             sp.least = m
             if sp.relink:
                 sp.link()
-        return
+        return quiet
     for sp, s0, m in zip(soups, starts.tolist(), least):
         sp.passed(batch, n + s0, L, s0, m)
+    return quiet
 
 
 def _rows(cores):
