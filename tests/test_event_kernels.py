@@ -1,6 +1,6 @@
 """3.5's event search in one compiled pass (event_kernels: a ball's, two
-pieces') and update_events' early returns tested at once for a ball's
-triangles (mindist_batches.quiet_pairs): each gives what the value functions and
+pieces') and update_events' early returns answered by the passes
+(mindist_batches.recalc_all): each gives what the value functions and
 update_events give pair by pair (issue 11)."""
 
 import collections
@@ -80,16 +80,16 @@ def test_the_compiled_searches_find_what_the_value_function_finds(monkeypatch):
     assert sum(n for (k, found), n in seen.items() if not found) > 100
 
 
-def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
-    """Each pair quiet_pairs lets go without update_events gets no event from
-    it (a copy updated queues nothing), and many do."""
+def test_pairs_the_passes_answer_quiet_would_have_had_no_event(monkeypatch):
+    """Each pair recalc_all answers quiet, let go without update_events, gets
+    no event from it (a copy updated queues nothing), and many do."""
     quiet = []
     searched = []
     ball_loans = []
-    real = system.quiet_pairs
+    real = system.recalc_all
 
-    def checked(env, mds):
-        out = real(env, mds)
+    def checked(mds, t):
+        out = real(mds, t)
         insert = env.time_manager.insert
 
         def refused(ev, t):
@@ -111,7 +111,7 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
             env.time_manager.insert = insert
         return out
 
-    monkeypatch.setattr(system, "quiet_pairs", checked)
+    monkeypatch.setattr(system, "recalc_all", checked)
     env, bodies = _scene()
     _hash(env, bodies, 240)
     assert len(quiet) > 1000 and searched
@@ -120,12 +120,13 @@ def test_pairs_quiet_pairs_passes_by_would_have_had_no_event(monkeypatch):
     assert any(type(md._batch) is mindist_batches.BallPairBatch for md in searched)
 
 
-def test_quiet_pairs_leave_the_scene_as_updating_every_pair(monkeypatch):
+def test_quiet_answers_leave_the_scene_as_updating_every_pair(monkeypatch):
     """The scene with update_events run on every pair gives the same state,
     bit for bit, at every PSI."""
     env, bodies = _scene()
     with_quiet = _hash(env, bodies, 240)
-    monkeypatch.setattr(system, "quiet_pairs", lambda env, mds: [False] * len(mds))
+    real = system.recalc_all
+    monkeypatch.setattr(system, "recalc_all", lambda mds, t: [False] * len(real(mds, t)))
     env, bodies = _scene()
     assert _hash(env, bodies, 240) == with_quiet
 

@@ -219,7 +219,7 @@ def test_the_held_balls_taken_at_once_leave_the_scene_as_the_per_piece_loop(monk
         def logged_measure(mds, t):
             log.append([(type(md).__name__, md.ball.obj.name if type(md) is mindist.SoupPairs
                          else (md.a.obj.name, md.ka, md.b.obj.name, md.kb)) for md in mds])
-            measure(mds, t)
+            return measure(mds, t)
 
         def logged_drop(self, md):
             log.append(("dropped", md.a.obj.name, md.ka, md.b.obj.name, md.kb))

@@ -106,6 +106,6 @@ def test_finishing_an_impact_measures_the_exact_pairs_only(monkeypatch):
     assert pairs[frozenset(("cage", "a"))].intrusion and not pairs[frozenset(("a", "b"))].intrusion
     measured = []
     recalc_all = collision_system.recalc_all
-    monkeypatch.setattr(collision_system, "recalc_all", lambda mds, t: (measured.extend(mds), recalc_all(mds, t)))
+    monkeypatch.setattr(collision_system, "recalc_all", lambda mds, t: (measured.extend(mds), recalc_all(mds, t))[1])
     env.collision.update_events_of_cores([a.core])
     assert measured == [pairs[frozenset(("a", "b"))]]

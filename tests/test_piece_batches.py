@@ -238,10 +238,10 @@ def test_the_ball_pass_answers_update_search_as_it_would_itself(monkeypatch):
     from ivp.collision.mindist import SoupPairs, _made_event
     from ivp.collision.mindist_search import EVENT_AT, EVENT_BEYOND, EVENT_QUIET, update_search
     answers = {}
-    quiet_pairs = system.quiet_pairs
+    recalc_all = system.recalc_all
 
-    def checked(env, mds):
-        out = quiet_pairs(env, mds)
+    def checked(mds, t):
+        out = recalc_all(mds, t)
         t, t_max = env.current_time, env.time_of_next_psi
         members = [m for md in mds for m in (md.mds if type(md) is SoupPairs else (md,))]
         for md in members:
@@ -252,7 +252,7 @@ def test_the_ball_pass_answers_update_search_as_it_would_itself(monkeypatch):
                 answers[made[0]] = answers.get(made[0], 0) + 1
         return out
 
-    monkeypatch.setattr(system, "quiet_pairs", checked)
+    monkeypatch.setattr(system, "recalc_all", checked)
     rng.reset()
     env = Environment(gravity=(0.0, -20.0, 0.0))
     floor(env, n=8, size=16.0)

@@ -4,8 +4,8 @@ triangles, ball against ball, a hull's pieces against triangles), each pair
 keeping its gap and its row of the pass (:class:`BallPairBatch`,
 mindist.PieceBatch, mindist.SoupPairs), the passes of a ball's and of a
 hull's pairs with update_search's answers for each pair (ivp-contacts 3.5),
-and the quiet test of update_events' early returns for many pairs at once
-(:func:`quiet_pairs`)."""
+and update_events' early returns for many pairs at once (recalc_all's
+answers)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from operator import attrgetter
 import numpy as np
 
 from ..jit import kernel
-from ..state.layout import AXIS, CUR_SPEED, M_POS, MAX_SURF_ROT, SPEED, T_LAST
+from ..state.layout import AXIS, CUR_SPEED, MAX_SURF_ROT, SPEED
 from .constants import COLL_DIST, HULL_LOOK_AHEAD_PSIS, NOT_APPROACHING_EPS, REAL_COLL_DIST
 from ..states import MT_NOT_SIM
 from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
@@ -26,7 +26,6 @@ from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE,
                              piece_arg)
 from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure, put_measure, triangle_indices
 
-FEW_CENTRES = 8                 # _unique_centres reads the rows of more cores at once
 PACK_LIMIT = 1024               # a PiecePack holding more pieces starts again
 _ROW = attrgetter("row")
 
@@ -146,42 +145,6 @@ def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
         Q[q] = _quiet_row(G, q, gaps[q], V, q, limits[q], horizon)
 
 
-def quiet_pairs(env, mds) -> list:
-    """Per entry of mds, True where update_events would queue no event: the
-    pairs of a ball pass whose update_search answer (ball_pass_k) is no
-    event, and the pairs of two balls of one balls_measure pass found at
-    once (BallPairBatch.quiet); False for the others (SoupPairs entries
-    among them)."""
-    out = [False] * len(mds)
-    passes = {}
-    pairs = {}
-    for i, md in enumerate(mds):
-        if type(md) is Mindist:
-            b = md._batch
-            if type(b) is BallPairBatch:
-                p = pairs.get(id(b))
-                if p is None:
-                    p = pairs[id(b)] = (b, [], [])
-            elif type(b) is tuple:
-                p = passes.get(id(b))
-                if p is None:
-                    p = passes[id(b)] = (b, [], [])
-            else:
-                continue
-            p[1].append(i)
-            p[2].append(md._row)
-    horizon = env.time_of_next_psi - env.current_time
-    for b, at, rows in passes.values():
-        what = b[2][0][rows]
-        for i, quiet in zip(at, ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()):
-            out[i] = quiet
-    for b, at, rows in pairs.values():
-        Q = b.quiet(env, horizon)[rows]
-        for i, quiet in zip(at, Q.tolist()):
-            out[i] = quiet
-    return out
-
-
 # piece_pairs_k's per-piece ints (PIX): the piece's rows of VV, TT, EE (MM, HH
 # share EE's), NN, then whether it is two-sided and moves with its core
 V0, V1, T0, T1, E0, E1, N0, N1, TWO, MOVES, PIECE_INTS = range(11)
@@ -292,42 +255,51 @@ def piece_triangles_k(S, rP, rT, V, T, E, two, pl, N, M, H, c, P, tris, prev, tr
     return L, F, SW, G, X, (WHAT, T_EV, WC)
 
 
-def recalc_all(items, t: float) -> None:
+def recalc_all(items, t: float) -> list:
     """Mindist.recalc of each (they are independent of one another), the
     pairs of a ball and a grid's triangle (single or as SoupPairs) in one
     kernel pass per grid, those of another piece and a grid's triangles in
     one pass per piece and grid, the pairs of two balls in one pass; each
-    core's pose at t made once (core_pose)."""
+    core's pose at t made once (core_pose). Returns, per item, True where
+    update_events would queue no event, as the passes answer it: a single
+    pair of a ball pass (ball_pass_k) and a pair of two balls
+    (BallPairBatch.quiet); False for the others."""
+    quiet = [False] * len(items)
     groups = {}
     pieces = {}
     balls = []
     hulls = []
     poses = {}
-    for it in items:
+    for i, it in enumerate(items):
         if type(it) is SoupPairs:
-            groups.setdefault(it.soup, ([], []))[1].append(it)
+            groups.setdefault(it.soup, ([], [], []))[1].append(it)
         elif it.kb[0] == "t":
             if it.a.is_ball:
                 it.a.soup_measures += 1     # as recalc: a SoupPairs of a's keeps no codes past this
-                groups.setdefault(it.b, ([], []))[0].append(it)
+                g = groups.setdefault(it.b, ([], [], []))
+                g[0].append(it)
+                g[2].append(i)
             else:
                 pieces.setdefault((it.a, it.ka, it.b, False), []).append(it)
         elif it.ka[0] == "t":
             pieces.setdefault((it.b, it.kb, it.a, True), []).append(it)
         elif it.a.is_ball and it.b.is_ball:
-            balls.append(it)
+            balls.append((i, it))
         elif it.a.is_ball:
             it.recalc(t, poses)
         else:
             hulls.append(it)
     if balls:
-        _recalc_ball_pairs(balls, t)
+        for (i, _), q in zip(balls, _recalc_ball_pairs([it for _, it in balls], t)):
+            quiet[i] = q
     if hulls:
         _recalc_piece_pairs(hulls, t)
-    for shape, (single, soups) in groups.items():
-        _recalc_ball_triangles(shape, single, soups, t)
+    for shape, (single, soups, at) in groups.items():
+        for i, q in zip(at, _recalc_ball_triangles(shape, single, soups, t)):
+            quiet[i] = q
     for (shape, key, soup, tri_first), mds in pieces.items():
         _recalc_piece_triangles(shape, key, soup, tri_first, mds, t)
+    return quiet
 
 
 class BallPairBatch:
@@ -378,23 +350,39 @@ class BallPairBatch:
                      Geometry(g[0], (g[1], g[2], g[3]), (g[4], g[5], g[6]), (g[7], g[8], g[9]), False), None)
 
 
-def _recalc_ball_pairs(mds, t: float) -> None:
+def _recalc_ball_pairs(mds, t: float) -> list:
     """recalc's ball-ball branch for the pairs (same values) in one kernel
-    pass: each keeps its gap and its row."""
+    pass: each keeps its gap and its row; returns BallPairBatch.quiet's answers."""
     n = len(mds)
     cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
     rows = _rows(cores)
-    C = _unique_centres(cores, t, rows)
-    G = balls_measure(C[:n], C[n:])
+    env = cores[0].environment
+    G = ball_pairs_k(env.bodies.rows, rows, t)
     gaps = G[:, 0].tolist()
     L = [0.0] * n
     batch = BallPairBatch(G, cores, L, rows)
     for q, md in enumerate(mds):
         md._batch = batch
         md._row = q
-        L[q] = md.len_numerator = gaps[q] - md.sum_extra_radius
+        L[q] = md._len = gaps[q] - md.sum_extra_radius
         md.intrusion = False
     batch.L = np.array(L)
+    return batch.quiet(env, env.time_of_next_psi - env.current_time).tolist()
+
+
+@kernel
+def ball_pairs_k(S, rows, t):
+    """balls_measure of the pairs of balls whose cores are at ``rows`` of the
+    body table S (side 0's, then side 1's), each centre at t as
+    Core.centre_at makes it."""
+    C = np.empty((rows.shape[0], 3))
+    for q in range(rows.shape[0]):
+        c = centre_k(t, row_pose_parts(S, rows[q]))
+        C[q, 0] = c[0]
+        C[q, 1] = c[1]
+        C[q, 2] = c[2]
+    n = rows.shape[0] // 2
+    return balls_measure(C[:n], C[n:])
 
 
 def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) -> None:
@@ -517,41 +505,56 @@ class PiecePack:
 
 
 def _previous_codes(mds, width: int = 3, own=lambda md: md.prev_code):
-    """The pairs' previous features as an (n, width) array: the rows of the
-    pass the first of them was measured in (a SoupPairs member's: its
-    group's), taken at once, and the others' ``own`` (width 3: a ball's
-    pairs, side 1's feature; 6: a piece's with a grid's triangles, with
-    :func:`_piece_prev_code`)."""
+    """The pairs' previous features as an (n, width) array: each pass's rows
+    (a SoupPairs member's: its group's pass) taken at once, the others'
+    ``own`` (width 3: a ball's pairs, side 1's feature; 6: a piece's with a
+    grid's triangles, with :func:`_piece_prev_code`)."""
     prev = np.empty((len(mds), width), dtype=np.int64)
-    b = None
-    at = []
-    rows = []
+    passes = {}
     for q, md in enumerate(mds):
         c, r = md._batch, md._row
         if type(c) is SoupPairs:
             r += c.offset
             c = c.batch
-        if c is not None and (b is None or c is b):
-            b = c
-            at.append(q)
-            rows.append(r)
-        else:
+        if c is None:
             prev[q] = own(md)
-    if at:
+            continue
+        p = passes.get(id(c))
+        if p is None:
+            p = passes[id(c)] = (c, [], [])
+        p[1].append(q)
+        p[2].append(r)
+    if len(passes) == 1:
+        b, at, rows = next(iter(passes.values()))
         r0 = rows[0]
         if len(at) == len(mds) and rows == list(range(r0, r0 + len(rows))):
             return _pass_codes(b)[r0:r0 + len(rows)]      # the pass's rows in order: read as they are
+    for b, at, rows in passes.values():
         prev[at] = _pass_codes(b)[rows]
     return prev
 
 
-def _group_codes(sp):
-    """A SoupPairs' previous features: the last pass's slice while no member was
-    measured on its own since, else its members' by _previous_codes."""
-    b = sp.batch
-    if b is not None and sp.measures == sp.ball.soup_measures:
-        return b[1][sp.offset:sp.offset + len(sp.mds)]
-    return _previous_codes(sp.mds)
+def _ball_codes(single, soups):
+    """The previous features of the single pairs, then of each SoupPairs'
+    members, as one array: a group's slice of its last pass while no member
+    was measured on its own since, the other pairs' by one _previous_codes."""
+    own, at, parts, k = list(single), list(range(len(single))), [], len(single)
+    for sp in soups:
+        b, m = sp.batch, len(sp.mds)
+        if b is not None and sp.measures == sp.ball.soup_measures:
+            parts.append((k, b[1][sp.offset:sp.offset + m]))
+        else:
+            own += sp.mds
+            at += range(k, k + m)
+        k += m
+    if not parts or (not own and len(parts) == 1):
+        return _previous_codes(own) if own else parts[0][1]
+    prev = np.empty((k, 3), dtype=np.int64)
+    for k0, part in parts:
+        prev[k0:k0 + part.shape[0]] = part
+    if own:
+        prev[at] = _previous_codes(own)
+    return prev
 
 
 def _pass_codes(batch):
@@ -565,14 +568,16 @@ def _piece_prev_code(md):
     return prev_codes(md._prev) if b is None else b.F[md._row]
 
 
-def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
+def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
     """recalc's ball branch for pairs with the triangles of ``soup``'s grid
     (same values) and update_search's answers for them, in one pass
     (ball_pass_k; kept with the pass: mindist._made_event): the single
     pairs' rows first, then each SoupPairs' slice; each pair keeps its gap
     and its row of the pass. When the pass is the last one's groups again
     (no single pair, each group's codes its slice of the last pass), the
-    last pass's triangles and codes are its own."""
+    last pass's triangles and codes are its own. Returns, per single pair,
+    whether its answer is no event (beyond the look-ahead, quiet, or searched
+    with none found)."""
     grid = soup.grid
     n = len(single)
     last = grid.last_pass
@@ -582,16 +587,13 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
         _, tris, prev, extras, starts, rows = last
     elif not single and len(soups) == 1:    # one ball's group (a level's player ball)
         sp = soups[0]
-        tris, prev, starts = sp.tris, _group_codes(sp), np.zeros(1, dtype=np.int64)
+        tris, prev, starts = sp.tris, _ball_codes(single, soups), np.zeros(1, dtype=np.int64)
         rows, extras = np.full(tris.shape[0], sp.core.row, dtype=np.int64), np.full(tris.shape[0], sp.sum_extra)
     else:
         tris = [np.fromiter([md.kb[1] for md in single], dtype=np.int64, count=n)] if n else []
-        prev = [_previous_codes(single)] if n else []
-        for sp in soups:
-            tris.append(sp.tris)
-            prev.append(_group_codes(sp))
+        tris += [sp.tris for sp in soups]
         tris = tris[0] if len(tris) == 1 else np.concatenate(tris)
-        prev = prev[0] if len(prev) == 1 else np.concatenate(prev)
+        prev = _ball_codes(single, soups)
         counts = np.array([1] * n + [len(sp.mds) for sp in soups], dtype=np.int64)
         rows = np.repeat(_rows([md.a.obj.core for md in single] + [sp.core for sp in soups]), counts)
         extras = np.array([md.sum_extra_radius for md in single] + [sp.sum_extra for sp in soups])
@@ -603,6 +605,8 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
                                env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
     grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
     batch = (G, F, (*events, t, env.time_of_next_psi))
+    what = events[0][:n]
+    quiet = ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()
     if single:
         L = (G[:n, 0] - extras[:n]).tolist()
         for q, md in enumerate(single):
@@ -611,7 +615,7 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
             md._len = L[q]
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
-        return
+        return quiet
     Ls = G[n:, 0] - extras[n:]
     L = Ls.tolist()
     least = np.minimum.reduceat(Ls, starts).tolist()
@@ -622,30 +626,12 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> None:
             sp.least = m
             if sp.relink:
                 sp.link()
-        return
+        return quiet
     for sp, s0, m in zip(soups, starts.tolist(), least):
         sp.passed(batch, n + s0, L, s0, m)
+    return quiet
 
 
 def _rows(cores):
     """The cores' rows in the body table."""
     return np.fromiter(map(_ROW, cores), dtype=np.int64, count=len(cores))
-
-
-def _unique_centres(cores, t: float, rows=None):
-    """The cores' centres at t (core_pose), as an (n, 3) array (``rows``:
-    the cores' rows when known): of more than a few cores, those whose last PSI
-    is at t from their rows at once (the same values), the others from
-    centre_at."""
-    if len(cores) <= FEW_CENTRES:
-        return np.array([c.centre_at(t) for c in cores], dtype=np.float64).reshape(-1, 3)
-    if rows is None:
-        rows = _rows(cores)
-    S = cores[0].environment.bodies.rows
-    at_t = S[rows, T_LAST] == t
-    C = np.empty((len(cores), 3))
-    C[at_t] = S[rows[at_t], M_POS:M_POS + 3]
-    rest = np.flatnonzero(~at_t).tolist()
-    if rest:
-        C[rest] = [cores[i].centre_at(t) for i in rest]
-    return C

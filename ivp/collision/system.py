@@ -26,7 +26,7 @@ from .features import front_normal
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide
 from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, pair_order, update_events
-from .mindist_batches import PiecePack, quiet_pairs, recalc_all
+from .mindist_batches import PiecePack, recalc_all
 from .mindist_search import core_pose, hull_holds
 from ..state.layout import BOUND
 from .shapes import Shape
@@ -413,8 +413,7 @@ class CollisionSystem(ContactPoints):
         for s, ks, o, ko in self._movable_pairs(aw, centers, reach_arr, reach_of, radii, spheres):
             take(s, ks, o, ko)
         mds = [md for md, _ in measured]
-        recalc_all(mds, t)
-        self._update_events(mds, [how for _, how in measured], True, centers, speed_of, steady)
+        self._update_events(mds, [how for _, how in measured], recalc_all(mds, t), True, centers, speed_of, steady)
         todo = aw.with_mindists
         if seen_all is not None:
             k = aw.with_mindists_k
@@ -499,16 +498,16 @@ class CollisionSystem(ContactPoints):
                             mds.append(md)
         # measured at once (a measurement reads poses only, which the pushes
         # of intruded pairs leave alone: they are pending speed changes)
-        recalc_all(mds, t)
-        self._update_events(mds, [HINT_BIG_DELAY] * len(mds), False)
+        self._update_events(mds, [HINT_BIG_DELAY] * len(mds), recalc_all(mds, t), False)
 
-    def _update_events(self, mds, hows, allow_hull: bool, centers=None, speed_of=None, steady=None) -> None:
+    def _update_events(self, mds, hows, quiets, allow_hull: bool, centers=None, speed_of=None, steady=None) -> None:
         """update_events of each measured entry (``hows``: the hint, or a
         SoupPairs' ball's index), an intruded pair on the invalid list first;
-        the pairs quiet_pairs finds get no event at once (the intrusion pushes
-        are pending speed changes: they leave what its tests read alone)."""
+        the pairs recalc_all answered quiet (``quiets``) get no event at once
+        (the intrusion pushes are pending speed changes: they leave what its
+        tests read alone)."""
         env = self.environment
-        for md, how, quiet in zip(mds, hows, quiet_pairs(env, mds)):
+        for md, how, quiet in zip(mds, hows, quiets):
             if type(md) is SoupPairs:
                 md.update_events(env, speed_of[how])      # never intruded (two-sided triangles)
                 if md.hull and steady is not None:
