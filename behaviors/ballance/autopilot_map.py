@@ -53,6 +53,7 @@ from scipy.sparse.csgraph import connected_components, dijkstra
 from scipy.spatial import cKDTree
 
 from .autopilot_gutters import downhill, gutter_slopes
+from .autopilot_landings import overruns
 from .autopilot_lifts import clear_ways
 from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
 
@@ -1180,6 +1181,8 @@ class WalkMap:
             rushed = (self.slope[b] <= STEEPEST) & (self._steep_height(a, b, limit)[b] <= MOMENTUM_RISE[kind])
             flies = flat <= np.maximum(DROP_REACH, self.flights[kind].reach(-rise, JUMP_SPEED))
             flies &= aside <= self.flights[kind].reach(-rise) + ASIDE_SLACK     # off a rail pair's end: pushed aside
+            landed = np.flatnonzero(dropped & flies)
+            flies[landed] = ~overruns(self, a[landed], b[landed], kind)
             up = np.where(dropped, flies,
                           (rise <= 0.05) | (held & (rise <= limit * flat + 0.15))        # it rolls up
                           | (rushed & (rise <= STEEPEST * flat + 0.15)) | self._sunk_step(a, b, rise))
