@@ -346,6 +346,11 @@ class CollisionSystem(ContactPoints):
                 measured.append((md, HINT_NOW if new else HINT_SMALL_DELAY))
 
         _, _, epos, enabled, ELO, EHI, fixed_of = self._fixed_boxes()
+        ej = None                       # the enabled fixed bodies whose box each body meets, for many at once
+        if near.shape[0] > 1:
+            ek, ej = np.nonzero(hit[:, epos])
+            ej = ej.tolist()
+            starts = [0] + np.cumsum(np.bincount(ek, minlength=len(awake))).tolist()
         steady = aw.steady
         holds = None if steady is None else steady.holds(enabled, ELO, EHI, centers, reach_arr)
         held = ()
@@ -366,8 +371,12 @@ class CollisionSystem(ContactPoints):
                 next_k = held[ei][1] if ei < len(held) else len(awake)
             s = awake[k]
             o = s.obj
+            # the fixed bodies whose box the sphere of every piece meets (the others: every test misses)
+            meets = None
             if o.collision_enabled and not o.nocoll_group:
                 fixed, fpos = enabled, epos     # may_collide's answer for every fixed body
+                if ej is not None:
+                    meets = ej[starts[k]:starts[k + 1]]
             else:
                 alike = (bool(o.collision_enabled), o.nocoll_group[:8], bool(o.core.physical_unmoveable))
                 some = fixed_of.get(alike)
@@ -375,8 +384,8 @@ class CollisionSystem(ContactPoints):
                     fpos = [j for j, f in enumerate(self.fixed) if may_collide(o, f.obj)]
                     some = fixed_of[alike] = ([self.fixed[j] for j in fpos], np.array(fpos, dtype=np.int64))
                 fixed, fpos = some
-            # the fixed bodies whose box the sphere of every piece meets (the others: every test misses)
-            meets = np.flatnonzero(hit[k, fpos]).tolist()
+            if meets is None:
+                meets = np.flatnonzero(hit[k, fpos]).tolist()
             reach = reach_of[k]
             if s.is_ball and at is None:
                 at = centers.tolist()
