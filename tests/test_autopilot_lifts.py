@@ -65,3 +65,19 @@ def test_no_lift_onto_a_strip_under_a_rail():
         route = walk.route_to((NEAR + WIDE / 2.0, STRIP + BALL_RADIUS, 12.0), 2.0)
         cost = route.cost[route.state((0.0, BALL_RADIUS, 0.0), "paper")]
         assert math.isfinite(cost) != railed, railed
+
+
+def test_no_drop_into_a_columns_foot_from_over_its_top():
+    """Floor A 0.4 over the column's top, ending over its axis (level 06's
+    upper pair of A_03_Rail_02 over fan 09: 0.3), floor B 4 under the
+    top beyond the column: the paper ball falling off A's end is held
+    in the draught, so no paper link goes from A into the lift's foot; B's
+    edge 4 under the top, as before, drops into it."""
+    top = FAN[1][1]
+    walk = WalkMap(plate(-1.5, 1.5, -1.5, 1.5, 0.0) + plate(-4, 4, -30, 0, top + 0.4)
+                   + plate(-4, 4, 3.5, 30, top - 4.0), fans=[FAN])
+    n, (below, _) = len(walk.points), walk.lifts[0]
+    into = walk.graph[:n][:, below].tocoo()          # paper (kind 0) links into the foot nodes
+    assert len(below) and into.nnz
+    sources = walk.points[into.row, 1]
+    assert (sources < top - 1.0).all() and (np.abs(sources - (top - 4.0)) < 0.1).any()

@@ -14,11 +14,19 @@ strip, and the map's lift to it held the paper ball in the draught (24
 tries, gave up after 152.55 s). The way is then the high fans beside the
 low ones (``P_Modul_18_13``, its ball's lowest point up to 9.11), which
 lift the ball over the rails.
+
+Nor does the paper ball fall into a column from above its top: the
+draught holds it there (``drops_held``). Level 06's upper pair of
+``A_03_Rail_02`` ends 0.3 over fan ``P_Modul_18_09``'s column top, over
+its axis; the map's route dropped from the pair's end to the fan's foot
+and lifted from there, and the paper ball hovered at the pair's end, its
+centre 9.2 to 11.0, on every try (gave up there).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from scipy.sparse import coo_matrix
 
 from .values import BALL_RADIUS
 
@@ -26,6 +34,8 @@ WAY_STEP = 0.5           # the way out of a column is checked at points this far
 CLEAR = BALL_RADIUS - 0.25    # a face this near the ball's centre on its way out closes it (as autopilot_map's
                               # _covered: the faces are sampled 1 apart) ...
 ABOVE = 0.5                   # ... if it is more than this above the centre (not the landing's floor or edge)
+HELD_BELOW = 0.5              # a node this little under a column's top (the ball's lowest point on it, 0.5 into
+                              # the draught's box at most) holds a paper ball falling over the column
 
 
 def clear_ways(solid, foot, highest: float, landings) -> np.ndarray:
@@ -48,3 +58,20 @@ def clear_ways(solid, foot, highest: float, landings) -> np.ndarray:
         above = solid.data[np.minimum(i, solid.n - 1), 1] - q[:, 1, None] > ABOVE
         clear &= ~(np.isfinite(d) & above).any(axis=1)
     return clear
+
+
+def drops_held(graph, points, lifts, columns, paper: int):
+    """``graph`` (states kind * n + node) without the paper ball's links into
+    a lift's foot nodes (``lifts``: (foot nodes, top nodes) per column of
+    ``columns``) from a node no lower than that column's top less
+    HELD_BELOW: a paper ball over the column is held in its draught, not
+    let down to its foot."""
+    n = len(points)
+    g = graph.tocoo()
+    held = np.zeros(len(g.row), bool)
+    into = (g.row // n == paper) & (g.col // n == paper)
+    for (below, _), (_, top, _) in zip(lifts, columns):
+        foot = np.zeros(n, bool)
+        foot[below] = True
+        held |= into & foot[g.col % n] & ~foot[g.row % n] & (points[g.row % n, 1] >= top[1] - HELD_BELOW)
+    return coo_matrix((g.data[~held], (g.row[~held], g.col[~held])), shape=g.shape).tocsr()

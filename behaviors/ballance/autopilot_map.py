@@ -54,7 +54,7 @@ from scipy.spatial import cKDTree
 
 from .autopilot_gutters import downhill, gutter_slopes
 from .autopilot_landings import overruns
-from .autopilot_lifts import clear_ways
+from .autopilot_lifts import clear_ways, drops_held
 from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
@@ -338,7 +338,7 @@ class WalkMap:
         self.pad_kind, self.trap_kind = self._pads(pads)
         self.columns = [self._column(foot, top) for foot, top in fans]
         self.lifts = [self._lift(*column) for column in self.columns]
-        self.graph = self._graph()
+        self.graph = drops_held(self._graph(), self.points, self.lifts, self.columns, KIND_NAMES.index("paper"))
         self.passes = {}         # (from, to) -> (stone, push): links under falling stones (autopilot_passes)
 
     def _pads(self, pads):
