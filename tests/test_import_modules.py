@@ -83,10 +83,11 @@ JOINTS = {
 }
 
 
-def prefab(kind: str, at=None, bodies=None, frames=None, hulls=None) -> bytes:
+def prefab(kind: str, at=None, bodies=None, frames=None, hulls=None, names=None) -> bytes:
     """A prefab as 5.5 has it: the root frame <kind>_MF at ROOT, each body a
-    2 x 1 x 2 box (at ``at[suffix]`` or 3 apart along Y), each frame a 3D
-    entity, each hull a box mesh no object uses."""
+    2 x 1 x 2 box (at ``at[suffix]`` or 3 apart along Y; named <kind><suffix>
+    or ``names[suffix]``), each frame a 3D entity, each hull a box mesh no
+    object uses."""
     b0, f0, h0 = PARTS[kind]
     bodies, frames, hulls = (b0 if bodies is None else bodies, f0 if frames is None else frames,
                              h0 if hulls is None else hulls)
@@ -95,7 +96,7 @@ def prefab(kind: str, at=None, bodies=None, frames=None, hulls=None) -> bytes:
     b.entity(f"{kind}_MF", None, translation(*ROOT), class_id=r.CK_3DENTITY)
     mat = b.material("Wood", 0xFF996633)
     for k, s in enumerate(bodies):
-        b.box(kind + s, (2, 1, 2), at.get(s, (ROOT[0], 3.0 * k + 1.0, 0.0)), mat)
+        b.box((names or {}).get(s, kind + s), (2, 1, 2), at.get(s, (ROOT[0], 3.0 * k + 1.0, 0.0)), mat)
     for k, s in enumerate(frames):
         b.entity(kind + s, None, translation(*at.get(s, (ROOT[0] + 1.0, 3.0 * k, 0.0))), class_id=r.CK_3DENTITY)
     for s in hulls:
@@ -275,6 +276,21 @@ def test_check_says_what_was_matched_and_what_fell_back(tmp_path, capsys):
     sack = next(b for b in imp.document["behaviours"] if b["type"] == "ballance.sack")
     assert sack["params"]["direction_ref"] == "P_Modul_26_50"
     assert "module P_Modul_19_50: built from P_Modul_19.nmo, 2 parts, 1 body, 1 joint" in out
+
+
+def test_the_rotating_arm_is_found_by_its_name_in_the_games_prefab(tmp_path):
+    """The game's P_Modul_17.nmo names its arm 'Modul17_Dreharme' (no 'P_',
+    no '_' before the number): found by its keyword, it is a body on its
+    hinge and spring; before, the arm was drawn without physics and a ball
+    rolled through it (level 03's P_Modul_17_01 and _02)."""
+    level = game_with(tmp_path, ["P_Modul_17"], P_Modul_17={"names": {"_Dreharme": "Modul17_Dreharme"}})
+    imp = import_level(level)
+    arm = next(d for d in imp.document["entities"] if d["name"] == "P_Modul_17_50.Modul17_Dreharme")
+    assert arm["physics"]["mass"] == 3
+    joints = [(j["type"], j["object"]) for j in imp.document.get("joints", []) if j["name"].startswith("P_Modul_17_50.")]
+    assert joints == [("hinge", arm["name"]), ("spring", arm["name"])]
+    assert any("arm = 'Modul17_Dreharme' (the one part with 'dreharme' in its name" in line
+               for n, line in imp.report.module_parts if n == "P_Modul_17_50")
 
 
 def test_the_finish_balloon_is_drawn_from_its_prefab(tmp_path):

@@ -100,7 +100,7 @@ MODULES = {
                                                    **FROZEN}, _cols(6), "ballance.swing", "_Fix"),
     "P_Modul_17": Module("a rotating arm", (
         Part("arm", "_Dreharme", {"mass": 3, "linear_speed_dampening": 3, "rot_speed_dampening": 0.005},
-             _cols(3, 2), convention=("_Body",)),
+             _cols(3, 2), convention=("_Body",), keyword="dreharme"),
         Part("hinge frame", "_HingeFrame", convention=("_Hinge",), keyword="hinge")),
         (Joint("hinge", "hinge", "arm", ("hinge frame",)),
          Joint("spring", "spring", "arm", ("hinge frame", "arm"),
