@@ -50,19 +50,25 @@ def bridge_prefab(lying: bool = False) -> bytes:
     return b.data(compressed=True)
 
 
-def bridge_level() -> LevelBuilder:
-    """The level of the module's docstring."""
+def bridge_level(rise: float = 0.0) -> LevelBuilder:
+    """The level of the module's docstring; with ``rise``, floor A is that
+    much lower up to z 13 and rises on a ramp to z 14.6 (level 12's
+    P_Modul_25_03: its run-up's floor rises 0.58 onto its hinge's plate)."""
     b = LevelBuilder()
     floor_mat = b.material("Floor", 0xFF8C8577)
-    floors = [plate(b, "A01_Floor_01", [(-6, 0, -5), (6, 0, -5), (6, 0, 20.25), (-6, 0, 20.25)], floor_mat),
+    low = [plate(b, "A01_Floor_04", [(-6, -rise, -5), (6, -rise, -5), (6, -rise, 13), (-6, -rise, 13)], floor_mat),
+           plate(b, "A01_Floor_05", [(-6, -rise, 13), (6, -rise, 13), (6, 0, 14.6), (-6, 0, 14.6)], floor_mat)]
+    floors = low if rise else []
+    floors += [plate(b, "A01_Floor_01", [(-6, 0, 14.6 if rise else -5), (6, 0, 14.6 if rise else -5),
+                                         (6, 0, 20.25), (-6, 0, 20.25)], floor_mat),
               plate(b, "A01_Floor_02", [(-6, -0.5, 29.5), (6, -0.5, 29.5), (6, -0.5, 30.3), (-6, -0.5, 30.3)],
                     floor_mat),
               plate(b, "A01_Floor_03", [(-6, 0, 30.3), (6, 0, 30.3), (6, 0, 70), (-6, 0, 70)], floor_mat)]
     return module_course(b, floors, "P_Modul_25", (0, HINGE_Y, HINGE_Z))
 
 
-def loaded(tmp_path, lying: bool = False):
-    game_folder(tmp_path, bridge_level().data(), {"P_Modul_25": bridge_prefab(lying)})
+def loaded(tmp_path, lying: bool = False, rise: float = 0.0):
+    game_folder(tmp_path, bridge_level(rise).data(), {"P_Modul_25": bridge_prefab(lying)})
     scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
     scene.ctx.input_manager.set_keys(frozenset())
     scene.ctx.process_frame(1000.0 / 60.0)
@@ -117,5 +123,24 @@ def test_the_autopilot_pushes_the_bridge_over_and_rolls_across(tmp_path):
     outcome = pilot.run()
     assert outcome.finished, outcome.text()
     assert level_behavior(pilot.ctx).flow == FINISHED
+    down = middle(np.asarray(pilot.ctx.get(BRIDGE).get_world_matrix().as_array(), float))
+    assert down == pytest.approx((0.0, HINGE_Y - 0.03, HINGE_Z + LENGTH / 2.0), abs=0.3)
+
+
+def test_a_run_up_rising_onto_the_bridge_s_floor_is_clear(tmp_path):
+    """Floor A 0.4 lower behind a ramp (14 degrees): the run-up starts on
+    the low part and rolls up the ramp into the board. Its ball follows the
+    floor (held level, its centre 1.6 over the upper floor's face: no push
+    planned), and the autopilot pushes the board over from there and rolls
+    across."""
+    ctx = loaded(tmp_path, rise=0.4).ctx
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    start, u, run = the_one_push(table, poses, gates, BRIDGE)
+    assert u == pytest.approx((0.0, 0.0, 1.0), abs=1e-3)
+    assert start[2] < 13.0 and start[1] == pytest.approx(1.6, abs=0.1)   # on the low floor, the whole run-up
+    pilot = Pilot(played_at_once(scenes.load(game_level(str(tmp_path), 1))), 60.0)
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
     down = middle(np.asarray(pilot.ctx.get(BRIDGE).get_world_matrix().as_array(), float))
     assert down == pytest.approx((0.0, HINGE_Y - 0.03, HINGE_Z + LENGTH / 2.0), abs=0.3)

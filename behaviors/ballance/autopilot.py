@@ -603,7 +603,7 @@ def _board_push(board, down, heights: FloorHeights):
     return None if start is None else (gone, start, u)
 
 
-def _clear_run_up(walk: WalkMap, start, u) -> float:
+def _clear_run_up(walk: WalkMap, ground: FloorHeights, start, u) -> float:
     """How much of a RUN_UP from ``start`` along ``u`` is left when its
     start moves on toward the board by the least that keeps the ball's
     centre on the rest of its way clear of every face of the level (RUN_UP_CLEAR
@@ -613,13 +613,31 @@ def _clear_run_up(walk: WalkMap, start, u) -> float:
     its middle's line 5 before its foot: a stone ball run up along that
     line stopped against the bar (x 497.3) every try; from rest at x 501.3,
     0.5 before the board, it pushes the board over (measured: its middle
-    from 10 to 4.8 high)."""
+    from 10 to 4.8 high). The centre rises and falls with the floor under
+    it (_on_floor)."""
     gone = np.linspace(0.0, RUN_UP, int(RUN_UP / SAMPLE) + 1)
-    hit = walk.solid.query_ball_point(start + np.outer(gone, u), BALL_RADIUS - RUN_UP_CLEAR, return_length=True)
+    hit = walk.solid.query_ball_point(_on_floor(ground, start + np.outer(gone, u)), BALL_RADIUS - RUN_UP_CLEAR,
+                                      return_length=True)
     return float(RUN_UP - gone[np.flatnonzero(hit)[-1]] - SAMPLE) if hit.any() else RUN_UP
 
 
-def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
+def _on_floor(ground: FloorHeights, way: np.ndarray) -> np.ndarray:
+    """The ball's centres along a run-up ``way`` (from its start's), each
+    raised or lowered by the rise of the floor under it (of ``ground``: the
+    level's floors and bodies) over the start's, where that is less than a
+    radius (elsewhere level: a run-up between rails): the floor before level
+    12's drawbridge P_Modul_25_03 rises 0.58 (a bevel onto its hinge's
+    plate, z -197.4 to -195.7) on its run-up; held level, the centre sank
+    1.4 from the plate's face, the run-up was not clear and no push was
+    planned (the ball, rolling into the bridge unplanned, stalled against
+    it 5 times in a play of sector 4)."""
+    floor = ground.below(way)
+    rise = floor - floor[0]
+    rise[~(np.abs(rise) < BALL_RADIUS)] = 0.0
+    return way + np.outer(rise, (0.0, 1.0, 0.0))
+
+
+def _board_plan(walk: WalkMap, ground: FloorHeights, board, down, push) -> Blocker | None:
     """A standing T-board as a Blocker: the nodes where a ball touches it
     down or rests on it (the way it makes: level 12's lies across a rail
     pair's gap, level 03's flat in a trench across a corridor, its top level
@@ -628,7 +646,7 @@ def _board_plan(walk: WalkMap, board, down, push) -> Blocker | None:
     it; it has fallen once its middle has gone BOARD_DOWN of the way down."""
     gone, start, u = push
     _, nodes = _touching(walk, board, down, BALL_RADIUS + BOARD_REST)
-    run = _clear_run_up(walk, start, u)
+    run = _clear_run_up(walk, ground, start, u)
     start = start + u * (RUN_UP - run)
     if not nodes or run < 0.0 or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
         return None
@@ -691,8 +709,9 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
         if gate is not None:
             blockers.append(gate)
+    ground = FloorHeights(np.concatenate([floors, bodies])) if pushes else None
     for name, push in pushes.items():
-        plan = _board_plan(walk, ctx.get(name), poses[name], push)
+        plan = _board_plan(walk, ground, ctx.get(name), poses[name], push)
         if plan is not None:
             blockers.append(plan)
     return walk, blockers
