@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from behaviors.ballance.autopilot_landings import landing_velocity
+from behaviors.ballance.autopilot_landings import EDGE_ROLL, landing_velocity
 from behaviors.ballance.autopilot_map import Flight, WalkMap
 from behaviors.ballance.values import BALL_KINDS
 
@@ -46,8 +46,9 @@ def course(width: float):
 
 def test_the_landing_speed_across_is_the_damped_flight_s_plus_what_the_floor_turns():
     """Stone off A's edge (its centre 27) onto B 16 east (its centre 2): the
-    flight's push takes it 0.3 of its fall (7.5) across, the rest, 8.5, at
-    the speed s it leaves with, which goes C = -vy / g as far: it lands at
+    flight's push takes it 0.3 of its fall (7.5) across, the rest, 8.5 less
+    the EDGE_ROLL (1.6) it rolls round the corner first, at the speed s it
+    leaves with, which goes C = -vy / g as far: it lands at
     s (1 - k C) + push C (k 0.3, push 6). The same onto a face falling 0.25
     east keeps the part of its fall's speed along the face: vy d / (1 + d^2)
     more east."""
@@ -59,7 +60,7 @@ def test_the_landing_speed_across_is_the_damped_flight_s_plus_what_the_floor_tur
     walk, _ = course(10.0)
     a = np.argmin(np.linalg.norm(walk.points - (0.0, 25.0, 0.0), axis=1))
     b = np.argmin(np.linalg.norm(walk.points - (16.0, 0.0, 0.0), axis=1))
-    across = float(np.hypot(*(walk.points[b] - walk.points[a])[[0, 2]]))
+    across = float(np.hypot(*(walk.points[b] - walk.points[a])[[0, 2]])) - EDGE_ROLL
     want = (across - 7.5) / c * (1.0 - k * c) + 6.0 * c
     v = landing_velocity(walk, np.array([a]), np.array([b]), "stone")[0]
     assert abs(float(np.hypot(*v)) - want) < 0.05 * want
@@ -80,3 +81,15 @@ def test_a_drop_landing_across_a_strip_too_narrow_to_stop_on_is_no_way():
     assert math.isfinite(cost_from(narrow, route, (-10, 25, 0), "wood"))
     wide, route = course(30.0)
     assert math.isfinite(cost_from(wide, route, (-10, 25, 0), "stone"))
+
+
+def test_a_short_drop_onto_a_narrow_strip_is_a_way():
+    """Level 06's sector 1: off a bridge 2.5 down onto a strip below it
+    running crosswise. Platform A 2.5 high ends at x 0; strip B (x 2.5..5)
+    runs north to the goal. The stone ball rounds A's corner for 1.6 of the
+    3 across and flies the rest: it lands at about 4.4 units/s (7.3 were it
+    to fly all 3) and stops in 4.4^2 / 8.6 = 2.3, on the strip."""
+    floors = plate(-20, 0, -5, 5, 2.5) + plate(2.5, 5, -5, 60, 0.0)
+    walk = WalkMap(floors, climb=CLIMB, gravity=G, flights={k: damped_flight(k) for k in PUSH})
+    route = walk.route_to((3.75, 2.0, 55.0), 3.0)
+    assert math.isfinite(cost_from(walk, route, (-10, 2.5, 0), "stone"))
