@@ -21,7 +21,7 @@ from ..states import MT_NOT_SIM
 from .event_kernels import ball_event_search_k, centre_k, piece_at, piece_event_search_k, row_pose_parts
 from .feature_kernels import ball_triangles_measure, balls_measure, triangle_feature
 from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_codes
-from .mindist import BALL, Mindist, PieceBatch, Side, SoupPairs, ball_row_normal
+from .mindist import BALL, PieceBatch, Side, SoupPairs, ball_row_normal
 from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, core_pose,
                              piece_arg)
 from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure, put_measure, triangle_indices
