@@ -58,7 +58,7 @@ from .autopilot_hops import add_rail_hops
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
-from .autopilot_rails import ROLLING, RailLines, bend_speed, rail_ahead, rail_keys
+from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -66,7 +66,7 @@ from .level import DEAD, FINISHED, GAME_OVER, PLAYING, STARTING, level_behavior
 from .level_meaning import MODULES
 from .modules import Fan, falling_stones
 from .navigation import BallNavigation
-from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS, KIND_NAMES
+from .values import BALL_KINDS, BALL_RADIUS, CHECKPOINT_RADIUS, FINISH_RADIUS, KIND_NAMES, ROLLING
 
 FRAME_MS = 1000.0 / 60.0
 FLOOR_GROUPS = ("Phys_Floors", "Phys_FloorRails")

@@ -18,13 +18,12 @@ import math
 
 import numpy as np
 
-from .values import BALL_KINDS, BALL_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, ROLLING
 
 RUN_STEP = 0.025     # the roll on from a landing is followed this many seconds a step ...
 RUN_FIND = 1.5       # ... on the node nearest the ball's floor point, this near at most ...
 RUN_TIME = 5.0       # ... for at most this many seconds (a floor that long is room enough) ...
 STOPPED = 0.5        # ... until it is this slow
-ROLLING = 5.0 / 7.0  # a rolling ball gets this part of a force along the floor (its spin takes the rest)
 EDGE_ROLL = BALL_RADIUS * math.sqrt(1.0 - (10.0 / 17.0) ** 2)   # a rolling ball rounds an edge's corner
 # till it leaves it at cos = 10/17 from the top, its centre this far (1.6) past the corner: it flies the rest
 

@@ -55,7 +55,7 @@ from scipy.spatial import cKDTree
 from .autopilot_gutters import downhill, gutter_slopes
 from .autopilot_landings import overruns
 from .autopilot_lifts import clear_ways, drops_held
-from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, TRANSFORMER_RADIUS
+from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, ROLLING, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
 MERGE = 1.0              # nodes closer than this cube are one
@@ -260,7 +260,7 @@ class Flight:
         if len(self.t) < 2:
             return 0.0
         i = min(max(int(np.searchsorted(self.flat, distance)), 1), len(self.t) - 1)
-        return 5.0 / 7.0 * float((self.flat[i] - self.flat[i - 1]) / (self.t[i] - self.t[i - 1]))
+        return ROLLING * float((self.flat[i] - self.flat[i - 1]) / (self.t[i] - self.t[i - 1]))
 
     def seconds_left(self, vy: float, fall: float) -> float:
         """The time it takes to fall ``fall`` more, falling at ``vy`` now."""

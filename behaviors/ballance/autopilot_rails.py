@@ -27,7 +27,7 @@ import numpy as np
 from scipy.spatial import cKDTree
 
 from .autopilot_map import sample_triangles, upward_triangles
-from .values import BALL_RADIUS
+from .values import BALL_RADIUS, ROLLING
 
 RAIL_FLAT = 0.5          # a rail's top: its faces no steeper than this (A02_Rail_03's flat facet; A07_Rail_01's
                          # two faces 0.42 steep about its top edge; not the flanks: 1)
@@ -49,7 +49,6 @@ RAIL_SPEED = 8.0         # along a rail at most this (units/s) ...
 RAIL_GRIP = 0.5          # ... and on a bend no faster than its centripetal pull takes this part of the push
 RAIL_BEND = 5.0          # a bend's curvature from route points this far apart
 RAIL_WEIGHT = 25.0       # the sideways speed's error weighs this much more than the speed along
-ROLLING = 5.0 / 7.0      # a rolling ball gets this part of a push
 FRAME_S = 1.0 / 60.0     # a frame
 
 

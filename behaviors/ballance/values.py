@@ -27,6 +27,7 @@ BALL_KINDS = {
     "stone": BallKind("stone", 0.5, 0.1, 10.0, 0.3, 0.1, 0.92, sphere=True),
 }
 KIND_NAMES = tuple(BALL_KINDS)
+ROLLING = 5.0 / 7.0                  # a solid ball rolling gets this part of a force along the floor
 
 # Ball navigation: key -> direction in the camera's orientation frame.
 NAV_DIRECTIONS = {
