@@ -242,13 +242,16 @@ def _piece_value(t, d, ctx):
 
 
 @kernel
-def piece_event_search_k(PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max, base):
+def piece_event_search_k(d0, PA, BA, PB, BB, none, sides, q, n, thr, real, dev, t_now, t_max, base):
     """event_search for two convex pieces (PA, PB as :func:`piece_at` reads
     them, BA, BB their cores' pose parts; ``none`` the kernels' no previous
     features): the plane through the sides' closest points at t_now (q on
     side 0, normal n), ``sides`` the pieces (0 A, 1 B) of side 0, side 1 and
-    the face the plane's direction is fixed on; ``base`` as ball_event_search_k's."""
-    d0 = _closest(t_now, PA, BA, PB, BB, none)
+    the face the plane's direction is fixed on; ``base`` as ball_event_search_k's.
+    ``d0``: the pieces' closest distance at t_now with no previous pair, when
+    the caller measured it (piece_kernels.pieces_measure_fresh), else NaN."""
+    if d0 != d0:
+        d0 = _closest(t_now, PA, BA, PB, BB, none)
     B0 = BA if sides[0] == 0 else BB
     B1 = BA if sides[1] == 0 else BB
     Bu = BA if sides[2] == 0 else BB

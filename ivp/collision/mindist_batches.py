@@ -24,7 +24,7 @@ from .features import BEHIND_TRIANGLE_DEPTH, INTRUSION_DEPTH, Geometry, prev_cod
 from .mindist import BALL, PieceBatch, Side, SoupPairs, ball_row_normal
 from .mindist_search import (EVENT_AT, EVENT_BEYOND, EVENT_NONE, EVENT_NOT_MADE, EVENT_QUIET, NO_PIECE, core_pose,
                              piece_arg)
-from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure, put_measure, triangle_indices
+from .piece_kernels import grid_triangle, hull_triangles_measure, pieces_measure_fresh, put_measure, triangle_indices
 
 PACK_LIMIT = 1024               # a PiecePack holding more pieces starts again
 _ROW = attrgetter("row")
@@ -182,22 +182,24 @@ def piece_pairs_k(S, VV, TT, EE, NN, MM, HH, PL, C, PIX, pairs, prev, extra, t, 
         VA, TA, EA, twoA, plA, NA, _, _, cA = piece_at(t, PA, BA, False)
         VB, TB, EB, twoB, plB, NB, MB, HB, cB = piece_at(t, PB, BB, True)
         pq = (prev[q, 0], prev[q, 1], prev[q, 2], prev[q, 3], prev[q, 4], prev[q, 5])
-        d, f, sw, g = pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, pq)
+        d, f, sw, g, d0 = pieces_measure_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB,
+                                               pq)
         put_measure(D, F, SW, G, q, d, f, sw, g)
         X[q] = d < (-BEHIND_TRIANGLE_DEPTH if (twoA if f[0] == 2 else twoB) else -INTRUSION_DEPTH)
         gap_ok, gap, n_ok, n, p, _, _ = g
         if not X[q] and n_ok:
             WHAT[q], T_EV[q], WC[q] = _pair_event(S, pairs[q, 2], pairs[q, 3], (gap if gap_ok else 0.0) - extra[q], n,
-                                                  p, f[0], f[3], sw, extra[q], PA, BA, PB, BB, t, t_max, base, dt, V)
+                                                  p, f[0], f[3], sw, extra[q], PA, BA, PB, BB, t, t_max, base, dt, V, d0)
 
 
 @kernel
-def _pair_event(S, rA, rB, gap, n, p, kA, kB, sw, sx, PA, BA, PB, BB, t, t_max, base, dt, V):
+def _pair_event(S, rA, rB, gap, n, p, kA, kB, sw, sx, PA, BA, PB, BB, t, t_max, base, dt, V, d0=math.nan):
     """mindist_search.update_search for a measured pair of pieces A and B
     (its cores' rows rA, rB of the body table S; its gap less sx, its
     sum_extra_radius; normal n and point p; A's and B's feature kinds, sw
     whether its sides are swapped; PA, PB as event_kernels.piece_at reads
-    them, BA, BB their cores' pose parts; V a scratch row), the same values
+    them, BA, BB their cores' pose parts; V a scratch row; d0 as
+    event_kernels.piece_event_search_k takes it), the same values
     in the same order: (one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE,
     EVENT_AT; the event time; the worst surface speed)."""
     r0 = rB if sw else rA                   # Mindist.cores: the sorted sides' cores
@@ -209,7 +211,7 @@ def _pair_event(S, rA, rB, gap, n, p, kA, kB, sw, sx, PA, BA, PB, BB, t, t_max, 
     k0 = kB if sw else kA
     k1 = kA if sw else kB
     face = s0 if k0 == 2 and k1 != 2 else 1 - s0
-    found, te = piece_event_search_k(PA, BA, PB, BB, (-1, -1, -1, -1, -1, -1), (s0, 1 - s0, face), p, n,
+    found, te = piece_event_search_k(d0, PA, BA, PB, BB, (-1, -1, -1, -1, -1, -1), (s0, 1 - s0, face), p, n,
                                      COLL_DIST + sx, REAL_COLL_DIST + 0.5 * sx, mcs, t, t_max, base)
     return (EVENT_AT if found else EVENT_NONE), te, wc
 

@@ -140,7 +140,7 @@ def event_search(md, dev: float, t_now: float, t_max: float):
         face = s0 if s0.feature[0] == "F" and s1.feature[0] != "F" else s1
         a, b = md.a, md.b
         found, t = piece_event_search_k(
-            piece_arg(a, md.ka), a.obj.core.pose_parts(), piece_arg(b, md.kb), b.obj.core.pose_parts(),
+            math.nan, piece_arg(a, md.ka), a.obj.core.pose_parts(), piece_arg(b, md.kb), b.obj.core.pose_parts(),
             NO_FEATURE + NO_FEATURE, tuple(0 if s.shape is a and s.piece_key == md.ka else 1 for s in (s0, s1, face)),
             g.p, g.n, thr, real, dev, t_now, t_max, base)
         return t if found else None

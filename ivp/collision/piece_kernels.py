@@ -88,6 +88,13 @@ def _edge_pair_sign(n, pk, gap, VA, NA, VB, NB, flat):
 
 @kernel
 def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
+    """:func:`pieces_closest_fresh`'s distance and features."""
+    d, f, _ = pieces_closest_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
+    return d, f
+
+
+@kernel
+def pieces_closest_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
     """3.3 for two convex pieces over the candidates in order: A's vertices
     against B's faces, B's vertices against A's faces, then the interior,
     separating edge-edge pairs. A candidate replaces the best when better by
@@ -98,7 +105,11 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     (_edge_pair_sign), the least overlap of them, negative: the distance
     goes through 0 as they start to overlap, where the vertices alone would
     jump to the nearest vertex outside (a box sinking into a box yawed
-    against it). Returns (distance, A's feature, B's feature)."""
+    against it). Returns (distance, A's and B's features, the distance
+    with no previous pair): the pairs measured only because they are the
+    previous one cannot become the best (their bounds say so), so the walk
+    with no previous pair differs only in the kept pair and in crossed
+    edges the previous pair alone adds, tracked apart (``have_xn``, ``x_dn``)."""
     have = False
     best_d = 0.0
     best = (-1, -1, -1, -1, -1, -1)
@@ -110,6 +121,8 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
     x_d = 0.0
     x_best = best
     x_prev = -math.inf
+    have_xn = False
+    x_dn = 0.0
     side_b = face_range(twoB, plB, cA)
     side_a = face_range(twoA, plA, cB)
     low_a = _lower_bounds(VA, VB, TB, twoB, NB, side_b, cB)
@@ -156,15 +169,17 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
         a0 = min(EA[ea, 0], EA[ea, 1])
         a1 = max(EA[ea, 0], EA[ea, 1])
         prev_here = prev[0] == 1 and prev[3] == 1 and prev[1] == a0 and prev[2] == a1
-        if _beyond(lower, best_d) and not prev_here:
+        edge_far = _beyond(lower, best_d)
+        if edge_far and not prev_here:
             continue
         for eb in range(EB.shape[0]):
             cand = (1, a0, a1, 1, min(EB[eb, 0], EB[eb, 1]), max(EB[eb, 0], EB[eb, 1]))
-            if (not prev_here or cand != prev) and (
-                    (twoA and _beyond(_off_plane(low_b[EB[eb, 0]], low_b[EB[eb, 1]]), best_d))
-                    or _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
-                                    vert(MB, eb), HB[eb], best_d)):
+            far = ((twoA and _beyond(_off_plane(low_b[EB[eb, 0]], low_b[EB[eb, 1]]), best_d))
+                   or _edges_apart(k0, k1, ma, ha, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]),
+                                   vert(MB, eb), HB[eb], best_d))
+            if far and not (prev_here and cand == prev):
                 continue                 # farther than the best for sure: cannot win
+            far = far or edge_far        # the walk with no previous pair skips it
             ok, d, n_ok, n, pk, sk, sl = edge_edge(k0, k1, vert(VB, EB[eb, 0]), vert(VB, EB[eb, 1]))
             if not ok or not (0.0 <= sk <= 1.0 and 0.0 <= sl <= 1.0) or not n_ok:
                 continue
@@ -176,6 +191,9 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
                     have_x = True
                     x_d = d
                     x_best = cand
+                if not far and (not have_xn or d > x_dn * TIE_FACTOR + TIE_ABS):
+                    have_xn = True
+                    x_dn = d
                 if cand == prev:
                     x_prev = d
                 continue
@@ -190,21 +208,22 @@ def pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB,
                 else:
                     m2 = d
                 nm += 1
+    fresh = x_dn if have_xn and not (have and best_d < 0.0) else best_d
     if have_x and not (have and best_d < 0.0):
         # the hulls overlap though no vertex is inside the other: the
         # crossed edges with the least overlap are the closest pair (the
         # previous pair kept within the tie)
         if x_prev * TIE_FACTOR + TIE_ABS >= x_d:
-            return x_prev, prev
-        return x_d, x_best
+            return x_prev, prev, fresh
+        return x_d, x_best, fresh
     lim = best_d * TIE_FACTOR + TIE_ABS
     if nm > 0 and m0 <= lim:
-        return m0, prev
+        return m0, prev, fresh
     if nm > 1 and m1 <= lim:
-        return m1, prev
+        return m1, prev, fresh
     if nm > 2 and m2 <= lim:
-        return m2, prev
-    return best_d, best
+        return m2, prev, fresh
+    return best_d, best, fresh
 
 
 @kernel
@@ -236,14 +255,23 @@ def _pair_of_pieces(V0, T0, two0, N0, f0, V1, T1, two1, N1, f1):
 
 @kernel
 def pieces_measure(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
+    """:func:`pieces_measure_fresh` less the distance with no previous pair."""
+    d, f, sw, g, _ = pieces_measure_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
+    return d, f, sw, g
+
+
+@kernel
+def pieces_measure_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev):
     """3.3 for two pieces and the 5.3 geometry of the pair sorted (3.1: the
-    lower dimension on side 0; B's feature first when it is lower)."""
-    d, f = pieces_closest(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
+    lower dimension on side 0; B's feature first when it is lower); last,
+    the distance pieces_closest finds with no previous pair (where 3.5's
+    search starts)."""
+    d, f, fresh = pieces_closest_fresh(VA, TA, EA, twoA, plA, NA, cA, VB, TB, EB, twoB, plB, NB, MB, HB, cB, prev)
     fa = (f[0], f[1], f[2])
     fb = (f[3], f[4], f[5])
     if fb[0] < fa[0]:
-        return d, f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa)
-    return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb)
+        return d, f, True, _pair_of_pieces(VB, TB, twoB, NB, fb, VA, TA, twoA, NA, fa), fresh
+    return d, f, False, _pair_of_pieces(VA, TA, twoA, NA, fa, VB, TB, twoB, NB, fb), fresh
 
 
 @kernel
