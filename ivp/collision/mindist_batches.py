@@ -94,7 +94,7 @@ def _pair_speeds(S, r0, r1, V):
 
 
 @kernel
-def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt):
+def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt, n, starts):
     """recalc's ball branch for pairs of a ball (its row of the body table
     S; its centre at t as Core.centre_at makes it) and a triangle ``tris``
     of a grid on the core at row r1 (ball_triangles_measure: features F and
@@ -104,7 +104,11 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
     points, mindist_search._ball_search_kind) with the same values in the
     same order: WHAT one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT
     (the time in T_EV), EVENT_NOT_MADE where the grid's core moves (the
-    search left to Python); WC the worst surface speed."""
+    search left to Python); WC the worst surface speed. Then each pair's
+    gap less ``extra`` (L), whether each of the first n pairs has no event
+    (Q: beyond, quiet or none found), and the least of L over each group of
+    the pairs after them (``starts``: their first rows, from row n; as
+    numpy's minimum.reduceat)."""
     k = tris.shape[0]
     C = np.empty((k, 3))
     for q in range(k):
@@ -120,9 +124,10 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
     V = np.empty((1, 11))
     D = np.empty((4, 3))
     B1 = row_pose_parts(S, r1)
+    L = np.empty(k)
     for q in range(k):
         sx = extra[q]
-        gap = G[q, 0] - sx
+        gap = L[q] = G[q, 0] - sx
         WHAT[q], WC[q], mcs = _update_tests(S, rows[q], r1, gap, (G[q, 1], G[q, 2], G[q, 3]), dt, t_max - t, V)
         if WHAT[q] != EVENT_NONE:
             continue
@@ -142,7 +147,18 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
                                         COLL_DIST + sx, real, mcs, t, t_max, base)
         WHAT[q] = EVENT_AT if found else EVENT_NONE
         T_EV[q] = te
-    return F, G, (WHAT, T_EV, WC)
+    Q = np.empty(n, dtype=np.bool_)
+    for q in range(n):
+        Q[q] = WHAT[q] > EVENT_NOT_MADE and WHAT[q] < EVENT_AT
+    least = np.empty(starts.shape[0])
+    for i in range(starts.shape[0]):
+        end = n + starts[i + 1] if i + 1 < starts.shape[0] else k
+        m = L[n + starts[i]]
+        for q in range(n + starts[i] + 1, end):
+            if L[q] < m or L[q] != L[q]:        # np.minimum: the first of equal values, NaN kept
+                m = L[q]
+        least[i] = m
+    return F, G, (WHAT, T_EV, WC), (L, Q, least)
 
 
 # piece_pairs_k's per-piece ints (PIX): the piece's rows of VV, TT, EE (MM, HH
@@ -582,24 +598,22 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
         starts = np.cumsum(counts[n:]) - counts[n:]
     env = soup.obj.core.environment
     GV, GPL, _ = grid.kernel_arrays()
-    F, G, events = ball_pass_k(env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t,
-                               env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
+    F, G, events, (Ls, Q, least) = ball_pass_k(
+        env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t, env.time_of_next_psi,
+        env.time_manager.base_time, env.delta_PSI_time, n, starts)
     grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
     batch = (G, F, (*events, t, env.time_of_next_psi))
-    what = events[0][:n]
-    quiet = ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()
+    quiet = Q.tolist()
     if single:
-        L = (G[:n, 0] - extras[:n]).tolist()
-        for q, md in enumerate(single):
+        for q, md, len_numerator in zip(range(n), single, Ls[:n].tolist()):
             md._batch = batch               # a pass's row: its gap is its own (Mindist.len_numerator)
             md._row = q
-            md._len = L[q]
+            md._len = len_numerator
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
         return quiet
-    Ls = G[n:, 0] - extras[n:]
-    L = Ls.tolist()
-    least = np.minimum.reduceat(Ls, starts).tolist()
+    L = Ls[n:].tolist()
+    least = least.tolist()
     if again:                           # the same groups at the same rows: linked already
         for sp, m in zip(soups, least):
             sp.batch = batch
