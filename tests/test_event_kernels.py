@@ -103,7 +103,7 @@ def test_pairs_the_passes_answer_quiet_would_have_had_no_event(monkeypatch):
                     mindist.update_events(env, probe, True, mindist.HINT_SMALL_DELAY)
                     assert probe.event is None
                     quiet.append(md)
-                    if type(md._batch) is mindist_batches.BallPairBatch:       # (BallPairBatch.quiet)
+                    if type(md._batch) is mindist_batches.BallPairBatch:       # (ball_pairs_k's Q)
                         ball_loans.append(sum(in_lane(c) for c in md.cores))
                 elif type(md) is mindist.Mindist:
                     searched.append(md)

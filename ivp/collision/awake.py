@@ -67,8 +67,8 @@ class SteadyBalls:
     """The awake balls whose pairs with the fixed bodies were, at their last
     PSI, one kept SoupPairs (CollisionSystem._take_soup) of the one fixed
     body whose box their sphere met: while that holds (the same fixed bodies
-    may collide, no mindist gone, the sphere inside that box alone and its
-    soup query, collision_enabled and nocoll_group as made), the per-piece
+    may collide, no member of the group gone, the sphere inside that box
+    alone and its soup query, collision_enabled and nocoll_group as made), the per-piece
     loop of after_integration would take the same group, so it is taken at
     once, every ball tested in one pass (:meth:`holds`)."""
 

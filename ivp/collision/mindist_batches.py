@@ -75,18 +75,26 @@ def _update_tests(S, r0, r1, gap, n, dt, horizon, V):
     wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
     if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
         return EVENT_BEYOND, wc, 0.0
+    _pair_speeds(S, r0, r1, V)
+    mcs = _closing_speed(n[0], n[1], n[2], V, 0)
+    return (EVENT_QUIET if _not_closing(gap, mcs, horizon) else EVENT_NONE), wc, mcs
+
+
+@kernel
+def _pair_speeds(S, r0, r1, V):
+    """V's row 0 as _closing_speed reads it, from the cores at rows r0, r1 of
+    the body table S: their speed difference, side 0's rotation axis and
+    max_surface_rot_speed, side 1's."""
     for j in range(3):
         V[0, j] = S[r0, SPEED + j] - S[r1, SPEED + j]
         V[0, 3 + j] = S[r0, AXIS + j]
         V[0, 7 + j] = S[r1, AXIS + j]
     V[0, 6] = S[r0, MAX_SURF_ROT]
     V[0, 10] = S[r1, MAX_SURF_ROT]
-    mcs = _closing_speed(n[0], n[1], n[2], V, 0)
-    return (EVENT_QUIET if _not_closing(gap, mcs, horizon) else EVENT_NONE), wc, mcs
 
 
 @kernel
-def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt):
+def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base, dt, n, starts):
     """recalc's ball branch for pairs of a ball (its row of the body table
     S; its centre at t as Core.centre_at makes it) and a triangle ``tris``
     of a grid on the core at row r1 (ball_triangles_measure: features F and
@@ -96,7 +104,11 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
     points, mindist_search._ball_search_kind) with the same values in the
     same order: WHAT one of EVENT_BEYOND, EVENT_QUIET, EVENT_NONE, EVENT_AT
     (the time in T_EV), EVENT_NOT_MADE where the grid's core moves (the
-    search left to Python); WC the worst surface speed."""
+    search left to Python); WC the worst surface speed. Then each pair's
+    gap less ``extra`` (L), whether each of the first n pairs has no event
+    (Q: beyond, quiet or none found), and the least of L over each group of
+    the pairs after them (``starts``: their first rows, from row n; as
+    numpy's minimum.reduceat)."""
     k = tris.shape[0]
     C = np.empty((k, 3))
     for q in range(k):
@@ -112,9 +124,10 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
     V = np.empty((1, 11))
     D = np.empty((4, 3))
     B1 = row_pose_parts(S, r1)
+    L = np.empty(k)
     for q in range(k):
         sx = extra[q]
-        gap = G[q, 0] - sx
+        gap = L[q] = G[q, 0] - sx
         WHAT[q], WC[q], mcs = _update_tests(S, rows[q], r1, gap, (G[q, 1], G[q, 2], G[q, 3]), dt, t_max - t, V)
         if WHAT[q] != EVENT_NONE:
             continue
@@ -134,15 +147,18 @@ def ball_pass_k(S, rows, r1, tris, prev, extra, GV, GPL, nopiece, t, t_max, base
                                         COLL_DIST + sx, real, mcs, t, t_max, base)
         WHAT[q] = EVENT_AT if found else EVENT_NONE
         T_EV[q] = te
-    return F, G, (WHAT, T_EV, WC)
-
-
-@kernel
-def quiet_ball_pairs_k(G, gaps, V, limits, horizon, Q):
-    """_quiet_row of each pair of two balls of a balls_measure pass (G's rows,
-    each pair's own V row and look-ahead limit)."""
-    for q in range(G.shape[0]):
-        Q[q] = _quiet_row(G, q, gaps[q], V, q, limits[q], horizon)
+    Q = np.empty(n, dtype=np.bool_)
+    for q in range(n):
+        Q[q] = WHAT[q] > EVENT_NOT_MADE and WHAT[q] < EVENT_AT
+    least = np.empty(starts.shape[0])
+    for i in range(starts.shape[0]):
+        end = n + starts[i + 1] if i + 1 < starts.shape[0] else k
+        m = L[n + starts[i]]
+        for q in range(n + starts[i] + 1, end):
+            if L[q] < m or L[q] != L[q]:        # np.minimum: the first of equal values, NaN kept
+                m = L[q]
+        least[i] = m
+    return F, G, (WHAT, T_EV, WC), (L, Q, least)
 
 
 # piece_pairs_k's per-piece ints (PIX): the piece's rows of VV, TT, EE (MM, HH
@@ -265,7 +281,7 @@ def recalc_all(items, t: float) -> list:
     core's pose at t made once (core_pose). Returns, per item, True where
     update_events would queue no event, as the passes answer it: a single
     pair of a ball pass (ball_pass_k) and a pair of two balls
-    (BallPairBatch.quiet); False for the others."""
+    (ball_pairs_k's Q); False for the others."""
     quiet = [False] * len(items)
     groups = {}
     pieces = {}
@@ -306,41 +322,12 @@ def recalc_all(items, t: float) -> list:
 
 class BallPairBatch:
     """One pass of balls_measure: each ball-ball pair's geometry row; its
-    sides and geometry are made from the row when first read. ``cores``:
-    the pairs' side-0 cores, then their side-1 cores; ``L`` their
-    len_numerators."""
+    sides and geometry are made from the row when first read."""
 
-    __slots__ = ("G", "cores", "L", "rows")
+    __slots__ = ("G",)
 
-    def __init__(self, G, cores, L, rows):
+    def __init__(self, G):
         self.G = G
-        self.cores = cores
-        self.L = L
-        self.rows = rows                # the cores' rows in the body table
-
-    def quiet(self, env, horizon: float):
-        """update_events' early returns of every pair at once (quiet_ball_pairs_k):
-        a bool per row. Each core's look_ahead and event values (3.5) are read
-        from the cores' rows at once; the look-ahead limits made as
-        look_ahead makes them, in its order."""
-        S = env.bodies.rows[self.rows]
-        m = S.shape[0]
-        T = np.empty((m, 8))            # speed, rotation axis, max_surface_rot_speed, current_speed
-        T[:, 0:3] = S[:, SPEED:SPEED + 3]
-        T[:, 3:6] = S[:, AXIS:AXIS + 3]
-        T[:, 6] = S[:, MAX_SURF_ROT]
-        T[:, 7] = S[:, CUR_SPEED]
-        n = m // 2
-        A = T[:n]
-        B = T[n:]
-        limits = COLL_DIST + (env.delta_PSI_time * (((A[:, 6] + A[:, 7]) + B[:, 6]) + B[:, 7])) * HULL_LOOK_AHEAD_PSIS
-        V = np.empty((n, 11))
-        V[:, 0:3] = A[:, 0:3] - B[:, 0:3]
-        V[:, 3:7] = A[:, 3:7]
-        V[:, 7:11] = B[:, 3:7]
-        Q = np.empty(n, dtype=np.bool_)
-        quiet_ball_pairs_k(self.G, self.L, V, limits, horizon, Q)
-        return Q
 
     def normal_of(self, q: int):
         return ball_row_normal(self.G, q)
@@ -354,29 +341,28 @@ class BallPairBatch:
 
 def _recalc_ball_pairs(mds, t: float) -> list:
     """recalc's ball-ball branch for the pairs (same values) in one kernel
-    pass: each keeps its gap and its row; returns BallPairBatch.quiet's answers."""
-    n = len(mds)
-    cores = [md.a.obj.core for md in mds] + [md.b.obj.core for md in mds]
-    rows = _rows(cores)
-    env = cores[0].environment
-    G = ball_pairs_k(env.bodies.rows, rows, t)
-    gaps = G[:, 0].tolist()
-    L = [0.0] * n
-    batch = BallPairBatch(G, cores, L, rows)
-    for q, md in enumerate(mds):
+    pass, ball_pairs_k: each keeps its gap and its row; returns its answers Q."""
+    env = mds[0].a.obj.core.environment
+    rows = _rows([md.a.obj.core for md in mds] + [md.b.obj.core for md in mds])
+    G, L, Q = ball_pairs_k(env.bodies.rows, rows, np.array([md.sum_extra_radius for md in mds]), t,
+                           env.delta_PSI_time, env.time_of_next_psi - env.current_time)
+    batch = BallPairBatch(G)
+    for md, q, len_numerator in zip(mds, range(len(mds)), L.tolist()):
         md._batch = batch
         md._row = q
-        L[q] = md._len = gaps[q] - md.sum_extra_radius
+        md._len = len_numerator
         md.intrusion = False
-    batch.L = np.array(L)
-    return batch.quiet(env, env.time_of_next_psi - env.current_time).tolist()
+    return Q.tolist()
 
 
 @kernel
-def ball_pairs_k(S, rows, t):
+def ball_pairs_k(S, rows, extra, t, dt, horizon):
     """balls_measure of the pairs of balls whose cores are at ``rows`` of the
     body table S (side 0's, then side 1's), each centre at t as
-    Core.centre_at makes it."""
+    Core.centre_at makes it; each pair's len_numerator L (its gap less
+    ``extra``, its sum_extra_radius) and update_events' early returns Q
+    (:func:`_quiet_row` on the cores' rows, the look-ahead limit as
+    look_ahead makes it; ``horizon`` the time to the next PSI)."""
     C = np.empty((rows.shape[0], 3))
     for q in range(rows.shape[0]):
         c = centre_k(t, row_pose_parts(S, rows[q]))
@@ -384,7 +370,18 @@ def ball_pairs_k(S, rows, t):
         C[q, 1] = c[1]
         C[q, 2] = c[2]
     n = rows.shape[0] // 2
-    return balls_measure(C[:n], C[n:])
+    G = balls_measure(C[:n], C[n:])
+    L = np.empty(n)
+    Q = np.empty(n, dtype=np.bool_)
+    V = np.empty((1, 11))
+    for q in range(n):
+        r0 = rows[q]
+        r1 = rows[n + q]
+        _pair_speeds(S, r0, r1, V)
+        wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
+        L[q] = G[q, 0] - extra[q]
+        Q[q] = _quiet_row(G, q, L[q], V, 0, COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS, horizon)
+    return G, L, Q
 
 
 def _recalc_piece_triangles(shape, key, soup, tri_first: bool, mds, t: float) -> None:
@@ -603,24 +600,22 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
         starts = np.cumsum(counts[n:]) - counts[n:]
     env = soup.obj.core.environment
     GV, GPL, _ = grid.kernel_arrays()
-    F, G, events = ball_pass_k(env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t,
-                               env.time_of_next_psi, env.time_manager.base_time, env.delta_PSI_time)
+    F, G, events, (Ls, Q, least) = ball_pass_k(
+        env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t, env.time_of_next_psi,
+        env.time_manager.base_time, env.delta_PSI_time, n, starts)
     grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
     batch = (G, F, (*events, t, env.time_of_next_psi))
-    what = events[0][:n]
-    quiet = ((what > EVENT_NOT_MADE) & (what < EVENT_AT)).tolist()
+    quiet = Q.tolist()
     if single:
-        L = (G[:n, 0] - extras[:n]).tolist()
-        for q, md in enumerate(single):
+        for q, md, len_numerator in zip(range(n), single, Ls[:n].tolist()):
             md._batch = batch               # a pass's row: its gap is its own (Mindist.len_numerator)
             md._row = q
-            md._len = L[q]
+            md._len = len_numerator
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
         return quiet
-    Ls = G[n:, 0] - extras[n:]
-    L = Ls.tolist()
-    least = np.minimum.reduceat(Ls, starts).tolist()
+    L = Ls[n:].tolist()
+    least = least.tolist()
     if again:                           # the same groups at the same rows: linked already
         for sp, m in zip(soups, least):
             sp.batch = batch

@@ -312,7 +312,7 @@ class Shape:
         self.mindists = {}
         self.soup_cache = {}
         self.soup_pairs = {}            # fixed serial -> (soup keys, md_version, mindist.SoupPairs)
-        self.md_version = 0             # bumped when one of its mindists goes
+        self.md_version = 0             # bumped when a member of one of its soup groups goes
         self.soup_measures = 0          # bumped when one of its pairs with a triangle is measured on its own
         self.all_seen = 0               # the collision system's stamp of a pass that saw every one of its mindists
         self._cache_key = None

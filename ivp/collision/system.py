@@ -207,8 +207,10 @@ class CollisionSystem(ContactPoints):
     def _drop_mindist(self, md: Mindist) -> None:
         md.alive = False
         md.event = None
-        md.a.md_version += 1
-        md.b.md_version += 1
+        if md.kb[0] == "t":             # a member of the ball's group (SoupPairs) with that soup: not kept
+            kept = md.a.soup_pairs.get(md.b.serial)
+            if kept is not None and md in kept[2].mds:
+                md.a.md_version += 1
         key = (md.a.serial, md.ka, md.b.serial, md.kb)
         md.a.mindists.pop(key, None)
         md.b.mindists.pop(key, None)
@@ -224,6 +226,8 @@ class CollisionSystem(ContactPoints):
                 return keys
         qr = r + SOUP_QUERY_MARGIN
         keys = [("t", t) for t in b.grid.query(c[0], c[1], c[2], qr)]
+        if cached is not None and keys == cached[2]:
+            keys = cached[2]            # the same triangles: the group made with them is kept (_take_soup)
         a.soup_cache[b.serial] = (c, qr, keys)
         return keys
 
