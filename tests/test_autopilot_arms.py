@@ -21,33 +21,19 @@ import math
 import numpy as np
 import pytest
 
-import scenes
 from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot, level_map, probe
+from behaviors.ballance.autopilot_arms import stand_unpushed
 from behaviors.ballance.level import FINISHED, level_behavior
 from ivp.snapshot import build, flatten
-from scenes.virtools import game_level, reader as r
-from virtools_levels import LevelBuilder, course_groups, game_folder, heading_z, plate, played_at_once, translation
+from scenes.virtools import reader as r
+from test_autopilot_drawbridges import BRIDGE, LENGTH, bridge_prefab, middle
+from virtools_levels import LevelBuilder, course_groups, heading_z, plate, played_level, translation
 
-BRIDGE = "P_Modul_25_01.P_Modul_25_Bridge"
 HINGE = (0.0, -0.22, 30.0)
-LENGTH = 9.5
-MIDDLE = (-LENGTH / 2.0, -0.03, 0.0)     # the middle of the board's mesh box, in its frame
+# the board's frame upright: X down the board, Y its back (world +Z: its mass's side, B's), Z = X x Y
+FACING_AWAY = (0.0, -1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0)
 ARM_HINGE = (12.13, 2.45, 32.0)
-
-
-def bridge_prefab() -> bytes:
-    """P_Modul_25 with its hinge at the root, the board up from it, its frame's
-    X down the board, Y its back (world +Z: its mass's side), Z = X x Y."""
-    frame = (0.0, -1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0)
-    b = LevelBuilder()
-    b.entity("P_Modul_25_MF", None, translation(0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
-    mat = b.material("Wood", 0xFF996633)
-    m = meshes.box(LENGTH, 0.5, 5.0)
-    m.vertices = m.vertices + np.asarray(MIDDLE, np.float32)
-    b.entity("P_Modul_25_Bridge", b.mesh("P_Modul_25_Bridge_Mesh", m, mat), frame + (0.0, 0.0, 0.0))
-    b.entity("P_Modul_25_HingeFrame", None, frame + (0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
-    return b.data(compressed=True)
 
 
 def arm_prefab() -> bytes:
@@ -91,15 +77,8 @@ def arm_level() -> bytes:
 
 
 def loaded(tmp_path):
-    game_folder(tmp_path, arm_level(), {"P_Modul_25": bridge_prefab(), "P_Modul_17": arm_prefab()})
-    scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
-    scene.ctx.input_manager.set_keys(frozenset())
-    scene.ctx.process_frame(1000.0 / 60.0)
-    return scene
-
-
-def middle(m) -> np.ndarray:
-    return np.asarray(MIDDLE) @ m[:3, :3] + m[3, :3]
+    return played_level(tmp_path, arm_level(), {"P_Modul_25": bridge_prefab(frame=FACING_AWAY),
+                                                 "P_Modul_17": arm_prefab()})
 
 
 def test_the_bridge_stands_against_the_ball_and_the_probe_lays_it_across(tmp_path):
@@ -137,7 +116,6 @@ def test_a_board_no_push_reaches_stands_in_the_map(tmp_path):
     poses, gates = probe(ctx, level)
     ctx = build(table)
     walk, blockers = level_map(ctx, level_behavior(ctx), poses, gates)
-    from behaviors.ballance.autopilot_arms import stand_unpushed
     assert [b.pushes for b in blockers] == [()]
     assert stand_unpushed(walk, blockers) == []
     route = walk.route_to((0.0, 2.0, 60.0), 3.0)

@@ -24,12 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from bbglue.blocks import SetPhysicsForce
-
+from .autopilot_curls import held_push
 from .autopilot_map import WalkMap
 from .balls import player_of
 from .level import level_behavior
-from .values import BALL_KINDS, BALL_RADIUS
+from .values import BALL_RADIUS
 
 ARM_AT = (0.9, 0.7, 0.5)     # a push meets a half this part of its length out from the hinge (the first clear)
 ARM_FRAMES = 300             # a push into an arm is measured for at most 5 s ...
@@ -83,10 +82,7 @@ def arm_knocks(runs, boards, upright: float, build, table, frames) -> list:
         c = build(table)
         level_behavior(c).death_boxes = None
         player = player_of(c)
-        player.spawn(PUSHER, tuple(start))
-        force = SetPhysicsForce(player.ball, c, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
-                                direction=tuple(u), force_value=BALL_KINDS[PUSHER].force)
-        force.create()
+        held_push(c, player, PUSHER, start, u)
         for _ in range(ARM_FRAMES):
             frames(c, 1)
             if player.ball is None:
