@@ -393,13 +393,18 @@ def _frames(ctx, n: int) -> None:
         ctx.process_frame(FRAME_MS)
 
 
+def _all_sectors(ctx, level) -> list:
+    """Every sector into the world: its module bodies, as authored."""
+    for k in level.sector_bodies:
+        level.reset_sector(k)
+    return [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
+
+
 def _settle(ctx, level) -> dict:
     """Every sector into the world, its module bodies awake, SETTLE_FRAMES
     without keys: name -> world matrix of each body that moved less than
     SETTLED_MOVE."""
-    for k in level.sector_bodies:
-        level.reset_sector(k)
-    bodies = [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
+    bodies = _all_sectors(ctx, level)
     before = {e.name: np.asarray(e.get_position(), float) for e in bodies}
     for e in bodies:
         wake(ctx, e)
@@ -828,9 +833,10 @@ class Pilot:
             rng.reset()
             landings = curls(self.ctx, self.level, self.map, runs)
             crossed = lattice_crossings(self.ctx, self.map, lattices, _frames)
-            if arms:
-                standing = [b.name for b in push_boards(self.ctx, _settle(self.ctx, self.level))
-                            if DRAWBRIDGE in b.name]
+            if arms:                             # the boards as authored, not settled: level 03's
+                _all_sectors(self.ctx, self.level)   # P_Modul_25_04 falls by itself once woken, not in play
+                standing = [b.name for b in _module_parts(self.ctx, DRAWBRIDGE, "body")
+                            if abs(float(b.get_world_matrix().as_array()[0, 1])) > UPRIGHT]
                 knocks = arm_knocks(arms, standing, UPRIGHT, build, flatten(self.ctx), _frames)
             self.ctx = build(table)
             rng.set_seed(seed)

@@ -11,10 +11,14 @@ north half turns it 85 degrees, and its south end lays ``_25_05`` flat).
 
 The map finds the pushes: each arm's halves, pushed square to the beam
 either way at ARM_AT of the half out from the hinge, from a clear run-up on
-the map (``arm_runs``); each is measured on a copy of the settled world
-before the run (``arm_knocks``): the stone ball (the strongest push: a
-run-up route arrives as it) put at rest at the run-up's start, its
-navigation force held along the push, until a standing drawbridge falls.
+the map (``arm_runs``); each is measured on a copy of the world before the
+run, every sector in, its bodies as authored (``arm_knocks``): the stone
+ball (the strongest push: a run-up route arrives as it) put at rest at the
+run-up's start, its navigation force held along the push, until a standing
+drawbridge falls. Not the probe's settled world: woken and settled,
+``_25_04`` falls across its gap by itself (its sine -1 to 0 in 2 s), which
+it does not in play (it leans 18 degrees and stays: the play from the start
+died 24 times in its gap), so no knock of it was found.
 Such a push is one of that board's Blocker pushes. A board the probe laid
 down that no push of the ball reaches, its own or an arm's, stands in the
 map (``stand_unpushed``: the way over it is closed).
@@ -70,7 +74,7 @@ def arm_runs(arms, heights, start_of) -> list:
 
 def arm_knocks(runs, boards, upright: float, build, table, frames) -> list:
     """Which drawbridge each run knocks down, measured on copies of the
-    settled world ``table`` (``build(table)``): the stone ball put at rest
+    world ``table`` (``build(table)``): the stone ball put at rest
     at the run-up's start, its navigation force along the push for at most
     ARM_FRAMES, until one of ``boards`` (the standing drawbridges' names)
     is down (the sine of its way, module 25's X, below ``upright``) or the
