@@ -25,7 +25,7 @@ from behaviors.ballance.autopilot import Pilot, level_map, probe
 from behaviors.ballance.level import FINISHED, level_behavior
 from ivp.snapshot import build, flatten
 from scenes.virtools import game_level, reader as r
-from virtools_levels import (LevelBuilder, game_folder, module_course, played_at_once, plate, the_one_push,
+from virtools_levels import (LevelBuilder, module_course, played_at_once, played_level, plate, the_one_push,
                              translation)
 
 BRIDGE = "P_Modul_25_01.P_Modul_25_Bridge"
@@ -36,10 +36,11 @@ UPRIGHT = (0.0, -1.0, 0.0, 0.0, 0.0, -1.0, 1.0, 0.0, 0.0)
 MIDDLE = (-LENGTH / 2.0, -0.03, 0.0)     # the middle of its mesh box, in its frame
 
 
-def bridge_prefab(lying: bool = False) -> bytes:
+def bridge_prefab(lying: bool = False, frame=UPRIGHT) -> bytes:
     """P_Modul_25 with its hinge at the root: the board from the hinge up
-    (or, ``lying``, toward +Z), the hinge frame's Z along world +X."""
-    frame = (0.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0) if lying else UPRIGHT
+    (or, ``lying``, toward +Z), the hinge frame's Z along world +X (or the
+    board and its hinge frame at ``frame``)."""
+    frame = (0.0, 0.0, -1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 0.0) if lying else frame
     b = LevelBuilder()
     b.entity("P_Modul_25_MF", None, translation(0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
     mat = b.material("Wood", 0xFF996633)
@@ -68,11 +69,7 @@ def bridge_level(rise: float = 0.0) -> LevelBuilder:
 
 
 def loaded(tmp_path, lying: bool = False, rise: float = 0.0):
-    game_folder(tmp_path, bridge_level(rise).data(), {"P_Modul_25": bridge_prefab(lying)})
-    scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
-    scene.ctx.input_manager.set_keys(frozenset())
-    scene.ctx.process_frame(1000.0 / 60.0)
-    return scene
+    return played_level(tmp_path, bridge_level(rise).data(), {"P_Modul_25": bridge_prefab(lying)})
 
 
 def middle(m) -> np.ndarray:

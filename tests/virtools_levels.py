@@ -298,6 +298,18 @@ def played_at_once(scene):
     return scene
 
 
+def played_level(root, level: bytes, prefabs: dict):
+    """The scene of a game folder at ``root`` (game_folder) with its level
+    played at once (played_at_once) and one frame without keys run."""
+    import scenes
+    from scenes.virtools import game_level
+    game_folder(root, level, prefabs)
+    scene = played_at_once(scenes.load(game_level(str(root), 1)))
+    scene.ctx.input_manager.set_keys(frozenset())
+    scene.ctx.process_frame(1000.0 / 60.0)
+    return scene
+
+
 def the_one_push(table, poses, gates, body: str):
     """The world of ``table`` mapped with the probe's ``poses`` and ``gates``:
     its route from the start (0, 2, 0) to the finish at (0, 2, 60) as wood

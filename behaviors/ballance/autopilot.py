@@ -52,6 +52,7 @@ from ..api import manager_of
 from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
+from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
@@ -115,6 +116,7 @@ DROPPED = 0.5                # a stone down this part of its drop is dropping: t
 SLIDING_GATE = "P_Modul_01"
 T_BOARD = "P_Modul_37"
 DRAWBRIDGE = "P_Modul_25"
+ARM = "P_Modul_17"
 UPRIGHT = 0.7                # a drawbridge whose board rises more steeply than this (its sine) stands
 SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
 SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
@@ -313,9 +315,12 @@ def _stone_plan(walk: WalkMap, stone: Blocker, crate, dropped: np.ndarray) -> Bl
 
 
 def _module_parts(ctx, module: str, role: str) -> list:
-    """The level's parts of one role of a module, by their names in the module table."""
-    suffix = next(p.suffix for p in MODULES[module].parts if p.role == role)
-    return [e for e in ctx.entities if e.name.partition(".")[2] == module + suffix]
+    """The level's parts of one role of a module, by their names in the module
+    table (or its keyword: level 03's arms are ``Modul17_Dreharme``)."""
+    part = next(p for p in MODULES[module].parts if p.role == role)
+    names = {module + s for s in (part.suffix,) + tuple(part.convention)}
+    return [e for e in ctx.entities if e.name.partition(".")[2] in names
+            or (part.keyword and e.name.startswith(module + "_") and part.keyword in e.name.lower())]
 
 
 def sliding_gates(ctx) -> list:
@@ -388,24 +393,35 @@ def _frames(ctx, n: int) -> None:
         ctx.process_frame(FRAME_MS)
 
 
-def probe(ctx, level) -> tuple:
-    """The modules at rest and how far the sliding gates open, measured on
-    ``ctx`` itself (the caller builds the world again from a table kept
-    before): every sector into the world, its module bodies awake,
-    SETTLE_FRAMES without keys: name -> world matrix of each body that moved
-    less than SETTLED_MOVE; then each gate's pusher pushed along its channel
-    (its frame's X, either way) by GATE_PUSH times its weight until it stops:
-    name -> (unit push, its settled matrix, how far from there it went);
-    then each T-board pushed over (_push_over): its matrix down in ``poses``."""
+def _all_sectors(ctx, level) -> list:
+    """Every sector into the world: its module bodies, as authored."""
     for k in level.sector_bodies:
         level.reset_sector(k)
-    bodies = [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
+    return [e for b in level.sector_bodies.values() for e in b if e not in level.prop_set]
+
+
+def _settle(ctx, level) -> dict:
+    """Every sector into the world, its module bodies awake, SETTLE_FRAMES
+    without keys: name -> world matrix of each body that moved less than
+    SETTLED_MOVE."""
+    bodies = _all_sectors(ctx, level)
     before = {e.name: np.asarray(e.get_position(), float) for e in bodies}
     for e in bodies:
         wake(ctx, e)
     _frames(ctx, SETTLE_FRAMES)
-    poses = {e.name: np.asarray(e.get_world_matrix().as_array(), float) for e in bodies
-             if float(np.linalg.norm(np.asarray(e.get_position(), float) - before[e.name])) < SETTLED_MOVE}
+    return {e.name: np.asarray(e.get_world_matrix().as_array(), float) for e in bodies
+            if float(np.linalg.norm(np.asarray(e.get_position(), float) - before[e.name])) < SETTLED_MOVE}
+
+
+def probe(ctx, level) -> tuple:
+    """The modules at rest and how far the sliding gates open, measured on
+    ``ctx`` itself (the caller builds the world again from a table kept
+    before): the bodies at rest (_settle); then each gate's pusher pushed
+    along its channel (its frame's X, either way) by GATE_PUSH times its
+    weight until it stops: name -> (unit push, its settled matrix, how far
+    from there it went);
+    then each T-board pushed over (_push_over): its matrix down in ``poses``."""
+    poses = _settle(ctx, level)
     mass = next(p.physics["mass"] for p in MODULES[SLIDING_GATE].parts if p.role == "pusher")
     g = math.sqrt(sum(c * c for c in ctx.physics.gravity))
     gates = {}
@@ -643,18 +659,35 @@ def _board_plan(walk: WalkMap, ground: FloorHeights, board, down, push) -> Block
     pair's gap, level 03's flat in a trench across a corridor, its top level
     with the floor: a ball on it is BALL_RADIUS from it, and its route over
     the trench touched none), its one push (_board_push) from a node into
-    it; it has fallen once its middle has gone BOARD_DOWN of the way down."""
-    gone, start, u = push
-    _, nodes = _touching(walk, board, down, BALL_RADIUS + BOARD_REST)
+    it, none where no clear run-up reaches it; it has fallen once its middle
+    has gone BOARD_DOWN of the way down."""
+    _, start, u = push
+    way = _clear_start(walk, ground, start, u)
+    return _board_blocker(walk, board, down, () if way is None else ((way[0], u, way[1] + BALL_RADIUS),))
+
+
+def _clear_start(walk: WalkMap, ground: FloorHeights, start, u):
+    """(the run-up's start moved on toward the board past faces
+    (_clear_run_up), the run-up left) of a RUN_UP from ``start`` along
+    ``u``, or None: no clear way in, or no node of the map there."""
     run = _clear_run_up(walk, ground, start, u)
     start = start + u * (RUN_UP - run)
-    if not nodes or run < 0.0 or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
+    if run < 0.0 or not walk.tree.query_ball_point(start - (0.0, BALL_RADIUS, 0.0), AT_RUN_UP):
+        return None
+    return start, run
+
+
+def _board_blocker(walk: WalkMap, board, down, pushes) -> Blocker | None:
+    """A board as a Blocker with ``pushes`` (_board_plan), None where no node
+    touches it down; with none, it stands in the map (stand_unpushed)."""
+    _, nodes = _touching(walk, board, down, BALL_RADIUS + BOARD_REST)
+    if not nodes:
         return None
     mid = _middle(board)
+    gone = _board_way(board, down)
     travel = float(np.linalg.norm(gone))
     return Blocker(board.name, tuple(_at(np.asarray(board.get_world_matrix().as_array(), float), mid)),
-                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, ((start, u, run + BALL_RADIUS),),
-                   tuple(mid))
+                   tuple(gone / travel), travel, BOARD_DOWN * travel, nodes, pushes, tuple(mid))
 
 
 def level_map(ctx, level, poses=None, gates=None, flown=None):
@@ -768,8 +801,8 @@ class Pilot:
         rng.set_seed(seed)
         self.level = level_behavior(self.ctx)
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
-        self._measure_curls(seed)
         self.heights = FloorHeights(floors) if len(floors) else None
+        self._measure_curls(seed, poses)
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
@@ -783,23 +816,45 @@ class Pilot:
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
         self._progress_reset()
 
-    def _measure_curls(self, seed) -> None:
-        """The map's curls (autopilot_curls) and lattices (autopilot_lattices)
-        with the landings measured on the world (``curls``,
-        ``lattice_crossings``, from a fresh process's seed), which is then
-        built again as it was, the RNG at ``seed``."""
+    def _measure_curls(self, seed, poses) -> None:
+        """The map's curls (autopilot_curls), lattices (autopilot_lattices)
+        and arms' pushes (autopilot_arms) with the landings and the boards
+        knocked down measured on the world (``curls``, ``lattice_crossings``,
+        ``arm_knocks``, from a fresh process's seed), which is then built
+        again as it was, the RNG at ``seed``; the boards no push reaches
+        stand in the map (``poses``: the probe's, the boards down)."""
         runs, lattices = curl_runs(self.map), lattice_runs(self.map)
-        landings, crossed = [], []
-        if runs or lattices:
+        arms = arm_runs(_module_parts(self.ctx, ARM, "arm"), self.heights,
+                        lambda contact, u: _clear_start(self.map, self.heights, contact - u * RUN_UP, u)
+                        ) if self.heights is not None else []
+        landings, crossed, knocks = [], [], []
+        if runs or lattices or arms:
             table = flatten(self.ctx)
             rng.reset()
             landings = curls(self.ctx, self.level, self.map, runs)
             crossed = lattice_crossings(self.ctx, self.map, lattices, _frames)
+            if arms:                             # the boards as authored, not settled: level 03's
+                _all_sectors(self.ctx, self.level)   # P_Modul_25_04 falls by itself once woken, not in play
+                standing = [b.name for b in _module_parts(self.ctx, DRAWBRIDGE, "body")
+                            if abs(float(b.get_world_matrix().as_array()[0, 1])) > UPRIGHT]
+                knocks = arm_knocks(arms, standing, UPRIGHT, build, flatten(self.ctx), _frames)
             self.ctx = build(table)
             rng.set_seed(seed)
             self.level = level_behavior(self.ctx)
         add_curls(self.map, landings)
         add_lattices(self.map, crossed)
+        self.blockers = stand_unpushed(self.map, self._knocked(knocks, poses))
+
+    def _knocked(self, knocks, poses) -> list:
+        """The Blockers with each arm's push that knocks a board down added
+        to that board's (a new Blocker where it had none)."""
+        plans = {b.body: b for b in self.blockers}
+        for name, start, u, went in knocks:
+            push = (start, u, went + RUN_UP)
+            plan = plans.get(name) or _board_blocker(self.map, self.ctx.get(name), poses[name], ())
+            if plan is not None:
+                plans[name] = replace(plan, pushes=plan.pushes + (push,))
+        return list(plans.values())
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
@@ -874,25 +929,31 @@ class Pilot:
 
     def run_up_route(self, sector: int, blocker: Blocker, push: int):
         """The route to the start of a push's run-up, arriving as the kind with
-        the strongest push (a crate under a stone, a gate, are heavy to shift)."""
+        the strongest push (a crate under a stone, a gate, are heavy to shift),
+        not over the nodes the push clears (a board's way down: level 03's
+        run-up east of P_Modul_25_04 was reached over that board lying)."""
         key = (sector, blocker.body, push)
         if key not in self.routes:
             strongest = max(BALL_KINDS, key=lambda k: BALL_KINDS[k].force)
             self.routes[key] = self.map.route_to(blocker.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
-                                                 kinds=(strongest,))
+                                                 kinds=(strongest,), closed=blocker.nodes)
         return self.routes[key]
 
     def push_task(self, ball, kind: str):
         """The Blocker of the sector the route to its goal crosses first and
         that still blocks, with its cheapest reachable push (the pass's, where
         the route passes under a falling stone) and the route to that push's
-        run-up: (Blocker, push, route), or None."""
+        run-up: (Blocker, push, route), or None. Where that run-up's route
+        crosses another Blocker, that one's task first (level 03: the run-up
+        of P_Modul_25_04 is reached over P_Modul_25_05, which an arm knocks
+        down)."""
         level, sector = self.level, self.level.sector
         waiting = [st for st in self.blockers
                    if level.sector_of.get(self.ctx.get(st.body)) == sector and not st.done(self.ctx)]
-        if not waiting:
-            return None
-        route, p = self.route(sector), ball.get_position()
+        return self._task_on(self.route(sector), waiting, ball.get_position(), kind) if waiting else None
+
+    def _task_on(self, route, waiting: list, p, kind: str):
+        """push_task's answer for ``route`` among the ``waiting`` Blockers."""
         n = len(self.map.points)
         ahead = [s % n for s in route.ahead(route.state(p, kind), math.inf)]
         first = {}
@@ -906,11 +967,12 @@ class Pilot:
             tries = ([through] if through is not None else
                      [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes])
             for i in tries or range(len(st.pushes)):
-                r = self.run_up_route(sector, st, i)
+                r = self.run_up_route(self.level.sector, st, i)
                 costs.append((float(r.cost[r.state(p, kind)]), i, r))
             if costs and math.isfinite(min(costs)[0]):
                 _, i, r = min(costs, key=lambda c: c[0])
-                return st, i, r
+                rest = [b for b in waiting if b is not st]
+                return (self._task_on(r, rest, p, kind) if rest else None) or (st, i, r)
         return None
 
     def key_pushes(self):

@@ -26,8 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
+from bbglue.blocks import SetPhysicsForce
+
 from .autopilot_map import RAIL_END, REACH, SPAN_MID, STEEPEST, WalkMap
-from .values import BALL_RADIUS, KIND_NAMES
+from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
 
 CURL_AHEAD = 8.0         # rail faces this near a rail pair's end (along its way) ...
 CURL_RISE = 6.0          # ... and this far above it make a curl (level 03's A02_Rail_05: 10 up, 5.5 along)
@@ -149,3 +151,14 @@ def landing(walk: WalkMap, track, dip: int, way):
             if walk.points[node, 1] > walk.points[dip, 1] + CURL_LAND and off.min() <= BALL_RADIUS:
                 return node
     return None
+
+
+def held_push(ctx, player, kind: str, at, way) -> SetPhysicsForce:
+    """The player's ball of ``kind`` put at rest at ``at``, its navigation
+    force (per PSI, as a key pushes it) held along ``way``: the force
+    (destroy it when done)."""
+    player.spawn(kind, tuple(at))
+    force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
+                            direction=tuple(way), force_value=BALL_KINDS[kind].force)
+    force.create()
+    return force

@@ -26,12 +26,10 @@ from __future__ import annotations
 import numpy as np
 from scipy.spatial import cKDTree
 
-from bbglue.blocks import SetPhysicsForce
-
-from .autopilot_curls import rest_point
+from .autopilot_curls import held_push, rest_point
 from .autopilot_map import RAIL_END, REACH, SPAN_DIP, SPAN_MID, WalkMap
 from .balls import player_of
-from .values import BALL_KINDS, BALL_RADIUS, KIND_NAMES
+from .values import BALL_RADIUS, KIND_NAMES
 
 LATTICE_GAP = (REACH, 30.0)   # the pair beyond starts this far past the end (level 12's: 20; nearer, a link)
 LATTICE_SIDE = 1.0       # ... within this of the end's line (level 12's: 0.6), its rails within 15 degrees ...
@@ -134,11 +132,8 @@ def lattice_crossings(ctx, walk: WalkMap, runs, frames) -> list:
     player, out, mids = player_of(ctx), [], _pair_mids(walk)
     for run, way, start in runs:
         beyond = _beyond(walk, mids, start, way)
-        for kind, k in BALL_KINDS.items():
-            player.spawn(kind, tuple(rest_point(walk, run)))
-            force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
-                                    direction=tuple(way), force_value=k.force)
-            force.create()
+        for kind in KIND_NAMES:
+            force = held_push(ctx, player, kind, rest_point(walk, run), way)
             for _ in range(LATTICE_FRAMES):
                 frames(ctx, 1)
                 if player.ball is None:

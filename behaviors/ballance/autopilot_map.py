@@ -1219,7 +1219,16 @@ class WalkMap:
         extra = coo_matrix((np.asarray(costs, float), (np.asarray(rows), np.asarray(cols))), shape=self.graph.shape)
         self.graph = (self.graph + extra).tocsr()
 
-    def route_to(self, goal, radius: float, obstacles=(), kinds=KIND_NAMES):
+    def closed(self, nodes):
+        """The graph without the links into or out of ``nodes``, for every kind."""
+        shut = np.zeros(len(self.points), bool)
+        shut[list(nodes)] = True
+        shut = np.tile(shut, len(KIND_NAMES))
+        g = self.graph.tocoo()
+        keep = ~shut[g.row] & ~shut[g.col]
+        return coo_matrix((g.data[keep], (g.row[keep], g.col[keep])), shape=g.shape).tocsr()
+
+    def route_to(self, goal, radius: float, obstacles=(), kinds=KIND_NAMES, closed=()):
         """A route to the nodes whose ball centre is within ``radius`` of ``goal``
         (the nearest node when none is), arriving as one of ``kinds``:
         ``Route`` of costs and next nodes.
@@ -1227,14 +1236,15 @@ class WalkMap:
         node within ``OBSTACLE_RADIUS`` of one costs ``OBSTACLE_COST`` more,
         times (the strongest push / the kind's push) squared: the route goes
         round a prop where it can, pushes it where it must, as the strongest
-        kind when a transformer is on the way."""
+        kind when a transformer is on the way. No link into or out of the
+        nodes ``closed``."""
         centres = self.points + (0.0, BALL_RADIUS, 0.0)
         near = np.flatnonzero(np.linalg.norm(centres - np.asarray(goal), axis=1) <= radius)
         if len(near) == 0:
             near = np.array([int(np.argmin(np.linalg.norm(centres - np.asarray(goal), axis=1)))])
         n = len(self.points)
         targets = np.concatenate([KIND_NAMES.index(k) * n + near for k in kinds])
-        graph = self.graph
+        graph = self.closed(closed) if closed else self.graph
         if len(obstacles):
             near = np.zeros(n)
             for centre in obstacles:
