@@ -59,7 +59,8 @@ from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
-from .autopilot_springs import add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, weights_on
+from .autopilot_springs import (add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, way_out,
+                                weights_on)
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -1254,8 +1255,9 @@ class Pilot:
         p = np.asarray(ball.get_position(), float)
         route, n = self.route(self.level.sector), len(self.map.points)
         k = KIND_NAMES.index(kind)
-        lift = next((lift for lift, node in springs if on_platform(self.ctx, lift, p)
-                     and route.next[k * n + node] % n in self.map.spring_tops), None)
+        lift, up = next(((lift, int(route.next[k * n + node])) for lift, node in springs
+                         if on_platform(self.ctx, lift, p) and route.next[k * n + node] % n in self.map.spring_tops),
+                        (None, -1))
         rise = dict(lift.rises).get(kind) if lift is not None else None
         if rise is None:
             return None
@@ -1264,7 +1266,7 @@ class Pilot:
             self.spring_left = left
             self._progress_reset()
         platform = self.ctx.physics.body_of(self.ctx.get(lift.platform))
-        want = clear_lift(self.ctx, lift, p, float(platform.core.speed[1]), rise)
+        want = clear_lift(self.ctx, lift, p, float(platform.core.speed[1]), rise, way_out(self.map, route, lift, up))
         return None if want is None else self._keys_for(ball, want)
 
     def _airborne(self, ball) -> bool:

@@ -105,6 +105,19 @@ def raised_platforms(ctx, lifts: list, poses: dict) -> np.ndarray:
     return np.concatenate(out)
 
 
+def way_out(walk, route, lift: SpringLift, state: int) -> np.ndarray:
+    """The horizontal unit way from ``lift``'s middle to where ``route``
+    leaves its raised platform, from ``state`` (a raised node's)."""
+    x0, z0, x1, z1 = lift.across
+    n = len(walk.points)
+    for s in route.ahead(state, 4.0 * (x1 - x0 + z1 - z0)):
+        q = walk.points[s % n]
+        if not (x0 <= q[0] <= x1 and z0 <= q[2] <= z1):
+            break
+    way = np.array([q[0] - lift.middle[0], 0.0, q[2] - lift.middle[2]])
+    return way / (float(np.linalg.norm(way)) or 1.0)
+
+
 def _middle_nodes(walk, middle, height: float) -> np.ndarray:
     """The map's nodes within LIFT_IN of a platform's middle across, on its top at ``height``."""
     p = walk.points
@@ -201,17 +214,19 @@ def _aim(ctx, weight, middle) -> np.ndarray:
     return low[np.hypot(low[:, 0] - nearest[0], low[:, 2] - nearest[2]) <= BALL_RADIUS].mean(axis=0)
 
 
-def clear_lift(ctx, lift: SpringLift, p, rising: float, rise: float):
+def clear_lift(ctx, lift: SpringLift, p, rising: float, rise: float, out):
     """The horizontal velocity the ball on ``lift``'s platform wants. With
     weights on it: at CLEAR_SPEED out from the middle toward the weight
-    whose aim (_aim) is nearest the ball's way from the middle, back at the
-    middle first while the ball is more than a ball's radius off that line
-    (in the gate's arch, steered at the nearest post, it rolled from post
-    to post: measured on the written level); against the weight it pushes
-    on until the weight is off. With none left: held at the
-    middle (HOLD times the offset) while it rises; None once it has risen
-    half its ``rise`` and rises no more (``rising``: its vertical speed):
-    the route goes on from the raised platform."""
+    whose aim (_aim) lies farthest along ``out`` (the way the route leaves
+    the raised platform: a weight knocked off there late, the platform
+    already risen, lies across the way out), back at the middle first
+    while the ball is more than a ball's radius off that line (in the
+    gate's arch, steered at the nearest post, it rolled from post to post:
+    measured on the written level); against the weight it pushes on until
+    the weight is off. With none left: held at the middle (HOLD times the
+    offset) while it rises; None once it has risen half its ``rise`` and
+    rises no more (``rising``: its vertical speed): the route goes on from
+    the raised platform."""
     platform = ctx.get(lift.platform)
     middle = np.asarray(platform.get_position(), float)
     off = np.array([p[0] - middle[0], 0.0, p[2] - middle[2]])
@@ -221,7 +236,7 @@ def clear_lift(ctx, lift: SpringLift, p, rising: float, rise: float):
             return None
         return -off * HOLD
     ways = [np.array([a[0] - middle[0], 0.0, a[2] - middle[2]]) for a in (_aim(ctx, w, middle) for w in left)]
-    way = max(ways, key=lambda w: float(w @ off) / (float(np.linalg.norm(w)) or 1.0))
+    way = max(ways, key=lambda w: float(w @ out) / (float(np.linalg.norm(w)) or 1.0))
     u = way / (float(np.linalg.norm(way)) or 1.0)
     if float(np.linalg.norm(off - u * float(off @ u))) > BALL_RADIUS:
         return -off * HOLD
