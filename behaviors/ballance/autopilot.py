@@ -60,6 +60,8 @@ from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
+from .autopilot_springs import (add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, way_out,
+                                weights_on)
 
 from .balls import Transformers, player_of, wake
 from .floors import FloorHeights, entity_triangles
@@ -728,7 +730,8 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     for t in (m.find(Transformers) if m is not None else ()):
         pads += [(pad.get_position(), kind) for kind, g in (("paper", t.paper_pads), ("wood", t.wood_pads),
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
-    bodies = entity_triangles(modules, poses)
+    lifts = spring_lifts(ctx, poses, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
+    bodies = np.concatenate([entity_triangles(modules, poses), raised_platforms(ctx, lifts, poses)])
     dropped = np.concatenate([np.zeros((0, 3, 3))] + [t for _, _, t in stones])
     others = np.zeros(len(floors) + len(bodies), bool)
     walk = WalkMap(np.concatenate([floors, bodies, dropped]), fans, pads,
@@ -736,6 +739,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    flown, np.r_[rails, np.zeros(len(bodies) + len(dropped), bool)],
                    np.r_[others, np.ones(len(dropped), bool)])
     add_rail_hops(walk)
+    add_spring_lifts(walk, lifts)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     walk.passes = pass_links(walk, blockers)
     for name, (u, settled, travel) in (gates or {}).items():
@@ -811,6 +815,7 @@ class Pilot:
         self.curling = None                      # (way, landing rest) of the map's curl the ball is on
         self.lifting = None                      # (axis point, height) of the fan column holding the ball
         self.guttering = None                    # the way up the gutter the ball climbs along its line
+        self.spring_left = None                  # the weights left on the spring lift the ball clears
         self.pushing = None                      # (frame, Blocker, push) while pushing it
         self.current_route = None                # the route steered along last
         self.failed_pushes = set()               # (body, push) that failed: the other sides first
@@ -1010,6 +1015,9 @@ class Pilot:
             keys = self.lift(ball)
             if keys is not None:
                 return keys
+        keys = self.spring(ball, kind)
+        if keys is not None:
+            return keys
         if self.pushing is None:
             task = self.push_task(ball, kind) if self.blockers else None
             if task is None:
@@ -1299,6 +1307,29 @@ class Pilot:
             self.lifting = None
             return None
         return self._keys_for(ball, -off * LIFT_HOLD)
+
+    def spring(self, ball, kind: str):
+        """The keys on a spring lift's platform whose middle the route goes
+        up from (autopilot_springs): the weights knocked off, then held
+        while it rises; None elsewhere, and once it has risen. A weight
+        knocked off is progress (eight take longer than STUCK_FRAMES)."""
+        springs = getattr(self.map, "springs", ())
+        p = np.asarray(ball.get_position(), float)
+        route, n = self.route(self.level.sector), len(self.map.points)
+        k = KIND_NAMES.index(kind)
+        lift, up = next(((lift, int(route.next[k * n + node])) for lift, node in springs
+                         if on_platform(self.ctx, lift, p) and route.next[k * n + node] % n in self.map.spring_tops),
+                        (None, -1))
+        rise = dict(lift.rises).get(kind) if lift is not None else None
+        if rise is None:
+            return None
+        left = len(weights_on(self.ctx, lift))
+        if left != self.spring_left:
+            self.spring_left = left
+            self._progress_reset()
+        platform = self.ctx.physics.body_of(self.ctx.get(lift.platform))
+        want = clear_lift(self.ctx, lift, p, float(platform.core.speed[1]), rise, way_out(self.map, route, lift, up))
+        return None if want is None else self._keys_for(ball, want)
 
     def _airborne(self, ball) -> bool:
         """Is the ball's underside more than AIRBORNE above every floor under
