@@ -58,6 +58,7 @@ from .autopilot_hops import add_rail_hops
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
+from .autopilot_rail_exits import rail_exit
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
 
 from .balls import Transformers, player_of, wake
@@ -1024,6 +1025,9 @@ class Pilot:
         if lift_landing is not None:             # above a lift's landing in its column: flown there
             self.jumping = lift_landing
             return self.fly(ball, kind)
+        off_rail = rail_exit(self.rails, p, points)
+        if off_rail is not None:                 # on a single rail, the route's landing beside it: off its side
+            return self._keys_for(ball, off_rail)
         rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
         if rail is not None:                     # on or onto a single rail: balanced on its line
             push = push_acceleration(kind, self.ctx.physics)
