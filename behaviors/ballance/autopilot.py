@@ -56,6 +56,7 @@ from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
+from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rail_exits import rail_exit
@@ -934,7 +935,7 @@ class Pilot:
         that route crosses a Blocker still in the way, first to the start of
         a push's run-up, then along the push until the way is clear."""
         if self.jumping is not None:
-            if self._airborne(ball):
+            if self._airborne(ball) and not caught(self.map.columns, ball.get_position(), self.jumping, LIFT_IN):
                 return self.fly(ball, kind)
             self.jumping = None
         if self.riding is not None:
