@@ -935,8 +935,11 @@ class Pilot:
         that route crosses a Blocker still in the way, first to the start of
         a push's run-up, then along the push until the way is clear."""
         if self.jumping is not None:
-            if self._airborne(ball) and not caught(self.map.columns, ball.get_position(), self.jumping, LIFT_IN):
+            held = caught(self.map.columns, ball.get_position(), self.jumping, LIFT_IN)
+            if self._airborne(ball) and not held:
                 return self.fly(ball, kind)
+            if held:
+                self.lifting = self._caught_lift(ball, kind)
             self.jumping = None
         if self.riding is not None:
             keys = self.ride(ball)
@@ -1207,6 +1210,19 @@ class Pilot:
             self.curling = None
             return None
         return self._keys_for(ball, way * LEAP_PUSH)
+
+    def _caught_lift(self, ball, kind: str):
+        """The lift (_column) of the route on from the flight's landing, a
+        column's foot, for a ball the draught caught on its way there (the
+        route's node nearest the ball may be off the lift: level 06's paper
+        ball, caught 2.5 off fan 13's axis 8 above its foot, was steered at
+        fan 12 beside it and wedged under ``A_03_Rail_06``); None without one."""
+        route = self.current_route
+        if route is None:
+            return None
+        points = [route.point(s) for s in route.ahead(route.state(self.jumping, kind), 2.0 * LIFT_OUT)]
+        return next((self._column(ball.get_position(), a, b) for a, b in zip(points, points[1:])
+                     if b[1] - a[1] > LIFT), None)
 
     def _column(self, p, foot, top):
         """(axis point, height) of the map's fan column nearest the route's lift
