@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .autopilot_rails import RailLines, _offset
+from .autopilot_rails import RailLines
 from .values import BALL_RADIUS
 
 EXIT_DOWN = BALL_RADIUS      # a step of the route lower than the ball's centre by more than this leaves the rail
@@ -39,17 +39,23 @@ def rail_exit(lines: RailLines, ball, points):
     the route has no such landing."""
     ball = np.asarray(ball, float)
     line = lines.line(ball - (0.0, BALL_RADIUS, 0.0))
-    if line is None or abs(_offset(ball, line)) > EXIT_BESIDE:
+    if line is None:
         return None
     centre, u = line
-    side = np.array([-u[1], u[0]])
+    side = np.array([-u[1], u[0]])              # the offset from the line, to the left of its way (+) or right
+
+    def beside_line(q) -> float:
+        return float((np.asarray(q, float) - centre)[[0, 2]] @ side)
+
+    if abs(beside_line(ball)) > EXIT_BESIDE:
+        return None
     gone = 0.0
     for i, q in enumerate(points):
         if i:
             gone += float(np.linalg.norm(q - points[i - 1]))
         if gone > EXIT_AHEAD:
             break
-        beside = _offset(q, line)
+        beside = beside_line(q)
         if q[1] < ball[1] - EXIT_DOWN and abs(beside) >= EXIT_BESIDE:
             ahead = float((np.asarray(q, float) - ball)[[0, 2]] @ u)
             want = side * np.sign(beside) * EXIT_SIDE_SPEED + u * ahead * EXIT_ALONG
