@@ -57,8 +57,10 @@ from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
+from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
+from .autopilot_rail_exits import rail_exit
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
 from .autopilot_springs import (add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, way_out,
                                 weights_on)
@@ -1000,8 +1002,11 @@ class Pilot:
         that route crosses a Blocker still in the way, first to the start of
         a push's run-up, then along the push until the way is clear."""
         if self.jumping is not None:
-            if self._airborne(ball):
+            held = caught(self.map.columns, ball.get_position(), self.jumping, LIFT_IN)
+            if self._airborne(ball) and not held:
                 return self.fly(ball, kind)
+            if held:
+                self.lifting = self._caught_lift(ball, kind)
             self.jumping = None
         if self.riding is not None:
             keys = self.ride(ball)
@@ -1094,6 +1099,9 @@ class Pilot:
         if lift_landing is not None:             # above a lift's landing in its column: flown there
             self.jumping = lift_landing
             return self.fly(ball, kind)
+        off_rail = rail_exit(self.rails, p, points)
+        if off_rail is not None:                 # on a single rail, the route's landing beside it: off its side
+            return self._keys_for(ball, off_rail)
         rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
         if rail is not None:                     # on or onto a single rail: balanced on its line
             push = push_acceleration(kind, self.ctx.physics)
@@ -1272,6 +1280,19 @@ class Pilot:
             self.curling = None
             return None
         return self._keys_for(ball, way * LEAP_PUSH)
+
+    def _caught_lift(self, ball, kind: str):
+        """The lift (_column) of the route on from the flight's landing, a
+        column's foot, for a ball the draught caught on its way there (the
+        route's node nearest the ball may be off the lift: level 06's paper
+        ball, caught 2.5 off fan 13's axis 8 above its foot, was steered at
+        fan 12 beside it and wedged under ``A_03_Rail_06``); None without one."""
+        route = self.current_route
+        if route is None:
+            return None
+        points = [route.point(s) for s in route.ahead(route.state(self.jumping, kind), 2.0 * LIFT_OUT)]
+        return next((self._column(ball.get_position(), a, b) for a, b in zip(points, points[1:])
+                     if b[1] - a[1] > LIFT), None)
 
     def _column(self, p, foot, top):
         """(axis point, height) of the map's fan column nearest the route's lift

@@ -75,3 +75,21 @@ def drops_held(graph, points, lifts, columns, paper: int):
         foot[below] = True
         held |= into & foot[g.col % n] & ~foot[g.row % n] & (points[g.row % n, 1] >= top[1] - HELD_BELOW)
     return coo_matrix((g.data[~held], (g.row[~held], g.col[~held])), shape=g.shape).tocsr()
+
+
+def caught(columns, ball, landing, near: float) -> bool:
+    """Is the ball at ``ball``, flying to ``landing``, in the draught of the
+    column (of ``columns``: (foot, top, highest)) whose foot that landing
+    is: both within ``near`` of its axis, the ball no higher than its
+    lowest point can rise there (``highest`` plus BALL_RADIUS)? The flight
+    is over: the draught holds the ball and lifts it, the route's lift
+    takes it on. Level 06's paper ball, flown off a platform's edge into
+    fan ``P_Modul_18_11``'s column (the route's landing its foot), was
+    caught 13 above the foot and hovered there, still flying at the foot
+    (400 frames of the probe, no landing)."""
+    ball, landing = np.asarray(ball, float), np.asarray(landing, float)
+    for foot, _, highest in columns:
+        if (np.hypot(*(ball - foot)[[0, 2]]) <= near and np.hypot(*(landing - foot)[[0, 2]]) <= near
+                and landing[1] < foot[1] + 2.0 * BALL_RADIUS and ball[1] <= highest + BALL_RADIUS):
+            return True
+    return False
