@@ -55,6 +55,7 @@ from bbglue.blocks import SetPhysicsForce
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
+from .autopilot_knocks import add_knocks, push_kinds
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
@@ -246,7 +247,9 @@ class Blocker:
     dropped top, a closed gate's place, a T-board's way down); ``pushes``:
     (the ball's centre at the run-up's start, the unit push, the length of
     the push); ``at``: the point of the body that moves, in its frame (a
-    T-board's middle: its position is its hinge)."""
+    T-board's middle: its position is its hinge); ``kinds``: per push, the
+    kinds measured to do it at full push (autopilot_knocks; none: the
+    strongest kind at PUSH_SPEED)."""
 
     body: str
     origin: tuple
@@ -256,6 +259,7 @@ class Blocker:
     nodes: frozenset = frozenset()
     pushes: tuple = ()
     at: tuple = (0.0, 0.0, 0.0)
+    kinds: tuple = ()
 
     def done(self, ctx) -> bool:
         moved = np.asarray(ctx.get(self.body).transform(self.at), float) - self.origin
@@ -770,6 +774,7 @@ class Pilot:
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
         self._measure_curls(seed)
         self.heights = FloorHeights(floors) if len(floors) else None
+        self._measure_knocks(seed)
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
@@ -800,6 +805,17 @@ class Pilot:
             self.level = level_behavior(self.ctx)
         add_curls(self.map, landings)
         add_lattices(self.map, crossed)
+
+    def _measure_knocks(self, seed) -> None:
+        """The boards' pushes from a long run-up for the kinds that knock them
+        over (autopilot_knocks), measured on copies of the world from a fresh
+        process's seed; the RNG then at ``seed``."""
+        if self.heights is None or not self.blockers:
+            return
+        rng.reset()
+        self.blockers = add_knocks(flatten(self.ctx), self.map, self.heights, self.blockers, (T_BOARD, DRAWBRIDGE),
+                                   _frames)
+        rng.set_seed(seed)
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
@@ -874,12 +890,13 @@ class Pilot:
 
     def run_up_route(self, sector: int, blocker: Blocker, push: int):
         """The route to the start of a push's run-up, arriving as the kind with
-        the strongest push (a crate under a stone, a gate, are heavy to shift)."""
+        the strongest push (a crate under a stone, a gate, are heavy to shift)
+        or as one measured to do it (a board knocked over: autopilot_knocks)."""
         key = (sector, blocker.body, push)
         if key not in self.routes:
             strongest = max(BALL_KINDS, key=lambda k: BALL_KINDS[k].force)
             self.routes[key] = self.map.route_to(blocker.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
-                                                 kinds=(strongest,))
+                                                 kinds=push_kinds(blocker, push) or (strongest,))
         return self.routes[key]
 
     def push_task(self, ball, kind: str):
@@ -966,7 +983,8 @@ class Pilot:
             self._progress_reset()
             return self.steer(ball, kind)
         off = _flat(np.asarray(ball.get_position(), float) - start)
-        return self._keys_for(ball, u * PUSH_SPEED - (off - u * float(off @ u)) * 2.0)
+        speed = LEAP_PUSH if push_kinds(blocker, push) else PUSH_SPEED
+        return self._keys_for(ball, u * speed - (off - u * float(off @ u)) * 2.0)
 
     def _velocity(self, ball) -> np.ndarray:
         """The ball's horizontal velocity."""
