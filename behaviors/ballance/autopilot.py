@@ -903,32 +903,67 @@ class Pilot:
         """The Blocker of the sector the route to its goal crosses first and
         that still blocks, with its cheapest reachable push (the pass's, where
         the route passes under a falling stone) and the route to that push's
-        run-up: (Blocker, push, route), or None."""
+        run-up: (Blocker, push, route), or None; a Blocker that run-up route
+        crosses first when it can be pushed (_opened_first)."""
         level, sector = self.level, self.level.sector
         waiting = [st for st in self.blockers
                    if level.sector_of.get(self.ctx.get(st.body)) == sector and not st.done(self.ctx)]
         if not waiting:
             return None
-        route, p = self.route(sector), ball.get_position()
+        p = ball.get_position()
+        ahead, first = self._met(self.route(sector), p, kind)
+        for st in sorted(waiting, key=lambda st: met(self.map.passes, st, first)):
+            through = pass_push(self.map.passes, st.body, ahead)     # the route passes under it: that push
+            if through is None and not st.nodes & first.keys():
+                continue
+            task = self._cheapest_push(st, p, kind, through)
+            if task is not None:
+                return self._opened_first(task, waiting, p, kind)
+        return None
+
+    def _met(self, route, p, kind: str):
+        """The nodes of ``route`` ahead of the ball at ``p`` as ``kind``, and
+        node -> the index where it first meets each."""
         n = len(self.map.points)
         ahead = [s % n for s in route.ahead(route.state(p, kind), math.inf)]
         first = {}
         for i, s in enumerate(ahead):
             first.setdefault(s, i)
-        for st in sorted(waiting, key=lambda st: met(self.map.passes, st, first)):
-            through = pass_push(self.map.passes, st.body, ahead)     # the route passes under it: that push
-            if through is None and not st.nodes & first.keys():
-                continue
-            costs = []
-            tries = ([through] if through is not None else
-                     [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes])
-            for i in tries or range(len(st.pushes)):
-                r = self.run_up_route(sector, st, i)
-                costs.append((float(r.cost[r.state(p, kind)]), i, r))
-            if costs and math.isfinite(min(costs)[0]):
-                _, i, r = min(costs, key=lambda c: c[0])
-                return st, i, r
+        return ahead, first
+
+    def _cheapest_push(self, st: Blocker, p, kind: str, through=None):
+        """(``st``, its push (``through``, else the cheapest not failed) and the
+        route to that push's run-up) when that run-up is reachable, or None."""
+        tries = ([through] if through is not None else
+                 [i for i in range(len(st.pushes)) if (st.body, i) not in self.failed_pushes])
+        costs = []
+        for i in tries or range(len(st.pushes)):
+            r = self.run_up_route(self.level.sector, st, i)
+            costs.append((float(r.cost[r.state(p, kind)]), i, r))
+        if costs and math.isfinite(min(costs, key=lambda c: c[0])[0]):
+            _, i, r = min(costs, key=lambda c: c[0])
+            return st, i, r
         return None
+
+    def _opened_first(self, task, waiting, p, kind: str):
+        """``task``, or the push of a waiting Blocker its run-up route crosses
+        (the first it meets) when that one can be pushed, and so on: a
+        run-up beyond a closed gate is reached once the gate is open. Level
+        05: the T-board P_Modul_37_01's long run-up lies past the gate
+        P_Modul_01_01 in the gutter; sent to it, the wood ball swung beside
+        the side rails at (285.2, -18.6, -207.5) between that task and the
+        gate's, with no rollback, until out of time (900 s)."""
+        for _ in waiting:
+            st, _, r = task
+            _, first = self._met(r, p, kind)
+            others = [b for b in waiting if b is not st and b.nodes & first.keys()]
+            if not others:
+                return task
+            b = min(others, key=lambda b: met(self.map.passes, b, first))
+            task = self._cheapest_push(b, p, kind) or task
+            if task[0] is not b:
+                return task
+        return task
 
     def key_pushes(self):
         """(keys, horizontal unit push in world axes) of the eight key sets."""
