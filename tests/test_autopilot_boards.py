@@ -33,16 +33,19 @@ LENGTH = 14.0
 UPRIGHT = (0.0, -1.0, 0.0, 0.0, 0.0, 1.0, -1.0, 0.0, 0.0)
 
 
-def board_prefab() -> bytes:
-    """P_Modul_37 with its hinge at the root: the board from the hinge up,
-    the hinge frame's Z (the hinge's axis, spec 12.4) along world -X."""
+def board_prefab(lean: float = 0.0) -> bytes:
+    """P_Modul_37 with its hinge at the root: the board from the hinge up
+    (``lean`` radians back, toward -Z), the hinge frame's Z (the hinge's
+    axis, spec 12.4) along world -X."""
+    c, s = math.cos(lean), math.sin(lean)
+    frame = (0.0, -c, s, 0.0, s, c) + UPRIGHT[6:]
     b = LevelBuilder()
     b.entity("P_Modul_37_MF", None, translation(0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
     mat = b.material("Wood", 0xFF996633)
     m = meshes.box(LENGTH, 1.0, 8.0)
     m.vertices = m.vertices - np.asarray((LENGTH / 2.0, 0.0, 0.0), np.float32)
-    b.entity("P_Modul_37_Bridge", b.mesh("P_Modul_37_Bridge_Mesh", m, mat), UPRIGHT + (0.0, 0.0, 0.0))
-    b.entity("P_Modul_37_HingeFrame", None, UPRIGHT + (0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
+    b.entity("P_Modul_37_Bridge", b.mesh("P_Modul_37_Bridge_Mesh", m, mat), frame + (0.0, 0.0, 0.0))
+    b.entity("P_Modul_37_HingeFrame", None, frame + (0.0, 0.0, 0.0), class_id=r.CK_3DENTITY)
     return b.data(compressed=True)
 
 

@@ -56,6 +56,7 @@ from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
+from .autopilot_knocks import add_knocks, push_kinds
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
@@ -252,7 +253,9 @@ class Blocker:
     dropped top, a closed gate's place, a T-board's way down); ``pushes``:
     (the ball's centre at the run-up's start, the unit push, the length of
     the push); ``at``: the point of the body that moves, in its frame (a
-    T-board's middle: its position is its hinge)."""
+    T-board's middle: its position is its hinge); ``kinds``: per push, the
+    kinds measured to do it at full push (autopilot_knocks; none: the
+    strongest kind at PUSH_SPEED)."""
 
     body: str
     origin: tuple
@@ -262,6 +265,7 @@ class Blocker:
     nodes: frozenset = frozenset()
     pushes: tuple = ()
     at: tuple = (0.0, 0.0, 0.0)
+    kinds: tuple = ()
 
     def done(self, ctx) -> bool:
         moved = np.asarray(ctx.get(self.body).transform(self.at), float) - self.origin
@@ -809,6 +813,7 @@ class Pilot:
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
         self.heights = FloorHeights(floors) if len(floors) else None
         self._measure_curls(seed, poses)
+        self._measure_knocks(seed)
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
@@ -862,6 +867,17 @@ class Pilot:
             if plan is not None:
                 plans[name] = replace(plan, pushes=plan.pushes + (push,))
         return list(plans.values())
+
+    def _measure_knocks(self, seed) -> None:
+        """The boards' pushes from a long run-up for the kinds that knock them
+        over (autopilot_knocks), measured on copies of the world from a fresh
+        process's seed; the RNG then at ``seed``."""
+        if self.heights is None or not self.blockers:
+            return
+        rng.reset()
+        self.blockers = add_knocks(flatten(self.ctx), self.map, self.heights, self.blockers, (T_BOARD, DRAWBRIDGE),
+                                   _frames)
+        rng.set_seed(seed)
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
@@ -936,14 +952,16 @@ class Pilot:
 
     def run_up_route(self, sector: int, blocker: Blocker, push: int):
         """The route to the start of a push's run-up, arriving as the kind with
-        the strongest push (a crate under a stone, a gate, are heavy to shift),
+        the strongest push (a crate under a stone, a gate, are heavy to shift)
+        or as one measured to do it (a board knocked over: autopilot_knocks),
         not over the nodes the push clears (a board's way down: level 03's
         run-up east of P_Modul_25_04 was reached over that board lying)."""
         key = (sector, blocker.body, push)
         if key not in self.routes:
             strongest = max(BALL_KINDS, key=lambda k: BALL_KINDS[k].force)
             self.routes[key] = self.map.route_to(blocker.pushes[push][0], AT_RUN_UP, self._obstacles(sector),
-                                                 kinds=(strongest,), closed=blocker.nodes)
+                                                 kinds=push_kinds(blocker, push) or (strongest,),
+                                                 closed=blocker.nodes)
         return self.routes[key]
 
     def push_task(self, ball, kind: str):
@@ -953,7 +971,9 @@ class Pilot:
         run-up: (Blocker, push, route), or None. Where that run-up's route
         crosses another Blocker, that one's task first (level 03: the run-up
         of P_Modul_25_04 is reached over P_Modul_25_05, which an arm knocks
-        down)."""
+        down; level 05: the T-board P_Modul_37_01's long run-up lies past the
+        gate P_Modul_01_01, and without this the wood ball swung between the
+        two tasks at (285.2, -18.6, -207.5) until out of time)."""
         level, sector = self.level, self.level.sector
         waiting = [st for st in self.blockers
                    if level.sector_of.get(self.ctx.get(st.body)) == sector and not st.done(self.ctx)]
@@ -1041,7 +1061,8 @@ class Pilot:
             self._progress_reset()
             return self.steer(ball, kind)
         off = _flat(np.asarray(ball.get_position(), float) - start)
-        return self._keys_for(ball, u * PUSH_SPEED - (off - u * float(off @ u)) * 2.0)
+        speed = LEAP_PUSH if push_kinds(blocker, push) else PUSH_SPEED
+        return self._keys_for(ball, u * speed - (off - u * float(off @ u)) * 2.0)
 
     def _velocity(self, ball) -> np.ndarray:
         """The ball's horizontal velocity."""

@@ -799,7 +799,14 @@ class WalkMap:
         a rail pair the ball's top is SPAN_DIP lower, and so is the probe's
         (its bottom stays): a pair 3.8 above the one the ball rolls on is a
         lid, not a wall (level 06's tube of four rails under its tower,
-        ``A_05_Rail_03``)."""
+        ``A_05_Rail_03``); a wall point closes it only when it is near the
+        centre both as on a floor and as SPAN_DIP lower, as it lies between
+        the rails: level 05's rail pair under the side rails at x 284 (the
+        lower one's underside 2.95 above the pair's tops) was walled, yet a
+        stone ball pushed along the pair rolls under it, its centre 0.92
+        lower than on a floor at the tops (measured); the dipped centre
+        alone walled the pairs' ends at floors' edges (11271 of level 05's
+        links, sector 2's route lost)."""
         p = self.points
         out = np.zeros(len(a), dtype=bool)
         for t in (0.25, 0.5, 0.75):
@@ -810,7 +817,9 @@ class WalkMap:
             out |= d <= WALL_PROBE - dip
             if self.walls is not None:
                 d, _ = self.walls.query(q, distance_upper_bound=WALL_SIDE_PROBE)
-                out |= np.isfinite(d)
+                low, _ = self.walls.query(q - 2.0 * dip[:, None] * (0.0, 1.0, 0.0),
+                                          distance_upper_bound=WALL_SIDE_PROBE)
+                out |= np.isfinite(d) & np.isfinite(low)
         return out
 
     def _rail_axes(self) -> np.ndarray:
