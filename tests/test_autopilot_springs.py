@@ -82,16 +82,17 @@ def lift_prefab() -> bytes:
     return b.data(compressed=True)
 
 
-def lift_level() -> LevelBuilder:
-    """The level of the module's docstring."""
+def lift_level(floor_a: float = 0.0) -> LevelBuilder:
+    """The level of the module's docstring, floor A's top at ``floor_a``."""
     b = LevelBuilder()
     floor_mat, stone = b.material("Floor", 0xFF8C8577), b.material("Stone", 0xFF808080)
-    floors = [plate(b, "A01_Floor_01", [(-10, 0, -5), (10, 0, -5), (10, 0, 10.5), (-10, 0, 10.5)], floor_mat),
+    a = floor_a
+    floors = [plate(b, "A01_Floor_01", [(-10, a, -5), (10, a, -5), (10, a, 10.5), (-10, a, 10.5)], floor_mat),
               plate(b, "A01_Floor_02", [(-10, FLOOR_B, 31.5), (10, FLOOR_B, 31.5), (10, FLOOR_B, 70),
                                         (-10, FLOOR_B, 70)], floor_mat)]
     death = b.box("DepthTestCube_01", (1, 1, 1), (0, -40, 30), None, hidden=True, scale=(400, 20, 400))
-    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, 0.1, 0), stone)
-    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, 3.65, 0))
+    start = b.box("PS_FourFlames_01", (4, 0.2, 4), (0, a + 0.1, 0), stone)
+    reset = b.box("PR_Resetpoint_01", (1, 0.2, 1), None, stone, matrix=heading_z(0, a + 3.65, 0))
     finish = b.entity("PE_Balloon_01", None, translation(0, FLOOR_B, 60))
     placeholder = b.entity("P_Modul_03_01", None, translation(0, AUTHORED_Y, LIFT_Z))
     course_groups(b, floors, death, start, [reset], finish)
@@ -100,8 +101,8 @@ def lift_level() -> LevelBuilder:
     return b
 
 
-def loaded(tmp_path):
-    game_folder(tmp_path, lift_level().data(), {"P_Modul_03": lift_prefab()})
+def loaded(tmp_path, floor_a: float = 0.0):
+    game_folder(tmp_path, lift_level(floor_a).data(), {"P_Modul_03": lift_prefab()})
     scene = played_at_once(scenes.load(game_level(str(tmp_path), 1)))
     scene.ctx.input_manager.set_keys(frozenset())
     scene.ctx.process_frame(1000.0 / 60.0)
@@ -126,6 +127,26 @@ def test_the_map_rides_the_lift_up_once_its_weights_are_off(tmp_path):
     route = walk.route_to((0.0, FLOOR_B + 2.0, 60.0), 3.0)
     assert math.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "wood")])
     assert not math.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "stone")])
+
+
+def test_the_step_up_onto_a_loaded_platform_is_ridden_at_full_push(tmp_path):
+    """Floor A 1.34 under the loaded top (level 12's lift 04 over lift 03
+    raised: its gate came at 8.3 units/s, braked at the step and rolled
+    back, 24 times): the route's link from floor A onto the platform is a
+    ride (full push to its end), its links off the platform are none."""
+    ctx = loaded(tmp_path, -1.15).ctx
+    table = flatten(ctx)
+    poses, gates = probe(ctx, level_behavior(ctx))
+    ctx = build(table)
+    walk, _ = level_map(ctx, level_behavior(ctx), poses, gates)
+    route = walk.route_to((0.0, FLOOR_B + 2.0, 60.0), 3.0)
+    n, state = len(walk.points), route.state((0.0, 0.9, 0.0), "wood")
+    path = [state]
+    while walk.points[path[-1] % n, 1] < -0.5:          # on floor A, up to the first node on the platform
+        path.append(int(route.next[path[-1]]))
+    a, b = path[-2] % n, path[-1] % n
+    assert walk.points[a, 1] == pytest.approx(-1.15, abs=0.05) and walk.points[b, 1] > walk.points[a, 1] + 1.2
+    assert (a, b) in walk.rides and (b, a) not in walk.rides
 
 
 def test_the_autopilot_knocks_the_weights_off_and_rides_up(tmp_path):

@@ -29,6 +29,8 @@ LIFT_MIN = 3.0         # a platform raised less than this lifts the ball nowhere
 LIFT_IN = 3.0          # the map's link goes from the loaded platform's nodes this near its middle ...
 ENTRY_STEP = 1.5       # a ball rolls onto a loaded platform over a step of up to this (level 12's lift 01: its
                        # top 1.22 over the floor before its gate; a wood ball pushed at it rolled on)
+STEP_RIDE = 0.5 * BALL_RADIUS   # an entry rising more than this is ridden at full push (the step meets the
+                       # ball 60 degrees from its top, the impact taking 5h / 7R = 36% of a rolling ball's speed)
 LIFT_COST = 30.0       # ... to the raised one's, at this cost (knocking 8 weights off, the rise)
 CLEAR_SPEED = 4.0      # the ball rolls at a weight this fast (knocked off the rim, the weight falls; the ball,
                        # 4.4 from the edge then, stops: at full push it followed the wall off, measured)
@@ -146,16 +148,31 @@ def _entries(walk, lift: SpringLift) -> tuple:
     return a[ok], b[ok]
 
 
+def step_rides(walk, a, b) -> frozenset:
+    """The entries ``a`` -> ``b`` rising more than STEP_RIDE, as the map's
+    rides (full push to the end, never braking). Level 12's lift 04 stands
+    1.33 over lift 03 raised (the others 0.33 over the one before): the
+    steering came at its gate at 8.3 units/s, braked at the step and rolled
+    back, 24 times; a wood ball held at full push from rest 2.4 before the
+    step rolled onto the platform (measured on the engine). A lower step
+    is not ridden: the ball ridden onto the written lift's (0.19) at full
+    push ran on into the far walls and stuck on the platform half risen
+    (24 rollbacks; none steered)."""
+    up = walk.points[b, 1] - walk.points[a, 1] > STEP_RIDE
+    return frozenset(zip(a[up].tolist(), b[up].tolist()))
+
+
 def add_spring_lifts(walk, lifts: list) -> None:
-    """Links on and off each lift's loaded platform (_entries), and from its
-    middle's nodes up to the raised platform's nearest its kind's rise
-    (within 2 BALL_RADIUS), for each kind it lifts; ``walk.spring_tops``:
-    raised node -> its lift."""
+    """Links on and off each lift's loaded platform (_entries), those up a
+    step ridden (step_rides), and from its middle's nodes up to the raised
+    platform's nearest its kind's rise (within 2 BALL_RADIUS), for each
+    kind it lifts; ``walk.spring_tops``: raised node -> its lift."""
     n = len(walk.points)
     rows, cols, costs = [], [], []
     walk.spring_tops, walk.springs = {}, []
     for lift in lifts:
         a, b = _entries(walk, lift)
+        walk.rides = walk.rides | step_rides(walk, a, b)
         for k in range(len(KIND_NAMES)):
             rows.append(k * n + a)
             cols.append(k * n + b)
