@@ -53,6 +53,7 @@ from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
+from .autopilot_boxes import BOX, box_stacks, stack_blocker
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
@@ -814,6 +815,7 @@ class Pilot:
         self.heights = FloorHeights(floors) if len(floors) else None
         self._measure_curls(seed, poses)
         self._measure_knocks(seed)
+        self.blockers += self._box_stacks()
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
@@ -878,6 +880,15 @@ class Pilot:
         self.blockers = add_knocks(flatten(self.ctx), self.map, self.heights, self.blockers, (T_BOARD, DRAWBRIDGE),
                                    _frames)
         rng.set_seed(seed)
+
+    def _box_stacks(self) -> list:
+        """The Blockers of the level's stacks of boxes pushed off a floor's
+        end (autopilot_boxes), from the boxes where they are authored."""
+        if self.heights is None:
+            return []
+        stacks = box_stacks(self.heights, [e for e in self.level.props if BOX in e.name])
+        plans = [stack_blocker(self.map, self.heights, s, RUN_UP, AT_RUN_UP, Blocker) for s in stacks]
+        return [b for b in plans if b is not None]
 
     def _no_level(self) -> str:
         """Why the scene has no running level: its behaviour failed (named with
