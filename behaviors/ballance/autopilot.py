@@ -54,7 +54,7 @@ from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
 from .autopilot_boxes import BOX, box_stacks, stack_blocker
-from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, landing, rest_point
+from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, held_push, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_knocks import add_knocks, push_kinds
@@ -482,11 +482,8 @@ def curls(ctx, level, walk: WalkMap, runs) -> list:
     level.death_boxes = None
     player, out = player_of(ctx), []
     for dip, way, start in runs:
-        for kind, k in BALL_KINDS.items():
-            player.spawn(kind, tuple(rest_point(walk, start)))
-            force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
-                                    direction=tuple(way), force_value=k.force)
-            force.create()
+        for kind in BALL_KINDS:
+            force = held_push(ctx, player, kind, rest_point(walk, start), way)
             track, node = [], None
             for i in range(1, CURL_FRAMES + 1):
                 _frames(ctx, 1)
@@ -521,11 +518,8 @@ def flights(ctx, level, floors: np.ndarray) -> dict:
     x, _, z = level.reset_point(1).get_position()
     start = (x, float(floors[..., 1].max()) + FLIGHT_ABOVE, z)
     out = {}
-    for kind, k in BALL_KINDS.items():
-        player.spawn(kind, start)
-        force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
-                                direction=(1.0, 0.0, 0.0), force_value=k.force)
-        force.create()
+    for kind in BALL_KINDS:
+        force = held_push(ctx, player, kind, start, (1.0, 0.0, 0.0))
         rows = [(0.0, 0.0, 0.0, 0.0)]
         for i in range(1, FLIGHT_FRAMES + 1):
             _frames(ctx, 1)

@@ -19,9 +19,9 @@ drawbridge falls. Not the probe's settled world: woken and settled,
 ``_25_04`` falls across its gap by itself (its sine -1 to 0 in 2 s), which
 it does not in play (it leans 18 degrees and stays: the play from the start
 died 24 times in its gap), so no knock of it was found.
-Such a push is one of that board's Blocker pushes. A board the probe laid
-down that no push of the ball reaches, its own or an arm's, stands in the
-map (``stand_unpushed``: the way over it is closed).
+Such a push is one of that board's Blocker pushes. A Blocker that no push
+of the ball reaches, its own or an arm's, stays in the way in the map
+(``stand_unpushed``: the way over it is closed).
 """
 
 from __future__ import annotations
@@ -101,9 +101,11 @@ def arm_knocks(runs, boards, upright: float, build, table, frames) -> list:
 
 
 def stand_unpushed(walk: WalkMap, blockers) -> list:
-    """The Blockers with a push; a board with none (no run-up of its own
-    reaches it, no arm knocks it down) stands in the map: no link of
-    ``walk``'s graph into or out of its nodes, for any kind. Level 03's
+    """The Blockers with a push; one with none (a board or a gate no run-up
+    of its own reaches and no arm knocks down) stays in the way in the map:
+    no link of ``walk``'s graph into or out of its nodes, for any kind (it
+    closed level 05 sector 4's way over ``P_Modul_25_01`` and level 07
+    sector 3's over ``P_Modul_34_01`` and ``P_Modul_25_02``). Level 03's
     ``P_Modul_25_05`` stands with an arm's end in its run-up; the map had it
     down as the probe left it, and the stone ball died 24 times in its gap."""
     unpushed = [n for b in blockers if not b.pushes for n in b.nodes]

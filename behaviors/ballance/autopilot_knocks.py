@@ -25,9 +25,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from bbglue.blocks import SetPhysicsForce
 from ivp.snapshot import build
 
+from .autopilot_curls import held_push
 from .autopilot_map import WalkMap
 from .balls import player_of, wake
 from .floors import FloorHeights
@@ -69,7 +69,7 @@ def knock_kinds(table, blocker, start, u, frames) -> tuple:
     board's sector in play and the board awake). ``frames(ctx, n)`` plays n
     frames without keys."""
     out = []
-    for kind, k in BALL_KINDS.items():
+    for kind in BALL_KINDS:
         ctx = build(table)
         level = level_behavior(ctx)
         for _ in range(KNOCK_WAIT):
@@ -81,10 +81,7 @@ def knock_kinds(table, blocker, start, u, frames) -> tuple:
         level.reset_sector(level.sector_of.get(board, level.sector))
         wake(ctx, board)
         player = player_of(ctx)
-        player.spawn(kind, tuple(start))
-        force = SetPhysicsForce(player.ball, ctx, position=(0.0, 0.0, 0.0), pos_referential=player.ball,
-                                direction=tuple(u), force_value=k.force)
-        force.create()
+        held_push(ctx, player, kind, start, u)
         for _ in range(KNOCK_FRAMES):
             frames(ctx, 1)
             if blocker.done(ctx):
