@@ -570,13 +570,20 @@ def _piece_prev_code(md):
 def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
     """recalc's ball branch for pairs with the triangles of ``soup``'s grid
     (same values) and update_search's answers for them, in one pass
-    (ball_pass_k; kept with the pass: mindist._made_event): the single
-    pairs' rows first, then each SoupPairs' slice; each pair keeps its gap
-    and its row of the pass. When the pass is the last one's groups again
-    (no single pair, each group's codes its slice of the last pass), the
-    last pass's triangles and codes are its own. Returns, per single pair,
-    whether its answer is no event (beyond the look-ahead, quiet, or searched
-    with none found)."""
+    (:func:`_ball_pass`), kept by :func:`_keep_ball_pass`. Returns, per
+    single pair, whether its answer is no event (beyond the look-ahead,
+    quiet, or searched with none found)."""
+    p = _ball_pass(soup, single, soups, t)
+    _keep_ball_pass(soup, single, soups, t, p)
+    return p[3][1].tolist()
+
+
+def _ball_pass(soup, single, soups, t: float):
+    """ball_pass_k over the single pairs' rows first, then each SoupPairs'
+    slice: (F, G, events, (L, Q, least), again, (tris, extras, starts, rows)).
+    When the pass is the last one's groups again (no single pair, each
+    group's codes its slice of the last pass; ``again``), the last pass's
+    triangles and codes are its own."""
     grid = soup.grid
     n = len(single)
     last = grid.last_pass
@@ -600,12 +607,20 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
         starts = np.cumsum(counts[n:]) - counts[n:]
     env = soup.obj.core.environment
     GV, GPL, _ = grid.kernel_arrays()
-    F, G, events, (Ls, Q, least) = ball_pass_k(
+    F, G, events, answers = ball_pass_k(
         env.bodies.rows, rows, soup.obj.core.row, tris, prev, extras, GV, GPL, NO_PIECE, t, env.time_of_next_psi,
         env.time_manager.base_time, env.delta_PSI_time, n, starts)
-    grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
+    return F, G, events, answers, again, (tris, extras, starts, rows)
+
+
+def _keep_ball_pass(soup, single, soups, t: float, p) -> None:
+    """A ball pass's results kept (its answers with the pass: mindist._made_event):
+    each single pair keeps its gap and its row of the pass, each SoupPairs its slice."""
+    F, G, events, (Ls, _, least), again, (tris, extras, starts, rows) = p
+    soup.grid.last_pass = (soups, tris, F, extras, starts, rows) if not single else None
+    env = soup.obj.core.environment
     batch = (G, F, (*events, t, env.time_of_next_psi))
-    quiet = Q.tolist()
+    n = len(single)
     if single:
         for q, md, len_numerator in zip(range(n), single, Ls[:n].tolist()):
             md._batch = batch               # a pass's row: its gap is its own (Mindist.len_numerator)
@@ -613,7 +628,7 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
             md._len = len_numerator
             md.intrusion = False            # a two-sided triangle has a back: never intruded
     if not soups:
-        return quiet
+        return
     L = Ls[n:].tolist()
     least = least.tolist()
     if again:                           # the same groups at the same rows: linked already
@@ -623,10 +638,36 @@ def _recalc_ball_triangles(soup, single, soups, t: float) -> list:
             sp.least = m
             if sp.relink:
                 sp.link()
-        return quiet
+        return
     for sp, s0, m in zip(soups, starts.tolist(), least):
         sp.passed(batch, n + s0, L, s0, m)
-    return quiet
+
+
+def recalc_quiet_groups(groups, t: float) -> bool:
+    """update_events_of_cores' measurement of whole SoupPairs (each a ball's
+    group whose members are all linked to it), one ball pass per soup: when
+    no member's answer is an event to queue or to search (EVENT_NOT_MADE,
+    EVENT_AT), each group keeps its slice of the pass and its members'
+    events are cleared, as recalc and update_events of each member would
+    leave them (True); else nothing is kept (False)."""
+    by_soup = {}
+    for sp in groups:
+        by_soup.setdefault(sp.soup, []).append(sp)
+    passes = []
+    for soup, soups in by_soup.items():
+        p = _ball_pass(soup, [], soups, t)
+        what = p[2][0]
+        if ((what == EVENT_NOT_MADE) | (what == EVENT_AT)).any():
+            return False
+        passes.append((soup, soups, p))
+    for soup, soups, p in passes:
+        _keep_ball_pass(soup, [], soups, t, p)
+    for sp in groups:
+        if sp.armed:
+            for md in sp.mds:
+                md.event = None
+            sp.armed = False
+    return True
 
 
 def _rows(cores):

@@ -26,7 +26,7 @@ from .features import front_normal
 from .impact import ImpactSystem, rescue_addon, solve_single_impact, synchronize
 from .material import material_of, may_collide
 from .mindist import HINT_BIG_DELAY, HINT_NOW, HINT_SMALL_DELAY, Mindist, SoupPairs, pair_order, update_events
-from .mindist_batches import PiecePack, recalc_all
+from .mindist_batches import PiecePack, recalc_all, recalc_quiet_groups
 from .mindist_search import core_pose, hull_holds
 from ..state.layout import BOUND
 from .shapes import Shape
@@ -493,25 +493,45 @@ class CollisionSystem(ContactPoints):
 
     def update_events_of_cores(self, cores) -> None:
         """4.9: every exact pair of the pushed cores re-measured at t, its
-        events recomputed (one on the invalid list waits for its retry, 3.3)."""
+        events recomputed (one on the invalid list waits for its retry, 3.3):
+        a ball's kept groups whose members are all linked to them measured
+        whole (recalc_quiet_groups) while none has an event to queue or
+        search, else each pair on its own."""
+        t = self.environment.current_time
+        mds, groups = self._exact_pairs(cores, t, True)
+        if groups and not recalc_quiet_groups(groups, t):
+            mds, _ = self._exact_pairs(cores, t, False)
+        # measured at once (a measurement reads poses only, which the pushes
+        # of intruded pairs leave alone: they are pending speed changes)
+        self._update_events(mds, [HINT_BIG_DELAY] * len(mds), recalc_all(mds, t), False)
+
+    def _exact_pairs(self, cores, t: float, whole: bool):
+        """The cores' pairs in order, each once, not on the invalid list and
+        not held in hull mode (3.4), and (``whole``) apart from them the
+        members of each ball's kept SoupPairs linked to it as a whole."""
         env = self.environment
-        t = env.current_time
         seen = set()
         mds = []
+        groups = []
         memo = {}
         for core in cores:
             for obj in core.objects:
                 shape = obj.collision_data
                 if shape is None:
                     continue
+                kept = ()
+                if whole and shape.soup_pairs:
+                    v, n = shape.md_version, shape.soup_measures
+                    kept = [sp for _, version, sp in shape.soup_pairs.values()
+                            if version == v and not sp.relink and sp.measures == n and sp.batch is not None]
+                    groups += kept
                 for md in shape.mindists.values():
-                    if id(md) not in seen and not md.intrusion:
+                    if id(md) not in seen and not md.intrusion and not (type(md._batch) is SoupPairs
+                                                                         and md._batch in kept):
                         seen.add(id(md))
                         if md.hull is None or not hull_holds(env, md, t, memo):    # 3.4: only the exact ones
                             mds.append(md)
-        # measured at once (a measurement reads poses only, which the pushes
-        # of intruded pairs leave alone: they are pending speed changes)
-        self._update_events(mds, [HINT_BIG_DELAY] * len(mds), recalc_all(mds, t), False)
+        return mds, groups
 
     def _update_events(self, mds, hows, quiets, allow_hull: bool, centers=None, speed_of=None, steady=None) -> None:
         """update_events of each measured entry (``hows``: the hint, or a
