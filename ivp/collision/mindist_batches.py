@@ -31,30 +31,16 @@ _ROW = attrgetter("row")
 
 
 @kernel
-def _quiet_row(G, r, gap, V, v, limit, horizon):
-    """update_events' tests before its search for a pair measured in a pass
-    (its normal G's row r, its len_numerator ``gap``; V's row v: the cores'
-    speed difference, side 0's rotation axis and max_surface_rot_speed, side
-    1's; ``limit`` the look-ahead, ``horizon`` the time to the next PSI), the
-    same operations in the same order: True where it returns with no event
-    (the gap beyond the look-ahead, the pair not approaching, or too far for
-    its closing speed before the next PSI)."""
-    if gap > limit:
-        return True
-    return _not_closing(gap, _closing_speed(G[r, 1], G[r, 2], G[r, 3], V, v), horizon)
-
-
-@kernel
-def _closing_speed(n0, n1, n2, V, v):
+def _closing_speed(n0, n1, n2, V):
     """update_events' bound of the closing speed (mcs) along the normal n
-    from V's row v (as _quiet_row reads it)."""
-    mcs = V[v, 0] * n0 + V[v, 1] * n1 + V[v, 2] * n2
+    from V's row 0 (as _pair_speeds makes it)."""
+    mcs = V[0, 0] * n0 + V[0, 1] * n1 + V[0, 2] * n2
     for a in (3, 7):
-        k = n0 * V[v, a] + n1 * V[v, a + 1] + n2 * V[v, a + 2]
+        k = n0 * V[0, a] + n1 * V[0, a + 1] + n2 * V[0, a + 2]
         x = 1.001 - k * k
         if 0.0 > x:                 # max(x, 0.0)
             x = 0.0
-        mcs += math.sqrt(x) * V[v, a + 3]
+        mcs += math.sqrt(x) * V[0, a + 3]
     return mcs
 
 
@@ -76,7 +62,7 @@ def _update_tests(S, r0, r1, gap, n, dt, horizon, V):
     if gap > COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS:         # mindist_search.look_ahead_limit
         return EVENT_BEYOND, wc, 0.0
     _pair_speeds(S, r0, r1, V)
-    mcs = _closing_speed(n[0], n[1], n[2], V, 0)
+    mcs = _closing_speed(n[0], n[1], n[2], V)
     return (EVENT_QUIET if _not_closing(gap, mcs, horizon) else EVENT_NONE), wc, mcs
 
 
@@ -361,8 +347,8 @@ def ball_pairs_k(S, rows, extra, t, dt, horizon):
     body table S (side 0's, then side 1's), each centre at t as
     Core.centre_at makes it; each pair's len_numerator L (its gap less
     ``extra``, its sum_extra_radius) and update_events' early returns Q
-    (:func:`_quiet_row` on the cores' rows, the look-ahead limit as
-    look_ahead makes it; ``horizon`` the time to the next PSI)."""
+    (:func:`_update_tests` answers other than a search; ``horizon`` the time
+    to the next PSI)."""
     C = np.empty((rows.shape[0], 3))
     for q in range(rows.shape[0]):
         c = centre_k(t, row_pose_parts(S, rows[q]))
@@ -375,12 +361,9 @@ def ball_pairs_k(S, rows, extra, t, dt, horizon):
     Q = np.empty(n, dtype=np.bool_)
     V = np.empty((1, 11))
     for q in range(n):
-        r0 = rows[q]
-        r1 = rows[n + q]
-        _pair_speeds(S, r0, r1, V)
-        wc = S[r0, MAX_SURF_ROT] + S[r0, CUR_SPEED] + S[r1, MAX_SURF_ROT] + S[r1, CUR_SPEED]
         L[q] = G[q, 0] - extra[q]
-        Q[q] = _quiet_row(G, q, L[q], V, 0, COLL_DIST + dt * wc * HULL_LOOK_AHEAD_PSIS, horizon)
+        Q[q] = _update_tests(S, rows[q], rows[n + q], L[q], (G[q, 1], G[q, 2], G[q, 3]), dt, horizon, V)[0] \
+            != EVENT_NONE
     return G, L, Q
 
 
