@@ -60,21 +60,3 @@ def test_a_stone_pad_on_a_floor_steeper_than_stone_holds_on_is_no_way_for_wood()
     trapped = np.flatnonzero(walk.trap_kind >= 0)
     assert len(trapped) and (walk.pad_kind < 0).all()
     assert np.abs(walk.points[trapped, 2] - PAD[2]).max() <= 4.3
-
-
-def test_a_wood_route_past_a_stone_pad_keeps_half_a_merge_cube_beyond_its_radius():
-    """Level 05's P_Trafo_Stone_03 lies in the middle of a floor 10 wide
-    the wood ball must cross as wood: its route passed the pad 4.38 from
-    its centre (trigger radius 4.3) and the ball, a little off the route,
-    turned stone. A node stands for the floor within half a MERGE cube (0.5)
-    of it, so a route of a kind that is to stay passes a pad no nearer than
-    4.3 + 0.5; on a strip 12 wide there is room for that."""
-    walk = WalkMap([((-6, 0, 0), (6, 0, 0), (6, 0, 40)), ((-6, 0, 0), (6, 0, 40), (-6, 0, 40))],
-                   pads=[(PAD, "stone")], climb={k: climb(k, PHYSICS) for k in ("paper", "wood", "stone")})
-    route = walk.route_to(GOAL, 3.0, kinds=("wood",))
-    start = route.state((0.0, 2.0, 3.0), "wood")
-    assert math.isfinite(route.cost[start])
-    path = route.ahead(start, 100.0)
-    assert {route.kind(s) for s in path} == {"wood"}
-    nearest = min(float(np.linalg.norm(route.point(s) - PAD)) for s in path)
-    assert nearest >= 4.3 + 0.5

@@ -35,7 +35,7 @@ or onto a steeper stretch (up to ``STEEPEST``) no higher than its
 basin, left as a stone ball; the steering rocks the ball:
 ``Steering.rock``); a taller one only on a ride, from the top of a face
 over a valley to the next top no higher (level 02's wooden humps).
-A node within the transformer radius of a pad (and ``PAD_MARGIN``) turns the kind into the
+A node within the transformer radius of a pad turns the kind into the
 pad's (no way for the other kinds where the pad's floor is steeper than the
 new kind holds on: ``_pads``), and a fan's lift (the column of a
 ``ballance.fan`` behaviour, 16 high) links the nodes around its foot to the
@@ -112,9 +112,6 @@ FAN_OVER = 1.3           # ... and at most this above the column's top: the pape
                          # above it, its lowest point 1.34 (level 06's fans 01 and 08 to 13, the fans probe)
 HOOD_GAP = 0.3           # a lift ends this far under where a face over its column stops the paper ball
 FAN_COST = 20.0          # a lift's cost (its 16 of height, and the wait)
-PAD_MARGIN = 0.5         # a pad turns the nodes this beyond its trigger radius too: a node stands for the floor
-                         # within half a MERGE cube of it, and a ball passing a pad there may cross the radius
-                         # (level 05's wood route passed P_Trafo_Stone_03 at 4.38 of 4.3: the ball turned stone)
 FAN_CLEAR = FAN_BOX[0] / 2.0 + BALL_RADIUS   # a ball's centre nearer a column's axis than this is in it (3)
 FAN_MARGIN = 1.5         # ... and a paper ball's way this much farther costs FAN_BESIDE_COST more: the steering
 FAN_BESIDE_COST = 30.0   # strays (level 06's fan 05: lifted off a route 3.5 from its axis)
@@ -345,9 +342,9 @@ class WalkMap:
         self.passes = {}         # (from, to) -> (stone, push): links under falling stones (autopilot_passes)
 
     def _pads(self, pads):
-        """Per node, the kind a pad within TRANSFORMER_RADIUS (and PAD_MARGIN)
-        of its ball turns the ball into (-1: none), and the kind of a trap pad
-        there (-1: none): a kind that is to stay keeps the margin off the pad. The new ball is born at rest 3 above its pad (glue-and-content
+        """Per node, the kind a pad within TRANSFORMER_RADIUS of its ball turns
+        the ball into (-1: none), and the kind of a trap pad there (-1:
+        none). The new ball is born at rest 3 above its pad (glue-and-content
         3), so a pad whose floor is steeper than the new kind's push holds it
         on is a trap: the new ball rolls down off it, and its nodes are no
         way for the other kinds (level 12's six stone pads on the convex
@@ -356,8 +353,7 @@ class WalkMap:
         n = len(self.points)
         turn, trap = np.full(n, -1), np.full(n, -1)
         for position, kind in pads:
-            near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0),
-                                              TRANSFORMER_RADIUS + PAD_MARGIN)
+            near = self.tree.query_ball_point(np.asarray(position) - (0.0, BALL_RADIUS, 0.0), TRANSFORMER_RADIUS)
             _, under = self.tree.query(position)
             held = self.slope[under] <= self.climb.get(kind, CLIMB)
             (turn if held else trap)[near] = KIND_NAMES.index(kind)
