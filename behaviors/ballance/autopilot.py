@@ -709,13 +709,16 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
     modules = [e for bodies in level.sector_bodies.values() for e in bodies
                if e not in level.prop_set and e.name not in moved]
     poses = dict(poses or {})
+    dropped = np.concatenate([np.zeros((0, 3, 3))] + [t for _, _, t in stones])
     heights = FloorHeights(floors) if len(floors) else None
+    over = FloorHeights(np.concatenate([floors, dropped])) if len(floors) else None   # a board's run-up: over a
+                                                                                      # stone dropped too
     pushes = {}
     for board in _module_parts(ctx, T_BOARD, "body") + _module_parts(ctx, DRAWBRIDGE, "body"):
         down = poses.get(board.name)
         if down is None or heights is None or float(np.linalg.norm(_board_way(board, down))) < GATE_MOVED:
             continue
-        push = _board_push(board, down, heights)
+        push = _board_push(board, down, over)
         if push is not None:
             pushes[board.name] = push
         elif T_BOARD in board.name:            # a T-board is down only where a ball pushes it over: else as
@@ -733,7 +736,6 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                                                             ("stone", t.stone_pads)) for pad in (g or ())]
     lifts = spring_lifts(ctx, poses, math.sqrt(sum(c * c for c in ctx.physics.gravity)))
     bodies = np.concatenate([entity_triangles(modules, poses), raised_platforms(ctx, lifts, poses)])
-    dropped = np.concatenate([np.zeros((0, 3, 3))] + [t for _, _, t in stones])
     others = np.zeros(len(floors) + len(bodies), bool)
     walk = WalkMap(np.concatenate([floors, bodies, dropped]), fans, pads,
                    {k: climb(k, ctx.physics) for k in BALL_KINDS}, math.sqrt(sum(c * c for c in ctx.physics.gravity)),
@@ -747,7 +749,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
         gate = _gate_plan(walk, heights, ctx.get(name), u, settled, travel) if heights is not None else None
         if gate is not None:
             blockers.append(gate)
-    ground = FloorHeights(np.concatenate([floors, bodies])) if pushes else None
+    ground = FloorHeights(np.concatenate([floors, bodies, dropped])) if pushes else None
     for name, push in pushes.items():
         plan = _board_plan(walk, ground, ctx.get(name), poses[name], push)
         if plan is not None:
