@@ -249,11 +249,13 @@ def test_a_ball_between_rails_leaves_them_at_their_end_only():
 
 def test_a_ramp_too_steep_for_the_stone_balls_push_is_no_way_up_for_it():
     """A ramp rising 0.5 per unit: the stone ball's push (0.92 per PSI of
-    1/66 s on 10 kg under gravity 20) holds it on slopes up to sin a =
-    0.3036 (0.319 per unit), the wood ball's (0.43 on 1.9 kg) up to 0.747:
-    the top is a way for wood, not for stone; the way down is for both."""
+    1/66 s on 10 kg under gravity 20: 0.3036 of its weight), horizontal,
+    holds it on slopes up to tan a = 0.3036, the wood ball's (0.43 on 1.9
+    kg) up to 0.747 (F cos a = m g sin a): the top is a way for wood, not
+    for stone; the way down is for both."""
     physics = SimpleNamespace(gravity=(0.0, -20.0, 0.0), psi_length=1.0 / 66.0)
-    assert climb("stone", physics) == pytest.approx(0.3036 / math.sqrt(1 - 0.3036 ** 2), abs=1e-3)
+    assert climb("stone", physics) == pytest.approx(0.92 * 66.0 / 10.0 / 20.0, abs=1e-9)
+    assert climb("wood", physics) == pytest.approx(0.43 * 66.0 / 1.9 / 20.0, abs=1e-9)
     ramp = [((-6, 0, 10), (6, 0, 10), (6, 10, 30)), ((-6, 0, 10), (6, 10, 30), (-6, 10, 30))]
     tris = plate(-6, 6, 0, 10, 0.0) + ramp + plate(-6, 6, 30, 40, 10.0)
     walk = WalkMap(tris, climb={k: climb(k, physics) for k in ("paper", "wood", "stone")})

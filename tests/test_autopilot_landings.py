@@ -32,7 +32,7 @@ def damped_flight(kind: str, g: float = G) -> Flight:
 
 
 PUSH = {"paper": 1.0, "wood": 0.75, "stone": 0.30}       # F / (m g), docs/levels.md ("How far a kind flies")
-CLIMB = {k: s / math.sqrt(1.0 - s * s) if s < 1.0 else math.inf for k, s in PUSH.items()}
+CLIMB = dict(PUSH)           # a horizontal push holds the ball on tan a = F / (m g) (autopilot.climb)
 
 
 def course(width: float):

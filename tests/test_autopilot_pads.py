@@ -4,9 +4,9 @@ pad (glue-and-content 3), so a pad on a floor steeper than the new kind's
 push holds it on is a trap, no way for the other kinds.
 
 The stone ball's push, 0.92 per PSI of 1/66 s on 10 kg under gravity 20,
-holds it on slopes up to sin a = 0.3036, 0.319 rise per unit (the wood
-ball's up to 1.12): a strip 4 wide, tilted across its way 0.5 per unit, is
-a trap under a stone pad; tilted 0.25, not."""
+0.3036 of its weight and horizontal, holds it on slopes up to 0.3036 rise
+per unit (the wood ball's up to 0.747): a strip 4 wide, tilted across its
+way 0.5 per unit, is a trap under a stone pad; tilted 0.25, not."""
 
 import math
 from types import SimpleNamespace
@@ -43,9 +43,9 @@ def route_kinds(walk, kind):
 
 
 def test_a_stone_pad_on_a_floor_stone_holds_on_turns_the_wood_ball():
-    """Tilted 0.25 (under stone's 0.319): the pad covers the strip's width,
+    """Tilted 0.25 (under stone's 0.3036): the pad covers the strip's width,
     so the wood ball's way is through it, and it goes on as stone."""
-    assert climb("stone", PHYSICS) == pytest.approx(0.319, abs=1e-3)
+    assert climb("stone", PHYSICS) == pytest.approx(0.3036, abs=1e-3)
     kinds = route_kinds(stone_pad_map(0.25), "wood")
     assert kinds is not None and kinds[0] == "wood" and kinds[-1] == "stone"
 

@@ -54,7 +54,7 @@ def rising_rails_level() -> LevelBuilder:
 
 
 def test_the_map_links_a_floor_straight_ahead_of_a_rail_pairs_end_to_the_rails(tmp_path):
-    """From floor A the wood ball (its push holds it on 1.12 per unit, more
+    """From floor A the wood ball (its push holds it on 0.75 per unit, more
     than RISE) rolls onto the rails and up them to a point 20 along; from
     there it rolls down them and off their end onto floor A."""
     game_folder(tmp_path, rising_rails_level().data(), {})

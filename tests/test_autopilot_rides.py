@@ -7,9 +7,9 @@ round to the humps' high end, then over them on the speed of each fall.
 
 The written wave: y = 4 + 4 cos(2 pi z / 30) (a crest at z 0, 30, 60, 90,
 a valley 8 below at 15, 45, 75), slope 0.84 at most; it is steeper than
-the stone ball's push holds it on (0.319 per unit, sin a = 0.92 x 66 / (10
-x 20)) where |sin(2 pi z / 30)| > 0.319 / 0.84 = 0.38: a stretch 4 x 2 x
-cos(22.3 deg) = 7.4 high on each face, more than the 5.3 the stone's rocking
+the stone ball's push holds it on (0.3036 per unit, tan a = 0.92 x 66 / (10
+x 20)) where |sin(2 pi z / 30)| > 0.3036 / 0.84 = 0.36: a stretch 4 x 2 x
+cos(21.2 deg) = 7.5 high on each face, more than the 5.3 the stone's rocking
 takes it up (autopilot_map.MOMENTUM_RISE)."""
 
 import math
@@ -53,7 +53,7 @@ def test_the_stone_ball_rides_the_humps_from_a_top_but_not_out_of_a_valley():
     walk = WalkMap(plate(-6, 6, -20, 0, 8.0) + wave(0, 90) + plate(-6, 6, 90, 110, 8.0), climb=CLIMBS)
     route = walk.route_to((0.0, 10.0, 105.0), 3.0)
     assert cost(walk, route, (0, 0, 45), "stone") == math.inf        # 7.4 of steep face, 5.3 by rocking
-    assert math.isfinite(cost(walk, route, (0, 0, 45), "wood"))      # its push holds it on 0.84 (1.12)
+    assert math.isfinite(cost(walk, route, (0, 0, 45), "wood"))      # 0.84 steep, its push 0.75: rocked up 3.6
     assert math.isfinite(cost(walk, route, (0, 8, -10), "stone"))
     n = len(walk.points)
     path = route.ahead(route.state((0.0, 10.0, -10.0), "stone"), 500.0)
@@ -70,7 +70,7 @@ def test_a_ball_rolls_onto_a_rail_pair_from_a_floor_level_with_it_but_only_wood_
     a side floor (x -14..-3, tops at y 0, z 10..30) beside them, joined to
     nothing else: from it the ball rolls over the near rail into the pair and
     on to the far end; from the pair the stone ball (its push holds it on
-    0.32 per unit) never gets onto the side floor, the wood ball (1.12, at
+    0.30 per unit) never gets onto the side floor, the wood ball (0.75, at
     least RAIL_OUT) climbs out over the near rail."""
     rails = plate(-2.225, -1.525, 0, 40, 0.0) + plate(1.525, 2.225, 0, 40, 0.0)
     ends = plate(-2, 2, -10, 0, 0.0) + plate(-2, 2, 40, 50, 0.0)
@@ -108,9 +108,9 @@ def rail_across_level():
 def test_off_a_rail_pair_across_the_way_a_wood_ball_rolls_onto_the_floor_beyond_a_stone_ball_not(tmp_path):
     """On the written level (rail_across_level) the only way from floor A
     to floor B is onto the rail pair sideways and off it sideways: a way for
-    the wood ball (its push holds it on 1.12 per unit, at least RAIL_OUT:
+    the wood ball (its push holds it on 0.75 per unit, at least RAIL_OUT:
     it climbs the near rail's flank, about 1 up, out of the gap between the
-    rails) through the rails' midpoints, none for the stone ball (0.32)."""
+    rails) through the rails' midpoints, none for the stone ball (0.30)."""
     game_folder(tmp_path, rail_across_level().data(), {})
     walk = Pilot(scenes.load(game_level(str(tmp_path), 1)), 0.0).map
     assert walk.climb["wood"] >= RAIL_OUT > walk.climb["stone"]

@@ -766,9 +766,15 @@ def push_acceleration(kind: str, physics) -> float:
 
 def climb(kind: str, physics) -> float:
     """The steepest rise per unit the kind rolls up, pushed by its navigation
-    force alone: F = m g sin(a) at the limit."""
-    s = push_acceleration(kind, physics) / math.sqrt(sum(c * c for c in physics.gravity))
-    return math.inf if s >= 1.0 else s / math.sqrt(1.0 - s * s)
+    force alone. The force is horizontal (a key's direction in the camera's
+    orientation frame, glue-and-content "Ball navigation") at the ball's
+    centre, so at the limit F cos(a) = m g sin(a): tan(a) = F / (m g) (one
+    key along the face's way; not F = m g sin(a), a push along the face).
+    Measured on level 06's wave track (A_04_Wood_01, its faces 0.95 steep):
+    a wood ball (F / m g 0.747) born on P_Trafo_Wood_07's pad on the rise,
+    Right held up it, rolled back and came to rest at z -775.8, its contact
+    about z -777, where the face rises 0.75 per unit."""
+    return push_acceleration(kind, physics) / math.sqrt(sum(c * c for c in physics.gravity))
 
 
 class Pilot:

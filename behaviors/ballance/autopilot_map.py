@@ -55,6 +55,7 @@ from scipy.spatial import cKDTree
 from .autopilot_gutters import downhill, gutter_slopes
 from .autopilot_landings import overruns
 from .autopilot_lifts import clear_ways, drops_held
+from .autopilot_ride_pads import ride_kinds
 from .values import BALL_KINDS, BALL_RADIUS, FAN_BOX, KIND_NAMES, ROLLING, TRANSFORMER_RADIUS
 
 SPACING = 2.0            # the sampling grid on a triangle, at most this between points
@@ -62,7 +63,7 @@ MERGE = 1.0              # nodes closer than this cube are one
 REACH = 4.2              # the longest link between two nodes
 CLIMB = 0.7              # rise per horizontal unit a link may have (a steeper one is a wall or a drop) ...
 STEEPEST = 1.2           # ... unless the floor under it is that steep and the kind rolls up it (level 02's
-                         # wooden humps rise 1.0 per unit; the wood ball's push holds it on 1.12)
+                         # wooden humps rise 1.0 per unit)
 STEEP = (0.4, 2.2)       # a link rising more than this is at most this long (flat): a slope's
                          # nodes are near one another, a floor passing above is no slope (between a rail
                          # pair's midpoints any: where a U-turn's rail joins the pair, level 03's
@@ -75,9 +76,9 @@ SPAN_DIP = 1.0           # a ball across a rail pair rests this lower than on a 
 SPAN_END = math.cos(math.pi / 4.0)   # a drop off a rail pair leaves within 45 degrees of its end's way
 RAIL_END = math.cos(math.pi / 12.0)  # a ball rolls off (or onto) a rail pair within 15 degrees of its way ...
 RAIL_SIDE = 1.0          # ... or this near its middle line (level 02's A03_Rail_01 ends 0.4 beside a node)
-RAIL_OUT = 1.0           # a kind whose push holds it on this rise per unit rolls off a rail pair sideways onto a
-                         # floor level with its tops: out of the gap, about 1 up the near rail's flank (wood,
-                         # paper; not stone: level 02's stone ball stays between A03_Rail_02's rails)
+RAIL_OUT = 0.7           # a kind whose push holds it on this rise per unit rolls off a rail pair sideways onto a
+                         # floor level with its tops: out of the gap, up the near rail's flank (wood 0.75,
+                         # paper 1.07; not stone 0.30: level 02's stone ball stays between A03_Rail_02's rails)
 ATOP_SIDE = 1.0          # a floor's node or a single rail's this near a rail's line goes on from its end: a ball
                          # rides that rail's top from it (a rail pair's too: level 12's A02_Rail_03)
 RAIL_CROSS = 1.0         # a link between two midpoints passing this near a rail's top node (nodes 2 apart along
@@ -286,7 +287,7 @@ class WalkMap:
         triangles are bodies sunk into a gap (a falling stone dropped): their
         top and a floor beside it link over a step of up to SUNK_STEP."""
         self.climb = {k: min(v, STEEPEST) for k, v in (climb or {}).items()}
-        self.holds = {k: 1.0 / math.hypot(1.0, 1.0 / (climb or {}).get(k, CLIMB)) for k in KIND_NAMES}
+        self.holds = {k: (climb or {}).get(k, CLIMB) for k in KIND_NAMES}     # F / (m g): tan of the face held
         self.gravity = float(gravity)
         self.flights = {k: (flights or {}).get(k) or Flight.ballistic(self.gravity) for k in KIND_NAMES}
         triangles = np.asarray(triangles, float).reshape(-1, 3, 3)
@@ -1182,6 +1183,7 @@ class WalkMap:
         self.leaps = frozenset(zip(leap_a.tolist(), leap_b.tolist()))
         self.rides = frozenset(zip(ride_a.tolist(), ride_b.tolist())) | self.leaps
         ride_cost = np.linalg.norm(p[ride_a] - p[ride_b], axis=1)
+        ride_ok = ride_kinds(self, ride_a, ride_b)
         rows, cols, costs = [], [], []
         for k, kind in enumerate(KIND_NAMES):
             limit = self.climb.get(kind, CLIMB)
@@ -1203,10 +1205,11 @@ class WalkMap:
                 up &= ~self._through_columns(a, b, FAN_CLEAR)
                 beside = FAN_BESIDE_COST * self._through_columns(a, b, FAN_CLEAR + FAN_MARGIN)
             to_kind = np.where(self.pad_kind[b] >= 0, self.pad_kind[b], k)      # a pad turns the ball
-            rows += [k * n + a[up], k * n + ride_a]
-            ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)
-            cols += [to_kind[up] * n + b[up], ride_kind * n + ride_b]
-            costs += [length[up] + beside[up], ride_cost]
+            rides = ride_ok[:, k]                           # no other kind's pad under its way
+            rows += [k * n + a[up], k * n + ride_a[rides]]
+            ride_kind = np.where(self.pad_kind[ride_b] >= 0, self.pad_kind[ride_b], k)[rides]
+            cols += [to_kind[up] * n + b[up], ride_kind * n + ride_b[rides]]
+            costs += [length[up] + beside[up], ride_cost[rides]]
             leap_kind = np.where(self.pad_kind[leap_b] >= 0, self.pad_kind[leap_b], k)[leaps[:, k]]
             rows.append(k * n + leap_a[leaps[:, k]])
             cols.append(leap_kind * n + leap_b[leaps[:, k]])
