@@ -62,6 +62,7 @@ from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
 from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
+from .autopilot_rail_drops import add_rail_drops, air_keys, falling_onto, rail_drop_landings, rail_drops
 from .autopilot_rail_exits import rail_exit
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
 from .autopilot_springs import (add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, way_out,
@@ -397,9 +398,30 @@ def push_boards(ctx, poses: dict) -> list:
 
 
 def _frames(ctx, n: int) -> None:
-    ctx.input_manager.set_keys(frozenset())
     for _ in range(n):
-        ctx.process_frame(FRAME_MS)
+        _step(ctx, frozenset())
+
+
+def key_pushes(ctx) -> list:
+    """(keys, horizontal unit push in world axes) of the eight key sets on ``ctx``."""
+    m = manager_of(ctx, create=False)
+    nav = m.find(BallNavigation)[0]
+    ref = nav.orient_ref
+    axes = {k: np.asarray(ref.transform_vector(d) if ref is not None else d, float)
+            for k, d in nav.keys().items()}
+    up, down, left, right = nav.up_key, nav.down_key, nav.left_key, nav.right_key
+    out = []
+    for keys in ((up,), (down,), (left,), (right,), (up, left), (up, right), (down, left), (down, right)):
+        v = sum(axes[k] for k in keys)
+        v[1] = 0.0
+        out.append((frozenset(keys), v / (np.linalg.norm(v) or 1.0)))
+    return out
+
+
+def _step(ctx, keys) -> None:
+    """One frame with ``keys`` held."""
+    ctx.input_manager.set_keys(keys)
+    ctx.process_frame(FRAME_MS)
 
 
 def _all_sectors(ctx, level) -> list:
@@ -815,10 +837,10 @@ class Pilot:
         self.level = level_behavior(self.ctx)
         self.map, self.blockers = level_map(self.ctx, self.level, poses, gates, self.flights)
         self.heights = FloorHeights(floors) if len(floors) else None
+        self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self._measure_curls(seed, poses)
         self._measure_knocks(seed)
         self.blockers += self._box_stacks()
-        self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
         self.jumping = None                      # (landing point, Flight) while flying off an edge
@@ -839,16 +861,17 @@ class Pilot:
         ``arm_knocks``, from a fresh process's seed), which is then built
         again as it was, the RNG at ``seed``; the boards no push reaches
         stand in the map (``poses``: the probe's, the boards down)."""
-        runs, lattices = curl_runs(self.map), lattice_runs(self.map)
+        runs, lattices, drops = curl_runs(self.map), lattice_runs(self.map), rail_drops(self.map, self.rails)
         arms = arm_runs(_module_parts(self.ctx, ARM, "arm"), self.heights,
                         lambda contact, u: _clear_start(self.map, self.heights, contact - u * RUN_UP, u)
                         ) if self.heights is not None else []
-        landings, crossed, knocks = [], [], []
-        if runs or lattices or arms:
+        landings, crossed, knocks, dropped = [], [], [], []
+        if runs or lattices or arms or drops:
             table = flatten(self.ctx)
             rng.reset()
             landings = curls(self.ctx, self.level, self.map, runs)
             crossed = lattice_crossings(self.ctx, self.map, lattices, _frames)
+            dropped = rail_drop_landings(self.ctx, self.map, self.rails, drops, key_pushes, push_acceleration, _step)
             if arms:                             # the boards as authored, not settled: level 03's
                 _all_sectors(self.ctx, self.level)   # P_Modul_25_04 falls by itself once woken, not in play
                 standing = [b.name for b in _module_parts(self.ctx, DRAWBRIDGE, "body")
@@ -859,6 +882,7 @@ class Pilot:
             self.level = level_behavior(self.ctx)
         add_curls(self.map, landings)
         add_lattices(self.map, crossed)
+        add_rail_drops(self.map, self.rails, drops, dropped)
         self.blockers = stand_unpushed(self.map, self._knocked(knocks, poses))
 
     def _knocked(self, knocks, poses) -> list:
@@ -1017,18 +1041,7 @@ class Pilot:
 
     def key_pushes(self):
         """(keys, horizontal unit push in world axes) of the eight key sets."""
-        m = manager_of(self.ctx, create=False)
-        nav = m.find(BallNavigation)[0]
-        ref = nav.orient_ref
-        axes = {k: np.asarray(ref.transform_vector(d) if ref is not None else d, float)
-                for k, d in nav.keys().items()}
-        up, down, left, right = nav.up_key, nav.down_key, nav.left_key, nav.right_key
-        out = []
-        for keys in ((up,), (down,), (left,), (right,), (up, left), (up, right), (down, left), (down, right)):
-            v = sum(axes[k] for k in keys)
-            v[1] = 0.0
-            out.append((frozenset(keys), v / (np.linalg.norm(v) or 1.0)))
-        return out
+        return key_pushes(self.ctx)
 
     def steer(self, ball, kind: str) -> frozenset:
         """The keys of this frame: along the route to the sector's goal; where
@@ -1041,6 +1054,10 @@ class Pilot:
             if held:
                 self.lifting = self._caught_lift(ball, kind)
             self.jumping = None
+        line = falling_onto(self.map, self.rails, ball.get_position())
+        if line is not None:                     # off a rail's end, falling onto the rail below: over its line
+            return air_keys(line, ball.get_position(), self._velocity(ball), self.key_pushes(),
+                            push_acceleration(kind, self.ctx.physics))
         if self.riding is not None:
             keys = self.ride(ball)
             if keys is not None:
