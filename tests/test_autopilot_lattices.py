@@ -15,16 +15,13 @@ import math
 import numpy as np
 import pytest
 
-import scenes
 from bbglue import meshes
-from behaviors.ballance.autopilot import FLOOR_GROUPS, Pilot, _members
+from behaviors.ballance.autopilot import FLOOR_GROUPS, _members
 from behaviors.ballance.autopilot_lattices import LATTICE_IN, LATTICE_RUN, lattice_runs
 from behaviors.ballance.autopilot_map import WalkMap
 from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.values import KIND_NAMES
-from behaviors.ballance.level import FINISHED, level_behavior
-from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, played_at_once, plate, translation, wood_course
+from virtools_levels import LevelBuilder, finished_cleanly, plate, translation, wood_course, written_pilot
 
 RAIL_TOP = 0.35 * math.sin(3.0 * math.pi / 8.0)     # an octagonal rail's flat top above its axis
 CUBE, TIP, FALL = 8.0, 3.3, 2.6                      # level 12's blocks: tips 4.3 over the rails, the rails 2.6 lower
@@ -57,10 +54,7 @@ def lattice_level() -> LevelBuilder:
 @pytest.fixture(scope="module")
 def scene_pilot(tmp_path_factory):
     """The written level's scene and its Pilot (the map measured)."""
-    root = tmp_path_factory.mktemp("lattice")
-    game_folder(root, lattice_level().data(), {})
-    scene = played_at_once(scenes.load(game_level(str(root), 1)))
-    return scene, Pilot(scene, 60.0)
+    return written_pilot(tmp_path_factory, "lattice", lattice_level())
 
 
 def test_the_map_finds_the_blocked_gap(scene_pilot):
@@ -98,9 +92,4 @@ def test_the_wood_ball_pushed_over_the_cube_lands_on_pair_b_and_finishes(scene_p
     for s, land in pilot.map.curls:
         assert p[land, 1] == pytest.approx(-FALL, abs=0.3) and p[land, 2] >= B_START + LATTICE_IN - 1.0
         assert pilot.map.graph[KIND_NAMES.index("wood") * n + s, KIND_NAMES.index("wood") * n + land] > 0.0
-    route = pilot.route(1)
-    assert math.isfinite(route.cost[route.state((0.0, 2.0, 0.0), "wood")])
-    outcome = pilot.run()
-    assert outcome.finished, outcome.text()
-    assert level_behavior(pilot.ctx).flow == FINISHED
-    assert outcome.rollbacks == 0, outcome.text()
+    finished_cleanly(pilot)

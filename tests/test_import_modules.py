@@ -65,7 +65,7 @@ BODIES = {
                               "rot_speed_dampening": 1, **SHIFTED}},
     "P_Modul_34": {"_Schiebestein": {"mass": 1.6}, "_Kiste": {"mass": 1.4, "friction": 0.8, "elasticity": 0.4}},
     "P_Modul_37": {"_Bridge": {"mass": 3, "elasticity": 1, "shift_mass_center": [-7.5, 0, 0], **SHIFTED}},
-    "P_Modul_41": {"": {"mass": 1}},
+    "P_Modul_41": {"": {"mass": 1, "shift_mass_center": [0, 0, 0], **SHIFTED}},   # the prefab file's pins
 }
 # The joints: (type, body, frame or axis points / referentials, object2 or None for the world).
 JOINTS = {

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from bbglue import meshes
-from behaviors.ballance.level import level_behavior
+from behaviors.ballance.level import FINISHED, level_behavior
 from scenes.virtools import reader as r
 from scenes.virtools import writer
 
@@ -308,6 +308,30 @@ def played_level(root, level: bytes, prefabs: dict):
     scene.ctx.input_manager.set_keys(frozenset())
     scene.ctx.process_frame(1000.0 / 60.0)
     return scene
+
+
+def written_pilot(tmp_path_factory, name: str, level: LevelBuilder):
+    """The scene of ``level`` written to a game folder of its own (played at
+    once) and its Pilot with 60 s of play (the map measured)."""
+    import scenes
+    from behaviors.ballance.autopilot import Pilot
+    from scenes.virtools import game_level
+    root = tmp_path_factory.mktemp(name)
+    game_folder(root, level.data(), {})
+    scene = played_at_once(scenes.load(game_level(str(root), 1)))
+    return scene, Pilot(scene, 60.0)
+
+
+def finished_cleanly(pilot, start=(0.0, 2.0, 0.0), kind: str = "wood") -> None:
+    """Asserts the pilot has a route from ``start`` as ``kind`` and plays its
+    level to the finish with no rollback."""
+    import math
+    route = pilot.route(1)
+    assert math.isfinite(route.cost[route.state(start, kind)])
+    outcome = pilot.run()
+    assert outcome.finished, outcome.text()
+    assert level_behavior(pilot.ctx).flow == FINISHED
+    assert outcome.rollbacks == 0, outcome.text()
 
 
 def the_one_push(table, poses, gates, body: str):

@@ -53,6 +53,7 @@ from ..recording import Recorder
 from bbglue.blocks import SetPhysicsForce
 
 from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
+from .autopilot_banks import add_banks, bank_crossings, bank_runs
 from .autopilot_boxes import BOX, box_stacks, stack_blocker
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, held_push, landing, rest_point
 from .autopilot_gutters import gutter_climb, gutter_under
@@ -846,6 +847,7 @@ class Pilot:
         self.jumping = None                      # (landing point, Flight) while flying off an edge
         self.riding = None                       # (start, end) of the map's ride the ball is on
         self.curling = None                      # (way, landing rest) of the map's curl the ball is on
+        self.banking = None                      # (start, far edge, way, push toward the bank, where it begins)
         self.lifting = None                      # (axis point, height) of the fan column holding the ball
         self.guttering = None                    # the way up the gutter the ball climbs along its line
         self.spring_left = None                  # the weights left on the spring lift the ball clears
@@ -855,23 +857,26 @@ class Pilot:
         self._progress_reset()
 
     def _measure_curls(self, seed, poses) -> None:
-        """The map's curls (autopilot_curls), lattices (autopilot_lattices)
-        and arms' pushes (autopilot_arms) with the landings and the boards
-        knocked down measured on the world (``curls``, ``lattice_crossings``,
+        """The map's curls (autopilot_curls), lattices (autopilot_lattices),
+        bank rides (autopilot_banks) and arms' pushes (autopilot_arms) with
+        the landings, the crossings and the boards knocked down measured on
+        the world (``curls``, ``lattice_crossings``, ``bank_crossings``,
         ``arm_knocks``, from a fresh process's seed), which is then built
         again as it was, the RNG at ``seed``; the boards no push reaches
         stand in the map (``poses``: the probe's, the boards down)."""
-        runs, lattices, drops = curl_runs(self.map), lattice_runs(self.map), rail_drops(self.map, self.rails)
+        runs, lattices, banks = curl_runs(self.map), lattice_runs(self.map), bank_runs(self.map)
+        drops = rail_drops(self.map, self.rails)
         arms = arm_runs(_module_parts(self.ctx, ARM, "arm"), self.heights,
                         lambda contact, u: _clear_start(self.map, self.heights, contact - u * RUN_UP, u)
                         ) if self.heights is not None else []
-        landings, crossed, knocks, dropped = [], [], [], []
-        if runs or lattices or arms or drops:
+        landings, crossed, knocks, dropped, banked = [], [], [], [], []
+        if runs or lattices or arms or drops or banks:
             table = flatten(self.ctx)
             rng.reset()
             landings = curls(self.ctx, self.level, self.map, runs)
             crossed = lattice_crossings(self.ctx, self.map, lattices, _frames)
             dropped = rail_drop_landings(self.ctx, self.map, self.rails, drops, key_pushes, push_acceleration, _step)
+            banked = bank_crossings(self.ctx, self.map, banks, _frames)
             if arms:                             # the boards as authored, not settled: level 03's
                 _all_sectors(self.ctx, self.level)   # P_Modul_25_04 falls by itself once woken, not in play
                 standing = [b.name for b in _module_parts(self.ctx, DRAWBRIDGE, "body")
@@ -883,6 +888,7 @@ class Pilot:
         add_curls(self.map, landings)
         add_lattices(self.map, crossed)
         add_rail_drops(self.map, self.rails, drops, dropped)
+        add_banks(self.map, banked)
         self.blockers = stand_unpushed(self.map, self._knocked(knocks, poses))
 
     def _knocked(self, knocks, poses) -> list:
@@ -959,7 +965,7 @@ class Pilot:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
         self.pushing = self.current_route = self.jumping = self.riding = self.lifting = self.curling = None
-        self.guttering = None
+        self.guttering = self.banking = None
         self._progress_reset()
 
     def _progress_reset(self) -> None:
@@ -1066,6 +1072,10 @@ class Pilot:
             keys = self.curl(ball)
             if keys is not None:
                 return keys
+        if self.banking is not None:
+            keys = self.bank(ball)
+            if keys is not None:
+                return keys
         if self.lifting is not None:
             keys = self.lift(ball)
             if keys is not None:
@@ -1141,6 +1151,11 @@ class Pilot:
             self.curling = (self.map.curls[path[curl] % n, path[curl + 1] % n],
                             rest_point(self.map, path[curl + 1] % n))
             return self.curl(ball)
+        bank = next((i for i in range(len(path) - 1) if (path[i] % n, path[i + 1] % n) in self.map.banks
+                     and _off_run_up(p, points[i], points[i + 1]) <= LEAP_START), None)
+        if bank is not None:                     # on a bank ride's run-up: along it, then along the bank too
+            self.banking = (points[bank], points[bank + 1]) + self.map.banks[path[bank] % n, path[bank + 1] % n]
+            return self.bank(ball) or frozenset()
         leap = next((i for i in range(len(path) - 1) if (path[i] % n, path[i + 1] % n) in self.map.leaps
                      and _off_run_up(p, points[i], points[i + 1]) <= LEAP_START), None)
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
@@ -1331,6 +1346,23 @@ class Pilot:
             self.curling = None
             return None
         return self._keys_for(ball, way * LEAP_PUSH)
+
+    def bank(self, ball):
+        """The keys on a bank ride (``banking``; autopilot_banks): full push
+        along its way, held on the run-up's line, and from where the bank
+        begins toward it too (a diagonal), as the probe measured it, until
+        the ball is past the window's far edge; None then, or when it rolls
+        back (the ride failed: the route steers again)."""
+        start, end, way, lean, press = self.banking
+        p = np.asarray(ball.get_position(), float)
+        along = float(_flat(p - start) @ way)
+        if along >= float(_flat(end - start) @ way) or float(self._velocity(ball) @ way) < -ROCK_BACK:
+            self.banking = None
+            return None
+        if along < press:
+            off = _flat(p - start) - way * along
+            return self._keys_for(ball, way * LEAP_PUSH - off * 2.0)
+        return self._keys_for(ball, way * LEAP_PUSH, press=lean)
 
     def _caught_lift(self, ball, kind: str):
         """The lift (_column) of the route on from the flight's landing, a

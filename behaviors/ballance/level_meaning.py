@@ -132,7 +132,9 @@ MODULES = {
         gate_role="stone"),       # the prefab's proximity gate measures to its Schiebestein (Three.js' notes)
     "P_Modul_37": _hinged("a T-board", "_Bridge", {"mass": 3, "elasticity": 1, **BUNDLED, **_shift(-7.5, 0, 0),
                                                    **FROZEN}, _cols(3)),
-    "P_Modul_41": _hinged("a float board", "", {"mass": 1}, _cols(2)),
+    # the prefab (P_Modul_41.nmo) has "Automatic Calculate Mass Center" off and no shift: the mass centre is the
+    # board's frame, 0.59 under its hinge (a float's keel), not its hulls' centre, 0.09 under it
+    "P_Modul_41": _hinged("a float board", "", {"mass": 1, **_shift(0, 0, 0)}, _cols(2)),
     "PE_Balloon": BALLOON,
 }
 
