@@ -93,7 +93,9 @@ def test_a_module_is_built_from_its_prefab_at_the_placeholders_matrix(game):
     assert hinge["position"] == pytest.approx([10.0, 1.0, 100.0])
     h = math.sqrt(0.5)                       # heading_z is 90 degrees about Y: (x, y, z, w) = (0, +-h, 0, h)
     assert [abs(x) for x in board["rotation"]["quaternion"]] == pytest.approx([0.0, h, 0.0, h], abs=1e-6)
-    assert board["physics"] == {"mass": 1}              # glue-and-content 3: 41 starts awake; its own mesh collides
+    assert board["physics"] == {"mass": 1, "automatic_calculate_mass_center": False,   # glue-and-content 3: 41
+                                "shift_mass_center": [0, 0, 0]}   # starts awake; its own mesh collides; the
+    # prefab file weighs it at its frame (tests/test_float_boards.py)
     assert "Sector_01" in board["groups"] and "Sector_01" in ents["P_Modul_41_07.P_Modul_41_Stand"]["groups"]
     assert "physics" not in ents["P_Modul_41_07.P_Modul_41_Stand"]            # drawn, no collision
     assert "mesh" not in ents["P_Modul_41_07"]                              # the placeholder is an editing aid
