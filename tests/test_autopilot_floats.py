@@ -48,7 +48,8 @@ def test_wood_and_stone_tip_the_float_board_paper_does_not(pilot):
     2.5 from the hinge: only paper's (0.2 x 2.5 = 0.5) is lighter."""
     ctx = pilot.ctx
     board, hinge = ctx.get("P_Modul_41_01.P_Modul_41"), ctx.get("P_Modul_41_01.P_Modul_41_HingeFrame")
-    assert tipping_kinds(board, ctx.physics.body_of(board).core, hinge) == ("wood", "stone")
+    core = ctx.physics.body_of(board).core
+    assert tipping_kinds(board, core.mass, core.m_world_f_core_last_psi[1], hinge) == ("wood", "stone")
 
 
 def test_the_map_crosses_the_float_board_as_paper_only(pilot):

@@ -920,9 +920,11 @@ class Pilot:
         """No way over a float board for the kinds that tip it over
         (autopilot_floats)."""
         hinges = {h.name.partition(".")[0]: h for h in _module_parts(self.ctx, FLOAT_BOARD, "hinge frame")}
-        for board in _module_parts(self.ctx, FLOAT_BOARD, "body"):
+        physics = next(p for p in MODULES[FLOAT_BOARD].parts if p.role == "body").physics   # a sector's boards
+        for board in _module_parts(self.ctx, FLOAT_BOARD, "body"):                          # not yet made too
             hinge = hinges.get(board.name.partition(".")[0])
-            kinds = tipping_kinds(board, self.ctx.physics.body_of(board).core, hinge) if hinge is not None else ()
+            centre = board.transform(tuple(physics["shift_mass_center"]))
+            kinds = tipping_kinds(board, physics["mass"], centre, hinge) if hinge is not None else ()
             matrix = poses.get(board.name, np.asarray(board.get_world_matrix().as_array(), float))
             if kinds:
                 on = _touching(self.map, board, matrix, BALL_RADIUS + BOARD_REST)[1]

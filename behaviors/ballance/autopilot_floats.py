@@ -21,11 +21,10 @@ from .floors import entity_triangles
 from .values import BALL_KINDS
 
 
-def tipping_kinds(body, core, hinge) -> tuple:
+def tipping_kinds(body, mass: float, centre, hinge) -> tuple:
     """The kinds whose weight at the board's farthest end from its hinge
     (the frame ``hinge``, its axis the frame's Z: Set Physics Hinge) turns
-    it more than its keel rights it (``core``: the board's mass and mass
-    centre)."""
+    it more than its keel rights it (the board's ``mass`` at ``centre``)."""
     m = np.asarray(hinge.get_world_matrix().as_array(), float)
     axis, at = m[2, :3] / np.linalg.norm(m[2, :3]), m[3, :3]
 
@@ -35,6 +34,6 @@ def tipping_kinds(body, core, hinge) -> tuple:
         return off - np.outer(off @ axis, axis)
 
     end = float(np.hypot(*across(entity_triangles([body]).reshape(-1, 3))[:, (0, 2)].T).max())   # its lever
-    keel = float(np.linalg.norm(across(core.m_world_f_core_last_psi[1])))      # the keel's, tipped level
+    keel = float(np.linalg.norm(across(centre)))      # the keel's, tipped level
 
-    return tuple(k for k, kind in BALL_KINDS.items() if kind.mass * end > core.mass * keel)
+    return tuple(k for k, kind in BALL_KINDS.items() if kind.mass * end > mass * keel)
