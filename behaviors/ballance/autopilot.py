@@ -56,6 +56,7 @@ from .autopilot_arms import arm_knocks, arm_runs, stand_unpushed
 from .autopilot_banks import add_banks, bank_crossings, bank_runs
 from .autopilot_boxes import BOX, box_stacks, stack_blocker
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, held_push, landing, rest_point
+from .autopilot_floats import tipping_kinds
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_knocks import add_knocks, push_kinds
@@ -125,6 +126,7 @@ SLIDING_GATE = "P_Modul_01"
 T_BOARD = "P_Modul_37"
 DRAWBRIDGE = "P_Modul_25"
 ARM = "P_Modul_17"
+FLOAT_BOARD = "P_Modul_41"
 UPRIGHT = 0.7                # a drawbridge whose board rises more steeply than this (its sine) stands
 SETTLE_FRAMES = 240          # the probe lets the module bodies settle this long (4 s) ...
 SETTLED_MOVE = 8.0           # ... a body that moved more fell out of its place: the map keeps it as authored
@@ -841,6 +843,7 @@ class Pilot:
         self.rails = RailLines(entity_triangles(_members(self.ctx, FLOOR_GROUPS[1:])))
         self._measure_curls(seed, poses)
         self._measure_knocks(seed)
+        self._close_float_boards(poses)
         self.blockers += self._box_stacks()
         self.atop = self.map.rail & ~self.map.span     # the nodes on a rail's top (a pair's midpoints are not)
         self.brakes = {k: TURN_BRAKE * push_acceleration(k, self.ctx.physics) for k in BALL_KINDS}
@@ -912,6 +915,20 @@ class Pilot:
         self.blockers = add_knocks(flatten(self.ctx), self.map, self.heights, self.blockers, (T_BOARD, DRAWBRIDGE),
                                    _frames)
         rng.set_seed(seed)
+
+    def _close_float_boards(self, poses) -> None:
+        """No way over a float board for the kinds that tip it over
+        (autopilot_floats)."""
+        hinges = {h.name.partition(".")[0]: h for h in _module_parts(self.ctx, FLOAT_BOARD, "hinge frame")}
+        physics = next(p for p in MODULES[FLOAT_BOARD].parts if p.role == "body").physics   # a sector's boards
+        for board in _module_parts(self.ctx, FLOAT_BOARD, "body"):                          # not yet made too
+            hinge = hinges.get(board.name.partition(".")[0])
+            centre = board.transform(tuple(physics["shift_mass_center"]))
+            kinds = tipping_kinds(board, physics["mass"], centre, hinge) if hinge is not None else ()
+            matrix = poses.get(board.name, np.asarray(board.get_world_matrix().as_array(), float))
+            if kinds:
+                on = _touching(self.map, board, matrix, BALL_RADIUS + BOARD_REST)[1]
+                self.map.graph = self.map.closed(on, kinds)
 
     def _box_stacks(self) -> list:
         """The Blockers of the level's stacks of boxes pushed off a floor's

@@ -1231,11 +1231,12 @@ class WalkMap:
         extra = coo_matrix((np.asarray(costs, float), (np.asarray(rows), np.asarray(cols))), shape=self.graph.shape)
         self.graph = (self.graph + extra).tocsr()
 
-    def closed(self, nodes):
-        """The graph without the links into or out of ``nodes``, for every kind."""
+    def closed(self, nodes, kinds=KIND_NAMES):
+        """The graph without the links into or out of ``nodes``, for ``kinds``
+        (by default every kind)."""
         shut = np.zeros(len(self.points), bool)
         shut[list(nodes)] = True
-        shut = np.tile(shut, len(KIND_NAMES))
+        shut = np.concatenate([shut & (k in kinds) for k in KIND_NAMES])
         g = self.graph.tocoo()
         keep = ~shut[g.row] & ~shut[g.col]
         return coo_matrix((g.data[keep], (g.row[keep], g.col[keep])), shape=g.shape).tocsr()
