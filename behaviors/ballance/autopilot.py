@@ -67,6 +67,7 @@ from .autopilot_passes import met, pass_links, pass_push
 from .autopilot_rail_drops import add_rail_drops, air_keys, falling_onto, rail_drop_landings, rail_drops
 from .autopilot_rail_exits import rail_exit
 from .autopilot_rails import RailLines, bend_speed, rail_ahead, rail_keys
+from .autopilot_stops import stop_speed
 from .autopilot_springs import (add_spring_lifts, clear_lift, on_platform, raised_platforms, spring_lifts, way_out,
                                 weights_on)
 
@@ -1220,6 +1221,8 @@ class Pilot:
         if narrow >= 3:
             speed *= 0.75
         cap = self._turn_speed(ball, kind, route, state)
+        if route is not self.route(self.level.sector):      # to a push's run-up: at rest there
+            cap = min(cap, stop_speed(route, state, self.brakes[kind], BRAKE_DISTANCE))
         speed = min(speed, cap)
         if arriving:
             speed = min(speed, 1.5 * dist)
