@@ -61,6 +61,7 @@ from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_knocks import add_knocks, push_kinds
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
+from .autopilot_glides import add_glides, glide_ahead, hover_glide
 from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
@@ -769,6 +770,7 @@ def level_map(ctx, level, poses=None, gates=None, flown=None):
                    np.r_[others, np.ones(len(dropped), bool)])
     add_rail_hops(walk)
     add_spring_lifts(walk, lifts)
+    add_glides(walk)
     blockers = [_stone_plan(walk, st, crate, t) for st, crate, t in stones]
     walk.passes = pass_links(walk, blockers)
     for name, (u, settled, travel) in (gates or {}).items():
@@ -853,6 +855,7 @@ class Pilot:
         self.curling = None                      # (way, landing rest) of the map's curl the ball is on
         self.banking = None                      # (start, far edge, way, push toward the bank, where it begins)
         self.lifting = None                      # (axis point, height) of the fan column holding the ball
+        self.gliding = None                      # (axis point, height, landing) of the glide the ball is lifted to
         self.guttering = None                    # the way up the gutter the ball climbs along its line
         self.spring_left = None                  # the weights left on the spring lift the ball clears
         self.pushing = None                      # (frame, Blocker, push) while pushing it
@@ -982,7 +985,7 @@ class Pilot:
         for keys in again:
             self.step(keys)
         self.restored_at = self.grounded_at = len(self.keys)
-        self.pushing = self.current_route = self.jumping = self.riding = self.lifting = self.curling = None
+        self.pushing = self.current_route = self.jumping = self.riding = self.lifting = self.curling = self.gliding = None
         self.guttering = self.banking = None
         self._progress_reset()
 
@@ -1094,6 +1097,10 @@ class Pilot:
             keys = self.bank(ball)
             if keys is not None:
                 return keys
+        if self.gliding is not None:
+            keys = self.glide(ball, kind)
+            if keys is not None:
+                return keys
         if self.lifting is not None:
             keys = self.lift(ball)
             if keys is not None:
@@ -1179,6 +1186,10 @@ class Pilot:
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
             self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
+        self.gliding = glide_ahead(self.map, path, p, LIFT_OUT) or (
+            hover_glide(self.map, route, p) if self._airborne(ball) else None)
+        if self.gliding is not None:             # by a fan's column, a glide on from its hover: up, then over
+            return self.glide(ball, kind) or frozenset()
         lift_landing = self._off_lift(ball, p, points)
         if lift_landing is not None:             # above a lift's landing in its column: flown there
             self.jumping = lift_landing
@@ -1228,7 +1239,7 @@ class Pilot:
             speed = min(speed, 1.5 * dist)
         jump = next(((i, a, b) for i, (a, b, s, t) in enumerate(zip(points, points[1:], path, path[1:]))
                      if b[1] < a[1] and float(np.linalg.norm(_flat(b - a))) > DROP_REACH
-                     and (s % n, t % n) not in self.map.rides), None)
+                     and (s % n, t % n) not in self.map.rides and (s % n, t % n) not in self.map.glides), None)
         if jump is not None and self._past_post(p, jump[2]):
             jump = None                          # an upright tube in the way (level 06's, beside the notch
                                                  # its platform's jump leaves by): along the route first
@@ -1431,6 +1442,27 @@ class Pilot:
             self.lifting = None
             return None
         return self._keys_for(ball, -off * LIFT_HOLD)
+
+    def glide(self, ball, kind: str):
+        """The keys of a glide (``gliding``, autopilot_glides): held in the
+        fan's column up to its height (``lift``), then flown to the landing
+        from the hover; None if the ball left the column on its way up."""
+        axis, height, landing = self.gliding
+        if self.lifting is None and not self._hovering(ball, height):
+            self.lifting = (axis, height)
+        if self.lifting is not None:
+            keys = self.lift(ball)
+            if keys is not None:
+                return keys
+            if not self._hovering(ball, height):
+                self.gliding = None
+                return None
+        self.gliding, self.jumping = None, landing
+        return self.fly(ball, kind)
+
+    def _hovering(self, ball, height: float) -> bool:
+        """Is the ball's lowest point within LIFT_SLACK of ``height`` or above?"""
+        return float(ball.get_position()[1]) - BALL_RADIUS > height - LIFT_SLACK
 
     def spring(self, ball, kind: str):
         """The keys on a spring lift's platform whose middle the route goes

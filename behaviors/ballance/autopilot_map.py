@@ -341,6 +341,7 @@ class WalkMap:
         self.lifts = [self._lift(*column) for column in self.columns]
         self.graph = drops_held(self._graph(), self.points, self.lifts, self.columns, KIND_NAMES.index("paper"))
         self.passes = {}         # (from, to) -> (stone, push): links under falling stones (autopilot_passes)
+        self.glides = {}         # (foot, landing) -> (axis foot, highest): glides off a fan's hover (autopilot_glides)
 
     def _pads(self, pads):
         """Per node, the kind a pad within TRANSFORMER_RADIUS of its ball turns
