@@ -16,7 +16,6 @@ import numpy as np
 import pytest
 
 import scenes
-from bbglue import meshes
 from behaviors.ballance.autopilot import FLOOR_GROUPS, Pilot, _members
 from behaviors.ballance.autopilot_map import MAX_DROP, WalkMap
 from behaviors.ballance.autopilot_rail_drops import rail_drops
@@ -24,7 +23,7 @@ from behaviors.ballance.floors import entity_triangles
 from behaviors.ballance.level import FINISHED, level_behavior
 from behaviors.ballance.values import KIND_NAMES
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, game_folder, played_at_once, stone_course, translation
+from virtools_levels import LevelBuilder, game_folder, played_at_once, rail_kit, stone_course, translation
 
 RADIUS = 0.35
 TOP = RADIUS * math.cos(math.pi / 8.0)      # the axis this far below the top facet
@@ -35,10 +34,7 @@ UPPER_END, LOWER_START, LOWER_END = 40.0, 43.0, 143.0
 def drop_level() -> LevelBuilder:
     """The module docstring's level."""
     b = LevelBuilder()
-    mat = b.material("Floor", 0xFF8C8577)
-    rail_mat = b.material("Rail", 0xFFB5B9BF)
-    stone = b.material("Stone", 0xFF808080)
-    mesh = b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(RADIUS, 10.0), rail_mat)
+    mat, _, stone, mesh = rail_kit(b, RADIUS)
     floors = [b.box("A01_Floor_01", (12, 1, 25), (0, -0.5, -12.5), mat),
               b.box("A01_Floor_02", (12, 1, 25), (0, -FALL - 0.5, LOWER_END + 12.5), mat)]
     rails = [b.entity(f"A01_Rail_{i + 1:02d}", mesh, translation(0, -TOP, 5.0 + 10.0 * i))

@@ -12,10 +12,9 @@ side."""
 import math
 
 import scenes
-from bbglue import meshes
 from behaviors.ballance.autopilot import Pilot
 from scenes.virtools import game_level
-from virtools_levels import LevelBuilder, course_groups, game_folder, heading_z, played_at_once, translation
+from virtools_levels import LevelBuilder, course_groups, game_folder, heading_z, played_at_once, rail_kit, translation
 
 RADIUS = 0.35
 TOP = RADIUS * math.cos(math.pi / 8.0)      # the rail's axis this far below its top facet
@@ -27,10 +26,7 @@ WIDE = 6.0                                  # ... and it this wide, from z 20 to
 
 def exit_level() -> LevelBuilder:
     b = LevelBuilder()
-    floor_mat = b.material("Floor", 0xFF8C8577)
-    rail_mat = b.material("Rail", 0xFFB5B9BF)
-    stone = b.material("Stone", 0xFF808080)
-    mesh = b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(RADIUS, 10.0), rail_mat)
+    floor_mat, _, stone, mesh = rail_kit(b, RADIUS)
     rails = [b.entity(f"A01_Rail_{i + 1:02d}", mesh, translation(0, -TOP, 5.0 + 10.0 * i))
              for i in range(int(LONG / 10.0))]
     floors = [b.box("A01_Floor_01", (12, 1, 25), (0, -0.5, -12.5), floor_mat),

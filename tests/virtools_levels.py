@@ -189,6 +189,14 @@ def plate(b: LevelBuilder, name: str, corners, mat: int) -> int:
     return b.entity(name, m, translation(0, 0, 0))
 
 
+def rail_kit(b: LevelBuilder, radius: float):
+    """The floor, rail and stone materials and a 10-long octagonal rail mesh of ``radius``."""
+    floor_mat = b.material("Floor", 0xFF8C8577)
+    rail_mat = b.material("Rail", 0xFFB5B9BF)
+    stone = b.material("Stone", 0xFF808080)
+    return floor_mat, rail_mat, stone, b.mesh("A01_Rail_Mesh", meshes.octagonal_rail(radius, 10.0), rail_mat)
+
+
 def course_groups(b: LevelBuilder, floors: list, death: int, start: int, resets: list, finish: int) -> None:
     """The groups every course has, in the order the levels write them: its
     floors, the death cube, the start plate, the reset points, the finish."""
