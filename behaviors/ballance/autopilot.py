@@ -61,7 +61,7 @@ from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_knocks import add_knocks, push_kinds
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
-from .autopilot_glides import add_glides, glide_ahead, hover_glide
+from .autopilot_glides import add_glides, glide_ahead
 from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
@@ -1186,8 +1186,7 @@ class Pilot:
         if leap is not None:                     # on a leap's run-up ahead on the route: on at full push
             self.riding = (points[leap], points[leap + 1], LEAP_PUSH)
             return self.ride(ball) or frozenset()
-        self.gliding = glide_ahead(self.map, path, p, LIFT_OUT) or (
-            hover_glide(self.map, route, p) if self._airborne(ball) else None)
+        self.gliding = glide_ahead(self.map, path, p, LIFT_OUT)
         if self.gliding is not None:             # by a fan's column, a glide on from its hover: up, then over
             return self.glide(ball, kind) or frozenset()
         lift_landing = self._off_lift(ball, p, points)

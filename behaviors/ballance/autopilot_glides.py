@@ -68,24 +68,3 @@ def glide_ahead(walk: WalkMap, path, ball, near: float):
         if glide is not None and np.hypot(*(np.asarray(ball, float) - glide[0])[[0, 2]]) <= near:
             return glide[0], glide[1], walk.points[t % n] + (0.0, BALL_RADIUS, 0.0)
     return None
-
-
-def hover_glide(walk: WalkMap, route, ball):
-    """(axis foot, highest, landing point) of the glide the route takes
-    from the foot of the column the airborne ball at ``ball`` hovers in
-    (within FAN_CLEAR of its axis, above its foot nodes), the cheapest
-    foot node's; else None. The route's state there is the node nearest
-    the ball, which may be off the glide: level 12's paper ball, hovering
-    in fan 03's column by the rail it came down, was steered at the rail
-    and stuck there (18 rollbacks at frame 9255)."""
-    p, n = np.asarray(ball, float), len(walk.points)
-    paper = KIND_NAMES.index("paper") * n
-    for (foot, _, _), (below, _) in zip(walk.columns, walk.lifts):
-        if not len(below) or np.hypot(*(p - foot)[[0, 2]]) > FAN_CLEAR or p[1] < foot[1] + 2.0 * BALL_RADIUS:
-            continue
-        a = int(below[np.argmin(route.cost[paper + below])])
-        t = int(route.next[paper + a])
-        glide = walk.glides.get((a, t % n)) if t >= 0 else None
-        if glide is not None:
-            return glide[0], glide[1], walk.points[t % n] + (0.0, BALL_RADIUS, 0.0)
-    return None
