@@ -15,13 +15,11 @@ dropped level with the paths), path B only to z 28.75, then the drawbridge
 of tests/test_autopilot_drawbridges.py on its hinge at z 29 over a gap to
 a ledge and floor C (z 38.8 to 70, the finish at z 60)."""
 
-import numpy as np
 import pytest
 
 from behaviors.ballance.autopilot import level_map, probe
 from behaviors.ballance.level import level_behavior
 from ivp.snapshot import build, flatten
-from scenes.virtools import reader as r
 from test_autopilot_drawbridges import bridge_prefab
 from virtools_levels import (LevelBuilder, course_groups, falling_stone_prefab, heading_z, plate, played_level,
                              translation)
