@@ -57,11 +57,11 @@ from .autopilot_banks import add_banks, bank_crossings, bank_runs
 from .autopilot_boxes import BOX, box_stacks, stack_blocker
 from .autopilot_curls import CURL_FELL, CURL_FRAMES, CURL_REST, add_curls, curl_runs, held_push, landing, rest_point
 from .autopilot_floats import tipping_kinds
+from .autopilot_glides import add_glides, glide_ahead
 from .autopilot_gutters import gutter_climb, gutter_under
 from .autopilot_hops import add_rail_hops
 from .autopilot_knocks import add_knocks, push_kinds
 from .autopilot_lattices import add_lattices, lattice_crossings, lattice_runs
-from .autopilot_glides import add_glides, glide_ahead
 from .autopilot_lifts import caught
 from .autopilot_map import DROP_REACH, LEAP_RUN, MAX_DROP, SPAN_DIP, Flight, WalkMap
 from .autopilot_passes import met, pass_links, pass_push
