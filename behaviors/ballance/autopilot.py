@@ -1066,10 +1066,6 @@ class Pilot:
                 return (self._task_on(r, rest, p, kind) if rest else None) or (st, i, r)
         return None
 
-    def key_pushes(self):
-        """(keys, horizontal unit push in world axes) of the eight key sets."""
-        return key_pushes(self.ctx)
-
     def steer(self, ball, kind: str) -> frozenset:
         """The keys of this frame: along the route to the sector's goal; where
         that route crosses a Blocker still in the way, first to the start of
@@ -1083,7 +1079,7 @@ class Pilot:
             self.jumping = None
         line = falling_onto(self.map, self.rails, ball.get_position())
         if line is not None:                     # off a rail's end, falling onto the rail below: over its line
-            return air_keys(line, ball.get_position(), self._velocity(ball), self.key_pushes(),
+            return air_keys(line, ball.get_position(), self._velocity(ball), key_pushes(self.ctx),
                             push_acceleration(kind, self.ctx.physics))
         if self.riding is not None:
             keys = self.ride(ball)
@@ -1142,7 +1138,7 @@ class Pilot:
         within 45 degrees of it (the one straight at it within DEADBAND): a
         ball beside them falls when the push stops holding it there."""
         err = want - self._velocity(ball)
-        pushes = self.key_pushes()
+        pushes = key_pushes(self.ctx)
         if press is not None:
             pushes = [kp for kp in pushes if float(kp[1] @ press) >= SIDE_HOLD]
             if np.linalg.norm(err) < DEADBAND:
@@ -1199,7 +1195,7 @@ class Pilot:
         rail = rail_ahead(self.rails, self.atop[[s % n for s in path]], points, p)
         if rail is not None:                     # on or onto a single rail: balanced on its line
             push = push_acceleration(kind, self.ctx.physics)
-            return rail_keys(rail, p, self._velocity(ball), self.key_pushes(), push,
+            return rail_keys(rail, p, self._velocity(ball), key_pushes(self.ctx), push,
                              min(self.variant.speed, bend_speed(points, ROLLING * push)))
         holds = self.map.climb.get(kind, math.inf)
         self.guttering = (gutter_under(self.map, p, holds) if self.guttering is not None
